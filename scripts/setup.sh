@@ -1,0 +1,53 @@
+#!/bin/sh
+# setup.sh - install everything airspace needs to build and test on a fresh
+# Debian machine, then configure and build it.
+#
+#   scripts/setup.sh            release build in build/release
+#   scripts/setup.sh --asan     also the sanitizer build in build/asan
+#
+# Installs Debian packages (needs root or sudo; skipped when all are present)
+# and the npm packages pinned in package-lock.json (tree-sitter grammars).
+set -eu
+cd "$(dirname "$0")/.."
+
+PKGS="build-essential cmake ninja-build pkg-config git ca-certificates \
+libgit2-dev libtree-sitter-dev libjansson-dev libsqlite3-dev libevent-dev \
+clang-format python3"
+
+missing=""
+# Node.js and npm: keep whatever provides them (a NodeSource nodejs carries
+# its own npm and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || missing="nodejs npm"
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+        missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "setup: installing Debian packages:$missing" >&2
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing >&2
+fi
+
+if [ ! -f node_modules/.package-lock.json ] ||
+    [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "setup: installing npm packages (package-lock.json)" >&2
+    npm ci --no-audit --no-fund --ignore-scripts >&2
+fi
+
+build() {
+    dir=$1
+    shift
+    if [ ! -f "$dir/build.ninja" ]; then
+        cmake -S . -B "$dir" -G Ninja "$@" >&2
+    fi
+    cmake --build "$dir" >&2
+}
+
+build build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+for a in "$@"; do
+    if [ "$a" = "--asan" ]; then
+        build build/asan -DCMAKE_BUILD_TYPE=Debug -DAIRSPACE_SANITIZE=ON
+    fi
+done

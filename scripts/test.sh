@@ -1,0 +1,12 @@
+#!/bin/sh
+# test.sh - set up, build under ASan+UBSan, check formatting and layering,
+# and run the whole test suite. The last line is ctest's summary.
+set -eu
+cd "$(dirname "$0")/.."
+scripts/setup.sh --asan
+scripts/check-format.sh
+scripts/check-layers.sh
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cd build/asan
+ctest --output-on-failure -j2 "$@"

@@ -1,0 +1,32 @@
+/*
+ * cli.h - subcommands of the airspace binary.
+ *
+ * Each subcommand is a function taking (argc, argv) with argv[0] the command
+ * name, returning the process exit status: 0 ok, 1 refused or an advisory
+ * found with --fail-on, 2 usage error, 3 daemon unreachable.
+ */
+#ifndef AIRSPACE_CLI_CLI_H
+#define AIRSPACE_CLI_CLI_H
+
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAIL = 1,
+    CLI_EXIT_USAGE = 2,
+    CLI_EXIT_UNREACHABLE = 3,
+    CLI_EXIT_ERROR = 4, /* runtime error: repository unreadable, ... */
+};
+
+#define AIRSPACE_VERSION "0.1.0"
+
+typedef int cli_fn(int argc, char **argv);
+
+struct cli_command {
+    const char *name;
+    const char *summary;
+    cli_fn *run;
+};
+
+cli_fn cmd_scan;
+cli_fn cmd_version;
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * main.c - the airspace command: dispatch to one subcommand per table entry.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "util/banned.h"
+
+static const struct cli_command commands[] = {
+    { "scan", "score every pair of agents and print advisories", cmd_scan },
+    { "version", "print the version", cmd_version },
+};
+
+static void
+usage(FILE *f)
+{
+    fprintf(f, "usage: airspace <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'airspace <command> --help' for a command's options.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version"))
+        return cmd_version(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "airspace: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}

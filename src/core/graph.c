@@ -1,0 +1,2 @@
+#include "core/graph.h"
+#include "util/banned.h"

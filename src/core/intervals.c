@@ -1,0 +1,2 @@
+#include "core/intervals.h"
+#include "util/banned.h"

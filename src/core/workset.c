@@ -1,0 +1,2 @@
+#include "core/workset.h"
+#include "util/banned.h"

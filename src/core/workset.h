@@ -1,0 +1,83 @@
+/*
+ * workset.h - agents and their working sets, as the risk engine sees them.
+ *
+ * Pure data: filled by the git layer (src/git), by `scan --agents` (src/cli)
+ * or later by the daemon. An agent owns its files, a file owns its path and
+ * its range set. Times are milliseconds since the Unix epoch, passed in; this
+ * module never reads a clock.
+ */
+#ifndef AIRSPACE_CORE_WORKSET_H
+#define AIRSPACE_CORE_WORKSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/intervals.h"
+
+enum ws_status {
+    WS_MODIFIED = 0, /* text change with line ranges */
+    WS_ADDED,        /* new file (whole file) */
+    WS_DELETED,      /* removed (whole file) */
+    WS_RENAMED,      /* path is the old (base) path; whole file */
+    WS_BINARY,       /* binary content change (whole file) */
+    WS_MODE,         /* mode-only change (whole file) */
+};
+
+/* Name used in JSON and tables ("modified", "added", ...). */
+const char *ws_status_name(enum ws_status s);
+/* Parse a status name; returns 0 or -1 when unknown. */
+int ws_status_parse(const char *name, enum ws_status *out);
+/* Whether a status means the whole file is affected (oc = 1). */
+bool ws_status_whole(enum ws_status s);
+
+struct ws_file {
+    char *path;     /* normalised repository-relative path, in base naming */
+    char *new_path; /* WS_RENAMED: the path in the agent's tree; else NULL */
+    enum ws_status status;
+    bool whole;              /* no line ranges known: the whole file counts */
+    struct range_set ranges; /* changed lines, base coordinates, 1-based */
+    int64_t changed_at_ms;   /* when the agent last changed it; 0 = unknown */
+    double weight;           /* recency weight w in (0,1]; set by caller */
+    uint32_t added_lines, deleted_lines; /* diff stats, for right of way */
+};
+
+enum agent_kind {
+    AGENT_AGENT = 0,
+    AGENT_HUMAN = 1,
+};
+
+struct agent {
+    char *id;
+    enum agent_kind kind;
+    char *label;              /* may be NULL */
+    char *worktree;           /* absolute worktree path, may be NULL */
+    char *branch;             /* may be NULL */
+    int64_t started_at_ms;    /* 0 = unknown */
+    uint32_t commits_ahead;   /* commits from base to HEAD */
+    uint32_t committed_lines; /* changed lines in those commits */
+    char *tree_oid; /* hex id of a tree of its current work, or NULL */
+    char *base_oid; /* hex id of its base commit, or NULL */
+
+    struct ws_file *files; /* sorted by path, unique paths */
+    size_t nfiles, afiles;
+
+    char **intent; /* globs or paths it declared; may be empty */
+    size_t nintent, aintent;
+};
+
+void agent_init(struct agent *a, const char *id);
+void agent_release(struct agent *a);
+
+/*
+ * Add a file (copying path) and return it for the caller to fill; a path
+ * already present returns the existing entry. Keep calling agent_sort() after
+ * adding files in bulk.
+ */
+struct ws_file *agent_add_file(
+    struct agent *a, const char *path, enum ws_status status);
+/* Sort files by path and merge duplicates (ranges unioned). */
+void agent_sort(struct agent *a);
+void agent_add_intent(struct agent *a, const char *glob);
+
+#endif
