@@ -1,2 +1,277 @@
 #include "core/graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/path.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
+
+void
+graph_init(struct graph *g)
+{
+    memset(g, 0, sizeof(*g));
+    strmap_init(&g->paths);
+    strmap_init(&g->names);
+}
+
+void
+graph_release(struct graph *g)
+{
+    for (uint32_t i = 0; i < g->nfiles; i++) {
+        struct graph_file *f = &g->files[i];
+        free(f->out);
+        free(f->in);
+        free(f->defs);
+        free(f->refs);
+    }
+    free(g->files);
+    free(g->name_str);
+    strmap_release(&g->paths);
+    strmap_release(&g->names);
+    memset(g, 0, sizeof(*g));
+}
+
+uint32_t
+graph_intern_file(struct graph *g, const char *path)
+{
+    size_t len = strlen(path);
+    bool added;
+    uint32_t id = strmap_put(&g->paths, path, len, g->nfiles, &added);
+    if (!added)
+        return id;
+    ALLOC_GROW(g->files, (size_t)g->nfiles + 1, g->afiles);
+    struct graph_file *f = &g->files[g->nfiles++];
+    memset(f, 0, sizeof(*f));
+    f->path = strmap_key(&g->paths, path, len);
+    size_t d = path_depth(path);
+    f->depth = d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
+    return id;
+}
+
+uint32_t
+graph_find_file(const struct graph *g, const char *path)
+{
+    uint32_t id;
+    return strmap_get(&g->paths, path, strlen(path), &id) ? id : GRAPH_NONE;
+}
+
+uint32_t
+graph_intern_name(struct graph *g, const char *name, size_t len)
+{
+    bool added;
+    uint32_t id = strmap_put(&g->names, name, len, (uint32_t)g->nnames, &added);
+    if (!added)
+        return id;
+    ALLOC_GROW(g->name_str, g->nnames + 1, g->anames);
+    g->name_str[g->nnames++] = strmap_key(&g->names, name, len);
+    return id;
+}
+
+uint32_t
+graph_find_name(const struct graph *g, const char *name, size_t len)
+{
+    uint32_t id;
+    return strmap_get(&g->names, name, len, &id) ? id : GRAPH_NONE;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted-array set helpers for the edge lists. */
+static void
+u32_insert(uint32_t **v, uint32_t *n, uint32_t *alloc, uint32_t x)
+{
+    uint32_t lo = 0, hi = *n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((*v)[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < *n && (*v)[lo] == x)
+        return;
+    size_t a = *alloc;
+    ALLOC_GROW(*v, (size_t)*n + 1, a);
+    *alloc = (uint32_t)a;
+    memmove(*v + lo + 1, *v + lo, (*n - lo) * sizeof(**v));
+    (*v)[lo] = x;
+    (*n)++;
+}
+
+static void
+u32_remove(uint32_t *v, uint32_t *n, uint32_t x)
+{
+    uint32_t lo = 0, hi = *n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < *n && v[lo] == x) {
+        memmove(v + lo, v + lo + 1, (*n - lo - 1) * sizeof(*v));
+        (*n)--;
+    }
+}
+
+void
+graph_set_imports(
+    struct graph *g, uint32_t file, const uint32_t *targets, size_t n)
+{
+    struct graph_file *f = &g->files[file];
+    for (uint32_t i = 0; i < f->nout; i++) {
+        struct graph_file *t = &g->files[f->out[i]];
+        u32_remove(t->in, &t->nin, file);
+    }
+    uint32_t *v = xmalloc((n ? n : 1) * sizeof(*v));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (targets[i] != file && targets[i] < g->nfiles)
+            v[m++] = targets[i];
+    qsort(v, m, sizeof(*v), cmp_u32);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (k == 0 || v[k - 1] != v[i])
+            v[k++] = v[i];
+    free(f->out);
+    f->out = v;
+    f->nout = (uint32_t)k;
+    f->aout = (uint32_t)(n ? n : 1);
+    for (size_t i = 0; i < k; i++) {
+        struct graph_file *t = &g->files[v[i]];
+        u32_insert(&t->in, &t->nin, &t->ain, file);
+    }
+}
+
+static int
+cmp_def(const void *a, const void *b)
+{
+    const struct graph_def *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int
+cmp_ref(const void *a, const void *b)
+{
+    const struct graph_ref *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+void
+graph_set_symbols(struct graph *g, uint32_t file, const struct graph_def *defs,
+    size_t ndefs, const struct graph_ref *refs, size_t nrefs)
+{
+    struct graph_file *f = &g->files[file];
+    free(f->defs);
+    free(f->refs);
+    f->defs = xmalloc((ndefs ? ndefs : 1) * sizeof(*defs));
+    if (ndefs)
+        memcpy(f->defs, defs, ndefs * sizeof(*defs));
+    qsort(f->defs, ndefs, sizeof(*defs), cmp_def);
+    f->ndefs = (uint32_t)ndefs;
+    f->refs = xmalloc((nrefs ? nrefs : 1) * sizeof(*refs));
+    if (nrefs)
+        memcpy(f->refs, refs, nrefs * sizeof(*refs));
+    qsort(f->refs, nrefs, sizeof(*refs), cmp_ref);
+    f->nrefs = (uint32_t)nrefs;
+    f->parsed = true;
+}
+
+size_t
+graph_edge_count(const struct graph *g)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < g->nfiles; i++)
+        n += g->files[i].nout;
+    return n;
+}
+
+int
+graph_distance(const struct graph *g, uint32_t from, uint32_t to, unsigned cap)
+{
+    if (from >= g->nfiles || to >= g->nfiles)
+        return -1;
+    if (from == to)
+        return 0;
+    /* Breadth-first over imports, bounded by cap; small frontier arrays
+     * and a visited bitmap sized to the graph. */
+    uint8_t *seen = xcalloc((g->nfiles + 7) / 8, 1);
+    uint32_t *cur = xmalloc(sizeof(*cur)), *next = NULL;
+    size_t ncur = 1, nnext = 0, anext = 0, acur = 1;
+    cur[0] = from;
+    seen[from / 8] |= (uint8_t)(1u << (from % 8));
+    int found = -1;
+    for (unsigned d = 1; d <= cap && ncur && found < 0; d++) {
+        nnext = 0;
+        for (size_t i = 0; i < ncur && found < 0; i++) {
+            const struct graph_file *f = &g->files[cur[i]];
+            for (uint32_t j = 0; j < f->nout; j++) {
+                uint32_t x = f->out[j];
+                if (x == to) {
+                    found = (int)d;
+                    break;
+                }
+                if (seen[x / 8] & (1u << (x % 8)))
+                    continue;
+                seen[x / 8] |= (uint8_t)(1u << (x % 8));
+                ALLOC_GROW(next, nnext + 1, anext);
+                next[nnext++] = x;
+            }
+        }
+        uint32_t *t = cur;
+        size_t ta = acur;
+        cur = next;
+        acur = anext;
+        ncur = nnext;
+        next = t;
+        anext = ta;
+    }
+    free(seen);
+    free(cur);
+    free(next);
+    return found;
+}
+
+size_t
+graph_reach_importers(
+    const struct graph *g, uint32_t file, unsigned cap, uint8_t *dist)
+{
+    memset(dist, 0xff, g->nfiles);
+    if (file >= g->nfiles)
+        return 0;
+    dist[file] = 0;
+    uint32_t *queue = xmalloc(sizeof(*queue));
+    size_t head = 0, tail = 0, alloc = 1;
+    queue[tail++] = file;
+    size_t reached = 0;
+    while (head < tail) {
+        uint32_t x = queue[head++];
+        if (dist[x] >= cap)
+            continue;
+        const struct graph_file *f = &g->files[x];
+        for (uint32_t j = 0; j < f->nin; j++) {
+            uint32_t y = f->in[j];
+            if (dist[y] != 0xff)
+                continue;
+            dist[y] = (uint8_t)(dist[x] + 1);
+            reached++;
+            ALLOC_GROW(queue, tail + 1, alloc);
+            queue[tail++] = y;
+        }
+    }
+    free(queue);
+    return reached;
+}
