@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake ninja-build pkg-config git ca-certificates \
 libgit2-dev libtree-sitter-dev libjansson-dev libsqlite3-dev libevent-dev \
-clang-format python3"
+clang-format python3 jq"
 
 missing=""
 # Node.js and npm: keep whatever provides them (a NodeSource nodejs carries

@@ -1,0 +1,126 @@
+#!/bin/sh
+# demo.sh - set everything up, build a demo repository with several agents
+# flying in their own git worktrees, and run `airspace scan` on it.
+#
+#   scripts/demo.sh [DIR]     (default: build/demo; recreated each run)
+#
+# The agents:
+#   alice  (worktree demo-alice) rewrites conn_open() in src/net/conn.c
+#   bob    (worktree demo-bob)   edits the same lines of conn.c, uncommitted
+#   carol  (worktree demo-carol) changes src/app/page.c, which calls
+#          conn_open() through src/net/conn.h, two directories away
+#   dave   (worktree demo-dave)  only touches docs/guide.md
+set -eu
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+AIRSPACE="$(pwd)/build/release/airspace"
+DEMO="${1:-build/demo}"
+rm -rf "$DEMO"
+mkdir -p "$DEMO"
+DEMO="$(cd "$DEMO" && pwd)"
+REPO="$DEMO/repo"
+
+export GIT_AUTHOR_NAME=demo GIT_AUTHOR_EMAIL=demo@example.invalid
+export GIT_COMMITTER_NAME=demo GIT_COMMITTER_EMAIL=demo@example.invalid
+
+git -c init.defaultBranch=main init -q "$REPO"
+mkdir -p "$REPO/src/net" "$REPO/src/app" "$REPO/src/util" "$REPO/docs"
+cat > "$REPO/src/net/conn.h" <<'C'
+#ifndef CONN_H
+#define CONN_H
+
+struct conn {
+    int fd;
+    int port;
+};
+
+int conn_open(struct conn *c, const char *host, int port);
+void conn_close(struct conn *c);
+int conn_send(struct conn *c, const char *buf, int len);
+
+#endif
+C
+cat > "$REPO/src/net/conn.c" <<'C'
+#include "conn.h"
+#include "../util/log.h"
+
+int
+conn_open(struct conn *c, const char *host, int port)
+{
+    log_info("connecting");
+    c->fd = 3;
+    c->port = port;
+    (void)host;
+    return 0;
+}
+
+void
+conn_close(struct conn *c)
+{
+    c->fd = -1;
+}
+
+int
+conn_send(struct conn *c, const char *buf, int len)
+{
+    (void)buf;
+    return c->fd < 0 ? -1 : len;
+}
+C
+cat > "$REPO/src/util/log.h" <<'C'
+#ifndef LOG_H
+#define LOG_H
+void log_info(const char *msg);
+#endif
+C
+cat > "$REPO/src/util/log.c" <<'C'
+#include <stdio.h>
+#include "log.h"
+
+void
+log_info(const char *msg)
+{
+    fprintf(stderr, "%s\n", msg);
+}
+C
+cat > "$REPO/src/app/page.c" <<'C'
+#include "../net/conn.h"
+
+int
+page_fetch(const char *host)
+{
+    struct conn c;
+    if (conn_open(&c, host, 80) < 0)
+        return -1;
+    conn_send(&c, "GET /", 5);
+    conn_close(&c);
+    return 0;
+}
+
+int
+page_status(void)
+{
+    return 200;
+}
+C
+printf '# Guide\n\nHow to use the demo.\n' > "$REPO/docs/guide.md"
+git -C "$REPO" add -A
+git -C "$REPO" commit -qm "demo project"
+
+for who in alice bob carol dave; do
+    git -C "$REPO" worktree add -q -b "$who" "$DEMO/demo-$who" main
+done
+# alice: rewrites conn_open (lines 7-11), committed
+sed -i 's/    c->fd = 3;/    c->fd = dial(host, port);/' "$DEMO/demo-alice/src/net/conn.c"
+git -C "$DEMO/demo-alice" commit -qam "conn: dial for real"
+# bob: edits the same lines, not yet committed
+sed -i 's/    c->fd = 3;/    c->fd = reuse_pool(port);/' "$DEMO/demo-bob/src/net/conn.c"
+# carol: adds a retry around the call to conn_open in page.c
+sed -i 's/    if (conn_open(&c, host, 80) < 0)/    if (conn_open(\&c, host, 80) < 0 \&\& conn_open(\&c, host, 8080) < 0)/' \
+    "$DEMO/demo-carol/src/app/page.c"
+# dave: documentation only
+printf '\nMore words.\n' >> "$DEMO/demo-dave/docs/guide.md"
+
+echo "demo repository: $REPO (worktrees demo-alice, demo-bob, demo-carol, demo-dave)" >&2
+cd "$DEMO/demo-carol"
+"$AIRSPACE" scan --explain || true

@@ -1,0 +1,104 @@
+#include "cli/scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* Whether two agents' working sets share a path (base or new naming). */
+static bool
+share_path(const struct agent *a, const struct agent *b)
+{
+    size_t i = 0, j = 0;
+    while (i < a->nfiles && j < b->nfiles) {
+        int c = strcmp(a->files[i].path, b->files[j].path);
+        if (!c)
+            return true;
+        if (c < 0)
+            i++;
+        else
+            j++;
+    }
+    /* Renames: a new name on one side may be a path on the other. */
+    for (i = 0; i < a->nfiles; i++)
+        for (j = 0; j < b->nfiles; j++) {
+            const char *x = a->files[i].new_path, *y = b->files[j].new_path;
+            if ((x && (!strcmp(x, b->files[j].path) || (y && !strcmp(x, y)))) ||
+                (y && !strcmp(y, a->files[i].path)))
+                return true;
+        }
+    return false;
+}
+
+static int
+cmp_pair(const void *x, const void *y)
+{
+    const struct scan_pair *p = x, *q = y;
+    if (p->level != q->level)
+        return p->level > q->level ? -1 : 1;
+    if (p->res.risk != q->res.risk)
+        return p->res.risk > q->res.risk ? -1 : 1;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : p->b > q->b;
+}
+
+void
+scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx)
+{
+    size_t n = r->nagents;
+    r->engine = risk_engine_new(&r->cfg, r->have_graph ? &r->graph : NULL,
+        r->agents, n);
+    r->npairs = n < 2 ? 0 : n * (n - 1) / 2;
+    r->pairs = xcalloc(r->npairs ? r->npairs : 1, sizeof(*r->pairs));
+    r->merge_channel = merge != NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++, k++) {
+            struct scan_pair *p = &r->pairs[k];
+            p->a = (uint32_t)i;
+            p->b = (uint32_t)j;
+            risk_engine_score(r->engine, i, j, &p->res);
+            if (merge && r->cfg.weight[RISK_MERGE] > 0 &&
+                share_path(&r->agents[i], &r->agents[j])) {
+                p->merge_checked = true;
+                int c = merge(ctx, &r->agents[i], &r->agents[j],
+                    &p->merge_paths, &p->nmerge_paths);
+                if (c > 0) {
+                    p->res.r[RISK_MERGE] = 1.0;
+                    p->res.risk = risk_combine(&r->cfg, p->res.r);
+                }
+            }
+            p->level = advisory_classify(&r->cfg, p->res.risk);
+            int who = advisory_right_of_way(&r->agents[i], &r->agents[j]);
+            p->hold = who == 0 ? p->a : p->b;
+            p->steer = who == 0 ? p->b : p->a;
+            if (p->level == ADVISORY_TRAFFIC)
+                r->ntraffic++;
+            else if (p->level == ADVISORY_RESOLUTION)
+                r->nresolution++;
+        }
+    qsort(r->pairs, r->npairs, sizeof(*r->pairs), cmp_pair);
+}
+
+void
+scan_report_release(struct scan_report *r)
+{
+    for (size_t i = 0; i < r->npairs; i++) {
+        for (size_t j = 0; j < r->pairs[i].nmerge_paths; j++)
+            free(r->pairs[i].merge_paths[j]);
+        free(r->pairs[i].merge_paths);
+    }
+    free(r->pairs);
+    if (r->engine)
+        risk_engine_free(r->engine);
+    for (size_t i = 0; i < r->nagents; i++)
+        agent_release(&r->agents[i]);
+    free(r->agents);
+    if (r->have_graph)
+        graph_release(&r->graph);
+    free(r->repository);
+    free(r->integration);
+    memset(r, 0, sizeof(*r));
+}

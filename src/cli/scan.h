@@ -1,0 +1,71 @@
+/*
+ * scan.h - one snapshot of the airspace: agents, the import graph, every
+ * pair scored, classified and given right of way.
+ *
+ * Used by `airspace scan` (cmd_scan.c) and by the benchmarks. The report owns
+ * its agents, graph and pairs.
+ */
+#ifndef AIRSPACE_CLI_SCAN_H
+#define AIRSPACE_CLI_SCAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/advisory.h"
+#include "core/graph.h"
+#include "core/risk.h"
+#include "core/workset.h"
+#include "util/error.h"
+
+struct scan_pair {
+    uint32_t a, b; /* agent indices, a < b */
+    struct risk_result res;
+    enum advisory_level level;
+    uint32_t hold, steer; /* agent indices */
+    bool merge_checked;   /* the merge channel ran for this pair */
+    char **merge_paths;   /* conflicting paths of the speculative merge */
+    size_t nmerge_paths;
+};
+
+/*
+ * The merge channel, supplied by the caller (the git layer in `scan`):
+ * decide whether agents a and b's current work conflicts; on conflict return
+ * 1 and a new array of paths (free each and the array), 0 when clean, a
+ * negative code when it could not be decided (the channel then stays 0).
+ */
+typedef int scan_merge_fn(void *ctx, const struct agent *a,
+    const struct agent *b, char ***paths, size_t *npaths);
+
+struct scan_graph_stats {
+    size_t files, source_files, parsed, cached, edges;
+    double build_ms;
+};
+
+struct scan_report {
+    struct risk_config cfg;
+    int64_t now_ms;
+    char *repository;  /* common git dir, or the --repo dir, or NULL */
+    char *integration; /* integration branch, or NULL */
+    struct agent *agents;
+    size_t nagents;
+    struct graph graph;
+    bool have_graph;
+    struct scan_graph_stats gstats;
+    struct risk_engine *engine;
+    struct scan_pair *pairs; /* every pair, sorted by level then risk desc */
+    size_t npairs;
+    size_t ntraffic, nresolution;
+    bool merge_channel; /* merge channel computed (git mode) */
+};
+
+/*
+ * Score every pair of r->agents over r->graph (if have_graph) with r->cfg,
+ * classify, give right of way and sort. Agents and graph must already be
+ * filled. merge (may be NULL) runs only for pairs whose working sets share a
+ * path, since a textual merge cannot conflict otherwise.
+ */
+void scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx);
+
+void scan_report_release(struct scan_report *r);
+
+#endif
