@@ -70,4 +70,12 @@ void range_set_widen(
 double range_set_overlap(
     const struct range_set *a, const struct range_set *b, uint32_t margin);
 
+/*
+ * The overlap coefficient of two sets that are already widened, given their
+ * sizes (range_set_size), so callers that score one set against many widen
+ * and measure it once. 0 when either size is 0.
+ */
+double range_set_overlap_widened(const struct range_set *a, uint64_t size_a,
+    const struct range_set *b, uint64_t size_b);
+
 #endif

@@ -1,2 +1,150 @@
 #include "core/workset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
 #include "util/banned.h"
+
+static const char *const status_names[] = {
+    [WS_MODIFIED] = "modified",
+    [WS_ADDED] = "added",
+    [WS_DELETED] = "deleted",
+    [WS_RENAMED] = "renamed",
+    [WS_BINARY] = "binary",
+    [WS_MODE] = "mode",
+};
+
+const char *
+ws_status_name(enum ws_status s)
+{
+    if ((unsigned)s < sizeof(status_names) / sizeof(status_names[0]))
+        return status_names[s];
+    return "unknown";
+}
+
+int
+ws_status_parse(const char *name, enum ws_status *out)
+{
+    for (size_t i = 0; i < sizeof(status_names) / sizeof(status_names[0]);
+         i++) {
+        if (!strcmp(name, status_names[i])) {
+            *out = (enum ws_status)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+bool
+ws_status_whole(enum ws_status s)
+{
+    return s != WS_MODIFIED;
+}
+
+void
+agent_init(struct agent *a, const char *id)
+{
+    memset(a, 0, sizeof(*a));
+    a->id = xstrdup(id ? id : "");
+}
+
+static void
+ws_file_release(struct ws_file *f)
+{
+    free(f->path);
+    free(f->new_path);
+    range_set_release(&f->ranges);
+}
+
+void
+agent_release(struct agent *a)
+{
+    for (size_t i = 0; i < a->nfiles; i++)
+        ws_file_release(&a->files[i]);
+    free(a->files);
+    for (size_t i = 0; i < a->nintent; i++)
+        free(a->intent[i]);
+    free(a->intent);
+    free(a->id);
+    free(a->label);
+    free(a->worktree);
+    free(a->branch);
+    free(a->tree_oid);
+    free(a->base_oid);
+    memset(a, 0, sizeof(*a));
+}
+
+struct ws_file *
+agent_add_file(struct agent *a, const char *path, enum ws_status status)
+{
+    for (size_t i = 0; i < a->nfiles; i++)
+        if (!strcmp(a->files[i].path, path))
+            return &a->files[i];
+    ALLOC_GROW(a->files, a->nfiles + 1, a->afiles);
+    struct ws_file *f = &a->files[a->nfiles++];
+    memset(f, 0, sizeof(*f));
+    f->path = xstrdup(path);
+    f->status = status;
+    f->weight = 1.0;
+    range_set_init(&f->ranges);
+    return f;
+}
+
+static int
+cmp_file(const void *x, const void *y)
+{
+    const struct ws_file *a = x, *b = y;
+    return strcmp(a->path, b->path);
+}
+
+/* Fold src into dst (same path): union of ranges, the stronger status, the
+ * later change, the larger weight and the summed diff stats. */
+static void
+ws_file_merge(struct ws_file *dst, struct ws_file *src)
+{
+    for (size_t i = 0; i < src->ranges.n; i++)
+        range_set_add(
+            &dst->ranges, src->ranges.v[i].start, src->ranges.v[i].end);
+    if (dst->status == WS_MODIFIED && src->status != WS_MODIFIED) {
+        dst->status = src->status;
+        if (src->new_path && !dst->new_path) {
+            dst->new_path = src->new_path;
+            src->new_path = NULL;
+        }
+    }
+    dst->whole = dst->whole || src->whole;
+    if (src->changed_at_ms > dst->changed_at_ms)
+        dst->changed_at_ms = src->changed_at_ms;
+    if (src->weight > dst->weight)
+        dst->weight = src->weight;
+    dst->added_lines += src->added_lines;
+    dst->deleted_lines += src->deleted_lines;
+}
+
+void
+agent_sort(struct agent *a)
+{
+    if (a->nfiles < 2)
+        return;
+    qsort(a->files, a->nfiles, sizeof(*a->files), cmp_file);
+    size_t out = 0;
+    for (size_t i = 0; i < a->nfiles; i++) {
+        if (out && !strcmp(a->files[out - 1].path, a->files[i].path)) {
+            ws_file_merge(&a->files[out - 1], &a->files[i]);
+            ws_file_release(&a->files[i]);
+            continue;
+        }
+        if (out != i)
+            a->files[out] = a->files[i];
+        out++;
+    }
+    a->nfiles = out;
+}
+
+void
+agent_add_intent(struct agent *a, const char *glob)
+{
+    ALLOC_GROW(a->intent, a->nintent + 1, a->aintent);
+    a->intent[a->nintent++] = xstrdup(glob);
+}

@@ -1,0 +1,196 @@
+/* test_intervals.c - range sets: merging, queries, widening, overlap. */
+#include <stdlib.h>
+
+#include "core/intervals.h"
+#include "core/workset.h"
+#include "test.h"
+
+static void
+set_of(struct range_set *s, const uint32_t *pairs, size_t n)
+{
+    range_set_init(s);
+    for (size_t i = 0; i < n; i++)
+        range_set_add(s, pairs[2 * i], pairs[2 * i + 1]);
+}
+
+struct add_case {
+    const char *name;
+    uint32_t in[8];
+    size_t nin;
+    uint32_t want[8];
+    size_t nwant;
+};
+
+static const struct add_case add_cases[] = {
+    { "single", { 3, 5 }, 1, { 3, 5 }, 1 },
+    { "reversed", { 9, 2 }, 1, { 2, 9 }, 1 },
+    { "disjoint sorted", { 10, 12, 1, 2 }, 2, { 1, 2, 10, 12 }, 2 },
+    { "touching merge", { 1, 4, 5, 8 }, 2, { 1, 8 }, 1 },
+    { "overlap merge", { 1, 6, 4, 9 }, 2, { 1, 9 }, 1 },
+    { "bridge three", { 1, 2, 8, 9, 20, 21, 3, 7 }, 4, { 1, 9, 20, 21 }, 2 },
+    { "swallow", { 5, 6, 8, 9, 11, 12, 1, 100 }, 4, { 1, 100 }, 1 },
+    { "gap of one kept", { 1, 3, 5, 7 }, 2, { 1, 3, 5, 7 }, 2 },
+    { "max line", { 4294967290u, 4294967295u, 1, 4294967289u }, 2,
+        { 1, 4294967295u }, 1 },
+};
+
+static void
+test_add(void)
+{
+    for (size_t k = 0; k < sizeof(add_cases) / sizeof(add_cases[0]); k++) {
+        const struct add_case *c = &add_cases[k];
+        TEST_BEGIN(c->name);
+        struct range_set s;
+        set_of(&s, c->in, c->nin);
+        CHECK_INT(s.n, c->nwant);
+        for (size_t i = 0; i < s.n && i < c->nwant; i++) {
+            CHECK_INT(s.v[i].start, c->want[2 * i]);
+            CHECK_INT(s.v[i].end, c->want[2 * i + 1]);
+        }
+        range_set_release(&s);
+        TEST_END();
+    }
+}
+
+static void
+test_queries(void)
+{
+    uint32_t p[] = { 10, 20, 30, 30, 50, 60 };
+    struct range_set s;
+    set_of(&s, p, 3);
+    CHECK_INT(range_set_size(&s), 11 + 1 + 11);
+    CHECK(range_set_contains(&s, 10));
+    CHECK(range_set_contains(&s, 20));
+    CHECK(!range_set_contains(&s, 21));
+    CHECK(range_set_contains(&s, 30));
+    CHECK(!range_set_contains(&s, 9));
+    CHECK(!range_set_contains(&s, 61));
+    CHECK(range_set_intersects(&s, 21, 30));
+    CHECK(!range_set_intersects(&s, 21, 29));
+    CHECK(range_set_intersects(&s, 70, 55));
+    CHECK(!range_set_intersects(&s, 61, 1000));
+    CHECK(range_set_intersects(&s, 1, 1000));
+    struct range_set e = RANGE_SET_INIT;
+    CHECK(!range_set_contains(&e, 1));
+    CHECK_INT(range_set_size(&e), 0);
+    struct range_set c = RANGE_SET_INIT;
+    range_set_copy(&c, &s);
+    CHECK_INT(c.n, 3);
+    range_set_clear(&c);
+    CHECK_INT(c.n, 0);
+    range_set_release(&c);
+    range_set_release(&s);
+}
+
+static void
+test_intersect_widen(void)
+{
+    uint32_t pa[] = { 1, 10, 20, 30 }, pb[] = { 5, 22, 29, 40 };
+    struct range_set a, b, d = RANGE_SET_INIT;
+    set_of(&a, pa, 2);
+    set_of(&b, pb, 2);
+    range_set_intersect(&d, &a, &b);
+    CHECK_INT(d.n, 3);
+    CHECK_INT(d.v[0].start, 5);
+    CHECK_INT(d.v[0].end, 10);
+    CHECK_INT(d.v[1].start, 20);
+    CHECK_INT(d.v[1].end, 22);
+    CHECK_INT(d.v[2].start, 29);
+    CHECK_INT(d.v[2].end, 30);
+    CHECK_INT(range_set_intersection_size(&a, &b), 6 + 3 + 2);
+    range_set_widen(&d, &a, 5);
+    CHECK_INT(d.n, 1); /* [1,15] and [15,35] merge */
+    CHECK_INT(d.v[0].start, 1);
+    CHECK_INT(d.v[0].end, 35);
+    range_set_widen(&d, &a, 4);
+    CHECK_INT(d.n, 2); /* [1,14] and [16,34] leave line 15 between */
+    range_set_widen(&d, &a, 3);
+    CHECK_INT(d.n, 2);
+    CHECK_INT(d.v[0].end, 13);
+    CHECK_INT(d.v[1].start, 17);
+    range_set_release(&a);
+    range_set_release(&b);
+    range_set_release(&d);
+}
+
+struct oc_case {
+    const char *name;
+    uint32_t a[4];
+    size_t na;
+    uint32_t b[4];
+    size_t nb;
+    uint32_t margin;
+    double want;
+};
+
+static const struct oc_case oc_cases[] = {
+    { "ecc-5", { 1, 10 }, 1, { 5, 14 }, 1, 0, 0.6 },
+    { "ecc-6", { 1, 200 }, 1, { 40, 60 }, 1, 0, 1.0 },
+    { "ecc-7", { 1, 5 }, 1, { 20, 25 }, 1, 0, 0.0 },
+    { "ecc-8", { 1, 50 }, 1, { 5, 55 }, 1, 0, 0.92 },
+    { "ecc-9", { 1, 50 }, 1, { 40, 90 }, 1, 0, 0.22 },
+    { "ecc-10", { 10, 1 }, 1, { 5, 5 }, 1, 0, 1.0 },
+    { "ecc-11", { 1, 5000000 }, 1, { 2, 3 }, 1, 0, 1.0 },
+    { "adjacent margin 0", { 10, 12 }, 1, { 13, 15 }, 1, 0, 0.0 },
+    /* widened [9,13] and [12,16]: 2 shared of min 5 */
+    { "adjacent margin 1", { 10, 12 }, 1, { 13, 15 }, 1, 1, 0.4 },
+    /* insertions at the same spot: [4,6] and [4,6] */
+    { "same insertion point", { 5, 5 }, 1, { 5, 5 }, 1, 1, 1.0 },
+    { "empty side", { 1, 5 }, 1, { 0, 0 }, 0, 1, 0.0 },
+};
+
+static void
+test_overlap(void)
+{
+    for (size_t k = 0; k < sizeof(oc_cases) / sizeof(oc_cases[0]); k++) {
+        const struct oc_case *c = &oc_cases[k];
+        TEST_BEGIN(c->name);
+        struct range_set a, b;
+        set_of(&a, c->a, c->na);
+        set_of(&b, c->b, c->nb);
+        CHECK_NEAR(range_set_overlap(&a, &b, c->margin), c->want, 1e-12);
+        CHECK_NEAR(range_set_overlap(&b, &a, c->margin), c->want, 1e-12);
+        range_set_release(&a);
+        range_set_release(&b);
+        TEST_END();
+    }
+}
+
+static void
+test_workset(void)
+{
+    struct agent a;
+    agent_init(&a, "alice");
+    struct ws_file *f = agent_add_file(&a, "src/b.c", WS_MODIFIED);
+    range_set_add(&f->ranges, 3, 4);
+    f = agent_add_file(&a, "src/a.c", WS_ADDED);
+    CHECK(agent_add_file(&a, "src/a.c", WS_MODIFIED) == f);
+    CHECK_INT(f->status, WS_ADDED);
+    CHECK_NEAR(f->weight, 1.0, 0);
+    agent_add_intent(&a, "src/**");
+    agent_sort(&a);
+    CHECK_INT(a.nfiles, 2);
+    CHECK_STR(a.files[0].path, "src/a.c");
+    CHECK_STR(a.files[1].path, "src/b.c");
+    CHECK_INT(a.files[1].ranges.n, 1);
+    CHECK_STR(a.intent[0], "src/**");
+    CHECK_STR(ws_status_name(WS_RENAMED), "renamed");
+    enum ws_status st;
+    CHECK_INT(ws_status_parse("binary", &st), 0);
+    CHECK_INT(st, WS_BINARY);
+    CHECK_INT(ws_status_parse("nope", &st), -1);
+    CHECK(!ws_status_whole(WS_MODIFIED));
+    CHECK(ws_status_whole(WS_MODE));
+    agent_release(&a);
+}
+
+int
+main(void)
+{
+    test_add();
+    TEST_RUN("queries", test_queries);
+    TEST_RUN("intersect and widen", test_intersect_widen);
+    test_overlap();
+    TEST_RUN("workset", test_workset);
+    return test_done();
+}
