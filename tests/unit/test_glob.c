@@ -1,0 +1,168 @@
+/* test_glob.c - gitignore-style globs: matching, errors and overlap. */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "test.h"
+#include "util/glob.h"
+
+struct match_case {
+    const char *pattern, *path;
+    bool want;
+};
+
+static const struct match_case match_cases[] = {
+    { "src/auth/*", "src/auth/login.ts", true },
+    { "src/auth/*", "src/auth/deep/login.ts", true }, /* directory covered */
+    { "src/auth/*", "src/authx/login.ts", false },
+    { "src/auth/*", "src/auth", false },
+    { "src/*.c", "src/a.c", true },
+    { "src/*.c", "src/x/a.c", false },
+    { "src/*.c", "lib/src/a.c", false }, /* anchored by the middle '/' */
+    { "*.c", "a.c", true },
+    { "*.c", "deep/down/a.c", true }, /* no slash: any depth */
+    { "*.c", "a.h", false },
+    { "a/**/b", "a/b", true },
+    { "a/**/b", "a/x/b", true },
+    { "a/**/b", "a/x/y/z/b", true },
+    { "a/**/b", "a/xb", false },
+    { "**/x", "x", true },
+    { "**/x", "p/q/x", true },
+    { "**/x", "p/qx", false },
+    { "dir/**", "dir/a", true },
+    { "dir/**", "dir/a/b/c", true },
+    { "dir/**", "dir", false },
+    { "dir/**", "dirx/a", false },
+    { "a**b", "axxb", true }, /* not a whole component: acts as '*' */
+    { "a**b", "ax/xb", false },
+    { "?.c", "a.c", true },
+    { "?.c", "ab.c", false },
+    { "src/?", "src//", false },
+    { "[a-c]x", "bx", true },
+    { "[a-c]x", "dx", false },
+    { "[!a-c]x", "dx", true },
+    { "[!a-c]x", "ax", false },
+    { "a[!b]c", "a/c", false }, /* classes never match '/' */
+    { "[[:digit:]]*", "7up", true },
+    { "[[:digit:]]*", "up", false },
+    { "[]]", "]", true },
+    { "\\*", "*", true },
+    { "\\*", "a", false },
+    { "/top.c", "top.c", true },
+    { "/top.c", "x/top.c", false },
+    { "./src/a.c", "src/a.c", true },
+    { "src", "src/a.c", true }, /* a directory covers its files */
+    { "src/a.c", "src/a.c", true },
+    { "src/a.c", "src/a.cc", false },
+    { "build/", "build/out.o", true },
+    { "build/", "build", false }, /* trailing '/' wants a directory */
+    { "build/", "x/build/out.o", true },
+    { "src//a.c", "src/a.c", true },
+};
+
+static void
+test_match(void)
+{
+    for (size_t i = 0; i < sizeof(match_cases) / sizeof(match_cases[0]); i++) {
+        const struct match_case *c = &match_cases[i];
+        char name[128];
+        snprintf(name, sizeof(name), "match %s ~ %s", c->pattern, c->path);
+        TEST_BEGIN(name);
+        CHECK(glob_match(c->pattern, c->path) == c->want);
+        TEST_END();
+    }
+}
+
+static void
+test_errors(void)
+{
+    const char *bad[] = { "", "/", "src/[ab", "a\\", "../x", "a/../b",
+        "[[:nope:]]" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct glob *g = (struct glob *)1;
+        struct as_err e = { "" };
+        CHECK_INT(glob_compile(bad[i], &g, &e), AS_EINVAL);
+        CHECK(g == NULL);
+        CHECK(strstr(e.msg, "glob") != NULL);
+        CHECK(!glob_match(bad[i], "x"));
+    }
+    struct glob *g;
+    CHECK_INT(glob_compile("src/**", &g, NULL), 0);
+    CHECK_STR(glob_pattern(g), "src/**");
+    glob_free(g);
+}
+
+static void
+test_magic(void)
+{
+    CHECK(glob_has_magic("src/*"));
+    CHECK(glob_has_magic("a?"));
+    CHECK(glob_has_magic("[ab]"));
+    CHECK(!glob_has_magic("src/auth/login.ts"));
+}
+
+struct overlap_case {
+    const char *a, *b;
+    bool want;
+};
+
+static const struct overlap_case overlap_cases[] = {
+    { "src/auth/*", "src/auth/login.ts", true },
+    { "src/auth/*", "src/api/*", false }, { "src/*.ts", "src/*.c", false },
+    { "src/*.ts", "src/a*", true }, { "src/**", "**/login.ts", true },
+    { "src/**/x.c", "lib/**", false }, { "a/**/b", "a/c/*", true }, /* a/c/b */
+    { "/*.c", "docs/*.md", false },
+    { "*.c", "docs/*.md", true }, /* docs/a.md/b.c: any depth, dirs cover */
+    { "*.c", "docs/*", true },    /* docs/x.c */
+    { "src/a.c", "src/a.c", true }, { "src/a.c", "src/b.c", false },
+    { "src", "src/x/*.c", true }, /* directory covers */
+    { "build/", "build", true },  /* both cover build/x */
+    { "src/[a-c].c", "src/[d-f].c", false },
+    { "src/[a-d].c", "src/[d-f].c", true }, { "/?", "/ab", false },
+    { "?", "ab", true },             /* ab/x */
+    { "src/[ab", "anything", true }, /* invalid: conservative */
+};
+
+static void
+test_overlap(void)
+{
+    for (size_t i = 0; i < sizeof(overlap_cases) / sizeof(overlap_cases[0]);
+         i++) {
+        const struct overlap_case *c = &overlap_cases[i];
+        char name[128];
+        snprintf(name, sizeof(name), "overlap %s ^ %s", c->a, c->b);
+        TEST_BEGIN(name);
+        CHECK(glob_overlap(c->a, c->b) == c->want);
+        CHECK(glob_overlap(c->b, c->a) == c->want);
+        TEST_END();
+    }
+}
+
+static void
+test_hostile(void)
+{
+    /* Many stars against a long near-miss: linear, not exponential. */
+    char pat[200], path[4000];
+    size_t n = 0;
+    for (int i = 0; i < 60; i++) {
+        pat[n++] = '*';
+        pat[n++] = 'a';
+    }
+    pat[n++] = 'b';
+    pat[n] = '\0';
+    memset(path, 'a', sizeof(path) - 1);
+    path[sizeof(path) - 1] = '\0';
+    CHECK(!glob_match(pat, path));
+    path[sizeof(path) - 2] = 'b';
+    CHECK(glob_match(pat, path));
+}
+
+int
+main(void)
+{
+    test_match();
+    TEST_RUN("errors", test_errors);
+    TEST_RUN("magic", test_magic);
+    test_overlap();
+    TEST_RUN("hostile", test_hostile);
+    return test_done();
+}
