@@ -1,0 +1,300 @@
+#include "core/advisory.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+const char *
+advisory_level_name(enum advisory_level l)
+{
+    switch (l) {
+    case ADVISORY_CLEAR:
+        return "clear";
+    case ADVISORY_TRAFFIC:
+        return "traffic";
+    case ADVISORY_RESOLUTION:
+        return "resolution";
+    }
+    return "unknown";
+}
+
+enum advisory_level
+advisory_classify(const struct risk_config *c, double risk)
+{
+    if (risk >= c->tau_ra)
+        return ADVISORY_RESOLUTION;
+    if (risk >= c->tau_ta)
+        return ADVISORY_TRAFFIC;
+    return ADVISORY_CLEAR;
+}
+
+void
+advisory_state_init(struct advisory_state *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->level = ADVISORY_CLEAR;
+    s->tau_s = -1;
+    s->below_ra_since = -1;
+    s->below_ta_since = -1;
+}
+
+double
+advisory_closure_rate(double r0, int64_t t0_ms, double r1, int64_t t1_ms)
+{
+    if (t1_ms <= t0_ms)
+        return 0.0;
+    return (r1 - r0) / ((double)(t1_ms - t0_ms) / 1000.0);
+}
+
+/* Least-squares slope of the recent samples, per second: one noisy sample
+ * moves it little. 0 with fewer than 3 samples or no time span. */
+static double
+smoothed_rate(const struct advisory_state *s)
+{
+    if (s->n < 3)
+        return 0.0;
+    double mt = 0, mr = 0;
+    for (unsigned i = 0; i < s->n; i++) {
+        mt += (double)(s->t[i] - s->t[0]) / 1000.0;
+        mr += s->r[i];
+    }
+    mt /= s->n;
+    mr /= s->n;
+    double num = 0, den = 0;
+    for (unsigned i = 0; i < s->n; i++) {
+        double dt = (double)(s->t[i] - s->t[0]) / 1000.0 - mt;
+        num += dt * (s->r[i] - mr);
+        den += dt * dt;
+    }
+    return den > 0 ? num / den : 0.0;
+}
+
+static void
+push_sample(const struct risk_config *c, struct advisory_state *s, double r,
+    int64_t now)
+{
+    unsigned win = c->closure_window;
+    if (win < 2)
+        win = 2;
+    if (win > RISK_CLOSURE_WINDOW_MAX)
+        win = RISK_CLOSURE_WINDOW_MAX;
+    if (s->n && now <= s->t[s->n - 1]) {
+        /* Same instant (or a clock step back): the newer value wins. */
+        s->r[s->n - 1] = r;
+        return;
+    }
+    while (s->n >= win) {
+        memmove(s->r, s->r + 1, (s->n - 1) * sizeof(*s->r));
+        memmove(s->t, s->t + 1, (s->n - 1) * sizeof(*s->t));
+        s->n--;
+    }
+    s->r[s->n] = r;
+    s->t[s->n] = now;
+    s->n++;
+}
+
+static bool
+held(int64_t since, int64_t now, int64_t dwell)
+{
+    return since >= 0 && now - since >= dwell;
+}
+
+enum advisory_level
+advisory_update(const struct risk_config *c, struct advisory_state *s,
+    double risk, int64_t now_ms)
+{
+    if (s->n && now_ms < s->t[s->n - 1])
+        now_ms = s->t[s->n - 1];
+    push_sample(c, s, risk, now_ms);
+    s->closure = smoothed_rate(s);
+    s->tau_s = -1;
+    if (s->closure > 0 && risk < c->tau_ra)
+        s->tau_s = (c->tau_ra - risk) / s->closure;
+    s->closing_fast = s->tau_s >= 0 &&
+                      s->tau_s * 1000.0 < (double)c->tau_min_ms &&
+                      risk >= c->early_min;
+
+    if (risk < c->leave_ra) {
+        if (s->below_ra_since < 0)
+            s->below_ra_since = now_ms;
+    } else {
+        s->below_ra_since = -1;
+    }
+    if (risk < c->leave_ta && !s->closing_fast) {
+        if (s->below_ta_since < 0)
+            s->below_ta_since = now_ms;
+    } else {
+        s->below_ta_since = -1;
+    }
+
+    enum advisory_level l;
+    if (risk >= c->tau_ra || (s->level == ADVISORY_RESOLUTION &&
+                                 !held(s->below_ra_since, now_ms, c->dwell_ms)))
+        l = ADVISORY_RESOLUTION;
+    else if (risk >= c->tau_ta || s->closing_fast ||
+             (s->level >= ADVISORY_TRAFFIC &&
+                 !held(s->below_ta_since, now_ms, c->dwell_ms)))
+        l = ADVISORY_TRAFFIC;
+    else
+        l = ADVISORY_CLEAR;
+    s->level = l;
+    return l;
+}
+
+uint64_t
+advisory_work(const struct agent *a)
+{
+    uint64_t w = 0;
+    for (size_t i = 0; i < a->nfiles; i++) {
+        const struct ws_file *f = &a->files[i];
+        uint64_t stat = (uint64_t)f->added_lines + f->deleted_lines;
+        uint64_t lines = range_set_size(&f->ranges);
+        w += stat ? stat : lines ? lines : 1;
+    }
+    return w;
+}
+
+/* -1 when a holds, 1 when b holds, 0 when the facts tie. */
+static int
+cmp_more(uint64_t x, uint64_t y)
+{
+    return x > y ? -1 : x < y ? 1 : 0;
+}
+
+int
+advisory_right_of_way(const struct agent *a, const struct agent *b)
+{
+    int c = 0;
+    if (a->kind != b->kind)
+        c = a->kind == AGENT_HUMAN ? -1 : b->kind == AGENT_HUMAN ? 1 : 0;
+    if (!c)
+        c = cmp_more(a->commits_ahead, b->commits_ahead);
+    if (!c)
+        c = cmp_more(a->committed_lines, b->committed_lines);
+    if (!c && !a->commits_ahead && !b->commits_ahead) {
+        c = cmp_more(advisory_work(a), advisory_work(b));
+        if (!c)
+            c = cmp_more(a->nfiles, b->nfiles);
+    }
+    if (!c && a->started_at_ms != b->started_at_ms) {
+        /* Earlier start holds; an unknown start (0) sorts last. */
+        if (!a->started_at_ms)
+            c = 1;
+        else if (!b->started_at_ms)
+            c = -1;
+        else
+            c = a->started_at_ms < b->started_at_ms ? -1 : 1;
+    }
+    if (!c)
+        c = strcmp(a->id ? a->id : "", b->id ? b->id : "");
+    return c <= 0 ? 0 : 1;
+}
+
+/* A growable string. */
+struct text {
+    char *s;
+    size_t len, alloc;
+};
+
+static void text_add(struct text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+text_add(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    ALLOC_GROW(t->s, t->len + (size_t)n + 1, t->alloc);
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+static int
+cmp_alt(const void *x, const void *y)
+{
+    const struct advisory_alt *a = x, *b = y;
+    if (a->risk != b->risk)
+        return a->risk < b->risk ? -1 : 1;
+    return strcmp(a->path, b->path);
+}
+
+static const char *
+who(const struct agent *a)
+{
+    return a->label && *a->label ? a->label : a->id;
+}
+
+char *
+advisory_steer_text(const struct agent *steer, const struct agent *hold,
+    double risk, const struct risk_evidence *ev,
+    const struct advisory_alt *alts, size_t nalts)
+{
+    struct text t = { NULL, 0, 0 };
+    text_add(&t,
+        "resolution advisory for '%s': your work collides with '%s' "
+        "(risk %.2f); '%s' has right of way.\n",
+        who(steer), who(hold), risk, who(hold));
+    bool any = false;
+    for (size_t i = 0; ev && i < ev->ncontested; i++) {
+        const struct risk_contested *c = &ev->contested[i];
+        if (!any)
+            text_add(&t, "contested:\n");
+        any = true;
+        text_add(&t, "  %s", c->path);
+        if (c->whole) {
+            text_add(&t, " (whole file)");
+        } else {
+            text_add(&t, " lines");
+            for (size_t k = 0; k < c->ranges.n; k++) {
+                const struct range *r = &c->ranges.v[k];
+                if (r->start == r->end)
+                    text_add(&t, "%s %u", k ? "," : "", r->start);
+                else
+                    text_add(&t, "%s %u-%u", k ? "," : "", r->start, r->end);
+            }
+        }
+        text_add(&t, "\n");
+    }
+    if (ev && ev->dep.present) {
+        text_add(
+            &t, "coupled: %s imports %s", ev->dep.downstream, ev->dep.upstream);
+        if (ev->dep.nchain > 2)
+            text_add(&t, " through %zu files", ev->dep.nchain - 2);
+        for (size_t i = 0; i < ev->dep.nsymbols; i++)
+            text_add(&t, "%s%s", i ? ", " : "; uses ", ev->dep.symbols[i]);
+        text_add(&t, "\n");
+    }
+    for (size_t i = 0; ev && i < ev->nsymbols && i < 3; i++) {
+        const struct risk_symbol_hit *h = &ev->symbols[i];
+        text_add(&t, "symbol: %s (defined in %s) is used at %s:%u\n", h->name,
+            h->def_path, h->use_path, h->use_line);
+    }
+    text_add(&t, "options:\n");
+    int opt = 1;
+    if (nalts) {
+        struct advisory_alt *v = xmalloc(nalts * sizeof(*v));
+        memcpy(v, alts, nalts * sizeof(*v));
+        qsort(v, nalts, sizeof(*v), cmp_alt);
+        text_add(&t, "  %d. switch to", opt++);
+        for (size_t i = 0; i < nalts && i < 3; i++)
+            text_add(
+                &t, "%s %s (risk %.2f)", i ? "," : "", v[i].path, v[i].risk);
+        text_add(&t, " from your own work\n");
+        free(v);
+    }
+    text_add(&t, "  %d. wait until '%s' commits or lands; you will be told\n",
+        opt++, who(hold));
+    text_add(
+        &t, "  %d. message '%s' to agree who changes what\n", opt++, who(hold));
+    return t.s;
+}

@@ -1,0 +1,187 @@
+/*
+ * risk.h - the channel engine: how close two agents are in code space.
+ *
+ * Pure: no I/O, no clock. For agents a and b each channel i yields
+ * r_i in [0, 1]; they combine by noisy-OR R = 1 - prod(1 - w_i * r_i)
+ * (docs/risk-model.md has every definition). The engine borrows the config,
+ * the graph and the agents given to risk_engine_new(): they must outlive it
+ * and not change while it lives (build a new engine after a change).
+ * Evidence strings are borrowed from the agents and the graph too.
+ *
+ * Config keys for risk_config_set():
+ *   weight.overlap weight.merge weight.dependency weight.symbol weight.intent
+ *   weight.context weight.topic weight.tree      channel weights, [0, 1]
+ *   margin              lines added around every range, 0..1000000
+ *   gamma               decay per extra import hop, (0, 1]
+ *   cap                 longest import path followed, 1..32 hops
+ *   sigma0              symbol evidence without a matching use, (0, 1]
+ *   symbol.enclosing    symbol value for a change inside a user, [0, 1]
+ *   symbols             use symbol evidence: true/false (1/0, on/off)
+ *   recency.floor       weight of an abandoned edit, [0, 1]
+ *   recency.half_life_ms  half-life of the recency weight, > 0
+ *   tau.traffic tau.resolution      enter thresholds, [0, 1]
+ *   leave.traffic leave.resolution  leave thresholds, [0, 1]
+ *   dwell_ms            how long the lower value must hold to leave, >= 0
+ *   tau_min_ms          early traffic when time to resolution is below, >= 0
+ *   early_min           least risk for early traffic, [0, 1]
+ *   closure.window      samples smoothing the closure rate, 2..64
+ */
+#ifndef AIRSPACE_CORE_RISK_H
+#define AIRSPACE_CORE_RISK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/graph.h"
+#include "core/intervals.h"
+#include "core/workset.h"
+#include "util/error.h"
+
+enum risk_channel {
+    RISK_OVERLAP,
+    RISK_MERGE,
+    RISK_DEPENDENCY,
+    RISK_SYMBOL,
+    RISK_INTENT,
+    RISK_CONTEXT,
+    RISK_TOPIC,
+    RISK_TREE,
+    RISK_NCHANNELS
+};
+
+/* Name of a channel ("overlap", ...), or "unknown". */
+const char *risk_channel_name(enum risk_channel c);
+/* Parse a channel name; returns 0 or AS_EINVAL. */
+int risk_channel_parse(const char *name, enum risk_channel *out);
+
+#define RISK_CLOSURE_WINDOW_MAX 64
+
+struct risk_config {
+    double weight[RISK_NCHANNELS];
+    uint32_t margin;         /* lines widened on both sides of a range */
+    double gamma;            /* per-hop decay of dependency and symbol */
+    unsigned cap;            /* max import hops */
+    double sigma0;           /* sigma without symbol evidence */
+    double symbol_enclosing; /* value of a change inside a user of S */
+    bool use_symbols;        /* false: sigma = 1 and no symbol channel */
+    double recency_floor;
+    int64_t half_life_ms;
+    double tau_ta, tau_ra;     /* enter traffic / resolution */
+    double leave_ta, leave_ra; /* leave traffic / resolution (hysteresis) */
+    int64_t dwell_ms;          /* a lower value must hold this long */
+    int64_t tau_min_ms;        /* early traffic below this time-to-RA */
+    double early_min;          /* least R for early traffic */
+    unsigned closure_window;   /* samples in the closure-rate fit */
+};
+
+/* airspace defaults (docs/risk-model.md). */
+void risk_config_default(struct risk_config *c);
+/* The reference model's settings: margin 0, sigma 1 (no symbols), recency
+ * floor 1 (no decay), merge/symbol/intent/context/topic weights 0. */
+void risk_config_ecc(struct risk_config *c);
+/*
+ * Set one constant by key (see the list above) from its text value.
+ * Returns 0, or AS_EINVAL with a message naming the key and value; c is
+ * unchanged on error.
+ */
+int risk_config_set(struct risk_config *c, const char *key, const char *value,
+    struct as_err *e);
+/* Check cross-field order (leave <= enter, traffic <= resolution).
+ * Returns 0 or AS_EINVAL with a message. */
+int risk_config_check(const struct risk_config *c, struct as_err *e);
+
+/* Recency weight floor + (1 - floor) * 2^(-age / half_life); age < 0 is 0. */
+double risk_recency_weight(const struct risk_config *c, int64_t age_ms);
+
+/* ((d_a - L) + (d_b - L)) / (d_a + d_b) over normalised paths, L = number
+ * of leading components they share; 0 for two empty paths. */
+double risk_tree_distance(const char *a, const char *b);
+
+/* Noisy-OR of the weighted channel values. */
+double risk_combine(
+    const struct risk_config *c, const double r[RISK_NCHANNELS]);
+
+struct risk_result {
+    double r[RISK_NCHANNELS];
+    double risk;
+};
+
+struct risk_engine;
+
+/*
+ * Precompute per-agent tables (see the header comment for what is
+ * borrowed). g may be NULL: no dependency or symbol channel. File weights
+ * are read from ws_file.weight as given.
+ */
+struct risk_engine *risk_engine_new(const struct risk_config *c,
+    const struct graph *g, const struct agent *agents, size_t n);
+void risk_engine_free(struct risk_engine *e);
+
+/* Score agents a and b (indices into the engine's agents). Merge, context
+ * and topic are 0: callers fill them and call risk_combine again. */
+void risk_engine_score(
+    struct risk_engine *e, size_t a, size_t b, struct risk_result *out);
+
+/* A shared file and the widened line ranges both changed. */
+struct risk_contested {
+    const char *path;
+    bool whole;              /* a whole-file change on either side */
+    struct range_set ranges; /* owned; empty when whole */
+    double oc, value;        /* overlap coefficient, w_a * w_b * oc */
+};
+
+/* The strongest import coupling: downstream imports ... upstream. */
+struct risk_dependency {
+    bool present;
+    size_t up_agent, down_agent; /* engine agent indices */
+    const char *upstream, *downstream;
+    const char **chain; /* downstream first, upstream last */
+    uint32_t *chain_ids;
+    size_t nchain;
+    double sigma, value;
+    const char **symbols; /* changed names giving sigma = 1 */
+    size_t nsymbols;
+};
+
+/* A changed definition and a change that uses it. */
+struct risk_symbol_hit {
+    const char *name;
+    const char *def_path;
+    size_t def_agent;
+    const char *use_path;
+    uint32_t use_line;
+    size_t use_agent;
+    bool enclosing; /* the use is inside a changed definition, not on a
+                       changed line */
+    double value;
+};
+
+/* An intent glob of one agent matching the other's file or intent. */
+struct risk_intent_hit {
+    size_t agent; /* whose intent */
+    const char *glob;
+    const char *path; /* the other's file, or its overlapping intent */
+    bool path_is_intent;
+};
+
+struct risk_evidence {
+    struct risk_result result;
+    struct risk_contested *contested;
+    size_t ncontested;
+    struct risk_dependency dep;
+    struct risk_symbol_hit *symbols; /* by value, highest first */
+    size_t nsymbols;
+    struct risk_intent_hit *intents;
+    size_t nintents;
+    const char *tree_a, *tree_b; /* closest pair by directory, or NULL */
+    double tree_distance;
+};
+
+/* Fill ev with the evidence behind risk_engine_score(e, a, b); release
+ * with risk_evidence_release(). */
+void risk_engine_explain(
+    struct risk_engine *e, size_t a, size_t b, struct risk_evidence *ev);
+void risk_evidence_release(struct risk_evidence *ev);
+
+#endif
