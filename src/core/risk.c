@@ -273,11 +273,13 @@ struct efile {
     const struct ws_file *ws;
     uint32_t pid; /* engine path id */
     uint32_t gid; /* graph id or GRAPH_NONE */
+    uint32_t u;   /* index among the files of all working sets, or NONE */
     bool whole;
     struct range_set widened;
     uint64_t wsize;
     double w;
-    /* importers of this file within cap: sorted by x */
+    /* importers of this file within cap that some working set holds:
+     * sorted by x */
     struct reach *reach;
     uint32_t nreach;
     uint32_t *chg; /* sorted names of changed definitions */
@@ -288,12 +290,6 @@ struct reach {
     uint32_t x;
     uint8_t dist;
     uint8_t sure; /* sigma = 1 for x */
-};
-
-struct dep {
-    uint32_t x;
-    uint32_t src; /* index of the agent file it comes from */
-    double v;
 };
 
 struct sdef {
@@ -315,8 +311,7 @@ struct eagent {
     const struct agent *ag;
     struct efile *files; /* sorted by pid */
     size_t nfiles;
-    struct dep *deps; /* sorted by x */
-    size_t ndeps;
+    double *m; /* per working-set file u: coupling to this agent's work */
     struct sdef *defs; /* sorted by name */
     size_t ndefs;
     struct sref *refs; /* sorted by name, direct first */
@@ -342,8 +337,10 @@ struct risk_engine {
     uint32_t *stamp, cur_stamp;
     uint8_t *dist, *sure;
     uint32_t *queue;
-    double *mval;
-    uint32_t *msrc, *mstamp, mcur;
+    /* graph id -> index among the files of all working sets (the only
+     * files a pair ever looks up), or GRAPH_NONE */
+    uint32_t *uidx;
+    uint32_t nu;
 };
 
 static int
@@ -466,15 +463,19 @@ reach_file(struct risk_engine *e, struct efile *f)
             e->queue[tail++] = x;
         }
     }
-    f->nreach = (uint32_t)(tail - 1);
+    f->nreach = 0;
     f->reach = xmalloc((tail ? tail : 1) * sizeof(*f->reach));
     for (size_t i = 1; i < tail; i++) {
         uint32_t x = e->queue[i];
-        f->reach[i - 1].x = x;
-        f->reach[i - 1].dist = e->dist[x];
-        f->reach[i - 1].sure = e->sure[x];
+        if (e->uidx[x] == GRAPH_NONE)
+            continue;
+        struct reach *r = &f->reach[f->nreach++];
+        r->x = x;
+        r->dist = e->dist[x];
+        r->sure = e->sure[x];
     }
-    qsort(f->reach, f->nreach, sizeof(*f->reach), cmp_reach);
+    if (f->nreach)
+        qsort(f->reach, f->nreach, sizeof(*f->reach), cmp_reach);
 }
 
 static const struct reach *
@@ -491,20 +492,6 @@ find_reach(const struct efile *f, uint32_t x)
     return lo < f->nreach && f->reach[lo].x == x ? &f->reach[lo] : NULL;
 }
 
-static const struct dep *
-find_dep(const struct eagent *a, uint32_t x)
-{
-    size_t lo = 0, hi = a->ndeps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a->deps[mid].x < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < a->ndeps && a->deps[lo].x == x ? &a->deps[lo] : NULL;
-}
-
 static double
 pow_gamma(const struct risk_config *c, unsigned hops)
 {
@@ -519,13 +506,6 @@ cmp_efile(const void *x, const void *y)
 {
     const struct efile *a = x, *b = y;
     return a->pid < b->pid ? -1 : a->pid > b->pid;
-}
-
-static int
-cmp_dep(const void *x, const void *y)
-{
-    const struct dep *a = x, *b = y;
-    return a->x < b->x ? -1 : a->x > b->x;
 }
 
 static int
@@ -619,13 +599,12 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
         qsort(ea->refs, ea->nrefs, sizeof(*ea->refs), cmp_sref);
 }
 
-/* M_a: for every file reaching one of a's files, the strongest coupling. */
+/* M_a: for every working-set file reaching one of a's files, the
+ * strongest coupling w_a(f) * gamma^(d-1) * sigma. */
 static void
 collect_deps(struct risk_engine *e, struct eagent *ea)
 {
-    uint32_t st = ++e->mcur;
-    size_t ntouched = 0, atouched = 0;
-    uint32_t *touched = NULL;
+    ea->m = xcalloc(e->nu ? e->nu : 1, sizeof(*ea->m));
     for (size_t i = 0; i < ea->nfiles; i++) {
         struct efile *f = &ea->files[i];
         if (f->gid == GRAPH_NONE)
@@ -635,27 +614,11 @@ collect_deps(struct risk_engine *e, struct eagent *ea)
             const struct reach *r = &f->reach[k];
             double v = f->w * pow_gamma(e->cfg, r->dist - 1u) *
                        (r->sure ? 1.0 : e->cfg->sigma0);
-            if (e->mstamp[r->x] != st) {
-                e->mstamp[r->x] = st;
-                e->mval[r->x] = -1;
-                ALLOC_GROW(touched, ntouched + 1, atouched);
-                touched[ntouched++] = r->x;
-            }
-            if (v > e->mval[r->x]) {
-                e->mval[r->x] = v;
-                e->msrc[r->x] = (uint32_t)i;
-            }
+            uint32_t u = e->uidx[r->x];
+            if (v > ea->m[u])
+                ea->m[u] = v;
         }
     }
-    ea->ndeps = ntouched;
-    ea->deps = xmalloc((ntouched + 1) * sizeof(*ea->deps));
-    for (size_t i = 0; i < ntouched; i++) {
-        ea->deps[i].x = touched[i];
-        ea->deps[i].v = e->mval[touched[i]];
-        ea->deps[i].src = e->msrc[touched[i]];
-    }
-    qsort(ea->deps, ntouched, sizeof(*ea->deps), cmp_dep);
-    free(touched);
 }
 
 /* Every leading run of components of every file, with the least depth. */
@@ -719,9 +682,14 @@ risk_engine_new(const struct risk_config *c, const struct graph *g,
         e->dist = xcalloc(nf, 1);
         e->sure = xcalloc(nf, 1);
         e->queue = xcalloc(nf, sizeof(*e->queue));
-        e->mval = xcalloc(nf, sizeof(*e->mval));
-        e->msrc = xcalloc(nf, sizeof(*e->msrc));
-        e->mstamp = xcalloc(nf, sizeof(*e->mstamp));
+        e->uidx = xmalloc(nf * sizeof(*e->uidx));
+        memset(e->uidx, 0xff, nf * sizeof(*e->uidx));
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < agents[i].nfiles; k++) {
+                uint32_t x = graph_find_file(g, agents[i].files[k].path);
+                if (x != GRAPH_NONE && e->uidx[x] == GRAPH_NONE)
+                    e->uidx[x] = e->nu++;
+            }
     } else {
         e->g = NULL;
     }
@@ -741,6 +709,7 @@ risk_engine_new(const struct risk_config *c, const struct graph *g,
             if (added)
                 e->npaths++;
             f->gid = e->g ? graph_find_file(e->g, w->path) : GRAPH_NONE;
+            f->u = f->gid != GRAPH_NONE ? e->uidx[f->gid] : GRAPH_NONE;
             f->whole = ws_status_whole(w->status) || w->whole || !w->ranges.n;
             f->w = w->weight;
             range_set_init(&f->widened);
@@ -776,7 +745,7 @@ risk_engine_free(struct risk_engine *e)
             free(ea->files[k].chg);
         }
         free(ea->files);
-        free(ea->deps);
+        free(ea->m);
         free(ea->defs);
         free(ea->refs);
         free(ea->prefixes);
@@ -796,9 +765,7 @@ risk_engine_free(struct risk_engine *e)
     free(e->dist);
     free(e->sure);
     free(e->queue);
-    free(e->mval);
-    free(e->msrc);
-    free(e->mstamp);
+    free(e->uidx);
     strmap_release(&e->paths);
     strmap_release(&e->prefixes);
     free(e);
@@ -837,23 +804,21 @@ chan_overlap(const struct eagent *a, const struct eagent *b)
     return best;
 }
 
-/* Strongest coupling of b's files to a's changes (b downstream). */
+/* Strongest coupling of down's files to up's changes. */
 static double
-dep_one_way(const struct eagent *up, const struct eagent *down,
-    const struct dep **best_dep, size_t *best_file)
+dep_one_way(
+    const struct eagent *up, const struct eagent *down, size_t *best_file)
 {
     double best = 0;
     for (size_t j = 0; j < down->nfiles; j++) {
         const struct efile *y = &down->files[j];
-        if (y->gid == GRAPH_NONE)
+        if (y->u == GRAPH_NONE)
             continue;
-        const struct dep *d = find_dep(up, y->gid);
-        if (d && d->v * y->w > best) {
-            best = d->v * y->w;
-            if (best_dep) {
-                *best_dep = d;
+        double v = up->m[y->u] * y->w;
+        if (v > best) {
+            best = v;
+            if (best_file)
                 *best_file = j;
-            }
         }
     }
     return best;
@@ -862,8 +827,8 @@ dep_one_way(const struct eagent *up, const struct eagent *down,
 static double
 chan_dependency(const struct eagent *a, const struct eagent *b)
 {
-    double x = dep_one_way(a, b, NULL, NULL);
-    double y = dep_one_way(b, a, NULL, NULL);
+    double x = dep_one_way(a, b, NULL);
+    double y = dep_one_way(b, a, NULL);
     return x > y ? x : y;
 }
 
@@ -1140,21 +1105,37 @@ explain_dependency(
     struct risk_engine *e, size_t a, size_t b, struct risk_dependency *d)
 {
     const struct eagent *x = &e->agents[a], *y = &e->agents[b];
-    const struct dep *da = NULL, *db = NULL;
     size_t fa = 0, fb = 0;
-    double va = dep_one_way(x, y, &da, &fb);
-    double vb = dep_one_way(y, x, &db, &fa);
+    double va = dep_one_way(x, y, &fb);
+    double vb = dep_one_way(y, x, &fa);
     const struct eagent *up, *down;
-    const struct dep *best;
     size_t down_file;
     if (va <= 0 && vb <= 0)
         return;
     if (va >= vb) {
-        up = x, down = y, best = da, down_file = fb, d->value = va;
+        up = x, down = y, down_file = fb, d->value = va;
     } else {
-        up = y, down = x, best = db, down_file = fa, d->value = vb;
+        up = y, down = x, down_file = fa, d->value = vb;
     }
-    const struct efile *uf = &up->files[best->src];
+    /* The upstream file: the one of up's files giving that coupling. */
+    const struct efile *uf = NULL;
+    uint32_t target = down->files[down_file].gid;
+    double best = -1;
+    for (size_t i = 0; i < up->nfiles; i++) {
+        const struct efile *f = &up->files[i];
+        const struct reach *r =
+            f->gid == GRAPH_NONE ? NULL : find_reach(f, target);
+        if (!r)
+            continue;
+        double v = f->w * pow_gamma(e->cfg, r->dist - 1u) *
+                   (r->sure ? 1.0 : e->cfg->sigma0);
+        if (v > best) {
+            best = v;
+            uf = f;
+        }
+    }
+    if (!uf)
+        return;
     const struct efile *df = &down->files[down_file];
     d->present = true;
     d->up_agent = agent_index(e, up);
