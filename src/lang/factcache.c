@@ -178,16 +178,44 @@ rd_str(struct rd *r, size_t *len)
 }
 
 bool
-factcache_get(const struct factcache *c, const uint8_t oid[20], uint8_t lang,
-    struct lang_facts *out)
+factcache_lookup(const struct factcache *c, const uint8_t oid[20], uint8_t lang,
+    struct factcache_entry *ent)
 {
     char key[44];
     uint32_t i;
     hexkey(oid, lang, key);
     if (!c->valid || !strmap_get(&c->idx, key, strlen(key), &i))
         return false;
-    /* the key must also match the stored bytes (hex key is the full id) */
-    struct rd r = { .p = c->data + c->off[i], .n = c->size[i] };
+    ent->p = c->data + c->off[i];
+    ent->len = c->size[i];
+    ent->refs_off = 0;
+    return true;
+}
+
+/* Walk the references from r: add them to f (if not NULL); false if bad. */
+static bool
+refs_walk(struct rd *r, struct lang_facts *f, factcache_ref_fn *fn, void *ctx)
+{
+    uint32_t n = (uint32_t)rd_int(r, 4);
+    for (uint32_t k = 0; k < n && !r->bad; k++) {
+        uint32_t line = (uint32_t)rd_int(r, 4);
+        size_t len;
+        const char *s = rd_str(r, &len);
+        if (r->bad)
+            break;
+        if (f)
+            lang_facts_add_ref(f, s, len, line);
+        if (fn)
+            fn(ctx, s, len, line);
+    }
+    return !r->bad && r->o == r->n;
+}
+
+bool
+factcache_decode(
+    struct factcache_entry *ent, struct lang_facts *out, bool with_refs)
+{
+    struct rd r = { .p = ent->p, .n = ent->len };
     struct lang_facts f;
     lang_facts_init(&f);
     uint32_t n = (uint32_t)rd_int(&r, 4);
@@ -209,20 +237,53 @@ factcache_get(const struct factcache *c, const uint8_t oid[20], uint8_t lang,
         if (!r.bad)
             lang_facts_add_def(&f, s, len, start, end, kind, decl);
     }
-    n = (uint32_t)rd_int(&r, 4);
-    for (uint32_t k = 0; k < n && !r.bad; k++) {
-        uint32_t line = (uint32_t)rd_int(&r, 4);
-        size_t len;
-        const char *s = rd_str(&r, &len);
-        if (!r.bad)
-            lang_facts_add_ref(&f, s, len, line);
-    }
-    if (r.bad || r.o != r.n) {
+    size_t refs_off = r.o;
+    /* always validate the references, even when not copying them */
+    if (r.bad || !refs_walk(&r, with_refs ? &f : NULL, NULL, NULL)) {
         lang_facts_release(&f);
         return false;
     }
+    ent->refs_off = refs_off;
     *out = f;
     return true;
+}
+
+void
+factcache_each_ref(
+    const struct factcache_entry *ent, factcache_ref_fn *fn, void *ctx)
+{
+    struct rd r = { .p = ent->p, .n = ent->len, .o = ent->refs_off };
+    refs_walk(&r, NULL, fn, ctx);
+}
+
+uint32_t
+factcache_nrefs(const struct factcache_entry *ent)
+{
+    struct rd r = { .p = ent->p, .n = ent->len, .o = ent->refs_off };
+    return (uint32_t)rd_int(&r, 4);
+}
+
+bool
+factcache_get(const struct factcache *c, const uint8_t oid[20], uint8_t lang,
+    struct lang_facts *out)
+{
+    struct factcache_entry ent;
+    return factcache_lookup(c, oid, lang, &ent) &&
+           factcache_decode(&ent, out, true);
+}
+
+void
+factcache_writer_add_raw(struct factcache_writer *w, const uint8_t oid[20],
+    uint8_t lang, const struct factcache_entry *ent)
+{
+    char key[21];
+    key_of(oid, lang, key);
+    ALLOC_GROW(w->p, w->n + 25 + ent->len, w->a);
+    memcpy(w->p + w->n, key, 21);
+    put_le(w->p + w->n + 21, ent->len, 4);
+    memcpy(w->p + w->n + 25, ent->p, ent->len);
+    w->n += 25 + ent->len;
+    w->entries++;
 }
 
 void

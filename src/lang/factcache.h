@@ -38,7 +38,32 @@ struct factcache {
 void factcache_load(struct factcache *c, const char *path);
 void factcache_release(struct factcache *c);
 
-/* Decode the entry for (oid, lang) into out (initialised); false on miss. */
+/* An entry's encoded facts, borrowed from the cache. */
+struct factcache_entry {
+    const uint8_t *p;
+    size_t len;
+    size_t refs_off; /* where the references start, set by decode */
+};
+
+/* Find the entry for (oid, lang); false on miss. */
+bool factcache_lookup(const struct factcache *c, const uint8_t oid[20],
+    uint8_t lang, struct factcache_entry *ent);
+
+/* Decode an entry into out (initialised): imports and definitions, and the
+ * references too when with_refs. False (out untouched) if it does not
+ * decode. */
+bool factcache_decode(
+    struct factcache_entry *ent, struct lang_facts *out, bool with_refs);
+
+/* Call fn for every reference of a decoded entry, without copying. */
+typedef void factcache_ref_fn(
+    void *ctx, const char *name, size_t len, uint32_t line);
+void factcache_each_ref(
+    const struct factcache_entry *ent, factcache_ref_fn *fn, void *ctx);
+/* Number of references of a decoded entry. */
+uint32_t factcache_nrefs(const struct factcache_entry *ent);
+
+/* Lookup + decode with references; false on miss. */
 bool factcache_get(const struct factcache *c, const uint8_t oid[20],
     uint8_t lang, struct lang_facts *out);
 
@@ -52,6 +77,9 @@ struct factcache_writer {
 void factcache_writer_init(struct factcache_writer *w);
 void factcache_writer_add(struct factcache_writer *w, const uint8_t oid[20],
     uint8_t lang, const struct lang_facts *f);
+/* Copy an entry of a loaded cache unchanged. */
+void factcache_writer_add_raw(struct factcache_writer *w, const uint8_t oid[20],
+    uint8_t lang, const struct factcache_entry *ent);
 /* Write to path via a temporary file + rename; 0 or AS_EIO. Releases w. */
 int factcache_writer_commit(
     struct factcache_writer *w, const char *path, struct as_err *e);

@@ -23,7 +23,9 @@ struct rfile {
     bool has_key;   /* key is the blob id */
     bool has_facts; /* facts hold imports and definitions */
     uint8_t key[20];
-    struct lang_facts facts; /* refs dropped once handed to the graph */
+    struct lang_facts facts;    /* refs dropped once handed to the graph */
+    struct factcache_entry ent; /* during a load: cached, refs undecoded */
+    bool from_cache;
 };
 
 struct repograph {
@@ -112,12 +114,46 @@ parse_oid(const char *hex, uint8_t out[20])
     return hex[40] == '\0';
 }
 
-/* Hand a file's definitions and references to the graph; drop the refs. */
+struct refsink {
+    struct graph *g;
+    struct graph_ref *refs;
+    size_t n, cap;
+};
+
+static void
+sink_ref(void *ctx, const char *name, size_t len, uint32_t line)
+{
+    struct refsink *s = ctx;
+    if (s->n >= s->cap)
+        return;
+    s->refs[s->n].name = graph_intern_name(s->g, name, len);
+    s->refs[s->n++].line = line;
+}
+
+/* Hand a file's definitions and references to the graph; drop the refs.
+ * References of a cached file go straight from the cache bytes. */
 static void
 publish_symbols(struct repograph *rg, uint32_t id)
 {
     struct lang_facts *x = &rg->f[id].facts;
     struct graph_def *defs = xcalloc(x->ndefs + 1, sizeof(*defs));
+    if (rg->f[id].from_cache) {
+        for (size_t i = 0; i < x->ndefs; i++) {
+            defs[i].name = graph_intern_name(
+                rg->g, x->defs[i].name, strlen(x->defs[i].name));
+            defs[i].start = x->defs[i].start;
+            defs[i].end = x->defs[i].end;
+            defs[i].kind = x->defs[i].kind;
+        }
+        struct refsink s = { .g = rg->g };
+        s.cap = factcache_nrefs(&rg->f[id].ent);
+        s.refs = xcalloc(s.cap + 1, sizeof(*s.refs));
+        factcache_each_ref(&rg->f[id].ent, sink_ref, &s);
+        graph_set_symbols(rg->g, id, defs, x->ndefs, s.refs, s.n);
+        free(s.refs);
+        free(defs);
+        return;
+    }
     struct graph_ref *refs = xcalloc(x->nrefs + 1, sizeof(*refs));
     for (size_t i = 0; i < x->ndefs; i++) {
         defs[i].name =
@@ -429,8 +465,10 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
             sha1_git_blob(buf ? buf : "", len, f->key);
             f->has_key = true;
         }
-        if (factcache_get(&cache, f->key, f->lang, &f->facts)) {
+        if (factcache_lookup(&cache, f->key, f->lang, &f->ent) &&
+            factcache_decode(&f->ent, &f->facts, false)) {
             f->has_facts = true;
+            f->from_cache = true;
             st->cached++;
             free(buf);
             continue;
@@ -464,18 +502,24 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
         (!cache.valid || st->parsed > 0 || cache.n != st->cached)) {
         struct factcache_writer w;
         factcache_writer_init(&w);
-        for (uint32_t id = 0; id < rg->g->nfiles; id++)
-            if (rg->f[id].has_facts && rg->f[id].has_key)
-                factcache_writer_add(
-                    &w, rg->f[id].key, rg->f[id].lang, &rg->f[id].facts);
+        for (uint32_t id = 0; id < rg->g->nfiles; id++) {
+            const struct rfile *f = &rg->f[id];
+            if (f->has_facts && f->from_cache)
+                factcache_writer_add_raw(&w, f->key, f->lang, &f->ent);
+            else if (f->has_facts && f->has_key)
+                factcache_writer_add(&w, f->key, f->lang, &f->facts);
+        }
         struct as_err werr;
         factcache_writer_commit(&w, rg->cache_path, &werr); /* best effort */
     }
-    factcache_release(&cache);
-
     for (uint32_t id = 0; id < rg->g->nfiles; id++)
         if (rg->f[id].has_facts)
             publish_symbols(rg, id);
+    for (uint32_t id = 0; id < rg->g->nfiles; id++) {
+        rg->f[id].from_cache = false; /* the cache bytes go away now */
+        memset(&rg->f[id].ent, 0, sizeof(rg->f[id].ent));
+    }
+    factcache_release(&cache);
     link_all(rg);
     fill_stats(rg, st);
 out_ids:
