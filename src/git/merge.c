@@ -112,26 +112,56 @@ add_path(struct merge_result *m, size_t *alloc, const char *p)
     m->paths[m->npaths++] = xstrdup(p);
 }
 
-/* Conflicting paths of a merged index, sorted and unique. */
+/* Whether side is absent or the ancestor's content unchanged. */
+static bool
+side_unchanged(const git_index_entry *anc, const git_index_entry *side)
+{
+    return !side ||
+           (side->mode == anc->mode && git_oid_equal(&side->id, &anc->id));
+}
+
+/*
+ * Conflicting paths of a merged index, sorted and unique, as git lists them.
+ * libgit2 records the source of a conflicting rename as its own entry (the
+ * ancestor, with each side absent or unchanged); git lists that path only
+ * for a rename/rename (both sides renamed it apart), so such an entry counts
+ * only when the merge also has an entry that only ours has and one that only
+ * theirs has.
+ */
 static int
 collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
 {
     git_index_conflict_iterator *it = NULL;
     const git_index_entry *anc, *ours, *theirs;
-    size_t alloc = 0, i, k;
+    char **sources = NULL;
+    size_t nsources = 0, asources = 0, alloc = 0, i, k;
+    bool ours_only = false, theirs_only = false;
     int err;
 
     if (git_index_conflict_iterator_new(&it, idx) < 0)
         return repo_git_errorf(e, "cannot read merge conflicts");
     while ((err = git_index_conflict_next(&anc, &ours, &theirs, it)) == 0) {
+        if (anc && side_unchanged(anc, ours) && side_unchanged(anc, theirs)) {
+            ALLOC_GROW(sources, nsources + 1, asources);
+            sources[nsources++] = xstrdup(anc->path);
+            continue;
+        }
+        ours_only |= !anc && ours && !theirs;
+        theirs_only |= !anc && !ours && theirs;
         if (ours)
             add_path(m, &alloc, ours->path);
         if (theirs)
             add_path(m, &alloc, theirs->path);
-        if (!ours && !theirs && anc)
+        if (anc && !ours && !theirs)
             add_path(m, &alloc, anc->path);
     }
     git_index_conflict_iterator_free(it);
+    for (i = 0; i < nsources; i++) {
+        if (ours_only && theirs_only)
+            add_path(m, &alloc, sources[i]);
+        free(sources[i]);
+    }
+    free(sources);
     if (err != GIT_ITEROVER)
         return repo_git_errorf(e, "cannot read merge conflicts");
     if (m->npaths > 1) {

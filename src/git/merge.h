@@ -38,9 +38,9 @@ size_t merge_cache_hits(const struct merge_cache *c);
  * Merge tree_a (work based on commit base_oid_a) with tree_b (based on
  * base_oid_b) over the tree of merge-base(base_oid_a, base_oid_b) and say
  * whether it conflicts and where. All ids are hex. cache may be NULL.
- * Conflicting paths are those git lists for the merge: the paths of the
- * conflicting sides (ours and theirs), and the ancestor's path only when
- * neither side has the file. Returns 0, AS_EINVAL for a malformed id,
+ * Conflicting paths are those `git merge-tree --write-tree --name-only`
+ * lists: the paths of the conflicting sides, and the source of a rename only
+ * for a rename/rename. Returns 0, AS_EINVAL for a malformed id,
  * AS_ENOENT when an object is missing or the bases share no history,
  * or AS_EGIT.
  */
