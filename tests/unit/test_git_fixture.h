@@ -154,6 +154,22 @@ fx_write(const char *dir, const char *rel, const char *content)
     fclose(f);
 }
 
+/* Write n raw bytes to dir/rel (which must have its directory). */
+static void
+fx_write_bytes(const char *dir, const char *rel, const void *data, size_t n)
+{
+    char path[1024];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, n, f) != n) {
+        perror(path);
+        exit(2);
+    }
+    fclose(f);
+}
+
 /* Lines "L1\n".."Ln\n" into buf; with one line replaced if repl_at > 0. */
 static const char *
 fx_lines(char *buf, size_t cap, int n, int repl_at, const char *repl)
