@@ -20,7 +20,7 @@ static char fx_root[512];
 static int fx_clock = 1700000000;
 
 /* Make a fresh scratch root and a clean, deterministic git environment. */
-static void
+static inline void
 fx_setup(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -46,7 +46,7 @@ fx_setup(void)
  * Run argv (NULL-terminated) in dir; capture up to cap-1 bytes of stdout into
  * out when out is not NULL. Returns the exit status, or -1.
  */
-static int
+static inline int
 fx_runv(const char *dir, char *const argv[], char *out, size_t cap)
 {
     int fd[2], status;
@@ -96,7 +96,7 @@ fx_runv(const char *dir, char *const argv[], char *out, size_t cap)
 
 /* Run a command given as words (NULL-terminated varargs); exit on failure
  * unless the status is expected to vary (use fx_runv for that). */
-static void
+static inline void
 fx_git(const char *dir, ...)
 {
     char *argv[32];
@@ -118,7 +118,7 @@ fx_git(const char *dir, ...)
 }
 
 /* Commit everything staged with the next fixed date. */
-static void
+static inline void
 fx_commit(const char *dir, const char *msg)
 {
     char date[64];
@@ -131,7 +131,7 @@ fx_commit(const char *dir, const char *msg)
 }
 
 /* Write content to dir/rel, creating parent directories. */
-static void
+static inline void
 fx_write(const char *dir, const char *rel, const char *content)
 {
     char path[1024];
@@ -155,7 +155,7 @@ fx_write(const char *dir, const char *rel, const char *content)
 }
 
 /* Write n raw bytes to dir/rel (which must have its directory). */
-static void
+static inline void
 fx_write_bytes(const char *dir, const char *rel, const void *data, size_t n)
 {
     char path[1024];
@@ -171,7 +171,7 @@ fx_write_bytes(const char *dir, const char *rel, const void *data, size_t n)
 }
 
 /* Lines "L1\n".."Ln\n" into buf; with one line replaced if repl_at > 0. */
-static const char *
+static inline const char *
 fx_lines(char *buf, size_t cap, int n, int repl_at, const char *repl)
 {
     size_t len = 0;
@@ -190,7 +190,7 @@ fx_lines(char *buf, size_t cap, int n, int repl_at, const char *repl)
 }
 
 /* A new repository named name under the scratch root; path into out. */
-static void
+static inline void
 fx_init(const char *name, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/%s", fx_root, name);
@@ -198,7 +198,7 @@ fx_init(const char *name, char *out, size_t cap)
     fx_git(out, "-c", "init.defaultBranch=main", "init", "-q", NULL);
 }
 
-static void
+static inline void
 fx_teardown(void)
 {
     char *argv[] = { "rm", "-rf", fx_root, NULL };
