@@ -23,6 +23,8 @@
 
 /* A file bigger than this is not read into memory to capture it. */
 #define WORKSET_MAX_FILE (256u << 20)
+/* Change times come from at most this many of the newest commits ahead. */
+#define WORKSET_MAX_TOUCHED 1000
 
 struct ws_ctx {
     struct repo *r;
@@ -75,7 +77,7 @@ collect_touched(struct ws_ctx *c, struct as_err *e)
 {
     size_t i;
 
-    for (i = 0; i < c->nahead; i++) {
+    for (i = 0; i < c->nahead && i < WORKSET_MAX_TOUCHED; i++) {
         git_commit *cm = NULL, *parent = NULL;
         git_tree *t = NULL, *pt = NULL;
         git_diff *d = NULL;
@@ -137,7 +139,13 @@ ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
     if (head_branch && !strcmp(head_branch, name)) {
         git_oid_cpy(&c->base, head_oid);
     } else {
-        if ((err = repo_resolve_commit(c->r, integ, &integ_oid, e)) < 0)
+        char *full = xasprintf("refs/heads/%s", name);
+
+        /* the branch first, so a tag or path of that name cannot shadow it */
+        err = repo_resolve_commit(c->r, full, &integ_oid, NULL);
+        free(full);
+        if (err < 0 &&
+            (err = repo_resolve_commit(c->r, integ, &integ_oid, e)) < 0)
             goto out;
         err = git_merge_base(&c->base, c->g, head_oid, &integ_oid);
         if (err == GIT_ENOTFOUND) {
