@@ -109,14 +109,13 @@ parse_file(struct agent *a, json_t *jf, const char *where, struct as_err *e)
         return rc;
     json_t *jp = json_object_get(jf, "path");
     if (!json_is_string(jp) || !*json_string_value(jp))
-        return as_errorf(e, AS_EINVAL, "%s: 'path' must be a non-empty string",
-            where);
+        return as_errorf(
+            e, AS_EINVAL, "%s: 'path' must be a non-empty string", where);
     char *norm;
     if (path_normalize(json_string_value(jp), NULL, &norm) < 0 || !*norm) {
         free(norm);
-        return as_errorf(e, AS_EINVAL,
-            "%s: path '%s' escapes the repository", where,
-            json_string_value(jp));
+        return as_errorf(e, AS_EINVAL, "%s: path '%s' escapes the repository",
+            where, json_string_value(jp));
     }
     enum ws_status st = WS_MODIFIED;
     json_t *js = json_object_get(jf, "status");
@@ -134,8 +133,8 @@ parse_file(struct agent *a, json_t *jf, const char *where, struct as_err *e)
         if (!json_is_number(jw) || json_number_value(jw) <= 0 ||
             json_number_value(jw) > 1) {
             free(norm);
-            return as_errorf(e, AS_EINVAL,
-                "%s: 'weight' must be a number in (0, 1]", where);
+            return as_errorf(
+                e, AS_EINVAL, "%s: 'weight' must be a number in (0, 1]", where);
         }
         weight = json_number_value(jw);
     }
@@ -173,17 +172,16 @@ parse_file(struct agent *a, json_t *jf, const char *where, struct as_err *e)
 static int
 parse_agent(struct agent *a, json_t *ja, size_t idx, struct as_err *e)
 {
-    static const char *const keys[] = { "agentId", "kind", "label",
-        "startedAt", "branch", "commitsAhead", "committedLines", "files",
-        "intent", NULL };
+    static const char *const keys[] = { "agentId", "kind", "label", "startedAt",
+        "branch", "commitsAhead", "committedLines", "files", "intent", NULL };
     char where[160];
     snprintf(where, sizeof(where), "agent %zu", idx);
     if (!json_is_object(ja))
         return as_errorf(e, AS_EINVAL, "%s: must be an object", where);
     json_t *jid = json_object_get(ja, "agentId");
     if (!json_is_string(jid) || !*json_string_value(jid))
-        return as_errorf(e, AS_EINVAL,
-            "%s: 'agentId' must be a non-empty string", where);
+        return as_errorf(
+            e, AS_EINVAL, "%s: 'agentId' must be a non-empty string", where);
     agent_init(a, json_string_value(jid));
     snprintf(where, sizeof(where), "agent %zu ('%.100s')", idx, a->id);
     int rc = check_keys(ja, keys, where, e);
@@ -203,15 +201,15 @@ parse_agent(struct agent *a, json_t *ja, size_t idx, struct as_err *e)
     json_t *jlab = json_object_get(ja, "label");
     if (jlab) {
         if (!json_is_string(jlab))
-            return as_errorf(e, AS_EINVAL, "%s: 'label' must be a string",
-                where);
+            return as_errorf(
+                e, AS_EINVAL, "%s: 'label' must be a string", where);
         a->label = xstrdup(json_string_value(jlab));
     }
     json_t *jb = json_object_get(ja, "branch");
     if (jb) {
         if (!json_is_string(jb))
-            return as_errorf(e, AS_EINVAL, "%s: 'branch' must be a string",
-                where);
+            return as_errorf(
+                e, AS_EINVAL, "%s: 'branch' must be a string", where);
         a->branch = xstrdup(json_string_value(jb));
     }
     json_t *jt = json_object_get(ja, "startedAt");
@@ -219,7 +217,7 @@ parse_agent(struct agent *a, json_t *ja, size_t idx, struct as_err *e)
         if (json_is_integer(jt) && json_integer_value(jt) >= 0)
             a->started_at_ms = json_integer_value(jt);
         else if (!json_is_string(jt) ||
-            parse_iso8601_ms(json_string_value(jt), &a->started_at_ms) < 0)
+                 parse_iso8601_ms(json_string_value(jt), &a->started_at_ms) < 0)
             return as_errorf(e, AS_EINVAL,
                 "%s: 'startedAt' must be milliseconds since the epoch or an "
                 "ISO-8601 time such as \"2026-01-02T10:00:00Z\"",
@@ -273,12 +271,12 @@ agents_json_parse(const char *text, size_t len, const char *name,
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root)
-        return as_errorf(e, AS_EPARSE, "%s:%d:%d: %s", name, je.line,
-            je.column, je.text);
+        return as_errorf(
+            e, AS_EPARSE, "%s:%d:%d: %s", name, je.line, je.column, je.text);
     if (!json_is_array(root)) {
         json_decref(root);
-        return as_errorf(e, AS_EINVAL, "%s: expected a JSON array of agents",
-            name);
+        return as_errorf(
+            e, AS_EINVAL, "%s: expected a JSON array of agents", name);
     }
     size_t count = json_array_size(root);
     struct agent *agents = xcalloc(count ? count : 1, sizeof(*agents));
@@ -286,8 +284,7 @@ agents_json_parse(const char *text, size_t len, const char *name,
     size_t done = 0;
     struct as_err sub;
     for (; done < count; done++) {
-        rc = parse_agent(&agents[done], json_array_get(root, done), done,
-            &sub);
+        rc = parse_agent(&agents[done], json_array_get(root, done), done, &sub);
         if (rc) {
             done++;
             as_errorf(e, rc, "%s: %s", name, sub.msg);
@@ -316,13 +313,13 @@ agents_json_parse(const char *text, size_t len, const char *name,
 }
 
 int
-agents_json_load(const char *path, struct agent **out, size_t *n,
-    struct as_err *e)
+agents_json_load(
+    const char *path, struct agent **out, size_t *n, struct as_err *e)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f)
-        return as_errorf(e, AS_ENOENT, "cannot open '%s': %s", path,
-            strerror(errno));
+        return as_errorf(
+            e, AS_ENOENT, "cannot open '%s': %s", path, strerror(errno));
     size_t cap = 1 << 16, len = 0;
     char *buf = xmalloc(cap);
     for (;;) {
@@ -331,9 +328,8 @@ agents_json_load(const char *path, struct agent **out, size_t *n,
                 if (f != stdin)
                     fclose(f);
                 free(buf);
-                return as_errorf(e, AS_ETOOBIG,
-                    "'%s' is larger than %u bytes", path,
-                    AGENTS_JSON_MAX_BYTES);
+                return as_errorf(e, AS_ETOOBIG, "'%s' is larger than %u bytes",
+                    path, AGENTS_JSON_MAX_BYTES);
             }
             cap *= 2;
             buf = xrealloc(buf, cap);

@@ -34,8 +34,8 @@ int agents_json_parse(const char *text, size_t len, const char *name,
     struct agent **out, size_t *n, struct as_err *e);
 
 /* Read path ("-" is stdin) and parse it. */
-int agents_json_load(const char *path, struct agent **out, size_t *n,
-    struct as_err *e);
+int agents_json_load(
+    const char *path, struct agent **out, size_t *n, struct as_err *e);
 
 void agents_free(struct agent *agents, size_t n);
 

@@ -15,8 +15,8 @@
 /* The version of the scan JSON document. */
 #define SCAN_JSON_VERSION 1
 
-void scan_print_table(struct scan_report *r, bool explain, bool color,
-    FILE *out);
+void scan_print_table(
+    struct scan_report *r, bool explain, bool color, FILE *out);
 void scan_print_json(struct scan_report *r, bool explain, FILE *out);
 
 #endif
