@@ -22,7 +22,7 @@ static const char *const level_names[] = { "clear", "traffic", "resolution" };
 static const char *const scorer_names[NSCORERS] = { "airspace", "shared",
     "near" };
 static const char *const channel_names[REPLAY_NCHANNELS] = { "proximity",
-    "hotspot" };
+    "hotspot", "exposure", "dirs" };
 /* Channels of DESIGN.md §3 that records cannot feed. */
 static const char *const absent_channels[] = { "merge", "dependency", "symbol",
     "intent", "context", "topic", "tree" };
@@ -37,7 +37,8 @@ struct rp_file {
 struct rp_point {
     int64_t t;
     uint32_t shared, near;
-    size_t first, nfiles; /* into replay.files */
+    uint32_t na, nb, dirs; /* working-set sizes, directories in common */
+    size_t first, nfiles;  /* into replay.files */
     double r[REPLAY_NCHANNELS];
     double risk;
     int level;
@@ -82,6 +83,8 @@ replay_config_default(struct replay_config *cfg)
     cfg->prox_scale = 0;
     cfg->prox_agg = PROX_AGG_MAX;
     cfg->hot_k = 1;
+    cfg->exposure_k = 1000;
+    cfg->dirs_k = 10;
     cfg->tau_ta = 0.35;
     cfg->tau_ra = 0.70;
     cfg->near = 3;
@@ -116,6 +119,10 @@ replay_config_set(struct replay_config *cfg, const char *key, const char *value,
         { "weight.hotspot", &cfg->w[REPLAY_CH_HOTSPOT], 0, 1 },
         { "prox.scale", &cfg->prox_scale, 0, 1e9 },
         { "hot.k", &cfg->hot_k, 0, 1e9 },
+        { "exposure.k", &cfg->exposure_k, 0, 1e12 },
+        { "dirs.k", &cfg->dirs_k, 0, 1e9 },
+        { "weight.exposure", &cfg->w[REPLAY_CH_EXPOSURE], 0, 1 },
+        { "weight.dirs", &cfg->w[REPLAY_CH_DIRS], 0, 1 },
         { "tau_ta", &cfg->tau_ta, 0, 1 },
         { "tau_ra", &cfg->tau_ra, 0, 1 },
     };
@@ -194,6 +201,37 @@ recency(const struct replay_config *cfg, int64_t t, int64_t changed)
     return cfg->floor + (1 - cfg->floor) * exp2(-age / cfg->half_life_s);
 }
 
+/*
+ * Number of directories (proper path prefixes) that hold changed files of
+ * both working sets.
+ */
+static uint32_t
+common_dirs(const struct rec_ws *a, const struct rec_ws *b)
+{
+    struct strmap da, db;
+    strmap_init(&da);
+    strmap_init(&db);
+    for (size_t i = 0; i < a->n; i++) {
+        const char *p = a->files[i].path;
+        for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/'))
+            strmap_put(&da, p, (size_t)(s - p), 0, NULL);
+    }
+    uint32_t common = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const char *p = b->files[i].path;
+        for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+            bool added;
+            uint32_t v;
+            strmap_put(&db, p, (size_t)(s - p), 0, &added);
+            if (added && strmap_get(&da, p, (size_t)(s - p), &v))
+                common++;
+        }
+    }
+    strmap_release(&da);
+    strmap_release(&db);
+    return common;
+}
+
 /* Shared files of two working sets at time t, side times as fallback. */
 static void
 add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
@@ -201,6 +239,10 @@ add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
 {
     pt->t = t;
     pt->first = rp->nfiles;
+    pt->na = (uint32_t)a->n;
+    pt->nb = (uint32_t)b->n;
+    if (rp->cfg.w[REPLAY_CH_DIRS] > 0)
+        pt->dirs = common_dirs(a, b);
     size_t i = 0, j = 0;
     while (i < a->n && j < b->n) {
         int c = strcmp(a->files[i].path, b->files[j].path);
@@ -326,6 +368,9 @@ score_point(struct replay *rp, size_t self, struct rp_point *pt)
     }
     pt->r[REPLAY_CH_PROXIMITY] = prox_combine(prox, pt->nfiles, cfg->prox_agg);
     pt->r[REPLAY_CH_HOTSPOT] = hot;
+    pt->r[REPLAY_CH_EXPOSURE] =
+        prox_saturate((double)pt->na * (double)pt->nb, cfg->exposure_k);
+    pt->r[REPLAY_CH_DIRS] = prox_saturate(pt->dirs, cfg->dirs_k);
     free(prox);
     double keep = 1, best = 0;
     pt->top = -1;

@@ -46,6 +46,8 @@ enum replay_split {
 enum replay_channel {
     REPLAY_CH_PROXIMITY = 0,
     REPLAY_CH_HOTSPOT,
+    REPLAY_CH_EXPOSURE, /* saturating |W_a| * |W_b| */
+    REPLAY_CH_DIRS,     /* saturating count of directories both changed */
     REPLAY_NCHANNELS,
 };
 
@@ -57,6 +59,8 @@ struct replay_config {
     double prox_scale;          /* lines per e-fold of the graded term */
     enum prox_agg prox_agg;     /* per-file combination of the proximity */
     double hot_k;               /* hotspot half-saturation count */
+    double exposure_k;          /* files x files per e-fold of exposure */
+    double dirs_k;              /* shared directories per e-fold */
     double tau_ta, tau_ra;      /* traffic / resolution thresholds */
     uint32_t near;              /* the near-hunks baseline's distance, lines */
     enum replay_split split;

@@ -94,3 +94,11 @@ prox_combine(const double *v, size_t n, enum prox_agg agg)
     }
     return agg == PROX_AGG_MAX ? out : 1 - keep;
 }
+
+double
+prox_saturate(double x, double k)
+{
+    if (x <= 0 || k <= 0)
+        return 0;
+    return 1 - exp(-x / k);
+}

@@ -10,6 +10,9 @@
  *            agents in shared file f (0 when they intersect, 1 for adjacent
  *            lines; 0 when either side changed the whole file)
  *   term(f)  1 when gap <= margin, else exp(-(gap - margin) / scale)
+ *   exposure 1 - exp(-x / k) of the working-set sizes or of the number of
+ *            directories both changed in (prox_saturate): a prior for pairs
+ *            that share no file yet
  *   hot(f)   h / (h + k) where h counts earlier conflicts on f (learned
  *            hotspots; the caller must count only merges that were already
  *            known at the time being scored)
@@ -53,6 +56,14 @@ double prox_term(uint32_t gap, uint32_t margin, double scale);
 
 /* Learned hotspot term h / (h + k) in [0, 1); 0 when h is 0 or k <= 0. */
 double prox_hotspot(uint32_t h, double k);
+
+/*
+ * Saturating count 1 - exp(-x / k) in [0, 1); 0 when x <= 0 or k <= 0.
+ * Used for the exposure of two growing working sets that share nothing yet:
+ * x = |W_a| * |W_b| (more files on both sides, more chances to meet), or
+ * x = the number of directories both sides have changed files in.
+ */
+double prox_saturate(double x, double k);
 
 /* How per-file values v[i] (already weighted) become one channel value. */
 enum prox_agg {
