@@ -76,14 +76,16 @@ replay_config_default(struct replay_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->margin = 1;
-    cfg->half_life_s = 1800;
+    cfg->half_life_s = 0; /* off: see docs/replay.md */
     cfg->floor = 0.15;
     cfg->w[REPLAY_CH_PROXIMITY] = 1.0;
     cfg->w[REPLAY_CH_HOTSPOT] = 0.0;
-    cfg->prox_scale = 0;
+    cfg->w[REPLAY_CH_EXPOSURE] = 0.5;
+    cfg->w[REPLAY_CH_DIRS] = 0.3;
+    cfg->prox_scale = 50;
     cfg->prox_agg = PROX_AGG_MAX;
     cfg->hot_k = 1;
-    cfg->exposure_k = 1000;
+    cfg->exposure_k = 300;
     cfg->dirs_k = 10;
     cfg->tau_ta = 0.35;
     cfg->tau_ra = 0.70;
