@@ -80,9 +80,9 @@ replay_config_default(struct replay_config *cfg)
     cfg->floor = 0.15;
     cfg->w[REPLAY_CH_PROXIMITY] = 1.0;
     cfg->w[REPLAY_CH_HOTSPOT] = 0.0;
-    cfg->w[REPLAY_CH_EXPOSURE] = 0.5;
-    cfg->w[REPLAY_CH_DIRS] = 0.3;
-    cfg->prox_scale = 50;
+    cfg->w[REPLAY_CH_EXPOSURE] = 0.25;
+    cfg->w[REPLAY_CH_DIRS] = 0.1;
+    cfg->prox_scale = 10;
     cfg->prox_agg = PROX_AGG_MAX;
     cfg->hot_k = 1;
     cfg->exposure_k = 300;
