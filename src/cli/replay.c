@@ -78,7 +78,7 @@ replay_config_default(struct replay_config *cfg)
     cfg->margin = 1;
     cfg->half_life_s = 0; /* off: see docs/replay.md */
     cfg->floor = 0.15;
-    cfg->w[REPLAY_CH_PROXIMITY] = 1.0;
+    cfg->w[REPLAY_CH_PROXIMITY] = 0.8;
     cfg->w[REPLAY_CH_HOTSPOT] = 0.0;
     cfg->w[REPLAY_CH_EXPOSURE] = 0.25;
     cfg->w[REPLAY_CH_DIRS] = 0.1;

@@ -36,14 +36,17 @@ check "branch subset" jqt "$J" '.groups.branch.merges == 2 and .groups.branch.co
 # Defaults, per merge: graded proximity exp(-(10-1)/10), exposure, dirs.
 as replay --records "$F" --json --per-merge > "$J"
 check "merge 1 resolution at half by proximity" jqt "$J" \
-    '.merges[0] | .half.level == "resolution" and .half.risk == 1 and .first_channel == "proximity"'
+    '.merges[0] | .half.level == "resolution" and .first_channel == "proximity"'
+check "merge 1 half risk: proximity weight 0.8 and exposure" near \
+    '.merges[0].half.risk' '1 - 0.2 * (1 - 0.25 * (1 - (-1 / 300 | exp)))'
 check "merge 2 clear at half, resolution at end" jqt "$J" \
     '.merges[1] | .half.level == "clear" and .end.level == "resolution" and .half.shared == 0'
 check "merge 2 half risk from exposure and dirs" near '.merges[1].half.risk' \
     '1 - (1 - 0.25 * (1 - (-1 / 300 | exp))) * (1 - 0.1 * (1 - (-0.1 | exp)))'
 check "merge 3 graded proximity: traffic" near '.merges[2].end.channels.proximity' \
     '(-0.9 | exp)'
-check "merge 3 level traffic" jqt "$J" '.merges[2].end.level == "traffic"'
+check "merge 3 level clear (0.8 * 0.41 < 0.35)" jqt "$J" \
+    '.merges[2].end.level == "clear"'
 check "merge 4 clear, no first channel" jqt "$J" \
     '.merges[3] | .end.level == "clear" and .first_channel == null'
 
