@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake ninja-build pkg-config git ca-certificates \
-libgit2-dev libtree-sitter-dev libjansson-dev libsqlite3-dev libevent-dev \
+libgit2-dev libtree-sitter-dev libjansson-dev zlib1g-dev libsqlite3-dev libevent-dev \
 clang-format python3 jq"
 
 missing=""

@@ -26,6 +26,7 @@ struct cli_command {
     cli_fn *run;
 };
 
+cli_fn cmd_replay;
 cli_fn cmd_scan;
 cli_fn cmd_version;
 

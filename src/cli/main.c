@@ -9,6 +9,8 @@
 
 static const struct cli_command commands[] = {
     { "scan", "score every pair of agents and print advisories", cmd_scan },
+    { "replay", "measure how well the risk model predicts recorded merges",
+        cmd_replay },
     { "version", "print the version", cmd_version },
 };
 

@@ -1,0 +1,252 @@
+/*
+ * merge.c - speculative merges and their cache.
+ */
+#include "git/merge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strmap.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+struct merge_cache {
+    struct strmap index; /* "base:lo:hi" -> slot in v */
+    struct merge_result *v;
+    size_t n, alloc;
+    size_t hits;
+};
+
+struct merge_cache *
+merge_cache_new(void)
+{
+    struct merge_cache *c = xcalloc(1, sizeof(*c));
+
+    strmap_init(&c->index);
+    return c;
+}
+
+void
+merge_cache_free(struct merge_cache *c)
+{
+    size_t i;
+
+    if (!c)
+        return;
+    for (i = 0; i < c->n; i++)
+        merge_result_release(&c->v[i]);
+    free(c->v);
+    strmap_release(&c->index);
+    free(c);
+}
+
+size_t
+merge_cache_hits(const struct merge_cache *c)
+{
+    return c->hits;
+}
+
+void
+merge_result_release(struct merge_result *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->npaths; i++)
+        free(m->paths[i]);
+    free(m->paths);
+    m->paths = NULL;
+    m->npaths = 0;
+    m->conflicted = false;
+}
+
+static void
+result_copy(struct merge_result *dst, const struct merge_result *src)
+{
+    size_t i;
+
+    dst->conflicted = src->conflicted;
+    dst->npaths = src->npaths;
+    dst->paths = src->npaths ? xcalloc(src->npaths, sizeof(char *)) : NULL;
+    for (i = 0; i < src->npaths; i++)
+        dst->paths[i] = xstrdup(src->paths[i]);
+}
+
+static int
+parse_oid(git_oid *out, const char *hex, struct as_err *e)
+{
+    if (!hex || strlen(hex) != GIT_OID_HEXSZ || git_oid_fromstr(out, hex) < 0) {
+        git_error_clear();
+        return as_errorf(e, AS_EINVAL, "bad object id '%s'", hex ? hex : "");
+    }
+    return 0;
+}
+
+static int
+lookup_tree(
+    git_repository *g, const git_oid *id, git_tree **out, struct as_err *e)
+{
+    git_object *obj = NULL;
+    char hex[GIT_OID_HEXSZ + 1];
+
+    if (git_object_lookup(&obj, g, id, GIT_OBJECT_ANY) < 0 ||
+        git_object_peel((git_object **)out, obj, GIT_OBJECT_TREE) < 0) {
+        git_object_free(obj);
+        git_error_clear();
+        git_oid_tostr(hex, sizeof(hex), id);
+        return as_errorf(e, AS_ENOENT, "no tree '%s'", hex);
+    }
+    git_object_free(obj);
+    return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+add_path(struct merge_result *m, size_t *alloc, const char *p)
+{
+    ALLOC_GROW(m->paths, m->npaths + 1, *alloc);
+    m->paths[m->npaths++] = xstrdup(p);
+}
+
+/* Whether side is absent or the ancestor's content unchanged. */
+static bool
+side_unchanged(const git_index_entry *anc, const git_index_entry *side)
+{
+    return !side ||
+           (side->mode == anc->mode && git_oid_equal(&side->id, &anc->id));
+}
+
+/*
+ * Conflicting paths of a merged index, sorted and unique, as git lists them.
+ * libgit2 records the source of a conflicting rename as its own entry (the
+ * ancestor, with each side absent or unchanged); git lists that path only
+ * for a rename/rename (both sides renamed it apart), so such an entry counts
+ * only when the merge also has an entry that only ours has and one that only
+ * theirs has.
+ */
+static int
+collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
+{
+    git_index_conflict_iterator *it = NULL;
+    const git_index_entry *anc, *ours, *theirs;
+    char **sources = NULL;
+    size_t nsources = 0, asources = 0, alloc = 0, i, k;
+    bool ours_only = false, theirs_only = false;
+    int err;
+
+    if (git_index_conflict_iterator_new(&it, idx) < 0)
+        return repo_git_errorf(e, "cannot read merge conflicts");
+    while ((err = git_index_conflict_next(&anc, &ours, &theirs, it)) == 0) {
+        if (anc && side_unchanged(anc, ours) && side_unchanged(anc, theirs)) {
+            ALLOC_GROW(sources, nsources + 1, asources);
+            sources[nsources++] = xstrdup(anc->path);
+            continue;
+        }
+        ours_only |= !anc && ours && !theirs;
+        theirs_only |= !anc && !ours && theirs;
+        if (ours)
+            add_path(m, &alloc, ours->path);
+        if (theirs)
+            add_path(m, &alloc, theirs->path);
+        if (anc && !ours && !theirs)
+            add_path(m, &alloc, anc->path);
+    }
+    git_index_conflict_iterator_free(it);
+    for (i = 0; i < nsources; i++) {
+        if (ours_only && theirs_only)
+            add_path(m, &alloc, sources[i]);
+        free(sources[i]);
+    }
+    free(sources);
+    if (err != GIT_ITEROVER)
+        return repo_git_errorf(e, "cannot read merge conflicts");
+    if (m->npaths > 1) {
+        qsort(m->paths, m->npaths, sizeof(char *), cmp_str);
+        for (i = 1, k = 1; i < m->npaths; i++) {
+            if (strcmp(m->paths[i], m->paths[k - 1]))
+                m->paths[k++] = m->paths[i];
+            else
+                free(m->paths[i]);
+        }
+        m->npaths = k;
+    }
+    m->conflicted = m->npaths > 0 || git_index_has_conflicts(idx);
+    return 0;
+}
+
+int
+merge_speculative(struct repo *r, struct merge_cache *cache,
+    const char *base_oid_a, const char *tree_a, const char *base_oid_b,
+    const char *tree_b, struct merge_result *out, struct as_err *e)
+{
+    git_repository *g = repo_git(r);
+    git_oid ba, bb, base, ta, tb;
+    git_commit *bc = NULL;
+    git_tree *anc = NULL, *ours = NULL, *theirs = NULL;
+    git_index *idx = NULL;
+    git_merge_options mo;
+    char bhex[GIT_OID_HEXSZ + 1], *key = NULL;
+    const char *lo, *hi;
+    uint32_t slot;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    if ((err = parse_oid(&ba, base_oid_a, e)) < 0 ||
+        (err = parse_oid(&bb, base_oid_b, e)) < 0 ||
+        (err = parse_oid(&ta, tree_a, e)) < 0 ||
+        (err = parse_oid(&tb, tree_b, e)) < 0)
+        return err;
+
+    if (git_oid_equal(&ba, &bb)) {
+        git_oid_cpy(&base, &ba);
+    } else if ((err = git_merge_base(&base, g, &ba, &bb)) < 0) {
+        git_error_clear();
+        return as_errorf(e, AS_ENOENT,
+            "no common history between '%s' and '%s'", base_oid_a, base_oid_b);
+    }
+    git_oid_tostr(bhex, sizeof(bhex), &base);
+    lo = strcmp(tree_a, tree_b) <= 0 ? tree_a : tree_b;
+    hi = lo == tree_a ? tree_b : tree_a;
+    key = xasprintf("%s:%s:%s", bhex, lo, hi);
+    if (cache && strmap_get(&cache->index, key, strlen(key), &slot)) {
+        cache->hits++;
+        result_copy(out, &cache->v[slot]);
+        free(key);
+        return 0;
+    }
+
+    if (git_commit_lookup(&bc, g, &base) < 0 || git_commit_tree(&anc, bc) < 0) {
+        err = repo_git_errorf(e, "cannot read merge base '%s'", bhex);
+        goto out;
+    }
+    if ((err = lookup_tree(g, &ta, &ours, e)) < 0 ||
+        (err = lookup_tree(g, &tb, &theirs, e)) < 0)
+        goto out;
+    git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+    if (git_merge_trees(&idx, g, anc, ours, theirs, &mo) < 0) {
+        err = repo_git_errorf(e, "cannot merge '%s' with '%s'", tree_a, tree_b);
+        goto out;
+    }
+    if ((err = collect_conflicts(idx, out, e)) < 0) {
+        merge_result_release(out);
+        goto out;
+    }
+    if (cache) {
+        ALLOC_GROW(cache->v, cache->n + 1, cache->alloc);
+        result_copy(&cache->v[cache->n], out);
+        strmap_put(&cache->index, key, strlen(key), (uint32_t)cache->n, NULL);
+        cache->n++;
+    }
+out:
+    git_index_free(idx);
+    git_tree_free(ours);
+    git_tree_free(theirs);
+    git_tree_free(anc);
+    git_commit_free(bc);
+    free(key);
+    return err;
+}

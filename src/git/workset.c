@@ -1,0 +1,654 @@
+/*
+ * workset.c - working sets as zero-context diffs from the merge base.
+ *
+ * One diff from the base tree to the working tree (through the index, so
+ * staged, unstaged and untracked work all count) gives both the tree that
+ * captures the agent's work and, after rename detection, the files and hunk
+ * ranges. A second, content-free diff from HEAD tells which files have
+ * uncommitted changes (their change time is the file's mtime); the others
+ * take the time of the latest commit ahead of the base that touched them.
+ */
+#include "git/workset.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/strmap.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* A file bigger than this is not read into memory to capture it. */
+#define WORKSET_MAX_FILE (256u << 20)
+/* Change times come from at most this many of the newest commits ahead. */
+#define WORKSET_MAX_TOUCHED 1000
+
+struct ws_ctx {
+    struct repo *r;
+    git_repository *g;  /* main repository (writes go to memory) */
+    git_repository *wr; /* the worktree, or NULL for a branch */
+    char *workdir;      /* wr's directory, no trailing slash */
+    const struct workset_options *o;
+    git_commit *head;
+    git_oid base;
+    git_tree *base_tree, *head_tree;
+    git_oid *ahead; /* base..HEAD, newest first */
+    size_t nahead, aahead;
+    struct strmap uncommitted; /* paths that differ from HEAD */
+    struct strmap touched;     /* path -> latest commit time (s) ahead */
+    bool have_mtime;
+    int64_t min_mtime_ms;
+};
+
+void
+workset_options_init(struct workset_options *o)
+{
+    o->integration = NULL;
+    o->now_ms = 0;
+    o->untracked = true;
+}
+
+static void
+ctx_release(struct ws_ctx *c)
+{
+    git_tree_free(c->base_tree);
+    git_tree_free(c->head_tree);
+    git_commit_free(c->head);
+    git_repository_free(c->wr);
+    free(c->workdir);
+    free(c->ahead);
+    strmap_release(&c->uncommitted);
+    strmap_release(&c->touched);
+}
+
+static int64_t
+commit_ms(git_commit *c)
+{
+    return (int64_t)git_commit_time(c) * 1000;
+}
+
+/* Record, for every path a commit ahead of the base touched, the time of the
+ * newest such commit. */
+static int
+collect_touched(struct ws_ctx *c, struct as_err *e)
+{
+    size_t i;
+
+    for (i = 0; i < c->nahead && i < WORKSET_MAX_TOUCHED; i++) {
+        git_commit *cm = NULL, *parent = NULL;
+        git_tree *t = NULL, *pt = NULL;
+        git_diff *d = NULL;
+        size_t k, nd;
+        uint32_t when;
+        int err = 0;
+
+        if (git_commit_lookup(&cm, c->g, &c->ahead[i]) < 0 ||
+            git_commit_tree(&t, cm) < 0 ||
+            (git_commit_parentcount(cm) > 0 &&
+                (git_commit_parent(&parent, cm, 0) < 0 ||
+                    git_commit_tree(&pt, parent) < 0)) ||
+            git_diff_tree_to_tree(&d, c->g, pt, t, NULL) < 0)
+            err = repo_git_errorf(e, "cannot diff a commit ahead of base");
+        if (!err) {
+            when = (uint32_t)git_commit_time(cm);
+            nd = git_diff_num_deltas(d);
+            for (k = 0; k < nd; k++) {
+                const git_diff_delta *dd = git_diff_get_delta(d, k);
+                const char *p1 = dd->old_file.path, *p2 = dd->new_file.path;
+
+                strmap_put(&c->touched, p1, strlen(p1), when, NULL);
+                strmap_put(&c->touched, p2, strlen(p2), when, NULL);
+            }
+        }
+        git_diff_free(d);
+        git_tree_free(t);
+        git_tree_free(pt);
+        git_commit_free(parent);
+        git_commit_free(cm);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
+/* Base, commits ahead and committed lines, from c->head. */
+static int
+ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
+    struct as_err *e)
+{
+    char *integ = NULL;
+    const char *name;
+    git_oid integ_oid, oid;
+    git_revwalk *walk = NULL;
+    git_diff *d = NULL;
+    git_diff_stats *stats = NULL;
+    const git_oid *head_oid = git_commit_id(c->head);
+    char hex[GIT_OID_HEXSZ + 1];
+    int err;
+
+    if (c->o->integration)
+        integ = xstrdup(c->o->integration);
+    else if ((err = repo_integration_branch(c->r, &integ, e)) < 0)
+        return err;
+    name = integ;
+    if (!strncmp(name, "refs/heads/", 11))
+        name += 11;
+    if (head_branch && !strcmp(head_branch, name)) {
+        git_oid_cpy(&c->base, head_oid);
+    } else {
+        char *full = xasprintf("refs/heads/%s", name);
+
+        /* the branch first, so a tag or path of that name cannot shadow it */
+        err = repo_resolve_commit(c->r, full, &integ_oid, NULL);
+        free(full);
+        if (err < 0 &&
+            (err = repo_resolve_commit(c->r, integ, &integ_oid, e)) < 0)
+            goto out;
+        err = git_merge_base(&c->base, c->g, head_oid, &integ_oid);
+        if (err == GIT_ENOTFOUND) {
+            git_error_clear();
+            err = as_errorf(
+                e, AS_ENOENT, "no common history between HEAD and '%s'", integ);
+            goto out;
+        }
+        if (err < 0) {
+            err = repo_git_errorf(
+                e, "cannot find the merge base with '%s'", integ);
+            goto out;
+        }
+    }
+
+    if (git_commit_tree(&c->head_tree, c->head) < 0) {
+        err = repo_git_errorf(e, "cannot read HEAD's tree");
+        goto out;
+    }
+    {
+        git_commit *bc = NULL;
+
+        err = git_commit_lookup(&bc, c->g, &c->base);
+        if (!err)
+            err = git_commit_tree(&c->base_tree, bc);
+        git_commit_free(bc);
+        if (err < 0) {
+            err = repo_git_errorf(e, "cannot read the base tree");
+            goto out;
+        }
+    }
+
+    if (git_revwalk_new(&walk, c->g) < 0 ||
+        git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) < 0 ||
+        git_revwalk_push(walk, head_oid) < 0 ||
+        git_revwalk_hide(walk, &c->base) < 0) {
+        err = repo_git_errorf(e, "cannot walk commits ahead of base");
+        goto out;
+    }
+    while ((err = git_revwalk_next(&oid, walk)) == 0) {
+        ALLOC_GROW(c->ahead, c->nahead + 1, c->aahead);
+        git_oid_cpy(&c->ahead[c->nahead++], &oid);
+    }
+    if (err != GIT_ITEROVER) {
+        err = repo_git_errorf(e, "cannot walk commits ahead of base");
+        goto out;
+    }
+    err = 0;
+
+    if (git_diff_tree_to_tree(&d, c->g, c->base_tree, c->head_tree, NULL) < 0 ||
+        git_diff_get_stats(&stats, d) < 0) {
+        err = repo_git_errorf(e, "cannot diff base to HEAD");
+        goto out;
+    }
+    out->commits_ahead = (uint32_t)c->nahead;
+    out->committed_lines = (uint32_t)(git_diff_stats_insertions(stats) +
+                                      git_diff_stats_deletions(stats));
+    if (c->nahead) {
+        git_commit *first = NULL;
+
+        if (git_commit_lookup(&first, c->g, &c->ahead[c->nahead - 1]) == 0)
+            out->started_at_ms = commit_ms(first);
+        git_commit_free(first);
+        if ((err = collect_touched(c, e)) < 0)
+            goto out;
+    }
+    git_oid_tostr(hex, sizeof(hex), &c->base);
+    free(out->base_oid);
+    out->base_oid = xstrdup(hex);
+    free(out->branch);
+    out->branch = head_branch ? xstrdup(head_branch) : NULL;
+
+out:
+    git_diff_stats_free(stats);
+    git_diff_free(d);
+    git_revwalk_free(walk);
+    free(integ);
+    return err;
+}
+
+/* The content of a working file as git would store it (filters applied),
+ * written as a blob to the in-memory store. */
+static int
+blob_from_workfile(struct ws_ctx *c, const char *path, uint32_t mode,
+    git_oid *out, struct as_err *e)
+{
+    char *full = xasprintf("%s/%s", c->workdir, path);
+    git_filter_list *fl = NULL;
+    git_buf buf = GIT_BUF_INIT;
+    int err = 0;
+
+    if (mode == GIT_FILEMODE_LINK) {
+        char target[4096];
+        ssize_t n = readlink(full, target, sizeof(target));
+
+        if (n < 0 || (size_t)n >= sizeof(target))
+            err = as_errorf(e, AS_EIO, "cannot read link '%s': %s", full,
+                n < 0 ? strerror(errno) : "target too long");
+        else if (git_blob_create_from_buffer(out, c->g, target, (size_t)n) < 0)
+            err = repo_git_errorf(e, "cannot store '%s'", path);
+        free(full);
+        return err;
+    }
+
+    if (git_filter_list_load(&fl, c->wr, NULL, path, GIT_FILTER_TO_ODB,
+            GIT_FILTER_DEFAULT) < 0) {
+        err = repo_git_errorf(e, "cannot load filters for '%s'", path);
+    } else if (fl) {
+        if (git_filter_list_apply_to_file(&buf, fl, c->wr, path) < 0)
+            err = repo_git_errorf(e, "cannot filter '%s'", path);
+        else if (git_blob_create_from_buffer(out, c->g, buf.ptr, buf.size) < 0)
+            err = repo_git_errorf(e, "cannot store '%s'", path);
+    } else {
+        FILE *f = fopen(full, "rb");
+        struct stat st;
+        char *data;
+
+        if (!f || fstat(fileno(f), &st) < 0) {
+            err = as_errorf(
+                e, AS_EIO, "cannot read '%s': %s", full, strerror(errno));
+        } else if ((uint64_t)st.st_size > WORKSET_MAX_FILE) {
+            err =
+                as_errorf(e, AS_ETOOBIG, "cannot capture '%s': too big", full);
+        } else {
+            size_t want = (size_t)st.st_size, got;
+
+            data = xmalloc(want + 1);
+            got = fread(data, 1, want, f);
+            if (got != want)
+                err =
+                    as_errorf(e, AS_EIO, "cannot read '%s': short read", full);
+            else if (git_blob_create_from_buffer(out, c->g, data, got) < 0)
+                err = repo_git_errorf(e, "cannot store '%s'", path);
+            free(data);
+        }
+        if (f)
+            fclose(f);
+    }
+    git_buf_dispose(&buf);
+    git_filter_list_free(fl);
+    free(full);
+    return err;
+}
+
+/* The tree of base + every change in diff (base -> working tree), built in
+ * an in-memory index and written to the in-memory store. */
+static int
+build_work_tree(
+    struct ws_ctx *c, git_diff *diff, struct agent *out, struct as_err *e)
+{
+    git_index *idx = NULL;
+    size_t i, nd = git_diff_num_deltas(diff);
+    git_oid tree;
+    char hex[GIT_OID_HEXSZ + 1];
+    int err = 0, pass;
+
+    if (git_index_new(&idx) < 0 || git_index_read_tree(idx, c->base_tree) < 0) {
+        err = repo_git_errorf(e, "cannot build an in-memory index");
+        goto out;
+    }
+    /* Removals first, so a file replacing a directory finds room. */
+    for (pass = 0; pass < 2 && !err; pass++) {
+        for (i = 0; i < nd && !err; i++) {
+            const git_diff_delta *d = git_diff_get_delta(diff, i);
+            git_index_entry ent;
+
+            if (d->status == GIT_DELTA_DELETED ||
+                d->status == GIT_DELTA_TYPECHANGE) {
+                if (pass == 0)
+                    git_index_remove(idx, d->old_file.path, 0);
+                if (d->status == GIT_DELTA_DELETED)
+                    continue;
+            }
+            if (pass == 0 || (d->status != GIT_DELTA_ADDED &&
+                                 d->status != GIT_DELTA_UNTRACKED &&
+                                 d->status != GIT_DELTA_MODIFIED &&
+                                 d->status != GIT_DELTA_TYPECHANGE))
+                continue;
+            memset(&ent, 0, sizeof(ent));
+            ent.path = d->new_file.path;
+            ent.mode = d->new_file.mode;
+            if (d->new_file.mode == GIT_FILEMODE_COMMIT) {
+                if (!(d->new_file.flags & GIT_DIFF_FLAG_VALID_ID))
+                    continue; /* a submodule we cannot pin */
+                git_oid_cpy(&ent.id, &d->new_file.id);
+            } else if ((err = blob_from_workfile(c, d->new_file.path,
+                            d->new_file.mode, &ent.id, e)) < 0) {
+                break;
+            }
+            if (git_index_add(idx, &ent) < 0)
+                err = repo_git_errorf(
+                    e, "cannot stage '%s' in memory", d->new_file.path);
+        }
+    }
+    if (err)
+        goto out;
+    if (git_index_write_tree_to(&tree, idx, c->g) < 0) {
+        err = repo_git_errorf(e, "cannot write the work tree");
+        goto out;
+    }
+    git_oid_tostr(hex, sizeof(hex), &tree);
+    free(out->tree_oid);
+    out->tree_oid = xstrdup(hex);
+out:
+    git_index_free(idx);
+    return err;
+}
+
+/* Paths with uncommitted changes: HEAD -> working tree, no content. */
+static int
+collect_uncommitted(
+    struct ws_ctx *c, const git_diff_options *base_opts, struct as_err *e)
+{
+    git_diff_options opts = *base_opts;
+    git_diff *d = NULL;
+    size_t i, nd;
+
+    opts.flags &= ~(uint32_t)GIT_DIFF_SHOW_UNTRACKED_CONTENT;
+    if (git_diff_tree_to_workdir_with_index(&d, c->wr, c->head_tree, &opts) < 0)
+        return repo_git_errorf(e, "cannot diff HEAD to '%s'", c->workdir);
+    nd = git_diff_num_deltas(d);
+    for (i = 0; i < nd; i++) {
+        const git_diff_delta *dd = git_diff_get_delta(d, i);
+
+        strmap_put(&c->uncommitted, dd->old_file.path,
+            strlen(dd->old_file.path), 1, NULL);
+        strmap_put(&c->uncommitted, dd->new_file.path,
+            strlen(dd->new_file.path), 1, NULL);
+    }
+    git_diff_free(d);
+    return 0;
+}
+
+/* When the agent last changed the file at (new) path p, old path q. */
+static int64_t
+change_time(struct ws_ctx *c, const char *p, const char *q)
+{
+    uint32_t v;
+
+    if (c->wr && (strmap_get(&c->uncommitted, p, strlen(p), &v) ||
+                     strmap_get(&c->uncommitted, q, strlen(q), &v))) {
+        char *full = xasprintf("%s/%s", c->workdir, p);
+        struct stat st;
+        int64_t ms;
+        int rc = lstat(full, &st);
+
+        free(full);
+        if (rc < 0)
+            return c->o->now_ms; /* deleted: seen gone now */
+        ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+        if (!c->have_mtime || ms < c->min_mtime_ms)
+            c->min_mtime_ms = ms;
+        c->have_mtime = true;
+        return ms;
+    }
+    if (strmap_get(&c->touched, p, strlen(p), &v) ||
+        strmap_get(&c->touched, q, strlen(q), &v))
+        return (int64_t)v * 1000;
+    return 0;
+}
+
+static enum ws_status
+delta_status(const git_diff_delta *d, size_t nhunks, bool *skip)
+{
+    *skip = false;
+    switch (d->status) {
+    case GIT_DELTA_ADDED:
+    case GIT_DELTA_UNTRACKED:
+    case GIT_DELTA_COPIED:
+        return WS_ADDED;
+    case GIT_DELTA_DELETED:
+        return WS_DELETED;
+    case GIT_DELTA_RENAMED:
+        return WS_RENAMED;
+    case GIT_DELTA_TYPECHANGE:
+        return WS_MODE;
+    case GIT_DELTA_MODIFIED:
+        if (d->flags & GIT_DIFF_FLAG_BINARY)
+            return WS_BINARY;
+        if (nhunks == 0 && d->old_file.mode != d->new_file.mode)
+            return WS_MODE;
+        if (nhunks == 0)
+            *skip = true; /* nothing git would show */
+        return WS_MODIFIED;
+    case GIT_DELTA_CONFLICTED:
+        return WS_MODIFIED;
+    default:
+        *skip = true;
+        return WS_MODIFIED;
+    }
+}
+
+/* One ws_file per delta of diff (after rename detection). */
+static int
+fill_files(
+    struct ws_ctx *c, git_diff *diff, struct agent *out, struct as_err *e)
+{
+    size_t i, h, nd = git_diff_num_deltas(diff);
+
+    for (i = 0; i < nd; i++) {
+        git_patch *patch = NULL;
+        const git_diff_delta *d;
+        size_t nhunks = 0, adds = 0, dels = 0;
+        enum ws_status st;
+        struct ws_file *f;
+        const char *path;
+        bool skip;
+
+        if (git_patch_from_diff(&patch, diff, i) < 0)
+            return repo_git_errorf(e, "cannot diff '%s'",
+                git_diff_get_delta(diff, i)->new_file.path);
+        d = patch ? git_patch_get_delta(patch) : git_diff_get_delta(diff, i);
+        if (patch) {
+            nhunks = git_patch_num_hunks(patch);
+            git_patch_line_stats(NULL, &adds, &dels, patch);
+        }
+        st = delta_status(d, nhunks, &skip);
+        if (skip) {
+            git_patch_free(patch);
+            continue;
+        }
+        path = st == WS_ADDED ? d->new_file.path : d->old_file.path;
+        f = agent_add_file(out, path, st);
+        f->status = st;
+        f->whole = ws_status_whole(st);
+        free(f->new_path);
+        f->new_path = st == WS_RENAMED ? xstrdup(d->new_file.path) : NULL;
+        f->added_lines = (uint32_t)adds;
+        f->deleted_lines = (uint32_t)dels;
+        f->changed_at_ms = change_time(c, d->new_file.path, d->old_file.path);
+        for (h = 0; st == WS_MODIFIED && h < nhunks; h++) {
+            const git_diff_hunk *hk = NULL;
+            size_t lines;
+            uint32_t k;
+
+            if (git_patch_get_hunk(&hk, &lines, patch, h) < 0)
+                continue;
+            if (hk->old_lines == 0) {
+                /* pure insertion after line old_start (0 = at the top) */
+                k = hk->old_start > 0 ? (uint32_t)hk->old_start : 1;
+                range_set_add(&f->ranges, k, k);
+            } else {
+                range_set_add(&f->ranges, (uint32_t)hk->old_start,
+                    (uint32_t)(hk->old_start + hk->old_lines - 1));
+            }
+        }
+        git_patch_free(patch);
+    }
+    agent_sort(out);
+    if (out->started_at_ms == 0 && c->have_mtime)
+        out->started_at_ms = c->min_mtime_ms;
+    return 0;
+}
+
+static void
+diff_options(const struct workset_options *o, git_diff_options *opts)
+{
+    git_diff_options_init(opts, GIT_DIFF_OPTIONS_VERSION);
+    opts->context_lines = 0;
+    opts->interhunk_lines = 0;
+    opts->flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+    if (o->untracked)
+        opts->flags |= GIT_DIFF_INCLUDE_UNTRACKED |
+                       GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+                       GIT_DIFF_SHOW_UNTRACKED_CONTENT;
+}
+
+static int
+find_renames(git_diff *diff, struct as_err *e)
+{
+    git_diff_find_options fo;
+
+    git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
+    fo.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
+    if (git_diff_find_similar(diff, &fo) < 0)
+        return repo_git_errorf(e, "cannot detect renames");
+    return 0;
+}
+
+/* HEAD's commit and short branch name (NULL when detached). */
+static int
+read_head(struct ws_ctx *c, git_repository *g, char **branch, struct as_err *e)
+{
+    git_reference *ref = NULL;
+    git_object *obj = NULL;
+    const char *name = NULL;
+    int err = git_repository_head(&ref, g);
+
+    *branch = NULL;
+    if (err == GIT_EUNBORNBRANCH || err == GIT_ENOTFOUND) {
+        git_error_clear();
+        return as_errorf(e, AS_ENOENT, "'%s' has no commit yet",
+            c->workdir ? c->workdir : "HEAD");
+    }
+    if (err < 0)
+        return repo_git_errorf(e, "cannot read HEAD");
+    if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) < 0) {
+        git_reference_free(ref);
+        return repo_git_errorf(e, "cannot read HEAD's commit");
+    }
+    c->head = (git_commit *)obj;
+    if (git_reference_is_branch(ref) && git_branch_name(&name, ref) == 0)
+        *branch = xstrdup(name);
+    git_reference_free(ref);
+    return 0;
+}
+
+static void
+ctx_init(struct ws_ctx *c, struct repo *r, const struct workset_options *o,
+    struct workset_options *defaults)
+{
+    memset(c, 0, sizeof(*c));
+    if (!o) {
+        workset_options_init(defaults);
+        o = defaults;
+    }
+    c->r = r;
+    c->g = repo_git(r);
+    c->o = o;
+    strmap_init(&c->uncommitted);
+    strmap_init(&c->touched);
+}
+
+int
+workset_from_worktree(struct repo *r, const char *worktree_path,
+    const struct workset_options *o, struct agent *out, struct as_err *e)
+{
+    struct workset_options defaults;
+    struct ws_ctx c;
+    git_diff_options opts;
+    git_diff *diff = NULL;
+    char *branch = NULL;
+    const char *wd;
+    int err;
+
+    ctx_init(&c, r, o, &defaults);
+    if ((err = repo_open_worktree(r, worktree_path, &c.wr, e)) < 0)
+        goto out;
+    wd = git_repository_workdir(c.wr);
+    c.workdir = xstrndup(wd, strlen(wd) > 1 ? strlen(wd) - 1 : strlen(wd));
+    if ((err = read_head(&c, c.wr, &branch, e)) < 0 ||
+        (err = ctx_setup(&c, branch, out, e)) < 0)
+        goto out;
+    free(out->worktree);
+    out->worktree = xstrdup(c.workdir);
+
+    diff_options(c.o, &opts);
+    if (git_diff_tree_to_workdir_with_index(&diff, c.wr, c.base_tree, &opts) <
+        0) {
+        err = repo_git_errorf(e, "cannot diff base to '%s'", c.workdir);
+        goto out;
+    }
+    if ((err = build_work_tree(&c, diff, out, e)) < 0 ||
+        (err = collect_uncommitted(&c, &opts, e)) < 0 ||
+        (err = find_renames(diff, e)) < 0)
+        goto out;
+    err = fill_files(&c, diff, out, e);
+out:
+    git_diff_free(diff);
+    free(branch);
+    ctx_release(&c);
+    return err;
+}
+
+int
+workset_from_branch(struct repo *r, const char *branch,
+    const struct workset_options *o, struct agent *out, struct as_err *e)
+{
+    struct workset_options defaults;
+    struct ws_ctx c;
+    git_diff_options opts;
+    git_diff *diff = NULL;
+    git_oid tip;
+    char hex[GIT_OID_HEXSZ + 1];
+    const char *name = branch;
+    int err;
+
+    ctx_init(&c, r, o, &defaults);
+    if (!strncmp(name, "refs/heads/", 11))
+        name += 11;
+    if ((err = repo_resolve_commit(r, branch, &tip, e)) < 0)
+        goto out;
+    if (git_commit_lookup(&c.head, c.g, &tip) < 0) {
+        err = repo_git_errorf(e, "cannot read '%s'", branch);
+        goto out;
+    }
+    if ((err = ctx_setup(&c, name, out, e)) < 0)
+        goto out;
+    git_oid_tostr(hex, sizeof(hex), git_tree_id(c.head_tree));
+    free(out->tree_oid);
+    out->tree_oid = xstrdup(hex);
+
+    diff_options(c.o, &opts);
+    if (git_diff_tree_to_tree(&diff, c.g, c.base_tree, c.head_tree, &opts) <
+            0 ||
+        (err = find_renames(diff, e)) < 0) {
+        if (!err)
+            err = repo_git_errorf(e, "cannot diff base to '%s'", branch);
+        goto out;
+    }
+    err = fill_files(&c, diff, out, e);
+out:
+    git_diff_free(diff);
+    ctx_release(&c);
+    return err;
+}

@@ -1,0 +1,52 @@
+/*
+ * workset.h - an agent's working set, read from git.
+ *
+ * Fills a struct agent (core/workset.h) from a worktree or a branch: the
+ * merge base with the integration branch, the commits ahead of it, and every
+ * changed file with its changed line ranges in base coordinates, taken from
+ * a zero-context diff from the base tree to the working tree (index,
+ * unstaged and untracked-not-ignored files) with rename detection.
+ *
+ * Never touches an index file, the working tree or the refs: the tree that
+ * captures the agent's current work (tree_oid) is built in an in-memory
+ * index, and its blobs and trees go to the repo's in-memory object store
+ * (see repo.h), so tree_oid is valid only for the life of that struct repo.
+ */
+#ifndef AIRSPACE_GIT_WORKSET_H
+#define AIRSPACE_GIT_WORKSET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/workset.h"
+#include "git/repo.h"
+#include "util/error.h"
+
+struct workset_options {
+    const char *integration; /* branch name; NULL: repo_integration_branch() */
+    int64_t now_ms;          /* "now": change time of uncommitted deletions */
+    bool untracked; /* include untracked-not-ignored files (default true) */
+};
+
+/* Defaults: integration NULL, now_ms 0, untracked true. */
+void workset_options_init(struct workset_options *o);
+
+/*
+ * Read the working set of the worktree at worktree_path into out, which the
+ * caller has agent_init()ed (its id and kind are kept; worktree, branch,
+ * base_oid, tree_oid, commits_ahead, committed_lines, started_at_ms and files
+ * are filled; file weights are left for the caller). Files are sorted.
+ * o may be NULL for the defaults. Returns 0, AS_ENOENT (no such worktree,
+ * no commit, no integration branch or no common history) or AS_EGIT.
+ */
+int workset_from_worktree(struct repo *r, const char *worktree_path,
+    const struct workset_options *o, struct agent *out, struct as_err *e);
+
+/*
+ * The same for committed work only: the diff from the merge base to the tip
+ * of branch. worktree stays NULL and tree_oid is the tip's tree.
+ */
+int workset_from_branch(struct repo *r, const char *branch,
+    const struct workset_options *o, struct agent *out, struct as_err *e);
+
+#endif

@@ -1,0 +1,1081 @@
+#include "lang/lang.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tree_sitter/api.h>
+
+#include "lang/grammars.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* ---- facts ---- */
+
+void
+lang_facts_init(struct lang_facts *f)
+{
+    memset(f, 0, sizeof(*f));
+}
+
+void
+lang_facts_release(struct lang_facts *f)
+{
+    for (size_t i = 0; i < f->nimports; i++)
+        free(f->imports[i].spec);
+    for (size_t i = 0; i < f->ndefs; i++)
+        free(f->defs[i].name);
+    for (size_t i = 0; i < f->nrefs; i++)
+        free(f->refs[i].name);
+    free(f->imports);
+    free(f->defs);
+    free(f->refs);
+    memset(f, 0, sizeof(*f));
+}
+
+void
+lang_facts_add_import(struct lang_facts *f, const char *spec, size_t len,
+    uint32_t line, int kind, int level)
+{
+    ALLOC_GROW(f->imports, f->nimports + 1, f->aimports);
+    struct lang_import *im = &f->imports[f->nimports++];
+    im->spec = xstrndup(spec, len);
+    im->line = line;
+    im->kind = (uint8_t)kind;
+    im->level = (uint8_t)(level > 255 ? 255 : level);
+}
+
+void
+lang_facts_add_def(struct lang_facts *f, const char *name, size_t len,
+    uint32_t start, uint32_t end, int kind, bool decl)
+{
+    ALLOC_GROW(f->defs, f->ndefs + 1, f->adefs);
+    struct lang_def *d = &f->defs[f->ndefs++];
+    d->name = xstrndup(name, len);
+    d->start = start;
+    d->end = end < start ? start : end;
+    d->kind = (uint8_t)kind;
+    d->decl = decl;
+}
+
+void
+lang_facts_add_ref(
+    struct lang_facts *f, const char *name, size_t len, uint32_t line)
+{
+    ALLOC_GROW(f->refs, f->nrefs + 1, f->arefs);
+    struct lang_ref *r = &f->refs[f->nrefs++];
+    r->name = xstrndup(name, len);
+    r->line = line;
+}
+
+/* ---- detection ---- */
+
+static const struct {
+    const char *ext;
+    enum lang_id id;
+} lang_exts[] = {
+    { "c", LANG_C },
+    { "h", LANG_C },
+    { "hh", LANG_CPP },
+    { "hpp", LANG_CPP },
+    { "hxx", LANG_CPP },
+    { "h++", LANG_CPP },
+    { "cc", LANG_CPP },
+    { "cpp", LANG_CPP },
+    { "cxx", LANG_CPP },
+    { "c++", LANG_CPP },
+    { "js", LANG_JAVASCRIPT },
+    { "mjs", LANG_JAVASCRIPT },
+    { "cjs", LANG_JAVASCRIPT },
+    { "jsx", LANG_JAVASCRIPT },
+    { "ts", LANG_TYPESCRIPT },
+    { "mts", LANG_TYPESCRIPT },
+    { "cts", LANG_TYPESCRIPT },
+    { "tsx", LANG_TSX },
+    { "py", LANG_PYTHON },
+    { "pyi", LANG_PYTHON },
+    { "go", LANG_GO },
+    { "rs", LANG_RUST },
+    { "java", LANG_JAVA },
+};
+
+enum lang_id
+lang_detect_ex(const char *path, bool h_is_cpp)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        return LANG_NONE;
+    const char *ext = dot + 1;
+    if (h_is_cpp && !strcmp(ext, "h"))
+        return LANG_CPP;
+    for (size_t i = 0; i < sizeof(lang_exts) / sizeof(lang_exts[0]); i++)
+        if (!strcmp(ext, lang_exts[i].ext))
+            return lang_exts[i].id;
+    return LANG_NONE;
+}
+
+enum lang_id
+lang_detect(const char *path)
+{
+    return lang_detect_ex(path, false);
+}
+
+bool
+lang_is_header(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/'))
+        return false;
+    dot++;
+    return !strcmp(dot, "h") || !strcmp(dot, "hh") || !strcmp(dot, "hpp") ||
+           !strcmp(dot, "hxx") || !strcmp(dot, "h++");
+}
+
+static const char *const lang_names[LANG__COUNT] = { "none", "c", "cpp",
+    "javascript", "typescript", "tsx", "python", "go", "rust", "java" };
+
+const char *
+lang_name(enum lang_id id)
+{
+    return (unsigned)id < LANG__COUNT ? lang_names[id] : "none";
+}
+
+static const TSLanguage *
+lang_grammar(enum lang_id id)
+{
+    switch (id) {
+    case LANG_C:
+        return tree_sitter_c();
+    case LANG_CPP:
+        return tree_sitter_cpp();
+    case LANG_JAVASCRIPT:
+        return tree_sitter_javascript();
+    case LANG_TYPESCRIPT:
+        return tree_sitter_typescript();
+    case LANG_TSX:
+        return tree_sitter_tsx();
+    case LANG_PYTHON:
+        return tree_sitter_python();
+    case LANG_GO:
+        return tree_sitter_go();
+    case LANG_RUST:
+        return tree_sitter_rust();
+    case LANG_JAVA:
+        return tree_sitter_java();
+    default:
+        return NULL;
+    }
+}
+
+int
+lang_check_abi(struct as_err *e)
+{
+    for (int id = LANG_C; id < LANG__COUNT; id++) {
+        uint32_t v = ts_language_version(lang_grammar((enum lang_id)id));
+        if (v < TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION ||
+            v > TREE_SITTER_LANGUAGE_VERSION)
+            return as_errorf(e, AS_EUNSUP,
+                "grammar '%s' has ABI %u, runtime accepts %u..%u",
+                lang_name((enum lang_id)id), v,
+                (unsigned)TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION,
+                (unsigned)TREE_SITTER_LANGUAGE_VERSION);
+    }
+    return 0;
+}
+
+/* ---- node actions: grammar symbol -> what the walk does with it ---- */
+
+enum act {
+    A_NONE = 0,
+    A_SKIP,  /* comments and literals: never look inside */
+    A_IDENT, /* a name use: a reference unless it names a definition */
+    A_SCOPE_CLASS,
+    A_SCOPE_FUNC,
+    A_C_INCLUDE,
+    A_C_FUNCDEF,
+    A_C_DECL,
+    A_C_FIELD,
+    A_C_TAGGED,
+    A_C_TYPEDEF,
+    A_C_MACRO,
+    A_ENUMERATOR,
+    A_JS_IMPORT,
+    A_JS_EXPORT,
+    A_JS_CALL,
+    A_JS_REQUIRE,
+    A_JS_VAR,
+    A_FUNC,      /* named function; a method when directly in a class */
+    A_FUNC_DECL, /* a signature without body */
+    A_METHOD,    /* always a method */
+    A_METHOD_DECL,
+    A_TYPE,
+    A_CONST,
+    A_MACRO,
+    A_PY_IMPORT,
+    A_PY_FROM,
+    A_PY_ASSIGN,
+    A_GO_IMPORT,
+    A_GO_VAR,
+    A_RUST_MOD,
+    A_RUST_USE,
+    A_JAVA_IMPORT,
+    A_JAVA_FIELD,
+};
+
+#define L_C (1u << LANG_C)
+#define L_CPP (1u << LANG_CPP)
+#define L_JS (1u << LANG_JAVASCRIPT)
+#define L_TS ((1u << LANG_TYPESCRIPT) | (1u << LANG_TSX))
+#define L_PY (1u << LANG_PYTHON)
+#define L_GO (1u << LANG_GO)
+#define L_RS (1u << LANG_RUST)
+#define L_JAVA (1u << LANG_JAVA)
+#define L_CC (L_C | L_CPP)
+#define L_JSTS (L_JS | L_TS)
+#define L_ALL 0xffffu
+
+static const struct {
+    unsigned langs;
+    const char *type;
+    uint8_t act;
+} act_rules[] = {
+    { L_ALL, "comment", A_SKIP },
+    { L_ALL, "line_comment", A_SKIP },
+    { L_ALL, "block_comment", A_SKIP },
+    { L_ALL, "string_literal", A_SKIP },
+    { L_ALL, "raw_string_literal", A_SKIP },
+    { L_ALL, "char_literal", A_SKIP },
+    { L_ALL, "character_literal", A_SKIP },
+    { L_ALL, "concatenated_string", A_SKIP },
+    { L_ALL, "system_lib_string", A_SKIP },
+    { L_ALL, "interpreted_string_literal", A_SKIP },
+    { L_ALL, "rune_literal", A_SKIP },
+    { L_ALL, "text_block", A_SKIP },
+    { L_ALL, "string", A_SKIP },
+    { L_ALL, "regex", A_SKIP },
+    { L_ALL, "preproc_arg", A_SKIP },
+    { L_JAVA, "package_declaration", A_SKIP },
+    { L_GO, "package_clause", A_SKIP },
+
+    { L_CC | L_GO | L_RS | L_PY | L_JAVA | L_JSTS, "identifier", A_IDENT },
+    { L_CC | L_GO | L_RS | L_TS | L_JAVA, "type_identifier", A_IDENT },
+    { L_CC | L_GO | L_RS, "field_identifier", A_IDENT },
+    { L_JSTS, "property_identifier", A_IDENT },
+    { L_JSTS, "private_property_identifier", A_IDENT },
+    { L_JSTS, "shorthand_property_identifier", A_IDENT },
+
+    { L_CC, "preproc_include", A_C_INCLUDE },
+    { L_CC, "function_definition", A_C_FUNCDEF },
+    { L_CC, "declaration", A_C_DECL },
+    { L_CPP, "field_declaration", A_C_FIELD },
+    { L_CC, "struct_specifier", A_C_TAGGED },
+    { L_CC, "union_specifier", A_C_TAGGED },
+    { L_CC, "enum_specifier", A_C_TAGGED },
+    { L_CPP, "class_specifier", A_C_TAGGED },
+    { L_CC, "type_definition", A_C_TYPEDEF },
+    { L_CPP, "alias_declaration", A_TYPE },
+    { L_CC, "preproc_def", A_C_MACRO },
+    { L_CC, "preproc_function_def", A_C_MACRO },
+    { L_CC | L_TS, "enumerator", A_ENUMERATOR },
+    { L_CPP, "lambda_expression", A_SCOPE_FUNC },
+
+    { L_JSTS, "import_statement", A_JS_IMPORT },
+    { L_JSTS, "export_statement", A_JS_EXPORT },
+    { L_JSTS, "call_expression", A_JS_CALL },
+    { L_TS, "import_require_clause", A_JS_REQUIRE },
+    { L_JSTS, "variable_declarator", A_JS_VAR },
+    { L_JSTS | L_GO, "function_declaration", A_FUNC },
+    { L_JSTS, "generator_function_declaration", A_FUNC },
+    { L_TS, "function_signature", A_FUNC_DECL },
+    { L_JSTS, "method_definition", A_METHOD },
+    { L_TS, "method_signature", A_METHOD_DECL },
+    { L_TS, "abstract_method_signature", A_METHOD_DECL },
+    { L_JSTS | L_JAVA, "class_declaration", A_TYPE },
+    { L_TS, "abstract_class_declaration", A_TYPE },
+    { L_TS | L_JAVA, "interface_declaration", A_TYPE },
+    { L_TS, "type_alias_declaration", A_TYPE },
+    { L_TS | L_JAVA, "enum_declaration", A_TYPE },
+    { L_JSTS, "class", A_SCOPE_CLASS },
+    { L_JSTS, "arrow_function", A_SCOPE_FUNC },
+    { L_JSTS, "function_expression", A_SCOPE_FUNC },
+    { L_JSTS, "function", A_SCOPE_FUNC },
+    { L_JSTS, "generator_function", A_SCOPE_FUNC },
+
+    { L_PY, "import_statement", A_PY_IMPORT },
+    { L_PY, "import_from_statement", A_PY_FROM },
+    { L_PY, "function_definition", A_FUNC },
+    { L_PY, "class_definition", A_TYPE },
+    { L_PY, "assignment", A_PY_ASSIGN },
+    { L_PY, "lambda", A_SCOPE_FUNC },
+
+    { L_GO, "import_spec", A_GO_IMPORT },
+    { L_GO, "method_declaration", A_METHOD },
+    { L_GO, "type_spec", A_TYPE },
+    { L_GO, "type_alias", A_TYPE },
+    { L_GO, "const_spec", A_GO_VAR },
+    { L_GO, "var_spec", A_GO_VAR },
+    { L_GO, "func_literal", A_SCOPE_FUNC },
+
+    { L_RS, "mod_item", A_RUST_MOD },
+    { L_RS, "use_declaration", A_RUST_USE },
+    { L_RS, "function_item", A_FUNC },
+    { L_RS, "function_signature_item", A_FUNC_DECL },
+    { L_RS, "struct_item", A_TYPE },
+    { L_RS, "enum_item", A_TYPE },
+    { L_RS, "union_item", A_TYPE },
+    { L_RS, "trait_item", A_TYPE },
+    { L_RS, "type_item", A_TYPE },
+    { L_RS, "const_item", A_CONST },
+    { L_RS, "static_item", A_CONST },
+    { L_RS, "macro_definition", A_MACRO },
+    { L_RS, "impl_item", A_SCOPE_CLASS },
+    { L_RS, "closure_expression", A_SCOPE_FUNC },
+
+    { L_JAVA, "import_declaration", A_JAVA_IMPORT },
+    { L_JAVA, "method_declaration", A_METHOD },
+    { L_JAVA, "constructor_declaration", A_METHOD },
+    { L_JAVA, "record_declaration", A_TYPE },
+    { L_JAVA, "annotation_type_declaration", A_TYPE },
+    { L_JAVA, "field_declaration", A_JAVA_FIELD },
+    { L_JAVA, "lambda_expression", A_SCOPE_FUNC },
+};
+
+static uint8_t *act_table[LANG__COUNT];
+static uint32_t act_count[LANG__COUNT];
+static pthread_once_t act_once = PTHREAD_ONCE_INIT;
+
+static void
+act_init(void)
+{
+    for (int id = LANG_C; id < LANG__COUNT; id++) {
+        const TSLanguage *l = lang_grammar((enum lang_id)id);
+        uint32_t n = ts_language_symbol_count(l);
+        uint8_t *t = xcalloc(n ? n : 1, 1);
+        for (uint32_t s = 0; s < n; s++) {
+            if (ts_language_symbol_type(l, (TSSymbol)s) != TSSymbolTypeRegular)
+                continue;
+            const char *name = ts_language_symbol_name(l, (TSSymbol)s);
+            for (size_t r = 0; r < sizeof(act_rules) / sizeof(act_rules[0]);
+                 r++)
+                if ((act_rules[r].langs & (1u << id)) &&
+                    !strcmp(name, act_rules[r].type)) {
+                    t[s] = act_rules[r].act;
+                    break;
+                }
+        }
+        act_table[id] = t;
+        act_count[id] = n;
+    }
+}
+
+/* ---- the walk ---- */
+
+enum scope { SCOPE_NONE = 0, SCOPE_CLASS, SCOPE_FUNC };
+
+struct frame {
+    TSNode node;
+    uint8_t inner; /* innermost enclosing scope, this node included */
+    bool infunc;   /* some ancestor (or this node) is a function */
+};
+
+struct tref {
+    const char *s;  /* the name in the source */
+    uint32_t start; /* byte offset of the name */
+    uint32_t line;
+    uint32_t len;
+};
+
+struct walk {
+    enum lang_id id;
+    const char *src;
+    size_t len;
+    struct lang_facts *out;
+    struct frame *st;
+    size_t depth, ast;
+    uint32_t *skip; /* start bytes of definition names */
+    size_t nskip, askip;
+    struct tref *refs;
+    size_t nrefs, arefs;
+};
+
+static const char *
+ntext(const struct walk *w, TSNode n, size_t *len)
+{
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    if (s > w->len)
+        s = (uint32_t)w->len;
+    if (e > w->len)
+        e = (uint32_t)w->len;
+    if (e < s)
+        e = s;
+    *len = e - s;
+    return w->src + s;
+}
+
+static bool
+ntype_is(TSNode n, const char *t)
+{
+    return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t);
+}
+
+static uint32_t
+nline(TSNode n)
+{
+    return ts_node_start_point(n).row + 1;
+}
+
+/* Last line of n: a node ending at column 0 ends on the line before. */
+static uint32_t
+nend(TSNode n)
+{
+    TSPoint s = ts_node_start_point(n), e = ts_node_end_point(n);
+    if (e.column == 0 && e.row > s.row)
+        return e.row;
+    return e.row + 1;
+}
+
+static TSNode
+field(TSNode n, const char *name)
+{
+    return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+static bool
+is_name_char_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > 512)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '\n' || s[i] == '\0')
+            return false;
+    return true;
+}
+
+/* Record a definition named by node name spanning span. */
+static void
+add_def(struct walk *w, TSNode name, TSNode span, int kind, bool decl)
+{
+    if (ts_node_is_null(name))
+        return;
+    size_t len;
+    const char *s = ntext(w, name, &len);
+    if (!is_name_char_ok(s, len))
+        return;
+    lang_facts_add_def(w->out, s, len, nline(span), nend(span), kind, decl);
+    ALLOC_GROW(w->skip, w->nskip + 1, w->askip);
+    w->skip[w->nskip++] = ts_node_start_byte(name);
+}
+
+/* Strip the quotes of a string literal node's text into an import. */
+static void
+add_import_str(struct walk *w, TSNode str, uint32_t line, int kind)
+{
+    if (ts_node_is_null(str))
+        return;
+    size_t len;
+    const char *s = ntext(w, str, &len);
+    if (len >= 2 && strchr("\"'`<", s[0])) {
+        s++;
+        len -= 2;
+    }
+    if (!is_name_char_ok(s, len))
+        return;
+    /* a template literal with substitutions is not a static specifier */
+    if (memchr(s, '$', len) && ntype_is(str, "template_string"))
+        return;
+    lang_facts_add_import(w->out, s, len, line, kind, 0);
+}
+
+/* Add text with whitespace removed (Rust/Java paths may span lines). */
+static void
+add_import_path(
+    struct walk *w, const char *prefix, TSNode n, uint32_t line, int kind)
+{
+    size_t len, plen = strlen(prefix);
+    const char *s = ntext(w, n, &len);
+    if (len > 1024)
+        return;
+    char *buf = xmalloc(plen + len + 1);
+    memcpy(buf, prefix, plen);
+    size_t o = plen;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+            buf[o++] = s[i];
+    if (o > 0)
+        lang_facts_add_import(w->out, buf, o, line, kind, 0);
+    free(buf);
+}
+
+/* Follow a C/C++ declarator down to the declared name. */
+static TSNode
+c_declarator_name(TSNode n, bool *is_func, bool *qualified)
+{
+    for (int i = 0; i < 32 && !ts_node_is_null(n); i++) {
+        const char *t = ts_node_type(n);
+        if (!strcmp(t, "function_declarator")) {
+            *is_func = true;
+            n = field(n, "declarator");
+        } else if (!strcmp(t, "qualified_identifier")) {
+            *qualified = true;
+            n = field(n, "name");
+        } else if (!strcmp(t, "identifier") || !strcmp(t, "field_identifier") ||
+                   !strcmp(t, "type_identifier") ||
+                   !strcmp(t, "destructor_name") ||
+                   !strcmp(t, "operator_name") ||
+                   !strcmp(t, "primitive_type")) {
+            return n;
+        } else {
+            TSNode d = field(n, "declarator");
+            if (ts_node_is_null(d))
+                d = field(n, "name");
+            if (ts_node_is_null(d) && ts_node_named_child_count(n) > 0)
+                d = ts_node_named_child(n, 0);
+            n = d;
+        }
+    }
+    TSNode none = { 0 };
+    return none;
+}
+
+/* The children of n in field fname (a field may repeat), at most max. */
+static size_t
+field_all(TSNode n, const char *fname, TSNode *out, size_t max)
+{
+    size_t k = 0;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            const char *f = ts_tree_cursor_current_field_name(&c);
+            if (f && !strcmp(f, fname) && k < max)
+                out[k++] = ts_tree_cursor_current_node(&c);
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return k;
+}
+
+#define FIELD_MAX 64
+
+static void
+c_declaration(
+    struct walk *w, TSNode n, const struct frame *parent, bool field_decl)
+{
+    if (parent->infunc)
+        return;
+    TSNode ds[FIELD_MAX];
+    size_t nd = field_all(n, "declarator", ds, FIELD_MAX);
+    for (size_t i = 0; i < nd; i++) {
+        bool fn = false, q = false;
+        TSNode name = c_declarator_name(ds[i], &fn, &q);
+        if (ts_node_is_null(name))
+            continue;
+        if (fn) {
+            int kind = (field_decl || q || parent->inner == SCOPE_CLASS)
+                           ? LANG_DEF_METHOD
+                           : LANG_DEF_FUNCTION;
+            add_def(w, name, n, kind, true);
+        } else if (!field_decl) {
+            add_def(w, name, n, LANG_DEF_CONSTANT, false);
+        }
+    }
+}
+
+static void
+py_from(struct walk *w, TSNode n)
+{
+    TSNode mod = field(n, "module_name");
+    if (ts_node_is_null(mod))
+        return;
+    int level = 0;
+    TSNode dotted = mod;
+    if (ntype_is(mod, "relative_import")) {
+        size_t len;
+        const char *s = ntext(w, mod, &len);
+        while ((size_t)level < len && s[level] == '.')
+            level++;
+        dotted = (TSNode){ 0 };
+        for (uint32_t i = 0; i < ts_node_named_child_count(mod); i++)
+            if (ntype_is(ts_node_named_child(mod, i), "dotted_name"))
+                dotted = ts_node_named_child(mod, i);
+    }
+    size_t mlen = 0;
+    const char *ms = ts_node_is_null(dotted) ? "" : ntext(w, dotted, &mlen);
+    if (mlen > 1024)
+        return;
+    uint32_t line = nline(n);
+    lang_facts_add_import(w->out, ms, mlen, line, LANG_IMPORT_PY_FROM, level);
+    TSNode names[FIELD_MAX];
+    size_t nn = field_all(n, "name", names, FIELD_MAX);
+    for (size_t i = 0; i < nn; i++) {
+        TSNode name = names[i];
+        if (ntype_is(name, "aliased_import"))
+            name = field(name, "name");
+        if (ts_node_is_null(name))
+            continue;
+        size_t nlen;
+        const char *ns = ntext(w, name, &nlen);
+        if (nlen > 512)
+            continue;
+        char *full = mlen ? xasprintf("%.*s.%.*s", (int)mlen, ms, (int)nlen, ns)
+                          : xstrndup(ns, nlen);
+        lang_facts_add_import(
+            w->out, full, strlen(full), line, LANG_IMPORT_PY_FROM_NAME, level);
+        free(full);
+    }
+}
+
+/* Emit the paths named by a Rust use tree under prefix. */
+static void
+rust_use(struct walk *w, TSNode n, const char *prefix, uint32_t line, int lvl)
+{
+    if (ts_node_is_null(n) || lvl > 16)
+        return;
+    const char *t = ts_node_type(n);
+    if (!strcmp(t, "use_as_clause")) {
+        rust_use(w, field(n, "path"), prefix, line, lvl + 1);
+    } else if (!strcmp(t, "use_wildcard")) {
+        if (ts_node_named_child_count(n) > 0)
+            rust_use(w, ts_node_named_child(n, 0), prefix, line, lvl + 1);
+    } else if (!strcmp(t, "use_list")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+            rust_use(w, ts_node_named_child(n, i), prefix, line, lvl + 1);
+    } else if (!strcmp(t, "scoped_use_list")) {
+        TSNode p = field(n, "path");
+        char *np;
+        if (!ts_node_is_null(p)) {
+            add_import_path(w, prefix, p, line, LANG_IMPORT_RUST_USE);
+            size_t len;
+            const char *s = ntext(w, p, &len);
+            if (len > 512)
+                return;
+            np = xasprintf("%s%.*s::", prefix, (int)len, s);
+        } else {
+            np = xstrdup(prefix);
+        }
+        rust_use(w, field(n, "list"), np, line, lvl + 1);
+        free(np);
+    } else if (!strcmp(t, "scoped_identifier") || !strcmp(t, "identifier") ||
+               !strcmp(t, "crate") || !strcmp(t, "super") ||
+               !strcmp(t, "self")) {
+        add_import_path(w, prefix, n, line, LANG_IMPORT_RUST_USE);
+    }
+}
+
+static void
+java_import(struct walk *w, TSNode n)
+{
+    bool is_static = false, wild = false;
+    TSNode path = { 0 };
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+        TSNode c = ts_node_child(n, i);
+        const char *t = ts_node_type(c);
+        if (!strcmp(t, "static"))
+            is_static = true;
+        else if (!strcmp(t, "asterisk") || !strcmp(t, "*"))
+            wild = true;
+        else if (!strcmp(t, "scoped_identifier") || !strcmp(t, "identifier"))
+            path = c;
+    }
+    if (ts_node_is_null(path))
+        return;
+    int kind = wild ? LANG_IMPORT_JAVA_WILDCARD
+                    : (is_static ? LANG_IMPORT_JAVA_STATIC : LANG_IMPORT_JAVA);
+    add_import_path(w, "", path, nline(n), kind);
+}
+
+static bool
+js_is_function_value(TSNode v)
+{
+    return ntype_is(v, "arrow_function") ||
+           ntype_is(v, "function_expression") || ntype_is(v, "function") ||
+           ntype_is(v, "generator_function");
+}
+
+/* Handle node n (whose parent frame is parent); return false to skip its
+ * subtree. *scope receives the scope n opens. */
+static bool
+visit(struct walk *w, TSNode n, const struct frame *parent, uint8_t *scope)
+{
+    uint32_t sym = ts_node_symbol(n);
+    uint8_t act = sym < act_count[w->id] ? act_table[w->id][sym] : A_NONE;
+    *scope = SCOPE_NONE;
+    switch (act) {
+    case A_NONE:
+        return true;
+    case A_SKIP:
+        return false;
+    case A_IDENT: {
+        uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+        if (e > s && e <= w->len && e - s <= 512) {
+            ALLOC_GROW(w->refs, w->nrefs + 1, w->arefs);
+            w->refs[w->nrefs++] = (struct tref){
+                .s = w->src + s, .start = s, .line = nline(n), .len = e - s
+            };
+        }
+        return false;
+    }
+    case A_SCOPE_CLASS:
+        *scope = SCOPE_CLASS;
+        return true;
+    case A_SCOPE_FUNC:
+        *scope = SCOPE_FUNC;
+        return true;
+    case A_C_INCLUDE: {
+        TSNode p = field(n, "path");
+        add_import_str(w, p, nline(n),
+            ntype_is(p, "system_lib_string") ? LANG_IMPORT_INCLUDE_SYSTEM
+                                             : LANG_IMPORT_INCLUDE_LOCAL);
+        return false;
+    }
+    case A_C_FUNCDEF: {
+        bool fn = false, q = false;
+        TSNode name = c_declarator_name(field(n, "declarator"), &fn, &q);
+        int kind = (q || parent->inner == SCOPE_CLASS) ? LANG_DEF_METHOD
+                                                       : LANG_DEF_FUNCTION;
+        if (!parent->infunc)
+            add_def(w, name, n, kind, false);
+        *scope = SCOPE_FUNC;
+        return true;
+    }
+    case A_C_DECL:
+        c_declaration(w, n, parent, false);
+        return true;
+    case A_C_FIELD:
+        if (parent->inner == SCOPE_CLASS)
+            c_declaration(w, n, parent, true);
+        return true;
+    case A_C_TAGGED:
+        if (!ts_node_is_null(field(n, "body"))) {
+            add_def(w, field(n, "name"), n, LANG_DEF_TYPE, false);
+            if (w->id == LANG_CPP)
+                *scope = SCOPE_CLASS;
+        }
+        return true;
+    case A_C_TYPEDEF: {
+        TSNode ds[FIELD_MAX];
+        size_t nd = field_all(n, "declarator", ds, FIELD_MAX);
+        for (size_t i = 0; i < nd; i++) {
+            bool fn = false, q = false;
+            add_def(
+                w, c_declarator_name(ds[i], &fn, &q), n, LANG_DEF_TYPE, false);
+        }
+        return true;
+    }
+    case A_C_MACRO:
+        add_def(w, field(n, "name"), n, LANG_DEF_MACRO, false);
+        return true;
+    case A_ENUMERATOR:
+        add_def(w, field(n, "name"), n, LANG_DEF_CONSTANT, false);
+        return true;
+    case A_JS_IMPORT:
+        add_import_str(w, field(n, "source"), nline(n), LANG_IMPORT_ES);
+        return true;
+    case A_JS_EXPORT:
+        add_import_str(
+            w, field(n, "source"), nline(n), LANG_IMPORT_EXPORT_FROM);
+        return true;
+    case A_JS_CALL: {
+        TSNode fn = field(n, "function");
+        TSNode args = field(n, "arguments");
+        if (ts_node_is_null(args) || ts_node_named_child_count(args) < 1)
+            return true;
+        TSNode a0 = ts_node_named_child(args, 0);
+        if (!ntype_is(a0, "string") && !ntype_is(a0, "template_string"))
+            return true;
+        if (ntype_is(fn, "import")) {
+            add_import_str(w, a0, nline(n), LANG_IMPORT_DYNAMIC);
+        } else if (ntype_is(fn, "identifier")) {
+            size_t len;
+            const char *s = ntext(w, fn, &len);
+            if (len == 7 && !memcmp(s, "require", 7))
+                add_import_str(w, a0, nline(n), LANG_IMPORT_REQUIRE);
+        }
+        return true;
+    }
+    case A_JS_REQUIRE: {
+        TSNode src = field(n, "source");
+        for (uint32_t i = 0;
+             ts_node_is_null(src) && i < ts_node_named_child_count(n); i++)
+            if (ntype_is(ts_node_named_child(n, i), "string"))
+                src = ts_node_named_child(n, i);
+        add_import_str(w, src, nline(n), LANG_IMPORT_REQUIRE);
+        return true;
+    }
+    case A_JS_VAR: {
+        TSNode name = field(n, "name"), value = field(n, "value");
+        if (!ntype_is(name, "identifier"))
+            return true;
+        if (js_is_function_value(value)) {
+            if (!parent->infunc)
+                add_def(w, name, n, LANG_DEF_FUNCTION, false);
+        } else if (ntype_is(value, "class")) {
+            add_def(w, name, n, LANG_DEF_TYPE, false);
+        } else if (!parent->infunc && parent->inner == SCOPE_NONE) {
+            add_def(w, name, n, LANG_DEF_CONSTANT, false);
+        }
+        return true;
+    }
+    case A_FUNC:
+        if (!parent->infunc) {
+            int kind = parent->inner == SCOPE_CLASS ? LANG_DEF_METHOD
+                                                    : LANG_DEF_FUNCTION;
+            TSNode span = n;
+            if (parent->node.id &&
+                ntype_is(parent->node, "decorated_definition"))
+                span = parent->node;
+            add_def(w, field(n, "name"), span, kind, false);
+        }
+        *scope = SCOPE_FUNC;
+        return true;
+    case A_FUNC_DECL:
+        add_def(w, field(n, "name"), n,
+            parent->inner == SCOPE_CLASS ? LANG_DEF_METHOD : LANG_DEF_FUNCTION,
+            true);
+        return true;
+    case A_METHOD:
+        if (!parent->infunc)
+            add_def(w, field(n, "name"), n, LANG_DEF_METHOD, false);
+        *scope = SCOPE_FUNC;
+        return true;
+    case A_METHOD_DECL:
+        add_def(w, field(n, "name"), n, LANG_DEF_METHOD, true);
+        return true;
+    case A_TYPE: {
+        TSNode span = n;
+        if (parent->node.id && ntype_is(parent->node, "decorated_definition"))
+            span = parent->node;
+        if (!parent->infunc)
+            add_def(w, field(n, "name"), span, LANG_DEF_TYPE, false);
+        if (strcmp(ts_node_type(n), "type_spec") &&
+            strcmp(ts_node_type(n), "type_alias") &&
+            strcmp(ts_node_type(n), "type_item") &&
+            strcmp(ts_node_type(n), "type_alias_declaration") &&
+            strcmp(ts_node_type(n), "alias_declaration"))
+            *scope = SCOPE_CLASS;
+        return true;
+    }
+    case A_CONST:
+        if (!parent->infunc)
+            add_def(w, field(n, "name"), n, LANG_DEF_CONSTANT, false);
+        return true;
+    case A_MACRO:
+        add_def(w, field(n, "name"), n, LANG_DEF_MACRO, false);
+        return true;
+    case A_PY_IMPORT: {
+        TSNode names[FIELD_MAX];
+        size_t nn = field_all(n, "name", names, FIELD_MAX);
+        for (size_t i = 0; i < nn; i++) {
+            TSNode name = names[i];
+            if (ntype_is(name, "aliased_import"))
+                name = field(name, "name");
+            if (!ts_node_is_null(name))
+                add_import_path(w, "", name, nline(n), LANG_IMPORT_PY);
+        }
+        return true;
+    }
+    case A_PY_FROM:
+        py_from(w, n);
+        return true;
+    case A_PY_ASSIGN:
+        if (!parent->infunc && parent->inner == SCOPE_NONE &&
+            ntype_is(parent->node, "expression_statement") &&
+            ntype_is(field(n, "left"), "identifier"))
+            add_def(w, field(n, "left"), n, LANG_DEF_CONSTANT, false);
+        return true;
+    case A_GO_IMPORT:
+        add_import_str(w, field(n, "path"), nline(n), LANG_IMPORT_GO);
+        return true;
+    case A_GO_VAR:
+        if (!parent->infunc) {
+            TSNode names[FIELD_MAX];
+            size_t nn = field_all(n, "name", names, FIELD_MAX);
+            for (size_t i = 0; i < nn; i++)
+                add_def(w, names[i], n, LANG_DEF_CONSTANT, false);
+        }
+        return true;
+    case A_RUST_MOD:
+        if (ts_node_is_null(field(n, "body"))) {
+            TSNode name = field(n, "name");
+            if (!ts_node_is_null(name))
+                add_import_path(w, "", name, nline(n), LANG_IMPORT_RUST_MOD);
+        }
+        return true;
+    case A_RUST_USE:
+        rust_use(w, field(n, "argument"), "", nline(n), 0);
+        return false;
+    case A_JAVA_IMPORT:
+        java_import(w, n);
+        return false;
+    case A_JAVA_FIELD: {
+        bool final = false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+            TSNode c = ts_node_named_child(n, i);
+            if (ntype_is(c, "modifiers")) {
+                size_t len;
+                const char *s = ntext(w, c, &len);
+                for (size_t k = 0; k + 5 <= len; k++)
+                    if (!memcmp(s + k, "final", 5))
+                        final = true;
+            }
+        }
+        TSNode ds[FIELD_MAX];
+        size_t nd = final ? field_all(n, "declarator", ds, FIELD_MAX) : 0;
+        for (size_t i = 0; i < nd; i++)
+            add_def(w, field(ds[i], "name"), n, LANG_DEF_CONSTANT, false);
+        return true;
+    }
+    }
+    return true;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int
+cmp_tref(const void *a, const void *b)
+{
+    const struct tref *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s, y->s, n);
+    if (c)
+        return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* References minus definition names, sorted by line and name, unique. */
+static void
+flush_refs(struct walk *w)
+{
+    if (w->nskip)
+        qsort(w->skip, w->nskip, sizeof(*w->skip), cmp_u32);
+    size_t k = 0;
+    for (size_t i = 0; i < w->nrefs; i++) {
+        if (w->nskip && bsearch(&w->refs[i].start, w->skip, w->nskip,
+                            sizeof(*w->skip), cmp_u32))
+            continue;
+        w->refs[k++] = w->refs[i];
+    }
+    w->nrefs = k;
+    if (w->nrefs)
+        qsort(w->refs, w->nrefs, sizeof(*w->refs), cmp_tref);
+    for (size_t i = 0; i < w->nrefs; i++) {
+        const struct tref *r = &w->refs[i];
+        if (i > 0 && r->line == w->refs[i - 1].line &&
+            r->len == w->refs[i - 1].len &&
+            !memcmp(w->src + r->start, w->src + w->refs[i - 1].start, r->len))
+            continue;
+        lang_facts_add_ref(w->out, w->src + r->start, r->len, r->line);
+    }
+}
+
+static void
+walk_push(struct walk *w, TSNode n, uint8_t scope)
+{
+    ALLOC_GROW(w->st, w->depth + 1, w->ast);
+    const struct frame *p = w->depth ? &w->st[w->depth - 1] : NULL;
+    struct frame *f = &w->st[w->depth++];
+    f->node = n;
+    f->inner = scope ? scope : (p ? p->inner : SCOPE_NONE);
+    f->infunc = scope == SCOPE_FUNC || (p && p->infunc);
+}
+
+static void
+walk_tree(struct walk *w, TSNode root)
+{
+    struct frame top;
+    memset(&top, 0, sizeof(top));
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    uint8_t scope;
+    bool down = visit(w, root, &top, &scope);
+    walk_push(w, root, scope);
+    for (;;) {
+        if (down && ts_tree_cursor_goto_first_child(&c)) {
+            TSNode n = ts_tree_cursor_current_node(&c);
+            down = visit(w, n, &w->st[w->depth - 1], &scope);
+            walk_push(w, n, scope);
+            continue;
+        }
+        for (;;) {
+            w->depth--;
+            if (ts_tree_cursor_goto_next_sibling(&c)) {
+                TSNode n = ts_tree_cursor_current_node(&c);
+                down = visit(w, n, &w->st[w->depth - 1], &scope);
+                walk_push(w, n, scope);
+                break;
+            }
+            if (!ts_tree_cursor_goto_parent(&c))
+                goto done;
+        }
+    }
+done:
+    ts_tree_cursor_delete(&c);
+}
+
+int
+lang_extract_max(enum lang_id id, const char *src, size_t len, size_t max_bytes,
+    struct lang_facts *out, struct as_err *e)
+{
+    if (id <= LANG_NONE || id >= LANG__COUNT)
+        return as_errorf(
+            e, AS_EINVAL, "no parser for language '%s'", lang_name(id));
+    if (len > max_bytes || len > UINT32_MAX)
+        return as_errorf(e, AS_ETOOBIG,
+            "source of %zu bytes exceeds the %zu-byte cap", len, max_bytes);
+    pthread_once(&act_once, act_init);
+    TSParser *p = ts_parser_new();
+    if (!ts_parser_set_language(p, lang_grammar(id))) {
+        ts_parser_delete(p);
+        return as_errorf(e, AS_EUNSUP, "grammar '%s' rejected by the runtime",
+            lang_name(id));
+    }
+    ts_parser_set_timeout_micros(p, LANG_PARSE_TIMEOUT_US);
+    TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+    if (!t) {
+        ts_parser_delete(p);
+        return as_errorf(
+            e, AS_EPARSE, "parse of %s source timed out", lang_name(id));
+    }
+    struct walk w = { .id = id, .src = src, .len = len, .out = out };
+    struct lang_facts tmp;
+    lang_facts_init(&tmp);
+    w.out = &tmp;
+    walk_tree(&w, ts_tree_root_node(t));
+    flush_refs(&w);
+    free(w.st);
+    free(w.skip);
+    free(w.refs);
+    ts_tree_delete(t);
+    ts_parser_delete(p);
+    /* append tmp to out, moving the strings */
+    for (size_t i = 0; i < tmp.nimports; i++) {
+        ALLOC_GROW(out->imports, out->nimports + 1, out->aimports);
+        out->imports[out->nimports++] = tmp.imports[i];
+    }
+    for (size_t i = 0; i < tmp.ndefs; i++) {
+        ALLOC_GROW(out->defs, out->ndefs + 1, out->adefs);
+        out->defs[out->ndefs++] = tmp.defs[i];
+    }
+    for (size_t i = 0; i < tmp.nrefs; i++) {
+        ALLOC_GROW(out->refs, out->nrefs + 1, out->arefs);
+        out->refs[out->nrefs++] = tmp.refs[i];
+    }
+    free(tmp.imports);
+    free(tmp.defs);
+    free(tmp.refs);
+    return 0;
+}
+
+int
+lang_extract(enum lang_id id, const char *src, size_t len,
+    struct lang_facts *out, struct as_err *e)
+{
+    return lang_extract_max(id, src, len, LANG_MAX_FILE_BYTES, out, e);
+}

@@ -1,0 +1,80 @@
+# t20-replay-records.sh - `airspace replay --records` on a four-merge fixture
+# whose numbers are computed by hand (tests/cases/records/four.jsonl):
+#   1 conflicted branch merge: a.c lines 10 and 11 (gap 1) at half and end
+#   2 conflicted branch merge: nothing shared at half, d/b.c line 5 at end
+#   3 clean mainline merge: c.c lines 1 and 11 (gap 10) at half and end
+#   4 clean mainline merge: e.c vs f.c
+. "$(dirname "$0")/lib.sh"
+F="$AIRSPACE_SOURCE_DIR/tests/cases/records/four.jsonl"
+J="$TMP/out.json"
+near() { # near JSON-PATH VALUE: |value - want| < 1e-6
+    jqt "$J" "(($1) - ($2) | fabs) < 1e-6"
+}
+
+# Proximity only, no graded term: risk 1 exactly when hunks are within 1 line.
+as replay --records "$F" --json --set prox.scale=0 --set weight.exposure=0 \
+    --set weight.dirs=0 > "$J"
+check "4 merges, 2 conflicted" jqt "$J" \
+    '.merges_read == 4 and .groups.all.merges == 4 and .groups.all.conflicted == 2'
+check "absent channels listed" jqt "$J" \
+    '.absent_channels | index("merge") != null and index("dependency") != null'
+# half: airspace [1,0,0,0] vs labels [1,1,0,0] -> 0.75; shared [1,0,1,0] -> 0.5
+check "half AUC airspace 0.75" near '.groups.all.half.airspace.auc' 0.75
+check "half AUC shared 0.5" near '.groups.all.half.shared.auc' 0.5
+check "half AUC near 0.75" near '.groups.all.half.near.auc' 0.75
+# end: airspace [1,1,0,0] -> 1; shared [1,1,1,0] -> 0.75
+check "end AUC airspace 1" near '.groups.all.end.airspace.auc' 1
+check "end AUC shared 0.75" near '.groups.all.end.shared.auc' 0.75
+check "half traffic: precision 1, recall 0.5, share 0.25" jqt "$J" \
+    '.groups.all.half.airspace.traffic | .precision == 1 and .recall == 0.5 and .flagged_share == 0.25'
+check "end shared baseline precision 2/3" near \
+    '.groups.all.end.shared.traffic.precision' '2 / 3'
+check "mainline subset has no positive: AUC null" jqt "$J" \
+    '.groups.mainline.half.airspace.auc == null and .groups.mainline.merges == 2'
+check "branch subset" jqt "$J" '.groups.branch.merges == 2 and .groups.branch.conflicted == 2'
+
+# Defaults, per merge: graded proximity exp(-(10-1)/10), exposure, dirs.
+as replay --records "$F" --json --per-merge > "$J"
+check "merge 1 resolution at half by proximity" jqt "$J" \
+    '.merges[0] | .half.level == "resolution" and .first_channel == "proximity"'
+check "merge 1 half risk: proximity weight 0.8 and exposure" near \
+    '.merges[0].half.risk' '1 - 0.2 * (1 - 0.25 * (1 - (-1 / 300 | exp)))'
+check "merge 2 clear at half, resolution at end" jqt "$J" \
+    '.merges[1] | .half.level == "clear" and .end.level == "resolution" and .half.shared == 0'
+check "merge 2 half risk from exposure and dirs" near '.merges[1].half.risk' \
+    '1 - (1 - 0.25 * (1 - (-1 / 300 | exp))) * (1 - 0.1 * (1 - (-0.1 | exp)))'
+check "merge 3 graded proximity: traffic" near '.merges[2].end.channels.proximity' \
+    '(-0.9 | exp)'
+check "merge 3 level clear (0.8 * 0.41 < 0.35)" jqt "$J" \
+    '.merges[2].end.level == "clear"'
+check "merge 4 clear, no first channel" jqt "$J" \
+    '.merges[3] | .end.level == "clear" and .first_channel == null'
+
+# Splits: even first digit = tune (merges 2 and 4), odd = held-out (1 and 3).
+as replay --records "$F" --json --split tune > "$J"
+check "tune split: 2 merges" jqt "$J" '.groups.all.merges == 2 and .groups.all.conflicted == 1'
+as replay --records "$F" --json --split held-out > "$J"
+check "held-out split: 2 merges" jqt "$J" '.groups.all.merges == 2'
+
+# Table output names the baselines.
+as replay --records "$F" > "$TMP/out.txt"
+check "table has rows" grep -q "half  near" "$TMP/out.txt"
+
+# Malformed input: exit 2 with the line number; --skip-bad continues.
+set +e
+as replay --records "$AIRSPACE_SOURCE_DIR/tests/cases/records/bad.jsonl" \
+    > /dev/null 2> "$TMP/err"
+rc=$?
+set -e
+check "malformed: exit 2" [ "$rc" -eq 2 ]
+check "malformed: names line 2" grep -q "line 2: invalid JSON" "$TMP/err"
+as replay --records "$AIRSPACE_SOURCE_DIR/tests/cases/records/bad.jsonl" \
+    --skip-bad --json > "$J" 2> "$TMP/err"
+check "skip-bad: 2 read, 3 skipped" jqt "$J" '.merges_read == 2 and .skipped == 3'
+set +e
+as replay --records "$F" --set nosuch=1 > /dev/null 2> "$TMP/err"
+rc=$?
+set -e
+check "unknown --set key: exit 2" [ "$rc" -eq 2 ]
+check "unknown --set key named" grep -q "unknown option 'nosuch'" "$TMP/err"
+finish

@@ -1,0 +1,414 @@
+/*
+ * test_lang_extract.c - imports, definitions and references per language,
+ * from the fixture files under tests/cases/lang/extract/.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/lang.h"
+#include "test.h"
+
+static char *
+read_fixture(const char *name, size_t *len)
+{
+    const char *root = getenv("AIRSPACE_SOURCE_DIR");
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/tests/cases/lang/extract/%s",
+        root ? root : ".", name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open '%s'\n", path);
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    *len = fread(buf, 1, (size_t)n, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int
+extract_file(const char *name, struct lang_facts *x)
+{
+    size_t len;
+    char *src = read_fixture(name, &len);
+    if (!src)
+        return -1;
+    struct as_err e;
+    lang_facts_init(x);
+    int rc = lang_extract(lang_detect(name), src, len, x, &e);
+    free(src);
+    return rc;
+}
+
+static bool
+has_import(const struct lang_facts *x, const char *spec, int kind,
+    uint32_t line, int level)
+{
+    for (size_t i = 0; i < x->nimports; i++)
+        if (!strcmp(x->imports[i].spec, spec) && x->imports[i].kind == kind &&
+            x->imports[i].line == line && x->imports[i].level == level)
+            return true;
+    return false;
+}
+
+static bool
+has_import_spec(const struct lang_facts *x, const char *spec)
+{
+    for (size_t i = 0; i < x->nimports; i++)
+        if (strstr(x->imports[i].spec, spec))
+            return true;
+    return false;
+}
+
+static const struct lang_def *
+find_def_decl(const struct lang_facts *x, const char *name, int kind, bool decl)
+{
+    for (size_t i = 0; i < x->ndefs; i++)
+        if (!strcmp(x->defs[i].name, name) && x->defs[i].kind == kind &&
+            x->defs[i].decl == decl)
+            return &x->defs[i];
+    return NULL;
+}
+
+static const struct lang_def *
+find_def(const struct lang_facts *x, const char *name, int kind)
+{
+    return find_def_decl(x, name, kind, false);
+}
+
+static bool
+has_ref(const struct lang_facts *x, const char *name, uint32_t line)
+{
+    for (size_t i = 0; i < x->nrefs; i++)
+        if (!strcmp(x->refs[i].name, name) && x->refs[i].line == line)
+            return true;
+    return false;
+}
+
+static bool
+has_any(const struct lang_facts *x, const char *name)
+{
+    for (size_t i = 0; i < x->nrefs; i++)
+        if (!strcmp(x->refs[i].name, name))
+            return true;
+    for (size_t i = 0; i < x->ndefs; i++)
+        if (!strcmp(x->defs[i].name, name))
+            return true;
+    return has_import_spec(x, name);
+}
+
+struct imp_want {
+    const char *spec;
+    int kind;
+    uint32_t line;
+    int level;
+};
+struct def_want {
+    const char *name;
+    int kind;
+    uint32_t start, end;
+    bool decl;
+};
+struct ref_want {
+    const char *name;
+    uint32_t line;
+};
+
+#define MAXW 16
+static const struct {
+    const char *file;
+    size_t nimports;
+    struct imp_want imports[MAXW];
+    struct def_want defs[MAXW];
+    struct ref_want refs[MAXW];
+    const char *absent[MAXW]; /* text only in comments or strings */
+} cases[] = {
+    { "conn.c", 2,
+        { { "net/conn.h", LANG_IMPORT_INCLUDE_LOCAL, 2, 0 },
+            { "stdlib.h", LANG_IMPORT_INCLUDE_SYSTEM, 3, 0 } },
+        { { "MAX_CONN", LANG_DEF_MACRO, 5, 5, false },
+            { "CONN_OK", LANG_DEF_MACRO, 6, 6, false },
+            { "pool", LANG_DEF_TYPE, 8, 11, false },
+            { "pool_t", LANG_DEF_TYPE, 13, 13, false },
+            { "banner", LANG_DEF_CONSTANT, 15, 15, false },
+            { "conn_open", LANG_DEF_FUNCTION, 17, 25, false },
+            { "conn_close", LANG_DEF_FUNCTION, 27, 27, true },
+            { "state", LANG_DEF_TYPE, 29, 29, false },
+            { "IDLE", LANG_DEF_CONSTANT, 29, 29, false } },
+        { { "MAX_CONN", 9 }, { "conn", 9 }, { "CONN_OK", 20 },
+            { "socket_connect", 22 }, { "start", 23 }, { "fd", 22 } },
+        { "fake", "fake_call" } },
+    { "widget.cpp", 2,
+        { { "widget.hpp", LANG_IMPORT_INCLUDE_LOCAL, 1, 0 },
+            { "vector", LANG_IMPORT_INCLUDE_SYSTEM, 2, 0 } },
+        { { "Widget", LANG_DEF_TYPE, 6, 12, false },
+            { "size", LANG_DEF_METHOD, 9, 9, false },
+            { "draw", LANG_DEF_METHOD, 8, 8, true },
+            { "draw", LANG_DEF_METHOD, 14, 19, false } },
+        { { "Base", 6 }, { "Canvas", 8 }, { "paint", 18 },
+            { "render_items", 18 }, { "Item", 11 } },
+        { "nothing" } },
+    { "app.ts", 5,
+        { { "./util", LANG_IMPORT_ES, 1, 0 },
+            { "@app/config", LANG_IMPORT_ES, 2, 0 },
+            { "../shared/thing.js", LANG_IMPORT_EXPORT_FROM, 3, 0 },
+            { "fs", LANG_IMPORT_REQUIRE, 4, 0 },
+            { "./lazy", LANG_IMPORT_DYNAMIC, 5, 0 } },
+        { { "Options", LANG_DEF_TYPE, 9, 11, false },
+            { "DEFAULT_PORT", LANG_DEF_CONSTANT, 13, 13, false },
+            { "Server", LANG_DEF_TYPE, 15, 20, false },
+            { "start", LANG_DEF_METHOD, 16, 19, false },
+            { "makeServer", LANG_DEF_FUNCTION, 22, 24, false },
+            { "handler", LANG_DEF_FUNCTION, 26, 28, false },
+            { "Id", LANG_DEF_TYPE, 30, 30, false } },
+        { { "helper", 17 }, { "listen", 18 }, { "Options", 16 },
+            { "Config", 22 }, { "Server", 23 }, { "respond", 27 } },
+        { "ghost", "notreal" } },
+    { "legacy.js", 2,
+        { { "path", LANG_IMPORT_REQUIRE, 1, 0 },
+            { "./parser", LANG_IMPORT_REQUIRE, 2, 0 } },
+        { { "run", LANG_DEF_FUNCTION, 4, 6, false } },
+        { { "parse", 5 }, { "map", 5 }, { "trim", 5 } }, { "commented" } },
+    { "service.py", 9,
+        { { "os.path", LANG_IMPORT_PY, 2, 0 }, { "json", LANG_IMPORT_PY, 3, 0 },
+            { "", LANG_IMPORT_PY_FROM, 4, 1 },
+            { "models", LANG_IMPORT_PY_FROM_NAME, 4, 1 },
+            { "core.db", LANG_IMPORT_PY_FROM, 5, 2 },
+            { "core.db.Session", LANG_IMPORT_PY_FROM_NAME, 5, 2 },
+            { "core.db.query", LANG_IMPORT_PY_FROM_NAME, 5, 2 },
+            { "pkg.sub", LANG_IMPORT_PY_FROM, 6, 0 },
+            { "pkg.sub.thing", LANG_IMPORT_PY_FROM_NAME, 6, 0 } },
+        { { "RETRIES", LANG_DEF_CONSTANT, 8, 8, false },
+            { "fetch", LANG_DEF_FUNCTION, 12, 14, false },
+            { "Client", LANG_DEF_TYPE, 17, 19, false },
+            { "get", LANG_DEF_METHOD, 18, 19, false } },
+        { { "query", 14 }, { "Session", 14 }, { "lookup", 19 },
+            { "Base", 17 } },
+        { "nothing_here", "fake", "ghost" } },
+    { "server.go", 2,
+        { { "fmt", LANG_IMPORT_GO, 4, 0 },
+            { "example.com/app/internal/store", LANG_IMPORT_GO, 5, 0 } },
+        { { "MaxConns", LANG_DEF_CONSTANT, 10, 10, false },
+            { "Server", LANG_DEF_TYPE, 12, 14, false },
+            { "New", LANG_DEF_FUNCTION, 16, 18, false },
+            { "Handle", LANG_DEF_METHOD, 20, 23, false } },
+        { { "DB", 13 }, { "Server", 17 }, { "Println", 21 }, { "Get", 22 } },
+        { "ghost" } },
+    { "lib.rs", 7,
+        { { "parser", LANG_IMPORT_RUST_MOD, 1, 0 },
+            { "util", LANG_IMPORT_RUST_MOD, 2, 0 },
+            { "crate::config", LANG_IMPORT_RUST_USE, 7, 0 },
+            { "crate::config::Settings", LANG_IMPORT_RUST_USE, 7, 0 },
+            { "crate::config::load", LANG_IMPORT_RUST_USE, 7, 0 },
+            { "super::shared::Helper", LANG_IMPORT_RUST_USE, 8, 0 },
+            { "std::collections::HashMap", LANG_IMPORT_RUST_USE, 9, 0 } },
+        { { "LIMIT", LANG_DEF_CONSTANT, 13, 13, false },
+            { "Engine", LANG_DEF_TYPE, 15, 17, false },
+            { "run", LANG_DEF_METHOD, 20, 25, false },
+            { "shout", LANG_DEF_MACRO, 28, 30, false } },
+        { { "Settings", 16 }, { "parse", 22 }, { "apply", 23 },
+            { "LIMIT", 24 } },
+        { "ghost", "fake" } },
+    { "Service.java", 3,
+        { { "com.example.core.Repository", LANG_IMPORT_JAVA, 3, 0 },
+            { "com.example.util", LANG_IMPORT_JAVA_WILDCARD, 4, 0 },
+            { "com.example.core.Constants.MAX", LANG_IMPORT_JAVA_STATIC, 5,
+                0 } },
+        { { "Service", LANG_DEF_TYPE, 9, 22, false },
+            { "LIMIT", LANG_DEF_CONSTANT, 10, 10, false },
+            { "find", LANG_DEF_METHOD, 18, 21, false } },
+        { { "Repository", 12 }, { "lookup", 20 }, { "String", 18 } },
+        { "ghost", "Ghost", "fake", "Thing" } },
+};
+
+static void
+test_fixtures(void)
+{
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        TEST_BEGIN(cases[c].file);
+        struct lang_facts x;
+        CHECK_INT(extract_file(cases[c].file, &x), 0);
+        CHECK_INT(x.nimports, cases[c].nimports);
+        for (size_t i = 0; i < cases[c].nimports; i++) {
+            const struct imp_want *w = &cases[c].imports[i];
+            if (!has_import(&x, w->spec, w->kind, w->line, w->level)) {
+                fprintf(stderr, "  missing import '%s'\n", w->spec);
+                CHECK(0);
+            }
+        }
+        for (size_t i = 0; i < MAXW && cases[c].defs[i].name; i++) {
+            const struct def_want *w = &cases[c].defs[i];
+            const struct lang_def *d =
+                find_def_decl(&x, w->name, w->kind, w->decl);
+            if (!d) {
+                fprintf(stderr, "  missing def '%s'\n", w->name);
+                CHECK(0);
+                continue;
+            }
+            CHECK_INT(d->start, w->start);
+            CHECK_INT(d->end, w->end);
+            /* a definition's own name is not a reference to it */
+            if (d->start == d->end)
+                CHECK(!has_ref(&x, w->name, d->start) ||
+                      !strcmp(w->name, "size"));
+        }
+        for (size_t i = 0; i < MAXW && cases[c].refs[i].name; i++) {
+            if (!has_ref(&x, cases[c].refs[i].name, cases[c].refs[i].line)) {
+                fprintf(stderr, "  missing ref '%s' line %u\n",
+                    cases[c].refs[i].name, cases[c].refs[i].line);
+                CHECK(0);
+            }
+        }
+        for (size_t i = 0; i < MAXW && cases[c].absent[i]; i++) {
+            if (has_any(&x, cases[c].absent[i])) {
+                fprintf(stderr, "  found '%s' in a comment or string\n",
+                    cases[c].absent[i]);
+                CHECK(0);
+            }
+        }
+        lang_facts_release(&x);
+        TEST_END();
+    }
+}
+
+static void
+test_detect(void)
+{
+    static const struct {
+        const char *path;
+        enum lang_id want;
+    } t[] = {
+        { "src/a.c", LANG_C },
+        { "include/a.h", LANG_C },
+        { "a.hpp", LANG_CPP },
+        { "a.hh", LANG_CPP },
+        { "x/a.cc", LANG_CPP },
+        { "a.cpp", LANG_CPP },
+        { "a.cxx", LANG_CPP },
+        { "a.js", LANG_JAVASCRIPT },
+        { "a.mjs", LANG_JAVASCRIPT },
+        { "a.cjs", LANG_JAVASCRIPT },
+        { "a.jsx", LANG_JAVASCRIPT },
+        { "a.ts", LANG_TYPESCRIPT },
+        { "a.mts", LANG_TYPESCRIPT },
+        { "a.cts", LANG_TYPESCRIPT },
+        { "a.d.ts", LANG_TYPESCRIPT },
+        { "a.tsx", LANG_TSX },
+        { "a.py", LANG_PYTHON },
+        { "a.go", LANG_GO },
+        { "a.rs", LANG_RUST },
+        { "A.java", LANG_JAVA },
+        { "Makefile", LANG_NONE },
+        { ".gitignore", LANG_NONE },
+        { "dir.c/README", LANG_NONE },
+        { "a.txt", LANG_NONE },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        CHECK_INT(lang_detect(t[i].path), t[i].want);
+    CHECK_INT(lang_detect_ex("a.h", true), LANG_CPP);
+    CHECK(lang_is_header("x/conn.h"));
+    CHECK(lang_is_header("x/conn.hpp"));
+    CHECK(!lang_is_header("x/conn.c"));
+}
+
+static void
+test_abi(void)
+{
+    struct as_err e;
+    CHECK_INT(lang_check_abi(&e), 0);
+}
+
+/* Keyword followed by 100 000 spaces, then a newline and a real import. */
+static char *
+hostile(const char *head, const char *tail, size_t *len)
+{
+    size_t hl = strlen(head), tl = strlen(tail), n = hl + 100000 + tl;
+    char *s = malloc(n + 1);
+    memcpy(s, head, hl);
+    memset(s + hl, ' ', 100000);
+    memcpy(s + hl + 100000, tail, tl);
+    s[n] = '\0';
+    *len = n;
+    return s;
+}
+
+static void
+test_hostile(void)
+{
+    static const struct {
+        enum lang_id id;
+        const char *head, *tail, *real;
+    } t[] = {
+        { LANG_TYPESCRIPT, "import", "\nimport './real';\n", "./real" },
+        { LANG_JAVASCRIPT, "require(", "\nimport './real';\n", "./real" },
+        { LANG_C, "#include", "\n#include \"real.h\"\n", "real.h" },
+        { LANG_PYTHON, "from", "\nimport real\n", "real" },
+        { LANG_GO, "package p\nimport", "\nimport \"real\"\n", "real" },
+        { LANG_RUST, "use", "\nuse crate::real;\n", "crate::real" },
+        { LANG_JAVA, "import", "\nimport a.real;\n", "a.real" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        size_t len;
+        char *s = hostile(t[i].head, t[i].tail, &len);
+        struct lang_facts x;
+        lang_facts_init(&x);
+        struct as_err e;
+        CHECK_INT(lang_extract(t[i].id, s, len, &x, &e), 0);
+        /* nothing bogus: every import found is a real, short specifier */
+        for (size_t k = 0; k < x.nimports; k++) {
+            CHECK(strlen(x.imports[k].spec) < 64);
+            CHECK(!strchr(x.imports[k].spec, ' '));
+        }
+        lang_facts_release(&x);
+        free(s);
+    }
+    /* deep nesting */
+    size_t depth = 20000, n = 2 * depth + 64;
+    char *s = malloc(n);
+    size_t o = 0;
+    o += (size_t)snprintf(s, n, "int f(void) { return ");
+    memset(s + o, '(', depth);
+    o += depth;
+    s[o++] = '1';
+    memset(s + o, ')', depth);
+    o += depth;
+    o += (size_t)snprintf(s + o, n - o, "; }\n");
+    struct lang_facts x;
+    lang_facts_init(&x);
+    struct as_err e;
+    CHECK_INT(lang_extract(LANG_C, s, o, &x, &e), 0);
+    CHECK(find_def(&x, "f", LANG_DEF_FUNCTION) != NULL);
+    lang_facts_release(&x);
+    free(s);
+}
+
+static void
+test_caps(void)
+{
+    struct lang_facts x;
+    lang_facts_init(&x);
+    struct as_err e;
+    CHECK_INT(lang_extract_max(LANG_C, "int x;", 6, 4, &x, &e), AS_ETOOBIG);
+    CHECK_INT(lang_extract(LANG_NONE, "x", 1, &x, &e), AS_EINVAL);
+    CHECK_INT(x.ndefs, 0);
+    CHECK_INT(lang_extract(LANG_C, "", 0, &x, &e), 0);
+    CHECK_INT(x.ndefs + x.nrefs + x.nimports, 0);
+    lang_facts_release(&x);
+}
+
+int
+main(void)
+{
+    TEST_RUN("detect by extension", test_detect);
+    TEST_RUN("grammar abi", test_abi);
+    test_fixtures();
+    TEST_RUN("hostile inputs", test_hostile);
+    TEST_RUN("caps", test_caps);
+    return test_done();
+}
