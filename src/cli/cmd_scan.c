@@ -1,13 +1,582 @@
+/*
+ * cmd_scan.c - `airspace scan`: score every pair of agents once and print
+ * the advisories. Agents come from the repository's worktrees (and, with
+ * --branches, its local branches) or from an --agents JSON file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cli/agents_json.h"
 #include "cli/cli.h"
+#include "cli/scan.h"
+#include "cli/scan_print.h"
+#include "git/files.h"
+#include "git/merge.h"
+#include "git/repo.h"
+#include "git/workset.h"
+#include "lang/agentnames.h"
+#include "lang/lang.h"
+#include "lang/repograph.h"
+#include "util/file.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
+
+struct scan_opts {
+    bool json, explain, branches, no_merge, no_graph;
+    const char *agents_path, *repo_dir, *integration, *fail_on;
+    int color; /* -1 auto, 0 never, 1 always */
+    int64_t now_ms;
+    unsigned threads;
+};
+
+static const char scan_usage[] =
+    "usage: airspace scan [options]\n"
+    "\n"
+    "Score every pair of agents flying in this repository and print the\n"
+    "advisories. Agents are the repository's worktrees (each one's work is\n"
+    "the diff from its base to its working tree, uncommitted work included),\n"
+    "or the agents of an --agents file.\n"
+    "\n"
+    "options:\n"
+    "  --json                 print the report as JSON (docs/cli.md)\n"
+    "  --explain              per-channel breakdown and evidence per pair\n"
+    "  --agents FILE          score the working sets in FILE ('-' = stdin)\n"
+    "  --repo DIR             repository or directory to read (default: .)\n"
+    "  --branches             also fly every local branch not checked out\n"
+    "  --integration BRANCH   branch agents are based on (default: the main\n"
+    "                         worktree's branch, or git config\n"
+    "                         airspace.integration)\n"
+    "  --fail-on LEVEL        exit 1 when a 'traffic' or 'resolution'\n"
+    "                         advisory (or worse) exists\n"
+    "  --model NAME           'airspace' (default) or 'ecc' (compatible\n"
+    "                         settings of the reference model)\n"
+    "  --set KEY=VALUE        override a model constant (docs/risk-model.md)\n"
+    "  --no-merge             skip the speculative merge channel\n"
+    "  --no-graph             skip the import graph (no dependency/symbol)\n"
+    "  --now MS               evaluate at this time (ms since the epoch)\n"
+    "  --threads N            parser threads (default 2)\n"
+    "  --color WHEN           auto (default), always or never; NO_COLOR is\n"
+    "                         honoured\n"
+    "  -h, --help             show this help\n";
+
+static int usage_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static int
+usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "airspace scan: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'airspace scan --help'.\n");
+    return CLI_EXIT_USAGE;
+}
+
+static int64_t
+wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double
+mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- graph sources ---- */
+
+static int
+read_git_blob(
+    void *ctx, const struct repograph_file *f, char **buf, size_t *len)
+{
+    struct as_err e;
+    return repo_read_blob(ctx, f->oid, buf, len, &e);
+}
+
+static void
+take_stats(struct scan_report *r, const struct repograph_stats *st, double t0)
+{
+    r->gstats.files = st->files;
+    r->gstats.source_files = st->source_files;
+    r->gstats.parsed = st->parsed;
+    r->gstats.cached = st->cached;
+    r->gstats.edges = st->edges;
+    r->gstats.build_ms = mono_ms() - t0;
+    r->have_graph = true;
+}
+
+/* The whole repository at the integration branch's tip, cached by blob id in
+ * the common git dir. */
+static int
+graph_from_git(struct scan_report *r, struct repo *repo,
+    const struct scan_opts *o, struct as_err *e)
+{
+    double t0 = mono_ms();
+    struct git_file_entry *ents;
+    size_t n;
+    int rc = repo_tree_files(repo, r->integration, &ents, &n, e);
+    if (rc)
+        return rc;
+    struct repograph_file *files = xcalloc(n ? n : 1, sizeof(*files));
+    for (size_t i = 0; i < n; i++) {
+        files[i].path = ents[i].path;
+        files[i].oid = ents[i].oid;
+    }
+    char *dir = xasprintf("%s/airspace", repo_common_dir(repo));
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        fprintf(stderr, "airspace scan: cannot create '%s': %s\n", dir,
+            strerror(errno));
+    char *cache = xasprintf("%s/graph.cache", dir);
+    struct repograph_options ro = { 0 };
+    ro.cache_path = cache;
+    ro.threads = o->threads;
+    struct repograph_stats st = { 0 };
+    graph_init(&r->graph);
+    rc = repograph_build(&r->graph, files, n, read_git_blob, repo, &ro, &st, e);
+    if (!rc)
+        take_stats(r, &st, t0);
+    else
+        graph_release(&r->graph);
+    free(cache);
+    free(dir);
+    free(files);
+    repo_tree_files_free(ents, n);
+    return rc;
+}
+
+/* A plain directory (for --agents with --repo DIR outside git). */
+static int
+graph_from_dir(struct scan_report *r, const char *dir,
+    const struct scan_opts *o, struct as_err *e)
+{
+    double t0 = mono_ms();
+    struct repograph_file *files;
+    size_t n;
+    int rc = repograph_scan_dir(dir, &files, &n, e);
+    if (rc)
+        return rc;
+    struct repograph_options ro = { 0 };
+    ro.threads = o->threads;
+    struct repograph_stats st = { 0 };
+    graph_init(&r->graph);
+    rc = repograph_build(
+        &r->graph, files, n, repograph_read_dir, (void *)dir, &ro, &st, e);
+    if (!rc)
+        take_stats(r, &st, t0);
+    else
+        graph_release(&r->graph);
+    repograph_scan_dir_free(files, n);
+    return rc;
+}
+
+/* ---- agents from git ---- */
+
+static char *
+unique_id(struct agent *agents, size_t n, const char *want)
+{
+    for (unsigned k = 1;; k++) {
+        char *id = k == 1 ? xstrdup(want) : xasprintf("%s-%u", want, k);
+        bool clash = false;
+        for (size_t i = 0; i < n && !clash; i++)
+            clash = !strcmp(agents[i].id, id);
+        if (!clash)
+            return id;
+        free(id);
+    }
+}
+
+static void
+apply_recency(struct scan_report *r, struct agent *a)
+{
+    for (size_t i = 0; i < a->nfiles; i++) {
+        struct ws_file *f = &a->files[i];
+        int64_t age = f->changed_at_ms ? r->now_ms - f->changed_at_ms : 0;
+        f->weight = risk_recency_weight(&r->cfg, age < 0 ? 0 : age);
+    }
+}
+
+static int
+agents_from_git(struct scan_report *r, struct repo *repo,
+    const struct scan_opts *o, struct as_err *e)
+{
+    struct repo_worktree *wts;
+    size_t nwt;
+    int rc = repo_worktrees(repo, &wts, &nwt, e);
+    if (rc)
+        return rc;
+    char **branches = NULL;
+    size_t nbr = 0;
+    if (o->branches && (rc = repo_branches(repo, &branches, &nbr, e))) {
+        repo_worktrees_free(wts, nwt);
+        return rc;
+    }
+    r->agents = xcalloc(nwt + nbr + 1, sizeof(*r->agents));
+    struct workset_options wo;
+    workset_options_init(&wo);
+    wo.integration = r->integration;
+    wo.now_ms = r->now_ms;
+    wo.untracked = true;
+    for (size_t i = 0; i < nwt && !rc; i++) {
+        if (wts[i].prunable)
+            continue;
+        const char *name = wts[i].branch ? wts[i].branch : wts[i].name;
+        char *id = unique_id(r->agents, r->nagents, name);
+        struct agent *a = &r->agents[r->nagents];
+        agent_init(a, id);
+        free(id);
+        r->nagents++;
+        if (!a->worktree)
+            a->worktree = xstrdup(wts[i].path);
+        rc = workset_from_worktree(repo, wts[i].path, &wo, a, e);
+        apply_recency(r, a);
+    }
+    for (size_t i = 0; i < nbr && !rc; i++) {
+        bool checked_out = false;
+        for (size_t j = 0; j < nwt && !checked_out; j++)
+            checked_out = wts[j].branch && !strcmp(wts[j].branch, branches[i]);
+        if (checked_out)
+            continue;
+        char *id = unique_id(r->agents, r->nagents, branches[i]);
+        struct agent *a = &r->agents[r->nagents];
+        agent_init(a, id);
+        free(id);
+        r->nagents++;
+        rc = workset_from_branch(repo, branches[i], &wo, a, e);
+        apply_recency(r, a);
+    }
+    repo_branches_free(branches, nbr);
+    repo_worktrees_free(wts, nwt);
+    return rc;
+}
+
+/* Parse each agent's own copy of its changed source files so the symbol
+ * channel sees the uses and definitions it adds (the graph holds the
+ * integration branch's version only). Branch agents without a worktree keep
+ * the base graph's view. */
+static void
+agents_add_names(struct scan_report *r)
+{
+    for (size_t i = 0; i < r->nagents; i++) {
+        struct agent *a = &r->agents[i];
+        if (!a->worktree)
+            continue;
+        for (size_t k = 0; k < a->nfiles; k++) {
+            struct ws_file *f = &a->files[k];
+            if (f->status != WS_MODIFIED && f->status != WS_ADDED &&
+                f->status != WS_RENAMED)
+                continue;
+            const char *rel = f->new_path ? f->new_path : f->path;
+            if (lang_detect(rel) == LANG_NONE)
+                continue;
+            char *full = xasprintf("%s/%s", a->worktree, rel);
+            char *buf;
+            size_t len;
+            if (!file_read_max(full, LANG_MAX_FILE_BYTES, true, &buf, &len)) {
+                struct as_err e;
+                if (agentnames_fill(&r->graph, f, rel, buf, len, &e))
+                    fprintf(stderr,
+                        "airspace scan: %s: %s (its new uses "
+                        "are not seen)\n",
+                        full, e.msg);
+                free(buf);
+            }
+            free(full);
+        }
+    }
+}
+
+struct merge_ctx {
+    struct repo *repo;
+    struct merge_cache *cache;
+    int failures;
+};
+
+static int
+merge_pair(void *vctx, const struct agent *a, const struct agent *b,
+    char ***paths, size_t *npaths)
+{
+    struct merge_ctx *ctx = vctx;
+    *paths = NULL;
+    *npaths = 0;
+    if (!a->tree_oid || !b->tree_oid || !a->base_oid || !b->base_oid)
+        return AS_EINVAL;
+    struct merge_result mr;
+    struct as_err e;
+    int rc = merge_speculative(ctx->repo, ctx->cache, a->base_oid, a->tree_oid,
+        b->base_oid, b->tree_oid, &mr, &e);
+    if (rc) {
+        if (!ctx->failures++)
+            fprintf(stderr, "airspace scan: merge channel: %s\n", e.msg);
+        return rc;
+    }
+    int conflicted = mr.conflicted;
+    *paths = mr.paths;
+    *npaths = mr.npaths;
+    mr.paths = NULL;
+    mr.npaths = 0;
+    merge_result_release(&mr);
+    return conflicted ? 1 : 0;
+}
+
+static int
+parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
+{
+    enum {
+        O_JSON = 256,
+        O_EXPLAIN,
+        O_AGENTS,
+        O_REPO,
+        O_BRANCHES,
+        O_INTEG,
+        O_FAIL,
+        O_MODEL,
+        O_SET,
+        O_NOMERGE,
+        O_NOGRAPH,
+        O_NOW,
+        O_THREADS,
+        O_COLOR
+    };
+    static const struct option longopts[] = {
+        { "json", no_argument, NULL, O_JSON },
+        { "explain", no_argument, NULL, O_EXPLAIN },
+        { "agents", required_argument, NULL, O_AGENTS },
+        { "repo", required_argument, NULL, O_REPO },
+        { "branches", no_argument, NULL, O_BRANCHES },
+        { "integration", required_argument, NULL, O_INTEG },
+        { "fail-on", required_argument, NULL, O_FAIL },
+        { "model", required_argument, NULL, O_MODEL },
+        { "set", required_argument, NULL, O_SET },
+        { "no-merge", no_argument, NULL, O_NOMERGE },
+        { "no-graph", no_argument, NULL, O_NOGRAPH },
+        { "now", required_argument, NULL, O_NOW },
+        { "threads", required_argument, NULL, O_THREADS },
+        { "color", required_argument, NULL, O_COLOR },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    /* --model must apply before any --set, whatever the order given. */
+    for (int i = 1; i < argc; i++) {
+        const char *m = NULL;
+        if (!strcmp(argv[i], "--model") && i + 1 < argc)
+            m = argv[i + 1];
+        else if (!strncmp(argv[i], "--model=", 8))
+            m = argv[i] + 8;
+        if (m && !strcmp(m, "ecc"))
+            risk_config_ecc(cfg);
+        else if (m && strcmp(m, "airspace"))
+            return usage_error("unknown model '%s' (airspace, ecc)", m);
+    }
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        char *end;
+        struct as_err e;
+        switch (c) {
+        case O_JSON:
+            o->json = true;
+            break;
+        case O_EXPLAIN:
+            o->explain = true;
+            break;
+        case O_AGENTS:
+            o->agents_path = optarg;
+            break;
+        case O_REPO:
+            o->repo_dir = optarg;
+            break;
+        case O_BRANCHES:
+            o->branches = true;
+            break;
+        case O_INTEG:
+            o->integration = optarg;
+            break;
+        case O_FAIL:
+            if (strcmp(optarg, "traffic") && strcmp(optarg, "resolution"))
+                return usage_error(
+                    "--fail-on takes 'traffic' or 'resolution', not '%s'",
+                    optarg);
+            o->fail_on = optarg;
+            break;
+        case O_MODEL:
+            break;
+        case O_SET: {
+            char *eq = strchr(optarg, '=');
+            if (!eq)
+                return usage_error("--set takes KEY=VALUE, not '%s'", optarg);
+            char *key = xstrndup(optarg, (size_t)(eq - optarg));
+            int rc = risk_config_set(cfg, key, eq + 1, &e);
+            free(key);
+            if (rc)
+                return usage_error("--set: %s", e.msg);
+            break;
+        }
+        case O_NOMERGE:
+            o->no_merge = true;
+            break;
+        case O_NOGRAPH:
+            o->no_graph = true;
+            break;
+        case O_NOW:
+            errno = 0;
+            o->now_ms = strtoll(optarg, &end, 10);
+            if (errno || *end || end == optarg || o->now_ms < 0)
+                return usage_error(
+                    "--now takes milliseconds since the epoch, not '%s'",
+                    optarg);
+            break;
+        case O_THREADS: {
+            errno = 0;
+            long t = strtol(optarg, &end, 10);
+            if (errno || *end || t < 1 || t > 64)
+                return usage_error("--threads takes 1..64, not '%s'", optarg);
+            o->threads = (unsigned)t;
+            break;
+        }
+        case O_COLOR:
+            if (!strcmp(optarg, "auto"))
+                o->color = -1;
+            else if (!strcmp(optarg, "always"))
+                o->color = 1;
+            else if (!strcmp(optarg, "never"))
+                o->color = 0;
+            else
+                return usage_error(
+                    "--color takes auto, always or never, not '%s'", optarg);
+            break;
+        case 'h':
+            fputs(scan_usage, stdout);
+            return -1;
+        default:
+            return usage_error(
+                "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    return 0;
+}
 
 int
 cmd_scan(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "airspace scan: not built yet\n");
-    return CLI_EXIT_ERROR;
+    struct scan_opts o = { 0 };
+    o.color = -1;
+    o.threads = 2;
+    struct scan_report r;
+    memset(&r, 0, sizeof(r));
+    risk_config_default(&r.cfg);
+    int rc = parse_opts(argc, argv, &o, &r.cfg);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    r.now_ms = o.now_ms ? o.now_ms : wall_ms();
+
+    struct as_err e = { { 0 } };
+    struct repo *repo = NULL;
+    struct merge_cache *mcache = NULL;
+    int exit_code = CLI_EXIT_OK;
+
+    if (o.agents_path) {
+        rc = agents_json_load(o.agents_path, &r.agents, &r.nagents, &e);
+        if (rc) {
+            fprintf(stderr, "airspace scan: %s\n", e.msg);
+            return CLI_EXIT_USAGE;
+        }
+        if (o.repo_dir && !o.no_graph) {
+            struct stat sb;
+            if (stat(o.repo_dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+                fprintf(stderr,
+                    "airspace scan: --repo '%s' is not a "
+                    "directory\n",
+                    o.repo_dir);
+                exit_code = CLI_EXIT_USAGE;
+                goto out;
+            }
+            r.repository = realpath(o.repo_dir, NULL);
+            if (repo_open(o.repo_dir, &repo, &e) == 0) {
+                if (o.integration)
+                    r.integration = xstrdup(o.integration);
+                else if (repo_integration_branch(repo, &r.integration, &e))
+                    r.integration = xstrdup("HEAD");
+                rc = graph_from_git(&r, repo, &o, &e);
+            } else {
+                rc = graph_from_dir(&r, o.repo_dir, &o, &e);
+            }
+            if (rc) {
+                fprintf(stderr, "airspace scan: %s\n", e.msg);
+                exit_code = CLI_EXIT_ERROR;
+                goto out;
+            }
+        }
+    } else {
+        rc = repo_open(o.repo_dir ? o.repo_dir : ".", &repo, &e);
+        if (rc) {
+            fprintf(stderr, "airspace scan: %s\n", e.msg);
+            exit_code = CLI_EXIT_USAGE;
+            goto out;
+        }
+        r.repository = xstrdup(repo_common_dir(repo));
+        if (o.integration)
+            r.integration = xstrdup(o.integration);
+        else if ((rc = repo_integration_branch(repo, &r.integration, &e))) {
+            fprintf(stderr, "airspace scan: %s\n", e.msg);
+            exit_code = CLI_EXIT_ERROR;
+            goto out;
+        }
+        rc = agents_from_git(&r, repo, &o, &e);
+        if (!rc && !o.no_graph)
+            rc = graph_from_git(&r, repo, &o, &e);
+        if (!rc && r.have_graph)
+            agents_add_names(&r);
+        if (rc) {
+            fprintf(stderr, "airspace scan: %s\n", e.msg);
+            exit_code = CLI_EXIT_ERROR;
+            goto out;
+        }
+    }
+
+    struct merge_ctx mctx = { 0 };
+    if (repo && !o.agents_path && !o.no_merge) {
+        mcache = merge_cache_new();
+        mctx.repo = repo;
+        mctx.cache = mcache;
+    }
+    scan_score(&r, mcache ? merge_pair : NULL, &mctx);
+
+    bool color = o.color == 1 || (o.color == -1 && isatty(STDOUT_FILENO) &&
+                                     !getenv("NO_COLOR"));
+    if (o.color == 1 && getenv("NO_COLOR"))
+        color = false;
+    if (o.json)
+        scan_print_json(&r, o.explain, stdout);
+    else
+        scan_print_table(&r, o.explain, color, stdout);
+
+    if (o.fail_on) {
+        bool ra = !strcmp(o.fail_on, "resolution");
+        if (r.nresolution || (!ra && r.ntraffic))
+            exit_code = CLI_EXIT_FAIL;
+    }
+out:
+    if (mcache)
+        merge_cache_free(mcache);
+    scan_report_release(&r);
+    if (repo)
+        repo_free(repo);
+    return exit_code;
 }

@@ -11,6 +11,7 @@
 #include "core/metrics.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
+#include "util/hex.h"
 #include "util/banned.h"
 
 enum { PT_HALF = 0, PT_END = 1, NPOINTS = 2 };
@@ -272,25 +273,15 @@ add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
     pt->nfiles = rp->nfiles - pt->first;
 }
 
-static int
-hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return 0;
-}
-
 static bool
 in_split(const struct replay_config *cfg, const char *sha)
 {
     if (cfg->split == REPLAY_SPLIT_ALL)
         return true;
     size_t len = strlen(sha);
-    int v = cfg->split_digit < len ? hex_value(sha[cfg->split_digit]) : 0;
+    int v = cfg->split_digit < len ? hex_digit(sha[cfg->split_digit]) : 0;
+    if (v < 0)
+        v = 0;
     return (v % 2 == 0) == (cfg->split == REPLAY_SPLIT_TUNE);
 }
 

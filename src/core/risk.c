@@ -560,6 +560,17 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
             ea->defs[ea->ndefs].file = (uint32_t)i;
             ea->ndefs++;
         }
+        /* Definitions the agent's version adds. */
+        for (size_t k = 0; k < f->ws->nnew_defs; k++) {
+            const char *nm = f->ws->new_defs[k].name;
+            uint32_t id = graph_find_name(e->g, nm, strlen(nm));
+            if (id == GRAPH_NONE)
+                continue;
+            ALLOC_GROW(ea->defs, ea->ndefs + 1, adefs);
+            ea->defs[ea->ndefs].name = id;
+            ea->defs[ea->ndefs].file = (uint32_t)i;
+            ea->ndefs++;
+        }
         f->nchg = (uint32_t)(ea->ndefs - first_def);
         f->chg = xmalloc((f->nchg + 1) * sizeof(*f->chg));
         for (uint32_t k = 0; k < f->nchg; k++)
@@ -591,6 +602,19 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
             s->file = (uint32_t)i;
             s->line = ref->line;
             s->direct = direct;
+        }
+        /* Uses the agent's version adds: on changed lines by definition. */
+        for (size_t k = 0; k < f->ws->nnew_uses; k++) {
+            const struct ws_name *u = &f->ws->new_uses[k];
+            uint32_t id = graph_find_name(e->g, u->name, strlen(u->name));
+            if (id == GRAPH_NONE)
+                continue;
+            ALLOC_GROW(ea->refs, ea->nrefs + 1, arefs);
+            struct sref *s = &ea->refs[ea->nrefs++];
+            s->name = id;
+            s->file = (uint32_t)i;
+            s->line = u->line;
+            s->direct = 1;
         }
     }
     if (ea->ndefs)

@@ -55,6 +55,28 @@ ws_file_release(struct ws_file *f)
     free(f->path);
     free(f->new_path);
     range_set_release(&f->ranges);
+    for (size_t i = 0; i < f->nnew_uses; i++)
+        free(f->new_uses[i].name);
+    free(f->new_uses);
+    for (size_t i = 0; i < f->nnew_defs; i++)
+        free(f->new_defs[i].name);
+    free(f->new_defs);
+}
+
+void
+ws_file_add_name(
+    struct ws_file *f, bool def, const char *name, size_t len, uint32_t line)
+{
+    struct ws_name *n;
+    if (def) {
+        ALLOC_GROW(f->new_defs, f->nnew_defs + 1, f->anew_defs);
+        n = &f->new_defs[f->nnew_defs++];
+    } else {
+        ALLOC_GROW(f->new_uses, f->nnew_uses + 1, f->anew_uses);
+        n = &f->new_uses[f->nnew_uses++];
+    }
+    n->name = xstrndup(name, len);
+    n->line = line;
 }
 
 void
@@ -120,6 +142,12 @@ ws_file_merge(struct ws_file *dst, struct ws_file *src)
         dst->weight = src->weight;
     dst->added_lines += src->added_lines;
     dst->deleted_lines += src->deleted_lines;
+    for (size_t i = 0; i < src->nnew_uses; i++)
+        ws_file_add_name(dst, false, src->new_uses[i].name,
+            strlen(src->new_uses[i].name), src->new_uses[i].line);
+    for (size_t i = 0; i < src->nnew_defs; i++)
+        ws_file_add_name(dst, true, src->new_defs[i].name,
+            strlen(src->new_defs[i].name), src->new_defs[i].line);
 }
 
 void

@@ -31,6 +31,13 @@ int ws_status_parse(const char *name, enum ws_status *out);
 /* Whether a status means the whole file is affected (oc = 1). */
 bool ws_status_whole(enum ws_status s);
 
+/* A symbol name the agent's own version of a file uses or defines beyond
+ * its base version, at a line of that version. */
+struct ws_name {
+    char *name;
+    uint32_t line;
+};
+
 struct ws_file {
     char *path;     /* normalised repository-relative path, in base naming */
     char *new_path; /* WS_RENAMED: the path in the agent's tree; else NULL */
@@ -40,6 +47,13 @@ struct ws_file {
     int64_t changed_at_ms;   /* when the agent last changed it; 0 = unknown */
     double weight;           /* recency weight w in (0,1]; set by caller */
     uint32_t added_lines, deleted_lines; /* diff stats, for right of way */
+
+    /* Filled when the agent's content was parsed (src/lang): uses of names
+     * its version adds, and definitions it adds. The symbol channel treats
+     * them as changed-line uses and changed definitions; the base graph
+     * cannot know either. */
+    struct ws_name *new_uses, *new_defs;
+    size_t nnew_uses, anew_uses, nnew_defs, anew_defs;
 };
 
 enum agent_kind {
@@ -79,5 +93,10 @@ struct ws_file *agent_add_file(
 /* Sort files by path and merge duplicates (ranges unioned). */
 void agent_sort(struct agent *a);
 void agent_add_intent(struct agent *a, const char *glob);
+
+/* Record a name the agent's version uses (def false) or defines (def true)
+ * beyond the base version; the name is copied. */
+void ws_file_add_name(
+    struct ws_file *f, bool def, const char *name, size_t len, uint32_t line);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -63,45 +64,15 @@ hexkey(const uint8_t oid[20], uint8_t lang, char out[44])
     out[42] = '\0';
 }
 
-static int
-read_all(const char *path, uint8_t **buf, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return AS_ENOENT;
-    struct stat sb;
-    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-        (uint64_t)sb.st_size > MAX_CACHE_BYTES) {
-        close(fd);
-        return AS_EIO;
-    }
-    size_t n = (size_t)sb.st_size, got = 0;
-    uint8_t *p = xmalloc(n ? n : 1);
-    while (got < n) {
-        ssize_t r = read(fd, p + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (got != n) {
-        free(p);
-        return AS_EIO;
-    }
-    *buf = p;
-    *len = n;
-    return 0;
-}
-
 void
 factcache_load(struct factcache *c, const char *path)
 {
     memset(c, 0, sizeof(*c));
     strmap_init(&c->idx);
-    if (!path || read_all(path, &c->data, &c->len) < 0)
+    char *raw;
+    if (!path || file_read_max(path, MAX_CACHE_BYTES, false, &raw, &c->len))
         return;
+    c->data = (uint8_t *)raw;
     const uint8_t *d = c->data;
     if (c->len < HDR_LEN || memcmp(d, magic, 8) ||
         get_le(d + 8, 4) != FACTCACHE_FORMAT ||

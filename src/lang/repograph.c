@@ -14,6 +14,8 @@
 #include "lang/resolve.h"
 #include "lang/sha1.h"
 #include "util/path.h"
+#include "util/file.h"
+#include "util/hex.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -88,25 +90,14 @@ repograph_graph(struct repograph *rg)
     return rg->g;
 }
 
-static int
-hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool
 parse_oid(const char *hex, uint8_t out[20])
 {
     if (!hex)
         return false;
     for (int i = 0; i < 20; i++) {
-        int a = hexval(hex[2 * i]), b = a < 0 ? -1 : hexval(hex[2 * i + 1]);
+        int a = hex_digit(hex[2 * i]),
+            b = a < 0 ? -1 : hex_digit(hex[2 * i + 1]);
         if (a < 0 || b < 0)
             return false;
         out[i] = (uint8_t)(a << 4 | b);
@@ -697,31 +688,7 @@ repograph_read_dir(
 {
     const char *dir = ctx;
     char *path = xasprintf("%s/%s", dir, f->path);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = file_read_max(path, READ_DIR_MAX, true, buf, len);
     free(path);
-    *buf = NULL;
-    *len = 0;
-    if (fd < 0)
-        return AS_EIO;
-    struct stat sb;
-    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-        (size_t)sb.st_size > READ_DIR_MAX) {
-        close(fd);
-        return AS_ETOOBIG;
-    }
-    size_t want = (size_t)sb.st_size, got = 0;
-    char *p = xmalloc(want + 1);
-    while (got < want) {
-        ssize_t r = read(fd, p + got, want - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    p[got] = '\0';
-    *buf = p;
-    *len = got;
-    return 0;
+    return rc == AS_ENOENT ? AS_EIO : rc;
 }

@@ -42,7 +42,7 @@ bad() { # bad NAME JSON EXPECTED-SUBSTRING
     rc=$?
     set -e
     check "$1: exit 2 ($rc)" [ "$rc" = 2 ]
-    check "$1: message mentions '$3'" grep -q -- "$3" "$TMP/bad.err"
+    check "$1: message mentions '$3'" grep -qF -- "$3" "$TMP/bad.err"
     check "$1: nothing on stdout" [ ! -s "$TMP/bad.out" ]
 }
 bad "malformed JSON" '[{"agentId": "a",' "bad.json:"

@@ -48,8 +48,8 @@ void
 scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx)
 {
     size_t n = r->nagents;
-    r->engine = risk_engine_new(&r->cfg, r->have_graph ? &r->graph : NULL,
-        r->agents, n);
+    r->engine = risk_engine_new(
+        &r->cfg, r->have_graph ? &r->graph : NULL, r->agents, n);
     r->npairs = n < 2 ? 0 : n * (n - 1) / 2;
     r->pairs = xcalloc(r->npairs ? r->npairs : 1, sizeof(*r->pairs));
     r->merge_channel = merge != NULL;

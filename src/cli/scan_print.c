@@ -1,0 +1,453 @@
+/*
+ * scan_print.c - the scan report as a human table or as the JSON document
+ * of docs/cli.md. Evidence is computed on demand (--explain) from the
+ * report's risk engine; nothing here changes the report's numbers except
+ * that the merge channel, which the engine does not know, is copied in.
+ */
+#include "cli/scan_print.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* ---- shared ---- */
+
+static const char *
+agent_name(const struct scan_report *r, size_t i)
+{
+    return r->agents[i].id;
+}
+
+/* Evidence for pair p, with the merge channel's value carried over. */
+static void
+pair_evidence(
+    struct scan_report *r, const struct scan_pair *p, struct risk_evidence *ev)
+{
+    risk_engine_explain(r->engine, p->a, p->b, ev);
+    ev->result = p->res;
+}
+
+static char *
+pair_guidance(struct scan_report *r, const struct scan_pair *p,
+    const struct risk_evidence *ev)
+{
+    return advisory_steer_text(
+        &r->agents[p->steer], &r->agents[p->hold], p->res.risk, ev, NULL, 0);
+}
+
+/* ---- table ---- */
+
+struct style {
+    const char *bold, *dim, *red, *yellow, *green, *off;
+};
+
+static const struct style plain = { "", "", "", "", "", "" };
+static const struct style ansi = { "\033[1m", "\033[2m", "\033[1;31m",
+    "\033[33m", "\033[32m", "\033[0m" };
+
+static const char *
+level_color(const struct style *s, enum advisory_level l)
+{
+    switch (l) {
+    case ADVISORY_RESOLUTION:
+        return s->red;
+    case ADVISORY_TRAFFIC:
+        return s->yellow;
+    default:
+        return s->green;
+    }
+}
+
+/* Advisories in capitals, so they stand out without colour too. */
+static const char *
+level_label(enum advisory_level l)
+{
+    switch (l) {
+    case ADVISORY_RESOLUTION:
+        return "RESOLUTION";
+    case ADVISORY_TRAFFIC:
+        return "TRAFFIC";
+    default:
+        return "clear";
+    }
+}
+
+static void
+print_ranges(const struct range_set *rs, FILE *out)
+{
+    for (size_t k = 0; k < rs->n; k++) {
+        const struct range *g = &rs->v[k];
+        if (g->start == g->end)
+            fprintf(out, "%s%u", k ? "," : "", g->start);
+        else
+            fprintf(out, "%s%u-%u", k ? "," : "", g->start, g->end);
+    }
+}
+
+static void
+print_channels(const struct scan_pair *p, FILE *out)
+{
+    bool any = false;
+    for (int c = 0; c < RISK_NCHANNELS; c++) {
+        if (p->res.r[c] <= 0)
+            continue;
+        fprintf(out, "%s%s %.2f", any ? ", " : "",
+            risk_channel_name((enum risk_channel)c), p->res.r[c]);
+        any = true;
+    }
+    if (!any)
+        fputs("-", out);
+}
+
+static void
+print_evidence_text(struct scan_report *r, const struct scan_pair *p,
+    const struct style *s, FILE *out)
+{
+    struct risk_evidence ev;
+    pair_evidence(r, p, &ev);
+    fprintf(out, "    %schannels:%s", s->dim, s->off);
+    for (int c = 0; c < RISK_NCHANNELS; c++)
+        if (r->cfg.weight[c] > 0)
+            fprintf(out, " %s %.2f×%.2f",
+                risk_channel_name((enum risk_channel)c), p->res.r[c],
+                r->cfg.weight[c]);
+    fputc('\n', out);
+    for (size_t i = 0; i < ev.ncontested; i++) {
+        const struct risk_contested *c = &ev.contested[i];
+        fprintf(out, "    contested %s ", c->path);
+        if (c->whole)
+            fputs("(whole file)", out);
+        else {
+            fputs("lines ", out);
+            print_ranges(&c->ranges, out);
+        }
+        fprintf(out, "  oc %.2f\n", c->oc);
+    }
+    if (p->nmerge_paths) {
+        fputs("    merge conflicts in", out);
+        for (size_t i = 0; i < p->nmerge_paths; i++)
+            fprintf(out, "%s %s", i ? "," : "", p->merge_paths[i]);
+        fputc('\n', out);
+    }
+    if (ev.dep.present) {
+        fprintf(out,
+            "    dependency %s (%s) imports %s (%s): ", ev.dep.downstream,
+            agent_name(r, ev.dep.down_agent), ev.dep.upstream,
+            agent_name(r, ev.dep.up_agent));
+        for (size_t i = 0; i < ev.dep.nchain; i++)
+            fprintf(out, "%s%s", i ? " -> " : "", ev.dep.chain[i]);
+        fprintf(out, "  sigma %.2f", ev.dep.sigma);
+        for (size_t i = 0; i < ev.dep.nsymbols; i++)
+            fprintf(out, "%s%s", i ? ", " : "  symbols ", ev.dep.symbols[i]);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; i < ev.nsymbols; i++) {
+        const struct risk_symbol_hit *h = &ev.symbols[i];
+        fprintf(out, "    symbol %s defined in %s (%s), used at %s:%u (%s)%s\n",
+            h->name, h->def_path, agent_name(r, h->def_agent), h->use_path,
+            h->use_line, agent_name(r, h->use_agent),
+            h->enclosing ? " inside a changed definition" : "");
+    }
+    for (size_t i = 0; i < ev.nintents; i++) {
+        const struct risk_intent_hit *h = &ev.intents[i];
+        fprintf(out, "    intent of %s '%s' matches %s%s\n",
+            agent_name(r, h->agent), h->glob, h->path,
+            h->path_is_intent ? " (declared)" : "");
+    }
+    if (ev.tree_a && ev.tree_b)
+        fprintf(out, "    tree %s ~ %s  distance %.2f\n", ev.tree_a, ev.tree_b,
+            ev.tree_distance);
+    if (p->level == ADVISORY_RESOLUTION) {
+        char *g = pair_guidance(r, p, &ev);
+        fprintf(out, "    %sguidance to %s:%s\n", s->bold,
+            agent_name(r, p->steer), s->off);
+        for (char *line = g, *nl; line && *line; line = nl) {
+            nl = strchr(line, '\n');
+            if (nl)
+                *nl++ = '\0';
+            fprintf(out, "      %s\n", line);
+        }
+        free(g);
+    }
+    risk_evidence_release(&ev);
+}
+
+static int
+name_width(const struct scan_report *r)
+{
+    size_t w = 4;
+    for (size_t i = 0; i < r->nagents; i++) {
+        size_t n = strlen(r->agents[i].id);
+        if (n > w)
+            w = n;
+    }
+    return (int)(w > 32 ? 32 : w);
+}
+
+void
+scan_print_table(struct scan_report *r, bool explain, bool color, FILE *out)
+{
+    const struct style *s = color ? &ansi : &plain;
+    int w = name_width(r);
+    fprintf(out, "%sairspace%s", s->bold, s->off);
+    if (r->repository)
+        fprintf(out, " %s", r->repository);
+    if (r->integration)
+        fprintf(out, " (integration %s)", r->integration);
+    fprintf(out, ": %zu agents, %zu pairs, %s%zu resolution%s, %s%zu traffic%s",
+        r->nagents, r->npairs, r->nresolution ? s->red : "", r->nresolution,
+        r->nresolution ? s->off : "", r->ntraffic ? s->yellow : "", r->ntraffic,
+        r->ntraffic ? s->off : "");
+    if (r->have_graph)
+        fprintf(out, "; graph %zu files, %zu edges (%zu parsed, %.0f ms)",
+            r->gstats.files, r->gstats.edges, r->gstats.parsed,
+            r->gstats.build_ms);
+    fputc('\n', out);
+    if (r->nagents) {
+        fputc('\n', out);
+        fprintf(out, "%s%-*s  %5s  %s%s\n", s->dim, w, "AGENT", "FILES", "WORK",
+            s->off);
+        for (size_t i = 0; i < r->nagents; i++) {
+            const struct agent *a = &r->agents[i];
+            fprintf(out, "%-*s  %5zu  ", w, a->id, a->nfiles);
+            size_t shown = 0;
+            for (size_t f = 0; f < a->nfiles && shown < 3; f++, shown++)
+                fprintf(out, "%s%s", f ? ", " : "", a->files[f].path);
+            if (a->nfiles > shown)
+                fprintf(out, ", +%zu more", a->nfiles - shown);
+            if (!a->nfiles)
+                fputs("-", out);
+            if (a->kind == AGENT_HUMAN)
+                fputs("  (human)", out);
+            fputc('\n', out);
+        }
+    }
+    if (!r->npairs) {
+        fputs("\nfewer than two agents: nothing to compare\n", out);
+        return;
+    }
+    fputc('\n', out);
+    fprintf(out, "%s%-10s  %4s  %-*s  %-*s  %-*s  %-*s  %s%s\n", s->dim,
+        "LEVEL", "RISK", w, "A", w, "B", w, "HOLD", w, "STEER", "CHANNELS",
+        s->off);
+    for (size_t i = 0; i < r->npairs; i++) {
+        struct scan_pair *p = &r->pairs[i];
+        bool active = p->level != ADVISORY_CLEAR;
+        fprintf(out, "%s%-10s%s  %4.2f  %-*s  %-*s  %-*s  %-*s  ",
+            level_color(s, p->level), level_label(p->level), s->off,
+            p->res.risk, w, agent_name(r, p->a), w, agent_name(r, p->b), w,
+            active ? agent_name(r, p->hold) : "-", w,
+            active ? agent_name(r, p->steer) : "-");
+        print_channels(p, out);
+        fputc('\n', out);
+        if (explain && p->res.risk > 0)
+            print_evidence_text(r, p, s, out);
+    }
+}
+
+/* ---- JSON ---- */
+
+static json_t *
+ranges_json(const struct range_set *rs)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < rs->n; k++)
+        json_array_append_new(a, json_pack("[I,I]", (json_int_t)rs->v[k].start,
+                                     (json_int_t)rs->v[k].end));
+    return a;
+}
+
+static json_t *
+agent_json(const struct agent *a)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_string(a->id));
+    json_object_set_new(
+        o, "kind", json_string(a->kind == AGENT_HUMAN ? "human" : "agent"));
+    if (a->label)
+        json_object_set_new(o, "label", json_string(a->label));
+    if (a->branch)
+        json_object_set_new(o, "branch", json_string(a->branch));
+    if (a->worktree)
+        json_object_set_new(o, "worktree", json_string(a->worktree));
+    if (a->base_oid)
+        json_object_set_new(o, "base", json_string(a->base_oid));
+    if (a->started_at_ms)
+        json_object_set_new(
+            o, "startedAt", json_integer((json_int_t)a->started_at_ms));
+    json_object_set_new(
+        o, "commitsAhead", json_integer((json_int_t)a->commits_ahead));
+    json_object_set_new(
+        o, "committedLines", json_integer((json_int_t)a->committed_lines));
+    json_t *files = json_array();
+    for (size_t i = 0; i < a->nfiles; i++) {
+        const struct ws_file *f = &a->files[i];
+        json_t *jf = json_object();
+        json_object_set_new(jf, "path", json_string(f->path));
+        json_object_set_new(
+            jf, "status", json_string(ws_status_name(f->status)));
+        if (f->new_path)
+            json_object_set_new(jf, "newPath", json_string(f->new_path));
+        if (f->whole)
+            json_object_set_new(jf, "whole", json_true());
+        else
+            json_object_set_new(jf, "lines", ranges_json(&f->ranges));
+        json_object_set_new(jf, "weight", json_real(f->weight));
+        if (f->changed_at_ms)
+            json_object_set_new(
+                jf, "changedAt", json_integer((json_int_t)f->changed_at_ms));
+        json_array_append_new(files, jf);
+    }
+    json_object_set_new(o, "files", files);
+    if (a->nintent) {
+        json_t *in = json_array();
+        for (size_t i = 0; i < a->nintent; i++)
+            json_array_append_new(in, json_string(a->intent[i]));
+        json_object_set_new(o, "intent", in);
+    }
+    return o;
+}
+
+static json_t *
+string_array(const char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static json_t *
+evidence_json(struct scan_report *r, const struct scan_pair *p)
+{
+    struct risk_evidence ev;
+    pair_evidence(r, p, &ev);
+    json_t *o = json_object();
+    json_t *contested = json_array();
+    for (size_t i = 0; i < ev.ncontested; i++) {
+        const struct risk_contested *c = &ev.contested[i];
+        json_t *jc = json_object();
+        json_object_set_new(jc, "path", json_string(c->path));
+        json_object_set_new(jc, "whole", json_boolean(c->whole));
+        json_object_set_new(jc, "ranges", ranges_json(&c->ranges));
+        json_object_set_new(jc, "oc", json_real(c->oc));
+        json_object_set_new(jc, "value", json_real(c->value));
+        json_array_append_new(contested, jc);
+    }
+    json_object_set_new(o, "contested", contested);
+    if (p->merge_checked) {
+        json_t *m = json_object();
+        json_object_set_new(m, "paths",
+            string_array((const char *const *)p->merge_paths, p->nmerge_paths));
+        json_object_set_new(o, "merge", m);
+    }
+    if (ev.dep.present) {
+        json_t *d = json_object();
+        json_object_set_new(d, "downstream", json_string(ev.dep.downstream));
+        json_object_set_new(d, "downstreamAgent",
+            json_string(agent_name(r, ev.dep.down_agent)));
+        json_object_set_new(d, "upstream", json_string(ev.dep.upstream));
+        json_object_set_new(
+            d, "upstreamAgent", json_string(agent_name(r, ev.dep.up_agent)));
+        json_object_set_new(
+            d, "chain", string_array(ev.dep.chain, ev.dep.nchain));
+        json_object_set_new(d, "sigma", json_real(ev.dep.sigma));
+        json_object_set_new(d, "value", json_real(ev.dep.value));
+        json_object_set_new(
+            d, "symbols", string_array(ev.dep.symbols, ev.dep.nsymbols));
+        json_object_set_new(o, "dependency", d);
+    }
+    json_t *sym = json_array();
+    for (size_t i = 0; i < ev.nsymbols; i++) {
+        const struct risk_symbol_hit *h = &ev.symbols[i];
+        json_array_append_new(sym,
+            json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:f}", "name",
+                h->name, "definedIn", h->def_path, "definedBy",
+                agent_name(r, h->def_agent), "usedIn", h->use_path, "usedBy",
+                agent_name(r, h->use_agent), "line", (json_int_t)h->use_line,
+                "enclosing", h->enclosing, "value", h->value));
+    }
+    json_object_set_new(o, "symbol", sym);
+    json_t *in = json_array();
+    for (size_t i = 0; i < ev.nintents; i++) {
+        const struct risk_intent_hit *h = &ev.intents[i];
+        json_array_append_new(
+            in, json_pack("{s:s, s:s, s:s, s:b}", "agent",
+                    agent_name(r, h->agent), "glob", h->glob, "path", h->path,
+                    "declared", h->path_is_intent));
+    }
+    json_object_set_new(o, "intent", in);
+    if (ev.tree_a && ev.tree_b)
+        json_object_set_new(o, "tree",
+            json_pack("{s:s, s:s, s:f}", "a", ev.tree_a, "b", ev.tree_b,
+                "distance", ev.tree_distance));
+    if (p->level == ADVISORY_RESOLUTION) {
+        char *g = pair_guidance(r, p, &ev);
+        json_object_set_new(o, "guidance", json_string(g));
+        free(g);
+    }
+    risk_evidence_release(&ev);
+    return o;
+}
+
+void
+scan_print_json(struct scan_report *r, bool explain, FILE *out)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "version", json_integer(SCAN_JSON_VERSION));
+    json_object_set_new(doc, "now", json_integer((json_int_t)r->now_ms));
+    json_object_set_new(doc, "repository",
+        r->repository ? json_string(r->repository) : json_null());
+    json_object_set_new(doc, "integration",
+        r->integration ? json_string(r->integration) : json_null());
+    json_object_set_new(doc, "model",
+        json_pack("{s:I, s:f, s:f}", "margin", (json_int_t)r->cfg.margin,
+            "tauTraffic", r->cfg.tau_ta, "tauResolution", r->cfg.tau_ra));
+    if (r->have_graph)
+        json_object_set_new(doc, "graph",
+            json_pack("{s:I, s:I, s:I, s:I, s:I, s:f}", "files",
+                (json_int_t)r->gstats.files, "sourceFiles",
+                (json_int_t)r->gstats.source_files, "parsed",
+                (json_int_t)r->gstats.parsed, "cached",
+                (json_int_t)r->gstats.cached, "edges",
+                (json_int_t)r->gstats.edges, "buildMs", r->gstats.build_ms));
+    else
+        json_object_set_new(doc, "graph", json_null());
+    json_t *agents = json_array();
+    for (size_t i = 0; i < r->nagents; i++)
+        json_array_append_new(agents, agent_json(&r->agents[i]));
+    json_object_set_new(doc, "agents", agents);
+    json_object_set_new(doc, "summary",
+        json_pack("{s:I, s:I, s:I, s:I}", "agents", (json_int_t)r->nagents,
+            "pairs", (json_int_t)r->npairs, "traffic", (json_int_t)r->ntraffic,
+            "resolution", (json_int_t)r->nresolution));
+    json_t *pairs = json_array();
+    for (size_t i = 0; i < r->npairs; i++) {
+        const struct scan_pair *p = &r->pairs[i];
+        json_t *jp = json_object();
+        json_object_set_new(jp, "a", json_string(agent_name(r, p->a)));
+        json_object_set_new(jp, "b", json_string(agent_name(r, p->b)));
+        json_object_set_new(
+            jp, "level", json_string(advisory_level_name(p->level)));
+        json_object_set_new(jp, "risk", json_real(p->res.risk));
+        json_object_set_new(jp, "hold", json_string(agent_name(r, p->hold)));
+        json_object_set_new(jp, "steer", json_string(agent_name(r, p->steer)));
+        json_t *ch = json_object();
+        for (int c = 0; c < RISK_NCHANNELS; c++)
+            json_object_set_new(ch, risk_channel_name((enum risk_channel)c),
+                json_real(p->res.r[c]));
+        json_object_set_new(jp, "channels", ch);
+        json_object_set_new(jp, "mergeChecked", json_boolean(p->merge_checked));
+        if (explain && p->res.risk > 0)
+            json_object_set_new(jp, "evidence", evidence_json(r, p));
+        json_array_append_new(pairs, jp);
+    }
+    json_object_set_new(doc, "pairs", pairs);
+    json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    fputc('\n', out);
+    json_decref(doc);
+}

@@ -1,0 +1,32 @@
+/*
+ * agentnames.h - what an agent's own version of a file adds to the names it
+ * uses and defines, compared with the base version the graph holds.
+ *
+ * The import graph is built from the integration branch, so a call an agent
+ * has just written exists only in the agent's copy. Parsing that copy and
+ * comparing its references and definitions with the base file's, name by
+ * name, gives the symbol channel the agent's new uses and definitions
+ * without mapping lines between versions. References are counted once per
+ * line (as the extractor reports them), so a second call of a name on a line
+ * that already called it is not a new use.
+ */
+#ifndef AIRSPACE_LANG_AGENTNAMES_H
+#define AIRSPACE_LANG_AGENTNAMES_H
+
+#include <stddef.h>
+
+#include "core/graph.h"
+#include "core/workset.h"
+#include "util/error.h"
+
+/*
+ * Parse src (the agent's version of f, read from its working tree; for a
+ * rename, path is the new name) and record in f the uses and definitions it
+ * adds over the base file f->path in g. Names are interned into g so the
+ * risk engine can match them. A file in no parsed language is left alone.
+ * Returns 0, or the parse error (f unchanged).
+ */
+int agentnames_fill(struct graph *g, struct ws_file *f, const char *path,
+    const char *src, size_t len, struct as_err *e);
+
+#endif
