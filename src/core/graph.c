@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/path.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -24,6 +25,7 @@ graph_release(struct graph *g)
         free(f->in);
         free(f->defs);
         free(f->refs);
+        free(f->names);
     }
     free(g->files);
     free(g->name_str);
@@ -73,13 +75,6 @@ graph_find_name(const struct graph *g, const char *name, size_t len)
 {
     uint32_t id;
     return strmap_get(&g->names, name, len, &id) ? id : GRAPH_NONE;
-}
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* Sorted-array set helpers for the edge lists. */
@@ -135,11 +130,7 @@ graph_set_imports(
     for (size_t i = 0; i < n; i++)
         if (targets[i] != file && targets[i] < g->nfiles)
             v[m++] = targets[i];
-    qsort(v, m, sizeof(*v), cmp_u32);
-    size_t k = 0;
-    for (size_t i = 0; i < m; i++)
-        if (k == 0 || v[k - 1] != v[i])
-            v[k++] = v[i];
+    size_t k = sort_uniq_u32(v, m);
     free(f->out);
     f->out = v;
     f->nout = (uint32_t)k;
@@ -170,6 +161,28 @@ cmp_ref(const void *a, const void *b)
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* References need only be in line order; the extractor's order within a
+ * line (by name text) is kept when the lines are already in order. */
+static int
+cmp_ref_line(const void *a, const void *b)
+{
+    const struct graph_ref *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Whether v (n elements of size sz) is already in cmp order: the cache and
+ * the extractor hand facts over sorted, and qsort is not free on them. */
+static bool
+is_sorted(
+    const void *v, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+    const char *p = v;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(p + (i - 1) * sz, p + i * sz) > 0)
+            return false;
+    return true;
+}
+
 void
 graph_set_symbols(struct graph *g, uint32_t file, const struct graph_def *defs,
     size_t ndefs, const struct graph_ref *refs, size_t nrefs)
@@ -180,13 +193,20 @@ graph_set_symbols(struct graph *g, uint32_t file, const struct graph_def *defs,
     f->defs = xmalloc((ndefs ? ndefs : 1) * sizeof(*defs));
     if (ndefs)
         memcpy(f->defs, defs, ndefs * sizeof(*defs));
-    qsort(f->defs, ndefs, sizeof(*defs), cmp_def);
+    if (!is_sorted(f->defs, ndefs, sizeof(*defs), cmp_def))
+        qsort(f->defs, ndefs, sizeof(*defs), cmp_def);
     f->ndefs = (uint32_t)ndefs;
     f->refs = xmalloc((nrefs ? nrefs : 1) * sizeof(*refs));
     if (nrefs)
         memcpy(f->refs, refs, nrefs * sizeof(*refs));
-    qsort(f->refs, nrefs, sizeof(*refs), cmp_ref);
+    if (!is_sorted(f->refs, nrefs, sizeof(*refs), cmp_ref_line))
+        qsort(f->refs, nrefs, sizeof(*refs), cmp_ref);
     f->nrefs = (uint32_t)nrefs;
+    free(f->names);
+    f->names = xmalloc((nrefs ? nrefs : 1) * sizeof(*f->names));
+    for (size_t i = 0; i < nrefs; i++)
+        f->names[i] = refs[i].name;
+    f->nnames = (uint32_t)sort_uniq_u32(f->names, nrefs);
     f->parsed = true;
 }
 

@@ -54,6 +54,8 @@ struct graph_file {
     uint32_t ndefs;
     struct graph_ref *refs; /* sorted by line */
     uint32_t nrefs;
+    uint32_t *names; /* the names refs use: sorted, unique */
+    uint32_t nnames;
     uint16_t depth; /* path_depth(path) */
     bool parsed;    /* symbols known (a parsed language) */
 };

@@ -8,6 +8,7 @@
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strmap.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -312,9 +313,9 @@ struct eagent {
     struct efile *files; /* sorted by pid */
     size_t nfiles;
     double *m; /* per working-set file u: coupling to this agent's work */
-    struct sdef *defs; /* sorted by name */
+    struct sdef *defs; /* sorted by name, file; one per (name, file) */
     size_t ndefs;
-    struct sref *refs; /* sorted by name, direct first */
+    struct sref *refs; /* sorted by name, file; one per (name, file) */
     size_t nrefs;
     struct prefix *prefixes; /* sorted by id */
     size_t nprefixes;
@@ -329,10 +330,9 @@ struct risk_engine {
     size_t n;
     struct strmap paths, prefixes;
     uint32_t npaths, nprefix_ids;
-    /* lazily built sorted unique referenced names per graph file */
-    uint32_t **fnames;
-    uint32_t *nfnames;
-    bool *fnames_done;
+    /* per name id: the stamp of the agent file that last used it, and the
+     * index of that use in the agent's refs (one use per name and file) */
+    uint32_t *name_stamp, *name_ref, cur_name_stamp;
     /* BFS scratch over graph files */
     uint32_t *stamp, cur_stamp;
     uint8_t *dist, *sure;
@@ -342,26 +342,6 @@ struct risk_engine {
     uint32_t *uidx;
     uint32_t nu;
 };
-
-static int
-cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-static size_t
-uniq_u32(uint32_t *v, size_t n)
-{
-    if (!n)
-        return 0;
-    qsort(v, n, sizeof(*v), cmp_u32);
-    size_t o = 1;
-    for (size_t i = 1; i < n; i++)
-        if (v[i] != v[o - 1])
-            v[o++] = v[i];
-    return o;
-}
 
 static bool
 has_u32(const uint32_t *v, size_t n, uint32_t x)
@@ -377,21 +357,12 @@ has_u32(const uint32_t *v, size_t n, uint32_t x)
     return lo < n && v[lo] == x;
 }
 
-/* Sorted unique names referenced in graph file x. */
+/* The sorted unique names graph file x references. */
 static const uint32_t *
-file_names(struct risk_engine *e, uint32_t x, uint32_t *n)
+file_names(const struct risk_engine *e, uint32_t x, uint32_t *n)
 {
-    if (!e->fnames_done[x]) {
-        const struct graph_file *f = &e->g->files[x];
-        uint32_t *v = xmalloc((f->nrefs + 1) * sizeof(*v));
-        for (uint32_t i = 0; i < f->nrefs; i++)
-            v[i] = f->refs[i].name;
-        e->nfnames[x] = (uint32_t)uniq_u32(v, f->nrefs);
-        e->fnames[x] = v;
-        e->fnames_done[x] = true;
-    }
-    *n = e->nfnames[x];
-    return e->fnames[x];
+    *n = e->g->files[x].nnames;
+    return e->g->files[x].names;
 }
 
 /* Whether x references one of the sorted names chg (true when x has no
@@ -523,10 +494,10 @@ cmp_sref(const void *x, const void *y)
     const struct sref *a = x, *b = y;
     if (a->name != b->name)
         return a->name < b->name ? -1 : 1;
-    if (a->direct != b->direct)
-        return a->direct > b->direct ? -1 : 1;
     if (a->file != b->file)
         return a->file < b->file ? -1 : 1;
+    if (a->direct != b->direct)
+        return a->direct > b->direct ? -1 : 1;
     return a->line < b->line ? -1 : a->line > b->line;
 }
 
@@ -537,6 +508,30 @@ cmp_prefix(const void *x, const void *y)
     if (a->id != b->id)
         return a->id < b->id ? -1 : 1;
     return a->mind < b->mind ? -1 : a->mind > b->mind;
+}
+
+/* Record one use of name by agent file i, keeping a single use per name
+ * and file: the first direct one, else the first. */
+static void
+add_ref(struct risk_engine *e, struct eagent *ea, size_t *arefs, uint32_t name,
+    uint32_t i, uint32_t line, uint8_t direct)
+{
+    if (e->name_stamp[name] == e->cur_name_stamp) {
+        struct sref *old = &ea->refs[e->name_ref[name]];
+        if (direct && !old->direct) {
+            old->direct = 1;
+            old->line = line;
+        }
+        return;
+    }
+    e->name_stamp[name] = e->cur_name_stamp;
+    e->name_ref[name] = (uint32_t)ea->nrefs;
+    ALLOC_GROW(ea->refs, ea->nrefs + 1, *arefs);
+    struct sref *s = &ea->refs[ea->nrefs++];
+    s->name = name;
+    s->file = i;
+    s->line = line;
+    s->direct = direct;
 }
 
 /* Changed definitions and the names the agent's changes use. */
@@ -551,10 +546,25 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
         const struct graph_file *gf = &e->g->files[f->gid];
         const struct range_set *rs = &f->ws->ranges;
         size_t first_def = ea->ndefs;
+        if (++e->cur_name_stamp == 0) {
+            memset(e->name_stamp, 0, e->g->nnames * sizeof(*e->name_stamp));
+            e->cur_name_stamp = 1;
+        }
+        /* The spans of the definitions the agent changed, so that a
+         * reference is tested against them in O(log n), not def by def. */
+        struct range_set changed;
+        range_set_init(&changed);
+        /* defs come sorted by start: one walk over the ranges finds, for
+         * each, the first range ending at or after its start. */
+        size_t k0 = 0;
         for (uint32_t d = 0; d < gf->ndefs; d++) {
             const struct graph_def *def = &gf->defs[d];
-            if (!f->whole && !range_set_intersects(rs, def->start, def->end))
+            while (k0 < rs->n && rs->v[k0].end < def->start)
+                k0++;
+            if (!f->whole && !(k0 < rs->n && rs->v[k0].start <= def->end))
                 continue;
+            if (!f->whole)
+                range_set_add(&changed, def->start, def->end);
             ALLOC_GROW(ea->defs, ea->ndefs + 1, adefs);
             ea->defs[ea->ndefs].name = def->name;
             ea->defs[ea->ndefs].file = (uint32_t)i;
@@ -575,33 +585,23 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
         f->chg = xmalloc((f->nchg + 1) * sizeof(*f->chg));
         for (uint32_t k = 0; k < f->nchg; k++)
             f->chg[k] = ea->defs[first_def + k].name;
-        f->nchg = (uint32_t)uniq_u32(f->chg, f->nchg);
+        f->nchg = (uint32_t)sort_uniq_u32(f->chg, f->nchg);
+        /* refs come sorted by line: walk both range sets alongside. */
+        size_t kr = 0, kc = 0;
         for (uint32_t r = 0; r < gf->nrefs; r++) {
             const struct graph_ref *ref = &gf->refs[r];
+            while (kr < rs->n && rs->v[kr].end < ref->line)
+                kr++;
+            while (kc < changed.n && changed.v[kc].end < ref->line)
+                kc++;
             uint8_t direct;
-            if (f->whole || range_set_contains(rs, ref->line)) {
+            if (f->whole || (kr < rs->n && rs->v[kr].start <= ref->line))
                 direct = 1;
-            } else {
-                /* Inside a definition this agent changed? */
-                bool inside = false;
-                for (uint32_t d = 0; d < gf->ndefs && !inside; d++) {
-                    const struct graph_def *def = &gf->defs[d];
-                    if (def->start > ref->line)
-                        break;
-                    if (ref->line <= def->end &&
-                        range_set_intersects(rs, def->start, def->end))
-                        inside = true;
-                }
-                if (!inside)
-                    continue;
-                direct = 0;
-            }
-            ALLOC_GROW(ea->refs, ea->nrefs + 1, arefs);
-            struct sref *s = &ea->refs[ea->nrefs++];
-            s->name = ref->name;
-            s->file = (uint32_t)i;
-            s->line = ref->line;
-            s->direct = direct;
+            else if (kc < changed.n && changed.v[kc].start <= ref->line)
+                direct = 0; /* inside a definition this agent changed */
+            else
+                continue;
+            add_ref(e, ea, &arefs, ref->name, (uint32_t)i, ref->line, direct);
         }
         /* Uses the agent's version adds: on changed lines by definition. */
         for (size_t k = 0; k < f->ws->nnew_uses; k++) {
@@ -609,18 +609,30 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
             uint32_t id = graph_find_name(e->g, u->name, strlen(u->name));
             if (id == GRAPH_NONE)
                 continue;
-            ALLOC_GROW(ea->refs, ea->nrefs + 1, arefs);
-            struct sref *s = &ea->refs[ea->nrefs++];
-            s->name = id;
-            s->file = (uint32_t)i;
-            s->line = u->line;
-            s->direct = 1;
+            add_ref(e, ea, &arefs, id, (uint32_t)i, u->line, 1);
         }
+        range_set_release(&changed);
     }
     if (ea->ndefs)
         qsort(ea->defs, ea->ndefs, sizeof(*ea->defs), cmp_sdef);
     if (ea->nrefs)
         qsort(ea->refs, ea->nrefs, sizeof(*ea->refs), cmp_sref);
+    /* One definition and one use (the strongest, then the first line) per
+     * name and file: the channel's value depends on nothing else, and a
+     * name used a hundred times in one file would otherwise cost every
+     * pair a hundred steps. */
+    size_t o = 0;
+    for (size_t i = 0; i < ea->ndefs; i++)
+        if (!o || ea->defs[o - 1].name != ea->defs[i].name ||
+            ea->defs[o - 1].file != ea->defs[i].file)
+            ea->defs[o++] = ea->defs[i];
+    ea->ndefs = o;
+    o = 0;
+    for (size_t i = 0; i < ea->nrefs; i++)
+        if (!o || ea->refs[o - 1].name != ea->refs[i].name ||
+            ea->refs[o - 1].file != ea->refs[i].file)
+            ea->refs[o++] = ea->refs[i];
+    ea->nrefs = o;
 }
 
 /* M_a: for every working-set file reaching one of a's files, the
@@ -699,13 +711,12 @@ risk_engine_new(const struct risk_config *c, const struct graph *g,
     strmap_init(&e->prefixes);
     if (g && g->nfiles) {
         size_t nf = g->nfiles;
-        e->fnames = xcalloc(nf, sizeof(*e->fnames));
-        e->nfnames = xcalloc(nf, sizeof(*e->nfnames));
-        e->fnames_done = xcalloc(nf, sizeof(*e->fnames_done));
         e->stamp = xcalloc(nf, sizeof(*e->stamp));
         e->dist = xcalloc(nf, 1);
         e->sure = xcalloc(nf, 1);
         e->queue = xcalloc(nf, sizeof(*e->queue));
+        e->name_stamp = xcalloc(g->nnames + 1, sizeof(*e->name_stamp));
+        e->name_ref = xcalloc(g->nnames + 1, sizeof(*e->name_ref));
         e->uidx = xmalloc(nf * sizeof(*e->uidx));
         memset(e->uidx, 0xff, nf * sizeof(*e->uidx));
         for (size_t i = 0; i < n; i++)
@@ -742,7 +753,8 @@ risk_engine_new(const struct risk_config *c, const struct graph *g,
         }
         qsort(ea->files, ea->nfiles, sizeof(*ea->files), cmp_efile);
         if (e->g) {
-            collect_symbols(e, ea);
+            if (c->use_symbols)
+                collect_symbols(e, ea);
             collect_deps(e, ea);
         }
         collect_prefixes(e, ea);
@@ -778,18 +790,13 @@ risk_engine_free(struct risk_engine *e)
         free(ea->globs);
     }
     free(e->agents);
-    if (e->fnames) {
-        for (uint32_t x = 0; x < e->g->nfiles; x++)
-            free(e->fnames[x]);
-    }
-    free(e->fnames);
-    free(e->nfnames);
-    free(e->fnames_done);
     free(e->stamp);
     free(e->dist);
     free(e->sure);
     free(e->queue);
     free(e->uidx);
+    free(e->name_stamp);
+    free(e->name_ref);
     strmap_release(&e->paths);
     strmap_release(&e->prefixes);
     free(e);

@@ -338,42 +338,7 @@ factcache_writer_commit(
     put_le(w->p + 16, w->entries, 4);
     put_le(w->p + 20, w->n - HDR_LEN, 8);
     put_le(w->p + 28, fnv64(w->p + HDR_LEN, w->n - HDR_LEN), 8);
-    char *tmp = xasprintf("%s.tmpXXXXXX", path);
-    int rc = 0;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        rc = as_errorf(
-            e, AS_EIO, "cannot create '%s': %s", tmp, strerror(errno));
-        goto out_free;
-    }
-    size_t done = 0;
-    while (done < w->n) {
-        ssize_t r = write(fd, w->p + done, w->n - done);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            rc = as_errorf(
-                e, AS_EIO, "cannot write '%s': %s", tmp, strerror(errno));
-            close(fd);
-            goto out_unlink;
-        }
-        done += (size_t)r;
-    }
-    if (close(fd) < 0) {
-        rc =
-            as_errorf(e, AS_EIO, "cannot write '%s': %s", tmp, strerror(errno));
-        goto out_unlink;
-    }
-    if (rename(tmp, path) < 0) {
-        rc = as_errorf(e, AS_EIO, "cannot rename '%s' to '%s': %s", tmp, path,
-            strerror(errno));
-        goto out_unlink;
-    }
-    goto out_free;
-out_unlink:
-    unlink(tmp);
-out_free:
-    free(tmp);
+    int rc = file_write_atomic(path, w->p, w->n, e);
     factcache_writer_release(w);
     return rc;
 }

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lang/factcache.h"
 #include "lang/lang.h"
 #include "lang/resolve.h"
 #include "lang/sha1.h"
+#include "lang/statcache.h"
 #include "util/path.h"
 #include "util/file.h"
 #include "util/hex.h"
@@ -435,6 +437,13 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
 
     struct factcache cache;
     factcache_load(&cache, rg->cache_path);
+    struct statcache sc;
+    statcache_init(&sc);
+    char *sc_path =
+        rg->cache_path ? xasprintf("%s.stat", rg->cache_path) : NULL;
+    bool sc_dirty = false;
+    if (sc_path)
+        statcache_load(&sc, sc_path);
     struct pool p = { .read = read, .ctx = ctx, .max = rg->o.max_file_bytes };
     pthread_mutex_init(&p.lock, NULL);
     pthread_mutex_init(&p.read_lock, NULL);
@@ -448,6 +457,10 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
         char *buf = NULL;
         size_t len = 0;
         f->has_key = parse_oid(files[i].oid, f->key);
+        struct stat_key sk = { files[i].size, files[i].mtime_ns, files[i].ino };
+        if (!f->has_key && files[i].has_stat && sc_path)
+            f->has_key =
+                statcache_lookup(&sc, rg->g->files[id].path, &sk, f->key);
         if (!f->has_key) {
             if (read(ctx, &files[i], &buf, &len) < 0) {
                 free(buf);
@@ -455,6 +468,10 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
             }
             sha1_git_blob(buf ? buf : "", len, f->key);
             f->has_key = true;
+            if (files[i].has_stat && sc_path) {
+                statcache_put(&sc, rg->g->files[id].path, &sk, f->key);
+                sc_dirty = true;
+            }
         }
         if (factcache_lookup(&cache, f->key, f->lang, &f->ent) &&
             factcache_decode(&f->ent, &f->facts, false)) {
@@ -503,6 +520,15 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
         struct as_err werr;
         factcache_writer_commit(&w, rg->cache_path, &werr); /* best effort */
     }
+    if (sc_dirty) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        struct as_err werr;
+        statcache_write(&sc, sc_path,
+            (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, &werr);
+    }
+    statcache_release(&sc);
+    free(sc_path);
     for (uint32_t id = 0; id < rg->g->nfiles; id++)
         if (rg->f[id].has_facts)
             publish_symbols(rg, id);
@@ -631,8 +657,14 @@ scan_rec(int dfd, const char *rel, struct scan *s, int depth, struct as_err *e)
             free(path);
         } else if (S_ISREG(sb.st_mode)) {
             ALLOC_GROW(s->v, s->n + 1, s->a);
-            s->v[s->n].path = path;
-            s->v[s->n++].oid = NULL;
+            struct repograph_file *f = &s->v[s->n++];
+            memset(f, 0, sizeof(*f));
+            f->path = path;
+            f->has_stat = true;
+            f->size = (uint64_t)sb.st_size;
+            f->mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000u +
+                          (uint64_t)sb.st_mtim.tv_nsec;
+            f->ino = (uint64_t)sb.st_ino;
         } else {
             free(path);
         }

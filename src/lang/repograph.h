@@ -26,7 +26,9 @@
 #ifndef AIRSPACE_LANG_REPOGRAPH_H
 #define AIRSPACE_LANG_REPOGRAPH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/graph.h"
 #include "util/error.h"
@@ -34,6 +36,11 @@
 struct repograph_file {
     const char *path; /* repository-relative; normalised by the builder */
     const char *oid;  /* 40-hex git blob id, or NULL to hash the content */
+    /* Stat data of a plain file (repograph_scan_dir fills it): with a cache
+     * path, an unchanged file's blob id comes from "<cache>.stat" instead
+     * of hashing its content (lang/statcache.h). */
+    bool has_stat;
+    uint64_t size, mtime_ns, ino;
 };
 
 /*

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,4 +47,49 @@ file_read_max(
     *buf = p;
     *len = got;
     return 0;
+}
+
+int
+file_write_atomic(
+    const char *path, const void *data, size_t len, struct as_err *e)
+{
+    char *tmp = xasprintf("%s.tmpXXXXXX", path);
+    int rc = 0;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        rc = as_errorf(
+            e, AS_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    const char *p = data;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t r = write(fd, p + done, len - done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            rc = as_errorf(
+                e, AS_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+            close(fd);
+            goto out_unlink;
+        }
+        done += (size_t)r;
+    }
+    if (close(fd) < 0) {
+        rc =
+            as_errorf(e, AS_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+        goto out_unlink;
+    }
+    if (rename(tmp, path) < 0) {
+        rc = as_errorf(e, AS_EIO, "cannot rename '%s' to '%s': %s", tmp, path,
+            strerror(errno));
+        goto out_unlink;
+    }
+    free(tmp);
+    return 0;
+out_unlink:
+    unlink(tmp);
+    free(tmp);
+    return rc;
 }

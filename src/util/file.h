@@ -16,4 +16,14 @@
 int file_read_max(
     const char *path, size_t max, bool nofollow, char **buf, size_t *len);
 
+/*
+ * Replace the file at path with len bytes of data atomically: write a
+ * temporary file in the same directory (mode 0600), then rename() it over
+ * path. Returns 0 or AS_EIO with a message in e; path is untouched on
+ * error.
+ */
+struct as_err;
+int file_write_atomic(
+    const char *path, const void *data, size_t len, struct as_err *e);
+
 #endif

@@ -37,7 +37,7 @@ read_mem(void *ctx, const struct repograph_file *f, char **buf, size_t *len)
 static void
 build(struct graph *g)
 {
-    struct repograph_file file = { "lib/big.c", NULL };
+    struct repograph_file file = { .path = "lib/big.c" };
     struct repograph_options o = { 0 };
     o.threads = 1;
     struct repograph_stats st;

@@ -1,0 +1,18 @@
+/*
+ * sort.h - sorting of uint32_t arrays (symbol and file ids), faster than
+ * qsort with a comparison callback: insertion sort for short arrays, an
+ * LSD radix sort (4 passes of 8 bits, skipping passes whose byte is the
+ * same everywhere) for long ones.
+ */
+#ifndef AIRSPACE_UTIL_SORT_H
+#define AIRSPACE_UTIL_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void sort_u32(uint32_t *v, size_t n);
+
+/* Sort and drop duplicates; returns the new length. */
+size_t sort_uniq_u32(uint32_t *v, size_t n);
+
+#endif
