@@ -4,7 +4,8 @@
  * right of way and sorted) over a real graph of several thousand files, on
  * reproducibly generated agents, at two sizes in one run.
  *
- *   bench_scan [--seed N] [--runs N] [--emit-prefix P] [--set K=V]... DIR
+ *   bench_scan [--seed N] [--runs N] [--threads N] [--emit-prefix P]
+ *              [--set K=V]... DIR
  *
  * DIR's graph is built first (cached in /tmp between runs; not timed here,
  * see bench_graph). Agents work in a neighbourhood of the sorted path list
@@ -127,6 +128,7 @@ struct result {
 };
 
 static struct risk_config model;
+static unsigned nthreads = 2;
 
 static struct result
 run(struct graph *g, size_t n, size_t k, int runs, const char *emit_prefix)
@@ -143,7 +145,8 @@ run(struct graph *g, size_t n, size_t k, int runs, const char *emit_prefix)
     double *te = xcalloc((size_t)runs, sizeof(*te));
     for (int r = 0; r < runs; r++) {
         double t0 = now_ms();
-        struct risk_engine *en = risk_engine_new(&cfg, g, agents, n);
+        struct risk_engine *en =
+            risk_engine_new_mt(&cfg, g, agents, n, nthreads);
         te[r] = now_ms() - t0;
         risk_engine_free(en);
     }
@@ -154,6 +157,7 @@ run(struct graph *g, size_t n, size_t k, int runs, const char *emit_prefix)
         struct scan_report rep;
         memset(&rep, 0, sizeof(rep));
         rep.cfg = model;
+        rep.threads = nthreads;
         rep.agents = agents;
         rep.nagents = n;
         rep.graph = *g;
@@ -192,6 +196,8 @@ main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = (int)strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            nthreads = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--emit-prefix") && i + 1 < argc)
             emit_prefix = argv[++i];
         else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
@@ -207,9 +213,10 @@ main(int argc, char **argv)
         } else
             break;
     }
-    if (i + 1 != argc || runs < 1) {
-        fprintf(stderr, "usage: bench_scan [--seed N] [--runs N] "
-                        "[--emit-prefix P] [--set KEY=VALUE]... DIR\n");
+    if (i + 1 != argc || runs < 1 || nthreads < 1 || nthreads > 64) {
+        fprintf(stderr,
+            "usage: bench_scan [--seed N] [--runs N] "
+            "[--threads N] [--emit-prefix P] [--set KEY=VALUE]... DIR\n");
         return 2;
     }
     const char *dir = argv[i];
@@ -247,7 +254,10 @@ main(int argc, char **argv)
     }
 
     struct result small = run(&g, 64, 20, runs, emit_prefix);
-    struct result large = run(&g, 256, 50, runs, emit_prefix);
+    /* BENCH_SMALL_ONLY=1: profile the small size alone. */
+    const char *only = getenv("BENCH_SMALL_ONLY");
+    struct result large =
+        only && *only == '1' ? small : run(&g, 256, 50, runs, emit_prefix);
     const struct result *rs[2] = { &small, &large };
     for (int k = 0; k < 2; k++)
         printf("size=%zux%zu pairs=%zu traffic=%zu resolution=%zu "
@@ -255,9 +265,9 @@ main(int argc, char **argv)
             rs[k]->agents, rs[k]->files, rs[k]->pairs, rs[k]->traffic,
             rs[k]->resolution, rs[k]->median_ms, rs[k]->engine_ms,
             (rs[k]->median_ms - rs[k]->engine_ms) * 1e3 / (double)rs[k]->pairs);
-    printf("summary seed=%llu time_ratio=%.1f pair_ratio=%.1f "
+    printf("summary threads=%u seed=%llu time_ratio=%.1f pair_ratio=%.1f "
            "work_ratio=%.1f\n",
-        (unsigned long long)seed, large.median_ms / small.median_ms,
+        nthreads, (unsigned long long)seed, large.median_ms / small.median_ms,
         (double)large.pairs / (double)small.pairs,
         (double)(large.pairs * 50) / (double)(small.pairs * 20));
     free(sources);

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake ninja-build pkg-config git ca-certificates \
 libgit2-dev libtree-sitter-dev libjansson-dev zlib1g-dev libsqlite3-dev libevent-dev \
-clang-format python3 jq"
+clang-format python3 jq time"
 
 missing=""
 # Node.js and npm: keep whatever provides them (a NodeSource nodejs carries

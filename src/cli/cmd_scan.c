@@ -61,7 +61,7 @@ static const char scan_usage[] =
     "  --no-merge             skip the speculative merge channel\n"
     "  --no-graph             skip the import graph (no dependency/symbol)\n"
     "  --now MS               evaluate at this time (ms since the epoch)\n"
-    "  --threads N            parser threads (default 2)\n"
+    "  --threads N            threads for parsing and scoring (default 2)\n"
     "  --color WHEN           auto (default), always or never; NO_COLOR is\n"
     "                         honoured\n"
     "  -h, --help             show this help\n";
@@ -158,6 +158,45 @@ graph_from_git(struct scan_report *r, struct repo *repo,
     return rc;
 }
 
+/* Where the facts of a plain directory are cached:
+ * $XDG_CACHE_HOME/airspace (or ~/.cache/airspace), one file per directory
+ * named by a hash of its real path; NULL (no cache) when neither is set
+ * or the directory cannot be made. */
+static char *
+dir_cache_path(const char *dir)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char *base;
+    if (xdg && *xdg == '/')
+        base = xasprintf("%s/airspace", xdg);
+    else if (home && *home == '/')
+        base = xasprintf("%s/.cache/airspace", home);
+    else
+        return NULL;
+    char *real = realpath(dir, NULL);
+    if (!real) {
+        free(base);
+        return NULL;
+    }
+    /* mkdir -p of the last two components is enough: ~/.cache may be new */
+    char *parent = xstrndup(base, (size_t)(strrchr(base, '/') - base));
+    if ((mkdir(parent, 0700) < 0 && errno != EEXIST) ||
+        (mkdir(base, 0700) < 0 && errno != EEXIST)) {
+        free(parent);
+        free(base);
+        free(real);
+        return NULL;
+    }
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a 64 */
+    for (const char *c = real; *c; c++)
+        h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    char *path = xasprintf("%s/dir-%016llx.cache", base, (unsigned long long)h);
+    free(parent);
+    free(base);
+    free(real);
+    return path;
+}
+
 /* A plain directory (for --agents with --repo DIR outside git). */
 static int
 graph_from_dir(struct scan_report *r, const char *dir,
@@ -171,10 +210,13 @@ graph_from_dir(struct scan_report *r, const char *dir,
         return rc;
     struct repograph_options ro = { 0 };
     ro.threads = o->threads;
+    char *cache = dir_cache_path(dir);
+    ro.cache_path = cache;
     struct repograph_stats st = { 0 };
     graph_init(&r->graph);
     rc = repograph_build(
         &r->graph, files, n, repograph_read_dir, (void *)dir, &ro, &st, e);
+    free(cache);
     if (!rc)
         take_stats(r, &st, t0);
     else
@@ -556,6 +598,7 @@ cmd_scan(int argc, char **argv)
         mctx.repo = repo;
         mctx.cache = mcache;
     }
+    r.threads = o.threads;
     scan_score(&r, mcache ? merge_pair : NULL, &mctx);
 
     bool color = o.color == 1 || (o.color == -1 && isatty(STDOUT_FILENO) &&

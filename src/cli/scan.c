@@ -1,5 +1,6 @@
 #include "cli/scan.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,22 +45,72 @@ cmp_pair(const void *x, const void *y)
     return p->b < q->b ? -1 : p->b > q->b;
 }
 
+struct score_part {
+    struct scan_report *r;
+    size_t first, step;
+};
+
+/* Score pairs first, first + step, ... (the engine is read-only here). */
+static void *
+score_run(void *arg)
+{
+    struct score_part *sp = arg;
+    struct scan_report *r = sp->r;
+    for (size_t k = sp->first; k < r->npairs; k += sp->step) {
+        struct scan_pair *p = &r->pairs[k];
+        risk_engine_score(r->engine, p->a, p->b, &p->res);
+    }
+    return NULL;
+}
+
+static void
+score_all(struct scan_report *r)
+{
+    unsigned t = r->threads ? r->threads : 1;
+    if (r->npairs < 256) /* not worth a thread */
+        t = 1;
+    struct score_part *sp = xcalloc(t, sizeof(*sp));
+    pthread_t *tid = xcalloc(t, sizeof(*tid));
+    unsigned started = 1;
+    for (unsigned i = 0; i < t; i++) {
+        sp[i].r = r;
+        sp[i].first = i;
+        sp[i].step = t;
+    }
+    for (unsigned i = 1; i < t; i++) {
+        if (pthread_create(&tid[i], NULL, score_run, &sp[i]))
+            break;
+        started++;
+    }
+    score_run(&sp[0]);
+    for (unsigned i = 1; i < started; i++)
+        pthread_join(tid[i], NULL);
+    for (unsigned i = started; i < t; i++)
+        score_run(&sp[i]);
+    free(tid);
+    free(sp);
+}
+
 void
 scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx)
 {
     size_t n = r->nagents;
-    r->engine = risk_engine_new(
-        &r->cfg, r->have_graph ? &r->graph : NULL, r->agents, n);
+    r->engine = risk_engine_new_mt(&r->cfg, r->have_graph ? &r->graph : NULL,
+        r->agents, n, r->threads ? r->threads : 1);
     r->npairs = n < 2 ? 0 : n * (n - 1) / 2;
     r->pairs = xcalloc(r->npairs ? r->npairs : 1, sizeof(*r->pairs));
     r->merge_channel = merge != NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++, k++) {
+            r->pairs[k].a = (uint32_t)i;
+            r->pairs[k].b = (uint32_t)j;
+        }
+    score_all(r);
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++, k++) {
             struct scan_pair *p = &r->pairs[k];
-            p->a = (uint32_t)i;
-            p->b = (uint32_t)j;
-            risk_engine_score(r->engine, i, j, &p->res);
             if (merge && r->cfg.weight[RISK_MERGE] > 0 &&
                 share_path(&r->agents[i], &r->agents[j])) {
                 p->merge_checked = true;

@@ -56,13 +56,15 @@ struct scan_report {
     size_t npairs;
     size_t ntraffic, nresolution;
     bool merge_channel; /* merge channel computed (git mode) */
+    unsigned threads;   /* for scoring (0 or 1: this thread only) */
 };
 
 /*
  * Score every pair of r->agents over r->graph (if have_graph) with r->cfg,
  * classify, give right of way and sort. Agents and graph must already be
  * filled. merge (may be NULL) runs only for pairs whose working sets share a
- * path, since a textual merge cannot conflict otherwise.
+ * path, since a textual merge cannot conflict otherwise. The engine's
+ * set-up and the scoring use r->threads threads; merge runs on this one.
  */
 void scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx);
 

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,6 +324,17 @@ struct eagent {
     size_t nglobs;
 };
 
+/* Working memory of one thread preparing agents (or explaining a pair). */
+struct scratch {
+    /* BFS over graph files */
+    uint32_t *stamp, cur_stamp;
+    uint8_t *dist, *sure;
+    uint32_t *queue;
+    /* per name id: the stamp of the agent file that last used it, and the
+     * index of that use in the agent's refs (one use per name and file) */
+    uint32_t *name_stamp, *name_ref, cur_name_stamp;
+};
+
 struct risk_engine {
     const struct risk_config *cfg;
     const struct graph *g;
@@ -330,13 +342,7 @@ struct risk_engine {
     size_t n;
     struct strmap paths, prefixes;
     uint32_t npaths, nprefix_ids;
-    /* per name id: the stamp of the agent file that last used it, and the
-     * index of that use in the agent's refs (one use per name and file) */
-    uint32_t *name_stamp, *name_ref, cur_name_stamp;
-    /* BFS scratch over graph files */
-    uint32_t *stamp, cur_stamp;
-    uint8_t *dist, *sure;
-    uint32_t *queue;
+    struct scratch sc; /* for the set-up's first worker and for explain */
     /* graph id -> index among the files of all working sets (the only
      * files a pair ever looks up), or GRAPH_NONE */
     uint32_t *uidx;
@@ -401,49 +407,50 @@ sigma_known(const struct risk_engine *e, const struct efile *f)
  * file's distance and whether sigma = 1 for it: it uses a changed name, or
  * some shortest chain's first hop from f does. */
 static void
-reach_file(struct risk_engine *e, struct efile *f)
+reach_file(struct risk_engine *e, struct scratch *sc, struct efile *f)
 {
     const struct graph *g = e->g;
     bool known = sigma_known(e, f);
-    uint32_t st = ++e->cur_stamp;
+    uint32_t st = ++sc->cur_stamp;
     size_t head = 0, tail = 0;
-    e->stamp[f->gid] = st;
-    e->dist[f->gid] = 0;
-    e->sure[f->gid] = 1;
-    e->queue[tail++] = f->gid;
+    sc->stamp[f->gid] = st;
+    sc->dist[f->gid] = 0;
+    sc->sure[f->gid] = 1;
+    sc->queue[tail++] = f->gid;
     while (head < tail) {
-        uint32_t y = e->queue[head++];
-        if (e->dist[y] >= e->cfg->cap)
+        uint32_t y = sc->queue[head++];
+        if (sc->dist[y] >= e->cfg->cap)
             continue;
         const struct graph_file *gy = &g->files[y];
         for (uint32_t j = 0; j < gy->nin; j++) {
             uint32_t x = gy->in[j];
-            if (e->stamp[x] == st) {
+            if (sc->stamp[x] == st) {
                 /* Another shortest chain into x: inherit its first hop. */
-                if (e->dist[x] == e->dist[y] + 1 && y != f->gid && e->sure[y])
-                    e->sure[x] = 1;
+                if (sc->dist[x] == sc->dist[y] + 1 && y != f->gid &&
+                    sc->sure[y])
+                    sc->sure[x] = 1;
                 continue;
             }
-            e->stamp[x] = st;
-            e->dist[x] = (uint8_t)(e->dist[y] + 1);
+            sc->stamp[x] = st;
+            sc->dist[x] = (uint8_t)(sc->dist[y] + 1);
             bool s = !known;
             if (!s && f->nchg)
-                s = uses_any(e, x, f->chg, f->nchg) ||
-                    (y != f->gid && e->sure[y]);
-            e->sure[x] = s;
-            e->queue[tail++] = x;
+                s = (y != f->gid && sc->sure[y]) ||
+                    uses_any(e, x, f->chg, f->nchg);
+            sc->sure[x] = s;
+            sc->queue[tail++] = x;
         }
     }
     f->nreach = 0;
     f->reach = xmalloc((tail ? tail : 1) * sizeof(*f->reach));
     for (size_t i = 1; i < tail; i++) {
-        uint32_t x = e->queue[i];
+        uint32_t x = sc->queue[i];
         if (e->uidx[x] == GRAPH_NONE)
             continue;
         struct reach *r = &f->reach[f->nreach++];
         r->x = x;
-        r->dist = e->dist[x];
-        r->sure = e->sure[x];
+        r->dist = sc->dist[x];
+        r->sure = sc->sure[x];
     }
     if (f->nreach)
         qsort(f->reach, f->nreach, sizeof(*f->reach), cmp_reach);
@@ -489,19 +496,6 @@ cmp_sdef(const void *x, const void *y)
 }
 
 static int
-cmp_sref(const void *x, const void *y)
-{
-    const struct sref *a = x, *b = y;
-    if (a->name != b->name)
-        return a->name < b->name ? -1 : 1;
-    if (a->file != b->file)
-        return a->file < b->file ? -1 : 1;
-    if (a->direct != b->direct)
-        return a->direct > b->direct ? -1 : 1;
-    return a->line < b->line ? -1 : a->line > b->line;
-}
-
-static int
 cmp_prefix(const void *x, const void *y)
 {
     const struct prefix *a = x, *b = y;
@@ -513,19 +507,19 @@ cmp_prefix(const void *x, const void *y)
 /* Record one use of name by agent file i, keeping a single use per name
  * and file: the first direct one, else the first. */
 static void
-add_ref(struct risk_engine *e, struct eagent *ea, size_t *arefs, uint32_t name,
+add_ref(struct scratch *sc, struct eagent *ea, size_t *arefs, uint32_t name,
     uint32_t i, uint32_t line, uint8_t direct)
 {
-    if (e->name_stamp[name] == e->cur_name_stamp) {
-        struct sref *old = &ea->refs[e->name_ref[name]];
+    if (sc->name_stamp[name] == sc->cur_name_stamp) {
+        struct sref *old = &ea->refs[sc->name_ref[name]];
         if (direct && !old->direct) {
             old->direct = 1;
             old->line = line;
         }
         return;
     }
-    e->name_stamp[name] = e->cur_name_stamp;
-    e->name_ref[name] = (uint32_t)ea->nrefs;
+    sc->name_stamp[name] = sc->cur_name_stamp;
+    sc->name_ref[name] = (uint32_t)ea->nrefs;
     ALLOC_GROW(ea->refs, ea->nrefs + 1, *arefs);
     struct sref *s = &ea->refs[ea->nrefs++];
     s->name = name;
@@ -536,7 +530,7 @@ add_ref(struct risk_engine *e, struct eagent *ea, size_t *arefs, uint32_t name,
 
 /* Changed definitions and the names the agent's changes use. */
 static void
-collect_symbols(struct risk_engine *e, struct eagent *ea)
+collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
 {
     size_t adefs = 0, arefs = 0;
     for (size_t i = 0; i < ea->nfiles; i++) {
@@ -546,9 +540,9 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
         const struct graph_file *gf = &e->g->files[f->gid];
         const struct range_set *rs = &f->ws->ranges;
         size_t first_def = ea->ndefs;
-        if (++e->cur_name_stamp == 0) {
-            memset(e->name_stamp, 0, e->g->nnames * sizeof(*e->name_stamp));
-            e->cur_name_stamp = 1;
+        if (++sc->cur_name_stamp == 0) {
+            memset(sc->name_stamp, 0, e->g->nnames * sizeof(*sc->name_stamp));
+            sc->cur_name_stamp = 1;
         }
         /* The spans of the definitions the agent changed, so that a
          * reference is tested against them in O(log n), not def by def. */
@@ -586,22 +580,37 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
         for (uint32_t k = 0; k < f->nchg; k++)
             f->chg[k] = ea->defs[first_def + k].name;
         f->nchg = (uint32_t)sort_uniq_u32(f->chg, f->nchg);
-        /* refs come sorted by line: walk both range sets alongside. */
-        size_t kr = 0, kc = 0;
-        for (uint32_t r = 0; r < gf->nrefs; r++) {
-            const struct graph_ref *ref = &gf->refs[r];
-            while (kr < rs->n && rs->v[kr].end < ref->line)
-                kr++;
-            while (kc < changed.n && changed.v[kc].end < ref->line)
-                kc++;
-            uint8_t direct;
-            if (f->whole || (kr < rs->n && rs->v[kr].start <= ref->line))
-                direct = 1;
-            else if (kc < changed.n && changed.v[kc].start <= ref->line)
-                direct = 0; /* inside a definition this agent changed */
-            else
-                continue;
-            add_ref(e, ea, &arefs, ref->name, (uint32_t)i, ref->line, direct);
+        /* refs come sorted by line: visit only the lines in rs or in a
+         * changed definition, each run found by binary search. */
+        if (f->whole) {
+            for (uint32_t r = 0; r < gf->nrefs; r++)
+                add_ref(sc, ea, &arefs, gf->refs[r].name, (uint32_t)i,
+                    gf->refs[r].line, 1);
+        } else {
+            struct range_set span;
+            range_set_init(&span);
+            range_set_copy(&span, rs);
+            for (size_t k = 0; k < changed.n; k++)
+                range_set_add(&span, changed.v[k].start, changed.v[k].end);
+            for (size_t k = 0; k < span.n; k++) {
+                uint32_t lo = 0, hi = gf->nrefs;
+                while (lo < hi) {
+                    uint32_t mid = lo + (hi - lo) / 2;
+                    if (gf->refs[mid].line < span.v[k].start)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                for (uint32_t r = lo;
+                     r < gf->nrefs && gf->refs[r].line <= span.v[k].end; r++) {
+                    const struct graph_ref *ref = &gf->refs[r];
+                    /* off rs: inside a definition this agent changed */
+                    uint8_t direct = range_set_contains(rs, ref->line);
+                    add_ref(sc, ea, &arefs, ref->name, (uint32_t)i, ref->line,
+                        direct);
+                }
+            }
+            range_set_release(&span);
         }
         /* Uses the agent's version adds: on changed lines by definition. */
         for (size_t k = 0; k < f->ws->nnew_uses; k++) {
@@ -609,14 +618,26 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
             uint32_t id = graph_find_name(e->g, u->name, strlen(u->name));
             if (id == GRAPH_NONE)
                 continue;
-            add_ref(e, ea, &arefs, id, (uint32_t)i, u->line, 1);
+            add_ref(sc, ea, &arefs, id, (uint32_t)i, u->line, 1);
         }
         range_set_release(&changed);
     }
     if (ea->ndefs)
         qsort(ea->defs, ea->ndefs, sizeof(*ea->defs), cmp_sdef);
-    if (ea->nrefs)
-        qsort(ea->refs, ea->nrefs, sizeof(*ea->refs), cmp_sref);
+    if (ea->nrefs) {
+        /* By name, then file: refs were appended file by file, so the
+         * index stands in for the file (one ref per name and file). */
+        uint64_t *key = xmalloc(ea->nrefs * sizeof(*key));
+        for (size_t i = 0; i < ea->nrefs; i++)
+            key[i] = (uint64_t)ea->refs[i].name << 32 | i;
+        sort_u64(key, ea->nrefs);
+        struct sref *v = xmalloc(ea->nrefs * sizeof(*v));
+        for (size_t i = 0; i < ea->nrefs; i++)
+            v[i] = ea->refs[key[i] & 0xffffffffu];
+        free(ea->refs);
+        ea->refs = v;
+        free(key);
+    }
     /* One definition and one use (the strongest, then the first line) per
      * name and file: the channel's value depends on nothing else, and a
      * name used a hundred times in one file would otherwise cost every
@@ -638,14 +659,14 @@ collect_symbols(struct risk_engine *e, struct eagent *ea)
 /* M_a: for every working-set file reaching one of a's files, the
  * strongest coupling w_a(f) * gamma^(d-1) * sigma. */
 static void
-collect_deps(struct risk_engine *e, struct eagent *ea)
+collect_deps(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
 {
     ea->m = xcalloc(e->nu ? e->nu : 1, sizeof(*ea->m));
     for (size_t i = 0; i < ea->nfiles; i++) {
         struct efile *f = &ea->files[i];
         if (f->gid == GRAPH_NONE)
             continue;
-        reach_file(e, f);
+        reach_file(e, sc, f);
         for (uint32_t k = 0; k < f->nreach; k++) {
             const struct reach *r = &f->reach[k];
             double v = f->w * pow_gamma(e->cfg, r->dist - 1u) *
@@ -698,9 +719,92 @@ collect_prefixes(struct risk_engine *e, struct eagent *ea)
     ea->nprefixes = o;
 }
 
+static void
+scratch_init(struct scratch *sc, const struct graph *g)
+{
+    size_t nf = g->nfiles;
+    sc->stamp = xcalloc(nf, sizeof(*sc->stamp));
+    sc->dist = xcalloc(nf, 1);
+    sc->sure = xcalloc(nf, 1);
+    sc->queue = xcalloc(nf, sizeof(*sc->queue));
+    sc->name_stamp = xcalloc(g->nnames + 1, sizeof(*sc->name_stamp));
+    sc->name_ref = xcalloc(g->nnames + 1, sizeof(*sc->name_ref));
+    sc->cur_stamp = sc->cur_name_stamp = 0;
+}
+
+static void
+scratch_release(struct scratch *sc)
+{
+    free(sc->stamp);
+    free(sc->dist);
+    free(sc->sure);
+    free(sc->queue);
+    free(sc->name_stamp);
+    free(sc->name_ref);
+    memset(sc, 0, sizeof(*sc));
+}
+
+struct prep {
+    struct risk_engine *e;
+    struct scratch sc;
+    size_t first, step;
+};
+
+/* Symbols and dependency reach of agents first, first + step, ...: reads
+ * the graph and the engine's tables, writes only those agents. */
+static void *
+prep_run(void *arg)
+{
+    struct prep *p = arg;
+    struct risk_engine *e = p->e;
+    for (size_t i = p->first; i < e->n; i += p->step) {
+        struct eagent *ea = &e->agents[i];
+        if (e->cfg->use_symbols)
+            collect_symbols(e, &p->sc, ea);
+        collect_deps(e, &p->sc, ea);
+    }
+    return NULL;
+}
+
+static void
+prepare_agents(struct risk_engine *e, unsigned threads)
+{
+    if (threads < 1)
+        threads = 1;
+    if (threads > e->n)
+        threads = e->n ? (unsigned)e->n : 1;
+    struct prep *p = xcalloc(threads, sizeof(*p));
+    pthread_t *tid = xcalloc(threads, sizeof(*tid));
+    unsigned started = 1;
+    for (unsigned t = 0; t < threads; t++) {
+        p[t].e = e;
+        p[t].first = t;
+        p[t].step = threads;
+        if (t == 0)
+            p[t].sc = e->sc;
+        else
+            scratch_init(&p[t].sc, e->g);
+    }
+    for (unsigned t = 1; t < threads; t++) {
+        if (pthread_create(&tid[t], NULL, prep_run, &p[t]))
+            break; /* the rest run on this thread below */
+        started++;
+    }
+    prep_run(&p[0]);
+    e->sc = p[0].sc;
+    for (unsigned t = 1; t < started; t++)
+        pthread_join(tid[t], NULL);
+    for (unsigned t = started; t < threads; t++)
+        prep_run(&p[t]);
+    for (unsigned t = 1; t < threads; t++)
+        scratch_release(&p[t].sc);
+    free(tid);
+    free(p);
+}
+
 struct risk_engine *
-risk_engine_new(const struct risk_config *c, const struct graph *g,
-    const struct agent *agents, size_t n)
+risk_engine_new_mt(const struct risk_config *c, const struct graph *g,
+    const struct agent *agents, size_t n, unsigned threads)
 {
     struct risk_engine *e = xcalloc(1, sizeof(*e));
     e->cfg = c;
@@ -711,12 +815,7 @@ risk_engine_new(const struct risk_config *c, const struct graph *g,
     strmap_init(&e->prefixes);
     if (g && g->nfiles) {
         size_t nf = g->nfiles;
-        e->stamp = xcalloc(nf, sizeof(*e->stamp));
-        e->dist = xcalloc(nf, 1);
-        e->sure = xcalloc(nf, 1);
-        e->queue = xcalloc(nf, sizeof(*e->queue));
-        e->name_stamp = xcalloc(g->nnames + 1, sizeof(*e->name_stamp));
-        e->name_ref = xcalloc(g->nnames + 1, sizeof(*e->name_ref));
+        scratch_init(&e->sc, g);
         e->uidx = xmalloc(nf * sizeof(*e->uidx));
         memset(e->uidx, 0xff, nf * sizeof(*e->uidx));
         for (size_t i = 0; i < n; i++)
@@ -752,11 +851,6 @@ risk_engine_new(const struct risk_config *c, const struct graph *g,
             f->wsize = range_set_size(&f->widened);
         }
         qsort(ea->files, ea->nfiles, sizeof(*ea->files), cmp_efile);
-        if (e->g) {
-            if (c->use_symbols)
-                collect_symbols(e, ea);
-            collect_deps(e, ea);
-        }
         collect_prefixes(e, ea);
         ea->globs = xcalloc(ag->nintent ? ag->nintent : 1, sizeof(*ea->globs));
         for (size_t k = 0; k < ag->nintent; k++) {
@@ -765,7 +859,16 @@ risk_engine_new(const struct risk_config *c, const struct graph *g,
                 ea->globs[ea->nglobs++] = gl;
         }
     }
+    if (e->g)
+        prepare_agents(e, threads);
     return e;
+}
+
+struct risk_engine *
+risk_engine_new(const struct risk_config *c, const struct graph *g,
+    const struct agent *agents, size_t n)
+{
+    return risk_engine_new_mt(c, g, agents, n, 1);
 }
 
 void
@@ -790,13 +893,8 @@ risk_engine_free(struct risk_engine *e)
         free(ea->globs);
     }
     free(e->agents);
-    free(e->stamp);
-    free(e->dist);
-    free(e->sure);
-    free(e->queue);
+    scratch_release(&e->sc);
     free(e->uidx);
-    free(e->name_stamp);
-    free(e->name_ref);
     strmap_release(&e->paths);
     strmap_release(&e->prefixes);
     free(e);
@@ -1088,27 +1186,27 @@ find_chain(struct risk_engine *e, uint32_t down, uint32_t up,
     struct risk_dependency *d)
 {
     const struct graph *g = e->g;
-    uint32_t st = ++e->cur_stamp;
+    uint32_t st = ++e->sc.cur_stamp;
     uint32_t *pred = xmalloc(g->nfiles * sizeof(*pred));
     size_t head = 0, tail = 0;
-    e->stamp[down] = st;
-    e->dist[down] = 0;
+    e->sc.stamp[down] = st;
+    e->sc.dist[down] = 0;
     pred[down] = GRAPH_NONE;
-    e->queue[tail++] = down;
+    e->sc.queue[tail++] = down;
     bool found = false;
     while (head < tail && !found) {
-        uint32_t y = e->queue[head++];
-        if (e->dist[y] >= e->cfg->cap)
+        uint32_t y = e->sc.queue[head++];
+        if (e->sc.dist[y] >= e->cfg->cap)
             continue;
         const struct graph_file *gy = &g->files[y];
         for (uint32_t j = 0; j < gy->nout; j++) {
             uint32_t x = gy->out[j];
-            if (e->stamp[x] == st)
+            if (e->sc.stamp[x] == st)
                 continue;
-            e->stamp[x] = st;
-            e->dist[x] = (uint8_t)(e->dist[y] + 1);
+            e->sc.stamp[x] = st;
+            e->sc.dist[x] = (uint8_t)(e->sc.dist[y] + 1);
             pred[x] = y;
-            e->queue[tail++] = x;
+            e->sc.queue[tail++] = x;
             if (x == up) {
                 found = true;
                 break;

@@ -116,6 +116,11 @@ struct risk_engine;
  */
 struct risk_engine *risk_engine_new(const struct risk_config *c,
     const struct graph *g, const struct agent *agents, size_t n);
+/* The same, preparing agents on up to threads threads (the only part of
+ * the engine that runs on more than one; the result is identical). */
+struct risk_engine *risk_engine_new_mt(const struct risk_config *c,
+    const struct graph *g, const struct agent *agents, size_t n,
+    unsigned threads);
 void risk_engine_free(struct risk_engine *e);
 
 /* Score agents a and b (indices into the engine's agents). Merge, context

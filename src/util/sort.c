@@ -55,6 +55,53 @@ sort_u32(uint32_t *v, size_t n)
     free(tmp);
 }
 
+static void
+insertion64(uint64_t *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+void
+sort_u64(uint64_t *v, size_t n)
+{
+    if (n < SORT_SMALL) {
+        insertion64(v, n);
+        return;
+    }
+    /* 8 passes of 8 bits; most keys here leave several bytes constant. */
+    size_t(*count)[256] = xcalloc(8, sizeof(*count));
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < 8; b++)
+            count[b][(v[i] >> (8 * b)) & 0xff]++;
+    uint64_t *tmp = xmalloc(n * sizeof(*tmp));
+    uint64_t *src = v, *dst = tmp;
+    for (int b = 0; b < 8; b++) {
+        if (count[b][(v[0] >> (8 * b)) & 0xff] == n)
+            continue;
+        size_t at = 0;
+        for (int k = 0; k < 256; k++) {
+            size_t c = count[b][k];
+            count[b][k] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[b][(src[i] >> (8 * b)) & 0xff]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof(*v));
+    free(tmp);
+    free(count);
+}
+
 size_t
 sort_uniq_u32(uint32_t *v, size_t n)
 {

@@ -12,6 +12,8 @@
 
 void sort_u32(uint32_t *v, size_t n);
 
+void sort_u64(uint64_t *v, size_t n);
+
 /* Sort and drop duplicates; returns the new length. */
 size_t sort_uniq_u32(uint32_t *v, size_t n);
 
