@@ -527,6 +527,13 @@ cmd_scan(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     r.now_ms = o.now_ms ? o.now_ms : wall_ms();
+    if (!o.no_graph) {
+        struct as_err ae;
+        if (lang_check_abi(&ae)) {
+            fprintf(stderr, "airspace scan: %s (rebuild airspace)\n", ae.msg);
+            return CLI_EXIT_ERROR;
+        }
+    }
 
     struct as_err e = { { 0 } };
     struct repo *repo = NULL;
