@@ -25,6 +25,8 @@ out=$(
     check core "core util"
     check lang "lang core util"
     check git "git core util"
+    check store "store core util"
+    check broker "broker store git lang core util"
 )
 if [ -n "$out" ]; then
     echo "$out" >&2
