@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "broker/gitview.h"
 #include "cli/agents_json.h"
 #include "cli/cli.h"
 #include "cli/scan.h"
@@ -99,14 +100,6 @@ mono_ms(void)
 
 /* ---- graph sources ---- */
 
-static int
-read_git_blob(
-    void *ctx, const struct repograph_file *f, char **buf, size_t *len)
-{
-    struct as_err e;
-    return repo_read_blob(ctx, f->oid, buf, len, &e);
-}
-
 static void
 take_stats(struct scan_report *r, const struct repograph_stats *st, double t0)
 {
@@ -119,42 +112,16 @@ take_stats(struct scan_report *r, const struct repograph_stats *st, double t0)
     r->have_graph = true;
 }
 
-/* The whole repository at the integration branch's tip, cached by blob id in
- * the common git dir. */
+/* The whole repository at the integration branch's tip. */
 static int
 graph_from_git(struct scan_report *r, struct repo *repo,
     const struct scan_opts *o, struct as_err *e)
 {
     double t0 = mono_ms();
-    struct git_file_entry *ents;
-    size_t n;
-    int rc = repo_tree_files(repo, r->integration, &ents, &n, e);
-    if (rc)
-        return rc;
-    struct repograph_file *files = xcalloc(n ? n : 1, sizeof(*files));
-    for (size_t i = 0; i < n; i++) {
-        files[i].path = ents[i].path;
-        files[i].oid = ents[i].oid;
-    }
-    char *dir = xasprintf("%s/airspace", repo_common_dir(repo));
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        fprintf(stderr, "airspace scan: cannot create '%s': %s\n", dir,
-            strerror(errno));
-    char *cache = xasprintf("%s/graph.cache", dir);
-    struct repograph_options ro = { 0 };
-    ro.cache_path = cache;
-    ro.threads = o->threads;
     struct repograph_stats st = { 0 };
-    graph_init(&r->graph);
-    rc = repograph_build(&r->graph, files, n, read_git_blob, repo, &ro, &st, e);
+    int rc = gitview_graph(repo, r->integration, o->threads, &r->graph, &st, e);
     if (!rc)
         take_stats(r, &st, t0);
-    else
-        graph_release(&r->graph);
-    free(cache);
-    free(dir);
-    free(files);
-    repo_tree_files_free(ents, n);
     return rc;
 }
 
@@ -227,30 +194,6 @@ graph_from_dir(struct scan_report *r, const char *dir,
 
 /* ---- agents from git ---- */
 
-static char *
-unique_id(struct agent *agents, size_t n, const char *want)
-{
-    for (unsigned k = 1;; k++) {
-        char *id = k == 1 ? xstrdup(want) : xasprintf("%s-%u", want, k);
-        bool clash = false;
-        for (size_t i = 0; i < n && !clash; i++)
-            clash = !strcmp(agents[i].id, id);
-        if (!clash)
-            return id;
-        free(id);
-    }
-}
-
-static void
-apply_recency(struct scan_report *r, struct agent *a)
-{
-    for (size_t i = 0; i < a->nfiles; i++) {
-        struct ws_file *f = &a->files[i];
-        int64_t age = f->changed_at_ms ? r->now_ms - f->changed_at_ms : 0;
-        f->weight = risk_recency_weight(&r->cfg, age < 0 ? 0 : age);
-    }
-}
-
 static int
 agents_from_git(struct scan_report *r, struct repo *repo,
     const struct scan_opts *o, struct as_err *e)
@@ -276,7 +219,7 @@ agents_from_git(struct scan_report *r, struct repo *repo,
         if (wts[i].prunable)
             continue;
         const char *name = wts[i].branch ? wts[i].branch : wts[i].name;
-        char *id = unique_id(r->agents, r->nagents, name);
+        char *id = gitview_unique_id(r->agents, r->nagents, name);
         struct agent *a = &r->agents[r->nagents];
         agent_init(a, id);
         free(id);
@@ -284,7 +227,7 @@ agents_from_git(struct scan_report *r, struct repo *repo,
         if (!a->worktree)
             a->worktree = xstrdup(wts[i].path);
         rc = workset_from_worktree(repo, wts[i].path, &wo, a, e);
-        apply_recency(r, a);
+        gitview_recency(&r->cfg, a, r->now_ms);
     }
     for (size_t i = 0; i < nbr && !rc; i++) {
         bool checked_out = false;
@@ -292,13 +235,13 @@ agents_from_git(struct scan_report *r, struct repo *repo,
             checked_out = wts[j].branch && !strcmp(wts[j].branch, branches[i]);
         if (checked_out)
             continue;
-        char *id = unique_id(r->agents, r->nagents, branches[i]);
+        char *id = gitview_unique_id(r->agents, r->nagents, branches[i]);
         struct agent *a = &r->agents[r->nagents];
         agent_init(a, id);
         free(id);
         r->nagents++;
         rc = workset_from_branch(repo, branches[i], &wo, a, e);
-        apply_recency(r, a);
+        gitview_recency(&r->cfg, a, r->now_ms);
     }
     repo_branches_free(branches, nbr);
     repo_worktrees_free(wts, nwt);
@@ -307,71 +250,18 @@ agents_from_git(struct scan_report *r, struct repo *repo,
 
 /* Parse each agent's own copy of its changed source files so the symbol
  * channel sees the uses and definitions it adds (the graph holds the
- * integration branch's version only). Branch agents without a worktree keep
- * the base graph's view. */
+ * integration branch's version only). */
 static void
 agents_add_names(struct scan_report *r)
 {
-    for (size_t i = 0; i < r->nagents; i++) {
-        struct agent *a = &r->agents[i];
-        if (!a->worktree)
-            continue;
-        for (size_t k = 0; k < a->nfiles; k++) {
-            struct ws_file *f = &a->files[k];
-            if (f->status != WS_MODIFIED && f->status != WS_ADDED &&
-                f->status != WS_RENAMED)
-                continue;
-            const char *rel = f->new_path ? f->new_path : f->path;
-            if (lang_detect(rel) == LANG_NONE)
-                continue;
-            char *full = xasprintf("%s/%s", a->worktree, rel);
-            char *buf;
-            size_t len;
-            if (!file_read_max(full, LANG_MAX_FILE_BYTES, true, &buf, &len)) {
-                struct as_err e;
-                if (agentnames_fill(&r->graph, f, rel, buf, len, &e))
-                    fprintf(stderr,
-                        "airspace scan: %s: %s (its new uses "
-                        "are not seen)\n",
-                        full, e.msg);
-                free(buf);
-            }
-            free(full);
-        }
-    }
-}
-
-struct merge_ctx {
-    struct repo *repo;
-    struct merge_cache *cache;
-    int failures;
-};
-
-static int
-merge_pair(void *vctx, const struct agent *a, const struct agent *b,
-    char ***paths, size_t *npaths)
-{
-    struct merge_ctx *ctx = vctx;
-    *paths = NULL;
-    *npaths = 0;
-    if (!a->tree_oid || !b->tree_oid || !a->base_oid || !b->base_oid)
-        return AS_EINVAL;
-    struct merge_result mr;
-    struct as_err e;
-    int rc = merge_speculative(ctx->repo, ctx->cache, a->base_oid, a->tree_oid,
-        b->base_oid, b->tree_oid, &mr, &e);
-    if (rc) {
-        if (!ctx->failures++)
-            fprintf(stderr, "airspace scan: merge channel: %s\n", e.msg);
-        return rc;
-    }
-    int conflicted = mr.conflicted;
-    *paths = mr.paths;
-    *npaths = mr.npaths;
-    mr.paths = NULL;
-    mr.npaths = 0;
-    merge_result_release(&mr);
-    return conflicted ? 1 : 0;
+    size_t failed = 0;
+    for (size_t i = 0; i < r->nagents; i++)
+        failed += gitview_agent_names(&r->graph, &r->agents[i]);
+    if (failed)
+        fprintf(stderr,
+            "airspace scan: %zu changed files could not be parsed; their "
+            "new uses are not seen\n",
+            failed);
 }
 
 static int
@@ -599,14 +489,17 @@ cmd_scan(int argc, char **argv)
         }
     }
 
-    struct merge_ctx mctx = { 0 };
+    struct gitview_merge mctx = { 0 };
     if (repo && !o.agents_path && !o.no_merge) {
         mcache = merge_cache_new();
         mctx.repo = repo;
         mctx.cache = mcache;
     }
     r.threads = o.threads;
-    scan_score(&r, mcache ? merge_pair : NULL, &mctx);
+    scan_score(&r, mcache ? gitview_merge_pair : NULL, &mctx);
+    if (mctx.failures)
+        fprintf(
+            stderr, "airspace scan: merge channel: %s\n", mctx.first_error.msg);
 
     bool color = o.color == 1 || (o.color == -1 && isatty(STDOUT_FILENO) &&
                                      !getenv("NO_COLOR"));
