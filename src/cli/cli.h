@@ -26,8 +26,15 @@ struct cli_command {
     cli_fn *run;
 };
 
+cli_fn cmd_advisories;
+cli_fn cmd_agents;
+cli_fn cmd_api;
 cli_fn cmd_replay;
 cli_fn cmd_scan;
+cli_fn cmd_serve;
+cli_fn cmd_status;
+cli_fn cmd_stop;
 cli_fn cmd_version;
+cli_fn cmd_watch;
 
 #endif

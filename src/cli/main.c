@@ -9,6 +9,15 @@
 
 static const struct cli_command commands[] = {
     { "scan", "score every pair of agents and print advisories", cmd_scan },
+    { "serve", "run the repository's daemon (started on demand)", cmd_serve },
+    { "stop", "stop the repository's daemon", cmd_stop },
+    { "status", "the daemon, agents and advisories on one screen",
+        cmd_status },
+    { "agents", "list the agents flying in this repository", cmd_agents },
+    { "advisories", "list the live traffic and resolution advisories",
+        cmd_advisories },
+    { "watch", "follow the live events", cmd_watch },
+    { "api", "send one raw request to the daemon", cmd_api },
     { "replay", "measure how well the risk model predicts recorded merges",
         cmd_replay },
     { "version", "print the version", cmd_version },

@@ -7,31 +7,6 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-/* Whether two agents' working sets share a path (base or new naming). */
-static bool
-share_path(const struct agent *a, const struct agent *b)
-{
-    size_t i = 0, j = 0;
-    while (i < a->nfiles && j < b->nfiles) {
-        int c = strcmp(a->files[i].path, b->files[j].path);
-        if (!c)
-            return true;
-        if (c < 0)
-            i++;
-        else
-            j++;
-    }
-    /* Renames: a new name on one side may be a path on the other. */
-    for (i = 0; i < a->nfiles; i++)
-        for (j = 0; j < b->nfiles; j++) {
-            const char *x = a->files[i].new_path, *y = b->files[j].new_path;
-            if ((x && (!strcmp(x, b->files[j].path) || (y && !strcmp(x, y)))) ||
-                (y && !strcmp(y, a->files[i].path)))
-                return true;
-        }
-    return false;
-}
-
 static int
 cmp_pair(const void *x, const void *y)
 {
@@ -112,7 +87,7 @@ scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx)
         for (size_t j = i + 1; j < n; j++, k++) {
             struct scan_pair *p = &r->pairs[k];
             if (merge && r->cfg.weight[RISK_MERGE] > 0 &&
-                share_path(&r->agents[i], &r->agents[j])) {
+                agent_shares_path(&r->agents[i], &r->agents[j])) {
                 p->merge_checked = true;
                 int c = merge(ctx, &r->agents[i], &r->agents[j],
                     &p->merge_paths, &p->nmerge_paths);

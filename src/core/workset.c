@@ -176,3 +176,28 @@ agent_add_intent(struct agent *a, const char *glob)
     ALLOC_GROW(a->intent, a->nintent + 1, a->aintent);
     a->intent[a->nintent++] = xstrdup(glob);
 }
+
+/* Whether two agents' working sets share a path (base or new naming). */
+bool
+agent_shares_path(const struct agent *a, const struct agent *b)
+{
+    size_t i = 0, j = 0;
+    while (i < a->nfiles && j < b->nfiles) {
+        int c = strcmp(a->files[i].path, b->files[j].path);
+        if (!c)
+            return true;
+        if (c < 0)
+            i++;
+        else
+            j++;
+    }
+    /* Renames: a new name on one side may be a path on the other. */
+    for (i = 0; i < a->nfiles; i++)
+        for (j = 0; j < b->nfiles; j++) {
+            const char *x = a->files[i].new_path, *y = b->files[j].new_path;
+            if ((x && (!strcmp(x, b->files[j].path) || (y && !strcmp(x, y)))) ||
+                (y && !strcmp(y, a->files[i].path)))
+                return true;
+        }
+    return false;
+}

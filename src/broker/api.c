@@ -1,0 +1,610 @@
+/*
+ * api.c - the HTTP/JSON API of the daemon (docs/protocol.md): routing,
+ * request checks (peer uid on the Unix socket, bearer token on TCP), JSON
+ * bodies and errors.
+ */
+#define _GNU_SOURCE /* struct ucred */
+#include "broker/internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/keyvalq_struct.h>
+
+#include "util/path.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define MAX_SEGMENTS 8
+
+struct ctx {
+    struct broker *b;
+    struct evhttp_request *req;
+    char *seg[MAX_SEGMENTS];
+    size_t nseg;
+    struct evkeyvalq query;
+    json_t *body; /* POST/PUT body, or NULL */
+};
+
+/* ---- replies ---- */
+
+static void
+reply_json(struct evhttp_request *req, int code, json_t *doc)
+{
+    struct evbuffer *buf = evbuffer_new();
+    char *s = json_dumps(doc, JSON_COMPACT);
+    evbuffer_add(buf, s, strlen(s));
+    evbuffer_add(buf, "\n", 1);
+    free(s);
+    json_decref(doc);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+        "application/json");
+    const char *reason = code == 200 ? "OK"
+        : code == 201                ? "Created"
+        : code < 500                 ? "Client Error"
+                                     : "Server Error";
+    evhttp_send_reply(req, code, reason, buf);
+    evbuffer_free(buf);
+}
+
+static void reply_error(struct evhttp_request *req, int code,
+    const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+reply_error(struct evhttp_request *req, int code, const char *kind,
+    const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    reply_json(req, code,
+        json_pack("{s:{s:s, s:s}}", "error", "code", kind, "message", msg));
+}
+
+/* ---- request checks ---- */
+
+/* 0 when the request may proceed; else an error reply was sent. */
+static int
+check_peer(struct ctx *c)
+{
+    struct evhttp_connection *conn = evhttp_request_get_connection(c->req);
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
+    int fd = bev ? bufferevent_getfd(bev) : -1;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    if (fd < 0 || getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+        reply_error(c->req, 500, "internal", "cannot inspect the connection");
+        return -1;
+    }
+    if (ss.ss_family == AF_UNIX) {
+        struct ucred cred;
+        socklen_t cl = sizeof(cred);
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+            cred.uid != getuid()) {
+            reply_error(c->req, 403, "forbidden",
+                "the daemon serves its own user only");
+            return -1;
+        }
+        return 0;
+    }
+    /* TCP (loopback): a bearer token for everything. */
+    const char *auth = evhttp_find_header(
+        evhttp_request_get_input_headers(c->req), "Authorization");
+    if (!c->b->token || !auth || strncmp(auth, "Bearer ", 7) ||
+        strcmp(auth + 7, c->b->token)) {
+        reply_error(c->req, 401, "unauthorized",
+            "a bearer token is required (see <git-common-dir>/airspace/token)");
+        return -1;
+    }
+    return 0;
+}
+
+static int
+read_body(struct ctx *c)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(c->req);
+    size_t len = evbuffer_get_length(in);
+    if (!len) {
+        c->body = json_object();
+        return 0;
+    }
+    char *data = xmalloc(len + 1);
+    evbuffer_remove(in, data, len);
+    data[len] = '\0';
+    json_error_t je;
+    c->body = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+    free(data);
+    if (!c->body) {
+        reply_error(c->req, 400, "bad_json", "malformed JSON at line %d: %s",
+            je.line, je.text);
+        return -1;
+    }
+    if (!json_is_object(c->body)) {
+        reply_error(c->req, 400, "bad_json", "the body must be a JSON object");
+        return -1;
+    }
+    return 0;
+}
+
+/* Unknown keys in a body are refused: a typo must not pass silently. */
+static int
+check_keys(struct ctx *c, const char *const *allowed)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(c->body, key, v)
+    {
+        bool ok = false;
+        for (const char *const *a = allowed; *a && !ok; a++)
+            ok = !strcmp(*a, key);
+        if (!ok) {
+            reply_error(c->req, 400, "bad_field", "unknown field '%s'", key);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int
+want_string(struct ctx *c, const char *key, bool required, size_t maxlen)
+{
+    json_t *v = json_object_get(c->body, key);
+    if (!v) {
+        if (required) {
+            reply_error(c->req, 400, "bad_field", "'%s' is required", key);
+            return -1;
+        }
+        return 0;
+    }
+    if (!json_is_string(v) || !json_string_length(v) ||
+        json_string_length(v) > maxlen) {
+        reply_error(c->req, 400, "bad_field",
+            "'%s' must be a non-empty string of at most %zu bytes", key,
+            maxlen);
+        return -1;
+    }
+    return 0;
+}
+
+static bool
+valid_id(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n || n > 64)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                (*s >= '0' && *s <= '9') || strchr("._-@:+", *s)))
+            return false;
+    return true;
+}
+
+static ssize_t
+agent_arg(struct ctx *c, size_t seg)
+{
+    ssize_t i = broker_find_agent(c->b, c->seg[seg]);
+    if (i < 0)
+        reply_error(c->req, 404, "unknown_agent", "no agent '%s'", c->seg[seg]);
+    return i;
+}
+
+/* ---- pairs ---- */
+
+json_t *
+broker_pair_json(struct broker *b, size_t k, bool evidence)
+{
+    struct bpair *p = &b->pairs[k];
+    json_t *o = json_object();
+    json_object_set_new(o, "a", json_string(p->a));
+    json_object_set_new(o, "b", json_string(p->b));
+    json_object_set_new(o, "level", json_string(advisory_level_name(p->level)));
+    json_object_set_new(o, "risk", json_real(p->res.risk));
+    json_object_set_new(o, "since", json_integer((json_int_t)p->since));
+    bool ids_ok = p->hold < b->nagents && p->steer < b->nagents;
+    if (ids_ok) {
+        json_object_set_new(o, "hold", json_string(b->ag[p->hold].id));
+        json_object_set_new(o, "steer", json_string(b->ag[p->steer].id));
+    }
+    json_t *ch = json_object();
+    for (int c = 0; c < RISK_NCHANNELS; c++)
+        json_object_set_new(ch, risk_channel_name((enum risk_channel)c),
+            json_real(p->res.r[c]));
+    json_object_set_new(o, "channels", ch);
+    if (p->nmerge_paths) {
+        json_t *mp = json_array();
+        for (size_t i = 0; i < p->nmerge_paths; i++)
+            json_array_append_new(mp, json_string(p->merge_paths[i]));
+        json_object_set_new(o, "mergeConflicts", mp);
+    }
+    if (evidence && ids_ok && b->engine && b->eng_pos[p->hold] != SIZE_MAX &&
+        b->eng_pos[p->steer] != SIZE_MAX) {
+        struct risk_evidence ev;
+        risk_engine_explain(b->engine, b->eng_pos[p->hold],
+            b->eng_pos[p->steer], &ev);
+        ev.result = p->res;
+        json_t *cont = json_array();
+        for (size_t i = 0; i < ev.ncontested; i++) {
+            json_t *jc = json_object();
+            json_object_set_new(jc, "path", json_string(ev.contested[i].path));
+            json_object_set_new(jc, "whole", json_boolean(ev.contested[i].whole));
+            json_t *rs = json_array();
+            for (size_t r = 0; r < ev.contested[i].ranges.n; r++)
+                json_array_append_new(rs,
+                    json_pack("[I,I]",
+                        (json_int_t)ev.contested[i].ranges.v[r].start,
+                        (json_int_t)ev.contested[i].ranges.v[r].end));
+            json_object_set_new(jc, "ranges", rs);
+            json_array_append_new(cont, jc);
+        }
+        json_object_set_new(o, "contested", cont);
+        if (p->level == ADVISORY_RESOLUTION) {
+            char *g = advisory_steer_text(&b->ag[p->steer], &b->ag[p->hold],
+                p->res.risk, &ev, NULL, 0);
+            json_object_set_new(o, "guidance", json_string(g));
+            free(g);
+        }
+        risk_evidence_release(&ev);
+    }
+    return o;
+}
+
+/* ---- handlers ---- */
+
+static void
+h_status(struct ctx *c)
+{
+    struct broker *b = c->b;
+    size_t active = 0, traffic = 0, resolution = 0;
+    for (size_t i = 0; i < b->nagents; i++)
+        active += b->meta[i].status == BAGENT_ACTIVE;
+    for (size_t k = 0; k < b->npairs; k++) {
+        traffic += b->pairs[k].live && b->pairs[k].level == ADVISORY_TRAFFIC;
+        resolution +=
+            b->pairs[k].live && b->pairs[k].level == ADVISORY_RESOLUTION;
+    }
+    reply_json(c->req, 200,
+        json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s, s:{s:I, s:I}, "
+                  "s:{s:I, s:I}, s:I}",
+            "version", "1", "pid", (json_int_t)getpid(), "startedAt",
+            (json_int_t)b->started_at, "repository", b->paths.common_dir,
+            "integration", b->integration, "socket", b->paths.socket,
+            "agents", "total", (json_int_t)b->nagents, "active",
+            (json_int_t)active, "advisories", "traffic", (json_int_t)traffic,
+            "resolution", (json_int_t)resolution, "lastEventId",
+            (json_int_t)(b->next_event_id - 1)));
+}
+
+static void
+h_agents(struct ctx *c)
+{
+    json_t *v = json_array();
+    const char *files = evhttp_find_header(&c->query, "files");
+    for (size_t i = 0; i < c->b->nagents; i++)
+        json_array_append_new(
+            v, broker_agent_json(c->b, i, files && !strcmp(files, "1")));
+    reply_json(c->req, 200, json_pack("{s:o}", "agents", v));
+}
+
+static void
+h_agent(struct ctx *c)
+{
+    ssize_t i = agent_arg(c, 2);
+    if (i >= 0)
+        reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, true));
+}
+
+static void
+h_register(struct ctx *c)
+{
+    static const char *const keys[] = { "id", "kind", "client", "label",
+        "worktree", "branch", "lanes", NULL };
+    if (check_keys(c, keys) || want_string(c, "id", false, 64) ||
+        want_string(c, "client", false, 64) ||
+        want_string(c, "label", false, 128) ||
+        want_string(c, "worktree", false, 4096) ||
+        want_string(c, "branch", false, 256) ||
+        want_string(c, "kind", false, 16))
+        return;
+    const char *id = json_string_value(json_object_get(c->body, "id"));
+    if (id && !valid_id(id)) {
+        reply_error(c->req, 400, "bad_field",
+            "'id' may hold letters, digits and ._-@:+ (at most 64)");
+        return;
+    }
+    const char *kind = json_string_value(json_object_get(c->body, "kind"));
+    if (kind && strcmp(kind, "agent") && strcmp(kind, "human")) {
+        reply_error(c->req, 400, "bad_field",
+            "'kind' must be 'agent' or 'human', not '%s'", kind);
+        return;
+    }
+    json_t *lanes = json_object_get(c->body, "lanes");
+    if (lanes) {
+        bool ok = json_is_array(lanes) && json_array_size(lanes) <= 64;
+        size_t k;
+        json_t *l;
+        json_array_foreach(lanes, k, l) ok = ok && json_is_string(l) &&
+                                             json_string_length(l) > 0;
+        if (!ok) {
+            reply_error(c->req, 400, "bad_field",
+                "'lanes' must be an array of at most 64 globs");
+            return;
+        }
+    }
+    const char *wt = json_string_value(json_object_get(c->body, "worktree"));
+    if (wt && wt[0] != '/') {
+        reply_error(c->req, 400, "bad_field",
+            "'worktree' must be an absolute path");
+        return;
+    }
+    size_t i;
+    struct as_err e;
+    int rc = broker_register(c->b, c->body, &i, &e);
+    if (rc) {
+        reply_error(c->req, rc == AS_ECONFLICT ? 409 : 400, "refused", "%s",
+            e.msg);
+        return;
+    }
+    reply_json(c->req, 200, broker_agent_json(c->b, i, false));
+}
+
+static void
+h_heartbeat(struct ctx *c)
+{
+    ssize_t i = agent_arg(c, 2);
+    if (i < 0)
+        return;
+    c->b->meta[i].last_seen = broker_now();
+    if (c->b->meta[i].status != BAGENT_ACTIVE)
+        broker_set_status(c->b, (size_t)i, BAGENT_ACTIVE, "heartbeat");
+    reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
+}
+
+static void
+h_exit(struct ctx *c)
+{
+    ssize_t i = agent_arg(c, 2);
+    if (i < 0)
+        return;
+    broker_set_status(c->b, (size_t)i, BAGENT_EXITED, "exit");
+    reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
+}
+
+/* A reported edit (agents sharing one working tree): path and ranges. */
+static void
+h_edit(struct ctx *c)
+{
+    static const char *const keys[] = { "path", "lines", "status", NULL };
+    ssize_t i = agent_arg(c, 2);
+    if (i < 0 || check_keys(c, keys) || want_string(c, "path", true, 4096))
+        return;
+    char *norm;
+    const char *path = json_string_value(json_object_get(c->body, "path"));
+    if (path_normalize(path, NULL, &norm) < 0) {
+        reply_error(c->req, 400, "bad_path",
+            "path '%s' escapes the repository", path);
+        return;
+    }
+    enum ws_status st = WS_MODIFIED;
+    const char *sname = json_string_value(json_object_get(c->body, "status"));
+    if (sname && ws_status_parse(sname, &st) < 0) {
+        free(norm);
+        reply_error(c->req, 400, "bad_field", "unknown status '%s'", sname);
+        return;
+    }
+    json_t *lines = json_object_get(c->body, "lines");
+    struct range_set rs;
+    range_set_init(&rs);
+    if (lines) {
+        bool ok = json_is_array(lines);
+        size_t k;
+        json_t *r;
+        json_array_foreach(lines, k, r)
+        {
+            json_int_t s0 = json_integer_value(json_array_get(r, 0));
+            json_int_t s1 = json_integer_value(json_array_get(r, 1));
+            if (!json_is_array(r) || json_array_size(r) != 2 || s0 < 1 ||
+                s1 < 1 || s0 > UINT32_MAX || s1 > UINT32_MAX) {
+                ok = false;
+                break;
+            }
+            range_set_add(&rs, (uint32_t)s0, (uint32_t)s1);
+        }
+        if (!ok) {
+            range_set_release(&rs);
+            free(norm);
+            reply_error(c->req, 400, "bad_field",
+                "'lines' must be [[start, end], ...] with lines >= 1");
+            return;
+        }
+    }
+    struct broker *b = c->b;
+    broker_drop_engine(b);
+    struct ws_file *f = agent_add_file(&b->ag[i], norm, st);
+    f->status = st;
+    if (!lines || st != WS_MODIFIED)
+        f->whole = true;
+    for (size_t k = 0; k < rs.n; k++)
+        range_set_add(&f->ranges, rs.v[k].start, rs.v[k].end);
+    f->changed_at_ms = broker_now();
+    f->weight = 1.0;
+    agent_sort(&b->ag[i]);
+    range_set_release(&rs);
+    b->meta[i].last_seen = broker_now();
+    json_t *d = json_pack("{s:s}", "path", norm);
+    free(norm);
+    broker_emit(b, "workset.edit", b->ag[i].id, d);
+    broker_rescore(b, (size_t)i);
+    reply_json(c->req, 200, broker_agent_json(b, (size_t)i, true));
+}
+
+static void
+h_advisories(struct ctx *c)
+{
+    const char *all = evhttp_find_header(&c->query, "all");
+    bool every = all && !strcmp(all, "1");
+    json_t *v = json_array();
+    for (size_t k = 0; k < c->b->npairs; k++) {
+        struct bpair *p = &c->b->pairs[k];
+        if (!p->live || (!every && p->level == ADVISORY_CLEAR))
+            continue;
+        json_array_append_new(v, broker_pair_json(c->b, k, true));
+    }
+    reply_json(c->req, 200, json_pack("{s:o}", "advisories", v));
+}
+
+static void
+h_events(struct ctx *c)
+{
+    const char *last = evhttp_find_header(
+        evhttp_request_get_input_headers(c->req), "Last-Event-ID");
+    const char *after = evhttp_find_header(&c->query, "after");
+    const char *s = last ? last : after;
+    uint64_t n = 0;
+    if (s) {
+        char *end;
+        errno = 0;
+        n = strtoull(s, &end, 10);
+        if (errno || *end || end == s) {
+            reply_error(c->req, 400, "bad_field",
+                "Last-Event-ID / after must be an event id, not '%s'", s);
+            return;
+        }
+    }
+    broker_sse_attach(c->b, c->req, n);
+}
+
+static void
+h_refresh(struct ctx *c)
+{
+    struct as_err e;
+    if (broker_rescan(c->b, &e)) {
+        reply_error(c->req, 500, "git", "%s", e.msg);
+        return;
+    }
+    reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
+}
+
+static void
+h_stop(struct ctx *c)
+{
+    reply_json(c->req, 200, json_pack("{s:b}", "stopping", 1));
+    c->b->stopping = true;
+    struct timeval soon = { 0, 1000 };
+    event_base_loopexit(c->b->base, &soon);
+}
+
+struct route {
+    enum evhttp_cmd_type method;
+    const char *pattern; /* segments; '*' matches one segment */
+    void (*fn)(struct ctx *);
+};
+
+static const struct route routes[] = {
+    { EVHTTP_REQ_GET, "v1/status", h_status },
+    { EVHTTP_REQ_GET, "v1/agents", h_agents },
+    { EVHTTP_REQ_POST, "v1/agents", h_register },
+    { EVHTTP_REQ_GET, "v1/agents/*", h_agent },
+    { EVHTTP_REQ_POST, "v1/agents/*/heartbeat", h_heartbeat },
+    { EVHTTP_REQ_POST, "v1/agents/*/exit", h_exit },
+    { EVHTTP_REQ_POST, "v1/agents/*/edits", h_edit },
+    { EVHTTP_REQ_GET, "v1/advisories", h_advisories },
+    { EVHTTP_REQ_GET, "v1/events", h_events },
+    { EVHTTP_REQ_POST, "v1/refresh", h_refresh },
+    { EVHTTP_REQ_POST, "v1/stop", h_stop },
+};
+
+static bool
+route_matches(const char *pattern, struct ctx *c)
+{
+    size_t k = 0;
+    const char *p = pattern;
+    while (*p) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (k >= c->nseg)
+            return false;
+        if (!(len == 1 && *p == '*') &&
+            (strlen(c->seg[k]) != len || strncmp(c->seg[k], p, len)))
+            return false;
+        k++;
+        p += len + (slash ? 1 : 0);
+    }
+    return k == c->nseg;
+}
+
+void
+broker_api_handle(struct evhttp_request *req, void *arg)
+{
+    struct ctx c;
+    memset(&c, 0, sizeof(c));
+    c.b = arg;
+    c.req = req;
+    TAILQ_INIT(&c.query);
+    if (check_peer(&c))
+        return;
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+    const char *q = uri ? evhttp_uri_get_query(uri) : NULL;
+    if (!path) {
+        reply_error(req, 400, "bad_request", "no path");
+        return;
+    }
+    if (q && evhttp_parse_query_str(q, &c.query) < 0) {
+        reply_error(req, 400, "bad_request", "malformed query string");
+        return;
+    }
+    /* Split the path into decoded segments. */
+    char *copy = xstrdup(path);
+    for (char *s = copy, *next; s && *s; s = next) {
+        while (*s == '/')
+            s++;
+        if (!*s)
+            break;
+        next = strchr(s, '/');
+        if (next)
+            *next++ = '\0';
+        if (c.nseg == MAX_SEGMENTS) {
+            c.nseg++;
+            break;
+        }
+        c.seg[c.nseg++] = evhttp_uridecode(s, 0, NULL);
+    }
+    free(copy);
+    const struct route *hit = NULL;
+    bool path_known = false;
+    if (c.nseg <= MAX_SEGMENTS)
+        for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+            if (route_matches(routes[i].pattern, &c)) {
+                path_known = true;
+                if (routes[i].method == evhttp_request_get_command(req)) {
+                    hit = &routes[i];
+                    break;
+                }
+            }
+    if (!hit) {
+        if (path_known)
+            reply_error(req, 405, "method_not_allowed",
+                "method not allowed on '%s'", path);
+        else
+            reply_error(req, 404, "unknown_route", "no route '%s'", path);
+    } else {
+        enum evhttp_cmd_type m = evhttp_request_get_command(req);
+        if ((m != EVHTTP_REQ_POST && m != EVHTTP_REQ_PUT) || !read_body(&c))
+            hit->fn(&c);
+    }
+    for (size_t i = 0; i < c.nseg && i < MAX_SEGMENTS; i++)
+        free(c.seg[i]);
+    if (c.body)
+        json_decref(c.body);
+    evhttp_clear_headers(&c.query);
+}

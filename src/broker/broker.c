@@ -1,0 +1,890 @@
+/*
+ * broker.c - the daemon's loop: start-up (lock, store of the graph,
+ * listeners), agents and their working sets, scoring, file watching and
+ * timers, shutdown.
+ */
+#include "broker/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/listener.h>
+
+#include "broker/gitview.h"
+#include "git/workset.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+void
+broker_options_init(struct broker_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->repo_path = ".";
+    o->stale_ms = 10 * 60 * 1000;
+    o->rescan_ms = 30 * 1000;
+    o->debounce_ms = 150;
+    o->tick_ms = 1000;
+    o->threads = 2;
+    o->ready_fd = -1;
+}
+
+int64_t
+broker_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+broker_log(struct broker *b, const char *fmt, ...)
+{
+    FILE *f = b->log ? b->log : stderr;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char when[32];
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(f, "%s.%03ldZ ", when, ts.tv_nsec / 1000000);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+    fflush(f);
+}
+
+/* ---- agents ---- */
+
+ssize_t
+broker_find_agent(const struct broker *b, const char *id)
+{
+    for (size_t i = 0; i < b->nagents; i++)
+        if (!strcmp(b->ag[i].id, id))
+            return (ssize_t)i;
+    return -1;
+}
+
+static size_t
+add_agent(struct broker *b, const char *id)
+{
+    if (b->nagents == b->aagents) {
+        size_t na = b->aagents ? 2 * b->aagents : 16;
+        b->ag = xrealloc(b->ag, na * sizeof(*b->ag));
+        b->meta = xrealloc(b->meta, na * sizeof(*b->meta));
+        b->aagents = na;
+    }
+    size_t i = b->nagents++;
+    agent_init(&b->ag[i], id);
+    memset(&b->meta[i], 0, sizeof(b->meta[i]));
+    b->meta[i].registered_at = b->meta[i].last_seen = broker_now();
+    b->ag[i].started_at_ms = b->meta[i].registered_at;
+    return i;
+}
+
+static const char *const status_names[] = { "active", "exited", "stale" };
+
+json_t *
+broker_agent_json(const struct broker *b, size_t i, bool files)
+{
+    const struct agent *a = &b->ag[i];
+    const struct bagent *m = &b->meta[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_string(a->id));
+    json_object_set_new(
+        o, "kind", json_string(a->kind == AGENT_HUMAN ? "human" : "agent"));
+    if (m->client)
+        json_object_set_new(o, "client", json_string(m->client));
+    if (a->label)
+        json_object_set_new(o, "label", json_string(a->label));
+    if (a->worktree)
+        json_object_set_new(o, "worktree", json_string(a->worktree));
+    if (a->branch)
+        json_object_set_new(o, "branch", json_string(a->branch));
+    if (a->base_oid)
+        json_object_set_new(o, "base", json_string(a->base_oid));
+    json_object_set_new(o, "status", json_string(status_names[m->status]));
+    json_object_set_new(o, "registered", json_boolean(m->registered));
+    json_object_set_new(
+        o, "registeredAt", json_integer((json_int_t)m->registered_at));
+    json_object_set_new(o, "lastSeen", json_integer((json_int_t)m->last_seen));
+    json_t *lanes = json_array();
+    for (size_t k = 0; k < m->nlanes; k++)
+        json_array_append_new(lanes, json_string(m->lanes[k]));
+    json_object_set_new(o, "lanes", lanes);
+    json_object_set_new(o, "fileCount", json_integer((json_int_t)a->nfiles));
+    if (files) {
+        json_t *fs = json_array();
+        for (size_t k = 0; k < a->nfiles; k++) {
+            const struct ws_file *f = &a->files[k];
+            json_t *jf = json_object();
+            json_object_set_new(jf, "path", json_string(f->path));
+            json_object_set_new(
+                jf, "status", json_string(ws_status_name(f->status)));
+            if (f->new_path)
+                json_object_set_new(jf, "newPath", json_string(f->new_path));
+            json_t *lines = json_array();
+            for (size_t r = 0; r < f->ranges.n; r++)
+                json_array_append_new(lines,
+                    json_pack("[I,I]", (json_int_t)f->ranges.v[r].start,
+                        (json_int_t)f->ranges.v[r].end));
+            json_object_set_new(jf, "lines", lines);
+            json_object_set_new(jf, "weight", json_real(f->weight));
+            json_array_append_new(fs, jf);
+        }
+        json_object_set_new(o, "files", fs);
+    }
+    return o;
+}
+
+/* Move the fresh working set in fresh into agent i, keeping identity. */
+static void
+adopt_workset(struct broker *b, size_t i, struct agent *fresh)
+{
+    struct agent *a = &b->ag[i];
+    fresh->kind = a->kind;
+    fresh->started_at_ms = a->started_at_ms;
+    free(fresh->label);
+    fresh->label = a->label;
+    a->label = NULL;
+    if (!fresh->worktree) {
+        fresh->worktree = a->worktree;
+        a->worktree = NULL;
+    }
+    if (!fresh->branch) {
+        fresh->branch = a->branch;
+        a->branch = NULL;
+    }
+    for (size_t k = 0; k < a->nintent; k++)
+        agent_add_intent(fresh, a->intent[k]);
+    agent_release(a);
+    *a = *fresh;
+}
+
+int
+broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
+{
+    struct bagent *m = &b->meta[i];
+    if (!m->from_worktree || !b->ag[i].worktree)
+        return 0;
+    struct agent fresh;
+    agent_init(&fresh, b->ag[i].id);
+    struct workset_options wo;
+    workset_options_init(&wo);
+    wo.integration = b->integration;
+    wo.now_ms = broker_now();
+    int rc = workset_from_worktree(b->repo, b->ag[i].worktree, &wo, &fresh, e);
+    if (rc) {
+        agent_release(&fresh);
+        return rc;
+    }
+    gitview_recency(&b->cfg, &fresh, wo.now_ms);
+    if (b->have_graph)
+        gitview_agent_names(&b->graph, &fresh);
+    broker_drop_engine(b);
+    adopt_workset(b, i, &fresh);
+    m->dirty_since = 0;
+    return 0;
+}
+
+static void watch_worktree(struct broker *b, size_t i);
+
+int
+broker_rescan(struct broker *b, struct as_err *e)
+{
+    struct repo_worktree *wts;
+    size_t n;
+    int rc = repo_worktrees(b->repo, &wts, &n, e);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        if (wts[k].prunable)
+            continue;
+        ssize_t found = -1;
+        for (size_t i = 0; i < b->nagents && found < 0; i++)
+            if (b->ag[i].worktree && !strcmp(b->ag[i].worktree, wts[k].path))
+                found = (ssize_t)i;
+        if (found < 0) {
+            const char *name = wts[k].branch ? wts[k].branch : wts[k].name;
+            char *id = gitview_unique_id(b->ag, b->nagents, name);
+            size_t i = add_agent(b, id);
+            free(id);
+            b->ag[i].worktree = xstrdup(wts[k].path);
+            if (wts[k].branch)
+                b->ag[i].branch = xstrdup(wts[k].branch);
+            b->meta[i].from_worktree = true;
+            b->meta[i].client = xstrdup("worktree");
+            watch_worktree(b, i);
+            broker_emit(b, "agent.discovered", b->ag[i].id,
+                broker_agent_json(b, i, false));
+        }
+    }
+    repo_worktrees_free(wts, n);
+    for (size_t i = 0; i < b->nagents; i++) {
+        if (b->meta[i].status != BAGENT_ACTIVE)
+            continue;
+        struct as_err ae;
+        if (broker_refresh_agent(b, i, &ae))
+            broker_log(b, "refresh %s: %s", b->ag[i].id, ae.msg);
+    }
+    broker_rescore(b, SIZE_MAX);
+    return 0;
+}
+
+int
+broker_register(
+    struct broker *b, json_t *body, size_t *out, struct as_err *e)
+{
+    const char *id = json_string_value(json_object_get(body, "id"));
+    const char *worktree = json_string_value(json_object_get(body, "worktree"));
+    broker_drop_engine(b); /* identities may change below */
+    ssize_t at = -1;
+    if (id)
+        at = broker_find_agent(b, id);
+    /* A registration naming a discovered worktree takes that agent over. */
+    if (at < 0 && worktree) {
+        char *real = realpath(worktree, NULL);
+        for (size_t i = 0; i < b->nagents && at < 0 && real; i++)
+            if (b->ag[i].worktree && !strcmp(b->ag[i].worktree, real) &&
+                !b->meta[i].registered)
+                at = (ssize_t)i;
+        free(real);
+    }
+    size_t i;
+    if (at >= 0) {
+        i = (size_t)at;
+        if (id && strcmp(b->ag[i].id, id)) {
+            if (broker_find_agent(b, id) >= 0)
+                return as_errorf(e, AS_ECONFLICT, "agent '%s' exists", id);
+            free(b->ag[i].id);
+            b->ag[i].id = xstrdup(id);
+            /* Pairs are keyed by id: they restart under the new name. */
+        }
+    } else {
+        char *gen = NULL;
+        if (!id) {
+            const char *client =
+                json_string_value(json_object_get(body, "client"));
+            gen = gitview_unique_id(b->ag, b->nagents, client ? client : "agent");
+        }
+        i = add_agent(b, id ? id : gen);
+        free(gen);
+    }
+    struct agent *a = &b->ag[i];
+    struct bagent *m = &b->meta[i];
+    const char *kind = json_string_value(json_object_get(body, "kind"));
+    if (kind)
+        a->kind = !strcmp(kind, "human") ? AGENT_HUMAN : AGENT_AGENT;
+    const char *s;
+    if ((s = json_string_value(json_object_get(body, "client")))) {
+        free(m->client);
+        m->client = xstrdup(s);
+    }
+    if ((s = json_string_value(json_object_get(body, "label")))) {
+        free(a->label);
+        a->label = xstrdup(s);
+    }
+    if ((s = json_string_value(json_object_get(body, "branch")))) {
+        free(a->branch);
+        a->branch = xstrdup(s);
+    }
+    if (worktree && !a->worktree) {
+        char *real = realpath(worktree, NULL);
+        a->worktree = real ? real : xstrdup(worktree);
+        m->from_worktree = true;
+        watch_worktree(b, i);
+    }
+    json_t *lanes = json_object_get(body, "lanes");
+    if (json_is_array(lanes)) {
+        for (size_t k = 0; k < m->nlanes; k++)
+            free(m->lanes[k]);
+        free(m->lanes);
+        m->nlanes = json_array_size(lanes);
+        m->lanes = xcalloc(m->nlanes ? m->nlanes : 1, sizeof(*m->lanes));
+        for (size_t k = 0; k < m->nlanes; k++)
+            m->lanes[k] =
+                xstrdup(json_string_value(json_array_get(lanes, k)));
+    }
+    m->registered = true;
+    m->status = BAGENT_ACTIVE;
+    m->last_seen = broker_now();
+    *out = i;
+    broker_emit(b, "agent.registered", a->id, broker_agent_json(b, i, false));
+    struct as_err ae;
+    if (broker_refresh_agent(b, i, &ae))
+        broker_log(b, "refresh %s: %s", a->id, ae.msg);
+    broker_rescore(b, i);
+    return 0;
+}
+
+void
+broker_set_status(
+    struct broker *b, size_t i, enum bagent_status s, const char *why)
+{
+    if (b->meta[i].status == s)
+        return;
+    b->meta[i].status = s;
+    json_t *d = broker_agent_json(b, i, false);
+    if (why)
+        json_object_set_new(d, "reason", json_string(why));
+    broker_emit(b,
+        s == BAGENT_ACTIVE ? "agent.active"
+        : s == BAGENT_EXITED ? "agent.exited"
+                             : "agent.stale",
+        b->ag[i].id, d);
+    broker_rescore(b, i);
+}
+
+/* ---- scoring ---- */
+
+static size_t
+pair_index(struct broker *b, const char *x, const char *y)
+{
+    const char *a = strcmp(x, y) < 0 ? x : y, *c = a == x ? y : x;
+    char *key = xasprintf("%s\t%s", a, c);
+    uint32_t at;
+    if (strmap_get(&b->pair_idx, key, strlen(key), &at)) {
+        free(key);
+        return at;
+    }
+    ALLOC_GROW(b->pairs, b->npairs + 1, b->apairs);
+    struct bpair *p = &b->pairs[b->npairs];
+    memset(p, 0, sizeof(*p));
+    p->a = xstrdup(a);
+    p->b = xstrdup(c);
+    advisory_state_init(&p->st);
+    strmap_put(&b->pair_idx, key, strlen(key), (uint32_t)b->npairs, NULL);
+    free(key);
+    return b->npairs++;
+}
+
+static void
+clear_merge(struct bpair *p)
+{
+    for (size_t k = 0; k < p->nmerge_paths; k++)
+        free(p->merge_paths[k]);
+    free(p->merge_paths);
+    p->merge_paths = NULL;
+    p->nmerge_paths = 0;
+    p->merge_checked = false;
+}
+
+/* Feed pair k a risk sample and publish a level change. */
+static void
+feed_pair(struct broker *b, size_t k, double risk, int64_t now)
+{
+    struct bpair *p = &b->pairs[k];
+    enum advisory_level was = p->level;
+    p->level = advisory_update(&b->cfg, &p->st, risk, now);
+    if (p->level == was)
+        return;
+    p->since = now;
+    json_t *d = broker_pair_json(b, k, p->level == ADVISORY_RESOLUTION);
+    json_object_set_new(d, "from", json_string(advisory_level_name(was)));
+    broker_emit(b, "advisory", NULL, d);
+}
+
+void
+broker_drop_engine(struct broker *b)
+{
+    if (b->engine)
+        risk_engine_free(b->engine);
+    b->engine = NULL;
+    free(b->eng_agents);
+    free(b->eng_pos);
+    b->eng_agents = NULL;
+    b->eng_pos = NULL;
+    b->eng_n = 0;
+}
+
+void
+broker_rescore(struct broker *b, size_t changed)
+{
+    int64_t now = broker_now();
+    broker_drop_engine(b);
+    /* The engine scores active agents only; index map back to ours. */
+    size_t *idx = xcalloc(b->nagents + 1, sizeof(*idx));
+    struct agent *v = xcalloc(b->nagents + 1, sizeof(*v));
+    b->eng_pos = xmalloc((b->nagents + 1) * sizeof(*b->eng_pos));
+    size_t n = 0;
+    for (size_t i = 0; i < b->nagents; i++) {
+        b->eng_pos[i] = SIZE_MAX;
+        if (b->meta[i].status == BAGENT_ACTIVE) {
+            idx[n] = i;
+            b->eng_pos[i] = n;
+            v[n++] = b->ag[i]; /* shallow: the engine only reads */
+        }
+    }
+    struct risk_engine *en = risk_engine_new_mt(&b->cfg,
+        b->have_graph ? &b->graph : NULL, v, n, b->o.threads);
+    b->engine = en;
+    b->eng_agents = v;
+    b->eng_n = n;
+    struct gitview_merge mctx = { .repo = b->repo, .cache = b->mcache };
+    for (size_t x = 0; x < n; x++)
+        for (size_t y = x + 1; y < n; y++) {
+            size_t i = idx[x], j = idx[y];
+            if (changed != SIZE_MAX && i != changed && j != changed)
+                continue;
+            size_t k = pair_index(b, b->ag[i].id, b->ag[j].id);
+            struct bpair *p = &b->pairs[k];
+            bool swapped = strcmp(b->ag[i].id, b->ag[j].id) > 0;
+            risk_engine_score(en, swapped ? y : x, swapped ? x : y, &p->res);
+            clear_merge(p);
+            if (b->cfg.weight[RISK_MERGE] > 0 &&
+                agent_shares_path(&b->ag[i], &b->ag[j])) {
+                p->merge_checked = true;
+                if (gitview_merge_pair(&mctx, &b->ag[i], &b->ag[j],
+                        &p->merge_paths, &p->nmerge_paths) > 0) {
+                    p->res.r[RISK_MERGE] = 1.0;
+                    p->res.risk = risk_combine(&b->cfg, p->res.r);
+                }
+            }
+            int who = advisory_right_of_way(&b->ag[i], &b->ag[j]);
+            p->hold = (uint32_t)(who == 0 ? i : j);
+            p->steer = (uint32_t)(who == 0 ? j : i);
+            p->live = true;
+            feed_pair(b, k, p->res.risk, now);
+        }
+    /* Pairs with an agent gone fade out through the state machine. */
+    for (size_t k = 0; k < b->npairs; k++) {
+        struct bpair *p = &b->pairs[k];
+        ssize_t i = broker_find_agent(b, p->a), j = broker_find_agent(b, p->b);
+        bool live = i >= 0 && j >= 0 &&
+                    b->meta[i].status == BAGENT_ACTIVE &&
+                    b->meta[j].status == BAGENT_ACTIVE;
+        if (!live && p->live) {
+            p->live = false;
+            memset(&p->res, 0, sizeof(p->res));
+            clear_merge(p);
+            advisory_state_init(&p->st);
+            if (p->level != ADVISORY_CLEAR) {
+                enum advisory_level was = p->level;
+                p->level = ADVISORY_CLEAR;
+                json_t *d = broker_pair_json(b, k, false);
+                json_object_set_new(
+                    d, "from", json_string(advisory_level_name(was)));
+                json_object_set_new(d, "reason", json_string("agent left"));
+                broker_emit(b, "advisory", NULL, d);
+            }
+        }
+    }
+    if (mctx.failures)
+        broker_log(b, "merge channel: %s", mctx.first_error.msg);
+    free(idx);
+}
+
+/* ---- file watching ---- */
+
+static void
+watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
+{
+    if (b->inotify_fd < 0 || depth > 32)
+        return;
+    int wd = inotify_add_watch(b->inotify_fd, dir,
+        IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+            IN_CLOSE_WRITE | IN_ONLYDIR);
+    if (wd < 0) {
+        if (errno == ENOSPC)
+            broker_log(b, "inotify watch limit reached at '%s'; relying on "
+                          "the periodic rescan",
+                dir);
+        return;
+    }
+    char key[16];
+    snprintf(key, sizeof(key), "%d", wd);
+    uint32_t old;
+    if (strmap_get(&b->wd_agent, key, strlen(key), &old))
+        return; /* already watched (the same directory) */
+    strmap_put(&b->wd_agent, key, strlen(key), (uint32_t)agent, NULL);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.' &&
+            (!de->d_name[1] || !strcmp(de->d_name, "..") ||
+                !strcmp(de->d_name, ".git")))
+            continue;
+        if (de->d_type != DT_DIR)
+            continue;
+        if (!strcmp(de->d_name, "node_modules"))
+            continue;
+        char *sub = xasprintf("%s/%s", dir, de->d_name);
+        watch_dir(b, agent, sub, depth + 1);
+        free(sub);
+    }
+    closedir(d);
+}
+
+static void
+watch_worktree(struct broker *b, size_t i)
+{
+    if (b->ag[i].worktree)
+        watch_dir(b, i, b->ag[i].worktree, 0);
+}
+
+static void
+on_debounce(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    b->debounce_armed = false;
+    for (size_t i = 0; i < b->nagents; i++) {
+        if (!b->meta[i].dirty_since)
+            continue;
+        struct as_err e;
+        if (broker_refresh_agent(b, i, &e))
+            broker_log(b, "refresh %s: %s", b->ag[i].id, e.msg);
+        json_t *d = json_object();
+        json_object_set_new(
+            d, "files", json_integer((json_int_t)b->ag[i].nfiles));
+        broker_emit(b, "workset.changed", b->ag[i].id, d);
+        broker_rescore(b, i);
+    }
+}
+
+static void
+on_inotify(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    struct broker *b = arg;
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n <= 0)
+            break;
+        for (char *p = buf; p < buf + n;) {
+            struct inotify_event *ev = (struct inotify_event *)p;
+            char key[16];
+            snprintf(key, sizeof(key), "%d", ev->wd);
+            uint32_t agent;
+            if (strmap_get(&b->wd_agent, key, strlen(key), &agent) &&
+                agent < b->nagents) {
+                if (!b->meta[agent].dirty_since)
+                    b->meta[agent].dirty_since = broker_now();
+                /* A new directory gets its own watch. */
+                if ((ev->mask & IN_ISDIR) &&
+                    (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len &&
+                    strcmp(ev->name, ".git")) {
+                    /* The directory's own path is not kept per wd; the
+                     * next rescan re-walks the worktree. */
+                    watch_worktree(b, agent);
+                }
+            }
+            p += sizeof(*ev) + ev->len;
+        }
+    }
+    if (!b->debounce_armed) {
+        struct timeval tv = { b->o.debounce_ms / 1000,
+            (b->o.debounce_ms % 1000) * 1000 };
+        evtimer_add(b->debounce_ev, &tv);
+        b->debounce_armed = true;
+    }
+}
+
+/* ---- timers and signals ---- */
+
+static void
+on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    int64_t now = broker_now();
+    for (size_t i = 0; i < b->nagents; i++) {
+        struct bagent *m = &b->meta[i];
+        if (m->registered && m->status == BAGENT_ACTIVE &&
+            now - m->last_seen > b->o.stale_ms)
+            broker_set_status(b, i, BAGENT_STALE, "silent");
+    }
+    /* Levels above clear need samples over time to leave after dwell. */
+    for (size_t k = 0; k < b->npairs; k++)
+        if (b->pairs[k].live && b->pairs[k].level != ADVISORY_CLEAR)
+            feed_pair(b, k, b->pairs[k].res.risk, now);
+}
+
+static void
+on_rescan(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    struct as_err e;
+    if (broker_rescan(b, &e))
+        broker_log(b, "rescan: %s", e.msg);
+}
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    struct broker *b = arg;
+    broker_log(b, "signal %d: shutting down", (int)sig);
+    b->stopping = true;
+    event_base_loopexit(b->base, NULL);
+}
+
+/* ---- start-up ---- */
+
+static int
+take_lock(struct broker *b, struct as_err *e)
+{
+    b->lock_fd = open(b->paths.lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (b->lock_fd < 0)
+        return as_errorf(e, AS_EIO, "cannot open '%s': %s", b->paths.lock,
+            strerror(errno));
+    if (flock(b->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        char pid[32] = "";
+        ssize_t n = read(b->lock_fd, pid, sizeof(pid) - 1);
+        pid[n > 0 ? n : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        close(b->lock_fd);
+        b->lock_fd = -1;
+        return as_errorf(e, AS_ECONFLICT,
+            "another daemon (pid %s) serves this airspace",
+            *pid ? pid : "?");
+    }
+    if (ftruncate(b->lock_fd, 0) == 0) {
+        char pid[32];
+        int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+        if (write(b->lock_fd, pid, (size_t)n) != n)
+            broker_log(b, "cannot write the pid to '%s'", b->paths.lock);
+    }
+    return 0;
+}
+
+static int
+listen_unix(struct broker *b, struct as_err *e)
+{
+    struct sockaddr_un sun;
+    memset(&sun, 0, sizeof(sun));
+    sun.sun_family = AF_UNIX;
+    snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", b->paths.socket);
+    unlink(b->paths.socket); /* a stale socket of a dead daemon: we hold the
+                                lock, so nobody else serves it */
+    mode_t old = umask(0177);
+    struct evconnlistener *l = evconnlistener_new_bind(b->base, NULL, NULL,
+        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1,
+        (struct sockaddr *)&sun, sizeof(sun));
+    umask(old);
+    if (!l)
+        return as_errorf(e, AS_EIO, "cannot listen on '%s': %s",
+            b->paths.socket, strerror(errno));
+    chmod(b->paths.socket, 0600);
+    b->http_unix = evhttp_new(b->base);
+    evhttp_bind_listener(b->http_unix, l);
+    return 0;
+}
+
+static int
+listen_tcp(struct broker *b, struct as_err *e)
+{
+    b->http_tcp = evhttp_new(b->base);
+    if (!evhttp_bind_socket_with_handle(
+            b->http_tcp, "127.0.0.1", (ev_uint16_t)b->o.tcp_port))
+        return as_errorf(e, AS_EIO, "cannot listen on 127.0.0.1:%d: %s",
+            b->o.tcp_port, strerror(errno));
+    /* A fresh random token per start, readable by this user only. */
+    unsigned char raw[24];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
+        if (fd >= 0)
+            close(fd);
+        return as_errorf(e, AS_EIO, "cannot read /dev/urandom");
+    }
+    close(fd);
+    b->token = xmalloc(2 * sizeof(raw) + 1);
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(b->token + 2 * i, 3, "%02x", raw[i]);
+    char *tp = xasprintf("%s/token", b->paths.dir);
+    fd = open(tp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 ||
+        write(fd, b->token, strlen(b->token)) != (ssize_t)strlen(b->token)) {
+        if (fd >= 0)
+            close(fd);
+        int rc = as_errorf(e, AS_EIO, "cannot write '%s'", tp);
+        free(tp);
+        return rc;
+    }
+    close(fd);
+    free(tp);
+    return 0;
+}
+
+static void
+setup_http(struct broker *b, struct evhttp *h)
+{
+    evhttp_set_max_body_size(h, 1 << 20);
+    evhttp_set_max_headers_size(h, 64 << 10);
+    evhttp_set_allowed_methods(h, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+                                      EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT);
+    evhttp_set_gencb(h, broker_api_handle, b);
+}
+
+static void
+broker_free(struct broker *b)
+{
+    broker_drop_engine(b);
+    broker_events_release(b);
+    if (b->http_unix)
+        evhttp_free(b->http_unix);
+    if (b->http_tcp)
+        evhttp_free(b->http_tcp);
+    if (b->tick_ev)
+        event_free(b->tick_ev);
+    if (b->rescan_ev)
+        event_free(b->rescan_ev);
+    if (b->debounce_ev)
+        event_free(b->debounce_ev);
+    if (b->inotify_ev)
+        event_free(b->inotify_ev);
+    if (b->sigterm_ev)
+        event_free(b->sigterm_ev);
+    if (b->sigint_ev)
+        event_free(b->sigint_ev);
+    if (b->inotify_fd >= 0)
+        close(b->inotify_fd);
+    for (size_t k = 0; k < b->npairs; k++) {
+        clear_merge(&b->pairs[k]);
+        free(b->pairs[k].a);
+        free(b->pairs[k].b);
+    }
+    free(b->pairs);
+    strmap_release(&b->pair_idx);
+    strmap_release(&b->wd_agent);
+    for (size_t i = 0; i < b->nagents; i++) {
+        agent_release(&b->ag[i]);
+        free(b->meta[i].client);
+        for (size_t k = 0; k < b->meta[i].nlanes; k++)
+            free(b->meta[i].lanes[k]);
+        free(b->meta[i].lanes);
+    }
+    free(b->ag);
+    free(b->meta);
+    if (b->mcache)
+        merge_cache_free(b->mcache);
+    if (b->have_graph)
+        graph_release(&b->graph);
+    free(b->integration);
+    if (b->repo)
+        repo_free(b->repo);
+    if (b->base)
+        event_base_free(b->base);
+    if (b->lock_fd >= 0) {
+        unlink(b->paths.socket);
+        close(b->lock_fd);
+    }
+    free(b->token);
+    if (b->log)
+        fclose(b->log);
+    broker_paths_release(&b->paths);
+}
+
+int
+broker_run(const struct broker_options *o, struct as_err *e)
+{
+    struct broker bb;
+    struct broker *b = &bb;
+    memset(b, 0, sizeof(*b));
+    b->o = *o;
+    b->lock_fd = -1;
+    b->inotify_fd = -1;
+    b->next_event_id = 1;
+    strmap_init(&b->pair_idx);
+    strmap_init(&b->wd_agent);
+    risk_config_default(&b->cfg);
+    int rc = broker_paths_resolve(o->repo_path, true, &b->paths, e);
+    if (rc)
+        goto out;
+    if (!o->log_stderr) {
+        int fd = open(b->paths.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+            0600);
+        b->log = fd >= 0 ? fdopen(fd, "a") : NULL;
+    }
+    if ((rc = take_lock(b, e)))
+        goto out;
+    b->started_at = broker_now();
+    broker_log(b, "starting: pid %ld, airspace %s", (long)getpid(),
+        b->paths.dir);
+    if ((rc = repo_open(o->repo_path, &b->repo, e)))
+        goto out;
+    if ((rc = repo_integration_branch(b->repo, &b->integration, e)))
+        goto out;
+    b->mcache = merge_cache_new();
+    struct repograph_stats st = { 0 };
+    struct as_err ge;
+    if (gitview_graph(b->repo, b->integration, o->threads, &b->graph, &st,
+            &ge) == 0) {
+        b->have_graph = true;
+        broker_log(b, "graph: %zu files, %zu edges (%zu parsed, %zu cached)",
+            st.files, st.edges, st.parsed, st.cached);
+    } else {
+        broker_log(b, "graph: %s (dependency and symbol channels off)",
+            ge.msg);
+    }
+    b->base = event_base_new();
+    if (!b->base) {
+        rc = as_errorf(e, AS_EIO, "cannot create the event loop");
+        goto out;
+    }
+    if ((rc = listen_unix(b, e)))
+        goto out;
+    setup_http(b, b->http_unix);
+    if (o->tcp_port > 0) {
+        if ((rc = listen_tcp(b, e)))
+            goto out;
+        setup_http(b, b->http_tcp);
+    }
+    b->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (b->inotify_fd >= 0) {
+        b->inotify_ev = event_new(
+            b->base, b->inotify_fd, EV_READ | EV_PERSIST, on_inotify, b);
+        event_add(b->inotify_ev, NULL);
+    } else {
+        broker_log(b, "inotify: %s; relying on the periodic rescan",
+            strerror(errno));
+    }
+    b->debounce_ev = evtimer_new(b->base, on_debounce, b);
+    b->tick_ev = event_new(b->base, -1, EV_PERSIST, on_tick, b);
+    struct timeval tick = { o->tick_ms / 1000, (o->tick_ms % 1000) * 1000 };
+    event_add(b->tick_ev, &tick);
+    b->rescan_ev = event_new(b->base, -1, EV_PERSIST, on_rescan, b);
+    struct timeval rescan = { o->rescan_ms / 1000,
+        (o->rescan_ms % 1000) * 1000 };
+    event_add(b->rescan_ev, &rescan);
+    b->sigterm_ev = evsignal_new(b->base, SIGTERM, on_signal, b);
+    b->sigint_ev = evsignal_new(b->base, SIGINT, on_signal, b);
+    event_add(b->sigterm_ev, NULL);
+    event_add(b->sigint_ev, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct as_err se;
+    if (broker_rescan(b, &se))
+        broker_log(b, "rescan: %s", se.msg);
+    broker_log(b, "serving on %s%s", b->paths.socket,
+        o->tcp_port > 0 ? " and 127.0.0.1" : "");
+    if (o->ready_fd >= 0) {
+        if (write(o->ready_fd, "R", 1) != 1)
+            broker_log(b, "cannot signal readiness");
+        close(o->ready_fd);
+    }
+    event_base_dispatch(b->base);
+    broker_log(b, "stopped");
+out:
+    broker_free(b);
+    return rc;
+}

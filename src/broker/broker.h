@@ -1,0 +1,46 @@
+/*
+ * broker.h - the daemon, `airspace serve`: one event loop holding the live
+ * picture of every agent flying in one repository.
+ *
+ * It discovers the repository's worktrees as agents (registered agents add
+ * identity: client, kind, label, lanes), keeps each one's working set fresh
+ * (inotify on its worktree with a debounce, and a slow periodic rescan),
+ * re-scores the pairs an update touches with the risk engine, runs each
+ * pair's advisory state machine and publishes every change as an event over
+ * Server-Sent Events. The HTTP/JSON API (docs/protocol.md) is served on a
+ * Unix socket in the airspace directory, and optionally on 127.0.0.1 TCP
+ * with a bearer token. One daemon per airspace: a lock file guards it.
+ *
+ * All state belongs to the loop's thread; the only other threads are the
+ * graph parser's and the scorer's workers, joined before results are used.
+ */
+#ifndef AIRSPACE_BROKER_BROKER_H
+#define AIRSPACE_BROKER_BROKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+struct broker_options {
+    const char *repo_path;  /* any path inside the repository */
+    int tcp_port;           /* > 0: also listen on 127.0.0.1:port */
+    int64_t stale_ms;       /* silence after which an agent is stale */
+    int64_t rescan_ms;      /* periodic working-set rescan */
+    int64_t debounce_ms;    /* after a file change, before rescanning */
+    int64_t tick_ms;        /* advisory dwell and staleness checks */
+    unsigned threads;       /* graph parsing and scoring */
+    bool log_stderr;        /* log to stderr instead of the log file */
+    int ready_fd;           /* >= 0: write one byte when serving, close */
+};
+
+void broker_options_init(struct broker_options *o);
+
+/*
+ * Run the daemon until SIGTERM/SIGINT or a stop request. Returns 0 after a
+ * clean shutdown; AS_ECONFLICT when another daemon serves this airspace; other
+ * codes (with a message) when it cannot start.
+ */
+int broker_run(const struct broker_options *o, struct as_err *e);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * internal.h - the daemon's state, shared by its translation units
+ * (broker.c: loop, agents and scoring; api.c: HTTP routes; events.c: the
+ * event log and Server-Sent Events). Not for use outside src/broker.
+ */
+#ifndef AIRSPACE_BROKER_INTERNAL_H
+#define AIRSPACE_BROKER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <event2/event.h>
+#include <event2/http.h>
+#include <jansson.h>
+
+#include "broker/broker.h"
+#include "broker/paths.h"
+#include "core/advisory.h"
+#include "core/graph.h"
+#include "core/risk.h"
+#include "core/workset.h"
+#include "git/merge.h"
+#include "git/repo.h"
+#include "util/strmap.h"
+
+enum bagent_status {
+    BAGENT_ACTIVE = 0,
+    BAGENT_EXITED,
+    BAGENT_STALE,
+};
+
+/* What the daemon knows of an agent beyond its working set. */
+struct bagent {
+    char *client;         /* claude-code, codex, gemini, human, git, ... */
+    char **lanes;         /* globs it owns */
+    size_t nlanes;
+    enum bagent_status status;
+    bool registered;      /* registered through the API (not discovered) */
+    bool from_worktree;   /* its working set comes from git */
+    int64_t registered_at, last_seen;
+    int64_t dirty_since;  /* a file changed; 0 when clean */
+};
+
+/* The advisory state of one pair (by agent ids, a < b). */
+struct bpair {
+    char *a, *b;
+    struct advisory_state st;
+    enum advisory_level level;
+    struct risk_result res;
+    bool merge_checked;
+    char **merge_paths;
+    size_t nmerge_paths;
+    uint32_t hold, steer; /* agent indices at the last scoring */
+    int64_t since;        /* when the current level began */
+    bool live;            /* both agents present at the last scoring */
+};
+
+/* One published event. */
+struct bevent {
+    uint64_t id;
+    char *type;
+    char *json; /* the whole event as one JSON object */
+};
+
+#define BROKER_EVENT_RING 8192
+
+struct sse_client {
+    struct evhttp_request *req;
+    struct broker *b;
+    struct sse_client *next;
+};
+
+struct broker {
+    struct broker_options o;
+    struct broker_paths paths;
+    struct event_base *base;
+    struct evhttp *http_unix, *http_tcp;
+    char *token; /* TCP bearer token */
+    FILE *log;
+    int lock_fd;
+    bool stopping;
+    int64_t started_at;
+
+    struct repo *repo;
+    char *integration;
+    struct risk_config cfg;
+    struct graph graph;
+    bool have_graph;
+    struct merge_cache *mcache;
+    /* the engine of the last scoring, for evidence; NULL once any agent's
+     * working set changed after it (it borrows their tables) */
+    struct risk_engine *engine;
+    struct agent *eng_agents; /* shallow copies of the active agents */
+    size_t *eng_pos;          /* agent index -> engine index, or SIZE_MAX */
+    size_t eng_n;
+
+    /* agents: ag[i] is the working set, meta[i] the rest */
+    struct agent *ag;
+    struct bagent *meta;
+    size_t nagents, aagents;
+
+    struct strmap pair_idx; /* "a\tb" -> index into pairs */
+    struct bpair *pairs;
+    size_t npairs, apairs;
+
+    /* events */
+    uint64_t next_event_id;
+    struct bevent ring[BROKER_EVENT_RING];
+    struct sse_client *sse;
+
+    /* file watching */
+    int inotify_fd;
+    struct event *inotify_ev;
+    struct strmap wd_agent; /* "wd" -> agent index */
+    struct event *tick_ev, *rescan_ev, *debounce_ev, *sigterm_ev, *sigint_ev;
+    bool debounce_armed;
+};
+
+int64_t broker_now(void);
+void broker_log(struct broker *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Agents. */
+ssize_t broker_find_agent(const struct broker *b, const char *id);
+json_t *broker_agent_json(const struct broker *b, size_t i, bool files);
+/* Refresh agent i's working set from git (worktree agents). */
+int broker_refresh_agent(struct broker *b, size_t i, struct as_err *e);
+/* Discover worktrees (new ones become agents) and refresh all. */
+int broker_rescan(struct broker *b, struct as_err *e);
+/* Drop the evidence engine (before any working set changes). */
+void broker_drop_engine(struct broker *b);
+/* Re-score every pair involving agent `changed` (SIZE_MAX: all pairs). */
+void broker_rescore(struct broker *b, size_t changed);
+/* Add or update a registered agent from its JSON (already validated). */
+int broker_register(struct broker *b, json_t *body, size_t *out,
+    struct as_err *e);
+void broker_set_status(struct broker *b, size_t i, enum bagent_status s,
+    const char *why);
+
+/* Events: publish (takes ownership of data). */
+void broker_emit(struct broker *b, const char *type, const char *agent,
+    json_t *data);
+void broker_sse_attach(struct broker *b, struct evhttp_request *req,
+    uint64_t after);
+void broker_events_release(struct broker *b);
+
+/* HTTP */
+void broker_api_handle(struct evhttp_request *req, void *arg);
+json_t *broker_pair_json(struct broker *b, size_t k, bool evidence);
+
+#endif

@@ -1,0 +1,89 @@
+#include "broker/paths.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "git/repo.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static int
+make_dir(const char *d, struct as_err *e)
+{
+    if (mkdir(d, 0700) < 0 && errno != EEXIST)
+        return as_errorf(
+            e, AS_EIO, "cannot create '%s': %s", d, strerror(errno));
+    struct stat sb;
+    if (stat(d, &sb) < 0 || !S_ISDIR(sb.st_mode))
+        return as_errorf(e, AS_EIO, "'%s' is not a directory", d);
+    if (sb.st_uid != getuid())
+        return as_errorf(e, AS_EIO, "'%s' belongs to another user", d);
+    if ((sb.st_mode & 077) && chmod(d, 0700) < 0)
+        return as_errorf(
+            e, AS_EIO, "cannot make '%s' private: %s", d, strerror(errno));
+    return 0;
+}
+
+int
+broker_paths_resolve(
+    const char *path, bool create, struct broker_paths *p, struct as_err *e)
+{
+    memset(p, 0, sizeof(*p));
+    struct repo *r;
+    int rc = repo_open(path, &r, e);
+    if (rc)
+        return rc;
+    char *common = realpath(repo_common_dir(r), NULL);
+    p->common_dir = common ? common : xstrdup(repo_common_dir(r));
+    repo_free(r);
+    size_t n = strlen(p->common_dir);
+    while (n > 1 && p->common_dir[n - 1] == '/')
+        p->common_dir[--n] = '\0';
+    p->dir = xasprintf("%s/airspace", p->common_dir);
+    p->lock = xasprintf("%s/daemon.lock", p->dir);
+    p->log = xasprintf("%s/daemon.log", p->dir);
+    p->db = xasprintf("%s/airspace.db", p->dir);
+    p->socket = xasprintf("%s/sock", p->dir);
+    struct sockaddr_un sun;
+    if (strlen(p->socket) >= sizeof(sun.sun_path)) {
+        /* A short per-user path named by a hash of the airspace dir. */
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *c = p->dir; *c; c++)
+            h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+        const char *rt = getenv("XDG_RUNTIME_DIR");
+        char *base = rt && *rt == '/' && strlen(rt) < 60
+            ? xasprintf("%s/airspace", rt)
+            : xasprintf("/tmp/airspace-%u", (unsigned)getuid());
+        free(p->socket);
+        p->socket = xasprintf("%s/%016llx.sock", base, (unsigned long long)h);
+        if (create && (rc = make_dir(base, e))) {
+            free(base);
+            broker_paths_release(p);
+            return rc;
+        }
+        free(base);
+    }
+    if (create && (rc = make_dir(p->dir, e))) {
+        broker_paths_release(p);
+        return rc;
+    }
+    return 0;
+}
+
+void
+broker_paths_release(struct broker_paths *p)
+{
+    free(p->common_dir);
+    free(p->dir);
+    free(p->socket);
+    free(p->lock);
+    free(p->log);
+    free(p->db);
+    memset(p, 0, sizeof(*p));
+}

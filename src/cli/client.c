@@ -1,0 +1,283 @@
+#include "cli/client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "cli/cli.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+struct growbuf {
+    char *p;
+    size_t n, a;
+};
+
+static size_t
+on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+    struct growbuf *g = arg;
+    size_t len = size * nmemb;
+    if (g->n + len + 1 > (size_t)64 << 20)
+        return 0; /* a reply over 64 MiB is not ours */
+    ALLOC_GROW(g->p, g->n + len + 1, g->a);
+    memcpy(g->p + g->n, data, len);
+    g->n += len;
+    g->p[g->n] = '\0';
+    return len;
+}
+
+static CURL *
+handle(struct client *c)
+{
+    if (!c->curl) {
+        static bool inited;
+        if (!inited) {
+            curl_global_init(CURL_GLOBAL_NOTHING);
+            inited = true;
+        }
+        c->curl = curl_easy_init();
+    }
+    CURL *h = c->curl;
+    curl_easy_reset(h);
+    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->paths.socket);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+    return h;
+}
+
+int
+client_request(struct client *c, const char *method, const char *path,
+    json_t *body, long *status, json_t **reply, struct as_err *e)
+{
+    *status = 0;
+    *reply = NULL;
+    CURL *h = handle(c);
+    char *url = xasprintf("http://airspace%s", path);
+    struct growbuf g = { NULL, 0, 0 };
+    char *payload = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    struct curl_slist *hdr = NULL;
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &g);
+    if (c->timeout_ms > 0)
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+    if (payload || !strcmp(method, "POST")) {
+        hdr = curl_slist_append(hdr, "Content-Type: application/json");
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload ? payload : "");
+    }
+    CURLcode cc = curl_easy_perform(h);
+    int rc = 0;
+    if (cc != CURLE_OK) {
+        rc = as_errorf(e, AS_EIO, "daemon at '%s' unreachable: %s",
+            c->paths.socket, curl_easy_strerror(cc));
+    } else {
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+        if (g.n)
+            *reply = json_loadb(g.p, g.n, 0, NULL);
+    }
+    curl_slist_free_all(hdr);
+    free(payload);
+    free(g.p);
+    free(url);
+    return rc;
+}
+
+bool
+client_ping(struct client *c)
+{
+    long status;
+    json_t *reply;
+    struct as_err e;
+    long t = c->timeout_ms;
+    c->timeout_ms = 2000;
+    int rc = client_request(c, "GET", "/v1/status", NULL, &status, &reply, &e);
+    c->timeout_ms = t;
+    if (reply)
+        json_decref(reply);
+    return rc == 0 && status == 200;
+}
+
+/* Start `airspace serve` detached and wait until it says it serves. */
+static int
+start_daemon(struct client *c, struct as_err *e)
+{
+    int pfd[2];
+    if (pipe(pfd) < 0)
+        return as_errorf(e, AS_EIO, "pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return as_errorf(e, AS_EIO, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        /* A grandchild in its own session, so it outlives the caller. */
+        close(pfd[0]);
+        setsid();
+        if (fork() != 0)
+            _exit(0);
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        char fdarg[16];
+        snprintf(fdarg, sizeof(fdarg), "%d", pfd[1]);
+        char *argv[] = { "airspace", "serve", "--repo", c->repo_path,
+            "--ready-fd", fdarg, NULL };
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    waitpid(pid, NULL, 0);
+    /* Wait for the ready byte (graph building may take a while cold). */
+    struct pollfd p = { pfd[0], POLLIN, 0 };
+    int n = poll(&p, 1, 120000);
+    char ch = 0;
+    bool ready = n == 1 && read(pfd[0], &ch, 1) == 1 && ch == 'R';
+    close(pfd[0]);
+    if (!ready)
+        return as_errorf(e, AS_EIO,
+            "the daemon did not start; see '%s'", c->paths.log);
+    return 0;
+}
+
+int
+client_open(
+    struct client *c, const char *repo_path, bool autostart, struct as_err *e)
+{
+    memset(c, 0, sizeof(*c));
+    c->timeout_ms = 30000;
+    int rc = broker_paths_resolve(repo_path, false, &c->paths, e);
+    if (rc)
+        return rc;
+    char *real = realpath(repo_path, NULL);
+    c->repo_path = real ? real : xstrdup(repo_path);
+    if (client_ping(c))
+        return 0;
+    if (!autostart)
+        return as_errorf(e, AS_EIO, "no daemon serves '%s' (start it with "
+                                    "'airspace serve')",
+            c->paths.common_dir);
+    rc = start_daemon(c, e);
+    if (!rc && !client_ping(c))
+        rc = as_errorf(e, AS_EIO, "the daemon started but does not answer "
+                                  "on '%s'",
+            c->paths.socket);
+    return rc;
+}
+
+void
+client_close(struct client *c)
+{
+    if (c->curl)
+        curl_easy_cleanup(c->curl);
+    free(c->repo_path);
+    broker_paths_release(&c->paths);
+    memset(c, 0, sizeof(*c));
+}
+
+int
+client_exit_code(long status)
+{
+    if (status >= 200 && status < 300)
+        return CLI_EXIT_OK;
+    if (status == 409 || status == 403 || status == 401)
+        return CLI_EXIT_FAIL;
+    if (status >= 400 && status < 500)
+        return CLI_EXIT_USAGE;
+    return CLI_EXIT_ERROR;
+}
+
+const char *
+client_error_message(json_t *reply)
+{
+    const char *m = json_string_value(
+        json_object_get(json_object_get(reply, "error"), "message"));
+    return m ? m : "the daemon gave no reason";
+}
+
+/* ---- Server-Sent Events ---- */
+
+struct sse {
+    client_event_fn *fn;
+    void *ctx;
+    struct growbuf line; /* the current event's raw lines */
+    bool stop;
+};
+
+/* Parse complete events (blank-line terminated) out of s->line. */
+static void
+sse_parse(struct sse *s)
+{
+    for (;;) {
+        char *end = s->line.p ? strstr(s->line.p, "\n\n") : NULL;
+        if (!end)
+            return;
+        *end = '\0';
+        char *id = NULL, *type = NULL, *data = NULL;
+        for (char *l = s->line.p, *nl; l && *l; l = nl) {
+            nl = strchr(l, '\n');
+            if (nl)
+                *nl++ = '\0';
+            if (!strncmp(l, "id: ", 4))
+                id = l + 4;
+            else if (!strncmp(l, "event: ", 7))
+                type = l + 7;
+            else if (!strncmp(l, "data: ", 6))
+                data = l + 6;
+        }
+        if (data && !s->stop && s->fn(s->ctx, id ? id : "", type ? type : "",
+                                    data))
+            s->stop = true;
+        size_t used = (size_t)(end + 2 - s->line.p);
+        memmove(s->line.p, end + 2, s->line.n - used + 1);
+        s->line.n -= used;
+    }
+}
+
+static size_t
+on_stream(char *data, size_t size, size_t nmemb, void *arg)
+{
+    struct sse *s = arg;
+    size_t len = size * nmemb;
+    ALLOC_GROW(s->line.p, s->line.n + len + 1, s->line.a);
+    memcpy(s->line.p + s->line.n, data, len);
+    s->line.n += len;
+    s->line.p[s->line.n] = '\0';
+    sse_parse(s);
+    return s->stop ? 0 : len;
+}
+
+int
+client_stream(struct client *c, const char *path, client_event_fn *fn,
+    void *ctx, struct as_err *e)
+{
+    CURL *h = handle(c);
+    char *url = xasprintf("http://airspace%s", path);
+    struct sse s = { fn, ctx, { NULL, 0, 0 }, false };
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_stream);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
+    CURLcode cc = curl_easy_perform(h);
+    int rc = 0;
+    if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.stop))
+        rc = as_errorf(e, AS_EIO, "event stream from '%s': %s",
+            c->paths.socket, curl_easy_strerror(cc));
+    free(s.line.p);
+    free(url);
+    return rc;
+}

@@ -1,0 +1,525 @@
+/*
+ * cmd_daemon.c - the commands that run or talk to the daemon: serve, stop,
+ * status, agents, advisories, watch, and `api` for raw requests.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "broker/broker.h"
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static int cmd_usage(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+cmd_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "airspace %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'airspace %s --help'.\n", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+/* Options every client command takes. */
+struct copts {
+    const char *repo;
+    bool json, no_start;
+};
+
+/* Parse --repo, --json, --no-start and -h; leave the rest at optind. */
+static int
+client_opts(int argc, char **argv, struct copts *o, const char *usage)
+{
+    static const struct option longopts[] = {
+        { "repo", required_argument, NULL, 'r' },
+        { "json", no_argument, NULL, 'j' },
+        { "no-start", no_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    o->repo = ".";
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            o->repo = optarg;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 'n':
+            o->no_start = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            return cmd_usage(
+                argv[0], "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    return 0;
+}
+
+static int
+connect_or_fail(struct client *cl, const struct copts *o, const char *cmd)
+{
+    struct as_err e;
+    int rc = client_open(cl, o->repo, !o->no_start, &e);
+    if (rc) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
+        return rc == AS_ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_UNREACHABLE;
+    }
+    return 0;
+}
+
+/* Request and, on error, print the daemon's message; 0 or an exit code. */
+static int
+call(struct client *cl, const char *cmd, const char *method, const char *path,
+    json_t *body, json_t **reply)
+{
+    long status;
+    struct as_err e;
+    if (client_request(cl, method, path, body, &status, reply, &e)) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
+        return CLI_EXIT_UNREACHABLE;
+    }
+    int code = client_exit_code(status);
+    if (code)
+        fprintf(stderr, "airspace %s: %s\n", cmd, client_error_message(*reply));
+    return code;
+}
+
+static void
+print_json(json_t *v)
+{
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    puts(s);
+    free(s);
+}
+
+/* ---- serve ---- */
+
+static const char serve_usage[] =
+    "usage: airspace serve [--repo DIR] [--tcp PORT] [--stale-ms MS]\n"
+    "                      [--rescan-ms MS] [--debounce-ms MS] [--tick-ms MS]\n"
+    "                      [--threads N] [--log-stderr]\n"
+    "\n"
+    "Run the repository's daemon in the foreground until SIGTERM or\n"
+    "'airspace stop'. Commands that need it start it on demand.\n";
+
+static bool
+parse_ms(const char *s, int64_t min, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || end == s || v < min)
+        return false;
+    *out = v;
+    return true;
+}
+
+int
+cmd_serve(int argc, char **argv)
+{
+    struct broker_options o;
+    broker_options_init(&o);
+    static const struct option longopts[] = {
+        { "repo", required_argument, NULL, 'r' },
+        { "tcp", required_argument, NULL, 't' },
+        { "stale-ms", required_argument, NULL, 's' },
+        { "rescan-ms", required_argument, NULL, 'R' },
+        { "debounce-ms", required_argument, NULL, 'd' },
+        { "tick-ms", required_argument, NULL, 'k' },
+        { "threads", required_argument, NULL, 'T' },
+        { "log-stderr", no_argument, NULL, 'l' },
+        { "ready-fd", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    opterr = 0;
+    optind = 1;
+    int c;
+    int64_t v;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            o.repo_path = optarg;
+            break;
+        case 't':
+            if (!parse_ms(optarg, 1, &v) || v > 65535)
+                return cmd_usage("serve", "--tcp takes a port, not '%s'",
+                    optarg);
+            o.tcp_port = (int)v;
+            break;
+        case 's':
+            if (!parse_ms(optarg, 1, &o.stale_ms))
+                return cmd_usage("serve", "--stale-ms takes ms > 0");
+            break;
+        case 'R':
+            if (!parse_ms(optarg, 10, &o.rescan_ms))
+                return cmd_usage("serve", "--rescan-ms takes ms >= 10");
+            break;
+        case 'd':
+            if (!parse_ms(optarg, 0, &o.debounce_ms))
+                return cmd_usage("serve", "--debounce-ms takes ms >= 0");
+            break;
+        case 'k':
+            if (!parse_ms(optarg, 10, &o.tick_ms))
+                return cmd_usage("serve", "--tick-ms takes ms >= 10");
+            break;
+        case 'T':
+            if (!parse_ms(optarg, 1, &v) || v > 64)
+                return cmd_usage("serve", "--threads takes 1..64");
+            o.threads = (unsigned)v;
+            break;
+        case 'l':
+            o.log_stderr = true;
+            break;
+        case 'f':
+            if (!parse_ms(optarg, 0, &v) || v > 1 << 20)
+                return cmd_usage("serve", "--ready-fd takes a descriptor");
+            o.ready_fd = (int)v;
+            break;
+        case 'h':
+            fputs(serve_usage, stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cmd_usage(
+                "serve", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cmd_usage("serve", "unexpected argument '%s'", argv[optind]);
+    struct as_err e;
+    int rc = broker_run(&o, &e);
+    if (rc) {
+        fprintf(stderr, "airspace serve: %s\n", e.msg);
+        return rc == AS_ECONFLICT ? CLI_EXIT_FAIL : CLI_EXIT_ERROR;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ---- stop / status ---- */
+
+int
+cmd_stop(int argc, char **argv)
+{
+    struct copts o = { 0 };
+    int rc = client_opts(argc, argv, &o,
+        "usage: airspace stop [--repo DIR]\n\nStop the repository's daemon.\n");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    o.no_start = true;
+    struct client cl;
+    struct as_err e;
+    if (client_open(&cl, o.repo, false, &e)) {
+        fprintf(stderr, "airspace stop: no daemon is running\n");
+        return CLI_EXIT_OK;
+    }
+    json_t *reply = NULL;
+    rc = call(&cl, "stop", "POST", "/v1/stop", NULL, &reply);
+    /* Wait until the socket stops answering (bounded). */
+    for (int i = 0; i < 100 && !rc && client_ping(&cl); i++)
+        usleep(50000);
+    if (reply)
+        json_decref(reply);
+    client_close(&cl);
+    return rc;
+}
+
+static const char *
+str(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "-";
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+    struct copts o = { 0 };
+    int rc = client_opts(argc, argv, &o,
+        "usage: airspace status [--repo DIR] [--json] [--no-start]\n\n"
+        "One screen: the daemon, agents and advisories.\n");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    struct client cl;
+    if ((rc = connect_or_fail(&cl, &o, "status")))
+        return rc;
+    json_t *st = NULL, *ag = NULL, *adv = NULL;
+    if (!(rc = call(&cl, "status", "GET", "/v1/status", NULL, &st)) &&
+        !(rc = call(&cl, "status", "GET", "/v1/agents", NULL, &ag)) &&
+        !(rc = call(&cl, "status", "GET", "/v1/advisories", NULL, &adv))) {
+        if (o.json) {
+            json_t *all = json_pack("{s:O, s:O, s:O}", "daemon", st, "agents",
+                json_object_get(ag, "agents"), "advisories",
+                json_object_get(adv, "advisories"));
+            print_json(all);
+            json_decref(all);
+        } else {
+            printf("airspace daemon pid %lld on %s (integration %s)\n",
+                (long long)json_integer_value(json_object_get(st, "pid")),
+                str(st, "repository"), str(st, "integration"));
+            size_t i;
+            json_t *a;
+            printf("\n%-20s %-8s %-12s %-8s %5s  %s\n", "AGENT", "KIND",
+                "CLIENT", "STATUS", "FILES", "WORKTREE");
+            json_array_foreach(json_object_get(ag, "agents"), i, a)
+                printf("%-20s %-8s %-12s %-8s %5lld  %s\n", str(a, "id"),
+                    str(a, "kind"), str(a, "client"), str(a, "status"),
+                    (long long)json_integer_value(
+                        json_object_get(a, "fileCount")),
+                    str(a, "worktree"));
+            json_t *list = json_object_get(adv, "advisories");
+            if (!json_array_size(list))
+                printf("\nno advisories\n");
+            else
+                printf("\n%-10s %5s  %-20s %-20s %s\n", "LEVEL", "RISK",
+                    "HOLD", "STEER", "PAIR");
+            json_array_foreach(list, i, a)
+                printf("%-10s %5.2f  %-20s %-20s %s ~ %s\n", str(a, "level"),
+                    json_real_value(json_object_get(a, "risk")),
+                    str(a, "hold"), str(a, "steer"), str(a, "a"), str(a, "b"));
+        }
+    }
+    if (st)
+        json_decref(st);
+    if (ag)
+        json_decref(ag);
+    if (adv)
+        json_decref(adv);
+    client_close(&cl);
+    return rc;
+}
+
+/* ---- agents / advisories ---- */
+
+static int
+simple_get(int argc, char **argv, const char *cmd, const char *path,
+    const char *usage)
+{
+    struct copts o = { 0 };
+    int rc = client_opts(argc, argv, &o, usage);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (optind < argc)
+        return cmd_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    struct client cl;
+    if ((rc = connect_or_fail(&cl, &o, cmd)))
+        return rc;
+    json_t *reply = NULL;
+    rc = call(&cl, cmd, "GET", path, NULL, &reply);
+    if (!rc) {
+        if (o.json) {
+            print_json(reply);
+        } else {
+            json_t *list = json_object_get(reply, cmd);
+            size_t i;
+            json_t *a;
+            if (!strcmp(cmd, "agents"))
+                json_array_foreach(list, i, a)
+                    printf("%-20s %-8s %-8s %3lld files  %s\n", str(a, "id"),
+                        str(a, "kind"), str(a, "status"),
+                        (long long)json_integer_value(
+                            json_object_get(a, "fileCount")),
+                        str(a, "worktree"));
+            else
+                json_array_foreach(list, i, a)
+                    printf("%-10s %5.2f  hold %-16s steer %-16s\n",
+                        str(a, "level"),
+                        json_real_value(json_object_get(a, "risk")),
+                        str(a, "hold"), str(a, "steer"));
+            if (!json_array_size(list))
+                printf("no %s\n", cmd);
+        }
+    }
+    if (reply)
+        json_decref(reply);
+    client_close(&cl);
+    return rc;
+}
+
+int
+cmd_agents(int argc, char **argv)
+{
+    return simple_get(argc, argv, "agents", "/v1/agents",
+        "usage: airspace agents [--repo DIR] [--json] [--no-start]\n\n"
+        "List the agents flying in this repository.\n");
+}
+
+int
+cmd_advisories(int argc, char **argv)
+{
+    return simple_get(argc, argv, "advisories", "/v1/advisories",
+        "usage: airspace advisories [--repo DIR] [--json] [--no-start]\n\n"
+        "List the pairs with a traffic or resolution advisory.\n");
+}
+
+/* ---- watch ---- */
+
+struct watch {
+    bool json;
+    long remaining; /* -1: forever */
+};
+
+static int
+on_event(void *ctx, const char *id, const char *type, const char *data)
+{
+    struct watch *w = ctx;
+    if (w->json) {
+        printf("%s\n", data);
+    } else {
+        json_t *ev = json_loads(data, 0, NULL);
+        const char *agent = ev ? str(ev, "agent") : "-";
+        printf("%s %-18s %s", id, type, agent);
+        json_t *d = ev ? json_object_get(ev, "data") : NULL;
+        if (!strcmp(type, "advisory"))
+            printf(" %s ~ %s: %s -> %s (risk %.2f)", str(d, "a"), str(d, "b"),
+                str(d, "from"), str(d, "level"),
+                json_real_value(json_object_get(d, "risk")));
+        printf("\n");
+        if (ev)
+            json_decref(ev);
+    }
+    fflush(stdout);
+    if (w->remaining > 0 && --w->remaining == 0)
+        return 1;
+    return 0;
+}
+
+int
+cmd_watch(int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: airspace watch [--repo DIR] [--json] [--no-start] "
+        "[--after ID] [--count N]\n\n"
+        "Follow the live events of the airspace.\n";
+    struct copts o = { 0 };
+    o.repo = ".";
+    long after = 0, count = -1;
+    static const struct option longopts[] = {
+        { "repo", required_argument, NULL, 'r' },
+        { "json", no_argument, NULL, 'j' },
+        { "no-start", no_argument, NULL, 'n' },
+        { "after", required_argument, NULL, 'a' },
+        { "count", required_argument, NULL, 'c' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    opterr = 0;
+    optind = 1;
+    int c;
+    int64_t v;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            o.repo = optarg;
+            break;
+        case 'j':
+            o.json = true;
+            break;
+        case 'n':
+            o.no_start = true;
+            break;
+        case 'a':
+            if (!parse_ms(optarg, 0, &v))
+                return cmd_usage("watch", "--after takes an event id");
+            after = (long)v;
+            break;
+        case 'c':
+            if (!parse_ms(optarg, 1, &v))
+                return cmd_usage("watch", "--count takes a number > 0");
+            count = (long)v;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cmd_usage(
+                "watch", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    struct client cl;
+    int rc;
+    if ((rc = connect_or_fail(&cl, &o, "watch")))
+        return rc;
+    cl.timeout_ms = 0;
+    char *path = xasprintf("/v1/events?after=%ld", after);
+    struct watch w = { o.json, count };
+    struct as_err e;
+    rc = client_stream(&cl, path, on_event, &w, &e);
+    free(path);
+    client_close(&cl);
+    if (rc) {
+        fprintf(stderr, "airspace watch: %s\n", e.msg);
+        return CLI_EXIT_UNREACHABLE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ---- api: a raw request ---- */
+
+int
+cmd_api(int argc, char **argv)
+{
+    struct copts o = { 0 };
+    int rc = client_opts(argc, argv, &o,
+        "usage: airspace api [--repo DIR] [--no-start] METHOD PATH [JSON]\n\n"
+        "Send one request to the daemon and print the JSON reply; the exit\n"
+        "code follows the HTTP status (docs/cli.md).\n");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (argc - optind < 2 || argc - optind > 3)
+        return cmd_usage("api", "expected METHOD PATH [JSON]");
+    const char *method = argv[optind], *path = argv[optind + 1];
+    if (strcmp(method, "GET") && strcmp(method, "POST") &&
+        strcmp(method, "DELETE") && strcmp(method, "PUT"))
+        return cmd_usage("api", "unknown method '%s'", method);
+    if (path[0] != '/')
+        return cmd_usage("api", "the path must start with '/'");
+    json_t *body = NULL;
+    if (argc - optind == 3) {
+        json_error_t je;
+        body = json_loads(argv[optind + 2], 0, &je);
+        if (!body)
+            return cmd_usage("api", "malformed JSON: %s", je.text);
+    }
+    struct client cl;
+    if ((rc = connect_or_fail(&cl, &o, "api"))) {
+        if (body)
+            json_decref(body);
+        return rc;
+    }
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    if (client_request(&cl, method, path, body, &status, &reply, &e)) {
+        fprintf(stderr, "airspace api: %s\n", e.msg);
+        rc = CLI_EXIT_UNREACHABLE;
+    } else {
+        if (reply)
+            print_json(reply);
+        rc = client_exit_code(status);
+    }
+    if (reply)
+        json_decref(reply);
+    if (body)
+        json_decref(body);
+    client_close(&cl);
+    return rc;
+}
