@@ -435,6 +435,8 @@ static void
 cand_push_node(struct lock_table *t, uint32_t n)
 {
     struct node *nd = &t->nodes[n];
+    if (!nd->nlocks)
+        return;
     ALLOC_GROW(t->cand, t->ncand + nd->nlocks, t->acand);
     memcpy(t->cand + t->ncand, nd->locks, nd->nlocks * sizeof(*nd->locks));
     t->ncand += nd->nlocks;
@@ -462,17 +464,19 @@ collect(struct lock_table *t, const char *p, size_t len, bool desc)
     /* Depth-first over the subtree, with an explicit stack. */
     uint32_t *stack = NULL;
     size_t ns = 0, as = 0;
-    const struct node *top = &t->nodes[n];
-    ALLOC_GROW(stack, top->nkids, as);
-    memcpy(stack, top->kids, top->nkids * sizeof(*stack));
-    ns = top->nkids;
-    while (ns > 0) {
-        uint32_t k = stack[--ns];
-        cand_push_node(t, k);
+    uint32_t k = (uint32_t)n;
+    for (;;) {
         const struct node *kn = &t->nodes[k];
-        ALLOC_GROW(stack, ns + kn->nkids, as);
-        memcpy(stack + ns, kn->kids, kn->nkids * sizeof(*stack));
-        ns += kn->nkids;
+        if (k != (uint32_t)n)
+            cand_push_node(t, k);
+        if (kn->nkids) {
+            ALLOC_GROW(stack, ns + kn->nkids, as);
+            memcpy(stack + ns, kn->kids, kn->nkids * sizeof(*stack));
+            ns += kn->nkids;
+        }
+        if (!ns)
+            break;
+        k = stack[--ns];
     }
     free(stack);
 }
