@@ -50,6 +50,25 @@ struct lock_table {
     uint64_t compared, last_compared;
 };
 
+/* Times come from outside: saturate instead of overflowing. */
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static int64_t
+sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 /* --- names, copies, events ------------------------------------------- */
 
 const char *
@@ -668,7 +687,7 @@ conflict_err(
         want, l->kind == LOCK_KIND_CLAIM ? "claimed" : "locked", l->holder,
         lock_mode_name(l->mode), lock_kind_name(l->kind), l->pattern,
         l->reason ? ", reason '" : "", l->reason ? l->reason : "",
-        l->reason ? "'" : "", l->expires_at, l->expires_at - now);
+        l->reason ? "'" : "", l->expires_at, sat_sub(l->expires_at, now));
 }
 
 /* --- acquire, release, renew, touch ------------------------------------ */
@@ -751,7 +770,7 @@ lock_table_acquire(struct lock_table *t, const struct lock_request *r,
     if (own) {
         own->l.mode = r->mode;
         own->l.ttl_ms = ttl;
-        own->l.expires_at = now_ms + ttl;
+        own->l.expires_at = sat_add(now_ms, ttl);
         if (r->reason) {
             free(own->l.reason);
             own->l.reason = xstrdup(r->reason);
@@ -775,7 +794,7 @@ lock_table_acquire(struct lock_table *t, const struct lock_request *r,
     x->l.kind = r->kind;
     x->l.acquired_at = now_ms;
     x->l.ttl_ms = ttl;
-    x->l.expires_at = now_ms + ttl;
+    x->l.expires_at = sat_add(now_ms, ttl);
     x->l.contested_at = -1;
     insert(t, x);
     res->outcome = LOCK_GRANTED;
@@ -873,7 +892,7 @@ lock_table_renew(struct lock_table *t, const char *holder, const char *pattern,
     while ((x = find_own(t, canon, holder, -1, now_ms, &from))) {
         if (ttl_ms != LOCK_TTL_DEFAULT)
             x->l.ttl_ms = ttl;
-        x->l.expires_at = now_ms + x->l.ttl_ms;
+        x->l.expires_at = sat_add(now_ms, x->l.ttl_ms);
         heap_fix(t, x);
         emit(ev, LOCK_EV_RENEWED, now_ms, holder, &x->l);
         if (out && !n)
@@ -907,7 +926,7 @@ lock_table_touch(struct lock_table *t, const char *holder, const char *path,
         struct entry *x = t->cand[i];
         if (strcmp(x->l.holder, holder) || !glob_matches(x->g, norm))
             continue;
-        x->l.expires_at = now_ms + x->l.ttl_ms;
+        x->l.expires_at = sat_add(now_ms, x->l.ttl_ms);
         heap_fix(t, x);
         emit(ev, LOCK_EV_TOUCHED, now_ms, holder, &x->l);
         n++;
@@ -1024,14 +1043,14 @@ lock_table_force_release(struct lock_table *t, const char *contester,
                 x->l.pattern, x->l.holder);
             goto out_free;
         }
-        int64_t waited = now_ms - x->l.contested_at;
+        int64_t waited = sat_sub(now_ms, x->l.contested_at);
         if (waited < t->contest_timeout) {
             rc = as_errorf(e, AS_ECONFLICT,
                 "claim '%s' of '%s' was contested %" PRId64
                 " ms ago; force-release is allowed after %" PRId64
                 " ms (in %" PRId64 " ms)",
                 x->l.pattern, x->l.holder, waited, t->contest_timeout,
-                t->contest_timeout - waited);
+                sat_sub(t->contest_timeout, waited));
             goto out_free;
         }
     }

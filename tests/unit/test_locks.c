@@ -282,6 +282,22 @@ static const struct scenario scenarios[] = {
             { CHECK, "bob", "a", 300007, .rc = 0 },
         } },
 
+    { "huge ttl and times saturate instead of overflowing",
+        .steps = {
+            { ACQ, "alice", "a", 1000, .ttl = INT64_MAX - 5,
+                .expires = INT64_MAX },
+            { CHECK, "bob", "a", INT64_MAX - 1, .rc = AS_ECONFLICT,
+                .err = "in 1 ms" },
+            { RENEW, "alice", "a", INT64_MAX - 1, .expires = INT64_MAX },
+            { ACQ, "alice", "b", INT64_MIN + 1, .claim = true,
+                .ttl = INT64_MAX },
+            { CONTEST, "bob", "b", INT64_MIN + 1 },
+            { ACQ, "alice", "b", -1, .claim = true, .ttl = INT64_MAX,
+                .outcome = N(LOCK_REFRESHED), .expires = INT64_MAX - 1 },
+            { FORCE, "bob", "b", INT64_MAX - 2, .rc = 0,
+                .events = "claim.force_released" },
+        } },
+
     /* Modes and overlap rules. */
     { "shared locks coexist, exclusive is refused by shared",
         .steps = {
