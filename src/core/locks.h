@@ -24,6 +24,10 @@
  * and the other way round. An agent may hold overlapping locks of its own.
  * A lock's identity is (holder, canonical pattern, kind): acquiring it again
  * refreshes it instead of refusing.
+ * The table cannot tell files from directories, so a path is taken to cover
+ * whatever may lie inside it: "Makefile" overlaps "*.h" (Makefile/x.h) and
+ * "src/x.c" overlaps a recursive "*.ts" glob under src (src/x.c/a.ts). This
+ * errs towards refusing.
  *
  * Fencing tokens. Every new grant (including a re-grant after a release or
  * an expiry) takes the next token from a strictly increasing uint64 counter
@@ -271,7 +275,8 @@ int lock_table_contest(struct lock_table *t, const char *contester,
  * Force-release the claim lock_table_contest would pick. Allowed when
  * holder_is_stale (the caller's judgement of the holder's liveness), or
  * when the claim was contested and contest_timeout_ms has passed since
- * contested_at. Emits LOCK_EV_FORCE_RELEASED (actor: contester). Returns 0;
+ * contested_at (by any contester: the first contest starts the clock).
+ * Emits LOCK_EV_FORCE_RELEASED (actor: contester). Returns 0;
  * AS_ECONFLICT before the timeout or when not contested (claim kept, e says
  * how long is left); AS_ENOENT / AS_EINVAL as for contest.
  */

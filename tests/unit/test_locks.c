@@ -863,6 +863,13 @@ test_index_bounded(void)
     lock_table_stats(t, &st);
     CHECK_INT(st.last_compared, 1);
 
+    /* A directory finds locks below it, and only those. */
+    r.pattern = "pkg00005";
+    CHECK_INT(lock_table_acquire(t, &r, 1, &res, NULL, &e), AS_ECONFLICT);
+    CHECK(res.lock && !strcmp(res.lock->pattern, "pkg00005/src/*.c"));
+    lock_table_stats(t, &st);
+    CHECK(st.last_compared <= 2);
+
     /* check() is bounded the same way. */
     CHECK_INT(lock_table_check(
                   t, "x", "pkg00007/src/deep/y.h", LOCK_SHARED, 1, NULL, &e),
