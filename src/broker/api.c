@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -46,17 +47,16 @@ reply_json(struct evhttp_request *req, int code, json_t *doc)
     json_decref(doc);
     evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
         "application/json");
-    const char *reason = code == 200 ? "OK"
-        : code == 201                ? "Created"
-        : code < 500                 ? "Client Error"
-                                     : "Server Error";
+    const char *reason = code == 200   ? "OK"
+                         : code == 201 ? "Created"
+                         : code < 500  ? "Client Error"
+                                       : "Server Error";
     evhttp_send_reply(req, code, reason, buf);
     evbuffer_free(buf);
 }
 
-static void reply_error(struct evhttp_request *req, int code,
-    const char *kind, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void reply_error(struct evhttp_request *req, int code, const char *kind,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void
 reply_error(struct evhttp_request *req, int code, const char *kind,
@@ -229,27 +229,28 @@ broker_pair_json(struct broker *b, size_t k, bool evidence)
     if (evidence && ids_ok && b->engine && b->eng_pos[p->hold] != SIZE_MAX &&
         b->eng_pos[p->steer] != SIZE_MAX) {
         struct risk_evidence ev;
-        risk_engine_explain(b->engine, b->eng_pos[p->hold],
-            b->eng_pos[p->steer], &ev);
+        risk_engine_explain(
+            b->engine, b->eng_pos[p->hold], b->eng_pos[p->steer], &ev);
         ev.result = p->res;
         json_t *cont = json_array();
         for (size_t i = 0; i < ev.ncontested; i++) {
             json_t *jc = json_object();
             json_object_set_new(jc, "path", json_string(ev.contested[i].path));
-            json_object_set_new(jc, "whole", json_boolean(ev.contested[i].whole));
+            json_object_set_new(
+                jc, "whole", json_boolean(ev.contested[i].whole));
             json_t *rs = json_array();
             for (size_t r = 0; r < ev.contested[i].ranges.n; r++)
-                json_array_append_new(rs,
-                    json_pack("[I,I]",
-                        (json_int_t)ev.contested[i].ranges.v[r].start,
-                        (json_int_t)ev.contested[i].ranges.v[r].end));
+                json_array_append_new(
+                    rs, json_pack("[I,I]",
+                            (json_int_t)ev.contested[i].ranges.v[r].start,
+                            (json_int_t)ev.contested[i].ranges.v[r].end));
             json_object_set_new(jc, "ranges", rs);
             json_array_append_new(cont, jc);
         }
         json_object_set_new(o, "contested", cont);
         if (p->level == ADVISORY_RESOLUTION) {
-            char *g = advisory_steer_text(&b->ag[p->steer], &b->ag[p->hold],
-                p->res.risk, &ev, NULL, 0);
+            char *g = advisory_steer_text(
+                &b->ag[p->steer], &b->ag[p->hold], p->res.risk, &ev, NULL, 0);
             json_object_set_new(o, "guidance", json_string(g));
             free(g);
         }
@@ -277,10 +278,10 @@ h_status(struct ctx *c)
                   "s:{s:I, s:I}, s:I}",
             "version", "1", "pid", (json_int_t)getpid(), "startedAt",
             (json_int_t)b->started_at, "repository", b->paths.common_dir,
-            "integration", b->integration, "socket", b->paths.socket,
-            "agents", "total", (json_int_t)b->nagents, "active",
-            (json_int_t)active, "advisories", "traffic", (json_int_t)traffic,
-            "resolution", (json_int_t)resolution, "lastEventId",
+            "integration", b->integration, "socket", b->paths.socket, "agents",
+            "total", (json_int_t)b->nagents, "active", (json_int_t)active,
+            "advisories", "traffic", (json_int_t)traffic, "resolution",
+            (json_int_t)resolution, "lastEventId",
             (json_int_t)(b->next_event_id - 1)));
 }
 
@@ -332,8 +333,8 @@ h_register(struct ctx *c)
         bool ok = json_is_array(lanes) && json_array_size(lanes) <= 64;
         size_t k;
         json_t *l;
-        json_array_foreach(lanes, k, l) ok = ok && json_is_string(l) &&
-                                             json_string_length(l) > 0;
+        json_array_foreach(lanes, k, l) ok =
+            ok && json_is_string(l) && json_string_length(l) > 0;
         if (!ok) {
             reply_error(c->req, 400, "bad_field",
                 "'lanes' must be an array of at most 64 globs");
@@ -342,16 +343,16 @@ h_register(struct ctx *c)
     }
     const char *wt = json_string_value(json_object_get(c->body, "worktree"));
     if (wt && wt[0] != '/') {
-        reply_error(c->req, 400, "bad_field",
-            "'worktree' must be an absolute path");
+        reply_error(
+            c->req, 400, "bad_field", "'worktree' must be an absolute path");
         return;
     }
     size_t i;
     struct as_err e;
     int rc = broker_register(c->b, c->body, &i, &e);
     if (rc) {
-        reply_error(c->req, rc == AS_ECONFLICT ? 409 : 400, "refused", "%s",
-            e.msg);
+        reply_error(
+            c->req, rc == AS_ECONFLICT ? 409 : 400, "refused", "%s", e.msg);
         return;
     }
     reply_json(c->req, 200, broker_agent_json(c->b, i, false));
@@ -390,8 +391,8 @@ h_edit(struct ctx *c)
     char *norm;
     const char *path = json_string_value(json_object_get(c->body, "path"));
     if (path_normalize(path, NULL, &norm) < 0) {
-        reply_error(c->req, 400, "bad_path",
-            "path '%s' escapes the repository", path);
+        reply_error(
+            c->req, 400, "bad_path", "path '%s' escapes the repository", path);
         return;
     }
     enum ws_status st = WS_MODIFIED;
@@ -440,6 +441,12 @@ h_edit(struct ctx *c)
     agent_sort(&b->ag[i]);
     range_set_release(&rs);
     b->meta[i].last_seen = broker_now();
+    /* Activity on a file renews the agent's locks covering it. */
+    struct lock_events lev;
+    lock_events_init(&lev);
+    struct as_err le;
+    lock_table_touch(b->locks, b->ag[i].id, norm, broker_now(), NULL, &le);
+    lock_events_release(&lev);
     json_t *d = json_pack("{s:s}", "path", norm);
     free(norm);
     broker_emit(b, "workset.edit", b->ag[i].id, d);
@@ -480,7 +487,7 @@ h_events(struct ctx *c)
             return;
         }
     }
-    broker_sse_attach(c->b, c->req, n);
+    broker_sse_attach(c->b, c->req, s != NULL, n);
 }
 
 static void
@@ -503,6 +510,253 @@ h_stop(struct ctx *c)
     event_base_loopexit(c->b->base, &soon);
 }
 
+/* ---- locks and claims ---- */
+
+/* Whether a wildcard-free pattern names a file (exact overlap checks):
+ * a directory in the main worktree says no; a file, or nothing yet (a file
+ * about to be created), yes; a trailing '/' means a directory. */
+static bool
+pattern_is_file(struct broker *b, const char *pattern)
+{
+    if (strpbrk(pattern, "*?[\\"))
+        return false;
+    size_t n = strlen(pattern);
+    if (!n || pattern[n - 1] == '/')
+        return false;
+    const char *root = repo_main_workdir(b->repo);
+    char *full = pattern[0] == '/'
+                     ? xstrdup(pattern)
+                     : xasprintf("%s/%s", root ? root : ".", pattern);
+    struct stat sb;
+    bool file = stat(full, &sb) < 0 || !S_ISDIR(sb.st_mode);
+    free(full);
+    return file;
+}
+
+/* The agent named in the body, which must exist; its index or -1. */
+static ssize_t
+body_agent(struct ctx *c, const char *key)
+{
+    if (want_string(c, key, true, 64))
+        return -1;
+    const char *id = json_string_value(json_object_get(c->body, key));
+    ssize_t i = broker_find_agent(c->b, id);
+    if (i < 0)
+        reply_error(c->req, 404, "unknown_agent", "no agent '%s'", id);
+    return i;
+}
+
+static int
+body_ttl(struct ctx *c, int64_t *ttl)
+{
+    json_t *v = json_object_get(c->body, "ttlMs");
+    *ttl = LOCK_TTL_DEFAULT;
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+        reply_error(c->req, 400, "bad_field",
+            "'ttlMs' must be a positive integer (milliseconds)");
+        return -1;
+    }
+    *ttl = (int64_t)json_integer_value(v);
+    return 0;
+}
+
+static void
+lock_refused(
+    struct ctx *c, int rc, const struct as_err *e, const struct lock *holder)
+{
+    int code = rc == AS_ECONFLICT ? 409 : rc == AS_ENOENT ? 404 : 400;
+    json_t *err = json_pack("{s:s, s:s}", "code",
+        rc == AS_ECONFLICT ? "held"
+        : rc == AS_ENOENT  ? "not_held"
+                           : "bad_field",
+        "message", e->msg);
+    if (holder)
+        json_object_set_new(
+            err, "holder", broker_lock_json(holder, broker_now()));
+    reply_json(c->req, code, json_pack("{s:o}", "error", err));
+}
+
+static void
+touch_agent(struct broker *b, size_t i)
+{
+    b->meta[i].last_seen = broker_now();
+}
+
+static void
+h_locks(struct ctx *c)
+{
+    size_t n;
+    int64_t now = broker_now();
+    const struct lock *const *v = lock_table_list(c->b->locks, now, &n);
+    const char *agent = evhttp_find_header(&c->query, "agent");
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        if (!agent || !strcmp(v[i]->holder, agent))
+            json_array_append_new(a, broker_lock_json(v[i], now));
+    reply_json(c->req, 200, json_pack("{s:o}", "locks", a));
+}
+
+static void
+h_lock(struct ctx *c)
+{
+    static const char *const keys[] = { "agent", "pattern", "mode", "kind",
+        "ttlMs", "reason", NULL };
+    ssize_t i;
+    int64_t ttl;
+    if (check_keys(c, keys) || (i = body_agent(c, "agent")) < 0 ||
+        want_string(c, "pattern", true, 4096) ||
+        want_string(c, "mode", false, 16) ||
+        want_string(c, "kind", false, 16) ||
+        want_string(c, "reason", false, 1024) || body_ttl(c, &ttl))
+        return;
+    struct as_err e;
+    struct lock_request r = { 0 };
+    r.pattern = json_string_value(json_object_get(c->body, "pattern"));
+    r.holder = c->b->ag[i].id;
+    r.ttl_ms = ttl;
+    r.reason = json_string_value(json_object_get(c->body, "reason"));
+    const char *m = json_string_value(json_object_get(c->body, "mode"));
+    const char *k = json_string_value(json_object_get(c->body, "kind"));
+    if ((m && lock_mode_parse(m, &r.mode, &e)) ||
+        (k && lock_kind_parse(k, &r.kind, &e))) {
+        reply_error(c->req, 400, "bad_field", "%s", e.msg);
+        return;
+    }
+    r.file = pattern_is_file(c->b, r.pattern);
+    struct lock_events ev;
+    lock_events_init(&ev);
+    struct lock_result res;
+    int rc = lock_table_acquire(c->b->locks, &r, broker_now(), &res, &ev, &e);
+    broker_lock_events(c->b, &ev);
+    lock_events_release(&ev);
+    touch_agent(c->b, (size_t)i);
+    if (rc) {
+        lock_refused(c, rc, &e, res.lock);
+        return;
+    }
+    json_t *o = broker_lock_json(res.lock, broker_now());
+    json_object_set_new(o, "outcome",
+        json_string(res.outcome == LOCK_REFRESHED ? "refreshed" : "granted"));
+    reply_json(c->req, 200, o);
+}
+
+enum lock_op { OP_RELEASE, OP_RENEW, OP_CONTEST, OP_FORCE };
+
+static void
+lock_op(struct ctx *c, enum lock_op op)
+{
+    static const char *const keys[] = { "agent", "pattern", "ttlMs", NULL };
+    ssize_t i;
+    int64_t ttl;
+    if (check_keys(c, keys) || (i = body_agent(c, "agent")) < 0 ||
+        want_string(c, "pattern", true, 4096) || body_ttl(c, &ttl))
+        return;
+    const char *pattern =
+        json_string_value(json_object_get(c->body, "pattern"));
+    const char *who = c->b->ag[i].id;
+    int64_t now = broker_now();
+    struct lock_events ev;
+    lock_events_init(&ev);
+    struct as_err e;
+    const struct lock *out = NULL;
+    int rc = 0;
+    switch (op) {
+    case OP_RELEASE:
+        rc = lock_table_release(c->b->locks, who, pattern, now, &ev, &e);
+        break;
+    case OP_RENEW:
+        rc = lock_table_renew(
+            c->b->locks, who, pattern, ttl, now, &out, &ev, &e);
+        break;
+    case OP_CONTEST:
+        rc = lock_table_contest(c->b->locks, who, pattern, now, &out, &ev, &e);
+        break;
+    case OP_FORCE: {
+        /* The holder's staleness is the daemon's knowledge. */
+        bool stale = false;
+        size_t n;
+        const struct lock *const *v = lock_table_list(c->b->locks, now, &n);
+        for (size_t k = 0; k < n; k++)
+            if (v[k]->kind == LOCK_KIND_CLAIM && v[k]->contested_by &&
+                !strcmp(v[k]->contested_by, who)) {
+                ssize_t h = broker_find_agent(c->b, v[k]->holder);
+                stale = stale || h < 0 || c->b->meta[h].status != BAGENT_ACTIVE;
+            }
+        rc = lock_table_force_release(
+            c->b->locks, who, pattern, now, stale, &ev, &e);
+        break;
+    }
+    }
+    broker_lock_events(c->b, &ev);
+    lock_events_release(&ev);
+    touch_agent(c->b, (size_t)i);
+    if (rc < 0) {
+        lock_refused(c, rc, &e, NULL);
+        return;
+    }
+    if (out)
+        reply_json(c->req, 200, broker_lock_json(out, now));
+    else
+        reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
+}
+
+static void
+h_release(struct ctx *c)
+{
+    lock_op(c, OP_RELEASE);
+}
+
+static void
+h_renew(struct ctx *c)
+{
+    lock_op(c, OP_RENEW);
+}
+
+static void
+h_contest(struct ctx *c)
+{
+    lock_op(c, OP_CONTEST);
+}
+
+static void
+h_force(struct ctx *c)
+{
+    lock_op(c, OP_FORCE);
+}
+
+static void
+h_check(struct ctx *c)
+{
+    static const char *const keys[] = { "agent", "path", "mode", NULL };
+    if (check_keys(c, keys) || want_string(c, "agent", true, 64) ||
+        want_string(c, "path", true, 4096) || want_string(c, "mode", false, 16))
+        return;
+    const char *agent = json_string_value(json_object_get(c->body, "agent"));
+    const char *path = json_string_value(json_object_get(c->body, "path"));
+    enum lock_mode mode = LOCK_EXCLUSIVE;
+    struct as_err e;
+    const char *m = json_string_value(json_object_get(c->body, "mode"));
+    if (m && lock_mode_parse(m, &mode, &e)) {
+        reply_error(c->req, 400, "bad_field", "%s", e.msg);
+        return;
+    }
+    const struct lock *who = NULL;
+    int rc = lock_table_check_file(c->b->locks, agent, path,
+        pattern_is_file(c->b, path), mode, broker_now(), &who, &e);
+    if (rc && rc != AS_ECONFLICT) {
+        reply_error(c->req, 400, "bad_field", "%s", e.msg);
+        return;
+    }
+    json_t *o = json_pack("{s:b}", "free", rc == 0);
+    if (who) {
+        json_object_set_new(o, "holder", broker_lock_json(who, broker_now()));
+        json_object_set_new(o, "message", json_string(e.msg));
+    }
+    reply_json(c->req, 200, o);
+}
+
 struct route {
     enum evhttp_cmd_type method;
     const char *pattern; /* segments; '*' matches one segment */
@@ -519,6 +773,13 @@ static const struct route routes[] = {
     { EVHTTP_REQ_POST, "v1/agents/*/edits", h_edit },
     { EVHTTP_REQ_GET, "v1/advisories", h_advisories },
     { EVHTTP_REQ_GET, "v1/events", h_events },
+    { EVHTTP_REQ_GET, "v1/locks", h_locks },
+    { EVHTTP_REQ_POST, "v1/locks", h_lock },
+    { EVHTTP_REQ_POST, "v1/locks/release", h_release },
+    { EVHTTP_REQ_POST, "v1/locks/renew", h_renew },
+    { EVHTTP_REQ_POST, "v1/locks/contest", h_contest },
+    { EVHTTP_REQ_POST, "v1/locks/force-release", h_force },
+    { EVHTTP_REQ_POST, "v1/locks/check", h_check },
     { EVHTTP_REQ_POST, "v1/refresh", h_refresh },
     { EVHTTP_REQ_POST, "v1/stop", h_stop },
 };

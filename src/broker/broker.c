@@ -137,9 +137,9 @@ broker_agent_json(const struct broker *b, size_t i, bool files)
                 json_object_set_new(jf, "newPath", json_string(f->new_path));
             json_t *lines = json_array();
             for (size_t r = 0; r < f->ranges.n; r++)
-                json_array_append_new(lines,
-                    json_pack("[I,I]", (json_int_t)f->ranges.v[r].start,
-                        (json_int_t)f->ranges.v[r].end));
+                json_array_append_new(
+                    lines, json_pack("[I,I]", (json_int_t)f->ranges.v[r].start,
+                               (json_int_t)f->ranges.v[r].end));
             json_object_set_new(jf, "lines", lines);
             json_object_set_new(jf, "weight", json_real(f->weight));
             json_array_append_new(fs, jf);
@@ -244,8 +244,7 @@ broker_rescan(struct broker *b, struct as_err *e)
 }
 
 int
-broker_register(
-    struct broker *b, json_t *body, size_t *out, struct as_err *e)
+broker_register(struct broker *b, json_t *body, size_t *out, struct as_err *e)
 {
     const char *id = json_string_value(json_object_get(body, "id"));
     const char *worktree = json_string_value(json_object_get(body, "worktree"));
@@ -277,7 +276,8 @@ broker_register(
         if (!id) {
             const char *client =
                 json_string_value(json_object_get(body, "client"));
-            gen = gitview_unique_id(b->ag, b->nagents, client ? client : "agent");
+            gen =
+                gitview_unique_id(b->ag, b->nagents, client ? client : "agent");
         }
         i = add_agent(b, id ? id : gen);
         free(gen);
@@ -314,8 +314,7 @@ broker_register(
         m->nlanes = json_array_size(lanes);
         m->lanes = xcalloc(m->nlanes ? m->nlanes : 1, sizeof(*m->lanes));
         for (size_t k = 0; k < m->nlanes; k++)
-            m->lanes[k] =
-                xstrdup(json_string_value(json_array_get(lanes, k)));
+            m->lanes[k] = xstrdup(json_string_value(json_array_get(lanes, k)));
     }
     m->registered = true;
     m->status = BAGENT_ACTIVE;
@@ -336,15 +335,70 @@ broker_set_status(
     if (b->meta[i].status == s)
         return;
     b->meta[i].status = s;
+    if (s != BAGENT_ACTIVE)
+        broker_release_agent_locks(b, i);
     json_t *d = broker_agent_json(b, i, false);
     if (why)
         json_object_set_new(d, "reason", json_string(why));
     broker_emit(b,
-        s == BAGENT_ACTIVE ? "agent.active"
+        s == BAGENT_ACTIVE   ? "agent.active"
         : s == BAGENT_EXITED ? "agent.exited"
                              : "agent.stale",
         b->ag[i].id, d);
     broker_rescore(b, i);
+}
+
+/* ---- locks ---- */
+
+json_t *
+broker_lock_json(const struct lock *l, int64_t now)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "token", json_integer((json_int_t)l->token));
+    json_object_set_new(o, "pattern", json_string(l->pattern));
+    json_object_set_new(o, "holder", json_string(l->holder));
+    json_object_set_new(o, "mode", json_string(lock_mode_name(l->mode)));
+    json_object_set_new(o, "kind", json_string(lock_kind_name(l->kind)));
+    json_object_set_new(
+        o, "acquiredAt", json_integer((json_int_t)l->acquired_at));
+    json_object_set_new(
+        o, "expiresAt", json_integer((json_int_t)l->expires_at));
+    json_object_set_new(o, "ttlMs", json_integer((json_int_t)l->ttl_ms));
+    json_object_set_new(o, "expiresInMs",
+        json_integer(
+            (json_int_t)(l->expires_at > now ? l->expires_at - now : 0)));
+    if (l->reason)
+        json_object_set_new(o, "reason", json_string(l->reason));
+    if (l->contested_by) {
+        json_object_set_new(o, "contestedBy", json_string(l->contested_by));
+        json_object_set_new(
+            o, "contestedAt", json_integer((json_int_t)l->contested_at));
+    }
+    json_object_set_new(o, "file", json_boolean(l->file));
+    return o;
+}
+
+void
+broker_lock_events(struct broker *b, struct lock_events *ev)
+{
+    int64_t now = broker_now();
+    for (size_t k = 0; k < ev->n; k++) {
+        const struct lock_event *x = &ev->v[k];
+        json_t *d = broker_lock_json(&x->lock, now);
+        if (x->actor)
+            json_object_set_new(d, "actor", json_string(x->actor));
+        broker_emit(b, lock_event_name(x), x->lock.holder, d);
+    }
+}
+
+void
+broker_release_agent_locks(struct broker *b, size_t i)
+{
+    struct lock_events ev;
+    lock_events_init(&ev);
+    if (lock_table_release_all(b->locks, b->ag[i].id, broker_now(), &ev))
+        broker_lock_events(b, &ev);
+    lock_events_release(&ev);
 }
 
 /* ---- scoring ---- */
@@ -427,8 +481,8 @@ broker_rescore(struct broker *b, size_t changed)
             v[n++] = b->ag[i]; /* shallow: the engine only reads */
         }
     }
-    struct risk_engine *en = risk_engine_new_mt(&b->cfg,
-        b->have_graph ? &b->graph : NULL, v, n, b->o.threads);
+    struct risk_engine *en = risk_engine_new_mt(
+        &b->cfg, b->have_graph ? &b->graph : NULL, v, n, b->o.threads);
     b->engine = en;
     b->eng_agents = v;
     b->eng_n = n;
@@ -462,8 +516,7 @@ broker_rescore(struct broker *b, size_t changed)
     for (size_t k = 0; k < b->npairs; k++) {
         struct bpair *p = &b->pairs[k];
         ssize_t i = broker_find_agent(b, p->a), j = broker_find_agent(b, p->b);
-        bool live = i >= 0 && j >= 0 &&
-                    b->meta[i].status == BAGENT_ACTIVE &&
+        bool live = i >= 0 && j >= 0 && b->meta[i].status == BAGENT_ACTIVE &&
                     b->meta[j].status == BAGENT_ACTIVE;
         if (!live && p->live) {
             p->live = false;
@@ -498,8 +551,9 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
             IN_CLOSE_WRITE | IN_ONLYDIR);
     if (wd < 0) {
         if (errno == ENOSPC)
-            broker_log(b, "inotify watch limit reached at '%s'; relying on "
-                          "the periodic rescan",
+            broker_log(b,
+                "inotify watch limit reached at '%s'; relying on "
+                "the periodic rescan",
                 dir);
         return;
     }
@@ -611,6 +665,11 @@ on_tick(evutil_socket_t fd, short what, void *arg)
             now - m->last_seen > b->o.stale_ms)
             broker_set_status(b, i, BAGENT_STALE, "silent");
     }
+    struct lock_events lev;
+    lock_events_init(&lev);
+    if (lock_table_expire(b->locks, now, &lev))
+        broker_lock_events(b, &lev);
+    lock_events_release(&lev);
     /* Levels above clear need samples over time to leave after dwell. */
     for (size_t k = 0; k < b->npairs; k++)
         if (b->pairs[k].live && b->pairs[k].level != ADVISORY_CLEAR)
@@ -645,8 +704,8 @@ take_lock(struct broker *b, struct as_err *e)
 {
     b->lock_fd = open(b->paths.lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (b->lock_fd < 0)
-        return as_errorf(e, AS_EIO, "cannot open '%s': %s", b->paths.lock,
-            strerror(errno));
+        return as_errorf(
+            e, AS_EIO, "cannot open '%s': %s", b->paths.lock, strerror(errno));
     if (flock(b->lock_fd, LOCK_EX | LOCK_NB) < 0) {
         char pid[32] = "";
         ssize_t n = read(b->lock_fd, pid, sizeof(pid) - 1);
@@ -655,8 +714,7 @@ take_lock(struct broker *b, struct as_err *e)
         close(b->lock_fd);
         b->lock_fd = -1;
         return as_errorf(e, AS_ECONFLICT,
-            "another daemon (pid %s) serves this airspace",
-            *pid ? pid : "?");
+            "another daemon (pid %s) serves this airspace", *pid ? pid : "?");
     }
     if (ftruncate(b->lock_fd, 0) == 0) {
         char pid[32];
@@ -730,8 +788,8 @@ setup_http(struct broker *b, struct evhttp *h)
 {
     evhttp_set_max_body_size(h, 1 << 20);
     evhttp_set_max_headers_size(h, 64 << 10);
-    evhttp_set_allowed_methods(h, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
-                                      EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT);
+    evhttp_set_allowed_methods(h,
+        EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT);
     evhttp_set_gencb(h, broker_api_handle, b);
 }
 
@@ -777,6 +835,8 @@ broker_free(struct broker *b)
     free(b->meta);
     if (b->mcache)
         merge_cache_free(b->mcache);
+    if (b->locks)
+        lock_table_free(b->locks);
     if (b->have_graph)
         graph_release(&b->graph);
     free(b->integration);
@@ -811,30 +871,33 @@ broker_run(const struct broker_options *o, struct as_err *e)
     if (rc)
         goto out;
     if (!o->log_stderr) {
-        int fd = open(b->paths.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-            0600);
+        int fd =
+            open(b->paths.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         b->log = fd >= 0 ? fdopen(fd, "a") : NULL;
     }
     if ((rc = take_lock(b, e)))
         goto out;
     b->started_at = broker_now();
-    broker_log(b, "starting: pid %ld, airspace %s", (long)getpid(),
-        b->paths.dir);
+    broker_log(
+        b, "starting: pid %ld, airspace %s", (long)getpid(), b->paths.dir);
     if ((rc = repo_open(o->repo_path, &b->repo, e)))
         goto out;
     if ((rc = repo_integration_branch(b->repo, &b->integration, e)))
         goto out;
     b->mcache = merge_cache_new();
+    struct lock_config lc;
+    lock_config_default(&lc);
+    lc.root = repo_main_workdir(b->repo);
+    b->locks = lock_table_new(&lc);
     struct repograph_stats st = { 0 };
     struct as_err ge;
-    if (gitview_graph(b->repo, b->integration, o->threads, &b->graph, &st,
-            &ge) == 0) {
+    if (gitview_graph(
+            b->repo, b->integration, o->threads, &b->graph, &st, &ge) == 0) {
         b->have_graph = true;
         broker_log(b, "graph: %zu files, %zu edges (%zu parsed, %zu cached)",
             st.files, st.edges, st.parsed, st.cached);
     } else {
-        broker_log(b, "graph: %s (dependency and symbol channels off)",
-            ge.msg);
+        broker_log(b, "graph: %s (dependency and symbol channels off)", ge.msg);
     }
     b->base = event_base_new();
     if (!b->base) {
@@ -855,8 +918,8 @@ broker_run(const struct broker_options *o, struct as_err *e)
             b->base, b->inotify_fd, EV_READ | EV_PERSIST, on_inotify, b);
         event_add(b->inotify_ev, NULL);
     } else {
-        broker_log(b, "inotify: %s; relying on the periodic rescan",
-            strerror(errno));
+        broker_log(
+            b, "inotify: %s; relying on the periodic rescan", strerror(errno));
     }
     b->debounce_ev = evtimer_new(b->base, on_debounce, b);
     b->tick_ev = event_new(b->base, -1, EV_PERSIST, on_tick, b);

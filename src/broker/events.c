@@ -63,7 +63,8 @@ on_sse_close(struct evhttp_connection *conn, void *arg)
 }
 
 void
-broker_sse_attach(struct broker *b, struct evhttp_request *req, uint64_t after)
+broker_sse_attach(
+    struct broker *b, struct evhttp_request *req, bool replay, uint64_t after)
 {
     struct evkeyvalq *h = evhttp_request_get_output_headers(req);
     evhttp_add_header(h, "Content-Type", "text/event-stream");
@@ -71,11 +72,11 @@ broker_sse_attach(struct broker *b, struct evhttp_request *req, uint64_t after)
     evhttp_send_reply_start(req, 200, "OK");
     /* What the client missed, oldest first, as far as the ring reaches. */
     uint64_t first = b->next_event_id > BROKER_EVENT_RING
-        ? b->next_event_id - BROKER_EVENT_RING
-        : 1;
+                         ? b->next_event_id - BROKER_EVENT_RING
+                         : 1;
     if (after + 1 > first)
         first = after + 1;
-    if (after)
+    if (replay)
         for (uint64_t id = first; id < b->next_event_id; id++) {
             const struct bevent *ev = &b->ring[id % BROKER_EVENT_RING];
             if (ev->id == id)

@@ -19,6 +19,7 @@
 #include "broker/paths.h"
 #include "core/advisory.h"
 #include "core/graph.h"
+#include "core/locks.h"
 #include "core/risk.h"
 #include "core/workset.h"
 #include "git/merge.h"
@@ -33,14 +34,14 @@ enum bagent_status {
 
 /* What the daemon knows of an agent beyond its working set. */
 struct bagent {
-    char *client;         /* claude-code, codex, gemini, human, git, ... */
-    char **lanes;         /* globs it owns */
+    char *client; /* claude-code, codex, gemini, human, git, ... */
+    char **lanes; /* globs it owns */
     size_t nlanes;
     enum bagent_status status;
-    bool registered;      /* registered through the API (not discovered) */
-    bool from_worktree;   /* its working set comes from git */
+    bool registered;    /* registered through the API (not discovered) */
+    bool from_worktree; /* its working set comes from git */
     int64_t registered_at, last_seen;
-    int64_t dirty_since;  /* a file changed; 0 when clean */
+    int64_t dirty_since; /* a file changed; 0 when clean */
 };
 
 /* The advisory state of one pair (by agent ids, a < b). */
@@ -96,6 +97,8 @@ struct broker {
     size_t *eng_pos;          /* agent index -> engine index, or SIZE_MAX */
     size_t eng_n;
 
+    struct lock_table *locks;
+
     /* agents: ag[i] is the working set, meta[i] the rest */
     struct agent *ag;
     struct bagent *meta;
@@ -134,17 +137,24 @@ void broker_drop_engine(struct broker *b);
 /* Re-score every pair involving agent `changed` (SIZE_MAX: all pairs). */
 void broker_rescore(struct broker *b, size_t changed);
 /* Add or update a registered agent from its JSON (already validated). */
-int broker_register(struct broker *b, json_t *body, size_t *out,
-    struct as_err *e);
-void broker_set_status(struct broker *b, size_t i, enum bagent_status s,
-    const char *why);
+int broker_register(
+    struct broker *b, json_t *body, size_t *out, struct as_err *e);
+void broker_set_status(
+    struct broker *b, size_t i, enum bagent_status s, const char *why);
 
 /* Events: publish (takes ownership of data). */
-void broker_emit(struct broker *b, const char *type, const char *agent,
-    json_t *data);
-void broker_sse_attach(struct broker *b, struct evhttp_request *req,
-    uint64_t after);
+void broker_emit(
+    struct broker *b, const char *type, const char *agent, json_t *data);
+/* Attach an SSE client; with replay, first send the events after `after`
+ * still in the ring. */
+void broker_sse_attach(
+    struct broker *b, struct evhttp_request *req, bool replay, uint64_t after);
 void broker_events_release(struct broker *b);
+
+/* Locks: publish the table's events; release everything of agent i. */
+void broker_lock_events(struct broker *b, struct lock_events *ev);
+void broker_release_agent_locks(struct broker *b, size_t i);
+json_t *broker_lock_json(const struct lock *l, int64_t now);
 
 /* HTTP */
 void broker_api_handle(struct evhttp_request *req, void *arg);

@@ -58,8 +58,8 @@ broker_paths_resolve(
             h = (h ^ (uint8_t)*c) * 1099511628211ULL;
         const char *rt = getenv("XDG_RUNTIME_DIR");
         char *base = rt && *rt == '/' && strlen(rt) < 60
-            ? xasprintf("%s/airspace", rt)
-            : xasprintf("/tmp/airspace-%u", (unsigned)getuid());
+                         ? xasprintf("%s/airspace", rt)
+                         : xasprintf("/tmp/airspace-%u", (unsigned)getuid());
         free(p->socket);
         p->socket = xasprintf("%s/%016llx.sock", base, (unsigned long long)h);
         if (create && (rc = make_dir(base, e))) {

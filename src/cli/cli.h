@@ -29,6 +29,12 @@ struct cli_command {
 cli_fn cmd_advisories;
 cli_fn cmd_agents;
 cli_fn cmd_api;
+cli_fn cmd_claim;
+cli_fn cmd_contest;
+cli_fn cmd_lock;
+cli_fn cmd_locks;
+cli_fn cmd_release;
+cli_fn cmd_unlock;
 cli_fn cmd_replay;
 cli_fn cmd_scan;
 cli_fn cmd_serve;

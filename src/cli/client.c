@@ -150,8 +150,8 @@ start_daemon(struct client *c, struct as_err *e)
     bool ready = n == 1 && read(pfd[0], &ch, 1) == 1 && ch == 'R';
     close(pfd[0]);
     if (!ready)
-        return as_errorf(e, AS_EIO,
-            "the daemon did not start; see '%s'", c->paths.log);
+        return as_errorf(
+            e, AS_EIO, "the daemon did not start; see '%s'", c->paths.log);
     return 0;
 }
 
@@ -169,13 +169,15 @@ client_open(
     if (client_ping(c))
         return 0;
     if (!autostart)
-        return as_errorf(e, AS_EIO, "no daemon serves '%s' (start it with "
-                                    "'airspace serve')",
+        return as_errorf(e, AS_EIO,
+            "no daemon serves '%s' (start it with "
+            "'airspace serve')",
             c->paths.common_dir);
     rc = start_daemon(c, e);
     if (!rc && !client_ping(c))
-        rc = as_errorf(e, AS_EIO, "the daemon started but does not answer "
-                                  "on '%s'",
+        rc = as_errorf(e, AS_EIO,
+            "the daemon started but does not answer "
+            "on '%s'",
             c->paths.socket);
     return rc;
 }
@@ -240,8 +242,8 @@ sse_parse(struct sse *s)
             else if (!strncmp(l, "data: ", 6))
                 data = l + 6;
         }
-        if (data && !s->stop && s->fn(s->ctx, id ? id : "", type ? type : "",
-                                    data))
+        if (data && !s->stop &&
+            s->fn(s->ctx, id ? id : "", type ? type : "", data))
             s->stop = true;
         size_t used = (size_t)(end + 2 - s->line.p);
         memmove(s->line.p, end + 2, s->line.n - used + 1);
@@ -275,8 +277,8 @@ client_stream(struct client *c, const char *path, client_event_fn *fn,
     CURLcode cc = curl_easy_perform(h);
     int rc = 0;
     if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.stop))
-        rc = as_errorf(e, AS_EIO, "event stream from '%s': %s",
-            c->paths.socket, curl_easy_strerror(cc));
+        rc = as_errorf(e, AS_EIO, "event stream from '%s': %s", c->paths.socket,
+            curl_easy_strerror(cc));
     free(s.line.p);
     free(url);
     return rc;

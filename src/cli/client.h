@@ -15,7 +15,7 @@
 struct client {
     struct broker_paths paths;
     char *repo_path;
-    void *curl;     /* CURL *, reused across requests */
+    void *curl;      /* CURL *, reused across requests */
     long timeout_ms; /* per request (0: none, for streams) */
 };
 
@@ -25,8 +25,8 @@ struct client {
  * to its log file) and waited for. Returns 0, AS_ENOENT (not a repository),
  * AS_EIO (the daemon cannot be reached or started).
  */
-int client_open(struct client *c, const char *repo_path, bool autostart,
-    struct as_err *e);
+int client_open(
+    struct client *c, const char *repo_path, bool autostart, struct as_err *e);
 void client_close(struct client *c);
 
 /* Whether a daemon answers on the socket. */

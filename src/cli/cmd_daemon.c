@@ -162,8 +162,8 @@ cmd_serve(int argc, char **argv)
             break;
         case 't':
             if (!parse_ms(optarg, 1, &v) || v > 65535)
-                return cmd_usage("serve", "--tcp takes a port, not '%s'",
-                    optarg);
+                return cmd_usage(
+                    "serve", "--tcp takes a port, not '%s'", optarg);
             o.tcp_port = (int)v;
             break;
         case 's':
@@ -279,22 +279,21 @@ cmd_status(int argc, char **argv)
             json_t *a;
             printf("\n%-20s %-8s %-12s %-8s %5s  %s\n", "AGENT", "KIND",
                 "CLIENT", "STATUS", "FILES", "WORKTREE");
-            json_array_foreach(json_object_get(ag, "agents"), i, a)
-                printf("%-20s %-8s %-12s %-8s %5lld  %s\n", str(a, "id"),
-                    str(a, "kind"), str(a, "client"), str(a, "status"),
-                    (long long)json_integer_value(
-                        json_object_get(a, "fileCount")),
-                    str(a, "worktree"));
+            json_array_foreach(json_object_get(ag, "agents"), i, a) printf(
+                "%-20s %-8s %-12s %-8s %5lld  %s\n", str(a, "id"),
+                str(a, "kind"), str(a, "client"), str(a, "status"),
+                (long long)json_integer_value(json_object_get(a, "fileCount")),
+                str(a, "worktree"));
             json_t *list = json_object_get(adv, "advisories");
             if (!json_array_size(list))
                 printf("\nno advisories\n");
             else
-                printf("\n%-10s %5s  %-20s %-20s %s\n", "LEVEL", "RISK",
-                    "HOLD", "STEER", "PAIR");
+                printf("\n%-10s %5s  %-20s %-20s %s\n", "LEVEL", "RISK", "HOLD",
+                    "STEER", "PAIR");
             json_array_foreach(list, i, a)
                 printf("%-10s %5.2f  %-20s %-20s %s ~ %s\n", str(a, "level"),
-                    json_real_value(json_object_get(a, "risk")),
-                    str(a, "hold"), str(a, "steer"), str(a, "a"), str(a, "b"));
+                    json_real_value(json_object_get(a, "risk")), str(a, "hold"),
+                    str(a, "steer"), str(a, "a"), str(a, "b"));
         }
     }
     if (st)
@@ -310,8 +309,8 @@ cmd_status(int argc, char **argv)
 /* ---- agents / advisories ---- */
 
 static int
-simple_get(int argc, char **argv, const char *cmd, const char *path,
-    const char *usage)
+simple_get(
+    int argc, char **argv, const char *cmd, const char *path, const char *usage)
 {
     struct copts o = { 0 };
     int rc = client_opts(argc, argv, &o, usage);
@@ -339,11 +338,10 @@ simple_get(int argc, char **argv, const char *cmd, const char *path,
                             json_object_get(a, "fileCount")),
                         str(a, "worktree"));
             else
-                json_array_foreach(list, i, a)
-                    printf("%-10s %5.2f  hold %-16s steer %-16s\n",
-                        str(a, "level"),
-                        json_real_value(json_object_get(a, "risk")),
-                        str(a, "hold"), str(a, "steer"));
+                json_array_foreach(list, i, a) printf(
+                    "%-10s %5.2f  hold %-16s steer %-16s\n", str(a, "level"),
+                    json_real_value(json_object_get(a, "risk")), str(a, "hold"),
+                    str(a, "steer"));
             if (!json_array_size(list))
                 printf("no %s\n", cmd);
         }

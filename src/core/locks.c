@@ -651,9 +651,25 @@ lock_table_expire(struct lock_table *t, int64_t now_ms, struct lock_events *ev)
 /* --- conflicts ---------------------------------------------------------- */
 
 /* The lowest-token live lock of someone other than agent that conflicts. */
+/* Whether a new pattern (canon, g; file: it names a file) and an entry's
+ * may cover a common path. A wildcard-free pattern naming a file covers
+ * only itself, so the question becomes whether the other pattern matches
+ * it, which is exact; otherwise the glob intersection (conservative: a
+ * pattern may be a directory with anything inside). */
+static bool
+overlaps(
+    const char *canon, const struct glob *g, bool file, const struct entry *x)
+{
+    if (file && !glob_has_magic(canon))
+        return glob_matches(x->g, canon);
+    if (x->l.file && !glob_has_magic(x->l.pattern))
+        return glob_matches(g, x->l.pattern);
+    return glob_overlap_compiled(g, x->g);
+}
+
 static struct entry *
 find_conflict(struct lock_table *t, const char *canon, const struct glob *g,
-    const char *agent, enum lock_mode mode, int64_t now)
+    bool file, const char *agent, enum lock_mode mode, int64_t now)
 {
     size_t s, len;
     prefix_of(canon, &s, &len);
@@ -670,7 +686,7 @@ find_conflict(struct lock_table *t, const char *canon, const struct glob *g,
             continue;
         t->compared++;
         t->last_compared++;
-        if (glob_overlap_compiled(g, c->g))
+        if (overlaps(canon, g, file, c))
             best = c;
     }
     return best;
@@ -755,7 +771,8 @@ lock_table_acquire(struct lock_table *t, const struct lock_request *r,
         return rc;
 
     retire_expired(t, now_ms, ev);
-    struct entry *c = find_conflict(t, canon, g, r->holder, r->mode, now_ms);
+    struct entry *c =
+        find_conflict(t, canon, g, r->file, r->holder, r->mode, now_ms);
     if (c) {
         res->lock = &c->l;
         rc = conflict_err(e, canon, c, now_ms);
@@ -796,6 +813,7 @@ lock_table_acquire(struct lock_table *t, const struct lock_request *r,
     x->l.ttl_ms = ttl;
     x->l.expires_at = sat_add(now_ms, ttl);
     x->l.contested_at = -1;
+    x->l.file = r->file && !glob_has_magic(canon);
     insert(t, x);
     res->outcome = LOCK_GRANTED;
     res->lock = &x->l;
@@ -1068,6 +1086,15 @@ lock_table_check(struct lock_table *t, const char *agent, const char *pattern,
     enum lock_mode mode, int64_t now_ms, const struct lock **out,
     struct as_err *e)
 {
+    return lock_table_check_file(
+        t, agent, pattern, false, mode, now_ms, out, e);
+}
+
+int
+lock_table_check_file(struct lock_table *t, const char *agent,
+    const char *pattern, bool file, enum lock_mode mode, int64_t now_ms,
+    const struct lock **out, struct as_err *e)
+{
     int rc;
     char *canon;
     struct glob *g;
@@ -1077,7 +1104,7 @@ lock_table_check(struct lock_table *t, const char *agent, const char *pattern,
         (rc = check_mode(mode, e)) < 0 ||
         (rc = normalize(t->root, "pattern", pattern, &canon, &g, e)) < 0)
         return rc;
-    struct entry *c = find_conflict(t, canon, g, agent, mode, now_ms);
+    struct entry *c = find_conflict(t, canon, g, file, agent, mode, now_ms);
     rc = 0;
     if (c) {
         if (out)
@@ -1165,6 +1192,7 @@ lock_table_restore(struct lock_table *t, const struct lock *l, struct as_err *e)
     x->g = g;
     if (!x->l.contested_by)
         x->l.contested_at = -1;
+    x->l.file = l->file && !glob_has_magic(canon);
     insert(t, x);
     lock_table_set_next_token(t, l->token + 1);
     return 0;

@@ -110,6 +110,8 @@ struct lock {
     int64_t ttl_ms;       /* > 0; what refresh, renew and touch extend by */
     char *contested_by;   /* claims only; NULL when not contested */
     int64_t contested_at; /* ms; -1 when not contested */
+    bool file; /* a wildcard-free pattern known to name a file: it covers
+                  that file only, not "everything inside it" */
 };
 
 /* Deep-copy src into dst (caller storage); free with lock_clear(). */
@@ -187,6 +189,8 @@ struct lock_request {
     enum lock_kind kind;
     int64_t ttl_ms;     /* > 0, or LOCK_TTL_DEFAULT */
     const char *reason; /* may be NULL */
+    bool file;          /* the (wildcard-free) pattern names a file; the
+                           caller knows the file system, the table does not */
 };
 
 enum lock_outcome {
@@ -292,6 +296,11 @@ int lock_table_force_release(struct lock_table *t, const char *contester,
  */
 int lock_table_check(struct lock_table *t, const char *agent,
     const char *pattern, enum lock_mode mode, int64_t now_ms,
+    const struct lock **out, struct as_err *e);
+/* The same for a pattern the caller knows names a file (file true): exact
+ * against every other pattern (see struct lock's file). */
+int lock_table_check_file(struct lock_table *t, const char *agent,
+    const char *pattern, bool file, enum lock_mode mode, int64_t now_ms,
     const struct lock **out, struct as_err *e);
 
 /* The live lock with this token (id), or NULL. Borrowed. */

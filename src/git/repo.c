@@ -217,7 +217,8 @@ repo_worktrees(
     if (git_worktree_list(&names, r->git) < 0)
         return repo_git_errorf(
             e, "cannot list worktrees of '%s'", r->common_dir);
-    qsort(names.strings, names.count, sizeof(char *), cmp_str);
+    if (names.count)
+        qsort(names.strings, names.count, sizeof(char *), cmp_str);
     v = xcalloc(names.count + 1, sizeof(*v));
 
     if (r->main_workdir) {

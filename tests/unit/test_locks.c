@@ -87,7 +87,8 @@ run_scenario(const struct scenario *sc)
         switch (s->op) {
         case ACQ: {
             struct lock_request r = { s->pattern, s->agent, mode,
-                s->claim ? LOCK_KIND_CLAIM : LOCK_KIND_LOCK, ttl, s->reason };
+                s->claim ? LOCK_KIND_CLAIM : LOCK_KIND_LOCK, ttl, s->reason,
+                false };
             rc = lock_table_acquire(t, &r, s->now, &res, &ev, &e);
             got = res.lock;
             if (s->outcome)
@@ -554,28 +555,32 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
     { "empty pattern",
-        { "", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL },
+        { "", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL, false },
         "pattern is empty" },
     { "null pattern",
-        { NULL, "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL },
+        { NULL, "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL, false },
         "pattern is empty" },
     { "glob that does not compile",
-        { "src/[a", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL },
+        { "src/[a", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL, false },
         "pattern 'src/[a' is invalid" },
     { "unknown mode",
-        { "x", "bob", (enum lock_mode)7, LOCK_KIND_LOCK, 1000, NULL },
+        { "x", "bob", (enum lock_mode)7, LOCK_KIND_LOCK, 1000, NULL, false },
         "unknown mode 7" },
     { "unknown kind",
-        { "x", "bob", LOCK_SHARED, (enum lock_kind)3, 1000, NULL },
+        { "x", "bob", LOCK_SHARED, (enum lock_kind)3, 1000, NULL, false },
         "unknown kind 3" },
-    { "zero ttl", { "x", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 0, NULL },
+    { "zero ttl",
+        { "x", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 0, NULL, false },
         "ttl must be positive, got 0 ms" },
-    { "negative ttl", { "x", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, -1, NULL },
+    { "negative ttl",
+        { "x", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, -1, NULL, false },
         "ttl must be positive" },
     { "escaping path",
-        { "a/../../b", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL },
+        { "a/../../b", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL,
+            false },
         "pattern 'a/../../b' escapes" },
-    { "empty holder", { "x", "", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL },
+    { "empty holder",
+        { "x", "", LOCK_EXCLUSIVE, LOCK_KIND_LOCK, 1000, NULL, false },
         "holder is empty" },
 };
 
@@ -587,7 +592,7 @@ test_bad_input(void)
         TEST_BEGIN(c->name);
         struct lock_table *t = lock_table_new(NULL);
         struct lock_request ok = { "src/a.ts", "alice", LOCK_EXCLUSIVE,
-            LOCK_KIND_LOCK, 100, NULL };
+            LOCK_KIND_LOCK, 100, NULL, false };
         CHECK_INT(lock_table_acquire(t, &ok, 0, NULL, NULL, NULL), 0);
         struct lock_stats before, after;
         lock_table_stats(t, &before);
@@ -619,7 +624,7 @@ test_bad_input(void)
     memset(big, 'x', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
     struct lock_request r = { "a", "bob", LOCK_EXCLUSIVE, LOCK_KIND_LOCK,
-        LOCK_TTL_DEFAULT, big };
+        LOCK_TTL_DEFAULT, big, false };
     struct as_err e = { "" };
     CHECK_INT(lock_table_acquire(t, &r, 0, NULL, NULL, &e), AS_EINVAL);
     CHECK(strstr(e.msg, "reason is longer") != NULL);
@@ -664,7 +669,7 @@ acquire(struct lock_table *t, const char *agent, const char *pattern,
     int64_t now, struct lock_events *ev)
 {
     struct lock_request r = { pattern, agent, LOCK_EXCLUSIVE, LOCK_KIND_LOCK,
-        LOCK_TTL_DEFAULT, NULL };
+        LOCK_TTL_DEFAULT, NULL, false };
     struct lock_result res;
     int rc = lock_table_acquire(t, &r, now, &res, ev, NULL);
     return rc == 0 ? res.lock : NULL;
@@ -706,7 +711,7 @@ test_list_find(void)
     acquire(t, "amy", "a/**", 0, &ev);
     acquire(t, "bob", "c", 0, &ev);
     struct lock_request cl = { "b/x", "zed", LOCK_EXCLUSIVE, LOCK_KIND_CLAIM,
-        10, "why" };
+        10, "why", false };
     CHECK_INT(lock_table_acquire(t, &cl, 0, NULL, &ev, NULL), 0);
     size_t n;
     const struct lock *const *v = lock_table_list(t, 5, &n);
@@ -849,7 +854,7 @@ test_index_bounded(void)
      * in its own directory. */
     struct as_err e = { "" };
     struct lock_request r = { "pkg04242/src/main.c", "intruder", LOCK_EXCLUSIVE,
-        LOCK_KIND_LOCK, LOCK_TTL_DEFAULT, NULL };
+        LOCK_KIND_LOCK, LOCK_TTL_DEFAULT, NULL, false };
     struct lock_result res;
     CHECK_INT(lock_table_acquire(t, &r, 1, &res, NULL, &e), AS_ECONFLICT);
     CHECK(res.lock && !strcmp(res.lock->pattern, "pkg04242/src/*.c"));
@@ -907,7 +912,7 @@ test_expiry_order(void)
     for (int i = 0; i < 40; i++) {
         snprintf(pat, sizeof(pat), "f%02d", i);
         struct lock_request r = { pat, "a", LOCK_EXCLUSIVE, LOCK_KIND_LOCK,
-            1000 - i * 10, NULL };
+            1000 - i * 10, NULL, false };
         CHECK_INT(lock_table_acquire(t, &r, 0, NULL, NULL, NULL), 0);
     }
     for (int i = 0; i < 40; i += 3) {
@@ -926,6 +931,52 @@ test_expiry_order(void)
     lock_table_free(t);
 }
 
+/* A wildcard-free pattern known to be a file covers only itself: "Makefile"
+ * no longer collides with "*.h" (which it would as a directory), while a
+ * directory lock or a glob that matches the file still does. */
+static void
+test_file_patterns(void)
+{
+    struct lock_table *t = lock_table_new(NULL);
+    struct as_err e;
+    struct lock_result res;
+    struct lock_request hdr = { "*.h", "a", LOCK_EXCLUSIVE, LOCK_KIND_LOCK,
+        LOCK_TTL_DEFAULT, NULL, false };
+    CHECK_INT(lock_table_acquire(t, &hdr, 0, &res, NULL, &e), 0);
+    struct lock_request mk = { "Makefile", "b", LOCK_EXCLUSIVE, LOCK_KIND_LOCK,
+        LOCK_TTL_DEFAULT, NULL, false };
+    /* Not known to be a file: it might be a directory holding x.h. */
+    CHECK_INT(lock_table_acquire(t, &mk, 0, &res, NULL, &e), AS_ECONFLICT);
+    mk.file = true;
+    CHECK_INT(lock_table_acquire(t, &mk, 0, &res, NULL, &e), 0);
+    CHECK_INT(res.outcome, LOCK_GRANTED);
+    CHECK(res.lock && res.lock->file);
+    /* A header file is matched by *.h: refused. */
+    struct lock_request h = { "src/conn.h", "c", LOCK_EXCLUSIVE, LOCK_KIND_LOCK,
+        LOCK_TTL_DEFAULT, NULL, true };
+    CHECK_INT(lock_table_acquire(t, &h, 0, &res, NULL, &e), AS_ECONFLICT);
+    /* A directory lock covers a file inside it, file or not (a holds it:
+     * "src/auth" might hold headers, so nobody else could take it). */
+    struct lock_request dir = { "src/auth", "a", LOCK_EXCLUSIVE, LOCK_KIND_LOCK,
+        LOCK_TTL_DEFAULT, NULL, false };
+    CHECK_INT(lock_table_acquire(t, &dir, 0, &res, NULL, &e), 0);
+    struct lock_request in = { "src/auth/login.ts", "c", LOCK_EXCLUSIVE,
+        LOCK_KIND_LOCK, LOCK_TTL_DEFAULT, NULL, true };
+    CHECK_INT(lock_table_acquire(t, &in, 0, &res, NULL, &e), AS_ECONFLICT);
+    /* A file lock is checked exactly against a later glob too. */
+    const struct lock *who = NULL;
+    CHECK_INT(lock_table_check(t, "z", "*.md", LOCK_EXCLUSIVE, 0, &who, &e),
+        AS_ECONFLICT); /* "*.h" of a: "*.md" vs "*.h" may meet in a dir */
+    CHECK_INT(lock_table_check_file(
+                  t, "z", "README.md", true, LOCK_EXCLUSIVE, 0, &who, &e),
+        0);
+    CHECK_INT(lock_table_check_file(
+                  t, "z", "Makefile", true, LOCK_EXCLUSIVE, 0, &who, &e),
+        AS_ECONFLICT);
+    CHECK(who && !strcmp(who->holder, "b"));
+    lock_table_free(t);
+}
+
 int
 main(void)
 {
@@ -939,5 +990,6 @@ main(void)
     TEST_RUN("10000 unrelated locks: acquire compares a bounded few",
         test_index_bounded);
     TEST_RUN("expiry follows renewed times", test_expiry_order);
+    TEST_RUN("patterns known to be files are exact", test_file_patterns);
     return test_done();
 }
