@@ -867,7 +867,20 @@ broker_run(const struct broker_options *o, struct as_err *e)
     strmap_init(&b->pair_idx);
     strmap_init(&b->wd_agent);
     risk_config_default(&b->cfg);
-    int rc = broker_paths_resolve(o->repo_path, true, &b->paths, e);
+    int rc = 0;
+    for (size_t k = 0; k < o->nset; k++) {
+        const char *eq = strchr(o->set[k], '=');
+        char *key = eq ? xstrndup(o->set[k], (size_t)(eq - o->set[k])) : NULL;
+        rc = key ? risk_config_set(&b->cfg, key, eq + 1, e)
+                 : as_errorf(e, AS_EINVAL, "--set takes KEY=VALUE, not '%s'",
+                       o->set[k]);
+        free(key);
+        if (rc)
+            goto out;
+    }
+    if ((rc = risk_config_check(&b->cfg, e)))
+        goto out;
+    rc = broker_paths_resolve(o->repo_path, true, &b->paths, e);
     if (rc)
         goto out;
     if (!o->log_stderr) {

@@ -116,7 +116,7 @@ print_json(json_t *v)
 static const char serve_usage[] =
     "usage: airspace serve [--repo DIR] [--tcp PORT] [--stale-ms MS]\n"
     "                      [--rescan-ms MS] [--debounce-ms MS] [--tick-ms MS]\n"
-    "                      [--threads N] [--log-stderr]\n"
+    "                      [--threads N] [--set KEY=VALUE]... [--log-stderr]\n"
     "\n"
     "Run the repository's daemon in the foreground until SIGTERM or\n"
     "'airspace stop'. Commands that need it start it on demand.\n";
@@ -148,9 +148,12 @@ cmd_serve(int argc, char **argv)
         { "threads", required_argument, NULL, 'T' },
         { "log-stderr", no_argument, NULL, 'l' },
         { "ready-fd", required_argument, NULL, 'f' },
+        { "set", required_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
+    const char *sets[64];
+    size_t nset = 0;
     opterr = 0;
     optind = 1;
     int c;
@@ -195,6 +198,11 @@ cmd_serve(int argc, char **argv)
                 return cmd_usage("serve", "--ready-fd takes a descriptor");
             o.ready_fd = (int)v;
             break;
+        case 'S':
+            if (nset == sizeof(sets) / sizeof(sets[0]))
+                return cmd_usage("serve", "too many --set options");
+            sets[nset++] = optarg;
+            break;
         case 'h':
             fputs(serve_usage, stdout);
             return CLI_EXIT_OK;
@@ -205,11 +213,15 @@ cmd_serve(int argc, char **argv)
     }
     if (optind < argc)
         return cmd_usage("serve", "unexpected argument '%s'", argv[optind]);
+    o.set = sets;
+    o.nset = nset;
     struct as_err e;
     int rc = broker_run(&o, &e);
     if (rc) {
         fprintf(stderr, "airspace serve: %s\n", e.msg);
-        return rc == AS_ECONFLICT ? CLI_EXIT_FAIL : CLI_EXIT_ERROR;
+        return rc == AS_ECONFLICT ? CLI_EXIT_FAIL
+               : rc == AS_EINVAL  ? CLI_EXIT_USAGE
+                                  : CLI_EXIT_ERROR;
     }
     return CLI_EXIT_OK;
 }
