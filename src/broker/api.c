@@ -4,7 +4,7 @@
  * bodies and errors.
  */
 #define _GNU_SOURCE /* struct ucred */
-#include "broker/internal.h"
+#include "broker/api.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,21 +23,10 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define MAX_SEGMENTS 8
-
-struct ctx {
-    struct broker *b;
-    struct evhttp_request *req;
-    char *seg[MAX_SEGMENTS];
-    size_t nseg;
-    struct evkeyvalq query;
-    json_t *body; /* POST/PUT body, or NULL */
-};
-
 /* ---- replies ---- */
 
-static void
-reply_json(struct evhttp_request *req, int code, json_t *doc)
+void
+api_reply_json(struct evhttp_request *req, int code, json_t *doc)
 {
     struct evbuffer *buf = evbuffer_new();
     char *s = json_dumps(doc, JSON_COMPACT);
@@ -55,11 +44,8 @@ reply_json(struct evhttp_request *req, int code, json_t *doc)
     evbuffer_free(buf);
 }
 
-static void reply_error(struct evhttp_request *req, int code, const char *kind,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-reply_error(struct evhttp_request *req, int code, const char *kind,
+void
+api_reply_error(struct evhttp_request *req, int code, const char *kind,
     const char *fmt, ...)
 {
     char msg[512];
@@ -67,7 +53,7 @@ reply_error(struct evhttp_request *req, int code, const char *kind,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    reply_json(req, code,
+    api_reply_json(req, code,
         json_pack("{s:{s:s, s:s}}", "error", "code", kind, "message", msg));
 }
 
@@ -75,7 +61,7 @@ reply_error(struct evhttp_request *req, int code, const char *kind,
 
 /* 0 when the request may proceed; else an error reply was sent. */
 static int
-check_peer(struct ctx *c)
+check_peer(struct api_ctx *c)
 {
     struct evhttp_connection *conn = evhttp_request_get_connection(c->req);
     struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
@@ -83,7 +69,8 @@ check_peer(struct ctx *c)
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
     if (fd < 0 || getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
-        reply_error(c->req, 500, "internal", "cannot inspect the connection");
+        api_reply_error(
+            c->req, 500, "internal", "cannot inspect the connection");
         return -1;
     }
     if (ss.ss_family == AF_UNIX) {
@@ -91,7 +78,7 @@ check_peer(struct ctx *c)
         socklen_t cl = sizeof(cred);
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
             cred.uid != getuid()) {
-            reply_error(c->req, 403, "forbidden",
+            api_reply_error(c->req, 403, "forbidden",
                 "the daemon serves its own user only");
             return -1;
         }
@@ -102,7 +89,7 @@ check_peer(struct ctx *c)
         evhttp_request_get_input_headers(c->req), "Authorization");
     if (!c->b->token || !auth || strncmp(auth, "Bearer ", 7) ||
         strcmp(auth + 7, c->b->token)) {
-        reply_error(c->req, 401, "unauthorized",
+        api_reply_error(c->req, 401, "unauthorized",
             "a bearer token is required (see <git-common-dir>/airspace/token)");
         return -1;
     }
@@ -110,7 +97,7 @@ check_peer(struct ctx *c)
 }
 
 static int
-read_body(struct ctx *c)
+read_body(struct api_ctx *c)
 {
     struct evbuffer *in = evhttp_request_get_input_buffer(c->req);
     size_t len = evbuffer_get_length(in);
@@ -125,20 +112,21 @@ read_body(struct ctx *c)
     c->body = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
     free(data);
     if (!c->body) {
-        reply_error(c->req, 400, "bad_json", "malformed JSON at line %d: %s",
-            je.line, je.text);
+        api_reply_error(c->req, 400, "bad_json",
+            "malformed JSON at line %d: %s", je.line, je.text);
         return -1;
     }
     if (!json_is_object(c->body)) {
-        reply_error(c->req, 400, "bad_json", "the body must be a JSON object");
+        api_reply_error(
+            c->req, 400, "bad_json", "the body must be a JSON object");
         return -1;
     }
     return 0;
 }
 
 /* Unknown keys in a body are refused: a typo must not pass silently. */
-static int
-check_keys(struct ctx *c, const char *const *allowed)
+int
+api_check_keys(struct api_ctx *c, const char *const *allowed)
 {
     const char *key;
     json_t *v;
@@ -148,27 +136,29 @@ check_keys(struct ctx *c, const char *const *allowed)
         for (const char *const *a = allowed; *a && !ok; a++)
             ok = !strcmp(*a, key);
         if (!ok) {
-            reply_error(c->req, 400, "bad_field", "unknown field '%s'", key);
+            api_reply_error(
+                c->req, 400, "bad_field", "unknown field '%s'", key);
             return -1;
         }
     }
     return 0;
 }
 
-static int
-want_string(struct ctx *c, const char *key, bool required, size_t maxlen)
+int
+api_want_string(
+    struct api_ctx *c, const char *key, bool required, size_t maxlen)
 {
     json_t *v = json_object_get(c->body, key);
     if (!v) {
         if (required) {
-            reply_error(c->req, 400, "bad_field", "'%s' is required", key);
+            api_reply_error(c->req, 400, "bad_field", "'%s' is required", key);
             return -1;
         }
         return 0;
     }
     if (!json_is_string(v) || !json_string_length(v) ||
         json_string_length(v) > maxlen) {
-        reply_error(c->req, 400, "bad_field",
+        api_reply_error(c->req, 400, "bad_field",
             "'%s' must be a non-empty string of at most %zu bytes", key,
             maxlen);
         return -1;
@@ -189,12 +179,13 @@ valid_id(const char *s)
     return true;
 }
 
-static ssize_t
-agent_arg(struct ctx *c, size_t seg)
+ssize_t
+api_agent_arg(struct api_ctx *c, size_t seg)
 {
     ssize_t i = broker_find_agent(c->b, c->seg[seg]);
     if (i < 0)
-        reply_error(c->req, 404, "unknown_agent", "no agent '%s'", c->seg[seg]);
+        api_reply_error(
+            c->req, 404, "unknown_agent", "no agent '%s'", c->seg[seg]);
     return i;
 }
 
@@ -262,7 +253,7 @@ broker_pair_json(struct broker *b, size_t k, bool evidence)
 /* ---- handlers ---- */
 
 static void
-h_status(struct ctx *c)
+h_status(struct api_ctx *c)
 {
     struct broker *b = c->b;
     size_t active = 0, traffic = 0, resolution = 0;
@@ -273,7 +264,7 @@ h_status(struct ctx *c)
         resolution +=
             b->pairs[k].live && b->pairs[k].level == ADVISORY_RESOLUTION;
     }
-    reply_json(c->req, 200,
+    api_reply_json(c->req, 200,
         json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s, s:{s:I, s:I}, "
                   "s:{s:I, s:I}, s:I}",
             "version", "1", "pid", (json_int_t)getpid(), "startedAt",
@@ -286,45 +277,45 @@ h_status(struct ctx *c)
 }
 
 static void
-h_agents(struct ctx *c)
+h_agents(struct api_ctx *c)
 {
     json_t *v = json_array();
     const char *files = evhttp_find_header(&c->query, "files");
     for (size_t i = 0; i < c->b->nagents; i++)
         json_array_append_new(
             v, broker_agent_json(c->b, i, files && !strcmp(files, "1")));
-    reply_json(c->req, 200, json_pack("{s:o}", "agents", v));
+    api_reply_json(c->req, 200, json_pack("{s:o}", "agents", v));
 }
 
 static void
-h_agent(struct ctx *c)
+h_agent(struct api_ctx *c)
 {
-    ssize_t i = agent_arg(c, 2);
+    ssize_t i = api_agent_arg(c, 2);
     if (i >= 0)
-        reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, true));
+        api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, true));
 }
 
 static void
-h_register(struct ctx *c)
+h_register(struct api_ctx *c)
 {
     static const char *const keys[] = { "id", "kind", "client", "label",
         "worktree", "branch", "lanes", NULL };
-    if (check_keys(c, keys) || want_string(c, "id", false, 64) ||
-        want_string(c, "client", false, 64) ||
-        want_string(c, "label", false, 128) ||
-        want_string(c, "worktree", false, 4096) ||
-        want_string(c, "branch", false, 256) ||
-        want_string(c, "kind", false, 16))
+    if (api_check_keys(c, keys) || api_want_string(c, "id", false, 64) ||
+        api_want_string(c, "client", false, 64) ||
+        api_want_string(c, "label", false, 128) ||
+        api_want_string(c, "worktree", false, 4096) ||
+        api_want_string(c, "branch", false, 256) ||
+        api_want_string(c, "kind", false, 16))
         return;
     const char *id = json_string_value(json_object_get(c->body, "id"));
     if (id && !valid_id(id)) {
-        reply_error(c->req, 400, "bad_field",
+        api_reply_error(c->req, 400, "bad_field",
             "'id' may hold letters, digits and ._-@:+ (at most 64)");
         return;
     }
     const char *kind = json_string_value(json_object_get(c->body, "kind"));
     if (kind && strcmp(kind, "agent") && strcmp(kind, "human")) {
-        reply_error(c->req, 400, "bad_field",
+        api_reply_error(c->req, 400, "bad_field",
             "'kind' must be 'agent' or 'human', not '%s'", kind);
         return;
     }
@@ -336,14 +327,14 @@ h_register(struct ctx *c)
         json_array_foreach(lanes, k, l) ok =
             ok && json_is_string(l) && json_string_length(l) > 0;
         if (!ok) {
-            reply_error(c->req, 400, "bad_field",
+            api_reply_error(c->req, 400, "bad_field",
                 "'lanes' must be an array of at most 64 globs");
             return;
         }
     }
     const char *wt = json_string_value(json_object_get(c->body, "worktree"));
     if (wt && wt[0] != '/') {
-        reply_error(
+        api_reply_error(
             c->req, 400, "bad_field", "'worktree' must be an absolute path");
         return;
     }
@@ -351,47 +342,48 @@ h_register(struct ctx *c)
     struct as_err e;
     int rc = broker_register(c->b, c->body, &i, &e);
     if (rc) {
-        reply_error(
+        api_reply_error(
             c->req, rc == AS_ECONFLICT ? 409 : 400, "refused", "%s", e.msg);
         return;
     }
-    reply_json(c->req, 200, broker_agent_json(c->b, i, false));
+    api_reply_json(c->req, 200, broker_agent_json(c->b, i, false));
 }
 
 static void
-h_heartbeat(struct ctx *c)
+h_heartbeat(struct api_ctx *c)
 {
-    ssize_t i = agent_arg(c, 2);
+    ssize_t i = api_agent_arg(c, 2);
     if (i < 0)
         return;
     c->b->meta[i].last_seen = broker_now();
     if (c->b->meta[i].status != BAGENT_ACTIVE)
         broker_set_status(c->b, (size_t)i, BAGENT_ACTIVE, "heartbeat");
-    reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
+    api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
 }
 
 static void
-h_exit(struct ctx *c)
+h_exit(struct api_ctx *c)
 {
-    ssize_t i = agent_arg(c, 2);
+    ssize_t i = api_agent_arg(c, 2);
     if (i < 0)
         return;
     broker_set_status(c->b, (size_t)i, BAGENT_EXITED, "exit");
-    reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
+    api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
 }
 
 /* A reported edit (agents sharing one working tree): path and ranges. */
 static void
-h_edit(struct ctx *c)
+h_edit(struct api_ctx *c)
 {
     static const char *const keys[] = { "path", "lines", "status", NULL };
-    ssize_t i = agent_arg(c, 2);
-    if (i < 0 || check_keys(c, keys) || want_string(c, "path", true, 4096))
+    ssize_t i = api_agent_arg(c, 2);
+    if (i < 0 || api_check_keys(c, keys) ||
+        api_want_string(c, "path", true, 4096))
         return;
     char *norm;
     const char *path = json_string_value(json_object_get(c->body, "path"));
     if (path_normalize(path, NULL, &norm) < 0) {
-        reply_error(
+        api_reply_error(
             c->req, 400, "bad_path", "path '%s' escapes the repository", path);
         return;
     }
@@ -399,7 +391,7 @@ h_edit(struct ctx *c)
     const char *sname = json_string_value(json_object_get(c->body, "status"));
     if (sname && ws_status_parse(sname, &st) < 0) {
         free(norm);
-        reply_error(c->req, 400, "bad_field", "unknown status '%s'", sname);
+        api_reply_error(c->req, 400, "bad_field", "unknown status '%s'", sname);
         return;
     }
     json_t *lines = json_object_get(c->body, "lines");
@@ -423,7 +415,7 @@ h_edit(struct ctx *c)
         if (!ok) {
             range_set_release(&rs);
             free(norm);
-            reply_error(c->req, 400, "bad_field",
+            api_reply_error(c->req, 400, "bad_field",
                 "'lines' must be [[start, end], ...] with lines >= 1");
             return;
         }
@@ -451,11 +443,11 @@ h_edit(struct ctx *c)
     free(norm);
     broker_emit(b, "workset.edit", b->ag[i].id, d);
     broker_rescore(b, (size_t)i);
-    reply_json(c->req, 200, broker_agent_json(b, (size_t)i, true));
+    api_reply_json(c->req, 200, broker_agent_json(b, (size_t)i, true));
 }
 
 static void
-h_advisories(struct ctx *c)
+h_advisories(struct api_ctx *c)
 {
     const char *all = evhttp_find_header(&c->query, "all");
     bool every = all && !strcmp(all, "1");
@@ -466,11 +458,11 @@ h_advisories(struct ctx *c)
             continue;
         json_array_append_new(v, broker_pair_json(c->b, k, true));
     }
-    reply_json(c->req, 200, json_pack("{s:o}", "advisories", v));
+    api_reply_json(c->req, 200, json_pack("{s:o}", "advisories", v));
 }
 
 static void
-h_events(struct ctx *c)
+h_events(struct api_ctx *c)
 {
     const char *last = evhttp_find_header(
         evhttp_request_get_input_headers(c->req), "Last-Event-ID");
@@ -482,7 +474,7 @@ h_events(struct ctx *c)
         errno = 0;
         n = strtoull(s, &end, 10);
         if (errno || *end || end == s) {
-            reply_error(c->req, 400, "bad_field",
+            api_reply_error(c->req, 400, "bad_field",
                 "Last-Event-ID / after must be an event id, not '%s'", s);
             return;
         }
@@ -491,20 +483,20 @@ h_events(struct ctx *c)
 }
 
 static void
-h_refresh(struct ctx *c)
+h_refresh(struct api_ctx *c)
 {
     struct as_err e;
     if (broker_rescan(c->b, &e)) {
-        reply_error(c->req, 500, "git", "%s", e.msg);
+        api_reply_error(c->req, 500, "git", "%s", e.msg);
         return;
     }
-    reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
+    api_reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
 }
 
 static void
-h_stop(struct ctx *c)
+h_stop(struct api_ctx *c)
 {
-    reply_json(c->req, 200, json_pack("{s:b}", "stopping", 1));
+    api_reply_json(c->req, 200, json_pack("{s:b}", "stopping", 1));
     c->b->stopping = true;
     struct timeval soon = { 0, 1000 };
     event_base_loopexit(c->b->base, &soon);
@@ -515,8 +507,8 @@ h_stop(struct ctx *c)
 /* Whether a wildcard-free pattern names a file (exact overlap checks):
  * a directory in the main worktree says no; a file, or nothing yet (a file
  * about to be created), yes; a trailing '/' means a directory. */
-static bool
-pattern_is_file(struct broker *b, const char *pattern)
+bool
+api_pattern_is_file(struct broker *b, const char *pattern)
 {
     if (strpbrk(pattern, "*?[\\"))
         return false;
@@ -534,27 +526,27 @@ pattern_is_file(struct broker *b, const char *pattern)
 }
 
 /* The agent named in the body, which must exist; its index or -1. */
-static ssize_t
-body_agent(struct ctx *c, const char *key)
+ssize_t
+api_body_agent(struct api_ctx *c, const char *key)
 {
-    if (want_string(c, key, true, 64))
+    if (api_want_string(c, key, true, 64))
         return -1;
     const char *id = json_string_value(json_object_get(c->body, key));
     ssize_t i = broker_find_agent(c->b, id);
     if (i < 0)
-        reply_error(c->req, 404, "unknown_agent", "no agent '%s'", id);
+        api_reply_error(c->req, 404, "unknown_agent", "no agent '%s'", id);
     return i;
 }
 
-static int
-body_ttl(struct ctx *c, int64_t *ttl)
+int
+api_body_ttl(struct api_ctx *c, int64_t *ttl)
 {
     json_t *v = json_object_get(c->body, "ttlMs");
     *ttl = LOCK_TTL_DEFAULT;
     if (!v)
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-        reply_error(c->req, 400, "bad_field",
+        api_reply_error(c->req, 400, "bad_field",
             "'ttlMs' must be a positive integer (milliseconds)");
         return -1;
     }
@@ -563,8 +555,8 @@ body_ttl(struct ctx *c, int64_t *ttl)
 }
 
 static void
-lock_refused(
-    struct ctx *c, int rc, const struct as_err *e, const struct lock *holder)
+lock_refused(struct api_ctx *c, int rc, const struct as_err *e,
+    const struct lock *holder)
 {
     int code = rc == AS_ECONFLICT ? 409 : rc == AS_ENOENT ? 404 : 400;
     json_t *err = json_pack("{s:s, s:s}", "code",
@@ -575,7 +567,7 @@ lock_refused(
     if (holder)
         json_object_set_new(
             err, "holder", broker_lock_json(holder, broker_now()));
-    reply_json(c->req, code, json_pack("{s:o}", "error", err));
+    api_reply_json(c->req, code, json_pack("{s:o}", "error", err));
 }
 
 static void
@@ -585,7 +577,7 @@ touch_agent(struct broker *b, size_t i)
 }
 
 static void
-h_locks(struct ctx *c)
+h_locks(struct api_ctx *c)
 {
     size_t n;
     int64_t now = broker_now();
@@ -595,21 +587,21 @@ h_locks(struct ctx *c)
     for (size_t i = 0; i < n; i++)
         if (!agent || !strcmp(v[i]->holder, agent))
             json_array_append_new(a, broker_lock_json(v[i], now));
-    reply_json(c->req, 200, json_pack("{s:o}", "locks", a));
+    api_reply_json(c->req, 200, json_pack("{s:o}", "locks", a));
 }
 
 static void
-h_lock(struct ctx *c)
+h_lock(struct api_ctx *c)
 {
     static const char *const keys[] = { "agent", "pattern", "mode", "kind",
         "ttlMs", "reason", NULL };
     ssize_t i;
     int64_t ttl;
-    if (check_keys(c, keys) || (i = body_agent(c, "agent")) < 0 ||
-        want_string(c, "pattern", true, 4096) ||
-        want_string(c, "mode", false, 16) ||
-        want_string(c, "kind", false, 16) ||
-        want_string(c, "reason", false, 1024) || body_ttl(c, &ttl))
+    if (api_check_keys(c, keys) || (i = api_body_agent(c, "agent")) < 0 ||
+        api_want_string(c, "pattern", true, 4096) ||
+        api_want_string(c, "mode", false, 16) ||
+        api_want_string(c, "kind", false, 16) ||
+        api_want_string(c, "reason", false, 1024) || api_body_ttl(c, &ttl))
         return;
     struct as_err e;
     struct lock_request r = { 0 };
@@ -621,10 +613,10 @@ h_lock(struct ctx *c)
     const char *k = json_string_value(json_object_get(c->body, "kind"));
     if ((m && lock_mode_parse(m, &r.mode, &e)) ||
         (k && lock_kind_parse(k, &r.kind, &e))) {
-        reply_error(c->req, 400, "bad_field", "%s", e.msg);
+        api_reply_error(c->req, 400, "bad_field", "%s", e.msg);
         return;
     }
-    r.file = pattern_is_file(c->b, r.pattern);
+    r.file = api_pattern_is_file(c->b, r.pattern);
     struct lock_events ev;
     lock_events_init(&ev);
     struct lock_result res;
@@ -639,19 +631,19 @@ h_lock(struct ctx *c)
     json_t *o = broker_lock_json(res.lock, broker_now());
     json_object_set_new(o, "outcome",
         json_string(res.outcome == LOCK_REFRESHED ? "refreshed" : "granted"));
-    reply_json(c->req, 200, o);
+    api_reply_json(c->req, 200, o);
 }
 
 enum lock_op { OP_RELEASE, OP_RENEW, OP_CONTEST, OP_FORCE };
 
 static void
-lock_op(struct ctx *c, enum lock_op op)
+lock_op(struct api_ctx *c, enum lock_op op)
 {
     static const char *const keys[] = { "agent", "pattern", "ttlMs", NULL };
     ssize_t i;
     int64_t ttl;
-    if (check_keys(c, keys) || (i = body_agent(c, "agent")) < 0 ||
-        want_string(c, "pattern", true, 4096) || body_ttl(c, &ttl))
+    if (api_check_keys(c, keys) || (i = api_body_agent(c, "agent")) < 0 ||
+        api_want_string(c, "pattern", true, 4096) || api_body_ttl(c, &ttl))
         return;
     const char *pattern =
         json_string_value(json_object_get(c->body, "pattern"));
@@ -697,41 +689,42 @@ lock_op(struct ctx *c, enum lock_op op)
         return;
     }
     if (out)
-        reply_json(c->req, 200, broker_lock_json(out, now));
+        api_reply_json(c->req, 200, broker_lock_json(out, now));
     else
-        reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
+        api_reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
 }
 
 static void
-h_release(struct ctx *c)
+h_release(struct api_ctx *c)
 {
     lock_op(c, OP_RELEASE);
 }
 
 static void
-h_renew(struct ctx *c)
+h_renew(struct api_ctx *c)
 {
     lock_op(c, OP_RENEW);
 }
 
 static void
-h_contest(struct ctx *c)
+h_contest(struct api_ctx *c)
 {
     lock_op(c, OP_CONTEST);
 }
 
 static void
-h_force(struct ctx *c)
+h_force(struct api_ctx *c)
 {
     lock_op(c, OP_FORCE);
 }
 
 static void
-h_check(struct ctx *c)
+h_check(struct api_ctx *c)
 {
     static const char *const keys[] = { "agent", "path", "mode", NULL };
-    if (check_keys(c, keys) || want_string(c, "agent", true, 64) ||
-        want_string(c, "path", true, 4096) || want_string(c, "mode", false, 16))
+    if (api_check_keys(c, keys) || api_want_string(c, "agent", true, 64) ||
+        api_want_string(c, "path", true, 4096) ||
+        api_want_string(c, "mode", false, 16))
         return;
     const char *agent = json_string_value(json_object_get(c->body, "agent"));
     const char *path = json_string_value(json_object_get(c->body, "path"));
@@ -739,14 +732,14 @@ h_check(struct ctx *c)
     struct as_err e;
     const char *m = json_string_value(json_object_get(c->body, "mode"));
     if (m && lock_mode_parse(m, &mode, &e)) {
-        reply_error(c->req, 400, "bad_field", "%s", e.msg);
+        api_reply_error(c->req, 400, "bad_field", "%s", e.msg);
         return;
     }
     const struct lock *who = NULL;
     int rc = lock_table_check_file(c->b->locks, agent, path,
-        pattern_is_file(c->b, path), mode, broker_now(), &who, &e);
+        api_pattern_is_file(c->b, path), mode, broker_now(), &who, &e);
     if (rc && rc != AS_ECONFLICT) {
-        reply_error(c->req, 400, "bad_field", "%s", e.msg);
+        api_reply_error(c->req, 400, "bad_field", "%s", e.msg);
         return;
     }
     json_t *o = json_pack("{s:b}", "free", rc == 0);
@@ -754,16 +747,10 @@ h_check(struct ctx *c)
         json_object_set_new(o, "holder", broker_lock_json(who, broker_now()));
         json_object_set_new(o, "message", json_string(e.msg));
     }
-    reply_json(c->req, 200, o);
+    api_reply_json(c->req, 200, o);
 }
 
-struct route {
-    enum evhttp_cmd_type method;
-    const char *pattern; /* segments; '*' matches one segment */
-    void (*fn)(struct ctx *);
-};
-
-static const struct route routes[] = {
+static const struct api_route routes[] = {
     { EVHTTP_REQ_GET, "v1/status", h_status },
     { EVHTTP_REQ_GET, "v1/agents", h_agents },
     { EVHTTP_REQ_POST, "v1/agents", h_register },
@@ -784,8 +771,12 @@ static const struct route routes[] = {
     { EVHTTP_REQ_POST, "v1/stop", h_stop },
 };
 
+/* Route tables: the core routes above, then each extension's. */
+static const struct api_route *const tables[] = { routes, api_hook_routes };
+static const size_t *const table_sizes[] = { NULL, &api_hook_nroutes };
+
 static bool
-route_matches(const char *pattern, struct ctx *c)
+route_matches(const char *pattern, struct api_ctx *c)
 {
     size_t k = 0;
     const char *p = pattern;
@@ -806,7 +797,7 @@ route_matches(const char *pattern, struct ctx *c)
 void
 broker_api_handle(struct evhttp_request *req, void *arg)
 {
-    struct ctx c;
+    struct api_ctx c;
     memset(&c, 0, sizeof(c));
     c.b = arg;
     c.req = req;
@@ -817,11 +808,11 @@ broker_api_handle(struct evhttp_request *req, void *arg)
     const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
     const char *q = uri ? evhttp_uri_get_query(uri) : NULL;
     if (!path) {
-        reply_error(req, 400, "bad_request", "no path");
+        api_reply_error(req, 400, "bad_request", "no path");
         return;
     }
     if (q && evhttp_parse_query_str(q, &c.query) < 0) {
-        reply_error(req, 400, "bad_request", "malformed query string");
+        api_reply_error(req, 400, "bad_request", "malformed query string");
         return;
     }
     /* Split the path into decoded segments. */
@@ -834,36 +825,39 @@ broker_api_handle(struct evhttp_request *req, void *arg)
         next = strchr(s, '/');
         if (next)
             *next++ = '\0';
-        if (c.nseg == MAX_SEGMENTS) {
+        if (c.nseg == API_MAX_SEGMENTS) {
             c.nseg++;
             break;
         }
         c.seg[c.nseg++] = evhttp_uridecode(s, 0, NULL);
     }
     free(copy);
-    const struct route *hit = NULL;
+    const struct api_route *hit = NULL;
     bool path_known = false;
-    if (c.nseg <= MAX_SEGMENTS)
-        for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
-            if (route_matches(routes[i].pattern, &c)) {
+    for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && !hit; t++) {
+        size_t n = table_sizes[t] ? *table_sizes[t]
+                                  : sizeof(routes) / sizeof(routes[0]);
+        for (size_t i = 0; i < n && c.nseg <= API_MAX_SEGMENTS; i++)
+            if (route_matches(tables[t][i].pattern, &c)) {
                 path_known = true;
-                if (routes[i].method == evhttp_request_get_command(req)) {
-                    hit = &routes[i];
+                if (tables[t][i].method == evhttp_request_get_command(req)) {
+                    hit = &tables[t][i];
                     break;
                 }
             }
+    }
     if (!hit) {
         if (path_known)
-            reply_error(req, 405, "method_not_allowed",
+            api_reply_error(req, 405, "method_not_allowed",
                 "method not allowed on '%s'", path);
         else
-            reply_error(req, 404, "unknown_route", "no route '%s'", path);
+            api_reply_error(req, 404, "unknown_route", "no route '%s'", path);
     } else {
         enum evhttp_cmd_type m = evhttp_request_get_command(req);
         if ((m != EVHTTP_REQ_POST && m != EVHTTP_REQ_PUT) || !read_body(&c))
             hit->fn(&c);
     }
-    for (size_t i = 0; i < c.nseg && i < MAX_SEGMENTS; i++)
+    for (size_t i = 0; i < c.nseg && i < API_MAX_SEGMENTS; i++)
         free(c.seg[i]);
     if (c.body)
         json_decref(c.body);

@@ -1,0 +1,57 @@
+/*
+ * api.h - what route handlers of the daemon's HTTP API share: the request
+ * context, replies, body checks. Routes live in tables; api.c holds the
+ * core ones, and extension files (api_hooks.c, ...) add theirs. Internal to
+ * src/broker.
+ */
+#ifndef AIRSPACE_BROKER_API_H
+#define AIRSPACE_BROKER_API_H
+
+#include <sys/queue.h>
+
+#include <event2/keyvalq_struct.h>
+
+#include "broker/internal.h"
+
+#define API_MAX_SEGMENTS 8
+
+struct api_ctx {
+    struct broker *b;
+    struct evhttp_request *req;
+    char *seg[API_MAX_SEGMENTS]; /* decoded path segments: "v1", ... */
+    size_t nseg;
+    struct evkeyvalq query; /* decoded query parameters */
+    json_t *body;           /* POST/PUT body (an object), else NULL */
+};
+
+struct api_route {
+    enum evhttp_cmd_type method;
+    const char *pattern; /* "v1/agents/<star>/exit": '*' is one segment */
+    void (*fn)(struct api_ctx *);
+};
+
+/* Extension tables (each file defines its table and its size). */
+extern const struct api_route api_hook_routes[];
+extern const size_t api_hook_nroutes;
+
+/* Reply with doc (taken) and status code. */
+void api_reply_json(struct evhttp_request *req, int code, json_t *doc);
+/* Reply {"error": {"code": kind, "message": ...}}. */
+void api_reply_error(struct evhttp_request *req, int code, const char *kind,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Body checks: 0, or -1 after a 400 reply naming the field. */
+int api_check_keys(struct api_ctx *c, const char *const *allowed);
+int api_want_string(
+    struct api_ctx *c, const char *key, bool required, size_t maxlen);
+/* "ttlMs" (optional, > 0) into *ttl (LOCK_TTL_DEFAULT when absent). */
+int api_body_ttl(struct api_ctx *c, int64_t *ttl);
+/* The agent named by body[key] or path segment seg: its index, or -1
+ * after a 404/400 reply. */
+ssize_t api_body_agent(struct api_ctx *c, const char *key);
+ssize_t api_agent_arg(struct api_ctx *c, size_t seg);
+/* Whether a wildcard-free pattern names a file in the main worktree (or
+ * nothing yet): then lock overlap is exact. */
+bool api_pattern_is_file(struct broker *b, const char *pattern);
+
+#endif
