@@ -772,8 +772,10 @@ static const struct api_route routes[] = {
 };
 
 /* Route tables: the core routes above, then each extension's. */
-static const struct api_route *const tables[] = { routes, api_hook_routes };
-static const size_t *const table_sizes[] = { NULL, &api_hook_nroutes };
+static const struct api_route *const tables[] = { routes, api_collab_routes,
+    api_hook_routes };
+static const size_t *const table_sizes[] = { NULL, &api_collab_nroutes,
+    &api_hook_nroutes };
 
 static bool
 route_matches(const char *pattern, struct api_ctx *c)

@@ -33,6 +33,8 @@ struct api_route {
 /* Extension tables (each file defines its table and its size). */
 extern const struct api_route api_hook_routes[];
 extern const size_t api_hook_nroutes;
+extern const struct api_route api_collab_routes[];
+extern const size_t api_collab_nroutes;
 
 /* Reply with doc (taken) and status code. */
 void api_reply_json(struct evhttp_request *req, int code, json_t *doc);

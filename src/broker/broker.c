@@ -665,6 +665,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
             now - m->last_seen > b->o.stale_ms)
             broker_set_status(b, i, BAGENT_STALE, "silent");
     }
+    broker_expire_intents(b, now);
     struct lock_events lev;
     lock_events_init(&lev);
     if (lock_table_expire(b->locks, now, &lev))
@@ -798,6 +799,7 @@ broker_free(struct broker *b)
 {
     broker_drop_engine(b);
     broker_events_release(b);
+    broker_collab_release(b);
     if (b->http_unix)
         evhttp_free(b->http_unix);
     if (b->http_tcp)
@@ -866,6 +868,9 @@ broker_run(const struct broker_options *o, struct as_err *e)
     b->next_event_id = 1;
     strmap_init(&b->pair_idx);
     strmap_init(&b->wd_agent);
+    strmap_init(&b->inbox_idx);
+    b->next_intent_id = 1;
+    b->next_message_id = 1;
     risk_config_default(&b->cfg);
     int rc = 0;
     for (size_t k = 0; k < o->nset; k++) {

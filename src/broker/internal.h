@@ -58,6 +58,25 @@ struct bpair {
     bool live;            /* both agents present at the last scoring */
 };
 
+/* A declared intent: files or globs an agent is about to touch. */
+struct bintent {
+    uint64_t id;
+    char *agent;
+    char **files;
+    size_t nfiles;
+    char *regions; /* JSON text ({path: [{name} | {lines: [s, e]}]}) or NULL */
+    char *summary;
+    int64_t created_at, expires_at;
+};
+
+/* A message in an inbox. */
+struct bmessage {
+    uint64_t id;
+    char *from, *to, *type, *body;
+    int64_t at;
+    bool read;
+};
+
 /* One published event. */
 struct bevent {
     uint64_t id;
@@ -98,6 +117,20 @@ struct broker {
     size_t eng_n;
 
     struct lock_table *locks;
+
+    struct bintent *intents;
+    size_t nintents, aintents;
+    uint64_t next_intent_id;
+
+    /* inboxes: one list per recipient id (agents and "supervisor") */
+    struct strmap inbox_idx; /* recipient -> index into inboxes */
+    struct binbox {
+        char *owner;
+        struct bmessage *v;
+        size_t n, a;
+    } * inboxes;
+    size_t ninboxes, ainboxes;
+    uint64_t next_message_id;
 
     /* agents: ag[i] is the working set, meta[i] the rest */
     struct agent *ag;
@@ -155,6 +188,19 @@ void broker_events_release(struct broker *b);
 void broker_lock_events(struct broker *b, struct lock_events *ev);
 void broker_release_agent_locks(struct broker *b, size_t i);
 json_t *broker_lock_json(const struct lock *l, int64_t now);
+
+/* Intents and messages (collab.c). */
+#define BROKER_INBOX_MAX 256
+void broker_sync_intents(struct broker *b); /* into agents' intent lists */
+void broker_expire_intents(struct broker *b, int64_t now);
+json_t *broker_intent_json(const struct bintent *in);
+/* Deliver to an id, a label, "all" (every active agent but the sender) or
+ * "supervisor"; returns how many inboxes got it. */
+size_t broker_send(struct broker *b, const char *from, const char *to,
+    const char *type, const char *body);
+struct binbox *broker_inbox(struct broker *b, const char *owner);
+json_t *broker_message_json(const struct bmessage *m);
+void broker_collab_release(struct broker *b);
 
 /* HTTP */
 void broker_api_handle(struct evhttp_request *req, void *arg);

@@ -1,0 +1,284 @@
+/*
+ * api_collab.c - routes for intents, messages and conflicts.
+ */
+#include "broker/api.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/glob.h"
+#include "util/path.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char *const message_types[] = { "info", "question", "claim",
+    "release", "delegate", "handoff", "ack", "block", NULL };
+
+/* POST /v1/intents {agent, files, regions?, summary?, ttlMs?} */
+static void
+h_intent(struct api_ctx *c)
+{
+    static const char *const keys[] = { "agent", "files", "regions", "summary",
+        "ttlMs", NULL };
+    ssize_t i;
+    int64_t ttl;
+    if (api_check_keys(c, keys) || (i = api_body_agent(c, "agent")) < 0 ||
+        api_want_string(c, "summary", false, 2048) || api_body_ttl(c, &ttl))
+        return;
+    if (ttl == LOCK_TTL_DEFAULT)
+        ttl = 30 * 60 * 1000; /* an intent looks ahead half an hour */
+    json_t *files = json_object_get(c->body, "files");
+    if (!json_is_array(files) || !json_array_size(files) ||
+        json_array_size(files) > 256) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'files' must be a non-empty array of at most 256 paths or globs");
+        return;
+    }
+    json_t *regions = json_object_get(c->body, "regions");
+    if (regions && !json_is_object(regions)) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'regions' must be an object: {path: [{name} | {lines: [s, e]}]}");
+        return;
+    }
+    struct broker *b = c->b;
+    struct bintent in = { 0 };
+    in.files = xcalloc(json_array_size(files), sizeof(*in.files));
+    size_t k;
+    json_t *f;
+    json_array_foreach(files, k, f)
+    {
+        const char *p = json_string_value(f);
+        char *norm = NULL;
+        struct glob *g = NULL;
+        struct as_err e;
+        if (!p || !*p || path_normalize(p, NULL, &norm) < 0 ||
+            glob_compile(norm, &g, &e) < 0) {
+            api_reply_error(c->req, 400, "bad_path",
+                "files[%zu] is not a path or glob inside the repository", k);
+            free(norm);
+            for (size_t j = 0; j < in.nfiles; j++)
+                free(in.files[j]);
+            free(in.files);
+            return;
+        }
+        glob_free(g);
+        in.files[in.nfiles++] = norm;
+    }
+    int64_t now = broker_now();
+    in.id = b->next_intent_id++;
+    in.agent = xstrdup(b->ag[i].id);
+    in.regions = regions ? json_dumps(regions, JSON_COMPACT) : NULL;
+    const char *sum = json_string_value(json_object_get(c->body, "summary"));
+    in.summary = sum ? xstrdup(sum) : NULL;
+    in.created_at = now;
+    in.expires_at = now + ttl;
+    ALLOC_GROW(b->intents, b->nintents + 1, b->aintents);
+    b->intents[b->nintents++] = in;
+    b->meta[i].last_seen = now;
+    json_t *o = broker_intent_json(&in);
+    broker_emit(b, "intent.declared", in.agent, json_deep_copy(o));
+    /* Forward conflicts: another agent's live intent on an overlapping
+     * file. Both are told, once per intent pair. */
+    json_t *conf = json_array();
+    for (size_t j = 0; j + 1 < b->nintents; j++) {
+        struct bintent *x = &b->intents[j];
+        if (!strcmp(x->agent, in.agent) || x->expires_at <= now)
+            continue;
+        for (size_t p = 0; p < in.nfiles; p++)
+            for (size_t q = 0; q < x->nfiles; q++)
+                if (glob_overlap(in.files[p], x->files[q])) {
+                    json_array_append_new(
+                        conf, json_pack("{s:s, s:s, s:s, s:I}", "with",
+                                  x->agent, "file", in.files[p], "theirs",
+                                  x->files[q], "intent", (json_int_t)x->id));
+                    char *text = xasprintf(
+                        "[conflict] forward: '%s' and '%s' both intend to "
+                        "touch %s",
+                        in.agent, x->agent, in.files[p]);
+                    broker_send(b, "supervisor", in.agent, "info", text);
+                    broker_send(b, "supervisor", x->agent, "info", text);
+                    free(text);
+                    p = in.nfiles;
+                    break;
+                }
+    }
+    json_object_set_new(o, "conflicts", conf);
+    broker_sync_intents(b);
+    broker_rescore(b, (size_t)i);
+    api_reply_json(c->req, 200, o);
+}
+
+static void
+h_intents(struct api_ctx *c)
+{
+    const char *agent = evhttp_find_header(&c->query, "agent");
+    int64_t now = broker_now();
+    json_t *v = json_array();
+    for (size_t k = 0; k < c->b->nintents; k++) {
+        const struct bintent *in = &c->b->intents[k];
+        if (in->expires_at > now && (!agent || !strcmp(agent, in->agent)))
+            json_array_append_new(v, broker_intent_json(in));
+    }
+    api_reply_json(c->req, 200, json_pack("{s:o}", "intents", v));
+}
+
+/* POST /v1/intents/{id}/drop {agent} */
+static void
+h_intent_drop(struct api_ctx *c)
+{
+    static const char *const keys[] = { "agent", NULL };
+    ssize_t i;
+    if (api_check_keys(c, keys) || (i = api_body_agent(c, "agent")) < 0)
+        return;
+    char *end;
+    errno = 0;
+    unsigned long long id = strtoull(c->seg[2], &end, 10);
+    struct broker *b = c->b;
+    for (size_t k = 0; !errno && !*end && k < b->nintents; k++) {
+        struct bintent *in = &b->intents[k];
+        if (in->id != id)
+            continue;
+        if (strcmp(in->agent, b->ag[i].id)) {
+            api_reply_error(c->req, 409, "refused",
+                "intent %llu belongs to '%s'", id, in->agent);
+            return;
+        }
+        broker_emit(b, "intent.dropped", in->agent, broker_intent_json(in));
+        free(in->agent);
+        for (size_t f = 0; f < in->nfiles; f++)
+            free(in->files[f]);
+        free(in->files);
+        free(in->regions);
+        free(in->summary);
+        memmove(in, in + 1, (b->nintents - k - 1) * sizeof(*in));
+        b->nintents--;
+        broker_sync_intents(b);
+        broker_rescore(b, (size_t)i);
+        api_reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
+        return;
+    }
+    api_reply_error(c->req, 404, "unknown_intent", "no intent '%s'", c->seg[2]);
+}
+
+/* POST /v1/messages {from, to, type?, body} */
+static void
+h_message(struct api_ctx *c)
+{
+    static const char *const keys[] = { "from", "to", "type", "body", NULL };
+    ssize_t i;
+    if (api_check_keys(c, keys) || (i = api_body_agent(c, "from")) < 0 ||
+        api_want_string(c, "to", true, 64) ||
+        api_want_string(c, "type", false, 16) ||
+        api_want_string(c, "body", true, 16384))
+        return;
+    const char *type = json_string_value(json_object_get(c->body, "type"));
+    if (!type)
+        type = "info";
+    bool known = false;
+    for (const char *const *t = message_types; *t && !known; t++)
+        known = !strcmp(*t, type);
+    if (!known) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'type' must be one of info, question, claim, release, delegate, "
+            "handoff, ack, block; not '%s'",
+            type);
+        return;
+    }
+    const char *to = json_string_value(json_object_get(c->body, "to"));
+    size_t n = broker_send(c->b, c->b->ag[i].id, to, type,
+        json_string_value(json_object_get(c->body, "body")));
+    if (!n) {
+        api_reply_error(c->req, 404, "unknown_recipient",
+            "no agent, label or active crew matches '%s'", to);
+        return;
+    }
+    c->b->meta[i].last_seen = broker_now();
+    api_reply_json(c->req, 200, json_pack("{s:I}", "delivered", (json_int_t)n));
+}
+
+/* GET /v1/agents/{id}/inbox[?peek=1]: unread messages, then marked read. */
+static void
+h_inbox(struct api_ctx *c)
+{
+    const char *owner = c->seg[2];
+    if (strcmp(owner, "supervisor") && api_agent_arg(c, 2) < 0)
+        return;
+    const char *peek = evhttp_find_header(&c->query, "peek");
+    bool mark = !(peek && !strcmp(peek, "1"));
+    struct binbox *x = broker_inbox(c->b, owner);
+    json_t *v = json_array();
+    for (size_t k = 0; k < x->n; k++)
+        if (!x->v[k].read) {
+            json_array_append_new(v, broker_message_json(&x->v[k]));
+            if (mark)
+                x->v[k].read = true;
+        }
+    api_reply_json(c->req, 200, json_pack("{s:o}", "messages", v));
+}
+
+/* GET /v1/conflicts: forward (intents overlap) and in-flight (an agent's
+ * changed file inside another's intent, or both changed it). */
+static void
+h_conflicts(struct api_ctx *c)
+{
+    struct broker *b = c->b;
+    int64_t now = broker_now();
+    json_t *v = json_array();
+    for (size_t x = 0; x < b->nintents; x++)
+        for (size_t y = x + 1; y < b->nintents; y++) {
+            const struct bintent *p = &b->intents[x], *q = &b->intents[y];
+            if (p->expires_at <= now || q->expires_at <= now ||
+                !strcmp(p->agent, q->agent))
+                continue;
+            for (size_t i = 0; i < p->nfiles; i++)
+                for (size_t j = 0; j < q->nfiles; j++)
+                    if (glob_overlap(p->files[i], q->files[j]))
+                        json_array_append_new(
+                            v, json_pack("{s:s, s:[s,s], s:s}", "shape",
+                                   "forward", "agents", p->agent, q->agent,
+                                   "file", p->files[i]));
+        }
+    for (size_t i = 0; i < b->nagents; i++) {
+        if (b->meta[i].status != BAGENT_ACTIVE)
+            continue;
+        const struct agent *a = &b->ag[i];
+        for (size_t k = 0; k < a->nfiles; k++) {
+            for (size_t j = 0; j < b->nagents; j++) {
+                if (j == i || b->meta[j].status != BAGENT_ACTIVE)
+                    continue;
+                const struct agent *o = &b->ag[j];
+                bool both = false, in_intent = false;
+                for (size_t m = 0; m < o->nfiles && !both; m++)
+                    both = j > i && !strcmp(o->files[m].path, a->files[k].path);
+                for (size_t m = 0; m < o->nintent && !in_intent; m++)
+                    in_intent = glob_match(o->intent[m], a->files[k].path);
+                if (both || in_intent)
+                    json_array_append_new(v,
+                        json_pack("{s:s, s:[s,s], s:s, s:s}", "shape",
+                            "in-flight", "agents", a->id, o->id, "file",
+                            a->files[k].path, "why",
+                            both ? "both changed it" : "inside their intent"));
+            }
+        }
+    }
+    for (size_t k = 0; k < b->npairs; k++) {
+        const struct bpair *p = &b->pairs[k];
+        for (size_t m = 0; p->live && m < p->nmerge_paths; m++)
+            json_array_append_new(
+                v, json_pack("{s:s, s:[s,s], s:s}", "shape", "committed",
+                       "agents", p->a, p->b, "file", p->merge_paths[m]));
+    }
+    api_reply_json(c->req, 200, json_pack("{s:o}", "conflicts", v));
+}
+
+const struct api_route api_collab_routes[] = {
+    { EVHTTP_REQ_GET, "v1/intents", h_intents },
+    { EVHTTP_REQ_POST, "v1/intents", h_intent },
+    { EVHTTP_REQ_POST, "v1/intents/*/drop", h_intent_drop },
+    { EVHTTP_REQ_POST, "v1/messages", h_message },
+    { EVHTTP_REQ_GET, "v1/agents/*/inbox", h_inbox },
+    { EVHTTP_REQ_GET, "v1/conflicts", h_conflicts },
+};
+const size_t api_collab_nroutes =
+    sizeof(api_collab_routes) / sizeof(api_collab_routes[0]);

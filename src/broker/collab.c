@@ -1,0 +1,197 @@
+/*
+ * collab.c - declared intents and messages: the state, delivery to
+ * inboxes, and feeding intents into the risk engine's intent channel.
+ */
+#include "broker/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+json_t *
+broker_intent_json(const struct bintent *in)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer((json_int_t)in->id));
+    json_object_set_new(o, "agent", json_string(in->agent));
+    json_t *f = json_array();
+    for (size_t k = 0; k < in->nfiles; k++)
+        json_array_append_new(f, json_string(in->files[k]));
+    json_object_set_new(o, "files", f);
+    if (in->regions) {
+        json_t *r = json_loads(in->regions, 0, NULL);
+        if (r)
+            json_object_set_new(o, "regions", r);
+    }
+    if (in->summary)
+        json_object_set_new(o, "summary", json_string(in->summary));
+    json_object_set_new(
+        o, "createdAt", json_integer((json_int_t)in->created_at));
+    json_object_set_new(
+        o, "expiresAt", json_integer((json_int_t)in->expires_at));
+    return o;
+}
+
+static void
+intent_release(struct bintent *in)
+{
+    free(in->agent);
+    for (size_t k = 0; k < in->nfiles; k++)
+        free(in->files[k]);
+    free(in->files);
+    free(in->regions);
+    free(in->summary);
+}
+
+void
+broker_sync_intents(struct broker *b)
+{
+    broker_drop_engine(b); /* the engine borrows the intent lists */
+    for (size_t i = 0; i < b->nagents; i++) {
+        struct agent *a = &b->ag[i];
+        for (size_t k = 0; k < a->nintent; k++)
+            free(a->intent[k]);
+        a->nintent = 0;
+    }
+    for (size_t k = 0; k < b->nintents; k++) {
+        ssize_t i = broker_find_agent(b, b->intents[k].agent);
+        if (i < 0)
+            continue;
+        for (size_t f = 0; f < b->intents[k].nfiles; f++)
+            agent_add_intent(&b->ag[i], b->intents[k].files[f]);
+    }
+}
+
+void
+broker_expire_intents(struct broker *b, int64_t now)
+{
+    size_t o = 0;
+    bool changed = false;
+    for (size_t k = 0; k < b->nintents; k++) {
+        struct bintent *in = &b->intents[k];
+        if (in->expires_at <= now) {
+            broker_emit(b, "intent.expired", in->agent, broker_intent_json(in));
+            intent_release(in);
+            changed = true;
+            continue;
+        }
+        b->intents[o++] = *in;
+    }
+    b->nintents = o;
+    if (changed) {
+        broker_sync_intents(b);
+        broker_rescore(b, SIZE_MAX);
+    }
+}
+
+struct binbox *
+broker_inbox(struct broker *b, const char *owner)
+{
+    uint32_t at;
+    if (strmap_get(&b->inbox_idx, owner, strlen(owner), &at))
+        return &b->inboxes[at];
+    ALLOC_GROW(b->inboxes, b->ninboxes + 1, b->ainboxes);
+    struct binbox *x = &b->inboxes[b->ninboxes];
+    memset(x, 0, sizeof(*x));
+    x->owner = xstrdup(owner);
+    strmap_put(
+        &b->inbox_idx, owner, strlen(owner), (uint32_t)b->ninboxes, NULL);
+    b->ninboxes++;
+    return x;
+}
+
+json_t *
+broker_message_json(const struct bmessage *m)
+{
+    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:b}", "id",
+        (json_int_t)m->id, "from", m->from, "to", m->to, "type", m->type,
+        "body", m->body, "at", (json_int_t)m->at, "read", m->read);
+}
+
+static void
+deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
+{
+    struct binbox *x = broker_inbox(b, owner);
+    if (x->n == BROKER_INBOX_MAX) {
+        /* Bounded: drop the oldest read message, else the oldest. */
+        size_t drop = 0;
+        for (size_t k = 0; k < x->n; k++)
+            if (x->v[k].read) {
+                drop = k;
+                break;
+            }
+        free(x->v[drop].from);
+        free(x->v[drop].to);
+        free(x->v[drop].type);
+        free(x->v[drop].body);
+        memmove(
+            &x->v[drop], &x->v[drop + 1], (x->n - drop - 1) * sizeof(*x->v));
+        x->n--;
+    }
+    ALLOC_GROW(x->v, x->n + 1, x->a);
+    struct bmessage *m = &x->v[x->n++];
+    m->id = tmpl->id;
+    m->from = xstrdup(tmpl->from);
+    m->to = xstrdup(tmpl->to);
+    m->type = xstrdup(tmpl->type);
+    m->body = xstrdup(tmpl->body);
+    m->at = tmpl->at;
+    m->read = false;
+}
+
+size_t
+broker_send(struct broker *b, const char *from, const char *to,
+    const char *type, const char *body)
+{
+    struct bmessage m = { b->next_message_id++, (char *)from, (char *)to,
+        (char *)type, (char *)body, broker_now(), false };
+    size_t n = 0;
+    if (!strcmp(to, "supervisor")) {
+        deliver(b, "supervisor", &m);
+        n = 1;
+    } else {
+        for (size_t i = 0; i < b->nagents; i++) {
+            const struct agent *a = &b->ag[i];
+            /* "all": every registered, active agent but the sender
+             * (discovered worktrees have no session to read an inbox) */
+            bool hit =
+                !strcmp(to, "all")
+                    ? b->meta[i].status == BAGENT_ACTIVE &&
+                          b->meta[i].registered && strcmp(a->id, from)
+                    : !strcmp(a->id, to) || (a->label && !strcmp(a->label, to));
+            if (hit) {
+                deliver(b, a->id, &m);
+                n++;
+            }
+        }
+    }
+    if (n) {
+        json_t *d = broker_message_json(&m);
+        json_object_set_new(d, "recipients", json_integer((json_int_t)n));
+        broker_emit(b, "message", from, d);
+    }
+    return n;
+}
+
+void
+broker_collab_release(struct broker *b)
+{
+    for (size_t k = 0; k < b->nintents; k++)
+        intent_release(&b->intents[k]);
+    free(b->intents);
+    for (size_t k = 0; k < b->ninboxes; k++) {
+        struct binbox *x = &b->inboxes[k];
+        for (size_t j = 0; j < x->n; j++) {
+            free(x->v[j].from);
+            free(x->v[j].to);
+            free(x->v[j].type);
+            free(x->v[j].body);
+        }
+        free(x->v);
+        free(x->owner);
+    }
+    free(b->inboxes);
+    strmap_release(&b->inbox_idx);
+}
