@@ -755,7 +755,7 @@ lock_table_acquire(struct lock_table *t, const struct lock_request *r,
         res = &dummy;
     res->outcome = LOCK_REFUSED;
     res->lock = NULL;
-    int64_t ttl;
+    int64_t ttl = 0;
     int rc;
     if (!r)
         return as_errorf(e, AS_EINVAL, "request is missing");
