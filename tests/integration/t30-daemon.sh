@@ -181,4 +181,24 @@ i=0
 while kill -0 $DPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 check "stop ends the daemon" sh -c "! kill -0 $DPID 2>/dev/null"
 check "socket removed" [ ! -e "$SOCK" ]
+
+# TCP on loopback: a bearer token for everything; SIGTERM shuts down cleanly
+PORT=$((20000 + $$ % 20000))
+"$AIRSPACE_BIN" serve --log-stderr --tcp $PORT 2> "$TMP/daemon2.log" &
+DPID=$!
+i=0
+while [ ! -s "$R/.git/airspace/token" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1; do sleep 0.05; done
+check "token file is 0600" [ "$(stat -c %a "$R/.git/airspace/token")" = 600 ]
+CODE=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/v1/status)
+check "TCP without a token: 401" [ "$CODE" = 401 ]
+CODE=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer wrong" http://127.0.0.1:$PORT/v1/status)
+check "TCP with a wrong token: 401" [ "$CODE" = 401 ]
+CODE=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$R/.git/airspace/token")" http://127.0.0.1:$PORT/v1/status)
+check "TCP with the token: 200" [ "$CODE" = 200 ]
+kill -TERM $DPID
+i=0
+while kill -0 $DPID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+check "SIGTERM ends the daemon" sh -c "! kill -0 $DPID 2>/dev/null"
+check "the log says it stopped" grep -q "stopped" "$TMP/daemon2.log"
 finish
