@@ -443,6 +443,8 @@ h_edit(struct api_ctx *c)
     free(norm);
     broker_emit(b, "workset.edit", b->ag[i].id, d);
     broker_rescore(b, (size_t)i);
+    if (b->meta[i].shared)
+        broker_refresh_residual(b, b->ag[i].worktree);
     api_reply_json(c->req, 200, broker_agent_json(b, (size_t)i, true));
 }
 

@@ -173,6 +173,56 @@ adopt_workset(struct broker *b, size_t i, struct agent *fresh)
     *a = *fresh;
 }
 
+/* The human's share of a shared worktree: remove from w every line (or
+ * whole file) an agent registered in that worktree reported editing. The
+ * agents report lines of the file as it was when they edited it; for the
+ * small edits agents make these are close to base lines, and a file an
+ * agent reported as a whole drops out entirely. */
+static void
+subtract_reported(struct broker *b, const char *wt, struct agent *w)
+{
+    size_t o = 0;
+    for (size_t k = 0; k < w->nfiles; k++) {
+        struct ws_file *f = &w->files[k];
+        bool drop = false;
+        for (size_t i = 0; i < b->nagents && !drop; i++) {
+            const struct bagent *m = &b->meta[i];
+            const struct agent *a = &b->ag[i];
+            if (!m->shared || !a->worktree || strcmp(a->worktree, wt))
+                continue;
+            for (size_t j = 0; j < a->nfiles && !drop; j++) {
+                const struct ws_file *r = &a->files[j];
+                if (strcmp(r->path, f->path))
+                    continue;
+                if (r->whole || f->whole || ws_status_whole(f->status)) {
+                    drop = true;
+                    break;
+                }
+                struct range_set rest;
+                range_set_init(&rest);
+                range_set_subtract(&rest, &f->ranges, &r->ranges);
+                range_set_release(&f->ranges);
+                f->ranges = rest;
+                drop = f->ranges.n == 0;
+            }
+        }
+        if (drop) {
+            free(f->path);
+            free(f->new_path);
+            range_set_release(&f->ranges);
+            for (size_t q = 0; q < f->nnew_uses; q++)
+                free(f->new_uses[q].name);
+            free(f->new_uses);
+            for (size_t q = 0; q < f->nnew_defs; q++)
+                free(f->new_defs[q].name);
+            free(f->new_defs);
+            continue;
+        }
+        w->files[o++] = *f;
+    }
+    w->nfiles = o;
+}
+
 int
 broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
 {
@@ -191,6 +241,8 @@ broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
         return rc;
     }
     gitview_recency(&b->cfg, &fresh, wo.now_ms);
+    if (m->human_residual)
+        subtract_reported(b, b->ag[i].worktree, &fresh);
     if (b->have_graph)
         gitview_agent_names(&b->graph, &fresh);
     broker_drop_engine(b);
@@ -241,6 +293,70 @@ broker_rescan(struct broker *b, struct as_err *e)
     }
     broker_rescore(b, SIZE_MAX);
     return 0;
+}
+
+/*
+ * Agent i registered in its worktree. When another registered agent flies
+ * in the same worktree, it is shared: every registered agent there keeps
+ * only the edits it reports, and the changes nobody reported belong to the
+ * human at the keyboard, an agent of kind human (right of way) made here.
+ */
+static void
+share_worktree(struct broker *b, size_t i)
+{
+    const char *wt = b->ag[i].worktree;
+    size_t others = 0;
+    for (size_t j = 0; j < b->nagents; j++)
+        others += j != i && b->meta[j].registered && b->ag[j].worktree &&
+                  !b->meta[j].human_residual &&
+                  b->meta[j].status == BAGENT_ACTIVE &&
+                  !strcmp(b->ag[j].worktree, wt);
+    if (!others && !b->meta[i].shared)
+        return;
+    broker_drop_engine(b);
+    for (size_t j = 0; j < b->nagents; j++) {
+        struct bagent *m = &b->meta[j];
+        /* (agent i is being registered right now) */
+        if ((!m->registered && j != i) || m->human_residual ||
+            !b->ag[j].worktree || strcmp(b->ag[j].worktree, wt) || m->shared)
+            continue;
+        m->shared = true;
+        m->from_worktree = false;
+        /* what git said was the whole worktree's, not this agent's */
+        struct agent fresh;
+        agent_init(&fresh, b->ag[j].id);
+        adopt_workset(b, j, &fresh);
+    }
+    for (size_t j = 0; j < b->nagents; j++)
+        if (b->meta[j].human_residual && !strcmp(b->ag[j].worktree, wt))
+            return;
+    const char *slash = strrchr(wt, '/');
+    char *want = xasprintf("human@%s", slash ? slash + 1 : wt);
+    char *id = gitview_unique_id(b->ag, b->nagents, want);
+    free(want);
+    char *wt_copy = xstrdup(wt);
+    size_t h = add_agent(b, id);
+    free(id);
+    b->ag[h].kind = AGENT_HUMAN;
+    b->ag[h].worktree = wt_copy;
+    b->meta[h].client = xstrdup("human");
+    b->meta[h].from_worktree = true;
+    b->meta[h].human_residual = true;
+    broker_emit(
+        b, "agent.discovered", b->ag[h].id, broker_agent_json(b, h, false));
+}
+
+void
+broker_refresh_residual(struct broker *b, const char *wt)
+{
+    for (size_t j = 0; j < b->nagents; j++)
+        if (b->meta[j].human_residual && b->ag[j].worktree &&
+            !strcmp(b->ag[j].worktree, wt)) {
+            struct as_err e;
+            if (broker_refresh_agent(b, j, &e))
+                broker_log(b, "refresh %s: %s", b->ag[j].id, e.msg);
+            broker_rescore(b, j);
+        }
 }
 
 int
@@ -306,6 +422,10 @@ broker_register(struct broker *b, json_t *body, size_t *out, struct as_err *e)
         m->from_worktree = true;
         watch_worktree(b, i);
     }
+    if (a->worktree)
+        share_worktree(b, i);
+    a = &b->ag[i]; /* share_worktree may have grown the arrays */
+    m = &b->meta[i];
     json_t *lanes = json_object_get(body, "lanes");
     if (json_is_array(lanes)) {
         for (size_t k = 0; k < m->nlanes; k++)
@@ -325,6 +445,8 @@ broker_register(struct broker *b, json_t *body, size_t *out, struct as_err *e)
     if (broker_refresh_agent(b, i, &ae))
         broker_log(b, "refresh %s: %s", a->id, ae.msg);
     broker_rescore(b, i);
+    if (m->shared)
+        broker_refresh_residual(b, a->worktree);
     return 0;
 }
 
@@ -608,6 +730,9 @@ on_debounce(evutil_socket_t fd, short what, void *arg)
             d, "files", json_integer((json_int_t)b->ag[i].nfiles));
         broker_emit(b, "workset.changed", b->ag[i].id, d);
         broker_rescore(b, i);
+        b->meta[i].dirty_since = 0;
+        if (b->meta[i].shared && b->ag[i].worktree)
+            broker_refresh_residual(b, b->ag[i].worktree);
     }
 }
 

@@ -38,8 +38,13 @@ struct bagent {
     char **lanes; /* globs it owns */
     size_t nlanes;
     enum bagent_status status;
-    bool registered;    /* registered through the API (not discovered) */
-    bool from_worktree; /* its working set comes from git */
+    bool registered;     /* registered through the API (not discovered) */
+    bool from_worktree;  /* its working set comes from git */
+    bool shared;         /* registered in a worktree it shares with other
+                            agents: its working set is its reported edits */
+    bool human_residual; /* the person at the keyboard of a shared
+                            worktree: git's changes minus what the agents
+                            there reported */
     int64_t registered_at, last_seen;
     int64_t dirty_since; /* a file changed; 0 when clean */
 };
@@ -169,6 +174,8 @@ int broker_rescan(struct broker *b, struct as_err *e);
 void broker_drop_engine(struct broker *b);
 /* Re-score every pair involving agent `changed` (SIZE_MAX: all pairs). */
 void broker_rescore(struct broker *b, size_t changed);
+/* Refresh the human of worktree wt, if that worktree is shared. */
+void broker_refresh_residual(struct broker *b, const char *wt);
 /* Add or update a registered agent from its JSON (already validated). */
 int broker_register(
     struct broker *b, json_t *body, size_t *out, struct as_err *e);

@@ -217,3 +217,27 @@ range_set_overlap_widened(const struct range_set *a, uint64_t size_a,
         return 0.0;
     return (double)range_set_intersection_size(a, b) / (double)m;
 }
+
+void
+range_set_subtract(
+    struct range_set *dst, const struct range_set *a, const struct range_set *b)
+{
+    range_set_clear(dst);
+    size_t j = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        uint64_t start = a->v[i].start, end = a->v[i].end;
+        /* skip b's ranges wholly before this one */
+        while (j < b->n && b->v[j].end < start)
+            j++;
+        size_t k = j;
+        while (start <= end && k < b->n && b->v[k].start <= end) {
+            if (b->v[k].start > start)
+                range_set_add(dst, (uint32_t)start, b->v[k].start - 1);
+            if ((uint64_t)b->v[k].end + 1 > start)
+                start = (uint64_t)b->v[k].end + 1;
+            k++;
+        }
+        if (start <= end)
+            range_set_add(dst, (uint32_t)start, (uint32_t)end);
+    }
+}

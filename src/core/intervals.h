@@ -58,6 +58,11 @@ uint64_t range_set_intersection_size(
 void range_set_intersect(struct range_set *dst, const struct range_set *a,
     const struct range_set *b);
 
+/* dst = a \ b: the lines of a not in b (dst must be distinct from a and
+ * b), by a merge walk. */
+void range_set_subtract(struct range_set *dst, const struct range_set *a,
+    const struct range_set *b);
+
 /* dst = s with every range widened by margin lines on both sides (start
  * clamped at 1), re-merged. dst may not alias s. */
 void range_set_widen(

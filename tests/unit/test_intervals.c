@@ -184,12 +184,63 @@ test_workset(void)
     agent_release(&a);
 }
 
+struct sub_case {
+    const char *name;
+    uint32_t a[8];
+    size_t na;
+    uint32_t b[8];
+    size_t nb;
+    uint32_t want[8];
+    size_t nwant;
+};
+
+static const struct sub_case sub_cases[] = {
+    { "disjoint", { 1, 5 }, 1, { 7, 9 }, 1, { 1, 5 }, 1 },
+    { "hole", { 1, 10 }, 1, { 4, 6 }, 1, { 1, 3, 7, 10 }, 2 },
+    { "left cut", { 5, 10 }, 1, { 1, 6 }, 1, { 7, 10 }, 1 },
+    { "right cut", { 5, 10 }, 1, { 9, 20 }, 1, { 5, 8 }, 1 },
+    { "all gone", { 5, 10 }, 1, { 1, 20 }, 1, { 0 }, 0 },
+    { "two holes across two", { 1, 10, 20, 30 }, 2, { 5, 22, 25, 25 }, 2,
+        { 1, 4, 23, 24, 26, 30 }, 3 },
+    { "empty b", { 3, 4 }, 1, { 0 }, 0, { 3, 4 }, 1 },
+    { "max line", { 1, 4294967295u }, 1, { 4294967295u, 4294967295u }, 1,
+        { 1, 4294967294u }, 1 },
+};
+
+static void
+test_subtract(void)
+{
+    for (size_t k = 0; k < sizeof(sub_cases) / sizeof(sub_cases[0]); k++) {
+        const struct sub_case *c = &sub_cases[k];
+        TEST_BEGIN(c->name);
+        struct range_set a, b, d;
+        set_of(&a, c->a, c->na);
+        set_of(&b, c->b, c->nb);
+        range_set_init(&d);
+        range_set_subtract(&d, &a, &b);
+        CHECK_INT(d.n, c->nwant);
+        for (size_t i = 0; i < d.n && i < c->nwant; i++) {
+            CHECK_INT(d.v[i].start, c->want[2 * i]);
+            CHECK_INT(d.v[i].end, c->want[2 * i + 1]);
+        }
+        /* (a \ b) and b never meet; with a ∩ b they give back a */
+        CHECK_INT(range_set_intersection_size(&d, &b), 0);
+        CHECK_INT(range_set_size(&d) + range_set_intersection_size(&a, &b),
+            range_set_size(&a));
+        range_set_release(&a);
+        range_set_release(&b);
+        range_set_release(&d);
+        TEST_END();
+    }
+}
+
 int
 main(void)
 {
     test_add();
     TEST_RUN("queries", test_queries);
     TEST_RUN("intersect and widen", test_intersect_widen);
+    test_subtract();
     test_overlap();
     TEST_RUN("workset", test_workset);
     return test_done();
