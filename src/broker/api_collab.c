@@ -272,7 +272,64 @@ h_conflicts(struct api_ctx *c)
     api_reply_json(c->req, 200, json_pack("{s:o}", "conflicts", v));
 }
 
+/* GET /v1/ledger[?after=N][&type=PREFIX][&agent=ID][&limit=N]: recorded
+ * events, oldest first. */
+static void
+h_ledger(struct api_ctx *c)
+{
+    struct broker *b = c->b;
+    const char *after = evhttp_find_header(&c->query, "after");
+    const char *type = evhttp_find_header(&c->query, "type");
+    const char *agent = evhttp_find_header(&c->query, "agent");
+    const char *lim = evhttp_find_header(&c->query, "limit");
+    uint64_t from = 0;
+    long limit = 1000;
+    char *end;
+    if (after) {
+        errno = 0;
+        from = strtoull(after, &end, 10);
+        if (errno || *end) {
+            api_reply_error(c->req, 400, "bad_field", "'after' must be an id");
+            return;
+        }
+    }
+    if (lim) {
+        errno = 0;
+        limit = strtol(lim, &end, 10);
+        if (errno || *end || limit < 1 || limit > 100000) {
+            api_reply_error(
+                c->req, 400, "bad_field", "'limit' must be 1..100000");
+            return;
+        }
+    }
+    size_t tl = type ? strlen(type) : 0;
+    json_t *v = json_array();
+    json_t *out = json_pack("{s:o}", "events", v);
+    uint64_t first = b->next_event_id > BROKER_EVENT_RING
+                         ? b->next_event_id - BROKER_EVENT_RING
+                         : 1;
+    if (from + 1 > first)
+        first = from + 1;
+    for (uint64_t id = first;
+         id < b->next_event_id && (long)json_array_size(v) < limit; id++) {
+        const struct bevent *ev = &b->ring[id % BROKER_EVENT_RING];
+        if (ev->id != id || (type && strncmp(ev->type, type, tl)))
+            continue;
+        json_t *e = json_loads(ev->json, 0, NULL);
+        if (!e)
+            continue;
+        const char *who = json_string_value(json_object_get(e, "agent"));
+        if (agent && (!who || strcmp(who, agent))) {
+            json_decref(e);
+            continue;
+        }
+        json_array_append_new(v, e);
+    }
+    api_reply_json(c->req, 200, out);
+}
+
 const struct api_route api_collab_routes[] = {
+    { EVHTTP_REQ_GET, "v1/ledger", h_ledger },
     { EVHTTP_REQ_GET, "v1/intents", h_intents },
     { EVHTTP_REQ_POST, "v1/intents", h_intent },
     { EVHTTP_REQ_POST, "v1/intents/*/drop", h_intent_drop },

@@ -74,4 +74,22 @@ api POST /v1/intents '{"agent":"s3","files":["../x"]}'
 check "escaping intent refused" [ "$CODE" = 400 ]
 api POST /v1/intents '{"agent":"s3","files":[]}'
 check "empty files refused" [ "$CODE" = 400 ]
+
+# the same through the CLI
+AIRSPACE_AGENT=s3 "$AIRSPACE_BIN" msg s4 "lunch?" > "$TMP/out"
+check "CLI msg delivers" grep -q "delivered to 1" "$TMP/out"
+AIRSPACE_AGENT=s4 "$AIRSPACE_BIN" inbox > "$TMP/out"
+check "CLI inbox shows it" grep -q "\[info\] s3: lunch?" "$TMP/out"
+AIRSPACE_AGENT=s4 "$AIRSPACE_BIN" intent --summary "fix users" src/api/users.js > "$TMP/out"
+check "CLI intent reports the forward conflict" grep -q "\[conflict\] forward: s1" "$TMP/out"
+"$AIRSPACE_BIN" conflicts > "$TMP/out"
+check "CLI conflicts lists forward" grep -q "^forward" "$TMP/out"
+"$AIRSPACE_BIN" log --type intent. --json > "$TMP/out"
+check "CLI log filters by type" jqt "$TMP/out" '[.events[].type | startswith("intent.")] | all and length >= 3'
+"$AIRSPACE_BIN" log --agent s4 --json > "$TMP/out"
+check "CLI log filters by agent" jqt "$TMP/out" '[.events[].agent] | all(. == "s4") and length >= 1'
+set +e
+"$AIRSPACE_BIN" msg s1 hi > /dev/null 2>&1; rc=$?
+set -e
+check "CLI msg without a sender: exit 2" [ "$rc" = 2 ]
 finish

@@ -1,0 +1,343 @@
+/*
+ * cmd_collab.c - intents, messages, conflicts and the log from the command
+ * line: intent, conflicts, msg, inbox, log.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+struct copt {
+    const char *repo, *agent, *summary, *type, *to, *filter_type;
+    long ttl_s, after, limit;
+    bool json, no_start, agent_given;
+};
+
+static int
+cusage(const char *cmd, const char *msg, const char *arg)
+{
+    fprintf(stderr, "airspace %s: %s%s%s\nTry 'airspace %s --help'.\n", cmd,
+        msg, arg ? " " : "", arg ? arg : "", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+static int
+cparse(int argc, char **argv, struct copt *o, const char *usage)
+{
+    static const struct option longopts[] = {
+        { "repo", required_argument, NULL, 'r' },
+        { "agent", required_argument, NULL, 'a' },
+        { "summary", required_argument, NULL, 's' },
+        { "ttl", required_argument, NULL, 't' },
+        { "type", required_argument, NULL, 'T' },
+        { "after", required_argument, NULL, 'A' },
+        { "limit", required_argument, NULL, 'l' },
+        { "json", no_argument, NULL, 'j' },
+        { "no-start", no_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    memset(o, 0, sizeof(*o));
+    o->repo = ".";
+    o->agent = getenv("AIRSPACE_AGENT");
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        char *end;
+        long *num = NULL;
+        switch (c) {
+        case 'r':
+            o->repo = optarg;
+            break;
+        case 'a':
+            o->agent = optarg;
+            o->agent_given = true;
+            break;
+        case 's':
+            o->summary = optarg;
+            break;
+        case 'T':
+            o->type = optarg;
+            break;
+        case 't':
+            num = &o->ttl_s;
+            break;
+        case 'A':
+            num = &o->after;
+            break;
+        case 'l':
+            num = &o->limit;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 'n':
+            o->no_start = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            return cusage(
+                argv[0], "unknown or incomplete option", argv[optind - 1]);
+        }
+        if (num) {
+            errno = 0;
+            *num = strtol(optarg, &end, 10);
+            if (errno || *end || *num < 0)
+                return cusage(argv[0], "expected a number, not", optarg);
+        }
+    }
+    return 0;
+}
+
+static int
+copen(struct client *cl, const struct copt *o, const char *cmd)
+{
+    struct as_err e;
+    int rc = client_open(cl, o->repo, !o->no_start, &e);
+    if (rc) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
+        return rc == AS_ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_UNREACHABLE;
+    }
+    return 0;
+}
+
+/* One request; prints JSON with --json, else calls show. */
+static int
+creq(struct client *cl, const struct copt *o, const char *cmd,
+    const char *method, const char *path, json_t *body, void (*show)(json_t *))
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    int rc;
+    if (client_request(cl, method, path, body, &status, &reply, &e)) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
+        rc = CLI_EXIT_UNREACHABLE;
+    } else if ((rc = client_exit_code(status))) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, client_error_message(reply));
+    } else if (o->json) {
+        char *s = json_dumps(reply, JSON_INDENT(2));
+        puts(s);
+        free(s);
+    } else if (show) {
+        show(reply);
+    }
+    if (reply)
+        json_decref(reply);
+    return rc;
+}
+
+static const char *
+s_(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "-";
+}
+
+static void
+show_intent(json_t *r)
+{
+    printf("intent %lld declared\n",
+        (long long)json_integer_value(json_object_get(r, "id")));
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(r, "conflicts"), i, c)
+        printf("[conflict] forward: %s also intends %s\n", s_(c, "with"),
+            s_(c, "theirs"));
+}
+
+int
+cmd_intent(int argc, char **argv)
+{
+    struct copt o;
+    int rc = cparse(argc, argv, &o,
+        "usage: airspace intent [--agent ID] [--summary TEXT] [--ttl SECONDS]\n"
+        "                       PATH-OR-GLOB...\n\n"
+        "Declare what you are about to touch; agents whose intents overlap\n"
+        "are told (forward conflict).\n");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (optind >= argc)
+        return cusage("intent", "expected at least one path or glob", NULL);
+    if (!o.agent)
+        return cusage(
+            "intent", "no agent: give --agent or AIRSPACE_AGENT", NULL);
+    json_t *files = json_array();
+    for (int k = optind; k < argc; k++)
+        json_array_append_new(files, json_string(argv[k]));
+    json_t *body = json_pack("{s:s, s:o}", "agent", o.agent, "files", files);
+    if (o.summary)
+        json_object_set_new(body, "summary", json_string(o.summary));
+    if (o.ttl_s)
+        json_object_set_new(
+            body, "ttlMs", json_integer((json_int_t)o.ttl_s * 1000));
+    struct client cl;
+    if ((rc = copen(&cl, &o, "intent"))) {
+        json_decref(body);
+        return rc;
+    }
+    rc = creq(&cl, &o, "intent", "POST", "/v1/intents", body, show_intent);
+    json_decref(body);
+    client_close(&cl);
+    return rc;
+}
+
+static void
+show_conflicts(json_t *r)
+{
+    size_t i;
+    json_t *c;
+    json_t *list = json_object_get(r, "conflicts");
+    json_array_foreach(list, i, c)
+    {
+        json_t *ag = json_object_get(c, "agents");
+        printf("%-10s %-16s %-16s %s%s%s\n", s_(c, "shape"),
+            json_string_value(json_array_get(ag, 0)),
+            json_string_value(json_array_get(ag, 1)), s_(c, "file"),
+            json_object_get(c, "why") ? "  " : "",
+            json_object_get(c, "why") ? s_(c, "why") : "");
+    }
+    if (!json_array_size(list))
+        puts("no conflicts");
+}
+
+int
+cmd_conflicts(int argc, char **argv)
+{
+    struct copt o;
+    int rc = cparse(argc, argv, &o,
+        "usage: airspace conflicts [--json]\n\n"
+        "Forward (intents overlap), in-flight (changes meet changes or an\n"
+        "intent) and committed (the speculative merge conflicts).\n");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    struct client cl;
+    if ((rc = copen(&cl, &o, "conflicts")))
+        return rc;
+    rc = creq(
+        &cl, &o, "conflicts", "GET", "/v1/conflicts", NULL, show_conflicts);
+    client_close(&cl);
+    return rc;
+}
+
+static void
+show_sent(json_t *r)
+{
+    printf("delivered to %lld\n",
+        (long long)json_integer_value(json_object_get(r, "delivered")));
+}
+
+int
+cmd_msg(int argc, char **argv)
+{
+    struct copt o;
+    int rc = cparse(argc, argv, &o,
+        "usage: airspace msg [--agent FROM] [--type TYPE] TO TEXT...\n\n"
+        "Send a message to an agent, a label, 'all' or 'supervisor'. TYPE:\n"
+        "info (default), question, claim, release, delegate, handoff, ack,\n"
+        "block.\n");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (argc - optind < 2)
+        return cusage("msg", "expected TO and a message", NULL);
+    if (!o.agent)
+        return cusage("msg", "no sender: give --agent or AIRSPACE_AGENT", NULL);
+    size_t len = 0;
+    for (int k = optind + 1; k < argc; k++)
+        len += strlen(argv[k]) + 1;
+    char *text = xmalloc(len + 1);
+    text[0] = '\0';
+    size_t at = 0;
+    for (int k = optind + 1; k < argc; k++)
+        at += (size_t)snprintf(text + at, len + 1 - at, "%s%s",
+            k > optind + 1 ? " " : "", argv[k]);
+    json_t *body = json_pack("{s:s, s:s, s:s, s:s}", "from", o.agent, "to",
+        argv[optind], "type", o.type ? o.type : "info", "body", text);
+    free(text);
+    struct client cl;
+    if ((rc = copen(&cl, &o, "msg"))) {
+        json_decref(body);
+        return rc;
+    }
+    rc = creq(&cl, &o, "msg", "POST", "/v1/messages", body, show_sent);
+    json_decref(body);
+    client_close(&cl);
+    return rc;
+}
+
+static void
+show_inbox(json_t *r)
+{
+    size_t i;
+    json_t *m;
+    json_t *list = json_object_get(r, "messages");
+    json_array_foreach(list, i, m)
+        printf("[%s] %s: %s\n", s_(m, "type"), s_(m, "from"), s_(m, "body"));
+    if (!json_array_size(list))
+        puts("no new messages");
+}
+
+int
+cmd_inbox(int argc, char **argv)
+{
+    struct copt o;
+    int rc = cparse(argc, argv, &o,
+        "usage: airspace inbox [--agent ID] [--json]\n\n"
+        "Read (and mark read) your new messages.\n");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (!o.agent)
+        return cusage(
+            "inbox", "no agent: give --agent or AIRSPACE_AGENT", NULL);
+    struct client cl;
+    if ((rc = copen(&cl, &o, "inbox")))
+        return rc;
+    char *path = xasprintf("/v1/agents/%s/inbox", o.agent);
+    rc = creq(&cl, &o, "inbox", "GET", path, NULL, show_inbox);
+    free(path);
+    client_close(&cl);
+    return rc;
+}
+
+static void
+show_log(json_t *r)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(json_object_get(r, "events"), i, ev)
+        printf("%6lld %-22s %s\n",
+            (long long)json_integer_value(json_object_get(ev, "id")),
+            s_(ev, "type"), s_(ev, "agent"));
+}
+
+int
+cmd_log(int argc, char **argv)
+{
+    struct copt o;
+    int rc = cparse(argc, argv, &o,
+        "usage: airspace log [--agent ID] [--type PREFIX] [--after ID]\n"
+        "                    [--limit N] [--json]\n\n"
+        "What happened, oldest first.\n");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    struct client cl;
+    if ((rc = copen(&cl, &o, "log")))
+        return rc;
+    /* --agent filters here; AIRSPACE_AGENT alone does not */
+    char *path = xasprintf("/v1/ledger?after=%ld&limit=%ld%s%s%s%s", o.after,
+        o.limit ? o.limit : 1000, o.type ? "&type=" : "", o.type ? o.type : "",
+        o.agent_given ? "&agent=" : "", o.agent_given ? o.agent : "");
+    rc = creq(&cl, &o, "log", "GET", path, NULL, show_log);
+    free(path);
+    client_close(&cl);
+    return rc;
+}
