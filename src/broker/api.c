@@ -358,6 +358,8 @@ h_heartbeat(struct api_ctx *c)
     c->b->meta[i].last_seen = broker_now();
     if (c->b->meta[i].status != BAGENT_ACTIVE)
         broker_set_status(c->b, (size_t)i, BAGENT_ACTIVE, "heartbeat");
+    else
+        broker_persist_agent(c->b, (size_t)i);
     api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
 }
 
@@ -437,7 +439,8 @@ h_edit(struct api_ctx *c)
     struct lock_events lev;
     lock_events_init(&lev);
     struct as_err le;
-    lock_table_touch(b->locks, b->ag[i].id, norm, broker_now(), NULL, &le);
+    lock_table_touch(b->locks, b->ag[i].id, norm, broker_now(), &lev, &le);
+    broker_lock_events(b, &lev); /* persisted, not announced */
     lock_events_release(&lev);
     json_t *d = json_pack("{s:s}", "path", norm);
     free(norm);

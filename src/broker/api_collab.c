@@ -75,6 +75,7 @@ h_intent(struct api_ctx *c)
     in.expires_at = now + ttl;
     ALLOC_GROW(b->intents, b->nintents + 1, b->aintents);
     b->intents[b->nintents++] = in;
+    broker_persist_intent(b, &in);
     b->meta[i].last_seen = now;
     json_t *o = broker_intent_json(&in);
     broker_emit(b, "intent.declared", in.agent, json_deep_copy(o));
@@ -144,6 +145,7 @@ h_intent_drop(struct api_ctx *c)
                 "intent %llu belongs to '%s'", id, in->agent);
             return;
         }
+        broker_forget_intent(b, in->id);
         broker_emit(b, "intent.dropped", in->agent, broker_intent_json(in));
         free(in->agent);
         for (size_t f = 0; f < in->nfiles; f++)
@@ -211,8 +213,12 @@ h_inbox(struct api_ctx *c)
     for (size_t k = 0; k < x->n; k++)
         if (!x->v[k].read) {
             json_array_append_new(v, broker_message_json(&x->v[k]));
-            if (mark)
+            struct as_err e;
+            if (mark) {
                 x->v[k].read = true;
+                if (db_message_read(c->b->db, owner, x->v[k].id, &e))
+                    broker_log(c->b, "store: %s", e.msg);
+            }
         }
     api_reply_json(c->req, 200, json_pack("{s:o}", "messages", v));
 }
@@ -273,11 +279,18 @@ h_conflicts(struct api_ctx *c)
 }
 
 /* GET /v1/ledger[?after=N][&type=PREFIX][&agent=ID][&limit=N]: recorded
- * events, oldest first. */
+ * events, oldest first, from the store. */
+static void
+add_event(void *ctx, const struct db_event *de)
+{
+    json_t *e = json_loads(de->json, 0, NULL);
+    if (e)
+        json_array_append_new(ctx, e);
+}
+
 static void
 h_ledger(struct api_ctx *c)
 {
-    struct broker *b = c->b;
     const char *after = evhttp_find_header(&c->query, "after");
     const char *type = evhttp_find_header(&c->query, "type");
     const char *agent = evhttp_find_header(&c->query, "agent");
@@ -302,30 +315,15 @@ h_ledger(struct api_ctx *c)
             return;
         }
     }
-    size_t tl = type ? strlen(type) : 0;
     json_t *v = json_array();
-    json_t *out = json_pack("{s:o}", "events", v);
-    uint64_t first = b->next_event_id > BROKER_EVENT_RING
-                         ? b->next_event_id - BROKER_EVENT_RING
-                         : 1;
-    if (from + 1 > first)
-        first = from + 1;
-    for (uint64_t id = first;
-         id < b->next_event_id && (long)json_array_size(v) < limit; id++) {
-        const struct bevent *ev = &b->ring[id % BROKER_EVENT_RING];
-        if (ev->id != id || (type && strncmp(ev->type, type, tl)))
-            continue;
-        json_t *e = json_loads(ev->json, 0, NULL);
-        if (!e)
-            continue;
-        const char *who = json_string_value(json_object_get(e, "agent"));
-        if (agent && (!who || strcmp(who, agent))) {
-            json_decref(e);
-            continue;
-        }
-        json_array_append_new(v, e);
+    struct as_err e;
+    if (db_ledger_query(c->b->db, from, type && *type ? type : NULL,
+            agent && *agent ? agent : NULL, limit, add_event, v, &e)) {
+        json_decref(v);
+        api_reply_error(c->req, 500, "store", "%s", e.msg);
+        return;
     }
-    api_reply_json(c->req, 200, out);
+    api_reply_json(c->req, 200, json_pack("{s:o}", "events", v));
 }
 
 const struct api_route api_collab_routes[] = {

@@ -322,6 +322,7 @@ share_worktree(struct broker *b, size_t i)
             continue;
         m->shared = true;
         m->from_worktree = false;
+        broker_persist_agent(b, j);
         /* what git said was the whole worktree's, not this agent's */
         struct agent fresh;
         agent_init(&fresh, b->ag[j].id);
@@ -440,6 +441,7 @@ broker_register(struct broker *b, json_t *body, size_t *out, struct as_err *e)
     m->status = BAGENT_ACTIVE;
     m->last_seen = broker_now();
     *out = i;
+    broker_persist_agent(b, i);
     broker_emit(b, "agent.registered", a->id, broker_agent_json(b, i, false));
     struct as_err ae;
     if (broker_refresh_agent(b, i, &ae))
@@ -457,6 +459,7 @@ broker_set_status(
     if (b->meta[i].status == s)
         return;
     b->meta[i].status = s;
+    broker_persist_agent(b, i);
     if (s != BAGENT_ACTIVE)
         broker_release_agent_locks(b, i);
     json_t *d = broker_agent_json(b, i, false);
@@ -468,6 +471,148 @@ broker_set_status(
                              : "agent.stale",
         b->ag[i].id, d);
     broker_rescore(b, i);
+}
+
+/* ---- persistence ---- */
+
+void
+broker_persist_agent(struct broker *b, size_t i)
+{
+    const struct agent *a = &b->ag[i];
+    const struct bagent *m = &b->meta[i];
+    if (!m->registered && !m->human_residual)
+        return; /* discovered worktrees are found again at start */
+    json_t *lanes = json_array();
+    for (size_t k = 0; k < m->nlanes; k++)
+        json_array_append_new(lanes, json_string(m->lanes[k]));
+    char *lt = json_dumps(lanes, JSON_COMPACT);
+    json_decref(lanes);
+    struct db_agent da = { a->id, a->kind == AGENT_HUMAN ? "human" : "agent",
+        m->client, a->label, a->worktree, a->branch, lt,
+        status_names[m->status], m->shared, m->human_residual, m->registered_at,
+        m->last_seen };
+    struct as_err e;
+    if (db_agent_put(b->db, &da, &e))
+        broker_log(b, "store: %s", e.msg);
+    free(lt);
+}
+
+static void
+restore_agent(void *ctx, const struct db_agent *da)
+{
+    struct broker *b = ctx;
+    size_t i = add_agent(b, da->id);
+    struct agent *a = &b->ag[i];
+    struct bagent *m = &b->meta[i];
+    a->kind = !strcmp(da->kind, "human") ? AGENT_HUMAN : AGENT_AGENT;
+    m->client = da->client ? xstrdup(da->client) : NULL;
+    a->label = da->label ? xstrdup(da->label) : NULL;
+    a->worktree = da->worktree ? xstrdup(da->worktree) : NULL;
+    a->branch = da->branch ? xstrdup(da->branch) : NULL;
+    m->registered = !da->human_residual;
+    m->shared = da->shared;
+    m->human_residual = da->human_residual;
+    m->from_worktree = a->worktree && !da->shared;
+    m->registered_at = da->registered_at;
+    m->last_seen = da->last_seen;
+    a->started_at_ms = da->registered_at;
+    m->status = !strcmp(da->status, "exited")  ? BAGENT_EXITED
+                : !strcmp(da->status, "stale") ? BAGENT_STALE
+                                               : BAGENT_ACTIVE;
+    json_t *lanes = da->lanes ? json_loads(da->lanes, 0, NULL) : NULL;
+    if (json_is_array(lanes)) {
+        m->nlanes = json_array_size(lanes);
+        m->lanes = xcalloc(m->nlanes ? m->nlanes : 1, sizeof(*m->lanes));
+        for (size_t k = 0; k < m->nlanes; k++) {
+            const char *l = json_string_value(json_array_get(lanes, k));
+            m->lanes[k] = xstrdup(l ? l : "");
+        }
+    }
+    if (lanes)
+        json_decref(lanes);
+    if (a->worktree)
+        watch_worktree(b, i);
+}
+
+static void
+restore_lock(void *ctx, const struct lock *l)
+{
+    struct broker *b = ctx;
+    struct as_err e;
+    if (lock_table_restore(b->locks, l, &e))
+        broker_log(
+            b, "restore lock %llu: %s", (unsigned long long)l->token, e.msg);
+}
+
+static void
+restore_intent(void *ctx, const struct db_intent *di)
+{
+    struct broker *b = ctx;
+    json_t *files = json_loads(di->files, 0, NULL);
+    if (!json_is_array(files)) {
+        if (files)
+            json_decref(files);
+        return;
+    }
+    struct bintent in = { 0 };
+    in.id = di->id;
+    in.agent = xstrdup(di->agent);
+    in.nfiles = json_array_size(files);
+    in.files = xcalloc(in.nfiles ? in.nfiles : 1, sizeof(*in.files));
+    for (size_t k = 0; k < in.nfiles; k++) {
+        const char *f = json_string_value(json_array_get(files, k));
+        in.files[k] = xstrdup(f ? f : "");
+    }
+    json_decref(files);
+    in.regions = di->regions ? xstrdup(di->regions) : NULL;
+    in.summary = di->summary ? xstrdup(di->summary) : NULL;
+    in.created_at = di->created_at;
+    in.expires_at = di->expires_at;
+    ALLOC_GROW(b->intents, b->nintents + 1, b->aintents);
+    b->intents[b->nintents++] = in;
+    if (in.id >= b->next_intent_id)
+        b->next_intent_id = in.id + 1;
+}
+
+static void
+restore_message(void *ctx, const struct db_message *dm)
+{
+    struct broker *b = ctx;
+    struct binbox *x = broker_inbox(b, dm->owner);
+    ALLOC_GROW(x->v, x->n + 1, x->a);
+    struct bmessage *m = &x->v[x->n++];
+    m->id = dm->id;
+    m->from = xstrdup(dm->from);
+    m->to = xstrdup(dm->to);
+    m->type = xstrdup(dm->type);
+    m->body = xstrdup(dm->body);
+    m->at = dm->at;
+    m->read = dm->read;
+    if (dm->id >= b->next_message_id)
+        b->next_message_id = dm->id + 1;
+}
+
+int
+broker_restore(struct broker *b, struct as_err *e)
+{
+    int rc;
+    uint64_t next_token, last;
+    if ((rc = db_agents_load(b->db, restore_agent, b, e)) ||
+        (rc = db_locks_load(b->db, restore_lock, b, &next_token, e)) ||
+        (rc = db_intents_load(b->db, restore_intent, b, e)) ||
+        (rc = db_messages_load(b->db, restore_message, b, e)) ||
+        (rc = db_ledger_last(b->db, &last, e)))
+        return rc;
+    if (next_token > lock_table_next_token(b->locks))
+        lock_table_set_next_token(b->locks, next_token);
+    b->next_event_id = last + 1;
+    broker_sync_intents(b);
+    size_t nl;
+    lock_table_list(b->locks, broker_now(), &nl);
+    broker_log(b,
+        "restored %zu agents, %zu locks, %zu intents; next event %llu",
+        b->nagents, nl, b->nintents, (unsigned long long)b->next_event_id);
+    return 0;
 }
 
 /* ---- locks ---- */
@@ -506,6 +651,24 @@ broker_lock_events(struct broker *b, struct lock_events *ev)
     int64_t now = broker_now();
     for (size_t k = 0; k < ev->n; k++) {
         const struct lock_event *x = &ev->v[k];
+        struct as_err e;
+        int rc = 0;
+        switch (x->type) {
+        case LOCK_EV_RELEASED:
+        case LOCK_EV_RELEASED_ALL:
+        case LOCK_EV_EXPIRED:
+        case LOCK_EV_FORCE_RELEASED:
+            rc = db_lock_delete(b->db, x->lock.token, &e);
+            break;
+        default:
+            rc = db_lock_put(
+                b->db, &x->lock, lock_table_next_token(b->locks), &e);
+            break;
+        }
+        if (rc)
+            broker_log(b, "store: %s", e.msg);
+        if (x->type == LOCK_EV_TOUCHED)
+            continue; /* routine activity: kept, not announced */
         json_t *d = broker_lock_json(&x->lock, now);
         if (x->actor)
             json_object_set_new(d, "actor", json_string(x->actor));
@@ -814,6 +977,30 @@ on_rescan(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
+on_flush(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    struct as_err e;
+    if (db_ledger_flush(b->db, &e))
+        broker_log(b, "ledger: %s", e.msg);
+}
+
+/* Ledger retention: the last 200 000 events of the last 30 days. */
+static void
+on_prune(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    struct as_err e;
+    if (db_ledger_prune(
+            b->db, 200000, broker_now() - 30LL * 24 * 3600 * 1000, &e))
+        broker_log(b, "ledger: %s", e.msg);
+}
+
+static void
 on_signal(evutil_socket_t sig, short what, void *arg)
 {
     (void)what;
@@ -941,6 +1128,10 @@ broker_free(struct broker *b)
         event_free(b->sigterm_ev);
     if (b->sigint_ev)
         event_free(b->sigint_ev);
+    if (b->flush_ev)
+        event_free(b->flush_ev);
+    if (b->prune_ev)
+        event_free(b->prune_ev);
     if (b->inotify_fd >= 0)
         close(b->inotify_fd);
     for (size_t k = 0; k < b->npairs; k++) {
@@ -964,6 +1155,7 @@ broker_free(struct broker *b)
         merge_cache_free(b->mcache);
     if (b->locks)
         lock_table_free(b->locks);
+    db_close(b->db);
     if (b->have_graph)
         graph_release(&b->graph);
     free(b->integration);
@@ -1032,6 +1224,8 @@ broker_run(const struct broker_options *o, struct as_err *e)
     lock_config_default(&lc);
     lc.root = repo_main_workdir(b->repo);
     b->locks = lock_table_new(&lc);
+    if ((rc = db_open(b->paths.db, NULL, &b->db, e)))
+        goto out;
     struct repograph_stats st = { 0 };
     struct as_err ge;
     if (gitview_graph(
@@ -1078,6 +1272,14 @@ broker_run(const struct broker_options *o, struct as_err *e)
     event_add(b->sigint_ev, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    b->flush_ev = event_new(b->base, -1, EV_PERSIST, on_flush, b);
+    struct timeval flush = { 0, 250000 };
+    event_add(b->flush_ev, &flush);
+    b->prune_ev = event_new(b->base, -1, EV_PERSIST, on_prune, b);
+    struct timeval prune = { 60, 0 };
+    event_add(b->prune_ev, &prune);
+    if ((rc = broker_restore(b, e)))
+        goto out;
     struct as_err se;
     if (broker_rescan(b, &se))
         broker_log(b, "rescan: %s", se.msg);

@@ -34,6 +34,30 @@ broker_intent_json(const struct bintent *in)
     return o;
 }
 
+void
+broker_persist_intent(struct broker *b, const struct bintent *in)
+{
+    json_t *f = json_array();
+    for (size_t k = 0; k < in->nfiles; k++)
+        json_array_append_new(f, json_string(in->files[k]));
+    char *files = json_dumps(f, JSON_COMPACT);
+    json_decref(f);
+    struct db_intent di = { in->id, in->agent, files, in->regions, in->summary,
+        in->created_at, in->expires_at };
+    struct as_err e;
+    if (db_intent_put(b->db, &di, &e))
+        broker_log(b, "store: %s", e.msg);
+    free(files);
+}
+
+void
+broker_forget_intent(struct broker *b, uint64_t id)
+{
+    struct as_err e;
+    if (db_intent_delete(b->db, id, &e))
+        broker_log(b, "store: %s", e.msg);
+}
+
 static void
 intent_release(struct bintent *in)
 {
@@ -72,6 +96,7 @@ broker_expire_intents(struct broker *b, int64_t now)
     for (size_t k = 0; k < b->nintents; k++) {
         struct bintent *in = &b->intents[k];
         if (in->expires_at <= now) {
+            broker_forget_intent(b, in->id);
             broker_emit(b, "intent.expired", in->agent, broker_intent_json(in));
             intent_release(in);
             changed = true;
@@ -114,6 +139,7 @@ static void
 deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
 {
     struct binbox *x = broker_inbox(b, owner);
+    struct as_err e;
     if (x->n == BROKER_INBOX_MAX) {
         /* Bounded: drop the oldest read message, else the oldest. */
         size_t drop = 0;
@@ -122,6 +148,8 @@ deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
                 drop = k;
                 break;
             }
+        if (db_message_drop(b->db, owner, x->v[drop].id, &e))
+            broker_log(b, "store: %s", e.msg);
         free(x->v[drop].from);
         free(x->v[drop].to);
         free(x->v[drop].type);
@@ -139,6 +167,10 @@ deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
     m->body = xstrdup(tmpl->body);
     m->at = tmpl->at;
     m->read = false;
+    struct db_message dm = { m->id, owner, m->from, m->to, m->type, m->body,
+        m->at, false };
+    if (db_message_put(b->db, &dm, &e))
+        broker_log(b, "store: %s", e.msg);
 }
 
 size_t
@@ -148,6 +180,8 @@ broker_send(struct broker *b, const char *from, const char *to,
     struct bmessage m = { b->next_message_id++, (char *)from, (char *)to,
         (char *)type, (char *)body, broker_now(), false };
     size_t n = 0;
+    struct as_err te;
+    bool tx = db_begin(b->db, &te) == 0;
     if (!strcmp(to, "supervisor")) {
         deliver(b, "supervisor", &m);
         n = 1;
@@ -167,6 +201,8 @@ broker_send(struct broker *b, const char *from, const char *to,
             }
         }
     }
+    if (tx && db_commit(b->db, &te))
+        broker_log(b, "store: %s", te.msg);
     if (n) {
         json_t *d = broker_message_json(&m);
         json_object_set_new(d, "recipients", json_integer((json_int_t)n));

@@ -44,6 +44,12 @@ broker_emit(struct broker *b, const char *type, const char *agent, json_t *data)
     slot->type = xstrdup(type);
     slot->json = json_dumps(ev, JSON_COMPACT);
     json_decref(ev);
+    if (b->db) {
+        struct db_event de = { id, broker_now(), type, agent, slot->json };
+        struct as_err e;
+        if (db_ledger_append(b->db, &de, &e))
+            broker_log(b, "ledger: %s", e.msg);
+    }
     for (struct sse_client *c = b->sse; c; c = c->next)
         sse_write(c->req, slot);
 }
@@ -62,6 +68,21 @@ on_sse_close(struct evhttp_connection *conn, void *arg)
     free(me);
 }
 
+struct sse_replay {
+    struct evhttp_request *req;
+    uint64_t below; /* the ring holds this id and later */
+};
+
+static void
+replay_one(void *ctx, const struct db_event *de)
+{
+    struct sse_replay *r = ctx;
+    if (de->seq >= r->below)
+        return;
+    struct bevent ev = { de->seq, (char *)de->type, (char *)de->json };
+    sse_write(r->req, &ev);
+}
+
 void
 broker_sse_attach(
     struct broker *b, struct evhttp_request *req, bool replay, uint64_t after)
@@ -74,6 +95,11 @@ broker_sse_attach(
     uint64_t first = b->next_event_id > BROKER_EVENT_RING
                          ? b->next_event_id - BROKER_EVENT_RING
                          : 1;
+    if (replay && b->db && after + 1 < first) {
+        struct sse_replay r = { req, first };
+        struct as_err e;
+        db_ledger_query(b->db, after, NULL, NULL, -1, replay_one, &r, &e);
+    }
     if (after + 1 > first)
         first = after + 1;
     if (replay)

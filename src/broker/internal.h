@@ -24,6 +24,7 @@
 #include "core/workset.h"
 #include "git/merge.h"
 #include "git/repo.h"
+#include "store/db.h"
 #include "util/strmap.h"
 
 enum bagent_status {
@@ -122,6 +123,8 @@ struct broker {
     size_t eng_n;
 
     struct lock_table *locks;
+    struct db *db; /* durable state; every acknowledged change is in it */
+    struct event *flush_ev, *prune_ev;
 
     struct bintent *intents;
     size_t nintents, aintents;
@@ -191,8 +194,13 @@ void broker_sse_attach(
     struct broker *b, struct evhttp_request *req, bool replay, uint64_t after);
 void broker_events_release(struct broker *b);
 
-/* Locks: publish the table's events; release everything of agent i. */
+/* Locks: persist and publish the table's events (touches are persisted
+ * but not published); release everything of agent i. */
 void broker_lock_events(struct broker *b, struct lock_events *ev);
+/* Persist agent i's registration and status. */
+void broker_persist_agent(struct broker *b, size_t i);
+/* Restore the state of the store (start-up). */
+int broker_restore(struct broker *b, struct as_err *e);
 void broker_release_agent_locks(struct broker *b, size_t i);
 json_t *broker_lock_json(const struct lock *l, int64_t now);
 
@@ -201,6 +209,8 @@ json_t *broker_lock_json(const struct lock *l, int64_t now);
 void broker_sync_intents(struct broker *b); /* into agents' intent lists */
 void broker_expire_intents(struct broker *b, int64_t now);
 json_t *broker_intent_json(const struct bintent *in);
+void broker_persist_intent(struct broker *b, const struct bintent *in);
+void broker_forget_intent(struct broker *b, uint64_t id);
 /* Deliver to an id, a label, "all" (every active agent but the sender) or
  * "supervisor"; returns how many inboxes got it. */
 size_t broker_send(struct broker *b, const char *from, const char *to,

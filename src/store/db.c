@@ -1,0 +1,586 @@
+#include "store/db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* Ordered migrations: migrations[k] takes schema k to k + 1. */
+static const char *const migrations[] = {
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;"
+    "CREATE TABLE agents (id TEXT PRIMARY KEY, kind TEXT NOT NULL,"
+    " client TEXT, label TEXT, worktree TEXT, branch TEXT, lanes TEXT,"
+    " status TEXT NOT NULL, shared INTEGER NOT NULL,"
+    " human_residual INTEGER NOT NULL, registered_at INTEGER NOT NULL,"
+    " last_seen INTEGER NOT NULL) STRICT;"
+    "CREATE TABLE locks (token INTEGER PRIMARY KEY, pattern TEXT NOT NULL,"
+    " holder TEXT NOT NULL, mode TEXT NOT NULL, kind TEXT NOT NULL,"
+    " acquired_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,"
+    " ttl_ms INTEGER NOT NULL, reason TEXT, contested_by TEXT,"
+    " contested_at INTEGER NOT NULL, file INTEGER NOT NULL) STRICT;"
+    "CREATE INDEX locks_holder ON locks (holder);"
+    "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)"
+    " STRICT;"
+    "CREATE TABLE intents (id INTEGER PRIMARY KEY, agent TEXT NOT NULL,"
+    " files TEXT NOT NULL, regions TEXT, summary TEXT,"
+    " created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL) STRICT;"
+    "CREATE TABLE messages (owner TEXT NOT NULL, id INTEGER NOT NULL,"
+    " sender TEXT NOT NULL, recipient TEXT NOT NULL, type TEXT NOT NULL,"
+    " body TEXT NOT NULL, at INTEGER NOT NULL, read INTEGER NOT NULL,"
+    " PRIMARY KEY (owner, id)) STRICT;"
+    "CREATE TABLE ledger (seq INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"
+    " type TEXT NOT NULL, agent TEXT, json TEXT NOT NULL) STRICT;"
+    "CREATE INDEX ledger_type ON ledger (type);"
+    "CREATE INDEX ledger_agent ON ledger (agent);"
+    "CREATE INDEX ledger_ts ON ledger (ts);",
+};
+
+enum stmt_id {
+    S_AGENT_PUT,
+    S_LOCK_PUT,
+    S_LOCK_DEL,
+    S_COUNTER_PUT,
+    S_INTENT_PUT,
+    S_INTENT_DEL,
+    S_MSG_PUT,
+    S_MSG_READ,
+    S_MSG_DROP,
+    S_LEDGER_PUT,
+    S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+    [S_AGENT_PUT] = "INSERT OR REPLACE INTO agents VALUES "
+                    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    [S_LOCK_PUT] = "INSERT OR REPLACE INTO locks VALUES "
+                   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    [S_LOCK_DEL] = "DELETE FROM locks WHERE token = ?1",
+    [S_COUNTER_PUT] = "INSERT OR REPLACE INTO counters VALUES (?1, ?2)",
+    [S_INTENT_PUT] = "INSERT OR REPLACE INTO intents VALUES "
+                     "(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [S_INTENT_DEL] = "DELETE FROM intents WHERE id = ?1",
+    [S_MSG_PUT] = "INSERT OR REPLACE INTO messages VALUES "
+                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [S_MSG_READ] = "UPDATE messages SET read = 1 WHERE owner = ?1 AND id = ?2",
+    [S_MSG_DROP] = "DELETE FROM messages WHERE owner = ?1 AND id = ?2",
+    [S_LEDGER_PUT] =
+        "INSERT OR REPLACE INTO ledger VALUES (?1, ?2, ?3, ?4, ?5)",
+};
+
+struct qevent {
+    uint64_t seq;
+    int64_t ts;
+    char *type, *agent, *json;
+};
+
+struct db {
+    sqlite3 *h;
+    char *path;
+    sqlite3_stmt *st[S_COUNT];
+    bool in_tx;
+    struct qevent q[DB_LEDGER_BATCH];
+    size_t nq;
+};
+
+static int
+sql_err(struct db *d, struct as_err *e, const char *what)
+{
+    return as_errorf(
+        e, AS_EIO, "store '%s': %s: %s", d->path, what, sqlite3_errmsg(d->h));
+}
+
+static int
+exec(struct db *d, const char *sql, struct as_err *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int rc = as_errorf(e, AS_EIO, "store '%s': %s", d->path,
+            msg ? msg : sqlite3_errmsg(d->h));
+        sqlite3_free(msg);
+        return rc;
+    }
+    return 0;
+}
+
+static int
+schema_version(struct db *d, int *v, struct as_err *e)
+{
+    sqlite3_stmt *s;
+    *v = 0;
+    if (sqlite3_prepare_v2(d->h,
+            "SELECT count(*) FROM sqlite_master WHERE name = 'meta'", -1, &s,
+            NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read the schema");
+    int has = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    if (!has)
+        return 0;
+    if (sqlite3_prepare_v2(d->h,
+            "SELECT value FROM meta WHERE key = 'schema_version'", -1, &s,
+            NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read the schema version");
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        *v = (int)strtol((const char *)sqlite3_column_text(s, 0), NULL, 10);
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int
+migrate(struct db *d, struct as_err *e)
+{
+    int v, rc;
+    if ((rc = schema_version(d, &v, e)))
+        return rc;
+    int want = (int)(sizeof(migrations) / sizeof(migrations[0]));
+    if (v > want)
+        return as_errorf(e, AS_EUNSUP,
+            "store '%s' has schema %d, newer than this airspace (%d); "
+            "upgrade airspace",
+            d->path, v, want);
+    for (; v < want; v++) {
+        if ((rc = exec(d, "BEGIN IMMEDIATE", e)))
+            return rc;
+        char ver[96];
+        snprintf(ver, sizeof(ver),
+            "INSERT OR REPLACE INTO meta VALUES ('schema_version', '%d')",
+            v + 1);
+        if ((rc = exec(d, migrations[v], e)) || (rc = exec(d, ver, e))) {
+            exec(d, "ROLLBACK", NULL);
+            return rc;
+        }
+        if ((rc = exec(d, "COMMIT", e)))
+            return rc;
+    }
+    return 0;
+}
+
+int
+db_open(const char *path, const struct db_options *o, struct db **out,
+    struct as_err *e)
+{
+    *out = NULL;
+    /* Create it private before SQLite opens it. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return as_errorf(
+            e, AS_EIO, "cannot open store '%s': %s", path, strerror(errno));
+    close(fd);
+    struct db *d = xcalloc(1, sizeof(*d));
+    d->path = xstrdup(path);
+    int rc = 0;
+    if (sqlite3_open_v2(path, &d->h,
+            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+            NULL) != SQLITE_OK) {
+        rc = sql_err(d, e, "cannot open");
+        goto fail;
+    }
+    sqlite3_busy_timeout(d->h, 5000);
+    char pragmas[256];
+    snprintf(pragmas, sizeof(pragmas),
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; "
+        "PRAGMA foreign_keys=ON;",
+        o && o->sync_full ? "FULL" : "NORMAL");
+    if ((rc = exec(d, pragmas, e)))
+        goto fail;
+    /* a file that is not a database fails here with a clear message */
+    if ((rc = migrate(d, e)))
+        goto fail;
+    for (int k = 0; k < S_COUNT; k++)
+        if (sqlite3_prepare_v3(d->h, stmt_sql[k], -1, SQLITE_PREPARE_PERSISTENT,
+                &d->st[k], NULL) != SQLITE_OK) {
+            rc = sql_err(d, e, "cannot prepare a statement");
+            goto fail;
+        }
+    *out = d;
+    return 0;
+fail:
+    for (int k = 0; k < S_COUNT; k++)
+        sqlite3_finalize(d->st[k]);
+    sqlite3_close(d->h);
+    free(d->path);
+    free(d);
+    return rc;
+}
+
+void
+db_close(struct db *d)
+{
+    if (!d)
+        return;
+    struct as_err e;
+    db_ledger_flush(d, &e);
+    for (int k = 0; k < S_COUNT; k++)
+        sqlite3_finalize(d->st[k]);
+    sqlite3_close(d->h);
+    free(d->path);
+    free(d);
+}
+
+int
+db_begin(struct db *d, struct as_err *e)
+{
+    int rc = exec(d, "BEGIN IMMEDIATE", e);
+    if (!rc)
+        d->in_tx = true;
+    return rc;
+}
+
+int
+db_commit(struct db *d, struct as_err *e)
+{
+    d->in_tx = false;
+    return exec(d, "COMMIT", e);
+}
+
+/* ---- binding helpers ---- */
+
+static void
+bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+static int
+run(struct db *d, sqlite3_stmt *s, struct as_err *e, const char *what)
+{
+    int r = sqlite3_step(s);
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    if (r != SQLITE_DONE)
+        return sql_err(d, e, what);
+    return 0;
+}
+
+static const char *
+col(sqlite3_stmt *s, int i)
+{
+    return (const char *)sqlite3_column_text(s, i);
+}
+
+/* ---- agents ---- */
+
+int
+db_agent_put(struct db *d, const struct db_agent *a, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_AGENT_PUT];
+    bind_text(s, 1, a->id);
+    bind_text(s, 2, a->kind);
+    bind_text(s, 3, a->client);
+    bind_text(s, 4, a->label);
+    bind_text(s, 5, a->worktree);
+    bind_text(s, 6, a->branch);
+    bind_text(s, 7, a->lanes);
+    bind_text(s, 8, a->status);
+    sqlite3_bind_int(s, 9, a->shared);
+    sqlite3_bind_int(s, 10, a->human_residual);
+    sqlite3_bind_int64(s, 11, a->registered_at);
+    sqlite3_bind_int64(s, 12, a->last_seen);
+    return run(d, s, e, "cannot store an agent");
+}
+
+int
+db_agents_load(struct db *d, db_agent_fn *fn, void *ctx, struct as_err *e)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(d->h, "SELECT * FROM agents ORDER BY registered_at",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read agents");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        struct db_agent a = { col(s, 0), col(s, 1), col(s, 2), col(s, 3),
+            col(s, 4), col(s, 5), col(s, 6), col(s, 7),
+            sqlite3_column_int(s, 8) != 0, sqlite3_column_int(s, 9) != 0,
+            sqlite3_column_int64(s, 10), sqlite3_column_int64(s, 11) };
+        fn(ctx, &a);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* ---- locks ---- */
+
+int
+db_lock_put(
+    struct db *d, const struct lock *l, uint64_t next_token, struct as_err *e)
+{
+    int rc;
+    bool own = !d->in_tx;
+    if (own && (rc = exec(d, "BEGIN IMMEDIATE", e)))
+        return rc;
+    sqlite3_stmt *s = d->st[S_LOCK_PUT];
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)l->token);
+    bind_text(s, 2, l->pattern);
+    bind_text(s, 3, l->holder);
+    bind_text(s, 4, lock_mode_name(l->mode));
+    bind_text(s, 5, lock_kind_name(l->kind));
+    sqlite3_bind_int64(s, 6, l->acquired_at);
+    sqlite3_bind_int64(s, 7, l->expires_at);
+    sqlite3_bind_int64(s, 8, l->ttl_ms);
+    bind_text(s, 9, l->reason);
+    bind_text(s, 10, l->contested_by);
+    sqlite3_bind_int64(s, 11, l->contested_at);
+    sqlite3_bind_int(s, 12, l->file);
+    rc = run(d, s, e, "cannot store a lock");
+    if (!rc) {
+        sqlite3_stmt *c = d->st[S_COUNTER_PUT];
+        bind_text(c, 1, "next_token");
+        sqlite3_bind_int64(c, 2, (sqlite3_int64)next_token);
+        rc = run(d, c, e, "cannot store the fencing counter");
+    }
+    if (own)
+        exec(d, rc ? "ROLLBACK" : "COMMIT", rc ? NULL : e);
+    return rc;
+}
+
+int
+db_lock_delete(struct db *d, uint64_t token, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_LOCK_DEL];
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)token);
+    return run(d, s, e, "cannot delete a lock");
+}
+
+int
+db_locks_load(struct db *d, db_lock_fn *fn, void *ctx, uint64_t *next_token,
+    struct as_err *e)
+{
+    sqlite3_stmt *s;
+    *next_token = 1;
+    if (sqlite3_prepare_v2(d->h,
+            "SELECT value FROM counters WHERE name = 'next_token'", -1, &s,
+            NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read the fencing counter");
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *next_token = (uint64_t)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    if (sqlite3_prepare_v2(d->h, "SELECT * FROM locks ORDER BY token", -1, &s,
+            NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read locks");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        struct lock l;
+        memset(&l, 0, sizeof(l));
+        l.token = (uint64_t)sqlite3_column_int64(s, 0);
+        l.pattern = (char *)col(s, 1);
+        l.holder = (char *)col(s, 2);
+        struct as_err pe;
+        if (lock_mode_parse(col(s, 3), &l.mode, &pe) ||
+            lock_kind_parse(col(s, 4), &l.kind, &pe))
+            continue;
+        l.acquired_at = sqlite3_column_int64(s, 5);
+        l.expires_at = sqlite3_column_int64(s, 6);
+        l.ttl_ms = sqlite3_column_int64(s, 7);
+        l.reason = (char *)col(s, 8);
+        l.contested_by = (char *)col(s, 9);
+        l.contested_at = sqlite3_column_int64(s, 10);
+        l.file = sqlite3_column_int(s, 11) != 0;
+        fn(ctx, &l);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* ---- intents ---- */
+
+int
+db_intent_put(struct db *d, const struct db_intent *in, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_INTENT_PUT];
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)in->id);
+    bind_text(s, 2, in->agent);
+    bind_text(s, 3, in->files);
+    bind_text(s, 4, in->regions);
+    bind_text(s, 5, in->summary);
+    sqlite3_bind_int64(s, 6, in->created_at);
+    sqlite3_bind_int64(s, 7, in->expires_at);
+    return run(d, s, e, "cannot store an intent");
+}
+
+int
+db_intent_delete(struct db *d, uint64_t id, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_INTENT_DEL];
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return run(d, s, e, "cannot delete an intent");
+}
+
+int
+db_intents_load(struct db *d, db_intent_fn *fn, void *ctx, struct as_err *e)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(d->h, "SELECT * FROM intents ORDER BY id", -1, &s,
+            NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read intents");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        struct db_intent in = { (uint64_t)sqlite3_column_int64(s, 0), col(s, 1),
+            col(s, 2), col(s, 3), col(s, 4), sqlite3_column_int64(s, 5),
+            sqlite3_column_int64(s, 6) };
+        fn(ctx, &in);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* ---- messages ---- */
+
+int
+db_message_put(struct db *d, const struct db_message *m, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_MSG_PUT];
+    bind_text(s, 1, m->owner);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)m->id);
+    bind_text(s, 3, m->from);
+    bind_text(s, 4, m->to);
+    bind_text(s, 5, m->type);
+    bind_text(s, 6, m->body);
+    sqlite3_bind_int64(s, 7, m->at);
+    sqlite3_bind_int(s, 8, m->read);
+    return run(d, s, e, "cannot store a message");
+}
+
+int
+db_message_read(struct db *d, const char *owner, uint64_t id, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_MSG_READ];
+    bind_text(s, 1, owner);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)id);
+    return run(d, s, e, "cannot mark a message read");
+}
+
+int
+db_message_drop(struct db *d, const char *owner, uint64_t id, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_MSG_DROP];
+    bind_text(s, 1, owner);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)id);
+    return run(d, s, e, "cannot drop a message");
+}
+
+int
+db_messages_load(struct db *d, db_message_fn *fn, void *ctx, struct as_err *e)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(d->h, "SELECT * FROM messages ORDER BY owner, id",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read messages");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        struct db_message m = { (uint64_t)sqlite3_column_int64(s, 1), col(s, 0),
+            col(s, 2), col(s, 3), col(s, 4), col(s, 5),
+            sqlite3_column_int64(s, 6), sqlite3_column_int(s, 7) != 0 };
+        fn(ctx, &m);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* ---- ledger ---- */
+
+int
+db_ledger_flush(struct db *d, struct as_err *e)
+{
+    if (!d->nq)
+        return 0;
+    int rc = 0;
+    bool own = !d->in_tx;
+    if (own && (rc = exec(d, "BEGIN IMMEDIATE", e)))
+        return rc;
+    sqlite3_stmt *s = d->st[S_LEDGER_PUT];
+    for (size_t k = 0; k < d->nq && !rc; k++) {
+        sqlite3_bind_int64(s, 1, (sqlite3_int64)d->q[k].seq);
+        sqlite3_bind_int64(s, 2, d->q[k].ts);
+        bind_text(s, 3, d->q[k].type);
+        bind_text(s, 4, d->q[k].agent);
+        bind_text(s, 5, d->q[k].json);
+        rc = run(d, s, e, "cannot append to the ledger");
+    }
+    if (own)
+        exec(d, rc ? "ROLLBACK" : "COMMIT", rc ? NULL : e);
+    for (size_t k = 0; k < d->nq; k++) {
+        free(d->q[k].type);
+        free(d->q[k].agent);
+        free(d->q[k].json);
+    }
+    d->nq = 0;
+    return rc;
+}
+
+int
+db_ledger_append(struct db *d, const struct db_event *ev, struct as_err *e)
+{
+    struct qevent *q = &d->q[d->nq++];
+    q->seq = ev->seq;
+    q->ts = ev->ts;
+    q->type = xstrdup(ev->type);
+    q->agent = ev->agent ? xstrdup(ev->agent) : NULL;
+    q->json = xstrdup(ev->json);
+    if (d->nq == DB_LEDGER_BATCH)
+        return db_ledger_flush(d, e);
+    return 0;
+}
+
+int
+db_ledger_query(struct db *d, uint64_t after, const char *type_prefix,
+    const char *agent, long limit, db_event_fn *fn, void *ctx, struct as_err *e)
+{
+    int rc = db_ledger_flush(d, e);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(d->h,
+            "SELECT seq, ts, type, agent, json FROM ledger WHERE seq > ?1"
+            " AND (?2 IS NULL OR substr(type, 1, length(?2)) = ?2)"
+            " AND (?3 IS NULL OR agent = ?3) ORDER BY seq LIMIT ?4",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot query the ledger");
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)after);
+    bind_text(s, 2, type_prefix);
+    bind_text(s, 3, agent);
+    sqlite3_bind_int64(s, 4, limit > 0 ? limit : -1);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        struct db_event ev = { (uint64_t)sqlite3_column_int64(s, 0),
+            sqlite3_column_int64(s, 1), col(s, 2), col(s, 3), col(s, 4) };
+        fn(ctx, &ev);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+int
+db_ledger_last(struct db *d, uint64_t *seq, struct as_err *e)
+{
+    int rc = db_ledger_flush(d, e);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s;
+    *seq = 0;
+    if (sqlite3_prepare_v2(d->h, "SELECT max(seq) FROM ledger", -1, &s, NULL) !=
+        SQLITE_OK)
+        return sql_err(d, e, "cannot read the ledger");
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *seq = (uint64_t)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return 0;
+}
+
+int
+db_ledger_prune(struct db *d, long max_count, int64_t min_ts, struct as_err *e)
+{
+    int rc = db_ledger_flush(d, e);
+    if (rc)
+        return rc;
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+        "DELETE FROM ledger WHERE ts < %lld OR seq <= "
+        "(SELECT max(seq) FROM ledger) - %ld",
+        (long long)min_ts, max_count);
+    return exec(d, sql, e);
+}

@@ -1,0 +1,127 @@
+/*
+ * db.h - the daemon's durable state in SQLite: agents, locks and claims
+ * (with the fencing counter), intents, messages and the ledger of events.
+ *
+ * Every write function commits before it returns (durable across a crash
+ * of the process: WAL with synchronous=NORMAL; synchronous=FULL on request
+ * for power loss), except ledger appends, which are batched: they are
+ * written at 64 queued entries, on db_ledger_flush() (the daemon calls it
+ * every 250 ms) and before every ledger query. A crash loses at most the
+ * queued ledger entries, never an acknowledged lock, intent or message.
+ *
+ * The schema is versioned (table meta, key schema_version) and migrated in
+ * order on open; a database from a newer airspace is refused. The file is
+ * created 0600. Callers never see SQL; a second implementation (a shared
+ * PostgreSQL for teams) can provide the same functions.
+ */
+#ifndef AIRSPACE_STORE_DB_H
+#define AIRSPACE_STORE_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/locks.h"
+#include "util/error.h"
+
+#define DB_SCHEMA_VERSION 1
+#define DB_LEDGER_BATCH 64
+
+struct db;
+
+struct db_options {
+    bool sync_full; /* synchronous=FULL (power-loss durable) */
+};
+
+int db_open(const char *path, const struct db_options *o, struct db **out,
+    struct as_err *e);
+/* Flush the ledger queue and close. */
+void db_close(struct db *d);
+
+/* Group writes: one transaction until db_commit (nesting not supported). */
+int db_begin(struct db *d, struct as_err *e);
+int db_commit(struct db *d, struct as_err *e);
+
+/* ---- agents (registered ones; discovered worktrees are not stored) ---- */
+
+struct db_agent {
+    const char *id, *kind, *client, *label, *worktree, *branch;
+    const char *lanes; /* JSON array text, or NULL */
+    const char *status;
+    bool shared, human_residual;
+    int64_t registered_at, last_seen;
+};
+
+int db_agent_put(struct db *d, const struct db_agent *a, struct as_err *e);
+typedef void db_agent_fn(void *ctx, const struct db_agent *a);
+int db_agents_load(struct db *d, db_agent_fn *fn, void *ctx, struct as_err *e);
+
+/* ---- locks ---- */
+
+/* Store l and the next fencing token in one transaction. */
+int db_lock_put(
+    struct db *d, const struct lock *l, uint64_t next_token, struct as_err *e);
+int db_lock_delete(struct db *d, uint64_t token, struct as_err *e);
+typedef void db_lock_fn(void *ctx, const struct lock *l);
+int db_locks_load(struct db *d, db_lock_fn *fn, void *ctx, uint64_t *next_token,
+    struct as_err *e);
+
+/* ---- intents ---- */
+
+struct db_intent {
+    uint64_t id;
+    const char *agent;
+    const char *files; /* JSON array text */
+    const char *regions, *summary;
+    int64_t created_at, expires_at;
+};
+
+int db_intent_put(struct db *d, const struct db_intent *in, struct as_err *e);
+int db_intent_delete(struct db *d, uint64_t id, struct as_err *e);
+typedef void db_intent_fn(void *ctx, const struct db_intent *in);
+int db_intents_load(
+    struct db *d, db_intent_fn *fn, void *ctx, struct as_err *e);
+
+/* ---- messages (one row per recipient inbox) ---- */
+
+struct db_message {
+    uint64_t id;
+    const char *owner, *from, *to, *type, *body;
+    int64_t at;
+    bool read;
+};
+
+int db_message_put(struct db *d, const struct db_message *m, struct as_err *e);
+int db_message_read(
+    struct db *d, const char *owner, uint64_t id, struct as_err *e);
+int db_message_drop(
+    struct db *d, const char *owner, uint64_t id, struct as_err *e);
+typedef void db_message_fn(void *ctx, const struct db_message *m);
+int db_messages_load(
+    struct db *d, db_message_fn *fn, void *ctx, struct as_err *e);
+
+/* ---- ledger ---- */
+
+struct db_event {
+    uint64_t seq;
+    int64_t ts;
+    const char *type, *agent; /* agent may be NULL */
+    const char *json;         /* the whole event object */
+};
+
+/* Queue one event (copied); writes the batch when it reaches
+ * DB_LEDGER_BATCH. */
+int db_ledger_append(struct db *d, const struct db_event *ev, struct as_err *e);
+int db_ledger_flush(struct db *d, struct as_err *e);
+/* Events with seq > after, of type prefix (NULL: all) and agent (NULL:
+ * all), oldest first, at most limit. Flushes first. */
+typedef void db_event_fn(void *ctx, const struct db_event *ev);
+int db_ledger_query(struct db *d, uint64_t after, const char *type_prefix,
+    const char *agent, long limit, db_event_fn *fn, void *ctx,
+    struct as_err *e);
+/* The highest seq stored (0 when none). Flushes first. */
+int db_ledger_last(struct db *d, uint64_t *seq, struct as_err *e);
+/* Keep at most max_count events and none older than min_ts. */
+int db_ledger_prune(
+    struct db *d, long max_count, int64_t min_ts, struct as_err *e);
+
+#endif

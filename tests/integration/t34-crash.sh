@@ -1,0 +1,89 @@
+# t34-crash.sh - kill -9 the daemon at random points during a stream of
+# lock, intent and message operations; after a restart every acknowledged
+# operation is there, nothing else is, and fencing tokens keep increasing.
+. "$(dirname "$0")/lib.sh"
+
+R="$TMP/repo"
+new_repo "$R"
+echo x > "$R/x"
+git -C "$R" add -A
+git -C "$R" commit -qm base
+cd "$R"
+SOCK="$R/.git/airspace/sock"
+DPID=
+trap 'kill -9 $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+start() {
+    "$AIRSPACE_BIN" serve --log-stderr --rescan-ms 60000 2>> "$TMP/daemon.log" &
+    DPID=$!
+    n=0
+    until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1; do
+        sleep 0.05
+        n=$((n + 1))
+        [ $n -lt 400 ] || return 1
+    done
+}
+post() { # post PATH JSON -> prints the HTTP code
+    curl -s -o "$TMP/last" -w '%{http_code}' --unix-socket "$SOCK" -X POST \
+        -H 'Content-Type: application/json' --data "$2" "http://a$1" 2>/dev/null || echo 000
+}
+
+start
+post /v1/agents '{"id":"w1"}' > /dev/null
+post /v1/agents '{"id":"w2"}' > /dev/null
+: > "$TMP/acked"
+maxtok=0
+round=1
+for delay in 0.4 0.7 0.25; do
+    # a writer: each operation is recorded only once acknowledged
+    (
+        k=0
+        while :; do
+            k=$((k + 1))
+            c=$(post /v1/locks "{\"agent\":\"w1\",\"pattern\":\"r$round/f$k.c\",\"ttlMs\":600000}")
+            [ "$c" = 200 ] && echo "lock r$round/f$k.c $(jq .token "$TMP/last")" >> "$TMP/acked"
+            c=$(post /v1/intents "{\"agent\":\"w2\",\"files\":[\"r$round/i$k.c\"]}")
+            [ "$c" = 200 ] && echo "intent r$round/i$k.c" >> "$TMP/acked"
+            c=$(post /v1/messages "{\"from\":\"w1\",\"to\":\"w2\",\"body\":\"m$round-$k\"}")
+            [ "$c" = 200 ] && echo "msg m$round-$k" >> "$TMP/acked"
+        done
+    ) &
+    WPID=$!
+    sleep $delay
+    kill -9 $DPID
+    wait $DPID 2>/dev/null || true
+    sleep 0.1
+    kill $WPID 2>/dev/null || true
+    wait $WPID 2>/dev/null || true
+    check "round $round: restarts" start
+    curl -s --unix-socket "$SOCK" http://a/v1/locks > "$TMP/locks"
+    curl -s --unix-socket "$SOCK" http://a/v1/intents > "$TMP/intents"
+    curl -s --unix-socket "$SOCK" 'http://a/v1/agents/w2/inbox?peek=1' > "$TMP/inbox"
+    missing=0
+    nacked=0
+    while read -r kind what tok; do
+        nacked=$((nacked + 1))
+        case $kind in
+        lock) jq -e --arg p "$what" --argjson t "$tok" \
+                '[.locks[] | select(.pattern == $p and .token == $t)] | length == 1' \
+                "$TMP/locks" > /dev/null || missing=$((missing + 1))
+              [ "$tok" -gt "$maxtok" ] && maxtok=$tok ;;
+        intent) jq -e --arg p "$what" '[.intents[] | select(.files[0] == $p)] | length == 1' \
+                "$TMP/intents" > /dev/null || missing=$((missing + 1)) ;;
+        msg) jq -e --arg b "$what" '[.messages[] | select(.body == $b)] | length == 1' \
+                "$TMP/inbox" > /dev/null || missing=$((missing + 1)) ;;
+        esac
+    done < "$TMP/acked"
+    check "round $round: every one of $nacked acknowledged operations survived ($missing missing)" [ "$missing" = 0 ]
+    check "round $round: some operations were acknowledged ($nacked)" [ "$nacked" -gt 3 ]
+    # nothing half-applied: every stored lock is a whole, known record
+    check "round $round: stored locks are whole" jqt "$TMP/locks" \
+        '(.locks | length) as $n | [.locks[] | select(.holder == "w1" and .token > 0 and (.pattern | test("^(r[0-9]+/f[0-9]+|after[0-9]+)[.]c$")))] | length == $n'
+    c=$(post /v1/locks "{\"agent\":\"w1\",\"pattern\":\"after$round.c\"}")
+    t=$(jq .token "$TMP/last")
+    check "round $round: fencing token keeps increasing ($maxtok < $t)" [ "$maxtok" -lt "$t" ]
+    maxtok=$t
+    round=$((round + 1))
+done
+kill $DPID
+wait $DPID 2>/dev/null || true
+finish

@@ -1,0 +1,222 @@
+/*
+ * test_store_db.c - the SQLite store: round trips, the fencing counter
+ * across reopen, ledger batching (not on disk before a flush, visible
+ * after; queries flush first), retention, schema versions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/db.h"
+#include "util/xalloc.h"
+#include "test.h"
+#include "util/banned.h"
+
+static char dir[64];
+
+static char *
+dbpath(const char *name)
+{
+    return xasprintf("%s/%s", dir, name);
+}
+
+static int
+count_on_disk(const char *path, const char *table)
+{
+    sqlite3 *h;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        return -1;
+    char *sql = xasprintf("SELECT count(*) FROM %s", table);
+    sqlite3_stmt *s;
+    int n = -1;
+    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    free(sql);
+    return n;
+}
+
+struct seen {
+    int n;
+    uint64_t last;
+    char what[256];
+};
+
+static void
+on_lock(void *ctx, const struct lock *l)
+{
+    struct seen *s = ctx;
+    s->n++;
+    s->last = l->token;
+    snprintf(s->what, sizeof(s->what), "%s %s %s %s", l->pattern, l->holder,
+        lock_mode_name(l->mode), l->reason ? l->reason : "-");
+}
+
+static void
+on_event(void *ctx, const struct db_event *ev)
+{
+    struct seen *s = ctx;
+    s->n++;
+    s->last = ev->seq;
+}
+
+static void
+on_agent(void *ctx, const struct db_agent *a)
+{
+    struct seen *s = ctx;
+    s->n++;
+    snprintf(s->what, sizeof(s->what), "%s %s %s %d", a->id, a->client,
+        a->status, a->shared);
+}
+
+static void
+on_message(void *ctx, const struct db_message *m)
+{
+    struct seen *s = ctx;
+    s->n += !m->read;
+}
+
+static void
+test_round_trips(void)
+{
+    char *p = dbpath("a.db");
+    struct db *d;
+    struct as_err e;
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct lock l = { 0 };
+    l.token = 7;
+    l.pattern = "src/a.c";
+    l.holder = "alice";
+    l.reason = "fix";
+    l.mode = LOCK_EXCLUSIVE;
+    l.kind = LOCK_KIND_LOCK;
+    l.expires_at = 1000;
+    l.ttl_ms = 300;
+    l.contested_at = -1;
+    CHECK_INT(db_lock_put(d, &l, 8, &e), 0);
+    struct db_agent a = { "alice", "agent", "claude-code", NULL, "/w", NULL,
+        "[]", "active", true, false, 1, 2 };
+    CHECK_INT(db_agent_put(d, &a, &e), 0);
+    struct db_message m = { 3, "bob", "alice", "bob", "info", "hi", 5, false };
+    CHECK_INT(db_message_put(d, &m, &e), 0);
+    db_close(d);
+
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct seen s = { 0 };
+    uint64_t next;
+    CHECK_INT(db_locks_load(d, on_lock, &s, &next, &e), 0);
+    CHECK_INT(s.n, 1);
+    CHECK_INT(next, 8);
+    CHECK_STR(s.what, "src/a.c alice exclusive fix");
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_agents_load(d, on_agent, &s, &e), 0);
+    CHECK_STR(s.what, "alice claude-code active 1");
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_messages_load(d, on_message, &s, &e), 0);
+    CHECK_INT(s.n, 1);
+    CHECK_INT(db_message_read(d, "bob", 3, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_messages_load(d, on_message, &s, &e), 0);
+    CHECK_INT(s.n, 0);
+    CHECK_INT(db_lock_delete(d, 7, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_locks_load(d, on_lock, &s, &next, &e), 0);
+    CHECK_INT(s.n, 0);
+    CHECK_INT(next, 8); /* the counter outlives the lock */
+    db_close(d);
+    free(p);
+}
+
+static void
+test_ledger_batching(void)
+{
+    char *p = dbpath("b.db");
+    struct db *d;
+    struct as_err e;
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    for (uint64_t k = 1; k <= 10; k++) {
+        struct db_event ev = { k, (int64_t)k * 100,
+            k % 2 ? "lock.granted" : "intent.declared", k % 3 ? "alice" : "bob",
+            "{}" };
+        CHECK_INT(db_ledger_append(d, &ev, &e), 0);
+    }
+    CHECK_INT(count_on_disk(p, "ledger"), 0); /* queued, not yet written */
+    struct seen s = { 0 };
+    CHECK_INT(db_ledger_query(d, 0, "lock.", NULL, -1, on_event, &s, &e), 0);
+    CHECK_INT(s.n, 5); /* a query flushes first */
+    CHECK_INT(count_on_disk(p, "ledger"), 10);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_ledger_query(d, 6, NULL, "bob", -1, on_event, &s, &e), 0);
+    CHECK_INT(s.n, 1); /* seq 9 */
+    CHECK_INT(s.last, 9);
+    /* 64 queued entries write themselves */
+    for (uint64_t k = 11; k < 11 + DB_LEDGER_BATCH; k++) {
+        struct db_event ev = { k, 5000, "x", NULL, "{}" };
+        CHECK_INT(db_ledger_append(d, &ev, &e), 0);
+    }
+    CHECK_INT(count_on_disk(p, "ledger"), 10 + DB_LEDGER_BATCH);
+    CHECK_INT(db_ledger_prune(d, 20, 0, &e), 0);
+    CHECK_INT(count_on_disk(p, "ledger"), 20);
+    uint64_t last;
+    CHECK_INT(db_ledger_last(d, &last, &e), 0);
+    CHECK_INT(last, 10 + DB_LEDGER_BATCH);
+    CHECK_INT(db_ledger_prune(d, 1000, 5001, &e), 0); /* by age */
+    CHECK_INT(count_on_disk(p, "ledger"), 0);
+    db_close(d);
+    free(p);
+}
+
+static void
+test_schema(void)
+{
+    char *p = dbpath("c.db");
+    struct db *d;
+    struct as_err e;
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    db_close(d);
+    /* a newer schema is refused with a clear message */
+    sqlite3 *h;
+    sqlite3_open(p, &h);
+    sqlite3_exec(h, "UPDATE meta SET value = '99' WHERE key = 'schema_version'",
+        NULL, NULL, NULL);
+    sqlite3_close(h);
+    CHECK_INT(db_open(p, NULL, &d, &e), AS_EUNSUP);
+    CHECK(strstr(e.msg, "schema 99") != NULL);
+    /* a file that is not a database is refused, naming it */
+    char *q = dbpath("junk.db");
+    FILE *f = fopen(q, "w");
+    fputs("this is not a database, but it is long enough to look like one "
+          "to a careless reader of headers ...............................",
+        f);
+    fclose(f);
+    CHECK(db_open(q, NULL, &d, &e) < 0);
+    CHECK(strstr(e.msg, "junk.db") != NULL);
+    free(q);
+    free(p);
+}
+
+int
+main(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/airspace-db-XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    TEST_RUN("round trips and the fencing counter", test_round_trips);
+    TEST_RUN("ledger batching, queries, retention", test_ledger_batching);
+    TEST_RUN("schema versions and bad files", test_schema);
+    const char *names[] = { "a.db", "b.db", "c.db", "junk.db", "a.db-wal",
+        "a.db-shm", "b.db-wal", "b.db-shm", "c.db-wal", "c.db-shm",
+        "junk.db-wal", "junk.db-shm" };
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+        char *p = dbpath(names[k]);
+        unlink(p);
+        free(p);
+    }
+    rmdir(dir);
+    return test_done();
+}
