@@ -1224,7 +1224,8 @@ broker_run(const struct broker_options *o, struct as_err *e)
     lock_config_default(&lc);
     lc.root = repo_main_workdir(b->repo);
     b->locks = lock_table_new(&lc);
-    if ((rc = db_open(b->paths.db, NULL, &b->db, e)))
+    struct db_options dbo = { .exclusive = true };
+    if ((rc = db_open(b->paths.db, &dbo, &b->db, e)))
         goto out;
     struct repograph_stats st = { 0 };
     struct as_err ge;

@@ -184,9 +184,11 @@ db_open(const char *path, const struct db_options *o, struct db **out,
     }
     sqlite3_busy_timeout(d->h, 5000);
     char pragmas[256];
+    /* (the locking mode first: WAL then keeps its index in heap memory) */
     snprintf(pragmas, sizeof(pragmas),
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; "
+        "%sPRAGMA journal_mode=WAL; PRAGMA synchronous=%s; "
         "PRAGMA foreign_keys=ON;",
+        o && o->exclusive ? "PRAGMA locking_mode=EXCLUSIVE; " : "",
         o && o->sync_full ? "FULL" : "NORMAL");
     if ((rc = exec(d, pragmas, e)))
         goto fail;

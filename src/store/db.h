@@ -30,6 +30,8 @@ struct db;
 
 struct db_options {
     bool sync_full; /* synchronous=FULL (power-loss durable) */
+    bool exclusive; /* this process is the only one using the file: keep
+                       the lock (no lock syscalls per transaction) */
 };
 
 int db_open(const char *path, const struct db_options *o, struct db **out,
