@@ -52,8 +52,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 r.mode == LOCK_EXCLUSIVE) {
                 /* nobody else may hold anything overlapping it now */
                 const struct lock *who = NULL;
-                if (lock_table_check_file(t, agent, pat, r.file,
-                        LOCK_EXCLUSIVE, now, &who, &e) == AS_ECONFLICT)
+                if (lock_table_check_file(t, agent, pat, r.file, LOCK_EXCLUSIVE,
+                        now, &who, &e) == AS_ECONFLICT)
                     abort();
             }
             break;

@@ -124,3 +124,15 @@ printf '\nMore words.\n' >> "$DEMO/demo-dave/docs/guide.md"
 echo "demo repository: $REPO (worktrees demo-alice, demo-bob, demo-carol, demo-dave)" >&2
 cd "$DEMO/demo-carol"
 "$AIRSPACE" scan --explain || true
+
+# The live airspace: the daemon (started on demand) keeps this picture
+# up to date as files change; agents lock what they are about to touch.
+echo >&2
+echo "== the daemon: airspace status (starts it), a lock, a refused lock" >&2
+"$AIRSPACE" status
+AIRSPACE_AGENT=alice "$AIRSPACE" lock --reason "reworking the dial path" \
+    src/net/conn.c
+AIRSPACE_AGENT=bob "$AIRSPACE" lock src/net/conn.c || true
+"$AIRSPACE" locks
+"$AIRSPACE" stop
+echo "(the daemon is stopped; 'airspace status' in $REPO starts it again)" >&2

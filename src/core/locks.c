@@ -1,6 +1,7 @@
 #include "core/locks.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -697,13 +698,25 @@ conflict_err(
     struct as_err *e, const char *want, const struct entry *c, int64_t now)
 {
     const struct lock *l = &c->l;
+    /* the remaining time as a person reads it: 45 s, 4 min 59 s, 2 h 5 min */
+    int64_t left = sat_sub(l->expires_at, now);
+    int64_t sec = left > 0 ? (left + 999) / 1000 : 0;
+    char in[48];
+    if (sec < 60)
+        snprintf(in, sizeof(in), "%" PRId64 " s", sec);
+    else if (sec < 3600)
+        snprintf(in, sizeof(in), "%" PRId64 " min %" PRId64 " s", sec / 60,
+            sec % 60);
+    else
+        snprintf(in, sizeof(in), "%" PRId64 " h %" PRId64 " min", sec / 3600,
+            sec % 3600 / 60);
     return as_errorf(e, AS_ECONFLICT,
-        "'%s' is %s by '%s' (%s %s on '%s'%s%s%s, expires at %" PRId64
-        " ms, in %" PRId64 " ms)",
+        "'%s' is %s by '%s' (%s %s on '%s'%s%s%s; expires in %s, at %" PRId64
+        " ms)",
         want, l->kind == LOCK_KIND_CLAIM ? "claimed" : "locked", l->holder,
         lock_mode_name(l->mode), lock_kind_name(l->kind), l->pattern,
         l->reason ? ", reason '" : "", l->reason ? l->reason : "",
-        l->reason ? "'" : "", l->expires_at, sat_sub(l->expires_at, now));
+        l->reason ? "'" : "", in, l->expires_at);
 }
 
 /* --- acquire, release, renew, touch ------------------------------------ */

@@ -175,7 +175,7 @@ static const struct scenario scenarios[] = {
                 .outcome = N(LOCK_REFUSED), .holder = "alice", .events = "",
                 .live = N(1),
                 .err = "'src/a.ts' is locked by 'alice' (exclusive lock on "
-                       "'src/a.ts', reason 'refactor', expires at 301000 ms" },
+                       "'src/a.ts', reason 'refactor'; expires in 4 min 59 s, at 301000 ms" },
         } },
     { "flightdeck-3 holder re-acquiring refreshes, not refused",
         .steps = {
@@ -288,7 +288,7 @@ static const struct scenario scenarios[] = {
             { ACQ, "alice", "a", 1000, .ttl = INT64_MAX - 5,
                 .expires = INT64_MAX },
             { CHECK, "bob", "a", INT64_MAX - 1, .rc = AS_ECONFLICT,
-                .err = "in 1 ms" },
+                .err = "expires in 1 s, at 9223372036854775807 ms" },
             { RENEW, "alice", "a", INT64_MAX - 1, .expires = INT64_MAX },
             { ACQ, "alice", "b", INT64_MIN + 1, .claim = true,
                 .ttl = INT64_MAX },
