@@ -26,7 +26,6 @@ static const char *const migrations[] = {
     " acquired_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,"
     " ttl_ms INTEGER NOT NULL, reason TEXT, contested_by TEXT,"
     " contested_at INTEGER NOT NULL, file INTEGER NOT NULL) STRICT;"
-    "CREATE INDEX locks_holder ON locks (holder);"
     "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)"
     " STRICT;"
     "CREATE TABLE intents (id INTEGER PRIMARY KEY, agent TEXT NOT NULL,"
@@ -86,6 +85,7 @@ struct db {
     char *path;
     sqlite3_stmt *st[S_COUNT];
     bool in_tx;
+    uint64_t token_hwm; /* the stored fencing high-water mark */
     struct qevent q[DB_LEDGER_BATCH];
     size_t nq;
 };
@@ -184,9 +184,12 @@ db_open(const char *path, const struct db_options *o, struct db **out,
     }
     sqlite3_busy_timeout(d->h, 5000);
     char pragmas[256];
-    /* (the locking mode first: WAL then keeps its index in heap memory) */
+    /* (the locking mode first: WAL then keeps its index in heap memory;
+     * small pages: every commit appends whole pages to the WAL, and our
+     * rows are small) */
     snprintf(pragmas, sizeof(pragmas),
-        "%sPRAGMA journal_mode=WAL; PRAGMA synchronous=%s; "
+        "%sPRAGMA page_size=1024; PRAGMA journal_mode=WAL; PRAGMA "
+        "synchronous=%s; "
         "PRAGMA foreign_keys=ON;",
         o && o->exclusive ? "PRAGMA locking_mode=EXCLUSIVE; " : "",
         o && o->sync_full ? "FULL" : "NORMAL");
@@ -333,11 +336,18 @@ db_lock_put(
     sqlite3_bind_int64(s, 11, l->contested_at);
     sqlite3_bind_int(s, 12, l->file);
     rc = run(d, s, e, "cannot store a lock");
-    if (!rc) {
+    /* The stored counter is a high-water mark reserved in blocks: it is
+     * always above every token handed out, so tokens keep increasing
+     * across a crash (skipping at most a block), and most grants write
+     * one row instead of two. */
+    if (!rc && next_token > d->token_hwm) {
+        uint64_t hwm = next_token + DB_TOKEN_BLOCK;
         sqlite3_stmt *c = d->st[S_COUNTER_PUT];
         bind_text(c, 1, "next_token");
-        sqlite3_bind_int64(c, 2, (sqlite3_int64)next_token);
+        sqlite3_bind_int64(c, 2, (sqlite3_int64)hwm);
         rc = run(d, c, e, "cannot store the fencing counter");
+        if (!rc)
+            d->token_hwm = hwm;
     }
     if (own)
         exec(d, rc ? "ROLLBACK" : "COMMIT", rc ? NULL : e);
@@ -365,6 +375,7 @@ db_locks_load(struct db *d, db_lock_fn *fn, void *ctx, uint64_t *next_token,
     if (sqlite3_step(s) == SQLITE_ROW)
         *next_token = (uint64_t)sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
+    d->token_hwm = *next_token;
     if (sqlite3_prepare_v2(d->h, "SELECT * FROM locks ORDER BY token", -1, &s,
             NULL) != SQLITE_OK)
         return sql_err(d, e, "cannot read locks");

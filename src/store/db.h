@@ -25,6 +25,7 @@
 
 #define DB_SCHEMA_VERSION 1
 #define DB_LEDGER_BATCH 64
+#define DB_TOKEN_BLOCK 1024 /* fencing tokens reserved per counter write */
 
 struct db;
 
@@ -59,7 +60,9 @@ int db_agents_load(struct db *d, db_agent_fn *fn, void *ctx, struct as_err *e);
 
 /* ---- locks ---- */
 
-/* Store l and the next fencing token in one transaction. */
+/* Store l, and in the same transaction, when next_token passes the
+ * stored high-water mark, a new mark DB_TOKEN_BLOCK above it: after a
+ * restart db_locks_load's next_token is above every token ever granted. */
 int db_lock_put(
     struct db *d, const struct lock *l, uint64_t next_token, struct as_err *e);
 int db_lock_delete(struct db *d, uint64_t token, struct as_err *e);
