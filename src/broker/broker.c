@@ -766,8 +766,14 @@ broker_rescore(struct broker *b, size_t changed)
             v[n++] = b->ag[i]; /* shallow: the engine only reads */
         }
     }
-    struct risk_engine *en = risk_engine_new_mt(
-        &b->cfg, b->have_graph ? &b->graph : NULL, v, n, b->o.threads);
+    /* A second thread pays off only for a large crowd: starting it costs
+     * more than preparing a hundred small working sets. */
+    size_t work = 0;
+    for (size_t x = 0; x < n; x++)
+        work += v[x].nfiles;
+    struct risk_engine *en =
+        risk_engine_new_mt(&b->cfg, b->have_graph ? &b->graph : NULL, v, n,
+            work > 4000 ? b->o.threads : 1);
     b->engine = en;
     b->eng_agents = v;
     b->eng_n = n;
@@ -798,11 +804,16 @@ broker_rescore(struct broker *b, size_t changed)
             feed_pair(b, k, p->res.risk, now);
         }
     /* Pairs with an agent gone fade out through the state machine. */
+    struct strmap active;
+    strmap_init(&active);
+    for (size_t x = 0; x < n; x++)
+        strmap_put(&active, b->ag[idx[x]].id, strlen(b->ag[idx[x]].id),
+            (uint32_t)idx[x], NULL);
     for (size_t k = 0; k < b->npairs; k++) {
         struct bpair *p = &b->pairs[k];
-        ssize_t i = broker_find_agent(b, p->a), j = broker_find_agent(b, p->b);
-        bool live = i >= 0 && j >= 0 && b->meta[i].status == BAGENT_ACTIVE &&
-                    b->meta[j].status == BAGENT_ACTIVE;
+        uint32_t ia, ib;
+        bool live = strmap_get(&active, p->a, strlen(p->a), &ia) &&
+                    strmap_get(&active, p->b, strlen(p->b), &ib);
         if (!live && p->live) {
             p->live = false;
             memset(&p->res, 0, sizeof(p->res));
@@ -819,6 +830,7 @@ broker_rescore(struct broker *b, size_t changed)
             }
         }
     }
+    strmap_release(&active);
     if (mctx.failures)
         broker_log(b, "merge channel: %s", mctx.first_error.msg);
     free(idx);
