@@ -23,6 +23,7 @@
 
 #include "broker/gitview.h"
 #include "git/workset.h"
+#include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -36,6 +37,7 @@ broker_options_init(struct broker_options *o)
     o->debounce_ms = 150;
     o->tick_ms = 1000;
     o->threads = 2;
+    o->window_ms = CONFLICTS_DEFAULT_WINDOW_MS;
     o->ready_fd = -1;
 }
 
@@ -442,6 +444,17 @@ broker_register(struct broker *b, json_t *body, size_t *out, struct as_err *e)
     m->last_seen = broker_now();
     *out = i;
     broker_persist_agent(b, i);
+    {
+        struct conflict_msgs cm;
+        conflict_msgs_init(&cm);
+        struct as_err ce;
+        if (conflicts_agent_set(b->conflicts, a->id, a->label,
+                (const char *const *)m->lanes, m->nlanes, broker_now(), &cm,
+                &ce))
+            broker_log(b, "conflicts: %s", ce.msg);
+        broker_conflict_msgs(b, &cm);
+        conflict_msgs_release(&cm);
+    }
     broker_emit(b, "agent.registered", a->id, broker_agent_json(b, i, false));
     struct as_err ae;
     if (broker_refresh_agent(b, i, &ae))
@@ -460,8 +473,10 @@ broker_set_status(
         return;
     b->meta[i].status = s;
     broker_persist_agent(b, i);
-    if (s != BAGENT_ACTIVE)
+    if (s != BAGENT_ACTIVE) {
         broker_release_agent_locks(b, i);
+        conflicts_agent_remove(b->conflicts, b->ag[i].id, broker_now());
+    }
     json_t *d = broker_agent_json(b, i, false);
     if (why)
         json_object_set_new(d, "reason", json_string(why));
@@ -532,6 +547,14 @@ restore_agent(void *ctx, const struct db_agent *da)
         json_decref(lanes);
     if (a->worktree)
         watch_worktree(b, i);
+    struct conflict_msgs cm;
+    conflict_msgs_init(&cm);
+    struct as_err ce;
+    if (m->status == BAGENT_ACTIVE &&
+        conflicts_agent_set(b->conflicts, a->id, a->label,
+            (const char *const *)m->lanes, m->nlanes, broker_now(), &cm, &ce))
+        broker_log(b, "conflicts: %s", ce.msg);
+    conflict_msgs_release(&cm); /* told before the restart */
 }
 
 static void
@@ -572,6 +595,10 @@ restore_intent(void *ctx, const struct db_intent *di)
     b->intents[b->nintents++] = in;
     if (in.id >= b->next_intent_id)
         b->next_intent_id = in.id + 1;
+    struct conflict_msgs cm;
+    conflict_msgs_init(&cm);
+    broker_conflicts_intent(b, &in, &cm);
+    conflict_msgs_release(&cm); /* told before the restart */
 }
 
 static void
@@ -797,6 +824,17 @@ broker_rescore(struct broker *b, size_t changed)
                     p->res.risk = risk_combine(&b->cfg, p->res.r);
                 }
             }
+            if (p->merge_checked || p->live) {
+                /* committed conflicts: the detector drops a pair's record
+                 * when its merge comes back clean */
+                struct conflict_msgs cm;
+                conflict_msgs_init(&cm);
+                conflicts_report_merge(b->conflicts, p->a, p->b,
+                    (const char *const *)p->merge_paths, p->nmerge_paths,
+                    now, &cm);
+                broker_conflict_msgs(b, &cm);
+                conflict_msgs_release(&cm);
+            }
             int who = advisory_right_of_way(&b->ag[i], &b->ag[j]);
             p->hold = (uint32_t)(who == 0 ? i : j);
             p->steer = (uint32_t)(who == 0 ? j : i);
@@ -831,6 +869,9 @@ broker_rescore(struct broker *b, size_t changed)
         }
     }
     strmap_release(&active);
+    for (size_t x = 0; x < n; x++)
+        if (changed == SIZE_MAX || idx[x] == changed)
+            broker_conflicts_modified(b, idx[x]);
     if (mctx.failures)
         broker_log(b, "merge channel: %s", mctx.first_error.msg);
     free(idx);
@@ -966,6 +1007,11 @@ on_tick(evutil_socket_t fd, short what, void *arg)
             broker_set_status(b, i, BAGENT_STALE, "silent");
     }
     broker_expire_intents(b, now);
+    struct conflict_msgs cm;
+    conflict_msgs_init(&cm);
+    conflicts_tick(b->conflicts, now, &cm);
+    broker_conflict_msgs(b, &cm);
+    conflict_msgs_release(&cm);
     struct lock_events lev;
     lock_events_init(&lev);
     if (lock_table_expire(b->locks, now, &lev))
@@ -1023,6 +1069,34 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 /* ---- start-up ---- */
+
+/* Ownership from .airspace/owners (CODEOWNERS format) in the main
+ * worktree, when there is one. */
+static void
+load_owners(struct broker *b)
+{
+    const char *root = repo_main_workdir(b->repo);
+    if (!root)
+        return;
+    char *path = xasprintf("%s/.airspace/owners", root);
+    char *text;
+    size_t len;
+    if (file_read_max(path, OWNERS_TEXT_MAX, false, &text, &len) == 0) {
+        struct owners *ow;
+        struct as_err e;
+        if (owners_parse(text, len, &ow, &e) == 0) {
+            struct conflict_msgs cm;
+            conflict_msgs_init(&cm);
+            conflicts_set_owners(b->conflicts, ow, broker_now(), &cm);
+            conflict_msgs_release(&cm);
+            broker_log(b, "owners: %zu rules from %s", owners_count(ow), path);
+        } else {
+            broker_log(b, "%s: %s (ownership off)", path, e.msg);
+        }
+        free(text);
+    }
+    free(path);
+}
 
 static int
 take_lock(struct broker *b, struct as_err *e)
@@ -1167,6 +1241,8 @@ broker_free(struct broker *b)
         merge_cache_free(b->mcache);
     if (b->locks)
         lock_table_free(b->locks);
+    if (b->conflicts)
+        conflicts_free(b->conflicts);
     db_close(b->db);
     if (b->have_graph)
         graph_release(&b->graph);
@@ -1236,6 +1312,11 @@ broker_run(const struct broker_options *o, struct as_err *e)
     lock_config_default(&lc);
     lc.root = repo_main_workdir(b->repo);
     b->locks = lock_table_new(&lc);
+    struct conflicts_config cc;
+    conflicts_config_init(&cc);
+    cc.window_ms = o->window_ms > 0 ? o->window_ms : cc.window_ms;
+    b->conflicts = conflicts_new(&cc);
+    load_owners(b);
     struct db_options dbo = { .exclusive = true };
     if ((rc = db_open(b->paths.db, &dbo, &b->db, e)))
         goto out;

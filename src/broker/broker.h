@@ -30,6 +30,7 @@ struct broker_options {
     int64_t debounce_ms;    /* after a file change, before rescanning */
     int64_t tick_ms;        /* advisory dwell and staleness checks */
     unsigned threads;       /* graph parsing and scoring */
+    int64_t window_ms;      /* unresolved conflicts escalate after this */
     bool log_stderr;        /* log to stderr instead of the log file */
     int ready_fd;           /* >= 0: write one byte when serving, close */
     const char *const *set; /* "key=value" overrides of the risk model */

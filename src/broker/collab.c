@@ -97,6 +97,11 @@ broker_expire_intents(struct broker *b, int64_t now)
         struct bintent *in = &b->intents[k];
         if (in->expires_at <= now) {
             broker_forget_intent(b, in->id);
+            struct conflict_msgs cm;
+            conflict_msgs_init(&cm);
+            conflicts_intent_drop(b->conflicts, in->id, now, &cm);
+            broker_conflict_msgs(b, &cm);
+            conflict_msgs_release(&cm);
             broker_emit(b, "intent.expired", in->agent, broker_intent_json(in));
             intent_release(in);
             changed = true;

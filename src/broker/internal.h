@@ -19,6 +19,7 @@
 #include "broker/paths.h"
 #include "core/advisory.h"
 #include "core/graph.h"
+#include "core/conflicts.h"
 #include "core/locks.h"
 #include "core/risk.h"
 #include "core/workset.h"
@@ -123,6 +124,7 @@ struct broker {
     size_t eng_n;
 
     struct lock_table *locks;
+    struct conflicts *conflicts; /* the conflict detector */
     struct db *db; /* durable state; every acknowledged change is in it */
     struct event *flush_ev, *prune_ev;
 
@@ -203,6 +205,15 @@ void broker_persist_agent(struct broker *b, size_t i);
 int broker_restore(struct broker *b, struct as_err *e);
 void broker_release_agent_locks(struct broker *b, size_t i);
 json_t *broker_lock_json(const struct lock *l, int64_t now);
+
+/* The conflict detector's messages: deliver each (from the supervisor)
+ * and publish it; clears m. */
+void broker_conflict_msgs(struct broker *b, struct conflict_msgs *m);
+/* Tell the detector agent i's current working set. */
+void broker_conflicts_modified(struct broker *b, size_t i);
+/* An intent as the detector takes it (regions parsed from its JSON). */
+void broker_conflicts_intent(struct broker *b, const struct bintent *in,
+    struct conflict_msgs *out);
 
 /* Intents and messages (collab.c). */
 #define BROKER_INBOX_MAX 256

@@ -1,0 +1,96 @@
+/*
+ * detect.c - the daemon's side of the conflict detector (core/conflicts.h):
+ * feeding it agents, intents, working sets, merge results and ownership,
+ * and delivering what it says.
+ */
+#include "broker/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/file.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+void
+broker_conflict_msgs(struct broker *b, struct conflict_msgs *m)
+{
+    for (size_t k = 0; k < m->n; k++) {
+        const struct conflict_msg *x = &m->v[k];
+        broker_send(b, x->from, x->to, "info", x->text);
+        json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s}", "to",
+            x->to, "shape", conflict_shape_name(x->shape), "a", x->a, "b",
+            x->b ? x->b : "", "file", x->file ? x->file : "", "additive",
+            x->additive, "text", x->text);
+        broker_emit(b, x->escalation ? "conflict.escalated" : "conflict",
+            x->to, d);
+    }
+    conflict_msgs_clear(m);
+}
+
+void
+broker_conflicts_modified(struct broker *b, size_t i)
+{
+    const struct agent *a = &b->ag[i];
+    const char **paths = xcalloc(a->nfiles + 1, sizeof(*paths));
+    size_t n = 0;
+    if (b->meta[i].status == BAGENT_ACTIVE)
+        for (size_t k = 0; k < a->nfiles; k++)
+            paths[n++] = a->files[k].path;
+    struct conflict_msgs m;
+    conflict_msgs_init(&m);
+    conflicts_set_modified(b->conflicts, a->id, paths, n, broker_now(), &m);
+    broker_conflict_msgs(b, &m);
+    conflict_msgs_release(&m);
+    free(paths);
+}
+
+void
+broker_conflicts_intent(
+    struct broker *b, const struct bintent *in, struct conflict_msgs *out)
+{
+    json_t *regions = in->regions ? json_loads(in->regions, 0, NULL) : NULL;
+    struct conflict_intent_file *files =
+        xcalloc(in->nfiles + 1, sizeof(*files));
+    struct conflict_region **rs = xcalloc(in->nfiles + 1, sizeof(*rs));
+    for (size_t k = 0; k < in->nfiles; k++) {
+        files[k].path = in->files[k];
+        json_t *list = json_object_get(regions, in->files[k]);
+        if (!json_is_array(list))
+            continue;
+        rs[k] = xcalloc(json_array_size(list) + 1, sizeof(**rs));
+        size_t j;
+        json_t *r;
+        json_array_foreach(list, j, r)
+        {
+            struct conflict_region *cr = &rs[k][files[k].nregions];
+            const char *name = json_string_value(json_object_get(r, "name"));
+            json_t *lines = json_object_get(r, "lines");
+            if (name) {
+                cr->name = name;
+            } else if (json_is_array(lines) && json_array_size(lines) == 2) {
+                json_int_t s0 = json_integer_value(json_array_get(lines, 0));
+                json_int_t s1 = json_integer_value(json_array_get(lines, 1));
+                if (s0 < 1 || s1 < 1 || s0 > UINT32_MAX || s1 > UINT32_MAX)
+                    continue;
+                cr->start = (uint32_t)s0;
+                cr->end = (uint32_t)s1;
+            } else {
+                continue;
+            }
+            files[k].nregions++;
+        }
+        files[k].regions = rs[k];
+    }
+    struct conflict_intent ci = { in->id, in->agent, files, in->nfiles,
+        in->summary, in->expires_at };
+    struct as_err e;
+    if (conflicts_intent_put(b->conflicts, &ci, broker_now(), out, &e))
+        broker_log(b, "conflicts: %s", e.msg);
+    for (size_t k = 0; k < in->nfiles; k++)
+        free(rs[k]);
+    free(rs);
+    free(files);
+    if (regions)
+        json_decref(regions);
+}
