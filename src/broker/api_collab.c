@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/similar.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/xalloc.h"
@@ -79,30 +80,53 @@ h_intent(struct api_ctx *c)
     b->meta[i].last_seen = now;
     json_t *o = broker_intent_json(&in);
     broker_emit(b, "intent.declared", in.agent, json_deep_copy(o));
-    /* Forward conflicts: another agent's live intent on an overlapping
-     * file. Both are told, once per intent pair. */
+    /* The detector decides forward conflicts (regions, dedup) and tells
+     * both agents; the reply lists those involving this agent. */
+    struct conflict_msgs cm;
+    conflict_msgs_init(&cm);
+    broker_conflicts_intent(b, &in, &cm);
     json_t *conf = json_array();
-    for (size_t j = 0; j + 1 < b->nintents; j++) {
-        struct bintent *x = &b->intents[j];
-        if (!strcmp(x->agent, in.agent) || x->expires_at <= now)
+    for (size_t q = 0; q < cm.n; q++) {
+        const struct conflict_msg *x = &cm.v[q];
+        if (x->escalation || strcmp(x->to, in.agent))
             continue;
-        for (size_t p = 0; p < in.nfiles; p++)
-            for (size_t q = 0; q < x->nfiles; q++)
-                if (glob_overlap(in.files[p], x->files[q])) {
-                    json_array_append_new(
-                        conf, json_pack("{s:s, s:s, s:s, s:I}", "with",
-                                  x->agent, "file", in.files[p], "theirs",
-                                  x->files[q], "intent", (json_int_t)x->id));
-                    char *text = xasprintf(
-                        "[conflict] forward: '%s' and '%s' both intend to "
-                        "touch %s",
-                        in.agent, x->agent, in.files[p]);
-                    broker_send(b, "supervisor", in.agent, "info", text);
-                    broker_send(b, "supervisor", x->agent, "info", text);
-                    free(text);
-                    p = in.nfiles;
-                    break;
-                }
+        const char *other = x->a && strcmp(x->a, in.agent) ? x->a : x->b;
+        json_array_append_new(
+            conf, json_pack("{s:s, s:s, s:s, s:s}", "shape",
+                      conflict_shape_name(x->shape), "with", other ? other : "",
+                      "file", x->file ? x->file : "", "text", x->text));
+    }
+    broker_conflict_msgs(b, &cm);
+    conflict_msgs_release(&cm);
+    /* Task dedup: a live intent of another agent with a close summary. */
+    if (in.summary) {
+        const char **sums = xcalloc(b->nintents + 1, sizeof(*sums));
+        const struct bintent **who = xcalloc(b->nintents + 1, sizeof(*who));
+        size_t ns = 0;
+        for (size_t j = 0; j + 1 < b->nintents; j++) {
+            const struct bintent *x = &b->intents[j];
+            if (x->summary && strcmp(x->agent, in.agent) &&
+                x->expires_at > now) {
+                who[ns] = x;
+                sums[ns++] = x->summary;
+            }
+        }
+        double score;
+        long at = similar_closest(
+            in.summary, sums, ns, SIMILAR_DEFAULT_THRESHOLD, &score);
+        if (at >= 0) {
+            json_object_set_new(o, "similar",
+                json_pack("{s:s, s:s, s:I, s:f}", "agent", who[at]->agent,
+                    "summary", who[at]->summary, "intent",
+                    (json_int_t)who[at]->id, "score", score));
+            char *text = xasprintf("[duplicate?] '%s' is already on it: "
+                                   "\"%s\" (similarity %.2f)",
+                who[at]->agent, who[at]->summary, score);
+            broker_send(b, "supervisor", in.agent, "info", text);
+            free(text);
+        }
+        free(sums);
+        free(who);
     }
     json_object_set_new(o, "conflicts", conf);
     broker_sync_intents(b);
@@ -147,6 +171,11 @@ h_intent_drop(struct api_ctx *c)
         }
         broker_forget_intent(b, in->id);
         broker_emit(b, "intent.dropped", in->agent, broker_intent_json(in));
+        struct conflict_msgs cm;
+        conflict_msgs_init(&cm);
+        conflicts_intent_drop(b->conflicts, in->id, broker_now(), &cm);
+        broker_conflict_msgs(b, &cm);
+        conflict_msgs_release(&cm);
         free(in->agent);
         for (size_t f = 0; f < in->nfiles; f++)
             free(in->files[f]);
@@ -223,58 +252,25 @@ h_inbox(struct api_ctx *c)
     api_reply_json(c->req, 200, json_pack("{s:o}", "messages", v));
 }
 
-/* GET /v1/conflicts: forward (intents overlap) and in-flight (an agent's
- * changed file inside another's intent, or both changed it). */
+/* GET /v1/conflicts: the detector's current conflicts. */
 static void
 h_conflicts(struct api_ctx *c)
 {
-    struct broker *b = c->b;
-    int64_t now = broker_now();
+    struct conflict_list l;
+    conflict_list_init(&l);
+    conflicts_list(c->b->conflicts, broker_now(), &l);
     json_t *v = json_array();
-    for (size_t x = 0; x < b->nintents; x++)
-        for (size_t y = x + 1; y < b->nintents; y++) {
-            const struct bintent *p = &b->intents[x], *q = &b->intents[y];
-            if (p->expires_at <= now || q->expires_at <= now ||
-                !strcmp(p->agent, q->agent))
-                continue;
-            for (size_t i = 0; i < p->nfiles; i++)
-                for (size_t j = 0; j < q->nfiles; j++)
-                    if (glob_overlap(p->files[i], q->files[j]))
-                        json_array_append_new(
-                            v, json_pack("{s:s, s:[s,s], s:s}", "shape",
-                                   "forward", "agents", p->agent, q->agent,
-                                   "file", p->files[i]));
-        }
-    for (size_t i = 0; i < b->nagents; i++) {
-        if (b->meta[i].status != BAGENT_ACTIVE)
-            continue;
-        const struct agent *a = &b->ag[i];
-        for (size_t k = 0; k < a->nfiles; k++) {
-            for (size_t j = 0; j < b->nagents; j++) {
-                if (j == i || b->meta[j].status != BAGENT_ACTIVE)
-                    continue;
-                const struct agent *o = &b->ag[j];
-                bool both = false, in_intent = false;
-                for (size_t m = 0; m < o->nfiles && !both; m++)
-                    both = j > i && !strcmp(o->files[m].path, a->files[k].path);
-                for (size_t m = 0; m < o->nintent && !in_intent; m++)
-                    in_intent = glob_match(o->intent[m], a->files[k].path);
-                if (both || in_intent)
-                    json_array_append_new(v,
-                        json_pack("{s:s, s:[s,s], s:s, s:s}", "shape",
-                            "in-flight", "agents", a->id, o->id, "file",
-                            a->files[k].path, "why",
-                            both ? "both changed it" : "inside their intent"));
-            }
-        }
+    for (size_t k = 0; k < l.n; k++) {
+        const struct conflict_view *x = &l.v[k];
+        json_t *o = json_pack("{s:s, s:[s,s], s:s, s:I, s:b, s:b}", "shape",
+            conflict_shape_name(x->shape), "agents", x->a, x->b ? x->b : "",
+            "file", x->file ? x->file : "", "since", (json_int_t)x->since,
+            "additive", x->additive, "escalated", x->escalated);
+        if (x->why)
+            json_object_set_new(o, "why", json_string(x->why));
+        json_array_append_new(v, o);
     }
-    for (size_t k = 0; k < b->npairs; k++) {
-        const struct bpair *p = &b->pairs[k];
-        for (size_t m = 0; p->live && m < p->nmerge_paths; m++)
-            json_array_append_new(
-                v, json_pack("{s:s, s:[s,s], s:s}", "shape", "committed",
-                       "agents", p->a, p->b, "file", p->merge_paths[m]));
-    }
+    conflict_list_release(&l);
     api_reply_json(c->req, 200, json_pack("{s:o}", "conflicts", v));
 }
 

@@ -22,6 +22,7 @@
 #include <event2/listener.h>
 
 #include "broker/gitview.h"
+#include "core/owners.h"
 #include "git/workset.h"
 #include "util/file.h"
 #include "util/xalloc.h"
@@ -798,9 +799,8 @@ broker_rescore(struct broker *b, size_t changed)
     size_t work = 0;
     for (size_t x = 0; x < n; x++)
         work += v[x].nfiles;
-    struct risk_engine *en =
-        risk_engine_new_mt(&b->cfg, b->have_graph ? &b->graph : NULL, v, n,
-            work > 4000 ? b->o.threads : 1);
+    struct risk_engine *en = risk_engine_new_mt(&b->cfg,
+        b->have_graph ? &b->graph : NULL, v, n, work > 4000 ? b->o.threads : 1);
     b->engine = en;
     b->eng_agents = v;
     b->eng_n = n;
@@ -830,8 +830,8 @@ broker_rescore(struct broker *b, size_t changed)
                 struct conflict_msgs cm;
                 conflict_msgs_init(&cm);
                 conflicts_report_merge(b->conflicts, p->a, p->b,
-                    (const char *const *)p->merge_paths, p->nmerge_paths,
-                    now, &cm);
+                    (const char *const *)p->merge_paths, p->nmerge_paths, now,
+                    &cm);
                 broker_conflict_msgs(b, &cm);
                 conflict_msgs_release(&cm);
             }

@@ -22,8 +22,8 @@ broker_conflict_msgs(struct broker *b, struct conflict_msgs *m)
             x->to, "shape", conflict_shape_name(x->shape), "a", x->a, "b",
             x->b ? x->b : "", "file", x->file ? x->file : "", "additive",
             x->additive, "text", x->text);
-        broker_emit(b, x->escalation ? "conflict.escalated" : "conflict",
-            x->to, d);
+        broker_emit(
+            b, x->escalation ? "conflict.escalated" : "conflict", x->to, d);
     }
     conflict_msgs_clear(m);
 }

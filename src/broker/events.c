@@ -13,6 +13,7 @@
 #include <event2/bufferevent.h>
 #include <event2/keyvalq_struct.h>
 
+#include "util/redact.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -45,10 +46,13 @@ broker_emit(struct broker *b, const char *type, const char *agent, json_t *data)
     slot->json = json_dumps(ev, JSON_COMPACT);
     json_decref(ev);
     if (b->db) {
-        struct db_event de = { id, broker_now(), type, agent, slot->json };
+        /* secrets in messages, reasons or summaries never reach the disk */
+        char *clean = redact_string(slot->json, NULL);
+        struct db_event de = { id, broker_now(), type, agent, clean };
         struct as_err e;
         if (db_ledger_append(b->db, &de, &e))
             broker_log(b, "ledger: %s", e.msg);
+        free(clean);
     }
     for (struct sse_client *c = b->sse; c; c = c->next)
         sse_write(c->req, slot);

@@ -212,8 +212,8 @@ void broker_conflict_msgs(struct broker *b, struct conflict_msgs *m);
 /* Tell the detector agent i's current working set. */
 void broker_conflicts_modified(struct broker *b, size_t i);
 /* An intent as the detector takes it (regions parsed from its JSON). */
-void broker_conflicts_intent(struct broker *b, const struct bintent *in,
-    struct conflict_msgs *out);
+void broker_conflicts_intent(
+    struct broker *b, const struct bintent *in, struct conflict_msgs *out);
 
 /* Intents and messages (collab.c). */
 #define BROKER_INBOX_MAX 256

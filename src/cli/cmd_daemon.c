@@ -116,7 +116,9 @@ print_json(json_t *v)
 static const char serve_usage[] =
     "usage: airspace serve [--repo DIR] [--tcp PORT] [--stale-ms MS]\n"
     "                      [--rescan-ms MS] [--debounce-ms MS] [--tick-ms MS]\n"
-    "                      [--threads N] [--set KEY=VALUE]... [--log-stderr]\n"
+    "                      [--threads N] [--window-ms MS] [--set "
+    "KEY=VALUE]...\n"
+    "                      [--log-stderr]\n"
     "\n"
     "Run the repository's daemon in the foreground until SIGTERM or\n"
     "'airspace stop'. Commands that need it start it on demand.\n";
@@ -149,6 +151,7 @@ cmd_serve(int argc, char **argv)
         { "log-stderr", no_argument, NULL, 'l' },
         { "ready-fd", required_argument, NULL, 'f' },
         { "set", required_argument, NULL, 'S' },
+        { "window-ms", required_argument, NULL, 'w' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -197,6 +200,10 @@ cmd_serve(int argc, char **argv)
             if (!parse_ms(optarg, 0, &v) || v > 1 << 20)
                 return cmd_usage("serve", "--ready-fd takes a descriptor");
             o.ready_fd = (int)v;
+            break;
+        case 'w':
+            if (!parse_ms(optarg, 1, &o.window_ms))
+                return cmd_usage("serve", "--window-ms takes ms > 0");
             break;
         case 'S':
             if (nset == sizeof(sets) / sizeof(sets[0]))
