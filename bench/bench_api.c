@@ -8,12 +8,15 @@
  *                                    by other agents); CLIENTS processes
  *                                    (default 1) each with its own
  *                                    connection, agent and path share N
+ *   bench_api activity SOCKET BATCHES
+ *                                    BATCHES posts of 1000 activity deltas
  *   bench_api rescore SOCKET AGENTS  AGENTS agents with 10 reported files
  *                                    each; then time 200 single-file edits
  *                                    (each re-scores that agent's pairs)
  *
  * Prints key=value lines.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +173,43 @@ bench_rescore(long agents)
     return 0;
 }
 
+/* Activity ingest: BATCHES posts of 1000 deltas each (one session, files
+ * cycling over 500 paths), events/s. */
+static int
+bench_activity(long batches)
+{
+    post("/v1/agents", "{\"id\":\"act\"}");
+    enum { PER = 1000 };
+    size_t cap = 64 + PER * 128;
+    char *body = xmalloc(cap);
+    uint64_t seq = 0;
+    double t0 = now_ms();
+    for (long k = 0; k < batches; k++) {
+        size_t n = (size_t)snprintf(
+            body, cap, "{\"agent\":\"act\",\"session\":\"s1\",\"events\":[");
+        for (int j = 0; j < PER; j++) {
+            seq++;
+            n += (size_t)snprintf(body + n, cap - n,
+                "%s{\"seq\":%llu,\"file\":\"src/f%d.c\",\"heat\":0.5,"
+                "\"inContext\":true,\"action\":\"read\",\"at\":%llu}",
+                j ? "," : "", (unsigned long long)seq, (int)(seq % 500),
+                (unsigned long long)(1767225600000ULL + seq));
+        }
+        snprintf(body + n, cap - n, "]}");
+        if (post("/v1/activity", body) || last_status != 200) {
+            fprintf(
+                stderr, "bench_api: batch %ld failed (%ld)\n", k, last_status);
+            free(body);
+            return 1;
+        }
+    }
+    double ms = now_ms() - t0;
+    printf("bench=activity events=%ld ms=%.1f events_per_s=%.0f\n",
+        batches * PER, ms, (double)batches * PER * 1000.0 / ms);
+    free(body);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -189,6 +229,8 @@ main(int argc, char **argv)
     if (!strcmp(argv[1], "locks") && (argc == 5 || argc == 6))
         rc = bench_locks(strtol(argv[3], NULL, 10), strtol(argv[4], NULL, 10),
             argc == 6 ? strtol(argv[5], NULL, 10) : 1);
+    else if (!strcmp(argv[1], "activity"))
+        rc = bench_activity(strtol(argv[3], NULL, 10));
     else if (!strcmp(argv[1], "rescore"))
         rc = bench_rescore(strtol(argv[3], NULL, 10));
     else

@@ -33,3 +33,4 @@ for held in 0 100 10000; do
     case_run locks 20000 $held 4
 done
 case_run rescore 100
+case_run activity 200

@@ -322,7 +322,132 @@ h_ledger(struct api_ctx *c)
     api_reply_json(c->req, 200, json_pack("{s:o}", "events", v));
 }
 
+/* Activity (conformance §3): the heat of files per agent. */
+#define ACTIVITY_HALF_LIFE_MS (10 * 60 * 1000)
+#define ACTIVITY_BATCH_MAX 10000
+
+static int
+parse_action(const char *s, enum activity_action *out)
+{
+    static const enum activity_action all[] = { ACTIVITY_NONE, ACTIVITY_READ,
+        ACTIVITY_SEARCH, ACTIVITY_WRITE };
+    for (size_t k = 0; s && k < sizeof(all) / sizeof(all[0]); k++)
+        if (!strcmp(s, activity_action_name(all[k]))) {
+            *out = all[k];
+            return 0;
+        }
+    return -1;
+}
+
+/* POST /v1/activity {agent, session, events: [{seq, file, heat,
+ * inContext, action, actionAt?, at}]}: a batch of one session's deltas.
+ * Replies {applied, duplicates, resync}: resync is true when a gap was
+ * seen (the client should send a snapshot: POST /v1/activity/snapshot). */
+static void
+h_activity(struct api_ctx *c)
+{
+    static const char *const keys[] = { "agent", "session", "events", NULL };
+    ssize_t i;
+    if (api_check_keys(c, keys) || (i = api_body_agent(c, "agent")) < 0 ||
+        api_want_string(c, "session", true, 128))
+        return;
+    json_t *evs = json_object_get(c->body, "events");
+    if (!json_is_array(evs) || json_array_size(evs) > ACTIVITY_BATCH_MAX) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'events' must be an array of at most %d deltas",
+            ACTIVITY_BATCH_MAX);
+        return;
+    }
+    const char *session =
+        json_string_value(json_object_get(c->body, "session"));
+    size_t applied = 0, dups = 0;
+    bool gap = false;
+    size_t k;
+    json_t *ev;
+    json_array_foreach(evs, k, ev)
+    {
+        struct activity_delta d = { 0 };
+        d.agent = c->b->ag[i].id;
+        d.session = session;
+        json_int_t seq = json_integer_value(json_object_get(ev, "seq"));
+        d.file = json_string_value(json_object_get(ev, "file"));
+        d.e.heat = json_number_value(json_object_get(ev, "heat"));
+        d.e.in_context = json_is_true(json_object_get(ev, "inContext"));
+        d.e.at = (int64_t)json_integer_value(json_object_get(ev, "at"));
+        json_t *aa = json_object_get(ev, "actionAt");
+        d.e.action_at = aa ? (int64_t)json_integer_value(aa) : d.e.at;
+        const char *act = json_string_value(json_object_get(ev, "action"));
+        if (seq < 1 || !d.file || !*d.file ||
+            parse_action(act ? act : "none", &d.e.action)) {
+            api_reply_error(c->req, 400, "bad_field",
+                "events[%zu] needs seq >= 1, file, and action read, search, "
+                "write or none",
+                k);
+            return;
+        }
+        d.seq = (uint64_t)seq;
+        struct as_err e;
+        int rc = activity_apply(c->b->activity, &d, &e);
+        if (rc < 0) {
+            api_reply_error(
+                c->req, 400, "bad_field", "events[%zu]: %s", k, e.msg);
+            return;
+        }
+        applied += rc == ACTIVITY_APPLIED;
+        dups += rc == ACTIVITY_DUPLICATE;
+        gap = gap || rc == ACTIVITY_GAP;
+    }
+    c->b->meta[i].last_seen = broker_now();
+    api_reply_json(c->req, 200,
+        json_pack("{s:I, s:I, s:b}", "applied", (json_int_t)applied,
+            "duplicates", (json_int_t)dups, "resync", gap));
+}
+
+/* POST /v1/activity/disconnect {agent, session} */
+static void
+h_activity_disconnect(struct api_ctx *c)
+{
+    static const char *const keys[] = { "agent", "session", NULL };
+    ssize_t i;
+    if (api_check_keys(c, keys) || (i = api_body_agent(c, "agent")) < 0 ||
+        api_want_string(c, "session", true, 128))
+        return;
+    activity_disconnect(c->b->activity, c->b->ag[i].id,
+        json_string_value(json_object_get(c->body, "session")));
+    api_reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
+}
+
+/* GET /v1/activity[?file=PATH]: the merged view per file. */
+static void
+h_activity_view(struct api_ctx *c)
+{
+    const char *only = evhttp_find_header(&c->query, "file");
+    int64_t now = broker_now();
+    json_t *v = json_array();
+    size_t n = activity_nfiles(c->b->activity);
+    for (size_t k = 0; k < n; k++) {
+        const char *f = activity_file(c->b->activity, k);
+        if (only && strcmp(only, f))
+            continue;
+        struct activity_view view;
+        if (!activity_view(
+                c->b->activity, f, now, ACTIVITY_HALF_LIFE_MS, &view))
+            continue;
+        json_t *o = json_pack("{s:s, s:f, s:b, s:s, s:I, s:I}", "file", f,
+            "heat", view.heat, "inContext", view.in_context, "action",
+            activity_action_name(view.action), "actionAt",
+            (json_int_t)view.action_at, "agents", (json_int_t)view.nagents);
+        if (view.agent)
+            json_object_set_new(o, "by", json_string(view.agent));
+        json_array_append_new(v, o);
+    }
+    api_reply_json(c->req, 200, json_pack("{s:o}", "files", v));
+}
+
 const struct api_route api_collab_routes[] = {
+    { EVHTTP_REQ_POST, "v1/activity", h_activity },
+    { EVHTTP_REQ_POST, "v1/activity/disconnect", h_activity_disconnect },
+    { EVHTTP_REQ_GET, "v1/activity", h_activity_view },
     { EVHTTP_REQ_GET, "v1/ledger", h_ledger },
     { EVHTTP_REQ_GET, "v1/intents", h_intents },
     { EVHTTP_REQ_POST, "v1/intents", h_intent },

@@ -824,9 +824,11 @@ broker_rescore(struct broker *b, size_t changed)
                     p->res.risk = risk_combine(&b->cfg, p->res.r);
                 }
             }
-            if (p->merge_checked || p->live) {
-                /* committed conflicts: the detector drops a pair's record
-                 * when its merge comes back clean */
+            if (p->nmerge_paths || p->merge_reported) {
+                /* committed conflicts: tell the detector of a conflict,
+                 * and of the clean merge that ends it (it recomputes its
+                 * facts on every call, so clean pairs are not repeated) */
+                p->merge_reported = p->nmerge_paths > 0;
                 struct conflict_msgs cm;
                 conflict_msgs_init(&cm);
                 conflicts_report_merge(b->conflicts, p->a, p->b,
@@ -1243,6 +1245,8 @@ broker_free(struct broker *b)
         lock_table_free(b->locks);
     if (b->conflicts)
         conflicts_free(b->conflicts);
+    if (b->activity)
+        activity_free(b->activity);
     db_close(b->db);
     if (b->have_graph)
         graph_release(&b->graph);
@@ -1316,6 +1320,7 @@ broker_run(const struct broker_options *o, struct as_err *e)
     conflicts_config_init(&cc);
     cc.window_ms = o->window_ms > 0 ? o->window_ms : cc.window_ms;
     b->conflicts = conflicts_new(&cc);
+    b->activity = activity_new();
     load_owners(b);
     struct db_options dbo = { .exclusive = true };
     if ((rc = db_open(b->paths.db, &dbo, &b->db, e)))

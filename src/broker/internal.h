@@ -19,6 +19,7 @@
 #include "broker/paths.h"
 #include "core/advisory.h"
 #include "core/graph.h"
+#include "core/activity.h"
 #include "core/conflicts.h"
 #include "core/locks.h"
 #include "core/risk.h"
@@ -63,6 +64,7 @@ struct bpair {
     uint32_t hold, steer; /* agent indices at the last scoring */
     int64_t since;        /* when the current level began */
     bool live;            /* both agents present at the last scoring */
+    bool merge_reported;  /* the detector was last told of a conflict */
 };
 
 /* A declared intent: files or globs an agent is about to touch. */
@@ -125,6 +127,7 @@ struct broker {
 
     struct lock_table *locks;
     struct conflicts *conflicts; /* the conflict detector */
+    struct activity *activity;   /* who read, searched, wrote what */
     struct db *db; /* durable state; every acknowledged change is in it */
     struct event *flush_ev, *prune_ev;
 

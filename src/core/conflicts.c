@@ -437,23 +437,6 @@ intent_live(const struct intent *in, int64_t now)
     return now < in->expires_at;
 }
 
-static bool
-sorted_has(char *const *v, size_t n, const char *s)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(v[mid], s);
-        if (!c)
-            return true;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -822,6 +805,37 @@ static void
 modified_facts(struct conflicts *d, int64_t now, struct conflict_msgs *out)
 {
     char why[320];
+    /* Who modified each file: a map file -> a chain of agent indices, built
+     * once per call, so the pairs sharing a file are found without
+     * comparing every agent with every other. */
+    struct strmap byfile;
+    strmap_init(&byfile);
+    size_t total = 0;
+    for (size_t i = 0; i < d->nag; i++)
+        total += d->ag[i].nmod;
+    uint32_t *who = xmalloc((total + 1) * sizeof(*who));
+    uint32_t *next = xmalloc((total + 1) * sizeof(*next));
+    uint32_t *tail = xmalloc((total + 1) * sizeof(*tail));
+    size_t ne = 0;
+    for (size_t i = 0; i < d->nag; i++) {
+        const struct agent *a = &d->ag[i];
+        if (is_super(d, a->id))
+            continue;
+        for (size_t m = 0; m < a->nmod; m++) {
+            bool added;
+            uint32_t head = strmap_put(
+                &byfile, a->mod[m], strlen(a->mod[m]), (uint32_t)ne, &added);
+            who[ne] = (uint32_t)i;
+            next[ne] = UINT32_MAX;
+            if (added) {
+                tail[ne] = (uint32_t)ne;
+            } else {
+                next[tail[head]] = (uint32_t)ne;
+                tail[head] = (uint32_t)ne;
+            }
+            ne++;
+        }
+    }
     for (size_t i = 0; i < d->nag; i++) {
         const struct agent *a = &d->ag[i];
         if (is_super(d, a->id))
@@ -831,13 +845,17 @@ modified_facts(struct conflicts *d, int64_t now, struct conflict_msgs *out)
             bool owns = agent_owns(d, a, f);
             bool intends = has_intent_on(d, a->id, f, now);
             /* modified by another agent too */
-            for (size_t j = i + 1; j < d->nag; j++) {
-                const struct agent *b = &d->ag[j];
-                if (is_super(d, b->id) || !sorted_has(b->mod, b->nmod, f))
-                    continue;
-                fact(d, CONFLICT_IN_FLIGHT, a->id, b->id, f, "both modified it",
-                    additive(d, a->id, b->id, f, now), now, out);
-            }
+            uint32_t at;
+            if (strmap_get(&byfile, f, strlen(f), &at))
+                for (; at != UINT32_MAX; at = next[at]) {
+                    size_t j = who[at];
+                    if (j <= i)
+                        continue;
+                    const struct agent *b = &d->ag[j];
+                    fact(d, CONFLICT_IN_FLIGHT, a->id, b->id, f,
+                        "both modified it", additive(d, a->id, b->id, f, now),
+                        now, out);
+                }
             /* inside another agent's live intent */
             for (size_t k = 0; k < d->nin; k++) {
                 const struct intent *in = &d->in[k];
@@ -891,6 +909,10 @@ modified_facts(struct conflicts *d, int64_t now, struct conflict_msgs *out)
             }
         }
     }
+    free(who);
+    free(next);
+    free(tail);
+    strmap_release(&byfile);
 }
 
 static void

@@ -1,0 +1,57 @@
+# t36-activity.sh - per-agent activity through the API: the worked timeline
+# of conformance §3, duplicates, gaps that ask for a snapshot, disconnect.
+. "$(dirname "$0")/lib.sh"
+
+R="$TMP/repo"
+new_repo "$R"
+echo x > "$R/x"
+git -C "$R" add -A
+git -C "$R" commit -qm base
+cd "$R"
+"$AIRSPACE_BIN" serve --log-stderr --rescan-ms 60000 2> "$TMP/daemon.log" &
+DPID=$!
+trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+SOCK="$R/.git/airspace/sock"
+until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1; do sleep 0.05; done
+api() {
+    CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
+        -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "http://a$2")
+}
+view() { # view FILTER: on the merged view of /src/api.ts
+    curl -s --unix-socket "$SOCK" 'http://a/v1/activity?file=src/api.ts' |
+        jq -r ".files[0] | $1"
+}
+api POST /v1/agents '{"id":"A"}'
+api POST /v1/agents '{"id":"B"}'
+T=$(date +%s%3N) # ms now: the view decays heat by age (10 min half-life)
+ev() { # ev AGENT SESSION SEQ HEAT INCTX ACTION ACTION_AT AT
+    api POST /v1/activity "{\"agent\":\"$1\",\"session\":\"$2\",\"events\":[{\"seq\":$3,\"file\":\"src/api.ts\",\"heat\":$4,\"inContext\":$5,\"action\":\"$6\",\"actionAt\":$(($T + $7)),\"at\":$(($T + $8))}]}"
+}
+near() { awk "BEGIN { exit !($1 - $2 < 0.01 && $2 - $1 < 0.01) }"; }
+
+ev A sa 1 1.0 true read 1000 1000
+check "1000 A reads: last read by A" [ "$(view '.action + " " + .by')" = "read A" ]
+check "1000: in context" [ "$(view .inContext)" = true ]
+ev B sb 1 1.0 true write 1005 1005
+check "1005 B writes: last write by B" [ "$(view '.action + " " + .by')" = "write B" ]
+ev A sa 2 0.9 true read 1000 1100
+check "1100 A cools: heat still 1.0 (B)" near "$(view .heat)" 1.0
+check "1100: last write by B" [ "$(view '.action + " " + .by')" = "write B" ]
+ev A sa 3 0.9 false read 1000 1200
+check "1200 A evicts: still in context (B)" [ "$(view .inContext)" = true ]
+ev B sb 2 0.85 false write 1005 1300
+check "1300 B evicts: heat 0.9 (A)" near "$(view .heat)" 0.9
+check "1300: not in context" [ "$(view .inContext)" = false ]
+check "1300: last write by B" [ "$(view '.action + " " + .by')" = "write B" ]
+ev A sa 3 0.9 false read 1000 1200
+check "a repeated delta is a duplicate" jqt "$TMP/body" '.duplicates == 1 and .resync == false'
+ev A sa 9 0.9 false read 1000 1250
+check "a gap asks for a snapshot" jqt "$TMP/body" '.resync == true'
+api POST /v1/activity/disconnect '{"agent":"B","session":"sb"}'
+check "2000 B disconnects: only A's state" [ "$(view '.action + " " + .by')" = "read A" ]
+check "2000: one agent" [ "$(view .agents)" = 1 ]
+api POST /v1/activity '{"agent":"A","session":"s","events":[{"seq":0,"file":"x"}]}'
+check "seq 0 refused" [ "$CODE" = 400 ]
+api POST /v1/activity '{"agent":"A","session":"s","events":[{"seq":1,"file":"x","action":"juggle"}]}'
+check "unknown action refused" [ "$CODE" = 400 ]
+finish
