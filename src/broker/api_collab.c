@@ -284,37 +284,42 @@ add_event(void *ctx, const struct db_event *de)
         json_array_append_new(ctx, e);
 }
 
+static int
+query_num(
+    struct api_ctx *c, const char *key, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *v = evhttp_find_header(&c->query, key);
+    if (!v)
+        return 0;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno || *end || end == v || n < lo || n > hi) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'%s' must be an integer in %lld..%lld", key, (long long)lo,
+            (long long)hi);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
 static void
 h_ledger(struct api_ctx *c)
 {
-    const char *after = evhttp_find_header(&c->query, "after");
+    int64_t after = 0, limit = 1000, since = 0, until = 0;
+    if (query_num(c, "after", 0, INT64_MAX, &after) ||
+        query_num(c, "limit", 1, 100000, &limit) ||
+        query_num(c, "since", 0, INT64_MAX, &since) ||
+        query_num(c, "until", 0, INT64_MAX, &until))
+        return;
     const char *type = evhttp_find_header(&c->query, "type");
     const char *agent = evhttp_find_header(&c->query, "agent");
-    const char *lim = evhttp_find_header(&c->query, "limit");
-    uint64_t from = 0;
-    long limit = 1000;
-    char *end;
-    if (after) {
-        errno = 0;
-        from = strtoull(after, &end, 10);
-        if (errno || *end) {
-            api_reply_error(c->req, 400, "bad_field", "'after' must be an id");
-            return;
-        }
-    }
-    if (lim) {
-        errno = 0;
-        limit = strtol(lim, &end, 10);
-        if (errno || *end || limit < 1 || limit > 100000) {
-            api_reply_error(
-                c->req, 400, "bad_field", "'limit' must be 1..100000");
-            return;
-        }
-    }
+    struct db_ledger_filter f = { (uint64_t)after, type && *type ? type : NULL,
+        agent && *agent ? agent : NULL, since, until, (long)limit };
     json_t *v = json_array();
     struct as_err e;
-    if (db_ledger_query(c->b->db, from, type && *type ? type : NULL,
-            agent && *agent ? agent : NULL, limit, add_event, v, &e)) {
+    if (db_ledger_query(c->b->db, &f, add_event, v, &e)) {
         json_decref(v);
         api_reply_error(c->req, 500, "store", "%s", e.msg);
         return;
@@ -403,6 +408,65 @@ h_activity(struct api_ctx *c)
             "duplicates", (json_int_t)dups, "resync", gap));
 }
 
+/* POST /v1/activity/snapshot {agent, session, seq, files: [{file, heat,
+ * inContext, action, actionAt?, at}]}: the session's whole state after a
+ * gap; numbering continues from seq. */
+static void
+h_activity_snapshot(struct api_ctx *c)
+{
+    static const char *const keys[] = { "agent", "session", "seq", "files",
+        NULL };
+    ssize_t i;
+    if (api_check_keys(c, keys) || (i = api_body_agent(c, "agent")) < 0 ||
+        api_want_string(c, "session", true, 128))
+        return;
+    json_t *files = json_object_get(c->body, "files");
+    json_int_t seq = json_integer_value(json_object_get(c->body, "seq"));
+    if (!json_is_array(files) || json_array_size(files) > ACTIVITY_BATCH_MAX ||
+        seq < 0) {
+        api_reply_error(c->req, 400, "bad_field",
+            "a snapshot needs 'seq' >= 0 and 'files', an array of at most %d",
+            ACTIVITY_BATCH_MAX);
+        return;
+    }
+    size_t n = json_array_size(files);
+    const char **names = xcalloc(n + 1, sizeof(*names));
+    struct activity_entry *ents = xcalloc(n + 1, sizeof(*ents));
+    size_t k;
+    json_t *f;
+    json_array_foreach(files, k, f)
+    {
+        names[k] = json_string_value(json_object_get(f, "file"));
+        ents[k].heat = json_number_value(json_object_get(f, "heat"));
+        ents[k].in_context = json_is_true(json_object_get(f, "inContext"));
+        ents[k].at = (int64_t)json_integer_value(json_object_get(f, "at"));
+        json_t *aa = json_object_get(f, "actionAt");
+        ents[k].action_at = aa ? (int64_t)json_integer_value(aa) : ents[k].at;
+        const char *act = json_string_value(json_object_get(f, "action"));
+        if (!names[k] || !*names[k] ||
+            parse_action(act ? act : "none", &ents[k].action)) {
+            free(names);
+            free(ents);
+            api_reply_error(c->req, 400, "bad_field",
+                "files[%zu] needs file and action read, search, write or "
+                "none",
+                k);
+            return;
+        }
+    }
+    struct as_err e;
+    int rc = activity_resync(c->b->activity, c->b->ag[i].id,
+        json_string_value(json_object_get(c->body, "session")), (uint64_t)seq,
+        names, ents, n, &e);
+    free(names);
+    free(ents);
+    if (rc < 0) {
+        api_reply_error(c->req, 400, "bad_field", "%s", e.msg);
+        return;
+    }
+    api_reply_json(c->req, 200, json_pack("{s:I}", "files", (json_int_t)n));
+}
+
 /* POST /v1/activity/disconnect {agent, session} */
 static void
 h_activity_disconnect(struct api_ctx *c)
@@ -447,6 +511,7 @@ h_activity_view(struct api_ctx *c)
 const struct api_route api_collab_routes[] = {
     { EVHTTP_REQ_POST, "v1/activity", h_activity },
     { EVHTTP_REQ_POST, "v1/activity/disconnect", h_activity_disconnect },
+    { EVHTTP_REQ_POST, "v1/activity/snapshot", h_activity_snapshot },
     { EVHTTP_REQ_GET, "v1/activity", h_activity_view },
     { EVHTTP_REQ_GET, "v1/ledger", h_ledger },
     { EVHTTP_REQ_GET, "v1/intents", h_intents },

@@ -102,7 +102,8 @@ broker_sse_attach(
     if (replay && b->db && after + 1 < first) {
         struct sse_replay r = { req, first };
         struct as_err e;
-        db_ledger_query(b->db, after, NULL, NULL, -1, replay_one, &r, &e);
+        struct db_ledger_filter f = { .after = after };
+        db_ledger_query(b->db, &f, replay_one, &r, &e);
     }
     if (after + 1 > first)
         first = after + 1;

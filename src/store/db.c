@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,8 +542,8 @@ db_ledger_append(struct db *d, const struct db_event *ev, struct as_err *e)
 }
 
 int
-db_ledger_query(struct db *d, uint64_t after, const char *type_prefix,
-    const char *agent, long limit, db_event_fn *fn, void *ctx, struct as_err *e)
+db_ledger_query(struct db *d, const struct db_ledger_filter *f, db_event_fn *fn,
+    void *ctx, struct as_err *e)
 {
     int rc = db_ledger_flush(d, e);
     if (rc)
@@ -551,13 +552,16 @@ db_ledger_query(struct db *d, uint64_t after, const char *type_prefix,
     if (sqlite3_prepare_v2(d->h,
             "SELECT seq, ts, type, agent, json FROM ledger WHERE seq > ?1"
             " AND (?2 IS NULL OR substr(type, 1, length(?2)) = ?2)"
-            " AND (?3 IS NULL OR agent = ?3) ORDER BY seq LIMIT ?4",
+            " AND (?3 IS NULL OR agent = ?3) AND ts >= ?5 AND ts <= ?6"
+            " ORDER BY seq LIMIT ?4",
             -1, &s, NULL) != SQLITE_OK)
         return sql_err(d, e, "cannot query the ledger");
-    sqlite3_bind_int64(s, 1, (sqlite3_int64)after);
-    bind_text(s, 2, type_prefix);
-    bind_text(s, 3, agent);
-    sqlite3_bind_int64(s, 4, limit > 0 ? limit : -1);
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)f->after);
+    bind_text(s, 2, f->type_prefix);
+    bind_text(s, 3, f->agent);
+    sqlite3_bind_int64(s, 4, f->limit > 0 ? f->limit : -1);
+    sqlite3_bind_int64(s, 5, f->since);
+    sqlite3_bind_int64(s, 6, f->until > 0 ? f->until : INT64_MAX);
     while (sqlite3_step(s) == SQLITE_ROW) {
         struct db_event ev = { (uint64_t)sqlite3_column_int64(s, 0),
             sqlite3_column_int64(s, 1), col(s, 2), col(s, 3), col(s, 4) };

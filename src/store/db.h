@@ -117,12 +117,20 @@ struct db_event {
  * DB_LEDGER_BATCH. */
 int db_ledger_append(struct db *d, const struct db_event *ev, struct as_err *e);
 int db_ledger_flush(struct db *d, struct as_err *e);
-/* Events with seq > after, of type prefix (NULL: all) and agent (NULL:
- * all), oldest first, at most limit. Flushes first. */
+/* A ledger query: events with seq > after, of type prefix and agent
+ * (NULL: any), at times in [since, until] (0: unbounded), oldest first, at
+ * most limit (<= 0: all). */
+struct db_ledger_filter {
+    uint64_t after;
+    const char *type_prefix, *agent;
+    int64_t since, until;
+    long limit;
+};
+
+/* Run a query (flushing the queue first). */
 typedef void db_event_fn(void *ctx, const struct db_event *ev);
-int db_ledger_query(struct db *d, uint64_t after, const char *type_prefix,
-    const char *agent, long limit, db_event_fn *fn, void *ctx,
-    struct as_err *e);
+int db_ledger_query(struct db *d, const struct db_ledger_filter *f,
+    db_event_fn *fn, void *ctx, struct as_err *e);
 /* The highest seq stored (0 when none). Flushes first. */
 int db_ledger_last(struct db *d, uint64_t *seq, struct as_err *e);
 /* Keep at most max_count events and none older than min_ts. */

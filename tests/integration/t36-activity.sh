@@ -47,6 +47,10 @@ ev A sa 3 0.9 false read 1000 1200
 check "a repeated delta is a duplicate" jqt "$TMP/body" '.duplicates == 1 and .resync == false'
 ev A sa 9 0.9 false read 1000 1250
 check "a gap asks for a snapshot" jqt "$TMP/body" '.resync == true'
+api POST /v1/activity/snapshot "{\"agent\":\"A\",\"session\":\"sa\",\"seq\":9,\"files\":[{\"file\":\"src/api.ts\",\"heat\":0.7,\"inContext\":false,\"action\":\"read\",\"actionAt\":$(($T + 1000)),\"at\":$(($T + 1260))}]}"
+check "the snapshot is taken" [ "$CODE" = 200 ]
+ev A sa 10 0.7 false read 1000 1270
+check "numbering continues after the snapshot" jqt "$TMP/body" '.applied == 1 and .resync == false'
 api POST /v1/activity/disconnect '{"agent":"B","session":"sb"}'
 check "2000 B disconnects: only A's state" [ "$(view '.action + " " + .by')" = "read A" ]
 check "2000: one agent" [ "$(view .agents)" = 1 ]

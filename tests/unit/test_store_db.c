@@ -157,13 +157,20 @@ test_ledger_batching(void)
     }
     CHECK_INT(count_on_disk(p, "ledger"), 0); /* queued, not yet written */
     struct seen s = { 0 };
-    CHECK_INT(db_ledger_query(d, 0, "lock.", NULL, -1, on_event, &s, &e), 0);
+    struct db_ledger_filter f = { 0, "lock.", NULL, 0, 0, -1 };
+    CHECK_INT(db_ledger_query(d, &f, on_event, &s, &e), 0);
     CHECK_INT(s.n, 5); /* a query flushes first */
     CHECK_INT(count_on_disk(p, "ledger"), 10);
     memset(&s, 0, sizeof(s));
-    CHECK_INT(db_ledger_query(d, 6, NULL, "bob", -1, on_event, &s, &e), 0);
+    struct db_ledger_filter g = { 6, NULL, "bob", 0, 0, -1 };
+    CHECK_INT(db_ledger_query(d, &g, on_event, &s, &e), 0);
     CHECK_INT(s.n, 1); /* seq 9 */
     CHECK_INT(s.last, 9);
+    memset(&s, 0, sizeof(s));
+    struct db_ledger_filter h = { 0, NULL, NULL, 300, 500, -1 };
+    CHECK_INT(db_ledger_query(d, &h, on_event, &s, &e), 0);
+    CHECK_INT(s.n, 3); /* ts 300, 400, 500 */
+    CHECK_INT(s.last, 5);
     /* 64 queued entries write themselves */
     for (uint64_t k = 11; k < 11 + DB_LEDGER_BATCH; k++) {
         struct db_event ev = { k, 5000, "x", NULL, "{}" };
