@@ -7,11 +7,32 @@ set -eu
 cd "$(dirname "$0")/.."
 cmake --build build/release > /dev/null
 B="$(pwd)/build/release"
+# big_repo DIR: 10 000 C files in 100 directories, each including a header
+# of the previous directory and calling its function.
+big_repo() {
+    python3 - "$1" <<'PY'
+import os, sys
+root = sys.argv[1]
+for d in range(100):
+    os.makedirs(f"{root}/src/d{d:02d}", exist_ok=True)
+    for f in range(100):
+        prev = f"../d{d-1:02d}/f{f:03d}.h" if d else None
+        with open(f"{root}/src/d{d:02d}/f{f:03d}.h", "w") as h:
+            h.write(f"int fn_{d}_{f}(int x);\n")
+        with open(f"{root}/src/d{d:02d}/f{f:03d}.c", "w") as c:
+            c.write(f'#include "f{f:03d}.h"\n')
+            if prev:
+                c.write(f'#include "{prev}"\n')
+            c.write(f"int\nfn_{d}_{f}(int x)\n{{\n")
+            c.write(f"    return {'fn_%d_%d(x) + ' % (d-1, f) if d else ''}x;\n}}\n")
+PY
+}
 case_run() { # case_run BENCH_API_MODE ARGS... (the socket is inserted)
     T=$(mktemp -d)
     git -c init.defaultBranch=main init -q "$T/r"
     echo x > "$T/r/x"
-    git -C "$T/r" add x
+    [ -z "${BIG:-}" ] || big_repo "$T/r"
+    git -C "$T/r" add -A
     git -C "$T/r" -c user.name=b -c user.email=b@b commit -qm x
     (cd "$T/r" && exec "$B/airspace" serve --log-stderr 2> "$T/log") &
     pid=$!
@@ -34,3 +55,5 @@ for held in 0 100 10000; do
 done
 case_run rescore 100
 case_run activity 200
+echo "== 100 agents on a 20 000-file repository (10 000 sources + headers)"
+BIG=1 case_run rescore 100
