@@ -26,7 +26,7 @@
 #include "core/workset.h"
 #include "git/merge.h"
 #include "git/repo.h"
-#include "store/db.h"
+#include "store/store.h"
 #include "util/strmap.h"
 
 enum bagent_status {

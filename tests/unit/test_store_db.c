@@ -10,7 +10,7 @@
 
 #include <sqlite3.h>
 
-#include "store/db.h"
+#include "store/store.h"
 #include "util/xalloc.h"
 #include "test.h"
 #include "util/banned.h"

@@ -1,5 +1,6 @@
 /*
- * db.h - the daemon's durable state in SQLite: agents, locks and claims
+ * store.h - the daemon's durable state (implemented over SQLite in
+ * sqlite.c): agents, locks and claims
  * (with the fencing counter), intents, messages and the ledger of events.
  *
  * Every write function commits before it returns (durable across a crash
@@ -14,8 +15,8 @@
  * created 0600. Callers never see SQL; a second implementation (a shared
  * PostgreSQL for teams) can provide the same functions.
  */
-#ifndef AIRSPACE_STORE_DB_H
-#define AIRSPACE_STORE_DB_H
+#ifndef AIRSPACE_STORE_STORE_H
+#define AIRSPACE_STORE_STORE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "store/db.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
