@@ -34,6 +34,9 @@
 
 #include "cli/records.h"
 #include "core/proximity.h"
+#include "core/risk.h"
+#include "git/history.h"
+#include "git/repo.h"
 #include "util/error.h"
 
 /* Which merges are evaluated (all are still read, for hotspots). */
@@ -91,6 +94,28 @@ void replay_note_skipped(struct replay *rp);
 
 /* Score every merge (after the last replay_add). */
 void replay_finish(struct replay *rp);
+
+/* Git mode: which merges, the risk model, threads for the graph build. */
+struct replay_git_options {
+    struct history_options history;
+    struct risk_config risk;
+    unsigned threads;        /* graph parsing threads; 0: 2 */
+    const char *graph_cache; /* NULL: $GIT_COMMON_DIR/airspace/graph.cache */
+};
+
+/* History defaults, risk_config_default(), threads 0, cache NULL. */
+void replay_git_options_init(struct replay_git_options *o);
+
+/*
+ * Replay the merges of repository r (history.h) into rp, which must be new
+ * (no replay_add): each merge's two sides are walked commit by commit in
+ * commit-time order and scored by the risk engine over the import graph of
+ * the merge base, with the merge channel and the advisory state machine;
+ * the label is whether merging the two parents conflicts. Per-merge rows
+ * are kept. Returns 0 or the first error (history, graph, diff or merge).
+ */
+int replay_run_git(struct replay *rp, struct repo *r,
+    const struct replay_git_options *o, struct as_err *e);
 
 /* Print the summary as a table, or as one JSON document. */
 void replay_print_table(const struct replay *rp, FILE *out);

@@ -11,8 +11,8 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static const char *const skip_names[HISTORY_NSKIP] = { "octopus",
-    "criss_cross", "no_base", "empty_side", "large_side" };
+static const char *const skip_names[HISTORY_NSKIP] = { "octopus", "criss_cross",
+    "no_base", "empty_side", "large_side" };
 
 void
 history_options_init(struct history_options *o)
@@ -145,8 +145,8 @@ add_merge(git_repository *g, const struct history_options *o, git_commit *c,
         git_commit_free(bc);
     }
     for (int s = 0; s < 2 && !err; s++)
-        err = side_commits(g, &bases.ids[0], s ? p2 : p1, o->max_side, &m, s,
-            &too_long[s], e);
+        err = side_commits(
+            g, &bases.ids[0], s ? p2 : p1, o->max_side, &m, s, &too_long[s], e);
     if (err)
         goto out_sides;
     if (too_long[0] || too_long[1]) {
@@ -311,8 +311,7 @@ static bool
 same_change(const struct ws_file *a, const struct ws_file *b)
 {
     if (a->status != b->status || a->added_lines != b->added_lines ||
-        a->deleted_lines != b->deleted_lines ||
-        a->ranges.n != b->ranges.n ||
+        a->deleted_lines != b->deleted_lines || a->ranges.n != b->ranges.n ||
         (a->new_path == NULL) != (b->new_path == NULL) ||
         (a->new_path && strcmp(a->new_path, b->new_path)))
         return false;
@@ -395,7 +394,8 @@ fill_files(git_diff *diff, struct agent *out, struct as_err *e)
 }
 
 static int
-lookup_tree(git_repository *g, const char *hex, git_tree **out, struct as_err *e)
+lookup_tree(
+    git_repository *g, const char *hex, git_tree **out, struct as_err *e)
 {
     git_oid id;
 
@@ -433,8 +433,8 @@ history_workset(struct repo *r, const char *base_tree, const char *tree,
     fo.flags = GIT_DIFF_FIND_RENAMES;
     if (git_diff_tree_to_tree(&diff, g, bt, t, &opts) < 0 ||
         git_diff_find_similar(diff, &fo) < 0) {
-        err = repo_git_errorf(e, "cannot diff tree '%s' to '%s'", base_tree,
-            tree);
+        err = repo_git_errorf(
+            e, "cannot diff tree '%s' to '%s'", base_tree, tree);
         goto out;
     }
     if ((err = fill_files(diff, out, e)) < 0)
