@@ -580,16 +580,31 @@ fmt3(char *buf, size_t len, double v)
 void
 replay_print_table(const struct replay *rp, FILE *out)
 {
-    fprintf(out, "airspace replay: %zu merges read, %zu skipped, split %s",
-        rp->n, rp->skipped, split_name(rp->cfg.split));
-    if (rp->cfg.split != REPLAY_SPLIT_ALL)
-        fprintf(out, " (sha digit %u)", rp->cfg.split_digit);
-    fprintf(out, "\nabsent from records:");
-    for (size_t i = 0; i < sizeof(absent_channels) / sizeof(absent_channels[0]);
-         i++)
-        fprintf(out, " %s%s", absent_channels[i],
-            i + 1 < sizeof(absent_channels) / sizeof(absent_channels[0]) ? ","
-                                                                         : "");
+    if (rp->git) {
+        fprintf(out,
+            "airspace replay: %zu merge commits, %zu replayed, skipped:",
+            rp->merges_seen, rp->n);
+        for (int k = 0; k < HISTORY_NSKIP; k++)
+            fprintf(out, " %s %zu%s", history_skip_name(k), rp->hskip[k],
+                k + 1 < HISTORY_NSKIP ? "," : "");
+        fprintf(out,
+            "\ngraph builds %zu (files parsed %zu, cached %zu), speculative "
+            "merges %zu (cache hits %zu)",
+            rp->graph_builds, rp->parsed, rp->cached, rp->merges_run,
+            rp->merge_hits);
+    } else {
+        fprintf(out, "airspace replay: %zu merges read, %zu skipped, split %s",
+            rp->n, rp->skipped, split_name(rp->cfg.split));
+        if (rp->cfg.split != REPLAY_SPLIT_ALL)
+            fprintf(out, " (sha digit %u)", rp->cfg.split_digit);
+        fprintf(out, "\nabsent from records:");
+        for (size_t i = 0;
+             i < sizeof(absent_channels) / sizeof(absent_channels[0]); i++)
+            fprintf(out, " %s%s", absent_channels[i],
+                i + 1 < sizeof(absent_channels) / sizeof(absent_channels[0])
+                    ? ","
+                    : "");
+    }
     fprintf(out, "\nflagged: airspace TA = level >= traffic, RA = "
                  "resolution; baselines flag score > 0 (TA = RA)\n");
     for (int g = 0; g < NGROUPS; g++) {
@@ -613,6 +628,14 @@ replay_print_table(const struct replay *rp, FILE *out)
                     point_names[p], scorer_names[sc], v[0], v[1], v[2], v[3],
                     v[4], v[5]);
             }
+        }
+        fprintf(out, "  first correct warning, median lead:");
+        for (int sc = 0; sc < NSCORERS; sc++) {
+            char v[2][16];
+            fmt3(v[0], 16, gs.lead[sc].median_s / 3600);
+            fmt3(v[1], 16, gs.lead[sc].median_frac);
+            fprintf(out, " %s %s h (%s of flight, n %zu)%s", scorer_names[sc],
+                v[0], v[1], gs.lead[sc].n, sc + 1 < NSCORERS ? ";" : "\n");
         }
     }
     if (!rp->cfg.per_merge)
