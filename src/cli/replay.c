@@ -32,7 +32,7 @@ static const char *const channel_names[REPLAY_NCHANNELS] = { "proximity",
     "hotspot", "exposure", "dirs" };
 /* Channels of DESIGN.md §3 that records cannot feed. */
 static const char *const absent_channels[] = { "merge", "dependency", "symbol",
-    "intent", "context", "topic", "tree" };
+    "intent", "context", "topic" };
 
 /* One shared file at one point: recency product and nearest-hunk gap. */
 struct rp_file {
@@ -118,6 +118,8 @@ replay_config_default(struct replay_config *cfg)
     cfg->hot_k = 1;
     cfg->exposure_k = 300;
     cfg->dirs_k = 10;
+    cfg->w_overlap = 1.0;
+    cfg->w_tree = 0.0;
     cfg->tau_ta = 0.35;
     cfg->tau_ra = 0.70;
     cfg->near = 3;
@@ -156,6 +158,8 @@ replay_config_set(struct replay_config *cfg, const char *key, const char *value,
         { "dirs.k", &cfg->dirs_k, 0, 1e9 },
         { "weight.exposure", &cfg->w[REPLAY_CH_EXPOSURE], 0, 1 },
         { "weight.dirs", &cfg->w[REPLAY_CH_DIRS], 0, 1 },
+        { "weight.overlap", &cfg->w_overlap, 0, 1 },
+        { "weight.tree", &cfg->w_tree, 0, 1 },
         { "tau_ta", &cfg->tau_ta, 0, 1 },
         { "tau_ra", &cfg->tau_ra, 0, 1 },
     };
@@ -270,6 +274,56 @@ common_dirs(const struct rec_ws *a, const struct rec_ws *b)
     return common;
 }
 
+/* A recorded working set as the risk engine's agent, recency-weighted. */
+static void
+agent_from_ws(const struct replay *rp, struct agent *ag, const struct rec_ws *w,
+    int64_t side_t, int64_t t)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const struct rec_file *rf = &w->files[i];
+        enum ws_status st = WS_MODIFIED;
+        if (rf->whole)
+            st = rf->binary          ? WS_BINARY
+                 : rf->status == 'D' ? WS_DELETED
+                 : rf->status == 'T' ? WS_MODE
+                 : rf->status == 'R' ? WS_RENAMED
+                                     : WS_ADDED;
+        struct ws_file *f = agent_add_file(ag, rf->path, st);
+        f->whole = rf->whole;
+        for (size_t k = 0; k < rf->nranges; k++)
+            range_set_add(&f->ranges, rf->ranges[k].start, rf->ranges[k].end);
+        f->weight =
+            recency(&rp->cfg, t, rf->changed_ct ? rf->changed_ct : side_t);
+    }
+    agent_sort(ag);
+}
+
+/* The risk engine's channels that records can feed: overlap and tree
+ * (no graph, no contents, no session data). */
+static void
+engine_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
+    const struct rec_ws *b, int64_t ta, int64_t tb, int64_t t)
+{
+    if (rp->cfg.w_overlap <= 0 && rp->cfg.w_tree <= 0)
+        return;
+    struct risk_config rc;
+    struct risk_result res;
+    struct agent ag[2];
+    risk_config_default(&rc);
+    rc.margin = rp->cfg.margin;
+    agent_init(&ag[0], "side1");
+    agent_init(&ag[1], "side2");
+    agent_from_ws(rp, &ag[0], a, ta, t);
+    agent_from_ws(rp, &ag[1], b, tb, t);
+    struct risk_engine *e = risk_engine_new(&rc, NULL, ag, 2);
+    risk_engine_score(e, 0, 1, &res);
+    risk_engine_free(e);
+    pt->rc[RISK_OVERLAP] = res.r[RISK_OVERLAP];
+    pt->rc[RISK_TREE] = res.r[RISK_TREE];
+    agent_release(&ag[0]);
+    agent_release(&ag[1]);
+}
+
 /* Shared files of two working sets at time t, side times as fallback. */
 static void
 add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
@@ -306,6 +360,7 @@ add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
                 recency(&rp->cfg, t, fb->changed_ct ? fb->changed_ct : tb);
     }
     pt->nfiles = rp->nfiles - pt->first;
+    engine_point(rp, pt, a, b, ta, tb, t);
 }
 
 static bool
@@ -410,6 +465,17 @@ score_point(struct replay *rp, size_t self, struct rp_point *pt)
             pt->top = c;
         }
     }
+    /* the engine's channels: top >= REPLAY_NCHANNELS names one of them */
+    const int ech[] = { RISK_OVERLAP, RISK_TREE };
+    const double ew[] = { cfg->w_overlap, cfg->w_tree };
+    for (int k = 0; k < 2; k++) {
+        double v = ew[k] * pt->rc[ech[k]];
+        keep *= 1 - v;
+        if (v > best) {
+            best = v;
+            pt->top = REPLAY_NCHANNELS + ech[k];
+        }
+    }
     pt->risk = 1 - keep;
     pt->level = pt->risk >= cfg->tau_ra   ? LVL_RESOLUTION
                 : pt->risk >= cfg->tau_ta ? LVL_TRAFFIC
@@ -433,7 +499,9 @@ replay_finish(struct replay *rp)
             if (m->first_level_point < 0 && pt->level > LVL_CLEAR) {
                 m->first_level_point = p;
                 m->first_ms[SC_AIRSPACE] = pt->t * 1000;
-                if (pt->top >= 0)
+                if (pt->top >= REPLAY_NCHANNELS)
+                    m->first_ch = risk_channel_name(pt->top - REPLAY_NCHANNELS);
+                else if (pt->top >= 0)
                     m->first_ch = channel_names[pt->top];
             }
             if (m->first_ra_ms < 0 && pt->level >= LVL_RESOLUTION)
@@ -678,9 +746,12 @@ point_json(const struct replay *rp, const struct rp_point *pt)
     if (rp->git)
         for (int c = 0; c < RISK_NCHANNELS; c++)
             json_object_set_new(ch, risk_channel_name(c), json_real(pt->rc[c]));
-    else
+    else {
         for (int c = 0; c < REPLAY_NCHANNELS; c++)
             json_object_set_new(ch, channel_names[c], json_real(pt->r[c]));
+        json_object_set_new(ch, "overlap", json_real(pt->rc[RISK_OVERLAP]));
+        json_object_set_new(ch, "tree", json_real(pt->rc[RISK_TREE]));
+    }
     return json_pack("{s:f,s:s,s:o,s:I,s:I,s:I}", "risk", pt->risk, "level",
         level_names[pt->level], "channels", ch, "shared",
         (json_int_t)pt->shared, "near", (json_int_t)pt->near, "t",

@@ -15,12 +15,17 @@
  *   near3      baseline: number of shared files whose hunks come within
  *              `near` lines (3) of each other (whole-file changes count)
  *
- * Channels that need file contents or a repository (merge, dependency,
- * symbol) and session data (intent, context, topic) are absent from
- * records; the report lists them. The model's extra terms come from
+ * The risk engine (core/risk.h) scores the channels records can feed,
+ * overlap and tree (weights w_overlap, w_tree; file weights from the recency
+ * settings below). Channels that need file contents or a repository (merge,
+ * dependency, symbol) and session data (intent, context, topic) are absent
+ * from records; the report lists them. The model's extra terms come from
  * core/proximity.h: a graded proximity of the nearest hunks of shared files
  * and learned hotspots (files that conflicted in merges committed before the
- * time being scored; never the merge itself).
+ * time being scored; never the merge itself). All combine by noisy-OR.
+ *
+ * Git mode (replay_run_git) replays a repository's merges instead, through
+ * the full risk engine with the import graph and the merge channel.
  *
  * Ownership: a replay owns its merges; replay_free() releases everything.
  */
@@ -64,6 +69,7 @@ struct replay_config {
     double hot_k;               /* hotspot half-saturation count */
     double exposure_k;          /* files x files per e-fold of exposure */
     double dirs_k;              /* shared directories per e-fold */
+    double w_overlap, w_tree;   /* the risk engine's channels' weights */
     double tau_ta, tau_ra;      /* traffic / resolution thresholds */
     uint32_t near;              /* the near-hunks baseline's distance, lines */
     enum replay_split split;
