@@ -118,7 +118,7 @@ replay_config_default(struct replay_config *cfg)
     cfg->hot_k = 1;
     cfg->exposure_k = 300;
     cfg->dirs_k = 10;
-    cfg->w_overlap = 1.0;
+    cfg->w_overlap = 0.0; /* measured: docs/replay.md */
     cfg->w_tree = 0.0;
     cfg->tau_ta = 0.35;
     cfg->tau_ra = 0.70;
@@ -304,8 +304,6 @@ static void
 engine_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
     const struct rec_ws *b, int64_t ta, int64_t tb, int64_t t)
 {
-    if (rp->cfg.w_overlap <= 0 && rp->cfg.w_tree <= 0)
-        return;
     struct risk_config rc;
     struct risk_result res;
     struct agent ag[2];
