@@ -1,34 +1,155 @@
 /*
- * cmd_replay.c - `airspace replay --records FILE`: how early and how
- * precisely the risk model would have warned about recorded merges.
+ * cmd_replay.c - `airspace replay`: how early and how precisely the risk
+ * model would have warned about a repository's merges (git mode) or about
+ * recorded merges (--records FILE).
  */
+#define _GNU_SOURCE /* timegm */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/records.h"
 #include "cli/replay.h"
+#include "git/repo.h"
 #include "util/banned.h"
+
+#define MAX_SETS 64
 
 static void
 usage(FILE *f)
 {
-    fprintf(f, "usage: airspace replay --records FILE.jsonl[.gz] [--json]\n"
-               "                       [--split all|tune|held-out] "
-               "[--split-seed N]\n"
-               "                       [--set KEY=VALUE]... [--skip-bad] "
-               "[--per-merge]\n");
+    fprintf(f,
+        "usage: airspace replay [--repo DIR] [--rev RANGE | --since DATE]\n"
+        "                       [--max N] [--max-side N] [--threads N]\n"
+        "                       [--json] [--per-merge] [--set KEY=VALUE]...\n"
+        "       airspace replay --records FILE.jsonl[.gz] [--json]\n"
+        "                       [--split all|tune|held-out] "
+        "[--split-seed N]\n"
+        "                       [--set KEY=VALUE]... [--skip-bad] "
+        "[--per-merge]\n");
+}
+
+/* DATE as Unix seconds: "@N", "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM[:SS][Z]"
+ * (UTC). Returns 0 or -1. */
+static int
+parse_date(const char *v, int64_t *out)
+{
+    struct tm tm;
+    char *end;
+    if (v[0] == '@') {
+        long long n = strtoll(v + 1, &end, 10);
+        if (end == v + 1 || *end || n < 0)
+            return -1;
+        *out = n;
+        return 0;
+    }
+    memset(&tm, 0, sizeof(tm));
+    end = strptime(v, "%Y-%m-%d", &tm);
+    if (!end)
+        return -1;
+    if (*end == 'T' || *end == ' ') {
+        char *e2 = strptime(end + 1, "%H:%M:%S", &tm);
+        if (!e2)
+            e2 = strptime(end + 1, "%H:%M", &tm);
+        if (!e2)
+            return -1;
+        end = e2;
+    }
+    if (*end == 'Z')
+        end++;
+    if (*end)
+        return -1;
+    *out = (int64_t)timegm(&tm);
+    return 0;
+}
+
+static int
+parse_count(const char *opt, const char *v, size_t *out)
+{
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (end == v || *end || v[0] == '-') {
+        fprintf(
+            stderr, "airspace replay: bad %s '%s' (want a count)\n", opt, v);
+        return -1;
+    }
+    *out = (size_t)n;
+    return 0;
+}
+
+/* Apply --set KEY=VALUE: the risk model's keys in git mode (risk.h), the
+ * records model's otherwise. */
+static int
+apply_set(const char *v, bool git, struct replay_config *cfg,
+    struct replay_git_options *go)
+{
+    char key[128];
+    struct as_err err = { "" };
+    const char *eq = strchr(v, '=');
+    if (!eq || (size_t)(eq - v) >= sizeof(key)) {
+        fprintf(stderr, "airspace replay: --set wants KEY=VALUE\n");
+        return -1;
+    }
+    memcpy(key, v, (size_t)(eq - v));
+    key[eq - v] = '\0';
+    int rc = 0;
+    if (git && !strcmp(key, "near")) /* the baseline's distance */
+        rc = replay_config_set(cfg, key, eq + 1, &err);
+    else if (git)
+        rc = risk_config_set(&go->risk, key, eq + 1, &err);
+    else
+        rc = replay_config_set(cfg, key, eq + 1, &err);
+    if (rc) {
+        fprintf(stderr, "airspace replay: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+run_git(const char *dir, struct replay_config *cfg,
+    struct replay_git_options *go, bool json)
+{
+    struct as_err err = { "" };
+    struct repo *r = NULL;
+    if (risk_config_check(&go->risk, &err)) {
+        fprintf(stderr, "airspace replay: %s\n", err.msg);
+        return CLI_EXIT_USAGE;
+    }
+    if (repo_open(dir, &r, &err)) {
+        fprintf(stderr, "airspace replay: %s\n", err.msg);
+        return CLI_EXIT_ERROR;
+    }
+    struct replay *rp = replay_new(cfg);
+    int rc = replay_run_git(rp, r, go, &err);
+    int status = CLI_EXIT_OK;
+    if (rc) {
+        fprintf(stderr, "airspace replay: %s\n", err.msg);
+        status = rc == AS_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_ERROR;
+    } else if (json) {
+        replay_print_json(rp, stdout);
+    } else {
+        replay_print_table(rp, stdout);
+    }
+    replay_free(rp);
+    repo_free(r);
+    return status;
 }
 
 int
 cmd_replay(int argc, char **argv)
 {
     struct replay_config cfg;
+    struct replay_git_options go;
     struct as_err err = { "" };
-    const char *records = NULL;
-    bool json = false, skip_bad = false;
+    const char *records = NULL, *repo_dir = ".";
+    const char *sets[MAX_SETS];
+    size_t nsets = 0;
+    bool json = false, skip_bad = false, git_only = false;
     replay_config_default(&cfg);
+    replay_git_options_init(&go);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -50,6 +171,37 @@ cmd_replay(int argc, char **argv)
             return CLI_EXIT_USAGE;
         } else if (!strcmp(a, "--records")) {
             records = v;
+            i++;
+        } else if (!strcmp(a, "--repo")) {
+            repo_dir = v;
+            git_only = true;
+            i++;
+        } else if (!strcmp(a, "--rev")) {
+            go.history.rev = v;
+            git_only = true;
+            i++;
+        } else if (!strcmp(a, "--since")) {
+            if (parse_date(v, &go.history.since_s)) {
+                fprintf(stderr,
+                    "airspace replay: bad --since '%s' (want YYYY-MM-DD, "
+                    "YYYY-MM-DDTHH:MM[:SS] or @SECONDS, UTC)\n",
+                    v);
+                return CLI_EXIT_USAGE;
+            }
+            git_only = true;
+            i++;
+        } else if (!strcmp(a, "--max") || !strcmp(a, "--max-side")) {
+            if (parse_count(a, v,
+                    !strcmp(a, "--max") ? &go.history.max
+                                        : &go.history.max_side))
+                return CLI_EXIT_USAGE;
+            git_only = true;
+            i++;
+        } else if (!strcmp(a, "--threads")) {
+            size_t n;
+            if (parse_count(a, v, &n) || n > 64)
+                return CLI_EXIT_USAGE;
+            go.threads = (unsigned)n;
             i++;
         } else if (!strcmp(a, "--split")) {
             if (!strcmp(v, "all"))
@@ -77,18 +229,11 @@ cmd_replay(int argc, char **argv)
             cfg.split_digit = (unsigned)d;
             i++;
         } else if (!strcmp(a, "--set")) {
-            char key[128];
-            const char *eq = strchr(v, '=');
-            if (!eq || (size_t)(eq - v) >= sizeof(key)) {
-                fprintf(stderr, "airspace replay: --set wants KEY=VALUE\n");
+            if (nsets == MAX_SETS) {
+                fprintf(stderr, "airspace replay: too many --set\n");
                 return CLI_EXIT_USAGE;
             }
-            memcpy(key, v, (size_t)(eq - v));
-            key[eq - v] = '\0';
-            if (replay_config_set(&cfg, key, eq + 1, &err)) {
-                fprintf(stderr, "airspace replay: %s\n", err.msg);
-                return CLI_EXIT_USAGE;
-            }
+            sets[nsets++] = v;
             i++;
         } else {
             fprintf(stderr, "airspace replay: unknown option '%s'\n", a);
@@ -96,12 +241,16 @@ cmd_replay(int argc, char **argv)
             return CLI_EXIT_USAGE;
         }
     }
-    if (!records) {
-        fprintf(stderr, "airspace replay: --records FILE is required "
-                        "(replaying a repository is not built yet)\n");
-        usage(stderr);
+    if (records && git_only) {
+        fprintf(stderr, "airspace replay: --records cannot be combined with "
+                        "--repo, --rev, --since, --max or --max-side\n");
         return CLI_EXIT_USAGE;
     }
+    for (size_t k = 0; k < nsets; k++)
+        if (apply_set(sets[k], !records, &cfg, &go))
+            return CLI_EXIT_USAGE;
+    if (!records)
+        return run_git(repo_dir, &cfg, &go, json);
 
     struct records_reader *rd = records_open(records, &err);
     if (!rd) {

@@ -2,13 +2,19 @@
  * replay.c - score recorded merges at half-way and at the end, with the
  * model and two baselines, and summarise how well each predicts conflicts.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/replay.h"
+#include "core/advisory.h"
 #include "core/metrics.h"
+#include "git/files.h"
+#include "git/merge.h"
+#include "lang/repograph.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/hex.h"
@@ -26,7 +32,7 @@ static const char *const channel_names[REPLAY_NCHANNELS] = { "proximity",
     "hotspot", "exposure", "dirs" };
 /* Channels of DESIGN.md §3 that records cannot feed. */
 static const char *const absent_channels[] = { "merge", "dependency", "symbol",
-    "intent", "context", "topic", "tree" };
+    "intent", "context", "topic" };
 
 /* One shared file at one point: recency product and nearest-hunk gap. */
 struct rp_file {
@@ -43,7 +49,16 @@ struct rp_point {
     double r[REPLAY_NCHANNELS];
     double risk;
     int level;
-    int top; /* channel with the largest weighted value */
+    int top;                   /* channel with the largest weighted value */
+    double rc[RISK_NCHANNELS]; /* git mode: the risk engine's channels */
+};
+
+/* Git mode: one side's state after ceil(n/2) of its n commits. */
+struct rp_side {
+    uint32_t ncommits;
+    int64_t first_ms, tip_ms, half_ms;
+    double half_risk;
+    int half_level;
 };
 
 struct rp_merge {
@@ -52,6 +67,17 @@ struct rp_merge {
     int64_t merge_ct;
     struct rp_point p[NPOINTS];
     int first_level_point; /* -1: never flagged */
+    /* First time each scorer flagged the pair (airspace: traffic), ms;
+     * -1 never. Records mode: the first point's time. */
+    int64_t first_ms[NSCORERS];
+    int64_t first_ra_ms;  /* first resolution, ms; -1 never */
+    int64_t inflight_ms;  /* both sides in flight before the merge; -1 n/a */
+    const char *first_ch; /* channel that first raised the advisory */
+    /* git mode only */
+    char base[41], parent[2][41];
+    struct rp_side side[2];
+    char **cpaths;
+    size_t ncpaths;
 };
 
 struct hot_entry {
@@ -70,6 +96,10 @@ struct replay {
     struct hot_entry *hot;
     size_t nhot, ahot;
     size_t skipped;
+    /* git mode */
+    bool git;
+    size_t merges_seen, hskip[HISTORY_NSKIP];
+    size_t graph_builds, parsed, cached, merges_run, merge_hits;
 };
 
 void
@@ -88,6 +118,8 @@ replay_config_default(struct replay_config *cfg)
     cfg->hot_k = 1;
     cfg->exposure_k = 300;
     cfg->dirs_k = 10;
+    cfg->w_overlap = 0.0; /* measured: docs/replay.md */
+    cfg->w_tree = 0.0;
     cfg->tau_ta = 0.35;
     cfg->tau_ra = 0.70;
     cfg->near = 3;
@@ -126,6 +158,8 @@ replay_config_set(struct replay_config *cfg, const char *key, const char *value,
         { "dirs.k", &cfg->dirs_k, 0, 1e9 },
         { "weight.exposure", &cfg->w[REPLAY_CH_EXPOSURE], 0, 1 },
         { "weight.dirs", &cfg->w[REPLAY_CH_DIRS], 0, 1 },
+        { "weight.overlap", &cfg->w_overlap, 0, 1 },
+        { "weight.tree", &cfg->w_tree, 0, 1 },
         { "tau_ta", &cfg->tau_ta, 0, 1 },
         { "tau_ra", &cfg->tau_ra, 0, 1 },
     };
@@ -174,6 +208,11 @@ replay_free(struct replay *rp)
     if (!rp)
         return;
     strmap_release(&rp->paths);
+    for (size_t i = 0; i < rp->n; i++) {
+        for (size_t k = 0; k < rp->m[i].ncpaths; k++)
+            free(rp->m[i].cpaths[k]);
+        free(rp->m[i].cpaths);
+    }
     free(rp->m);
     free(rp->files);
     free(rp->hot);
@@ -235,6 +274,54 @@ common_dirs(const struct rec_ws *a, const struct rec_ws *b)
     return common;
 }
 
+/* A recorded working set as the risk engine's agent, recency-weighted. */
+static void
+agent_from_ws(const struct replay *rp, struct agent *ag, const struct rec_ws *w,
+    int64_t side_t, int64_t t)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const struct rec_file *rf = &w->files[i];
+        enum ws_status st = WS_MODIFIED;
+        if (rf->whole)
+            st = rf->binary          ? WS_BINARY
+                 : rf->status == 'D' ? WS_DELETED
+                 : rf->status == 'T' ? WS_MODE
+                 : rf->status == 'R' ? WS_RENAMED
+                                     : WS_ADDED;
+        struct ws_file *f = agent_add_file(ag, rf->path, st);
+        f->whole = rf->whole;
+        for (size_t k = 0; k < rf->nranges; k++)
+            range_set_add(&f->ranges, rf->ranges[k].start, rf->ranges[k].end);
+        f->weight =
+            recency(&rp->cfg, t, rf->changed_ct ? rf->changed_ct : side_t);
+    }
+    agent_sort(ag);
+}
+
+/* The risk engine's channels that records can feed: overlap and tree
+ * (no graph, no contents, no session data). */
+static void
+engine_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
+    const struct rec_ws *b, int64_t ta, int64_t tb, int64_t t)
+{
+    struct risk_config rc;
+    struct risk_result res;
+    struct agent ag[2];
+    risk_config_default(&rc);
+    rc.margin = rp->cfg.margin;
+    agent_init(&ag[0], "side1");
+    agent_init(&ag[1], "side2");
+    agent_from_ws(rp, &ag[0], a, ta, t);
+    agent_from_ws(rp, &ag[1], b, tb, t);
+    struct risk_engine *e = risk_engine_new(&rc, NULL, ag, 2);
+    risk_engine_score(e, 0, 1, &res);
+    risk_engine_free(e);
+    pt->rc[RISK_OVERLAP] = res.r[RISK_OVERLAP];
+    pt->rc[RISK_TREE] = res.r[RISK_TREE];
+    agent_release(&ag[0]);
+    agent_release(&ag[1]);
+}
+
 /* Shared files of two working sets at time t, side times as fallback. */
 static void
 add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
@@ -271,6 +358,7 @@ add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
                 recency(&rp->cfg, t, fb->changed_ct ? fb->changed_ct : tb);
     }
     pt->nfiles = rp->nfiles - pt->first;
+    engine_point(rp, pt, a, b, ta, tb, t);
 }
 
 static bool
@@ -375,6 +463,17 @@ score_point(struct replay *rp, size_t self, struct rp_point *pt)
             pt->top = c;
         }
     }
+    /* the engine's channels: top >= REPLAY_NCHANNELS names one of them */
+    const int ech[] = { RISK_OVERLAP, RISK_TREE };
+    const double ew[] = { cfg->w_overlap, cfg->w_tree };
+    for (int k = 0; k < 2; k++) {
+        double v = ew[k] * pt->rc[ech[k]];
+        keep *= 1 - v;
+        if (v > best) {
+            best = v;
+            pt->top = REPLAY_NCHANNELS + ech[k];
+        }
+    }
     pt->risk = 1 - keep;
     pt->level = pt->risk >= cfg->tau_ra   ? LVL_RESOLUTION
                 : pt->risk >= cfg->tau_ta ? LVL_TRAFFIC
@@ -388,10 +487,27 @@ replay_finish(struct replay *rp)
     for (size_t i = 0; i < rp->n; i++) {
         struct rp_merge *m = &rp->m[i];
         m->first_level_point = -1;
+        m->first_ra_ms = -1;
+        m->inflight_ms = -1;
+        for (int sc = 0; sc < NSCORERS; sc++)
+            m->first_ms[sc] = -1;
         for (int p = 0; p < NPOINTS; p++) {
+            const struct rp_point *pt = &m->p[p];
             score_point(rp, i, &m->p[p]);
-            if (m->first_level_point < 0 && m->p[p].level > LVL_CLEAR)
+            if (m->first_level_point < 0 && pt->level > LVL_CLEAR) {
                 m->first_level_point = p;
+                m->first_ms[SC_AIRSPACE] = pt->t * 1000;
+                if (pt->top >= REPLAY_NCHANNELS)
+                    m->first_ch = risk_channel_name(pt->top - REPLAY_NCHANNELS);
+                else if (pt->top >= 0)
+                    m->first_ch = channel_names[pt->top];
+            }
+            if (m->first_ra_ms < 0 && pt->level >= LVL_RESOLUTION)
+                m->first_ra_ms = pt->t * 1000;
+            if (m->first_ms[SC_SHARED] < 0 && pt->shared)
+                m->first_ms[SC_SHARED] = pt->t * 1000;
+            if (m->first_ms[SC_NEAR] < 0 && pt->near)
+                m->first_ms[SC_NEAR] = pt->t * 1000;
         }
     }
 }
@@ -414,9 +530,16 @@ struct scorer_stats {
     struct metrics_confusion traffic, resolution; /* baselines: one rule */
 };
 
+/* Lead time of the first correct warning over flagged conflicted merges. */
+struct lead_stats {
+    size_t n;
+    double median_s, median_frac;
+};
+
 struct group_stats {
     size_t n, conflicted;
     struct scorer_stats s[NPOINTS][NSCORERS];
+    struct lead_stats lead[NSCORERS];
 };
 
 static bool
@@ -453,6 +576,7 @@ group_compute(const struct replay *rp, int g, struct group_stats *gs)
     memset(gs, 0, sizeof(*gs));
     double *score = xcalloc(rp->n + 1, sizeof(double));
     bool *label = xcalloc(rp->n + 1, sizeof(bool));
+    double *frac = xcalloc(rp->n + 1, sizeof(double));
     for (int p = 0; p < NPOINTS; p++) {
         for (int sc = 0; sc < NSCORERS; sc++) {
             size_t k = 0;
@@ -479,6 +603,25 @@ group_compute(const struct replay *rp, int g, struct group_stats *gs)
             }
         }
     }
+    for (int sc = 0; sc < NSCORERS; sc++) {
+        size_t k = 0, kf = 0;
+        for (size_t i = 0; i < rp->n; i++) {
+            const struct rp_merge *m = &rp->m[i];
+            if (!in_split(&rp->cfg, m->sha) || !in_group(m, g) ||
+                !m->conflicted || m->first_ms[sc] < 0)
+                continue;
+            double lead = (double)(m->merge_ct * 1000 - m->first_ms[sc]);
+            if (lead < 0)
+                lead = 0;
+            score[k++] = lead / 1000;
+            if (m->inflight_ms > 0)
+                frac[kf++] = lead / (double)m->inflight_ms;
+        }
+        gs->lead[sc].n = k;
+        gs->lead[sc].median_s = metrics_median(score, k);
+        gs->lead[sc].median_frac = metrics_median(frac, kf);
+    }
+    free(frac);
     free(score);
     free(label);
 }
@@ -503,16 +646,31 @@ fmt3(char *buf, size_t len, double v)
 void
 replay_print_table(const struct replay *rp, FILE *out)
 {
-    fprintf(out, "airspace replay: %zu merges read, %zu skipped, split %s",
-        rp->n, rp->skipped, split_name(rp->cfg.split));
-    if (rp->cfg.split != REPLAY_SPLIT_ALL)
-        fprintf(out, " (sha digit %u)", rp->cfg.split_digit);
-    fprintf(out, "\nabsent from records:");
-    for (size_t i = 0; i < sizeof(absent_channels) / sizeof(absent_channels[0]);
-         i++)
-        fprintf(out, " %s%s", absent_channels[i],
-            i + 1 < sizeof(absent_channels) / sizeof(absent_channels[0]) ? ","
-                                                                         : "");
+    if (rp->git) {
+        fprintf(out,
+            "airspace replay: %zu merge commits, %zu replayed, skipped:",
+            rp->merges_seen, rp->n);
+        for (int k = 0; k < HISTORY_NSKIP; k++)
+            fprintf(out, " %s %zu%s", history_skip_name(k), rp->hskip[k],
+                k + 1 < HISTORY_NSKIP ? "," : "");
+        fprintf(out,
+            "\ngraph builds %zu (files parsed %zu, cached %zu), speculative "
+            "merges %zu (cache hits %zu)",
+            rp->graph_builds, rp->parsed, rp->cached, rp->merges_run,
+            rp->merge_hits);
+    } else {
+        fprintf(out, "airspace replay: %zu merges read, %zu skipped, split %s",
+            rp->n, rp->skipped, split_name(rp->cfg.split));
+        if (rp->cfg.split != REPLAY_SPLIT_ALL)
+            fprintf(out, " (sha digit %u)", rp->cfg.split_digit);
+        fprintf(out, "\nabsent from records:");
+        for (size_t i = 0;
+             i < sizeof(absent_channels) / sizeof(absent_channels[0]); i++)
+            fprintf(out, " %s%s", absent_channels[i],
+                i + 1 < sizeof(absent_channels) / sizeof(absent_channels[0])
+                    ? ","
+                    : "");
+    }
     fprintf(out, "\nflagged: airspace TA = level >= traffic, RA = "
                  "resolution; baselines flag score > 0 (TA = RA)\n");
     for (int g = 0; g < NGROUPS; g++) {
@@ -537,6 +695,14 @@ replay_print_table(const struct replay *rp, FILE *out)
                     v[4], v[5]);
             }
         }
+        fprintf(out, "  first correct warning, median lead:");
+        for (int sc = 0; sc < NSCORERS; sc++) {
+            char v[2][16];
+            fmt3(v[0], 16, gs.lead[sc].median_s / 3600);
+            fmt3(v[1], 16, gs.lead[sc].median_frac);
+            fprintf(out, " %s %s h (%s of flight, n %zu)%s", scorer_names[sc],
+                v[0], v[1], gs.lead[sc].n, sc + 1 < NSCORERS ? ";" : "\n");
+        }
     }
     if (!rp->cfg.per_merge)
         return;
@@ -547,9 +713,7 @@ replay_print_table(const struct replay *rp, FILE *out)
         if (!in_split(&rp->cfg, m->sha))
             continue;
         const struct rp_point *h = &m->p[PT_HALF], *e = &m->p[PT_END];
-        const char *first = "-";
-        if (m->first_level_point >= 0 && m->p[m->first_level_point].top >= 0)
-            first = channel_names[m->p[m->first_level_point].top];
+        const char *first = m->first_ch ? m->first_ch : "-";
         fprintf(out, "%-12.12s %-5s %-4s %8.4f %-10s %8.4f %-10s %s\n", m->sha,
             m->mainline ? "main" : "branch", m->conflicted ? "yes" : "no",
             h->risk, level_names[h->level], e->risk, level_names[e->level],
@@ -574,15 +738,62 @@ confusion_json(const struct metrics_confusion *c)
 }
 
 static json_t *
-point_json(const struct rp_point *pt)
+point_json(const struct replay *rp, const struct rp_point *pt)
 {
     json_t *ch = json_object();
-    for (int c = 0; c < REPLAY_NCHANNELS; c++)
-        json_object_set_new(ch, channel_names[c], json_real(pt->r[c]));
+    if (rp->git)
+        for (int c = 0; c < RISK_NCHANNELS; c++)
+            json_object_set_new(ch, risk_channel_name(c), json_real(pt->rc[c]));
+    else {
+        for (int c = 0; c < REPLAY_NCHANNELS; c++)
+            json_object_set_new(ch, channel_names[c], json_real(pt->r[c]));
+        json_object_set_new(ch, "overlap", json_real(pt->rc[RISK_OVERLAP]));
+        json_object_set_new(ch, "tree", json_real(pt->rc[RISK_TREE]));
+    }
     return json_pack("{s:f,s:s,s:o,s:I,s:I,s:I}", "risk", pt->risk, "level",
         level_names[pt->level], "channels", ch, "shared",
         (json_int_t)pt->shared, "near", (json_int_t)pt->near, "t",
         (json_int_t)pt->t);
+}
+
+static json_t *
+jtime(int64_t ms)
+{
+    return ms < 0 ? json_null() : json_integer((json_int_t)(ms / 1000));
+}
+
+/* Git mode's per-merge fields (times in Unix seconds). */
+static void
+git_merge_json(json_t *o, const struct rp_merge *m)
+{
+    json_t *paths = json_array(), *sides = json_array();
+    for (size_t k = 0; k < m->ncpaths; k++)
+        json_array_append_new(paths, json_string(m->cpaths[k]));
+    for (int s = 0; s < 2; s++) {
+        const struct rp_side *sd = &m->side[s];
+        json_array_append_new(sides,
+            json_pack("{s:I,s:o,s:o,s:{s:o,s:f,s:s}}", "commits",
+                (json_int_t)sd->ncommits, "first_time", jtime(sd->first_ms),
+                "tip_time", jtime(sd->tip_ms), "half", "t", jtime(sd->half_ms),
+                "risk", sd->half_risk, "level", level_names[sd->half_level]));
+    }
+    json_t *lead = json_null(), *frac = json_null();
+    if (m->first_ms[SC_AIRSPACE] >= 0) {
+        int64_t l = m->merge_ct * 1000 - m->first_ms[SC_AIRSPACE];
+        lead = json_integer((json_int_t)(l / 1000));
+        if (m->inflight_ms > 0)
+            frac = json_real((double)l / (double)m->inflight_ms);
+    }
+    json_object_update_new(o,
+        json_pack("{s:s,s:[s,s],s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o}}",
+            "base", m->base, "parents", m->parent[0], m->parent[1],
+            "conflicted_paths", paths, "merge_time", (json_int_t)m->merge_ct,
+            "sides", sides, "in_flight_s", jtime(m->inflight_ms),
+            "first_traffic", jtime(m->first_ms[SC_AIRSPACE]),
+            "first_resolution", jtime(m->first_ra_ms), "lead_s", lead,
+            "lead_fraction", frac, "baseline_first", "shared",
+            jtime(m->first_ms[SC_SHARED]), "near",
+            jtime(m->first_ms[SC_NEAR])));
 }
 
 void
@@ -594,10 +805,27 @@ replay_print_json(const struct replay *rp, FILE *out)
     json_object_set_new(root, "split", json_string(split_name(rp->cfg.split)));
     json_object_set_new(root, "split_digit", json_integer(rp->cfg.split_digit));
     json_t *absent = json_array();
-    for (size_t i = 0; i < sizeof(absent_channels) / sizeof(absent_channels[0]);
+    for (size_t i = 0;
+         !rp->git && i < sizeof(absent_channels) / sizeof(absent_channels[0]);
          i++)
         json_array_append_new(absent, json_string(absent_channels[i]));
     json_object_set_new(root, "absent_channels", absent);
+    json_object_set_new(root, "mode", json_string(rp->git ? "git" : "records"));
+    if (rp->git) {
+        json_t *sk = json_object();
+        for (int k = 0; k < HISTORY_NSKIP; k++)
+            json_object_set_new(sk, history_skip_name(k),
+                json_integer((json_int_t)rp->hskip[k]));
+        json_object_set_new(root, "skipped_by_reason", sk);
+        json_object_set_new(
+            root, "merges_seen", json_integer((json_int_t)rp->merges_seen));
+        json_object_set_new(root, "stats",
+            json_pack("{s:I,s:I,s:I,s:I,s:I}", "graph_builds",
+                (json_int_t)rp->graph_builds, "files_parsed",
+                (json_int_t)rp->parsed, "files_cached", (json_int_t)rp->cached,
+                "speculative_merges", (json_int_t)rp->merges_run,
+                "merge_cache_hits", (json_int_t)rp->merge_hits));
+    }
     json_t *groups = json_object();
     for (int g = 0; g < NGROUPS; g++) {
         struct group_stats gs;
@@ -615,29 +843,351 @@ replay_print_json(const struct replay *rp, FILE *out)
             }
             json_object_set_new(jg, point_names[p], jp);
         }
+        json_t *jl = json_object();
+        for (int sc = 0; sc < NSCORERS; sc++)
+            json_object_set_new(jl, scorer_names[sc],
+                json_pack("{s:I,s:o,s:o}", "n", (json_int_t)gs.lead[sc].n,
+                    "median_s", jnum(gs.lead[sc].median_s), "median_fraction",
+                    jnum(gs.lead[sc].median_frac)));
+        json_object_set_new(jg, "lead", jl);
         json_object_set_new(groups, group_names[g], jg);
     }
     json_object_set_new(root, "groups", groups);
-    if (rp->cfg.per_merge) {
+    if (rp->cfg.per_merge || rp->git) {
         json_t *arr = json_array();
         for (size_t i = 0; i < rp->n; i++) {
             const struct rp_merge *m = &rp->m[i];
             if (!in_split(&rp->cfg, m->sha))
                 continue;
-            const char *first = NULL;
-            if (m->first_level_point >= 0 &&
-                m->p[m->first_level_point].top >= 0)
-                first = channel_names[m->p[m->first_level_point].top];
+            const char *first = m->first_ch;
             json_array_append_new(
                 arr, json_pack("{s:s,s:b,s:b,s:o,s:o,s:o}", "merge", m->sha,
                          "mainline", m->mainline, "conflicted", m->conflicted,
-                         "half", point_json(&m->p[PT_HALF]), "end",
-                         point_json(&m->p[PT_END]), "first_channel",
+                         "half", point_json(rp, &m->p[PT_HALF]), "end",
+                         point_json(rp, &m->p[PT_END]), "first_channel",
                          first ? json_string(first) : json_null()));
+            if (rp->git)
+                git_merge_json(
+                    json_array_get(arr, json_array_size(arr) - 1), m);
         }
         json_object_set_new(root, "merges", arr);
     }
     json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
     fputc('\n', out);
     json_decref(root);
+}
+
+/* ---- git mode ---- */
+
+void
+replay_git_options_init(struct replay_git_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    history_options_init(&o->history);
+    risk_config_default(&o->risk);
+}
+
+static int
+read_blob(void *ctx, const struct repograph_file *f, char **buf, size_t *len)
+{
+    struct as_err e;
+    return repo_read_blob(ctx, f->oid, buf, len, &e);
+}
+
+/* The import graph of the whole repository at tree (cached by blob id). */
+static int
+build_graph(struct replay *rp, struct repo *r, const char *tree,
+    const struct replay_git_options *o, struct graph *g, struct as_err *e)
+{
+    struct git_file_entry *ents;
+    size_t n;
+    int rc = repo_tree_files(r, tree, &ents, &n, e);
+    if (rc)
+        return rc;
+    struct repograph_file *files = xcalloc(n ? n : 1, sizeof(*files));
+    for (size_t i = 0; i < n; i++) {
+        files[i].path = ents[i].path;
+        files[i].oid = ents[i].oid;
+    }
+    char *dir = xasprintf("%s/airspace", repo_common_dir(r));
+    char *cache = NULL;
+    if (o->graph_cache)
+        cache = xstrdup(o->graph_cache);
+    else if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+        cache = xasprintf("%s/graph.cache", dir);
+    struct repograph_options ro = { 0 };
+    ro.cache_path = cache;
+    ro.threads = o->threads;
+    struct repograph_stats st = { 0 };
+    graph_init(g);
+    rc = repograph_build(g, files, n, read_blob, r, &ro, &st, e);
+    if (rc)
+        graph_release(g);
+    rp->graph_builds++;
+    rp->parsed += st.parsed;
+    rp->cached += st.cached;
+    free(cache);
+    free(dir);
+    free(files);
+    repo_tree_files_free(ents, n);
+    return rc;
+}
+
+static bool
+share_path(const struct agent *a, const struct agent *b)
+{
+    size_t i = 0, j = 0;
+    while (i < a->nfiles && j < b->nfiles) {
+        int c = strcmp(a->files[i].path, b->files[j].path);
+        if (!c)
+            return true;
+        if (c < 0)
+            i++;
+        else
+            j++;
+    }
+    return false;
+}
+
+/* The two baselines on two working sets. */
+static void
+baselines(const struct agent *a, const struct agent *b, uint32_t within,
+    uint32_t *shared, uint32_t *near)
+{
+    size_t i = 0, j = 0;
+    *shared = *near = 0;
+    while (i < a->nfiles && j < b->nfiles) {
+        int c = strcmp(a->files[i].path, b->files[j].path);
+        if (c < 0) {
+            i++;
+            continue;
+        }
+        if (c > 0) {
+            j++;
+            continue;
+        }
+        const struct ws_file *fa = &a->files[i++], *fb = &b->files[j++];
+        (*shared)++;
+        if (prox_near_pairs(fa->ranges.v, fa->ranges.n, fa->whole, fb->ranges.v,
+                fb->ranges.n, fb->whole, within))
+            (*near)++;
+    }
+}
+
+/* State of one merge's replay while its sides' commits are walked. */
+struct git_walk {
+    struct replay *rp;
+    struct repo *r;
+    const struct replay_git_options *o;
+    struct merge_cache *mc;
+    const struct graph *g;
+    const struct history_merge *hm;
+    struct rp_merge *m;
+    struct agent a[2];
+    uint32_t k[2]; /* commits replayed per side */
+    struct advisory_state st;
+};
+
+/* Score the pair at now_ms after a commit of one side. */
+static int
+walk_score(
+    struct git_walk *w, int64_t now_ms, struct rp_point *pt, struct as_err *e)
+{
+    const struct risk_config *cfg = &w->o->risk;
+    struct risk_result res;
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < w->a[s].nfiles; i++) {
+            struct ws_file *f = &w->a[s].files[i];
+            f->weight = risk_recency_weight(cfg, now_ms - f->changed_at_ms);
+        }
+    struct risk_engine *eng = risk_engine_new(cfg, w->g, w->a, 2);
+    risk_engine_score(eng, 0, 1, &res);
+    risk_engine_free(eng);
+    if (cfg->weight[RISK_MERGE] > 0 && w->k[0] && w->k[1] &&
+        share_path(&w->a[0], &w->a[1])) {
+        struct merge_result mr = { 0 };
+        int rc = merge_speculative(w->r, w->mc, w->hm->base, w->a[0].tree_oid,
+            w->hm->base, w->a[1].tree_oid, &mr, e);
+        if (rc)
+            return rc;
+        w->rp->merges_run++;
+        if (mr.conflicted) {
+            res.r[RISK_MERGE] = 1.0;
+            res.risk = risk_combine(cfg, res.r);
+        }
+        merge_result_release(&mr);
+    }
+    memset(pt, 0, sizeof(*pt));
+    pt->t = now_ms / 1000;
+    pt->risk = res.risk;
+    memcpy(pt->rc, res.r, sizeof(pt->rc));
+    pt->level = (int)advisory_update(cfg, &w->st, res.risk, now_ms);
+    pt->na = (uint32_t)w->a[0].nfiles;
+    pt->nb = (uint32_t)w->a[1].nfiles;
+    baselines(&w->a[0], &w->a[1], w->rp->cfg.near, &pt->shared, &pt->near);
+    double best = 0;
+    pt->top = -1;
+    for (int c = 0; c < RISK_NCHANNELS; c++) {
+        double v = cfg->weight[c] * res.r[c];
+        if (v > best) {
+            best = v;
+            pt->top = c;
+        }
+    }
+    return 0;
+}
+
+/* Side s reaches its next commit c at now_ms: new working set. */
+static int
+walk_advance(struct git_walk *w, int s, const struct history_commit *c,
+    int64_t now_ms, struct as_err *e)
+{
+    struct agent next;
+    agent_init(&next, w->a[s].id);
+    int rc = history_workset(
+        w->r, w->hm->base_tree, c->tree, &w->a[s], now_ms, &next, e);
+    if (rc) {
+        agent_release(&next);
+        return rc;
+    }
+    next.base_oid = xstrdup(w->hm->base);
+    next.commits_ahead = ++w->k[s];
+    agent_release(&w->a[s]);
+    w->a[s] = next;
+    return 0;
+}
+
+/* Replay one merge: walk both sides in commit-time order. */
+static int
+replay_merge(struct git_walk *w, struct as_err *e)
+{
+    const struct history_merge *hm = w->hm;
+    struct rp_merge *m = w->m;
+    size_t i[2] = { 0, 0 };
+    uint32_t half[2];
+    int64_t t = 0;
+    bool have_half = false;
+    int rc = 0;
+
+    for (int s = 0; s < 2; s++) {
+        half[s] = (uint32_t)((hm->nside[s] + 1) / 2);
+        m->side[s].ncommits = (uint32_t)hm->nside[s];
+        m->side[s].first_ms = hm->side[s][0].time_ms;
+        m->side[s].tip_ms = hm->side[s][hm->nside[s] - 1].time_ms;
+        m->side[s].half_ms = -1;
+    }
+    advisory_state_init(&w->st);
+    while (i[0] < hm->nside[0] || i[1] < hm->nside[1]) {
+        int s = i[0] >= hm->nside[0]                                    ? 1
+                : i[1] >= hm->nside[1]                                  ? 0
+                : hm->side[1][i[1]].time_ms < hm->side[0][i[0]].time_ms ? 1
+                                                                        : 0;
+        const struct history_commit *c = &hm->side[s][i[s]++];
+        if (c->time_ms > t)
+            t = c->time_ms; /* a side's clock never runs backwards */
+        struct rp_point pt;
+        if ((rc = walk_advance(w, s, c, t, e)) ||
+            (rc = walk_score(w, t, &pt, e)))
+            return rc;
+        if (pt.level >= LVL_TRAFFIC && m->first_ms[SC_AIRSPACE] < 0) {
+            m->first_ms[SC_AIRSPACE] = t;
+            m->first_ch = pt.top >= 0 ? risk_channel_name(pt.top) : NULL;
+        }
+        if (pt.level >= LVL_RESOLUTION && m->first_ra_ms < 0)
+            m->first_ra_ms = t;
+        if (pt.shared && m->first_ms[SC_SHARED] < 0)
+            m->first_ms[SC_SHARED] = t;
+        if (pt.near && m->first_ms[SC_NEAR] < 0)
+            m->first_ms[SC_NEAR] = t;
+        if (w->k[s] == half[s]) {
+            m->side[s].half_ms = t;
+            m->side[s].half_risk = pt.risk;
+            m->side[s].half_level = pt.level;
+        }
+        if (!have_half && w->k[0] >= half[0] && w->k[1] >= half[1]) {
+            m->p[PT_HALF] = pt;
+            have_half = true;
+        }
+        m->p[PT_END] = pt;
+    }
+    if (m->first_level_point < 0)
+        m->first_level_point = m->p[PT_HALF].level > LVL_CLEAR  ? PT_HALF
+                               : m->p[PT_END].level > LVL_CLEAR ? PT_END
+                                                                : -1;
+
+    /* The label: git's merge of the two parents. */
+    struct merge_result mr = { 0 };
+    rc = merge_speculative(w->r, w->mc, hm->parent[0],
+        hm->side[0][hm->nside[0] - 1].tree, hm->parent[1],
+        hm->side[1][hm->nside[1] - 1].tree, &mr, e);
+    if (rc)
+        return rc;
+    m->conflicted = mr.conflicted;
+    m->cpaths = mr.paths;
+    m->ncpaths = mr.npaths;
+    mr.paths = NULL;
+    mr.npaths = 0;
+    merge_result_release(&mr);
+    return 0;
+}
+
+int
+replay_run_git(struct replay *rp, struct repo *r,
+    const struct replay_git_options *o, struct as_err *e)
+{
+    struct history h;
+    struct graph g;
+    char graph_tree[41] = "";
+    bool have_graph = false;
+    int rc = history_collect(r, &o->history, &h, e);
+    if (rc)
+        return rc;
+    rp->git = true;
+    rp->merges_seen = h.merges_seen;
+    memcpy(rp->hskip, h.skipped, sizeof(rp->hskip));
+    struct merge_cache *mc = merge_cache_new();
+    for (size_t k = 0; k < h.n && !rc; k++) {
+        const struct history_merge *hm = &h.m[k];
+        if (!have_graph || strcmp(graph_tree, hm->base_tree)) {
+            if (have_graph)
+                graph_release(&g);
+            have_graph = false;
+            if ((rc = build_graph(rp, r, hm->base_tree, o, &g, e)))
+                break;
+            have_graph = true;
+            snprintf(graph_tree, sizeof(graph_tree), "%s", hm->base_tree);
+        }
+        ALLOC_GROW(rp->m, rp->n + 1, rp->alloc);
+        struct rp_merge *m = &rp->m[rp->n++];
+        memset(m, 0, sizeof(*m));
+        snprintf(m->sha, sizeof(m->sha), "%s", hm->oid);
+        snprintf(m->base, sizeof(m->base), "%s", hm->base);
+        snprintf(m->parent[0], sizeof(m->parent[0]), "%s", hm->parent[0]);
+        snprintf(m->parent[1], sizeof(m->parent[1]), "%s", hm->parent[1]);
+        m->mainline = hm->mainline;
+        m->merge_ct = hm->time_ms / 1000;
+        m->strict = hm->nside[0] >= 2 && hm->nside[1] >= 2;
+        m->first_level_point = -1;
+        m->first_ra_ms = -1;
+        for (int sc = 0; sc < NSCORERS; sc++)
+            m->first_ms[sc] = -1;
+        int64_t start = hm->side[0][0].time_ms > hm->side[1][0].time_ms
+                            ? hm->side[0][0].time_ms
+                            : hm->side[1][0].time_ms;
+        m->inflight_ms = hm->time_ms - start;
+        struct git_walk w = {
+            .rp = rp, .r = r, .o = o, .mc = mc, .g = &g, .hm = hm, .m = m
+        };
+        agent_init(&w.a[0], "side1");
+        agent_init(&w.a[1], "side2");
+        rc = replay_merge(&w, e);
+        agent_release(&w.a[0]);
+        agent_release(&w.a[1]);
+    }
+    rp->merge_hits = merge_cache_hits(mc);
+    merge_cache_free(mc);
+    if (have_graph)
+        graph_release(&g);
+    history_release(&h);
+    return rc;
 }

@@ -15,12 +15,17 @@
  *   near3      baseline: number of shared files whose hunks come within
  *              `near` lines (3) of each other (whole-file changes count)
  *
- * Channels that need file contents or a repository (merge, dependency,
- * symbol) and session data (intent, context, topic) are absent from
- * records; the report lists them. The model's extra terms come from
+ * The risk engine (core/risk.h) scores the channels records can feed,
+ * overlap and tree (weights w_overlap, w_tree; file weights from the recency
+ * settings below). Channels that need file contents or a repository (merge,
+ * dependency, symbol) and session data (intent, context, topic) are absent
+ * from records; the report lists them. The model's extra terms come from
  * core/proximity.h: a graded proximity of the nearest hunks of shared files
  * and learned hotspots (files that conflicted in merges committed before the
- * time being scored; never the merge itself).
+ * time being scored; never the merge itself). All combine by noisy-OR.
+ *
+ * Git mode (replay_run_git) replays a repository's merges instead, through
+ * the full risk engine with the import graph and the merge channel.
  *
  * Ownership: a replay owns its merges; replay_free() releases everything.
  */
@@ -34,6 +39,9 @@
 
 #include "cli/records.h"
 #include "core/proximity.h"
+#include "core/risk.h"
+#include "git/history.h"
+#include "git/repo.h"
 #include "util/error.h"
 
 /* Which merges are evaluated (all are still read, for hotspots). */
@@ -61,6 +69,7 @@ struct replay_config {
     double hot_k;               /* hotspot half-saturation count */
     double exposure_k;          /* files x files per e-fold of exposure */
     double dirs_k;              /* shared directories per e-fold */
+    double w_overlap, w_tree;   /* the risk engine's channels' weights */
     double tau_ta, tau_ra;      /* traffic / resolution thresholds */
     uint32_t near;              /* the near-hunks baseline's distance, lines */
     enum replay_split split;
@@ -91,6 +100,28 @@ void replay_note_skipped(struct replay *rp);
 
 /* Score every merge (after the last replay_add). */
 void replay_finish(struct replay *rp);
+
+/* Git mode: which merges, the risk model, threads for the graph build. */
+struct replay_git_options {
+    struct history_options history;
+    struct risk_config risk;
+    unsigned threads;        /* graph parsing threads; 0: 2 */
+    const char *graph_cache; /* NULL: $GIT_COMMON_DIR/airspace/graph.cache */
+};
+
+/* History defaults, risk_config_default(), threads 0, cache NULL. */
+void replay_git_options_init(struct replay_git_options *o);
+
+/*
+ * Replay the merges of repository r (history.h) into rp, which must be new
+ * (no replay_add): each merge's two sides are walked commit by commit in
+ * commit-time order and scored by the risk engine over the import graph of
+ * the merge base, with the merge channel and the advisory state machine;
+ * the label is whether merging the two parents conflicts. Per-merge rows
+ * are kept. Returns 0 or the first error (history, graph, diff or merge).
+ */
+int replay_run_git(struct replay *rp, struct repo *r,
+    const struct replay_git_options *o, struct as_err *e);
 
 /* Print the summary as a table, or as one JSON document. */
 void replay_print_table(const struct replay *rp, FILE *out);

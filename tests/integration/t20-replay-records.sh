@@ -39,6 +39,10 @@ check "merge 1 resolution at half by proximity" jqt "$J" \
     '.merges[0] | .half.level == "resolution" and .first_channel == "proximity"'
 check "merge 1 half risk: proximity weight 0.8 and exposure" near \
     '.merges[0].half.risk' '1 - 0.2 * (1 - 0.25 * (1 - (-1 / 300 | exp)))'
+# The risk engine's channels are reported (weight 0 by default): ranges 10
+# and 11 widened by margin 1 are [9,11] and [10,12], overlap coefficient 2/3.
+check "merge 1 engine channels: overlap 2/3, tree 1 (same file)" jqt "$J" \
+    '.merges[0].half.channels | ((.overlap - 2 / 3) | fabs) < 1e-6 and .tree == 1'
 check "merge 2 clear at half, resolution at end" jqt "$J" \
     '.merges[1] | .half.level == "clear" and .end.level == "resolution" and .half.shared == 0'
 check "merge 2 half risk from exposure and dirs" near '.merges[1].half.risk' \
@@ -49,6 +53,13 @@ check "merge 3 level clear (0.8 * 0.41 < 0.35)" jqt "$J" \
     '.merges[2].end.level == "clear"'
 check "merge 4 clear, no first channel" jqt "$J" \
     '.merges[3] | .end.level == "clear" and .first_channel == null'
+
+# With the overlap channel weighted 1 it joins the noisy-OR.
+as replay --records "$F" --json --per-merge --set weight.overlap=1 > "$J"
+check "overlap weight 1: merge 1 half risk gains the factor 1 - 2/3" near \
+    '.merges[0].half.risk' '1 - 0.2 * (1 - 0.25 * (1 - (-1 / 300 | exp))) * (1 / 3)'
+check "overlap weight 1: merge 2 first raised by overlap" jqt "$J" \
+    '.merges[1].first_channel == "overlap"'
 
 # Splits: even first digit = tune (merges 2 and 4), odd = held-out (1 and 3).
 as replay --records "$F" --json --split tune > "$J"

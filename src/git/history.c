@@ -1,0 +1,454 @@
+/*
+ * history.c - merges of a revision range and the working sets of their
+ * sides.
+ */
+#include "git/history.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strmap.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char *const skip_names[HISTORY_NSKIP] = { "octopus", "criss_cross",
+    "no_base", "empty_side", "large_side" };
+
+void
+history_options_init(struct history_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_side = 1000;
+}
+
+const char *
+history_skip_name(enum history_skip s)
+{
+    return (unsigned)s < HISTORY_NSKIP ? skip_names[s] : "unknown";
+}
+
+void
+history_release(struct history *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->m[i].side[0]);
+        free(h->m[i].side[1]);
+    }
+    free(h->m);
+    memset(h, 0, sizeof(*h));
+}
+
+static void
+hex_of(char out[41], const git_oid *id)
+{
+    git_oid_tostr(out, 41, id);
+}
+
+/* The commits of base..tip, oldest first. */
+static int
+side_commits(git_repository *g, const git_oid *base, const git_oid *tip,
+    size_t max, struct history_merge *m, int s, bool *too_long,
+    struct as_err *e)
+{
+    git_revwalk *w = NULL;
+    git_oid id;
+    size_t alloc = 0;
+    int err;
+
+    *too_long = false;
+    if (git_revwalk_new(&w, g) < 0 ||
+        git_revwalk_sorting(
+            w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME | GIT_SORT_REVERSE) < 0 ||
+        git_revwalk_push(w, tip) < 0 || git_revwalk_hide(w, base) < 0) {
+        err = repo_git_errorf(e, "cannot walk a side of a merge");
+        goto out;
+    }
+    while ((err = git_revwalk_next(&id, w)) == 0) {
+        git_commit *c = NULL;
+        struct history_commit *hc;
+
+        if (max && m->nside[s] >= max) {
+            *too_long = true;
+            continue; /* keep counting nothing; just drain */
+        }
+        if (git_commit_lookup(&c, g, &id) < 0) {
+            err = repo_git_errorf(e, "cannot read a side commit");
+            goto out;
+        }
+        ALLOC_GROW(m->side[s], m->nside[s] + 1, alloc);
+        hc = &m->side[s][m->nside[s]++];
+        hex_of(hc->oid, &id);
+        hex_of(hc->tree, git_commit_tree_id(c));
+        hc->time_ms = (int64_t)git_commit_time(c) * 1000;
+        git_commit_free(c);
+    }
+    if (err != GIT_ITEROVER) {
+        err = repo_git_errorf(e, "cannot walk a side of a merge");
+        goto out;
+    }
+    git_error_clear();
+    err = 0;
+out:
+    git_revwalk_free(w);
+    return err;
+}
+
+/* Classify merge commit c; on success with nothing to skip, append it. */
+static int
+add_merge(git_repository *g, const struct history_options *o, git_commit *c,
+    struct strmap *chain, struct history *h, struct as_err *e)
+{
+    git_oidarray bases = { 0 };
+    struct history_merge m;
+    bool too_long[2] = { false, false };
+    int rc, err = 0;
+
+    memset(&m, 0, sizeof(m));
+    if (git_commit_parentcount(c) > 2) {
+        h->skipped[HISTORY_SKIP_OCTOPUS]++;
+        return 0;
+    }
+    const git_oid *p1 = git_commit_parent_id(c, 0);
+    const git_oid *p2 = git_commit_parent_id(c, 1);
+    rc = git_merge_bases(&bases, g, p1, p2);
+    if (rc == GIT_ENOTFOUND) {
+        git_error_clear();
+        h->skipped[HISTORY_SKIP_NO_BASE]++;
+        return 0;
+    }
+    if (rc < 0)
+        return repo_git_errorf(e, "cannot find merge bases");
+    if (bases.count > 1) {
+        h->skipped[HISTORY_SKIP_CRISSCROSS]++;
+        goto out;
+    }
+    if (git_oid_equal(&bases.ids[0], p1) || git_oid_equal(&bases.ids[0], p2)) {
+        h->skipped[HISTORY_SKIP_EMPTY_SIDE]++;
+        goto out;
+    }
+    hex_of(m.oid, git_commit_id(c));
+    hex_of(m.base, &bases.ids[0]);
+    hex_of(m.parent[0], p1);
+    hex_of(m.parent[1], p2);
+    m.time_ms = (int64_t)git_commit_time(c) * 1000;
+    {
+        uint32_t v;
+        m.mainline = strmap_get(chain, m.oid, 40, &v);
+    }
+    {
+        git_commit *bc = NULL;
+        if (git_commit_lookup(&bc, g, &bases.ids[0]) < 0) {
+            err = repo_git_errorf(e, "cannot read merge base '%s'", m.base);
+            goto out;
+        }
+        hex_of(m.base_tree, git_commit_tree_id(bc));
+        git_commit_free(bc);
+    }
+    for (int s = 0; s < 2 && !err; s++)
+        err = side_commits(
+            g, &bases.ids[0], s ? p2 : p1, o->max_side, &m, s, &too_long[s], e);
+    if (err)
+        goto out_sides;
+    if (too_long[0] || too_long[1]) {
+        h->skipped[HISTORY_SKIP_LARGE_SIDE]++;
+        goto out_sides;
+    }
+    ALLOC_GROW(h->m, h->n + 1, h->alloc);
+    h->m[h->n++] = m;
+    goto out;
+out_sides:
+    free(m.side[0]);
+    free(m.side[1]);
+out:
+    git_oidarray_dispose(&bases);
+    return err;
+}
+
+/* Mark the first-parent chain from tip (down to, not into, hide). */
+static int
+first_parent_chain(git_repository *g, const git_oid *tip, const git_oid *hide,
+    struct strmap *chain, struct as_err *e)
+{
+    git_oid id = *tip;
+    char hex[41];
+
+    for (;;) {
+        git_commit *c = NULL;
+
+        if (hide && git_oid_equal(&id, hide))
+            return 0;
+        if (git_commit_lookup(&c, g, &id) < 0)
+            return repo_git_errorf(e, "cannot read a first-parent commit");
+        hex_of(hex, &id);
+        strmap_put(chain, hex, 40, 1, NULL);
+        if (git_commit_parentcount(c) == 0) {
+            git_commit_free(c);
+            return 0;
+        }
+        git_oid_cpy(&id, git_commit_parent_id(c, 0));
+        git_commit_free(c);
+    }
+}
+
+int
+history_collect(struct repo *r, const struct history_options *o,
+    struct history *out, struct as_err *e)
+{
+    git_repository *g = repo_git(r);
+    git_revwalk *w = NULL;
+    git_oid tip, hide, id;
+    bool have_hide = false;
+    struct strmap chain;
+    const char *rev = o->rev ? o->rev : "HEAD";
+    const char *dots = strstr(rev, "..");
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    strmap_init(&chain);
+    if (dots) {
+        char *from = xstrndup(rev, (size_t)(dots - rev));
+        const char *to = dots + 2;
+
+        if (*to == '.' || !*from || !*to) {
+            free(from);
+            return as_errorf(e, AS_EINVAL,
+                "bad range '%s' (want A..B or one revision)", rev);
+        }
+        err = repo_resolve_commit(r, from, &hide, e);
+        free(from);
+        if (err < 0)
+            return err;
+        have_hide = true;
+        if ((err = repo_resolve_commit(r, to, &tip, e)) < 0)
+            return err;
+    } else if ((err = repo_resolve_commit(r, rev, &tip, e)) < 0) {
+        return err;
+    }
+    if ((err = first_parent_chain(
+             g, &tip, have_hide ? &hide : NULL, &chain, e)) < 0)
+        goto out;
+    if (git_revwalk_new(&w, g) < 0 ||
+        git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) < 0 ||
+        git_revwalk_push(w, &tip) < 0 ||
+        (have_hide && git_revwalk_hide(w, &hide) < 0)) {
+        err = repo_git_errorf(e, "cannot walk '%s'", rev);
+        goto out;
+    }
+    /* Newest first: --max keeps the newest merges. */
+    while ((err = git_revwalk_next(&id, w)) == 0) {
+        git_commit *c = NULL;
+
+        if (git_commit_lookup(&c, g, &id) < 0) {
+            err = repo_git_errorf(e, "cannot read a commit of '%s'", rev);
+            goto out;
+        }
+        if (git_commit_parentcount(c) < 2 ||
+            (o->since_s && (int64_t)git_commit_time(c) < o->since_s)) {
+            git_commit_free(c);
+            continue;
+        }
+        if (o->max && out->merges_seen >= o->max) {
+            git_commit_free(c);
+            break;
+        }
+        out->merges_seen++;
+        err = add_merge(g, o, c, &chain, out, e);
+        git_commit_free(c);
+        if (err)
+            goto out;
+    }
+    if (err != GIT_ITEROVER && err != 0) {
+        err = repo_git_errorf(e, "cannot walk '%s'", rev);
+        goto out;
+    }
+    git_error_clear();
+    err = 0;
+    /* oldest first */
+    for (size_t i = 0; i < out->n / 2; i++) {
+        struct history_merge t = out->m[i];
+        out->m[i] = out->m[out->n - 1 - i];
+        out->m[out->n - 1 - i] = t;
+    }
+out:
+    git_revwalk_free(w);
+    strmap_release(&chain);
+    if (err)
+        history_release(out);
+    return err;
+}
+
+/* ---- working sets ---- */
+
+static enum ws_status
+delta_status(const git_diff_delta *d, size_t nhunks, bool *skip)
+{
+    *skip = false;
+    switch (d->status) {
+    case GIT_DELTA_ADDED:
+    case GIT_DELTA_COPIED:
+        return WS_ADDED;
+    case GIT_DELTA_DELETED:
+        return WS_DELETED;
+    case GIT_DELTA_RENAMED:
+        return WS_RENAMED;
+    case GIT_DELTA_TYPECHANGE:
+        return WS_MODE;
+    case GIT_DELTA_MODIFIED:
+        if (d->flags & GIT_DIFF_FLAG_BINARY)
+            return WS_BINARY;
+        if (nhunks == 0 && d->old_file.mode != d->new_file.mode)
+            return WS_MODE;
+        if (nhunks == 0)
+            *skip = true;
+        return WS_MODIFIED;
+    default:
+        *skip = true;
+        return WS_MODIFIED;
+    }
+}
+
+static bool
+same_change(const struct ws_file *a, const struct ws_file *b)
+{
+    if (a->status != b->status || a->added_lines != b->added_lines ||
+        a->deleted_lines != b->deleted_lines || a->ranges.n != b->ranges.n ||
+        (a->new_path == NULL) != (b->new_path == NULL) ||
+        (a->new_path && strcmp(a->new_path, b->new_path)))
+        return false;
+    for (size_t i = 0; i < a->ranges.n; i++)
+        if (a->ranges.v[i].start != b->ranges.v[i].start ||
+            a->ranges.v[i].end != b->ranges.v[i].end)
+            return false;
+    return true;
+}
+
+static const struct ws_file *
+find_file(const struct agent *a, const char *path)
+{
+    size_t lo = 0, hi = a->nfiles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(a->files[mid].path, path);
+        if (!c)
+            return &a->files[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int
+fill_files(git_diff *diff, struct agent *out, struct as_err *e)
+{
+    size_t nd = git_diff_num_deltas(diff);
+
+    for (size_t i = 0; i < nd; i++) {
+        git_patch *patch = NULL;
+        const git_diff_delta *d;
+        size_t nhunks = 0, adds = 0, dels = 0;
+        enum ws_status st;
+        struct ws_file *f;
+        bool skip;
+
+        if (git_patch_from_diff(&patch, diff, i) < 0)
+            return repo_git_errorf(e, "cannot diff '%s'",
+                git_diff_get_delta(diff, i)->new_file.path);
+        d = patch ? git_patch_get_delta(patch) : git_diff_get_delta(diff, i);
+        if (patch) {
+            nhunks = git_patch_num_hunks(patch);
+            git_patch_line_stats(NULL, &adds, &dels, patch);
+        }
+        st = delta_status(d, nhunks, &skip);
+        if (skip) {
+            git_patch_free(patch);
+            continue;
+        }
+        f = agent_add_file(
+            out, st == WS_ADDED ? d->new_file.path : d->old_file.path, st);
+        f->status = st;
+        f->whole = ws_status_whole(st);
+        free(f->new_path);
+        f->new_path = st == WS_RENAMED ? xstrdup(d->new_file.path) : NULL;
+        f->added_lines = (uint32_t)adds;
+        f->deleted_lines = (uint32_t)dels;
+        for (size_t h = 0; st == WS_MODIFIED && h < nhunks; h++) {
+            const git_diff_hunk *hk = NULL;
+            size_t lines;
+
+            if (git_patch_get_hunk(&hk, &lines, patch, h) < 0)
+                continue;
+            if (hk->old_lines == 0) {
+                uint32_t k = hk->old_start > 0 ? (uint32_t)hk->old_start : 1;
+                range_set_add(&f->ranges, k, k);
+            } else {
+                range_set_add(&f->ranges, (uint32_t)hk->old_start,
+                    (uint32_t)(hk->old_start + hk->old_lines - 1));
+            }
+        }
+        git_patch_free(patch);
+    }
+    agent_sort(out);
+    return 0;
+}
+
+static int
+lookup_tree(
+    git_repository *g, const char *hex, git_tree **out, struct as_err *e)
+{
+    git_oid id;
+
+    if (git_oid_fromstr(&id, hex) < 0) {
+        git_error_clear();
+        return as_errorf(e, AS_EINVAL, "bad tree id '%s'", hex);
+    }
+    if (git_tree_lookup(out, g, &id) < 0) {
+        git_error_clear();
+        return as_errorf(e, AS_ENOENT, "no tree '%s'", hex);
+    }
+    return 0;
+}
+
+int
+history_workset(struct repo *r, const char *base_tree, const char *tree,
+    const struct agent *prev, int64_t now_ms, struct agent *out,
+    struct as_err *e)
+{
+    git_repository *g = repo_git(r);
+    git_tree *bt = NULL, *t = NULL;
+    git_diff *diff = NULL;
+    git_diff_options opts;
+    git_diff_find_options fo;
+    int err;
+
+    if ((err = lookup_tree(g, base_tree, &bt, e)) < 0 ||
+        (err = lookup_tree(g, tree, &t, e)) < 0)
+        goto out;
+    git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+    opts.context_lines = 0;
+    opts.interhunk_lines = 0;
+    opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+    git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
+    fo.flags = GIT_DIFF_FIND_RENAMES;
+    if (git_diff_tree_to_tree(&diff, g, bt, t, &opts) < 0 ||
+        git_diff_find_similar(diff, &fo) < 0) {
+        err = repo_git_errorf(
+            e, "cannot diff tree '%s' to '%s'", base_tree, tree);
+        goto out;
+    }
+    if ((err = fill_files(diff, out, e)) < 0)
+        goto out;
+    for (size_t i = 0; i < out->nfiles; i++) {
+        struct ws_file *f = &out->files[i];
+        const struct ws_file *p = prev ? find_file(prev, f->path) : NULL;
+        f->changed_at_ms = p && same_change(p, f) ? p->changed_at_ms : now_ms;
+    }
+    free(out->tree_oid);
+    out->tree_oid = xstrdup(tree);
+out:
+    git_diff_free(diff);
+    git_tree_free(t);
+    git_tree_free(bt);
+    return err;
+}

@@ -1,0 +1,95 @@
+/*
+ * history.h - a repository's merges as pairs of agents flying from a base.
+ *
+ * Feeds `airspace replay` on a git repository. history_collect() walks the
+ * commits of a revision range, keeps every two-parent merge M whose parents
+ * P1 and P2 have exactly one merge base B and B..P1, B..P2 both non-empty,
+ * and lists each side's commits (B..P, oldest first: topological, then
+ * commit time). Other merges are skipped and counted by reason.
+ * history_workset() turns "side at commit C" into a working set: the
+ * zero-context diff from B's tree to C's tree with rename detection, in base
+ * coordinates, built exactly as git/workset.h builds one for a branch.
+ *
+ * A side that merged the other line (a back-merge) is still diffed from B
+ * to its commit: the other line's changes it took in count as its own.
+ *
+ * Reads only; writes nothing to the repository. Ownership: history_collect()
+ * fills caller storage released with history_release().
+ */
+#ifndef AIRSPACE_GIT_HISTORY_H
+#define AIRSPACE_GIT_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/workset.h"
+#include "git/repo.h"
+#include "util/error.h"
+
+struct history_options {
+    const char *rev; /* "A..B" or one revision; NULL: HEAD */
+    int64_t since_s; /* merges committed at or after (Unix s); 0: all */
+    size_t max;      /* the newest max merge commits only; 0: all */
+    size_t max_side; /* skip merges with a longer side; 0: no limit */
+};
+
+/* Defaults: rev NULL, since_s 0, max 0, max_side 1000. */
+void history_options_init(struct history_options *o);
+
+enum history_skip {
+    HISTORY_SKIP_OCTOPUS = 0, /* more than two parents */
+    HISTORY_SKIP_CRISSCROSS,  /* several merge bases */
+    HISTORY_SKIP_NO_BASE,     /* unrelated histories */
+    HISTORY_SKIP_EMPTY_SIDE,  /* a parent is the merge base */
+    HISTORY_SKIP_LARGE_SIDE,  /* a side longer than max_side */
+    HISTORY_NSKIP
+};
+
+/* "octopus", "criss_cross", "no_base", "empty_side", "large_side". */
+const char *history_skip_name(enum history_skip s);
+
+struct history_commit {
+    char oid[41], tree[41];
+    int64_t time_ms; /* committer time */
+};
+
+struct history_merge {
+    char oid[41], base[41], base_tree[41];
+    char parent[2][41]; /* first and second parent */
+    int64_t time_ms;    /* the merge's committer time */
+    bool mainline;      /* on the first-parent chain of the walk's start */
+    struct history_commit *side[2]; /* B..P, oldest first */
+    size_t nside[2];
+};
+
+struct history {
+    struct history_merge *m; /* oldest merge first */
+    size_t n, alloc;
+    size_t merges_seen; /* merge commits in range (kept or skipped) */
+    size_t skipped[HISTORY_NSKIP];
+};
+
+/*
+ * Collect the merges of o's range into out (zeroed here). Returns 0,
+ * AS_ENOENT when a revision does not resolve, AS_EINVAL for a malformed
+ * range, or AS_EGIT.
+ */
+int history_collect(struct repo *r, const struct history_options *o,
+    struct history *out, struct as_err *e);
+void history_release(struct history *h);
+
+/*
+ * Fill out (freshly agent_init()ed by the caller, no files) with the
+ * working set from tree base_tree to tree tree (hex ids): files sorted, base
+ * paths, ranges in base coordinates (a pure insertion after line k is
+ * [k, k], 1 at the top). tree_oid becomes tree. A file's changed_at_ms is
+ * now_ms unless prev (the same side's previous working set, or NULL) has
+ * the file with the same status, line counts and ranges, whose time it
+ * keeps. Weights are left for the caller. Returns 0, AS_ENOENT or AS_EGIT.
+ */
+int history_workset(struct repo *r, const char *base_tree, const char *tree,
+    const struct agent *prev, int64_t now_ms, struct agent *out,
+    struct as_err *e);
+
+#endif
