@@ -24,6 +24,14 @@ int
 gitview_graph(struct repo *repo, const char *rev, unsigned threads,
     struct graph *g, struct repograph_stats *st, struct as_err *e)
 {
+    return gitview_graph_cached(repo, rev, threads, NULL, g, st, e);
+}
+
+int
+gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
+    const char *cache_path, struct graph *g, struct repograph_stats *st,
+    struct as_err *e)
+{
     struct git_file_entry *ents;
     size_t n;
     graph_init(g);
@@ -38,7 +46,9 @@ gitview_graph(struct repo *repo, const char *rev, unsigned threads,
     /* Without the directory the graph is still built, just not cached. */
     char *dir = xasprintf("%s/airspace", repo_common_dir(repo));
     char *cache = NULL;
-    if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+    if (cache_path)
+        cache = xstrdup(cache_path);
+    else if (mkdir(dir, 0700) == 0 || errno == EEXIST)
         cache = xasprintf("%s/graph.cache", dir);
     struct repograph_options ro = { 0 };
     ro.cache_path = cache;

@@ -29,6 +29,10 @@
  */
 int gitview_graph(struct repo *repo, const char *rev, unsigned threads,
     struct graph *g, struct repograph_stats *st, struct as_err *e);
+/* The same with another cache file (NULL: the default above). */
+int gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
+    const char *cache_path, struct graph *g, struct repograph_stats *st,
+    struct as_err *e);
 
 /* Set every file's weight from the time it last changed, as seen at now. */
 void gitview_recency(

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "broker/gitview.h"
 #include "cli/replay.h"
 #include "core/advisory.h"
 #include "core/metrics.h"
@@ -887,66 +888,18 @@ replay_git_options_init(struct replay_git_options *o)
     risk_config_default(&o->risk);
 }
 
-static int
-read_blob(void *ctx, const struct repograph_file *f, char **buf, size_t *len)
-{
-    struct as_err e;
-    return repo_read_blob(ctx, f->oid, buf, len, &e);
-}
-
 /* The import graph of the whole repository at tree (cached by blob id). */
 static int
 build_graph(struct replay *rp, struct repo *r, const char *tree,
     const struct replay_git_options *o, struct graph *g, struct as_err *e)
 {
-    struct git_file_entry *ents;
-    size_t n;
-    int rc = repo_tree_files(r, tree, &ents, &n, e);
-    if (rc)
-        return rc;
-    struct repograph_file *files = xcalloc(n ? n : 1, sizeof(*files));
-    for (size_t i = 0; i < n; i++) {
-        files[i].path = ents[i].path;
-        files[i].oid = ents[i].oid;
-    }
-    char *dir = xasprintf("%s/airspace", repo_common_dir(r));
-    char *cache = NULL;
-    if (o->graph_cache)
-        cache = xstrdup(o->graph_cache);
-    else if (mkdir(dir, 0700) == 0 || errno == EEXIST)
-        cache = xasprintf("%s/graph.cache", dir);
-    struct repograph_options ro = { 0 };
-    ro.cache_path = cache;
-    ro.threads = o->threads;
     struct repograph_stats st = { 0 };
-    graph_init(g);
-    rc = repograph_build(g, files, n, read_blob, r, &ro, &st, e);
-    if (rc)
-        graph_release(g);
+    int rc =
+        gitview_graph_cached(r, tree, o->threads, o->graph_cache, g, &st, e);
     rp->graph_builds++;
     rp->parsed += st.parsed;
     rp->cached += st.cached;
-    free(cache);
-    free(dir);
-    free(files);
-    repo_tree_files_free(ents, n);
     return rc;
-}
-
-static bool
-share_path(const struct agent *a, const struct agent *b)
-{
-    size_t i = 0, j = 0;
-    while (i < a->nfiles && j < b->nfiles) {
-        int c = strcmp(a->files[i].path, b->files[j].path);
-        if (!c)
-            return true;
-        if (c < 0)
-            i++;
-        else
-            j++;
-    }
-    return false;
 }
 
 /* The two baselines on two working sets. */
@@ -1004,7 +957,7 @@ walk_score(
     risk_engine_score(eng, 0, 1, &res);
     risk_engine_free(eng);
     if (cfg->weight[RISK_MERGE] > 0 && w->k[0] && w->k[1] &&
-        share_path(&w->a[0], &w->a[1])) {
+        agent_shares_path(&w->a[0], &w->a[1])) {
         struct merge_result mr = { 0 };
         int rc = merge_speculative(w->r, w->mc, w->hm->base, w->a[0].tree_oid,
             w->hm->base, w->a[1].tree_oid, &mr, e);
