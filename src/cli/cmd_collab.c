@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/dcli.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -18,14 +19,6 @@ struct copt {
     long ttl_s, after, limit;
     bool json, no_start, agent_given;
 };
-
-static int
-cusage(const char *cmd, const char *msg, const char *arg)
-{
-    fprintf(stderr, "airspace %s: %s%s%s\nTry 'airspace %s --help'.\n", cmd,
-        msg, arg ? " " : "", arg ? arg : "", cmd);
-    return CLI_EXIT_USAGE;
-}
 
 static int
 cparse(int argc, char **argv, struct copt *o, const char *usage)
@@ -85,27 +78,16 @@ cparse(int argc, char **argv, struct copt *o, const char *usage)
             fputs(usage, stdout);
             return -1;
         default:
-            return cusage(
-                argv[0], "unknown or incomplete option", argv[optind - 1]);
+            return dcli_usage(
+                argv[0], "unknown or incomplete option '%s'", argv[optind - 1]);
         }
         if (num) {
             errno = 0;
             *num = strtol(optarg, &end, 10);
             if (errno || *end || *num < 0)
-                return cusage(argv[0], "expected a number, not", optarg);
+                return dcli_usage(
+                    argv[0], "expected a number, not '%s'", optarg);
         }
-    }
-    return 0;
-}
-
-static int
-copen(struct client *cl, const struct copt *o, const char *cmd)
-{
-    struct as_err e;
-    int rc = client_open(cl, o->repo, !o->no_start, &e);
-    if (rc) {
-        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
-        return rc == AS_ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_UNREACHABLE;
     }
     return 0;
 }
@@ -115,32 +97,15 @@ static int
 creq(struct client *cl, const struct copt *o, const char *cmd,
     const char *method, const char *path, json_t *body, void (*show)(json_t *))
 {
-    long status;
     json_t *reply = NULL;
-    struct as_err e;
-    int rc;
-    if (client_request(cl, method, path, body, &status, &reply, &e)) {
-        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
-        rc = CLI_EXIT_UNREACHABLE;
-    } else if ((rc = client_exit_code(status))) {
-        fprintf(stderr, "airspace %s: %s\n", cmd, client_error_message(reply));
-    } else if (o->json) {
-        char *s = json_dumps(reply, JSON_INDENT(2));
-        puts(s);
-        free(s);
-    } else if (show) {
+    int rc = dcli_call(cl, cmd, method, path, body, &reply);
+    if (!rc && o->json)
+        dcli_print_json(reply);
+    else if (!rc && show)
         show(reply);
-    }
     if (reply)
         json_decref(reply);
     return rc;
-}
-
-static const char *
-s_(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "-";
 }
 
 static void
@@ -151,8 +116,8 @@ show_intent(json_t *r)
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(r, "conflicts"), i, c)
-        printf("[conflict] forward: %s also intends %s\n", s_(c, "with"),
-            s_(c, "theirs"));
+        printf("[conflict] forward: %s also intends %s\n", dcli_str(c, "with"),
+            dcli_str(c, "theirs"));
 }
 
 int
@@ -167,10 +132,9 @@ cmd_intent(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind >= argc)
-        return cusage("intent", "expected at least one path or glob", NULL);
+        return dcli_usage("intent", "expected at least one path or glob");
     if (!o.agent)
-        return cusage(
-            "intent", "no agent: give --agent or AIRSPACE_AGENT", NULL);
+        return dcli_usage("intent", "no agent: give --agent or AIRSPACE_AGENT");
     json_t *files = json_array();
     for (int k = optind; k < argc; k++)
         json_array_append_new(files, json_string(argv[k]));
@@ -181,7 +145,7 @@ cmd_intent(int argc, char **argv)
         json_object_set_new(
             body, "ttlMs", json_integer((json_int_t)o.ttl_s * 1000));
     struct client cl;
-    if ((rc = copen(&cl, &o, "intent"))) {
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "intent"))) {
         json_decref(body);
         return rc;
     }
@@ -200,11 +164,11 @@ show_conflicts(json_t *r)
     json_array_foreach(list, i, c)
     {
         json_t *ag = json_object_get(c, "agents");
-        printf("%-10s %-16s %-16s %s%s%s\n", s_(c, "shape"),
+        printf("%-10s %-16s %-16s %s%s%s\n", dcli_str(c, "shape"),
             json_string_value(json_array_get(ag, 0)),
-            json_string_value(json_array_get(ag, 1)), s_(c, "file"),
+            json_string_value(json_array_get(ag, 1)), dcli_str(c, "file"),
             json_object_get(c, "why") ? "  " : "",
-            json_object_get(c, "why") ? s_(c, "why") : "");
+            json_object_get(c, "why") ? dcli_str(c, "why") : "");
     }
     if (!json_array_size(list))
         puts("no conflicts");
@@ -221,7 +185,7 @@ cmd_conflicts(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
-    if ((rc = copen(&cl, &o, "conflicts")))
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "conflicts")))
         return rc;
     rc = creq(
         &cl, &o, "conflicts", "GET", "/v1/conflicts", NULL, show_conflicts);
@@ -248,9 +212,9 @@ cmd_msg(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (argc - optind < 2)
-        return cusage("msg", "expected TO and a message", NULL);
+        return dcli_usage("msg", "expected TO and a message");
     if (!o.agent)
-        return cusage("msg", "no sender: give --agent or AIRSPACE_AGENT", NULL);
+        return dcli_usage("msg", "no sender: give --agent or AIRSPACE_AGENT");
     size_t len = 0;
     for (int k = optind + 1; k < argc; k++)
         len += strlen(argv[k]) + 1;
@@ -264,7 +228,7 @@ cmd_msg(int argc, char **argv)
         argv[optind], "type", o.type ? o.type : "info", "body", text);
     free(text);
     struct client cl;
-    if ((rc = copen(&cl, &o, "msg"))) {
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "msg"))) {
         json_decref(body);
         return rc;
     }
@@ -280,8 +244,8 @@ show_inbox(json_t *r)
     size_t i;
     json_t *m;
     json_t *list = json_object_get(r, "messages");
-    json_array_foreach(list, i, m)
-        printf("[%s] %s: %s\n", s_(m, "type"), s_(m, "from"), s_(m, "body"));
+    json_array_foreach(list, i, m) printf("[%s] %s: %s\n", dcli_str(m, "type"),
+        dcli_str(m, "from"), dcli_str(m, "body"));
     if (!json_array_size(list))
         puts("no new messages");
 }
@@ -296,10 +260,9 @@ cmd_inbox(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (!o.agent)
-        return cusage(
-            "inbox", "no agent: give --agent or AIRSPACE_AGENT", NULL);
+        return dcli_usage("inbox", "no agent: give --agent or AIRSPACE_AGENT");
     struct client cl;
-    if ((rc = copen(&cl, &o, "inbox")))
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "inbox")))
         return rc;
     char *path = xasprintf("/v1/agents/%s/inbox", o.agent);
     rc = creq(&cl, &o, "inbox", "GET", path, NULL, show_inbox);
@@ -316,7 +279,7 @@ show_log(json_t *r)
     json_array_foreach(json_object_get(r, "events"), i, ev)
         printf("%6lld %-22s %s\n",
             (long long)json_integer_value(json_object_get(ev, "id")),
-            s_(ev, "type"), s_(ev, "agent"));
+            dcli_str(ev, "type"), dcli_str(ev, "agent"));
 }
 
 int
@@ -330,7 +293,7 @@ cmd_log(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
-    if ((rc = copen(&cl, &o, "log")))
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "log")))
         return rc;
     /* --agent filters here; AIRSPACE_AGENT alone does not */
     char *path = xasprintf("/v1/ledger?after=%ld&limit=%ld%s%s%s%s", o.after,

@@ -13,23 +13,9 @@
 #include "broker/broker.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/dcli.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-static int cmd_usage(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int
-cmd_usage(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "airspace %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'airspace %s --help'.\n", cmd);
-    return CLI_EXIT_USAGE;
-}
 
 /* Options every client command takes. */
 struct copts {
@@ -67,48 +53,11 @@ client_opts(int argc, char **argv, struct copts *o, const char *usage)
             fputs(usage, stdout);
             return -1;
         default:
-            return cmd_usage(
+            return dcli_usage(
                 argv[0], "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     return 0;
-}
-
-static int
-connect_or_fail(struct client *cl, const struct copts *o, const char *cmd)
-{
-    struct as_err e;
-    int rc = client_open(cl, o->repo, !o->no_start, &e);
-    if (rc) {
-        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
-        return rc == AS_ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_UNREACHABLE;
-    }
-    return 0;
-}
-
-/* Request and, on error, print the daemon's message; 0 or an exit code. */
-static int
-call(struct client *cl, const char *cmd, const char *method, const char *path,
-    json_t *body, json_t **reply)
-{
-    long status;
-    struct as_err e;
-    if (client_request(cl, method, path, body, &status, reply, &e)) {
-        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
-        return CLI_EXIT_UNREACHABLE;
-    }
-    int code = client_exit_code(status);
-    if (code)
-        fprintf(stderr, "airspace %s: %s\n", cmd, client_error_message(*reply));
-    return code;
-}
-
-static void
-print_json(json_t *v)
-{
-    char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-    puts(s);
-    free(s);
 }
 
 /* ---- serve ---- */
@@ -168,29 +117,29 @@ cmd_serve(int argc, char **argv)
             break;
         case 't':
             if (!parse_ms(optarg, 1, &v) || v > 65535)
-                return cmd_usage(
+                return dcli_usage(
                     "serve", "--tcp takes a port, not '%s'", optarg);
             o.tcp_port = (int)v;
             break;
         case 's':
             if (!parse_ms(optarg, 1, &o.stale_ms))
-                return cmd_usage("serve", "--stale-ms takes ms > 0");
+                return dcli_usage("serve", "--stale-ms takes ms > 0");
             break;
         case 'R':
             if (!parse_ms(optarg, 10, &o.rescan_ms))
-                return cmd_usage("serve", "--rescan-ms takes ms >= 10");
+                return dcli_usage("serve", "--rescan-ms takes ms >= 10");
             break;
         case 'd':
             if (!parse_ms(optarg, 0, &o.debounce_ms))
-                return cmd_usage("serve", "--debounce-ms takes ms >= 0");
+                return dcli_usage("serve", "--debounce-ms takes ms >= 0");
             break;
         case 'k':
             if (!parse_ms(optarg, 10, &o.tick_ms))
-                return cmd_usage("serve", "--tick-ms takes ms >= 10");
+                return dcli_usage("serve", "--tick-ms takes ms >= 10");
             break;
         case 'T':
             if (!parse_ms(optarg, 1, &v) || v > 64)
-                return cmd_usage("serve", "--threads takes 1..64");
+                return dcli_usage("serve", "--threads takes 1..64");
             o.threads = (unsigned)v;
             break;
         case 'l':
@@ -198,28 +147,28 @@ cmd_serve(int argc, char **argv)
             break;
         case 'f':
             if (!parse_ms(optarg, 0, &v) || v > 1 << 20)
-                return cmd_usage("serve", "--ready-fd takes a descriptor");
+                return dcli_usage("serve", "--ready-fd takes a descriptor");
             o.ready_fd = (int)v;
             break;
         case 'w':
             if (!parse_ms(optarg, 1, &o.window_ms))
-                return cmd_usage("serve", "--window-ms takes ms > 0");
+                return dcli_usage("serve", "--window-ms takes ms > 0");
             break;
         case 'S':
             if (nset == sizeof(sets) / sizeof(sets[0]))
-                return cmd_usage("serve", "too many --set options");
+                return dcli_usage("serve", "too many --set options");
             sets[nset++] = optarg;
             break;
         case 'h':
             fputs(serve_usage, stdout);
             return CLI_EXIT_OK;
         default:
-            return cmd_usage(
+            return dcli_usage(
                 "serve", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        return cmd_usage("serve", "unexpected argument '%s'", argv[optind]);
+        return dcli_usage("serve", "unexpected argument '%s'", argv[optind]);
     o.set = sets;
     o.nset = nset;
     struct as_err e;
@@ -251,7 +200,7 @@ cmd_stop(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     json_t *reply = NULL;
-    rc = call(&cl, "stop", "POST", "/v1/stop", NULL, &reply);
+    rc = dcli_call(&cl, "stop", "POST", "/v1/stop", NULL, &reply);
     /* Wait until the socket stops answering (bounded). */
     for (int i = 0; i < 100 && !rc && client_ping(&cl); i++)
         usleep(50000);
@@ -259,13 +208,6 @@ cmd_stop(int argc, char **argv)
         json_decref(reply);
     client_close(&cl);
     return rc;
-}
-
-static const char *
-str(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "-";
 }
 
 int
@@ -278,41 +220,43 @@ cmd_status(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
-    if ((rc = connect_or_fail(&cl, &o, "status")))
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "status")))
         return rc;
     json_t *st = NULL, *ag = NULL, *adv = NULL;
-    if (!(rc = call(&cl, "status", "GET", "/v1/status", NULL, &st)) &&
-        !(rc = call(&cl, "status", "GET", "/v1/agents", NULL, &ag)) &&
-        !(rc = call(&cl, "status", "GET", "/v1/advisories", NULL, &adv))) {
+    if (!(rc = dcli_call(&cl, "status", "GET", "/v1/status", NULL, &st)) &&
+        !(rc = dcli_call(&cl, "status", "GET", "/v1/agents", NULL, &ag)) &&
+        !(rc = dcli_call(&cl, "status", "GET", "/v1/advisories", NULL, &adv))) {
         if (o.json) {
             json_t *all = json_pack("{s:O, s:O, s:O}", "daemon", st, "agents",
                 json_object_get(ag, "agents"), "advisories",
                 json_object_get(adv, "advisories"));
-            print_json(all);
+            dcli_print_json(all);
             json_decref(all);
         } else {
             printf("airspace daemon pid %lld on %s (integration %s)\n",
                 (long long)json_integer_value(json_object_get(st, "pid")),
-                str(st, "repository"), str(st, "integration"));
+                dcli_str(st, "repository"), dcli_str(st, "integration"));
             size_t i;
             json_t *a;
             printf("\n%-20s %-8s %-12s %-8s %5s  %s\n", "AGENT", "KIND",
                 "CLIENT", "STATUS", "FILES", "WORKTREE");
             json_array_foreach(json_object_get(ag, "agents"), i, a) printf(
-                "%-20s %-8s %-12s %-8s %5lld  %s\n", str(a, "id"),
-                str(a, "kind"), str(a, "client"), str(a, "status"),
+                "%-20s %-8s %-12s %-8s %5lld  %s\n", dcli_str(a, "id"),
+                dcli_str(a, "kind"), dcli_str(a, "client"),
+                dcli_str(a, "status"),
                 (long long)json_integer_value(json_object_get(a, "fileCount")),
-                str(a, "worktree"));
+                dcli_str(a, "worktree"));
             json_t *list = json_object_get(adv, "advisories");
             if (!json_array_size(list))
                 printf("\nno advisories\n");
             else
                 printf("\n%-10s %5s  %-20s %-20s %s\n", "LEVEL", "RISK", "HOLD",
                     "STEER", "PAIR");
-            json_array_foreach(list, i, a)
-                printf("%-10s %5.2f  %-20s %-20s %s ~ %s\n", str(a, "level"),
-                    json_real_value(json_object_get(a, "risk")), str(a, "hold"),
-                    str(a, "steer"), str(a, "a"), str(a, "b"));
+            json_array_foreach(list, i, a) printf(
+                "%-10s %5.2f  %-20s %-20s %s ~ %s\n", dcli_str(a, "level"),
+                json_real_value(json_object_get(a, "risk")),
+                dcli_str(a, "hold"), dcli_str(a, "steer"), dcli_str(a, "a"),
+                dcli_str(a, "b"));
         }
     }
     if (st)
@@ -336,31 +280,32 @@ simple_get(
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind < argc)
-        return cmd_usage(cmd, "unexpected argument '%s'", argv[optind]);
+        return dcli_usage(cmd, "unexpected argument '%s'", argv[optind]);
     struct client cl;
-    if ((rc = connect_or_fail(&cl, &o, cmd)))
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, cmd)))
         return rc;
     json_t *reply = NULL;
-    rc = call(&cl, cmd, "GET", path, NULL, &reply);
+    rc = dcli_call(&cl, cmd, "GET", path, NULL, &reply);
     if (!rc) {
         if (o.json) {
-            print_json(reply);
+            dcli_print_json(reply);
         } else {
             json_t *list = json_object_get(reply, cmd);
             size_t i;
             json_t *a;
             if (!strcmp(cmd, "agents"))
-                json_array_foreach(list, i, a)
-                    printf("%-20s %-8s %-8s %3lld files  %s\n", str(a, "id"),
-                        str(a, "kind"), str(a, "status"),
-                        (long long)json_integer_value(
-                            json_object_get(a, "fileCount")),
-                        str(a, "worktree"));
-            else
                 json_array_foreach(list, i, a) printf(
-                    "%-10s %5.2f  hold %-16s steer %-16s\n", str(a, "level"),
-                    json_real_value(json_object_get(a, "risk")), str(a, "hold"),
-                    str(a, "steer"));
+                    "%-20s %-8s %-8s %3lld files  %s\n", dcli_str(a, "id"),
+                    dcli_str(a, "kind"), dcli_str(a, "status"),
+                    (long long)json_integer_value(
+                        json_object_get(a, "fileCount")),
+                    dcli_str(a, "worktree"));
+            else
+                json_array_foreach(list, i, a)
+                    printf("%-10s %5.2f  hold %-16s steer %-16s\n",
+                        dcli_str(a, "level"),
+                        json_real_value(json_object_get(a, "risk")),
+                        dcli_str(a, "hold"), dcli_str(a, "steer"));
             if (!json_array_size(list))
                 printf("no %s\n", cmd);
         }
@@ -402,12 +347,12 @@ on_event(void *ctx, const char *id, const char *type, const char *data)
         printf("%s\n", data);
     } else {
         json_t *ev = json_loads(data, 0, NULL);
-        const char *agent = ev ? str(ev, "agent") : "-";
+        const char *agent = ev ? dcli_str(ev, "agent") : "-";
         printf("%s %-18s %s", id, type, agent);
         json_t *d = ev ? json_object_get(ev, "data") : NULL;
         if (!strcmp(type, "advisory"))
-            printf(" %s ~ %s: %s -> %s (risk %.2f)", str(d, "a"), str(d, "b"),
-                str(d, "from"), str(d, "level"),
+            printf(" %s ~ %s: %s -> %s (risk %.2f)", dcli_str(d, "a"),
+                dcli_str(d, "b"), dcli_str(d, "from"), dcli_str(d, "level"),
                 json_real_value(json_object_get(d, "risk")));
         printf("\n");
         if (ev)
@@ -455,25 +400,25 @@ cmd_watch(int argc, char **argv)
             break;
         case 'a':
             if (!parse_ms(optarg, 0, &v))
-                return cmd_usage("watch", "--after takes an event id");
+                return dcli_usage("watch", "--after takes an event id");
             after = (long)v;
             break;
         case 'c':
             if (!parse_ms(optarg, 1, &v))
-                return cmd_usage("watch", "--count takes a number > 0");
+                return dcli_usage("watch", "--count takes a number > 0");
             count = (long)v;
             break;
         case 'h':
             fputs(usage, stdout);
             return CLI_EXIT_OK;
         default:
-            return cmd_usage(
+            return dcli_usage(
                 "watch", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     struct client cl;
     int rc;
-    if ((rc = connect_or_fail(&cl, &o, "watch")))
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "watch")))
         return rc;
     cl.timeout_ms = 0;
     char *path = xasprintf("/v1/events?after=%ld", after);
@@ -502,22 +447,22 @@ cmd_api(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (argc - optind < 2 || argc - optind > 3)
-        return cmd_usage("api", "expected METHOD PATH [JSON]");
+        return dcli_usage("api", "expected METHOD PATH [JSON]");
     const char *method = argv[optind], *path = argv[optind + 1];
     if (strcmp(method, "GET") && strcmp(method, "POST") &&
         strcmp(method, "DELETE") && strcmp(method, "PUT"))
-        return cmd_usage("api", "unknown method '%s'", method);
+        return dcli_usage("api", "unknown method '%s'", method);
     if (path[0] != '/')
-        return cmd_usage("api", "the path must start with '/'");
+        return dcli_usage("api", "the path must start with '/'");
     json_t *body = NULL;
     if (argc - optind == 3) {
         json_error_t je;
         body = json_loads(argv[optind + 2], 0, &je);
         if (!body)
-            return cmd_usage("api", "malformed JSON: %s", je.text);
+            return dcli_usage("api", "malformed JSON: %s", je.text);
     }
     struct client cl;
-    if ((rc = connect_or_fail(&cl, &o, "api"))) {
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "api"))) {
         if (body)
             json_decref(body);
         return rc;
@@ -530,7 +475,7 @@ cmd_api(int argc, char **argv)
         rc = CLI_EXIT_UNREACHABLE;
     } else {
         if (reply)
-            print_json(reply);
+            dcli_print_json(reply);
         rc = client_exit_code(status);
     }
     if (reply)

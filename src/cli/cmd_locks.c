@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/dcli.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -19,14 +20,6 @@ struct lopts {
     long ttl_s;
     bool json, no_start, force;
 };
-
-static int
-lusage(const char *cmd, const char *msg, const char *arg)
-{
-    fprintf(stderr, "airspace %s: %s%s%s\nTry 'airspace %s --help'.\n", cmd,
-        msg, arg ? " " : "", arg ? arg : "", cmd);
-    return CLI_EXIT_USAGE;
-}
 
 static int
 parse(int argc, char **argv, struct lopts *o, const char *usage)
@@ -65,7 +58,8 @@ parse(int argc, char **argv, struct lopts *o, const char *usage)
             errno = 0;
             o->ttl_s = strtol(optarg, &end, 10);
             if (errno || *end || o->ttl_s <= 0)
-                return lusage(argv[0], "--ttl takes seconds > 0, not", optarg);
+                return dcli_usage(
+                    argv[0], "--ttl takes seconds > 0, not '%s'", optarg);
             break;
         case 's':
             o->mode = "shared";
@@ -83,21 +77,9 @@ parse(int argc, char **argv, struct lopts *o, const char *usage)
             fputs(usage, stdout);
             return -1;
         default:
-            return lusage(
-                argv[0], "unknown or incomplete option", argv[optind - 1]);
+            return dcli_usage(
+                argv[0], "unknown or incomplete option '%s'", argv[optind - 1]);
         }
-    }
-    return 0;
-}
-
-static int
-open_client(struct client *cl, const struct lopts *o, const char *cmd)
-{
-    struct as_err e;
-    int rc = client_open(cl, o->repo, !o->no_start, &e);
-    if (rc) {
-        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
-        return rc == AS_ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_UNREACHABLE;
     }
     return 0;
 }
@@ -165,9 +147,9 @@ each_pattern(int argc, char **argv, const char *cmd, const char *path,
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind >= argc)
-        return lusage(cmd, "expected at least one PATTERN", NULL);
+        return dcli_usage(cmd, "expected at least one PATTERN");
     struct client cl;
-    if ((rc = open_client(&cl, &o, cmd)))
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, cmd)))
         return rc;
     char *agent = resolve_agent(&cl, &o, cmd);
     if (!agent) {
@@ -274,7 +256,7 @@ cmd_locks(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
-    if ((rc = open_client(&cl, &o, "locks")))
+    if ((rc = dcli_open(&cl, o.repo, o.no_start, "locks")))
         return rc;
     char *path = xstrdup("/v1/locks");
     if (o.agent) {

@@ -45,3 +45,32 @@ finish() {
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ]
 }
+
+# start_daemon [SERVE-OPTIONS...]: run `airspace serve` for the repository
+# in the current directory in the background (DPID, SOCK), logging to
+# $TMP/daemon.log, wait until it answers, and stop it when the test exits.
+start_daemon() {
+    SOCK="$(git rev-parse --git-common-dir)/airspace/sock"
+    case $SOCK in /*) ;; *) SOCK="$(pwd)/$SOCK" ;; esac
+    "$AIRSPACE_BIN" serve --log-stderr "$@" 2>> "$TMP/daemon.log" &
+    DPID=$!
+    trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+    n=0
+    until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1; do
+        sleep 0.05
+        n=$((n + 1))
+        [ $n -lt 600 ] || { echo "daemon did not start" >&2; cat "$TMP/daemon.log" >&2; return 1; }
+    done
+}
+
+# api METHOD PATH [JSON]: one request on the daemon's socket; the body goes
+# to $TMP/body and the HTTP status to CODE.
+api() {
+    if [ $# -ge 3 ]; then
+        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
+            -X "$1" -H 'Content-Type: application/json' --data "$3" "http://a$2")
+    else
+        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
+            -X "$1" "http://a$2")
+    fi
+}

@@ -22,16 +22,6 @@ check "socket appears" [ -S "$SOCK" ]
 check "socket is 0600" [ "$(stat -c %a "$SOCK")" = 600 ]
 check "airspace dir is 0700" [ "$(stat -c %a "$R/.git/airspace")" = 700 ]
 
-api() { # api METHOD PATH [JSON] -> prints body, sets CODE
-    if [ $# -ge 3 ]; then
-        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
-            -X "$1" -H 'Content-Type: application/json' --data "$3" "http://a$2")
-    else
-        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
-            -X "$1" "http://a$2")
-    fi
-}
-
 api GET /v1/status
 check "status 200" [ "$CODE" = 200 ]
 check "status names the repository" jqt "$TMP/body" ".repository == \"$R/.git\""

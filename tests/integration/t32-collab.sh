@@ -9,22 +9,8 @@ printf 'export function users() { return []; }\n' > "$R/src/api/users.js"
 git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
-"$AIRSPACE_BIN" serve --log-stderr --tick-ms 50 --rescan-ms 60000 \
-    2> "$TMP/daemon.log" &
-DPID=$!
-trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
-SOCK="$R/.git/airspace/sock"
-until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1; do sleep 0.05; done
+start_daemon --tick-ms 50 --rescan-ms 60000
 
-api() {
-    if [ $# -ge 3 ]; then
-        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
-            -X "$1" -H 'Content-Type: application/json' --data "$3" "http://a$2")
-    else
-        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
-            -X "$1" "http://a$2")
-    fi
-}
 for a in s1 s2 s3 s4; do
     api POST /v1/agents "{\"id\":\"$a\",\"label\":\"team-$a\"}"
 done

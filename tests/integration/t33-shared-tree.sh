@@ -13,21 +13,7 @@ cp "$R/src/a.txt" "$R/src/c.txt"
 git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
-"$AIRSPACE_BIN" serve --log-stderr --tick-ms 50 --debounce-ms 50 \
-    --rescan-ms 60000 2> "$TMP/daemon.log" &
-DPID=$!
-trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
-SOCK="$R/.git/airspace/sock"
-until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1; do sleep 0.05; done
-api() {
-    if [ $# -ge 3 ]; then
-        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
-            -X "$1" -H 'Content-Type: application/json' --data "$3" "http://a$2")
-    else
-        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
-            -X "$1" "http://a$2")
-    fi
-}
+start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 60000
 files_of() { # files_of AGENT: its working set paths, space separated
     curl -s --unix-socket "$SOCK" "http://a/v1/agents/$1" |
         jq -r '[.files[].path] | join(" ")'

@@ -8,15 +8,7 @@ echo x > "$R/x"
 git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
-"$AIRSPACE_BIN" serve --log-stderr --rescan-ms 60000 2> "$TMP/daemon.log" &
-DPID=$!
-trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
-SOCK="$R/.git/airspace/sock"
-until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1; do sleep 0.05; done
-api() {
-    CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
-        -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "http://a$2")
-}
+start_daemon --rescan-ms 60000
 view() { # view FILTER: on the merged view of /src/api.ts
     curl -s --unix-socket "$SOCK" 'http://a/v1/activity?file=src/api.ts' |
         jq -r ".files[0] | $1"

@@ -1,0 +1,64 @@
+#include "cli/dcli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "util/banned.h"
+
+int
+dcli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "airspace %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'airspace %s --help'.\n", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+int
+dcli_open(struct client *cl, const char *repo, bool no_start, const char *cmd)
+{
+    struct as_err e;
+    int rc = client_open(cl, repo, !no_start, &e);
+    if (rc) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
+        return rc == AS_ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_UNREACHABLE;
+    }
+    return 0;
+}
+
+int
+dcli_call(struct client *cl, const char *cmd, const char *method,
+    const char *path, json_t *body, json_t **reply)
+{
+    long status;
+    struct as_err e;
+    *reply = NULL;
+    if (client_request(cl, method, path, body, &status, reply, &e)) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
+        return CLI_EXIT_UNREACHABLE;
+    }
+    int code = client_exit_code(status);
+    if (code)
+        fprintf(stderr, "airspace %s: %s\n", cmd, client_error_message(*reply));
+    return code;
+}
+
+void
+dcli_print_json(json_t *v)
+{
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    puts(s);
+    free(s);
+}
+
+const char *
+dcli_str(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "-";
+}

@@ -1,0 +1,36 @@
+/*
+ * dcli.h - what the commands that talk to the daemon share: usage errors,
+ * connecting (starting the daemon on demand), one request with its error
+ * printed and its exit code, printing JSON.
+ */
+#ifndef AIRSPACE_CLI_DCLI_H
+#define AIRSPACE_CLI_DCLI_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "cli/client.h"
+
+/* Print "airspace CMD: <message>" and the help hint; returns exit 2. */
+int dcli_usage(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Connect to the daemon of repo (starting it unless no_start); 0 or the
+ * exit code after printing why (2 not a repository, 3 unreachable). */
+int dcli_open(
+    struct client *cl, const char *repo, bool no_start, const char *cmd);
+
+/* One request; on failure prints the daemon's message (or why it is
+ * unreachable) and returns the exit code; *reply is set either way (may be
+ * NULL; json_decref it). */
+int dcli_call(struct client *cl, const char *cmd, const char *method,
+    const char *path, json_t *body, json_t **reply);
+
+/* Indented JSON on stdout. */
+void dcli_print_json(json_t *v);
+
+/* A string member, or "-". */
+const char *dcli_str(json_t *o, const char *k);
+
+#endif
