@@ -50,6 +50,7 @@ struct bagent {
                             there reported */
     int64_t registered_at, last_seen;
     int64_t dirty_since; /* a file changed; 0 when clean */
+    uint64_t paths_hash; /* of the paths last told to the detector */
 };
 
 /* The advisory state of one pair (by agent ids, a < b). */
