@@ -946,7 +946,8 @@ static void
 reconcile(struct conflicts *d, int64_t now, struct conflict_msgs *out)
 {
     retire_intents(d, now);
-    index_rebuild(d);
+    /* The index maps every record's key to its place; it stays valid from
+     * one call to the next and is rebuilt only when records go away. */
     for (size_t i = 0; i < d->nrec; i++)
         d->rec[i].seen = false;
     forward_facts(d, now, out);
@@ -960,7 +961,10 @@ reconcile(struct conflicts *d, int64_t now, struct conflict_msgs *out)
         }
         d->rec[k++] = d->rec[i];
     }
-    d->nrec = k;
+    if (k != d->nrec) {
+        d->nrec = k;
+        index_rebuild(d);
+    }
 }
 
 /* --- the public calls --- */
@@ -1098,7 +1102,10 @@ conflicts_intent_put(struct conflicts *d, const struct conflict_intent *ci,
             }
             d->rec[k++] = *r;
         }
-        d->nrec = k;
+        if (k != d->nrec) {
+            d->nrec = k;
+            index_rebuild(d);
+        }
     }
     free(before);
     free(after);
