@@ -31,6 +31,7 @@ cli_fn cmd_agents;
 cli_fn cmd_api;
 cli_fn cmd_claim;
 cli_fn cmd_conflicts;
+cli_fn cmd_hook;
 cli_fn cmd_inbox;
 cli_fn cmd_intent;
 cli_fn cmd_log;

@@ -28,6 +28,8 @@ static const struct cli_command commands[] = {
     { "msg", "send a message to an agent, a label or all", cmd_msg },
     { "inbox", "read your new messages", cmd_inbox },
     { "log", "what happened, from the daemon's record", cmd_log },
+    { "hook", "answer an agent client's hook (claude-code, codex, gemini)",
+        cmd_hook },
     { "api", "send one raw request to the daemon", cmd_api },
     { "replay", "measure how well the risk model predicts recorded merges",
         cmd_replay },

@@ -1,0 +1,613 @@
+/*
+ * cmd_hook.c - `airspace hook claude-code|codex|gemini`: one hook call of
+ * an agent client. Reads the client's hook JSON on stdin, tells the daemon
+ * (register, heartbeat, edits, exit), and answers in the client's dialect:
+ * allow, allow with context (traffic, the crew), or deny (a lock held by
+ * another agent, or a resolution advisory in which this agent steers).
+ *
+ * It never hangs or breaks the agent: every daemon call has a deadline
+ * (AIRSPACE_HOOK_TIMEOUT_MS, default 500), a daemon that cannot be reached
+ * is started in the background and the tool call is allowed with a note,
+ * and bad input is allowed with a note. The exit status is always 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "util/file.h"
+#include "util/path.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define HOOK_INPUT_MAX (4u << 20)
+
+enum dialect { D_CLAUDE, D_CODEX, D_GEMINI };
+
+struct hook {
+    enum dialect d;
+    json_t *in;
+    const char *event; /* hook_event_name */
+    char *agent;       /* our id for this session */
+    char *root;        /* worktree root of cwd */
+    struct client cl;
+    bool connected;
+    char note[512]; /* something to tell the model even on allow */
+};
+
+/* ---- input ---- */
+
+static char *
+read_stdin(size_t *len)
+{
+    size_t n = 0, a = 0;
+    char *buf = NULL;
+    for (;;) {
+        ALLOC_GROW(buf, n + 65536 + 1, a);
+        ssize_t r = read(0, buf + n, 65536);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n > HOOK_INPUT_MAX) {
+            free(buf);
+            return NULL;
+        }
+    }
+    if (!buf)
+        buf = xmalloc(1);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The worktree holding dir: the nearest ancestor with a .git entry. */
+static char *
+worktree_root(const char *dir)
+{
+    char *p = realpath(dir ? dir : ".", NULL);
+    while (p && *p) {
+        char *g = xasprintf("%s/.git", p);
+        struct stat sb;
+        bool found = stat(g, &sb) == 0;
+        free(g);
+        if (found)
+            return p;
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) {
+            free(p);
+            return NULL;
+        }
+        *slash = '\0';
+    }
+    free(p);
+    return NULL;
+}
+
+/* "cc-" and the first 8 safe characters of the session id. */
+static char *
+agent_id(enum dialect d, const char *session)
+{
+    const char *pre = d == D_CLAUDE ? "cc" : d == D_CODEX ? "codex" : "gemini";
+    char id[24];
+    size_t k = 0;
+    for (const char *s = session ? session : ""; *s && k < 8; s++)
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+            (*s >= '0' && *s <= '9'))
+            id[k++] = *s;
+    id[k] = '\0';
+    return xasprintf("%s-%s", pre, k ? id : "session");
+}
+
+/* ---- output ---- */
+
+static void
+emit(struct hook *h, const char *decision, const char *reason,
+    const char *context)
+{
+    json_t *out = json_object();
+    char *ctx = NULL;
+    if (h->note[0])
+        ctx =
+            context ? xasprintf("%s\n%s", context, h->note) : xstrdup(h->note);
+    else if (context)
+        ctx = xstrdup(context);
+    if (h->d == D_GEMINI) {
+        /* Gemini CLI: a top-level decision and reason */
+        if (decision && !strcmp(decision, "deny")) {
+            json_object_set_new(out, "decision", json_string("deny"));
+            json_object_set_new(
+                out, "reason", json_string(reason ? reason : ""));
+        }
+        if (ctx)
+            json_object_set_new(out, "systemMessage", json_string(ctx));
+    } else {
+        /* Claude Code (and Codex, which takes the same shape) */
+        json_t *hs = json_object();
+        json_object_set_new(
+            hs, "hookEventName", json_string(h->event ? h->event : ""));
+        if (decision) {
+            json_object_set_new(
+                hs, "permissionDecision", json_string(decision));
+            if (reason)
+                json_object_set_new(
+                    hs, "permissionDecisionReason", json_string(reason));
+        }
+        if (ctx)
+            json_object_set_new(hs, "additionalContext", json_string(ctx));
+        json_object_set_new(out, "hookSpecificOutput", hs);
+    }
+    char *s = json_dumps(out, JSON_COMPACT);
+    puts(s);
+    free(s);
+    free(ctx);
+    json_decref(out);
+}
+
+/* ---- daemon ---- */
+
+static long
+timeout_ms(void)
+{
+    const char *t = getenv("AIRSPACE_HOOK_TIMEOUT_MS");
+    char *end;
+    long v = t ? strtol(t, &end, 10) : 500;
+    return t && (*end || v < 50 || v > 60000) ? 500 : v;
+}
+
+/* Start the daemon without waiting for it (a grandchild in its own
+ * session); the next hook call will find it. */
+static void
+spawn_daemon(const char *root)
+{
+    pid_t pid = fork();
+    if (pid != 0) {
+        if (pid > 0)
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        return;
+    }
+    setsid();
+    if (fork() != 0)
+        _exit(0);
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+    }
+    char *argv[] = { "airspace", "serve", "--repo", (char *)root, NULL };
+    execv("/proc/self/exe", argv);
+    _exit(127);
+}
+
+static bool
+connect_daemon(struct hook *h)
+{
+    struct as_err e;
+    if (!h->root) {
+        snprintf(h->note, sizeof(h->note),
+            "airspace: not in a git worktree; not tracked");
+        return false;
+    }
+    if (client_open(&h->cl, h->root, false, &e)) {
+        spawn_daemon(h->root);
+        snprintf(h->note, sizeof(h->note),
+            "airspace: the coordination daemon was not running; starting it "
+            "(this call is allowed unchecked)");
+        return false;
+    }
+    h->cl.timeout_ms = timeout_ms();
+    h->connected = true;
+    return true;
+}
+
+static json_t *
+call(struct hook *h, const char *method, const char *path, json_t *body)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    if (!h->connected ||
+        client_request(&h->cl, method, path, body, &status, &reply, &e)) {
+        if (h->connected)
+            snprintf(h->note, sizeof(h->note),
+                "airspace: the daemon did not answer in time; allowed "
+                "unchecked");
+        h->connected = false;
+        return NULL;
+    }
+    if (status < 200 || status >= 300) {
+        if (reply)
+            json_decref(reply);
+        return NULL;
+    }
+    return reply;
+}
+
+static void
+register_agent(struct hook *h)
+{
+    json_t *body = json_pack("{s:s, s:s, s:s}", "id", h->agent, "client",
+        h->d == D_CLAUDE  ? "claude-code"
+        : h->d == D_CODEX ? "codex"
+                          : "gemini",
+        "worktree", h->root);
+    json_t *r = call(h, "POST", "/v1/agents", body);
+    json_decref(body);
+    if (r)
+        json_decref(r);
+}
+
+/* The crew: who else flies, their work, advisories and locks near me. */
+static char *
+crew_update(struct hook *h)
+{
+    json_t *ag = call(h, "GET", "/v1/agents", NULL);
+    json_t *adv = call(h, "GET", "/v1/advisories", NULL);
+    json_t *locks = call(h, "GET", "/v1/locks", NULL);
+    char *inbox_path = xasprintf("/v1/agents/%s/inbox", h->agent);
+    json_t *inbox = call(h, "GET", inbox_path, NULL);
+    free(inbox_path);
+    size_t cap = 4096, n = 0;
+    char *t = xmalloc(cap);
+    t[0] = '\0';
+#define ADD(...)                                                               \
+    do {                                                                       \
+        int w_ = snprintf(t + n, cap - n, __VA_ARGS__);                        \
+        if (w_ > 0 && (size_t)w_ < cap - n)                                    \
+            n += (size_t)w_;                                                   \
+    } while (0)
+    ADD("airspace crew update for %s:\n", h->agent);
+    size_t i, others = 0;
+    json_t *a;
+    json_array_foreach(json_object_get(ag, "agents"), i, a)
+    {
+        const char *id = json_string_value(json_object_get(a, "id"));
+        const char *st = json_string_value(json_object_get(a, "status"));
+        if (!id || !strcmp(id, h->agent) || !st || strcmp(st, "active") ||
+            !json_integer_value(json_object_get(a, "fileCount")))
+            continue;
+        if (others++ < 8)
+            ADD("- %s (%s) has %lld changed files\n", id,
+                json_string_value(json_object_get(a, "client")),
+                (long long)json_integer_value(json_object_get(a, "fileCount")));
+    }
+    if (!others)
+        ADD("- nobody else is changing files\n");
+    json_array_foreach(json_object_get(adv, "advisories"), i, a)
+    {
+        const char *x = json_string_value(json_object_get(a, "a"));
+        const char *y = json_string_value(json_object_get(a, "b"));
+        if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
+            continue;
+        ADD("- %s advisory with %s (risk %.2f); %s holds\n",
+            json_string_value(json_object_get(a, "level")),
+            strcmp(x, h->agent) ? x : y,
+            json_real_value(json_object_get(a, "risk")),
+            json_string_value(json_object_get(a, "hold")));
+    }
+    json_array_foreach(json_object_get(locks, "locks"), i, a)
+    {
+        const char *who = json_string_value(json_object_get(a, "holder"));
+        if (who && strcmp(who, h->agent) && i < 8)
+            ADD("- %s holds %s\n", who,
+                json_string_value(json_object_get(a, "pattern")));
+    }
+    json_array_foreach(json_object_get(inbox, "messages"), i, a)
+        ADD("- message from %s: %s\n",
+            json_string_value(json_object_get(a, "from")),
+            json_string_value(json_object_get(a, "body")));
+#undef ADD
+    json_t *all[] = { ag, adv, locks, inbox };
+    for (size_t k = 0; k < 4; k++)
+        if (all[k])
+            json_decref(all[k]);
+    return t;
+}
+
+/* ---- tools ---- */
+
+/* Repository-relative path of an absolute or relative file path. */
+static char *
+rel_path(struct hook *h, const char *p)
+{
+    char *norm = NULL;
+    if (!p || path_normalize(p, h->root, &norm) < 0)
+        return NULL;
+    return norm;
+}
+
+/* Paths an apply_patch (Codex) touches: "*** Update File: x" and kin. */
+static size_t
+patch_paths(const char *patch, char ***out)
+{
+    static const char *const heads[] = { "*** Update File: ", "*** Add File: ",
+        "*** Delete File: ", "*** Move to: " };
+    size_t n = 0, a = 0;
+    *out = NULL;
+    for (const char *l = patch; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        for (size_t k = 0; k < 4; k++) {
+            size_t hl = strlen(heads[k]);
+            if (len > hl && !strncmp(l, heads[k], hl)) {
+                ALLOC_GROW(*out, n + 1, a);
+                (*out)[n++] = xstrndup(l + hl, len - hl);
+            }
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+    return n;
+}
+
+/* The files a tool call will write, repository-relative. */
+static size_t
+tool_paths(struct hook *h, char ***out)
+{
+    json_t *ti = json_object_get(h->in, "tool_input");
+    const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
+    *out = NULL;
+    if (!tool)
+        return 0;
+    const char *file = NULL;
+    if (!strcmp(tool, "Edit") || !strcmp(tool, "Write") ||
+        !strcmp(tool, "MultiEdit") || !strcmp(tool, "write_file") ||
+        !strcmp(tool, "replace"))
+        file = json_string_value(json_object_get(ti, "file_path"));
+    else if (!strcmp(tool, "NotebookEdit"))
+        file = json_string_value(json_object_get(ti, "notebook_path"));
+    if (file) {
+        char *r = rel_path(h, file);
+        if (!r)
+            return 0;
+        *out = xmalloc(sizeof(**out));
+        (*out)[0] = r;
+        return 1;
+    }
+    /* Codex: apply_patch carries the patch text */
+    const char *patch = json_string_value(json_object_get(ti, "input"));
+    if (!patch)
+        patch = json_string_value(json_object_get(ti, "patch"));
+    if (!strcmp(tool, "apply_patch") && patch) {
+        char **raw;
+        size_t n = patch_paths(patch, &raw), k = 0;
+        *out = xcalloc(n + 1, sizeof(**out));
+        for (size_t i = 0; i < n; i++) {
+            char *r = rel_path(h, raw[i]);
+            if (r)
+                (*out)[k++] = r;
+            free(raw[i]);
+        }
+        free(raw);
+        return k;
+    }
+    return 0;
+}
+
+/* Deny when another agent holds the path, or when I steer a resolution
+ * contesting it; returns the reason (new string) or NULL. Traffic adds to
+ * *ctx. */
+static char *
+check_path(struct hook *h, const char *path, char **ctx)
+{
+    json_t *body = json_pack("{s:s, s:s}", "agent", h->agent, "path", path);
+    json_t *r = call(h, "POST", "/v1/locks/check", body);
+    json_decref(body);
+    char *deny = NULL;
+    if (r && json_is_false(json_object_get(r, "free"))) {
+        const char *msg = json_string_value(json_object_get(r, "message"));
+        deny = xasprintf("airspace: %s. Work elsewhere, wait for the lock to "
+                         "be released, or message its holder.",
+            msg ? msg : "someone else holds this path");
+    }
+    if (r)
+        json_decref(r);
+    if (deny)
+        return deny;
+    json_t *adv = call(h, "GET", "/v1/advisories", NULL);
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(adv, "advisories"), i, a)
+    {
+        const char *x = json_string_value(json_object_get(a, "a"));
+        const char *y = json_string_value(json_object_get(a, "b"));
+        if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
+            continue;
+        const char *level = json_string_value(json_object_get(a, "level"));
+        const char *steer = json_string_value(json_object_get(a, "steer"));
+        bool contested = false;
+        size_t k;
+        json_t *c;
+        json_array_foreach(json_object_get(a, "contested"), k, c) contested =
+            contested ||
+            !strcmp(json_string_value(json_object_get(c, "path")), path);
+        const char *other = strcmp(x, h->agent) ? x : y;
+        if (level && !strcmp(level, "resolution") && steer &&
+            !strcmp(steer, h->agent) && contested && !deny) {
+            const char *g = json_string_value(json_object_get(a, "guidance"));
+            deny = xasprintf("%s", g ? g
+                                     : "airspace: resolution advisory; "
+                                       "another agent holds this work");
+        } else if (level && !*ctx) {
+            *ctx = xasprintf("airspace: %s advisory with '%s' (risk %.2f)%s",
+                level, other, json_real_value(json_object_get(a, "risk")),
+                contested ? " on this file" : "");
+        }
+    }
+    if (adv)
+        json_decref(adv);
+    return deny;
+}
+
+/* Lines of the file that hold text (new_string of an Edit), or 0. */
+static int
+locate(const char *file, const char *text, uint32_t *start, uint32_t *end)
+{
+    char *buf;
+    size_t len;
+    if (!text || !*text || file_read_max(file, 64u << 20, false, &buf, &len))
+        return -1;
+    char *at = strstr(buf, text);
+    if (!at) {
+        free(buf);
+        return -1;
+    }
+    uint32_t line = 1;
+    for (char *p = buf; p < at; p++)
+        line += *p == '\n';
+    uint32_t span = 0;
+    for (const char *p = text; *p; p++)
+        span += *p == '\n' && p[1];
+    *start = line;
+    *end = line + span;
+    free(buf);
+    return 0;
+}
+
+static uint32_t
+count_lines(const char *file)
+{
+    char *buf;
+    size_t len;
+    if (file_read_max(file, 64u << 20, false, &buf, &len))
+        return 0;
+    uint32_t n = len && buf[len - 1] != '\n';
+    for (size_t i = 0; i < len; i++)
+        n += buf[i] == '\n';
+    free(buf);
+    return n;
+}
+
+static void
+post_tool(struct hook *h)
+{
+    char **paths;
+    size_t n = tool_paths(h, &paths);
+    json_t *ti = json_object_get(h->in, "tool_input");
+    const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
+    for (size_t k = 0; k < n; k++) {
+        char *full = xasprintf("%s/%s", h->root, paths[k]);
+        uint32_t s = 0, e = 0;
+        json_t *lines = NULL;
+        if (tool && !strcmp(tool, "Edit") &&
+            locate(full, json_string_value(json_object_get(ti, "new_string")),
+                &s, &e) == 0) {
+            lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
+        } else if (tool && !strcmp(tool, "Write")) {
+            uint32_t nl = count_lines(full);
+            if (nl)
+                lines = json_pack("[[I,I]]", (json_int_t)1, (json_int_t)nl);
+        }
+        json_t *body = json_pack("{s:s}", "path", paths[k]);
+        if (lines)
+            json_object_set_new(body, "lines", lines);
+        char *path = xasprintf("/v1/agents/%s/edits", h->agent);
+        json_t *r = call(h, "POST", path, body);
+        if (r)
+            json_decref(r);
+        free(path);
+        json_decref(body);
+        free(full);
+        free(paths[k]);
+    }
+    free(paths);
+}
+
+static void
+pre_tool(struct hook *h)
+{
+    char **paths;
+    size_t n = tool_paths(h, &paths);
+    char *deny = NULL, *ctx = NULL;
+    for (size_t k = 0; k < n; k++) {
+        if (!deny && h->connected)
+            deny = check_path(h, paths[k], &ctx);
+        free(paths[k]);
+    }
+    free(paths);
+    if (deny)
+        emit(h, "deny", deny, NULL);
+    else
+        emit(h, "allow", NULL, ctx);
+    free(deny);
+    free(ctx);
+}
+
+int
+cmd_hook(int argc, char **argv)
+{
+    struct hook h;
+    memset(&h, 0, sizeof(h));
+    if (argc != 2 ||
+        (strcmp(argv[1], "claude-code") && strcmp(argv[1], "codex") &&
+            strcmp(argv[1], "gemini"))) {
+        fprintf(stderr,
+            "usage: airspace hook claude-code|codex|gemini < hook.json\n");
+        return CLI_EXIT_USAGE;
+    }
+    h.d = !strcmp(argv[1], "claude-code") ? D_CLAUDE
+          : !strcmp(argv[1], "codex")     ? D_CODEX
+                                          : D_GEMINI;
+    size_t len = 0;
+    char *raw = read_stdin(&len);
+    json_error_t je;
+    h.in = raw ? json_loadb(raw, len, 0, &je) : NULL;
+    free(raw);
+    if (!json_is_object(h.in)) {
+        snprintf(h.note, sizeof(h.note),
+            "airspace: could not read the hook input; allowed unchecked");
+        emit(&h, NULL, NULL, NULL);
+        if (h.in)
+            json_decref(h.in);
+        return CLI_EXIT_OK;
+    }
+    h.event = json_string_value(json_object_get(h.in, "hook_event_name"));
+    h.agent =
+        agent_id(h.d, json_string_value(json_object_get(h.in, "session_id")));
+    h.root = worktree_root(json_string_value(json_object_get(h.in, "cwd")));
+    const char *ev = h.event ? h.event : "";
+    connect_daemon(&h);
+    if (!strcmp(ev, "SessionStart")) {
+        register_agent(&h);
+        char *crew = h.connected ? crew_update(&h) : NULL;
+        emit(&h, NULL, NULL, crew);
+        free(crew);
+    } else if (!strcmp(ev, "UserPromptSubmit") || !strcmp(ev, "PreCompact")) {
+        register_agent(&h); /* also a heartbeat; idempotent */
+        char *crew = h.connected ? crew_update(&h) : NULL;
+        emit(&h, NULL, NULL, crew);
+        free(crew);
+    } else if (!strcmp(ev, "PreToolUse") || !strcmp(ev, "BeforeTool")) {
+        register_agent(&h);
+        pre_tool(&h);
+    } else if (!strcmp(ev, "PostToolUse") || !strcmp(ev, "AfterTool")) {
+        post_tool(&h);
+        emit(&h, NULL, NULL, NULL);
+    } else if (!strcmp(ev, "SessionEnd")) {
+        char *path = xasprintf("/v1/agents/%s/exit", h.agent);
+        json_t *r = call(&h, "POST", path, NULL);
+        if (r)
+            json_decref(r);
+        free(path);
+        emit(&h, NULL, NULL, NULL);
+    } else {
+        emit(&h, NULL, NULL, NULL);
+    }
+    if (h.connected || h.cl.curl)
+        client_close(&h.cl);
+    json_decref(h.in);
+    free(h.agent);
+    free(h.root);
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,84 @@
+# t40-hooks.sh - `airspace hook` fed hook JSON as the clients send it: two
+# Claude Code sessions in two worktrees see each other, the one that steers
+# a resolution is denied on the contested file while the holder is
+# allowed, a lock held by another denies with the holder named, the end of
+# a session releases its locks, Codex apply_patch paths are checked, and a
+# hook with no daemon allows within its deadline and starts one.
+. "$(dirname "$0")/lib.sh"
+
+R="$TMP/repo"
+new_repo "$R"
+mkdir -p "$R/src/net" "$R/docs"
+cat > "$R/src/net/conn.c" <<'C'
+int
+conn_open(int port)
+{
+    int fd = port;
+    return fd;
+}
+C
+echo "# notes" > "$R/docs/notes.md"
+git -C "$R" add -A
+git -C "$R" commit -qm base
+git -C "$R" worktree add -q -b alice "$TMP/alice" main
+git -C "$R" worktree add -q -b bob "$TMP/bob" main
+cd "$R"
+start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 60000
+
+hook() { # hook CLIENT JSON -> the hook's stdout
+    printf '%s' "$2" | "$AIRSPACE_BIN" hook "$1"
+}
+out=$(hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}")
+check "SessionStart answers with context" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.hookEventName == \"SessionStart\" and (.hookSpecificOutput.additionalContext | test(\"crew update\"))' > /dev/null"
+hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" > /dev/null
+api GET /v1/agents
+check "both sessions registered on their worktrees" jqt "$TMP/body" \
+    "[.agents[] | select(.id == \"cc-aaaa1111\" and .worktree == \"$TMP/alice\" and .client == \"claude-code\")] | length == 1"
+
+# alice edits conn_open's body and says so
+sed -i 's/    int fd = port;/    int fd = port + 1;/' "$TMP/alice/src/net/conn.c"
+hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/alice/src/net/conn.c\",\"old_string\":\"    int fd = port;\",\"new_string\":\"    int fd = port + 1;\"},\"tool_response\":{}}" > /dev/null
+out=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"tune the connection\"}")
+check "bob's crew update names alice's work" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.additionalContext | test(\"cc-aaaa1111\")' > /dev/null"
+# bob edits the same lines: resolution, alice holds
+sed -i 's/    int fd = port;/    int fd = port * 2;/' "$TMP/bob/src/net/conn.c"
+n=0
+until curl -s --unix-socket "$SOCK" http://a/v1/advisories | jq -e '[.advisories[] | select(.level == "resolution")] | length == 1' > /dev/null || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+pre() { # pre SESSION CWD FILE -> the decision
+    hook claude-code "{\"session_id\":\"$1\",\"cwd\":\"$2\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$3\",\"old_string\":\"a\",\"new_string\":\"b\"}}" |
+        jq -r '.hookSpecificOutput.permissionDecision + "|" + (.hookSpecificOutput.permissionDecisionReason // "")'
+}
+d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/src/net/conn.c")
+check "the steering agent is denied on the contested file ($d)" sh -c "case '$d' in deny*) true;; *) false;; esac"
+check "the denial names the holder and the options" sh -c "printf '%s' '$d' | grep -q 'cc-aaaa1111' && printf '%s' '$d' | grep -q 'options'"
+d=$(pre aaaa1111-x "$TMP/alice" "$TMP/alice/src/net/conn.c")
+check "the holder is allowed ($d)" sh -c "case '$d' in allow*) true;; *) false;; esac"
+
+# a lock held by alice denies bob, naming her and the expiry
+api POST /v1/locks '{"agent":"cc-aaaa1111","pattern":"docs/notes.md","reason":"rewriting"}'
+d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
+check "a lock held by another denies ($d)" sh -c "case '$d' in deny*cc-aaaa1111*expires*) true;; *) false;; esac"
+# Codex: apply_patch touching the locked file is denied too
+out=$(hook codex "{\"session_id\":\"cccc3333\",\"cwd\":\"$R\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"apply_patch\",\"tool_input\":{\"input\":\"*** Begin Patch\n*** Update File: docs/notes.md\n@@\n-# notes\n+# Notes\n*** End Patch\n\"}}")
+check "codex apply_patch on a locked file is denied" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.permissionDecision == \"deny\"' > /dev/null"
+# alice's session ends: her locks go
+hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"exit\"}" > /dev/null
+d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
+check "after SessionEnd the lock is gone ($d)" sh -c "case '$d' in allow*) true;; *) false;; esac"
+# malformed input: allowed with a note, exit 0
+out=$(printf 'not json' | "$AIRSPACE_BIN" hook claude-code); rc=$?
+check "malformed input: exit 0 with a note" sh -c "[ $rc = 0 ] && printf '%s' '$out' | jq -e '.hookSpecificOutput.additionalContext | test(\"could not read\")' > /dev/null"
+
+# no daemon: allowed within the deadline, and one is started
+"$AIRSPACE_BIN" stop > /dev/null
+wait $DPID 2> /dev/null || true
+t0=$(date +%s%3N)
+d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
+t1=$(date +%s%3N)
+check "daemon down: allowed ($d)" sh -c "case '$d' in allow*) true;; *) false;; esac"
+check "daemon down: answered within 2 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 2000 ]
+n=0
+until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 || [ $n -gt 200 ]; do sleep 0.05; n=$((n + 1)); done
+check "the hook started the daemon" curl -sf --unix-socket "$SOCK" http://a/v1/status -o /dev/null
+"$AIRSPACE_BIN" stop > /dev/null || true
+finish
