@@ -455,11 +455,14 @@ static void
 h_advisories(struct api_ctx *c)
 {
     const char *all = evhttp_find_header(&c->query, "all");
+    const char *agent = evhttp_find_header(&c->query, "agent");
     bool every = all && !strcmp(all, "1");
     json_t *v = json_array();
     for (size_t k = 0; k < c->b->npairs; k++) {
         struct bpair *p = &c->b->pairs[k];
         if (!p->live || (!every && p->level == ADVISORY_CLEAR))
+            continue;
+        if (agent && strcmp(agent, p->a) && strcmp(agent, p->b))
             continue;
         json_array_append_new(v, broker_pair_json(c->b, k, true));
     }

@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "broker/sockpath.h"
 #include "git/repo.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -49,26 +50,14 @@ broker_paths_resolve(
     p->lock = xasprintf("%s/daemon.lock", p->dir);
     p->log = xasprintf("%s/daemon.log", p->dir);
     p->db = xasprintf("%s/airspace.db", p->dir);
-    p->socket = xasprintf("%s/sock", p->dir);
-    struct sockaddr_un sun;
-    if (strlen(p->socket) >= sizeof(sun.sun_path)) {
-        /* A short per-user path named by a hash of the airspace dir. */
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *c = p->dir; *c; c++)
-            h = (h ^ (uint8_t)*c) * 1099511628211ULL;
-        const char *rt = getenv("XDG_RUNTIME_DIR");
-        char *base = rt && *rt == '/' && strlen(rt) < 60
-                         ? xasprintf("%s/airspace", rt)
-                         : xasprintf("/tmp/airspace-%u", (unsigned)getuid());
-        free(p->socket);
-        p->socket = xasprintf("%s/%016llx.sock", base, (unsigned long long)h);
-        if (create && (rc = make_dir(base, e))) {
-            free(base);
-            broker_paths_release(p);
-            return rc;
-        }
-        free(base);
+    char *fallback = NULL;
+    p->socket = broker_socket_path(p->dir, &fallback);
+    if (fallback && create && (rc = make_dir(fallback, e))) {
+        free(fallback);
+        broker_paths_release(p);
+        return rc;
     }
+    free(fallback);
     if (create && (rc = make_dir(p->dir, e))) {
         broker_paths_release(p);
         return rc;

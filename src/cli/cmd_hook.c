@@ -23,7 +23,8 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "broker/sockpath.h"
+#include "cli/hook_http.h"
 #include "util/file.h"
 #include "util/path.h"
 #include "util/xalloc.h"
@@ -39,7 +40,8 @@ struct hook {
     const char *event; /* hook_event_name */
     char *agent;       /* our id for this session */
     char *root;        /* worktree root of cwd */
-    struct client cl;
+    char *sock;        /* the daemon's socket */
+    long timeout;      /* per request, ms */
     bool connected;
     char note[512]; /* something to tell the model even on allow */
 };
@@ -165,16 +167,36 @@ timeout_ms(void)
     return t && (*end || v < 50 || v > 60000) ? 500 : v;
 }
 
+/* The full airspace binary: this one, or its sibling "airspace" when this
+ * is the lean airspace-hook. */
+static char *
+airspace_exe(void)
+{
+    char *self = realpath("/proc/self/exe", NULL);
+    if (!self)
+        return xstrdup("airspace");
+    char *slash = strrchr(self, '/');
+    if (slash && !strcmp(slash + 1, "airspace-hook")) {
+        *slash = '\0';
+        char *sib = xasprintf("%s/airspace", self);
+        free(self);
+        return sib;
+    }
+    return self;
+}
+
 /* Start the daemon without waiting for it (a grandchild in its own
  * session); the next hook call will find it. */
 static void
 spawn_daemon(const char *root)
 {
+    char *exe = airspace_exe();
     pid_t pid = fork();
     if (pid != 0) {
         if (pid > 0)
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
+        free(exe);
         return;
     }
     setsid();
@@ -187,52 +209,64 @@ spawn_daemon(const char *root)
         dup2(null, 2);
     }
     char *argv[] = { "airspace", "serve", "--repo", (char *)root, NULL };
-    execv("/proc/self/exe", argv);
+    execv(exe, argv);
     _exit(127);
 }
 
 static bool
 connect_daemon(struct hook *h)
 {
-    struct as_err e;
     if (!h->root) {
         snprintf(h->note, sizeof(h->note),
             "airspace: not in a git worktree; not tracked");
         return false;
     }
-    if (client_open(&h->cl, h->root, false, &e)) {
-        spawn_daemon(h->root);
+    char *common = broker_common_dir_of(h->root);
+    if (!common) {
         snprintf(h->note, sizeof(h->note),
-            "airspace: the coordination daemon was not running; starting it "
-            "(this call is allowed unchecked)");
+            "airspace: cannot find the git directory of '%s'; not tracked",
+            h->root);
         return false;
     }
-    h->cl.timeout_ms = timeout_ms();
-    h->connected = true;
+    char *dir = xasprintf("%s/airspace", common);
+    h->sock = broker_socket_path(dir, NULL);
+    free(dir);
+    free(common);
+    h->timeout = timeout_ms();
+    h->connected = true; /* the first request tells */
     return true;
 }
 
 static json_t *
 call(struct hook *h, const char *method, const char *path, json_t *body)
 {
+    if (!h->connected)
+        return NULL;
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     long status;
-    json_t *reply = NULL;
-    struct as_err e;
-    if (!h->connected ||
-        client_request(&h->cl, method, path, body, &status, &reply, &e)) {
-        if (h->connected)
+    char *reply = NULL;
+    int rc =
+        hook_http(h->sock, method, path, text, h->timeout, &status, &reply);
+    free(text);
+    if (rc) {
+        h->connected = false;
+        if (access(h->sock, F_OK) != 0) {
+            spawn_daemon(h->root);
+            snprintf(h->note, sizeof(h->note),
+                "airspace: the coordination daemon was not running; starting "
+                "it (this call is allowed unchecked)");
+        } else {
             snprintf(h->note, sizeof(h->note),
                 "airspace: the daemon did not answer in time; allowed "
                 "unchecked");
-        h->connected = false;
+        }
         return NULL;
     }
-    if (status < 200 || status >= 300) {
-        if (reply)
-            json_decref(reply);
-        return NULL;
-    }
-    return reply;
+    json_t *j = status >= 200 && status < 300 && reply
+                    ? json_loads(reply, 0, NULL)
+                    : NULL;
+    free(reply);
+    return j;
 }
 
 static void
@@ -415,7 +449,9 @@ check_path(struct hook *h, const char *path, char **ctx)
         json_decref(r);
     if (deny)
         return deny;
-    json_t *adv = call(h, "GET", "/v1/advisories", NULL);
+    char *apath = xasprintf("/v1/advisories?agent=%s", h->agent);
+    json_t *adv = call(h, "GET", apath, NULL);
+    free(apath);
     size_t i;
     json_t *a;
     json_array_foreach(json_object_get(adv, "advisories"), i, a)
@@ -589,9 +625,17 @@ cmd_hook(int argc, char **argv)
         emit(&h, NULL, NULL, crew);
         free(crew);
     } else if (!strcmp(ev, "PreToolUse") || !strcmp(ev, "BeforeTool")) {
-        register_agent(&h);
+        /* two round trips only: the lock check and my advisories (the
+         * session registered at its start; edits keep it alive) */
         pre_tool(&h);
     } else if (!strcmp(ev, "PostToolUse") || !strcmp(ev, "AfterTool")) {
+        char *hb = xasprintf("/v1/agents/%s/heartbeat", h.agent);
+        json_t *r = call(&h, "POST", hb, NULL);
+        free(hb);
+        if (r)
+            json_decref(r);
+        else if (h.connected)
+            register_agent(&h); /* a session the daemon does not know */
         post_tool(&h);
         emit(&h, NULL, NULL, NULL);
     } else if (!strcmp(ev, "SessionEnd")) {
@@ -604,8 +648,7 @@ cmd_hook(int argc, char **argv)
     } else {
         emit(&h, NULL, NULL, NULL);
     }
-    if (h.connected || h.cl.curl)
-        client_close(&h.cl);
+    free(h.sock);
     json_decref(h.in);
     free(h.agent);
     free(h.root);

@@ -54,6 +54,12 @@ check "the denial names the holder and the options" sh -c "printf '%s' '$d' | gr
 d=$(pre aaaa1111-x "$TMP/alice" "$TMP/alice/src/net/conn.c")
 check "the holder is allowed ($d)" sh -c "case '$d' in allow*) true;; *) false;; esac"
 
+# the lean airspace-hook binary gives the same answers
+HOOKBIN="$(dirname "$AIRSPACE_BIN")/airspace-hook"
+d=$(printf '%s' "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/bob/src/net/conn.c\"}}" |
+    "$HOOKBIN" claude-code | jq -r .hookSpecificOutput.permissionDecision)
+check "airspace-hook denies the steering agent too ($d)" [ "$d" = deny ]
+
 # a lock held by alice denies bob, naming her and the expiry
 api POST /v1/locks '{"agent":"cc-aaaa1111","pattern":"docs/notes.md","reason":"rewriting"}'
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")

@@ -1,0 +1,21 @@
+/*
+ * hook_http.h - one HTTP/1.1 request to the daemon over its Unix socket,
+ * for the hook, whose whole budget is a few milliseconds: libcurl alone
+ * costs about 5.6 ms of process start-up here (it loads TLS, GSSAPI and
+ * LDAP libraries), so the hook binary links none of that. One request per
+ * connection (Connection: close); the reply must carry Content-Length, as
+ * the daemon's always do. Every step has the same deadline.
+ */
+#ifndef AIRSPACE_CLI_HOOK_HTTP_H
+#define AIRSPACE_CLI_HOOK_HTTP_H
+
+/*
+ * Send method path with body (NULL: none) to the socket; on an answer
+ * within timeout_ms returns 0 with *status and *reply (the body, NUL
+ * terminated; free it). -1 when the daemon cannot be reached or did not
+ * answer in time.
+ */
+int hook_http(const char *sock, const char *method, const char *path,
+    const char *body, long timeout_ms, long *status, char **reply);
+
+#endif
