@@ -79,8 +79,10 @@ connect_daemon(struct mcp_session *s, struct as_err *e)
     if (s->connected)
         return 0;
     int rc = client_open(&s->cl, s->repo, true, e);
-    if (rc)
+    if (rc) {
+        client_close(&s->cl);
         return rc;
+    }
     s->cl.timeout_ms = 10000;
     s->connected = true;
     return 0;
