@@ -39,6 +39,8 @@ cli_fn cmd_msg;
 cli_fn cmd_contest;
 cli_fn cmd_lock;
 cli_fn cmd_locks;
+cli_fn cmd_mcp;
+cli_fn cmd_init;
 cli_fn cmd_release;
 cli_fn cmd_unlock;
 cli_fn cmd_replay;

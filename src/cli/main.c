@@ -31,6 +31,8 @@ static const struct cli_command commands[] = {
     { "hook", "answer an agent client's hook (claude-code, codex, gemini)",
         cmd_hook },
     { "api", "send one raw request to the daemon", cmd_api },
+    { "mcp", "serve the Model Context Protocol on stdio", cmd_mcp },
+    { "init", "wire airspace into agent clients and git hooks", cmd_init },
     { "replay", "measure how well the risk model predicts recorded merges",
         cmd_replay },
     { "version", "print the version", cmd_version },

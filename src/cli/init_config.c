@@ -1,0 +1,421 @@
+/*
+ * init_config.c - merge and unmerge airspace's entries in client settings.
+ */
+#include "cli/init_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define GIT_HOOK_MARK "# airspace-hook:"
+
+struct hook_spec {
+    const char *event;
+    const char *matcher; /* NULL: every occurrence of the event */
+    int timeout;         /* seconds; Gemini takes milliseconds */
+};
+
+#define CLAUDE_TOOLS "Edit|Write|MultiEdit|NotebookEdit|Bash"
+static const struct hook_spec claude_hooks[] = {
+    { "SessionStart", NULL, 10 },
+    { "UserPromptSubmit", NULL, 5 },
+    { "PreToolUse", CLAUDE_TOOLS, 5 },
+    { "PostToolUse", CLAUDE_TOOLS, 5 },
+    { "PreCompact", NULL, 5 },
+    { "SessionEnd", NULL, 10 },
+    { "Stop", NULL, 5 },
+};
+
+/* Codex names its tools differently across versions: every tool goes to
+ * the hook, which ignores the ones that do not write. */
+static const struct hook_spec codex_hooks[] = {
+    { "SessionStart", NULL, 10 },
+    { "UserPromptSubmit", NULL, 5 },
+    { "PreToolUse", NULL, 5 },
+    { "PostToolUse", NULL, 5 },
+    { "PreCompact", NULL, 5 },
+    { "Stop", NULL, 5 },
+};
+
+#define GEMINI_TOOLS "write_file|replace|run_shell_command"
+static const struct hook_spec gemini_hooks[] = {
+    { "SessionStart", NULL, 10 },
+    { "BeforeAgent", NULL, 5 },
+    { "BeforeTool", GEMINI_TOOLS, 5 },
+    { "AfterTool", GEMINI_TOOLS, 5 },
+    { "PreCompress", NULL, 5 },
+    { "SessionEnd", NULL, 10 },
+};
+
+const char *
+init_client_name(enum init_client c)
+{
+    switch (c) {
+    case INIT_CLAUDE_CODE:
+        return "claude-code";
+    case INIT_CODEX:
+        return "codex";
+    case INIT_GEMINI:
+        return "gemini";
+    }
+    return "?";
+}
+
+char *
+init_shell_quote(const char *bin)
+{
+    bool plain = *bin != '\0';
+    for (const char *p = bin; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789/._-+@:",
+                *p))
+            plain = false;
+    if (plain)
+        return xstrdup(bin);
+    size_t n = 2;
+    for (const char *p = bin; *p; p++)
+        n += *p == '\'' ? 4 : 1;
+    char *q = xmalloc(n + 1), *w = q;
+    *w++ = '\'';
+    for (const char *p = bin; *p; p++) {
+        if (*p == '\'') {
+            memcpy(w, "'\\''", 4);
+            w += 4;
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w++ = '\'';
+    *w = '\0';
+    return q;
+}
+
+static int
+load(const char *old, const char *file, json_t **root, struct as_err *e)
+{
+    size_t i = 0;
+    while (old && (old[i] == ' ' || old[i] == '\n' || old[i] == '\t' ||
+                      old[i] == '\r'))
+        i++;
+    if (!old || !old[i]) {
+        *root = json_object();
+        return 0;
+    }
+    json_error_t je;
+    *root = json_loads(old, JSON_PRESERVE_ORDER, &je);
+    if (!*root || !json_is_object(*root)) {
+        if (*root)
+            json_decref(*root);
+        *root = NULL;
+        return as_errorf(e, AS_EPARSE,
+            "cannot merge into '%s': not a JSON object (%s, line %d)", file,
+            je.text, je.line);
+    }
+    return 0;
+}
+
+static char *
+dump(json_t *root)
+{
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *out = xasprintf("%s\n", s);
+    free(s);
+    return out;
+}
+
+/* The object under key, created when missing; NULL when it is not one. */
+static json_t *
+child_object(json_t *parent, const char *key)
+{
+    json_t *o = json_object_get(parent, key);
+    if (!o) {
+        o = json_object();
+        json_object_set_new(parent, key, o);
+    }
+    return json_is_object(o) ? o : NULL;
+}
+
+/* Whether command runs `airspace hook <client>` (any install path). */
+static bool
+command_is_ours(const char *command, const char *client)
+{
+    if (!command || !strstr(command, "airspace"))
+        return false;
+    char *tail = xasprintf(" hook %s", client);
+    size_t n = strlen(command), t = strlen(tail);
+    bool ours = n > t && !strcmp(command + n - t, tail);
+    free(tail);
+    return ours;
+}
+
+static bool
+event_has_ours(json_t *groups, const char *client)
+{
+    size_t i, k;
+    json_t *g, *h;
+    json_array_foreach(groups, i, g) json_array_foreach(
+        json_object_get(g, "hooks"), k,
+        h) if (command_is_ours(json_string_value(json_object_get(h, "command")),
+                   client)) return true;
+    return false;
+}
+
+static int
+merge_mcp_entry(json_t *root, const char *file, const char *bin, bool *changed,
+    struct as_err *e)
+{
+    json_t *servers = child_object(root, "mcpServers");
+    if (!servers)
+        return as_errorf(
+            e, AS_EPARSE, "'%s': 'mcpServers' is not an object", file);
+    if (json_object_get(servers, "airspace"))
+        return 0;
+    json_object_set_new(servers, "airspace",
+        json_pack("{s:s, s:[s]}", "command", bin, "args", "mcp"));
+    *changed = true;
+    return 0;
+}
+
+static int
+finish(json_t *root, const char *old, bool changed, char **out)
+{
+    *out = changed || !old ? dump(root) : xstrdup(old);
+    json_decref(root);
+    return 0;
+}
+
+int
+init_merge_hooks(const char *old, const char *file, enum init_client c,
+    const char *bin, bool mcp, char **out, struct as_err *e)
+{
+    *out = NULL;
+    json_t *root;
+    int rc = load(old, file, &root, e);
+    if (rc)
+        return rc;
+    const struct hook_spec *specs = claude_hooks;
+    size_t n = sizeof(claude_hooks) / sizeof(claude_hooks[0]);
+    if (c == INIT_CODEX) {
+        specs = codex_hooks;
+        n = sizeof(codex_hooks) / sizeof(codex_hooks[0]);
+    } else if (c == INIT_GEMINI) {
+        specs = gemini_hooks;
+        n = sizeof(gemini_hooks) / sizeof(gemini_hooks[0]);
+    }
+    const char *client = init_client_name(c);
+    char *qbin = init_shell_quote(bin);
+    char *command = xasprintf("%s hook %s", qbin, client);
+    free(qbin);
+    bool changed = false;
+    json_t *hooks = child_object(root, "hooks");
+    if (!hooks) {
+        rc = as_errorf(e, AS_EPARSE, "'%s': 'hooks' is not an object", file);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *groups = json_object_get(hooks, specs[i].event);
+        if (!groups) {
+            groups = json_array();
+            json_object_set_new(hooks, specs[i].event, groups);
+        }
+        if (!json_is_array(groups)) {
+            rc = as_errorf(e, AS_EPARSE, "'%s': hooks.%s is not an array", file,
+                specs[i].event);
+            goto out;
+        }
+        if (event_has_ours(groups, client))
+            continue;
+        json_t *h =
+            json_pack("{s:s, s:s}", "type", "command", "command", command);
+        if (c == INIT_GEMINI) {
+            json_object_set_new(h, "name", json_string("airspace"));
+            json_object_set_new(
+                h, "timeout", json_integer(specs[i].timeout * 1000));
+        } else {
+            json_object_set_new(h, "timeout", json_integer(specs[i].timeout));
+        }
+        json_t *g = json_object();
+        if (specs[i].matcher)
+            json_object_set_new(g, "matcher", json_string(specs[i].matcher));
+        json_object_set_new(g, "hooks", json_pack("[o]", h));
+        json_array_append_new(groups, g);
+        changed = true;
+    }
+    if (mcp && (rc = merge_mcp_entry(root, file, bin, &changed, e)))
+        goto out;
+out:
+    free(command);
+    if (rc) {
+        json_decref(root);
+        return rc;
+    }
+    return finish(root, old, changed, out);
+}
+
+int
+init_merge_mcp(const char *old, const char *file, const char *bin, char **out,
+    struct as_err *e)
+{
+    *out = NULL;
+    json_t *root;
+    int rc = load(old, file, &root, e);
+    if (rc)
+        return rc;
+    bool changed = false;
+    if ((rc = merge_mcp_entry(root, file, bin, &changed, e))) {
+        json_decref(root);
+        return rc;
+    }
+    return finish(root, old, changed, out);
+}
+
+int
+init_unmerge_json(const char *old, const char *file, char **out, bool *empty,
+    struct as_err *e)
+{
+    *out = NULL;
+    json_t *root;
+    int rc = load(old, file, &root, e);
+    if (rc)
+        return rc;
+    static const char *const clients[] = { "claude-code", "codex", "gemini",
+        NULL };
+    json_t *hooks = json_object_get(root, "hooks");
+    const char *event;
+    json_t *groups, *tmp;
+    json_object_foreach_safe(hooks, tmp, event, groups)
+    {
+        for (size_t i = json_array_size(groups); i-- > 0;) {
+            json_t *g = json_array_get(groups, i);
+            json_t *hs = json_object_get(g, "hooks");
+            for (size_t k = json_array_size(hs); k-- > 0;) {
+                const char *cmd = json_string_value(
+                    json_object_get(json_array_get(hs, k), "command"));
+                for (size_t c = 0; clients[c]; c++)
+                    if (command_is_ours(cmd, clients[c])) {
+                        json_array_remove(hs, k);
+                        break;
+                    }
+            }
+            if (json_is_array(hs) && !json_array_size(hs))
+                json_array_remove(groups, i);
+        }
+        if (json_is_array(groups) && !json_array_size(groups))
+            json_object_del(hooks, event);
+    }
+    if (json_is_object(hooks) && !json_object_size(hooks))
+        json_object_del(root, "hooks");
+    json_t *servers = json_object_get(root, "mcpServers");
+    if (json_is_object(servers)) {
+        json_object_del(servers, "airspace");
+        if (!json_object_size(servers))
+            json_object_del(root, "mcpServers");
+    }
+    *empty = json_object_size(root) == 0;
+    *out = dump(root);
+    json_decref(root);
+    return 0;
+}
+
+static char *
+toml_string(const char *s)
+{
+    size_t n = 2;
+    for (const char *p = s; *p; p++)
+        n += (*p == '"' || *p == '\\') ? 2 : 1;
+    char *q = xmalloc(n + 1), *w = q;
+    *w++ = '"';
+    for (const char *p = s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            *w++ = '\\';
+        *w++ = *p;
+    }
+    *w++ = '"';
+    *w = '\0';
+    return q;
+}
+
+char *
+init_codex_toml_block(const char *old, const char *bin)
+{
+    for (const char *l = old; l && *l;) {
+        while (*l == ' ' || *l == '\t')
+            l++;
+        if (!strncmp(l, "[mcp_servers.airspace]", 22) ||
+            !strncmp(l, "[mcp_servers.\"airspace\"]", 24))
+            return NULL;
+        l = strchr(l, '\n');
+        l = l ? l + 1 : NULL;
+    }
+    char *q = toml_string(bin);
+    size_t n = old ? strlen(old) : 0;
+    char *block = xasprintf("%s%s# added by 'airspace init'; 'airspace init "
+                            "--remove' takes it out\n[mcp_servers.airspace]\n"
+                            "command = %s\nargs = [\"mcp\"]\n",
+        n && old[n - 1] != '\n' ? "\n" : "", n ? "\n" : "", q);
+    free(q);
+    return block;
+}
+
+const char *const init_git_hooks[] = { "pre-commit", "post-commit",
+    "reference-transaction", NULL };
+
+#define HOOK_HEAD(name)                                                        \
+    "#!/bin/sh\n" GIT_HOOK_MARK " " name " (installed by 'airspace init'; "    \
+    "'airspace init --remove' restores what was here)\n"
+
+char *
+init_git_hook_script(const char *name, const char *bin)
+{
+    char *q = init_shell_quote(bin), *script;
+    if (!strcmp(name, "pre-commit"))
+        /* A hook that was here first decides first. */
+        script = xasprintf(
+            HOOK_HEAD(
+                "pre-commit") "if [ -x \"$0.airspace-chained\" ]; then\n"
+                              "    \"$0.airspace-chained\" \"$@\" || exit $?\n"
+                              "fi\n"
+                              "exec %s init --git-hook pre-commit\n",
+            q);
+    else if (!strcmp(name, "reference-transaction"))
+        /* The chained hook reads the ref updates on stdin; its status
+         * decides (it may abort a prepared transaction). */
+        script = xasprintf(
+            HOOK_HEAD(
+                "reference-transaction") "status=0\n"
+                                         "if [ -x \"$0.airspace-chained\" ]; "
+                                         "then\n"
+                                         "    \"$0.airspace-chained\" \"$@\" "
+                                         "|| status=$?\n"
+                                         "fi\n"
+                                         "if [ \"$1\" = committed ]; then\n"
+                                         "    %s init --git-hook "
+                                         "reference-transaction </dev/null "
+                                         ">/dev/null 2>&1 || :\n"
+                                         "fi\n"
+                                         "exit $status\n",
+            q);
+    else
+        script = xasprintf(
+            HOOK_HEAD("post-commit") "status=0\n"
+                                     "if [ -x \"$0.airspace-chained\" ]; then\n"
+                                     "    \"$0.airspace-chained\" \"$@\" || "
+                                     "status=$?\n"
+                                     "fi\n"
+                                     "%s init --git-hook post-commit "
+                                     "</dev/null >/dev/null 2>&1 || :\n"
+                                     "exit $status\n",
+            q);
+    free(q);
+    return script;
+}
+
+bool
+init_git_hook_is_ours(const char *text)
+{
+    return text && strstr(text, "\n" GIT_HOOK_MARK " ") != NULL;
+}

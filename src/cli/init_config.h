@@ -1,0 +1,69 @@
+/*
+ * init_config.h - the configuration `airspace init` merges into each agent
+ * client's files: hook entries and MCP server entries in JSON settings
+ * (Claude Code, Codex, Gemini CLI), the MCP server table in Codex's
+ * config.toml, and the git hook scripts.
+ *
+ * Pure transformations of file contents: no I/O. Merging keeps every key
+ * the user had, in its order, and adds only what is missing, so merging
+ * twice changes nothing.
+ */
+#ifndef AIRSPACE_CLI_INIT_CONFIG_H
+#define AIRSPACE_CLI_INIT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+enum init_client {
+    INIT_CLAUDE_CODE,
+    INIT_CODEX,
+    INIT_GEMINI,
+};
+
+/* The name of a client as `airspace hook` takes it ("claude-code", ...). */
+const char *init_client_name(enum init_client c);
+
+/* bin quoted for a POSIX shell when it needs it (new string, free()). */
+char *init_shell_quote(const char *bin);
+
+/*
+ * Merge the client's hook entries (command `<bin> hook <client>`) into the
+ * JSON settings text old (NULL or empty: a new file); with mcp, also an
+ * "airspace" entry under mcpServers. *out is the new text (new string,
+ * free()), byte-identical to old when nothing was missing. Returns 0, or
+ * AS_EPARSE when old is not a JSON object (e names the file).
+ */
+int init_merge_hooks(const char *old, const char *file, enum init_client c,
+    const char *bin, bool mcp, char **out, struct as_err *e);
+
+/* Merge only an mcpServers.airspace entry (for .mcp.json). */
+int init_merge_mcp(const char *old, const char *file, const char *bin,
+    char **out, struct as_err *e);
+
+/*
+ * Take out of JSON settings text old every hook entry running
+ * `... airspace ... hook <client>` and the mcpServers.airspace entry,
+ * dropping containers left empty. *out is new; *empty tells whether
+ * nothing but an empty object is left.
+ */
+int init_unmerge_json(const char *old, const char *file, char **out,
+    bool *empty, struct as_err *e);
+
+/*
+ * The text to append to Codex's config.toml for the MCP server (new
+ * string), or NULL when old already has an [mcp_servers.airspace] table.
+ */
+char *init_codex_toml_block(const char *old, const char *bin);
+
+/* The git hook names airspace installs, NULL-terminated. */
+extern const char *const init_git_hooks[];
+
+/* The script installed as git hook name (new string, free()). */
+char *init_git_hook_script(const char *name, const char *bin);
+
+/* Whether a hook file's text is one airspace installed. */
+bool init_git_hook_is_ours(const char *text);
+
+#endif

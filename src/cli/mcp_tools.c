@@ -1,0 +1,1030 @@
+/*
+ * mcp_tools.c - the MCP tools: argument checking against each tool's input
+ * schema, daemon requests, and replies an agent can read.
+ */
+#include "cli/mcp_tools.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/init_git.h"
+#include "util/glob.h"
+#include "util/path.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* ---- text replies ---- */
+
+struct text {
+    char *p;
+    size_t n, a;
+};
+
+__attribute__((format(printf, 2, 3))) static void
+text_addf(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0)
+        return;
+    ALLOC_GROW(t->p, t->n + (size_t)need + 1, t->a);
+    va_start(ap, fmt);
+    vsnprintf(t->p + t->n, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    t->n += (size_t)need;
+}
+
+/* A CallToolResult; takes t's text and structured (may be NULL). */
+static json_t *
+result(struct mcp_session *s, bool is_error, struct text *t, json_t *structured)
+{
+    while (t->n && t->p[t->n - 1] == '\n')
+        t->p[--t->n] = '\0';
+    json_t *r = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
+        "text", t->p ? t->p : "", "isError", is_error);
+    free(t->p);
+    memset(t, 0, sizeof(*t));
+    if (structured && json_is_object(structured) && s->structured)
+        json_object_set_new(r, "structuredContent", structured);
+    else if (structured)
+        json_decref(structured);
+    return r;
+}
+
+__attribute__((format(printf, 2, 3))) static json_t *
+fail(struct mcp_session *s, const char *fmt, ...)
+{
+    struct text t = { 0 };
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    t.p = xmalloc((size_t)(need > 0 ? need : 0) + 1);
+    va_start(ap, fmt);
+    vsnprintf(t.p, (size_t)(need > 0 ? need : 0) + 1, fmt, ap);
+    va_end(ap);
+    t.n = strlen(t.p);
+    return result(s, true, &t, NULL);
+}
+
+/* ---- the daemon ---- */
+
+static int
+connect_daemon(struct mcp_session *s, struct as_err *e)
+{
+    if (s->connected)
+        return 0;
+    int rc = client_open(&s->cl, s->repo, true, e);
+    if (rc) {
+        client_close(&s->cl);
+        return rc;
+    }
+    s->cl.timeout_ms = 10000;
+    s->connected = true;
+    return 0;
+}
+
+static const char *
+reply_code(json_t *reply)
+{
+    return json_string_value(
+        json_object_get(json_object_get(reply, "error"), "code"));
+}
+
+/* Whether a reply says the daemon has no such route (a newer feature). */
+static bool
+no_route(long status, json_t *reply)
+{
+    const char *code = reply_code(reply);
+    return status == 405 ||
+           (status == 404 && (!code || !strcmp(code, "unknown_route")));
+}
+
+/*
+ * One request. Returns 0 with *status and *reply, or a tool error result in
+ * *err when the daemon cannot be reached.
+ */
+static int
+request(struct mcp_session *s, const char *method, const char *path,
+    json_t *body, long *status, json_t **reply, json_t **err)
+{
+    struct as_err e;
+    *reply = NULL;
+    if (connect_daemon(s, &e) ||
+        client_request(&s->cl, method, path, body, status, reply, &e)) {
+        *err = fail(s, "the airspace daemon cannot be reached: %s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* A new tool error for a refused request. */
+static json_t *
+refused(struct mcp_session *s, const char *what, long status, json_t *reply)
+{
+    if (no_route(status, reply))
+        return fail(s,
+            "%s is not available: this airspace daemon does not offer it "
+            "(HTTP %ld)",
+            what, status);
+    return fail(s, "%s refused (HTTP %ld): %s", what, status,
+        client_error_message(reply));
+}
+
+static char *
+sanitize_client(const char *name)
+{
+    char buf[33];
+    size_t n = 0;
+    for (const char *p = name; p && *p && n < sizeof(buf) - 1; p++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        buf[n++] = ok ? c : '-';
+    }
+    buf[n] = '\0';
+    return xstrdup(n ? buf : "mcp");
+}
+
+static const char *
+toplevel(struct mcp_session *s)
+{
+    if (!s->toplevel) {
+        struct init_git g;
+        struct as_err e;
+        if (!init_git_resolve(&g, &e)) {
+            s->toplevel = g.toplevel;
+            g.toplevel = NULL;
+            init_git_release(&g);
+        }
+    }
+    return s->toplevel;
+}
+
+int
+mcp_session_agent(struct mcp_session *s, struct as_err *e)
+{
+    if (s->agent)
+        return 0;
+    int rc = connect_daemon(s, e);
+    if (rc)
+        return rc;
+    char *client = sanitize_client(s->client_name);
+    json_t *body = json_pack("{s:s}", "client", client);
+    free(client);
+    if (toplevel(s))
+        json_object_set_new(body, "worktree", json_string(s->toplevel));
+    long status;
+    json_t *reply = NULL;
+    rc = client_request(&s->cl, "POST", "/v1/agents", body, &status, &reply, e);
+    json_decref(body);
+    const char *id = json_string_value(json_object_get(reply, "id"));
+    if (!rc && status == 200 && id) {
+        s->agent = xstrdup(id);
+        s->registered = true;
+    } else if (!rc) {
+        rc = as_errorf(e, AS_EIO, "registering with the daemon: %s",
+            client_error_message(reply));
+    }
+    if (reply)
+        json_decref(reply);
+    return rc;
+}
+
+void
+mcp_session_release(struct mcp_session *s)
+{
+    if (s->connected && s->agent && s->registered) {
+        char *path = xasprintf("/v1/agents/%s/exit", s->agent);
+        long status;
+        json_t *reply = NULL;
+        struct as_err e;
+        s->cl.timeout_ms = 2000;
+        client_request(&s->cl, "POST", path, NULL, &status, &reply, &e);
+        if (reply)
+            json_decref(reply);
+        free(path);
+    }
+    if (s->connected)
+        client_close(&s->cl);
+    free(s->agent);
+    free(s->client_name);
+    free(s->toplevel);
+    memset(s, 0, sizeof(*s));
+}
+
+/* The session's agent, or a tool error in *err. */
+static const char *
+me(struct mcp_session *s, json_t **err)
+{
+    struct as_err e;
+    if (mcp_session_agent(s, &e)) {
+        *err = fail(s, "no airspace identity: %s", e.msg);
+        return NULL;
+    }
+    char *path = xasprintf("/v1/agents/%s/heartbeat", s->agent);
+    long status;
+    json_t *reply = NULL;
+    client_request(&s->cl, "POST", path, NULL, &status, &reply, &e);
+    if (reply)
+        json_decref(reply);
+    free(path);
+    return s->agent;
+}
+
+/* ---- formatting ---- */
+
+static const char *
+str(json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : "";
+}
+
+static json_int_t
+num(json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+static void
+add_lock(struct text *t, json_t *l)
+{
+    const char *reason = str(l, "reason"), *by = str(l, "contestedBy");
+    text_addf(t, "  %s held by %s (%s %s, token %lld, %lld s left)%s%s%s%s\n",
+        str(l, "pattern"), str(l, "holder"), str(l, "mode"), str(l, "kind"),
+        (long long)num(l, "token"), (long long)num(l, "expiresInMs") / 1000,
+        *by ? ", contested by " : "", by, *reason ? ": " : "", reason);
+}
+
+static void
+add_agent(struct text *t, json_t *a, const char *self)
+{
+    const char *id = str(a, "id");
+    text_addf(t, "  %s%s [%s %s, %s]", id, !strcmp(id, self) ? " (you)" : "",
+        str(a, "kind"), str(a, "client"), str(a, "status"));
+    if (*str(a, "branch"))
+        text_addf(t, " branch %s", str(a, "branch"));
+    json_t *files = json_object_get(a, "files");
+    size_t n = json_array_size(files);
+    if (!files)
+        n = (size_t)num(a, "fileCount");
+    text_addf(t, ", %zu changed file%s", n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n && i < 6 && files; i++)
+        text_addf(
+            t, "%s%s", i ? ", " : ": ", str(json_array_get(files, i), "path"));
+    if (files && n > 6)
+        text_addf(t, ", ...");
+    text_addf(t, "\n");
+}
+
+static void
+add_pair(struct text *t, json_t *p)
+{
+    const char *level = str(p, "level");
+    text_addf(t, "  %s %s <-> %s, risk %.2f", level, str(p, "a"), str(p, "b"),
+        json_number_value(json_object_get(p, "risk")));
+    if (*str(p, "steer"))
+        text_addf(t, " (hold: %s, steer: %s)", str(p, "hold"), str(p, "steer"));
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(p, "contested"), i, c)
+        text_addf(t, "%s%s", i ? ", " : "; contested: ", str(c, "path"));
+    if (*str(p, "guidance"))
+        text_addf(t, "; guidance: %s", str(p, "guidance"));
+    text_addf(t, "\n");
+}
+
+static void
+add_intent(struct text *t, json_t *in)
+{
+    text_addf(t, "  %s:", str(in, "agent"));
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(in, "files"), i, f)
+        text_addf(t, "%s%s", i ? ", " : " ", json_string_value(f));
+    if (*str(in, "summary"))
+        text_addf(t, " - %s", str(in, "summary"));
+    text_addf(t, "\n");
+}
+
+/* ---- argument checking (the subset of JSON Schema the tools use) ---- */
+
+static bool
+check_value(json_t *schema, json_t *v, const char *name, struct text *err)
+{
+    const char *type = str(schema, "type");
+    if (!strcmp(type, "string")) {
+        if (!json_is_string(v)) {
+            text_addf(err, "'%s' must be a string", name);
+            return false;
+        }
+        json_int_t max = num(schema, "maxLength");
+        if (json_string_length(v) < (size_t)num(schema, "minLength") ||
+            (max && json_string_length(v) > (size_t)max)) {
+            text_addf(err, "'%s' must be %lld to %lld characters long", name,
+                (long long)num(schema, "minLength"), (long long)max);
+            return false;
+        }
+        json_t *en = json_object_get(schema, "enum");
+        if (en) {
+            size_t i;
+            json_t *x;
+            json_array_foreach(en, i, x) if (json_equal(x, v)) return true;
+            text_addf(err, "'%s' must be one of", name);
+            json_array_foreach(en, i, x)
+                text_addf(err, "%s'%s'", i ? ", " : " ", json_string_value(x));
+            return false;
+        }
+        return true;
+    }
+    if (!strcmp(type, "integer")) {
+        json_t *min = json_object_get(schema, "minimum"),
+               *max = json_object_get(schema, "maximum");
+        if (!json_is_integer(v) ||
+            (min && json_integer_value(v) < json_integer_value(min)) ||
+            (max && json_integer_value(v) > json_integer_value(max))) {
+            text_addf(err, "'%s' must be an integer from %lld to %lld", name,
+                (long long)json_integer_value(min),
+                (long long)json_integer_value(max));
+            return false;
+        }
+        return true;
+    }
+    if (!strcmp(type, "boolean")) {
+        if (!json_is_boolean(v)) {
+            text_addf(err, "'%s' must be true or false", name);
+            return false;
+        }
+        return true;
+    }
+    if (!strcmp(type, "array")) {
+        size_t n = json_array_size(v);
+        json_int_t max = num(schema, "maxItems");
+        if (!json_is_array(v) || n < (size_t)num(schema, "minItems") ||
+            (max && n > (size_t)max)) {
+            text_addf(err, "'%s' must be an array of %lld to %lld items", name,
+                (long long)num(schema, "minItems"), (long long)max);
+            return false;
+        }
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x)
+        {
+            char *sub = xasprintf("%s[%zu]", name, i);
+            bool ok =
+                check_value(json_object_get(schema, "items"), x, sub, err);
+            free(sub);
+            if (!ok)
+                return false;
+        }
+        return true;
+    }
+    if (!strcmp(type, "object")) {
+        if (!json_is_object(v)) {
+            text_addf(err, "'%s' must be an object", name);
+            return false;
+        }
+        json_t *props = json_object_get(schema, "properties");
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x)
+        {
+            json_t *ps = json_object_get(props, k);
+            if (!ps) {
+                text_addf(err, "unknown argument '%s%s%s'", *name ? name : "",
+                    *name ? "." : "", k);
+                return false;
+            }
+            char *sub = *name ? xasprintf("%s.%s", name, k) : xstrdup(k);
+            bool ok = check_value(ps, x, sub, err);
+            free(sub);
+            if (!ok)
+                return false;
+        }
+        size_t i;
+        json_t *r;
+        json_array_foreach(json_object_get(schema, "required"), i, r)
+        {
+            if (!json_object_get(v, json_string_value(r))) {
+                text_addf(err, "missing argument '%s%s%s'", *name ? name : "",
+                    *name ? "." : "", json_string_value(r));
+                return false;
+            }
+        }
+        return true;
+    }
+    return true;
+}
+
+/* ---- the tools ---- */
+
+typedef json_t *tool_fn(struct mcp_session *s, json_t *args);
+
+static json_t *
+get_optional(struct mcp_session *s, const char *path, const char *key)
+{
+    long status;
+    json_t *reply = NULL, *err = NULL;
+    if (request(s, "GET", path, NULL, &status, &reply, &err)) {
+        json_decref(err);
+        return NULL;
+    }
+    json_t *v = status == 200 ? json_incref(json_object_get(reply, key)) : NULL;
+    if (reply)
+        json_decref(reply);
+    return v;
+}
+
+static json_t *
+t_status(struct mcp_session *s, json_t *args)
+{
+    (void)args;
+    json_t *err = NULL;
+    const char *self = me(s, &err);
+    if (!self)
+        return err;
+    long status;
+    json_t *st = NULL;
+    if (request(s, "GET", "/v1/status", NULL, &status, &st, &err))
+        return err;
+    json_t *agents = get_optional(s, "/v1/agents?files=1", "agents");
+    json_t *adv = get_optional(s, "/v1/advisories", "advisories");
+    json_t *locks = get_optional(s, "/v1/locks", "locks");
+    json_t *intents = get_optional(s, "/v1/intents", "intents");
+    struct text t = { 0 };
+    json_t *adv_st = json_object_get(st, "advisories");
+    text_addf(&t,
+        "airspace crew update for %s: %lld agents (%lld active), %lld "
+        "traffic and %lld resolution advisories, %zu locks\n",
+        self, (long long)num(json_object_get(st, "agents"), "total"),
+        (long long)num(json_object_get(st, "agents"), "active"),
+        (long long)num(adv_st, "traffic"), (long long)num(adv_st, "resolution"),
+        json_array_size(locks));
+    size_t i;
+    json_t *x;
+    text_addf(&t, "agents:\n");
+    json_array_foreach(agents, i, x) add_agent(&t, x, self);
+    if (json_array_size(adv)) {
+        text_addf(&t, "advisories:\n");
+        json_array_foreach(adv, i, x) add_pair(&t, x);
+    }
+    if (json_array_size(locks)) {
+        text_addf(&t, "locks:\n");
+        json_array_foreach(locks, i, x) add_lock(&t, x);
+    }
+    if (json_array_size(intents)) {
+        text_addf(&t, "intents:\n");
+        json_array_foreach(intents, i, x) add_intent(&t, x);
+    }
+    json_t *sc = json_pack("{s:s, s:O, s:o, s:o, s:o}", "agent", self, "status",
+        st, "agents", agents ? agents : json_array(), "advisories",
+        adv ? adv : json_array(), "locks", locks ? locks : json_array());
+    if (intents)
+        json_object_set_new(sc, "intents", intents);
+    json_decref(st);
+    return result(s, false, &t, sc);
+}
+
+static bool
+lines_touch(json_t *lines, json_int_t start, json_int_t end)
+{
+    if (!json_array_size(lines) || start <= 0)
+        return true; /* whole file, or no range asked */
+    size_t i;
+    json_t *r;
+    json_array_foreach(lines, i, r)
+    {
+        json_int_t a = json_integer_value(json_array_get(r, 0)),
+                   b = json_integer_value(json_array_get(r, 1));
+        if (a <= end && start <= b)
+            return true;
+    }
+    return false;
+}
+
+static json_t *
+t_near(struct mcp_session *s, json_t *args)
+{
+    json_t *err = NULL;
+    const char *self = me(s, &err);
+    if (!self)
+        return err;
+    char *path = NULL;
+    if (path_normalize(str(args, "path"), toplevel(s), &path) || !*path) {
+        free(path);
+        return fail(
+            s, "'%s' is not a path inside the repository", str(args, "path"));
+    }
+    json_int_t start = num(args, "startLine"), end = num(args, "endLine");
+    if (start > 0 && end <= 0)
+        end = start;
+    if (end > 0 && start <= 0)
+        start = 1;
+    if (start > end) {
+        free(path);
+        return fail(s, "'startLine' must not be after 'endLine'");
+    }
+    json_t *agents = get_optional(s, "/v1/agents?files=1", "agents");
+    json_t *adv = get_optional(s, "/v1/advisories", "advisories");
+    json_t *locks = get_optional(s, "/v1/locks", "locks");
+    json_t *intents = get_optional(s, "/v1/intents", "intents");
+    json_t *near_agents = json_array(), *near_locks = json_array(),
+           *near_adv = json_array(), *near_intents = json_array();
+    struct text t = { 0 };
+    if (start > 0)
+        text_addf(&t, "near %s lines %lld-%lld:\n", path, (long long)start,
+            (long long)end);
+    else
+        text_addf(&t, "near %s:\n", path);
+    size_t i, k;
+    json_t *x, *f;
+    json_array_foreach(agents, i, x)
+    {
+        const char *id = str(x, "id");
+        if (!strcmp(id, self))
+            continue;
+        json_array_foreach(json_object_get(x, "files"), k, f)
+        {
+            if ((strcmp(str(f, "path"), path) &&
+                    strcmp(str(f, "newPath"), path)) ||
+                !lines_touch(json_object_get(f, "lines"), start, end))
+                continue;
+            text_addf(&t, "  agent %s changed it (%s)", id, str(f, "status"));
+            size_t r;
+            json_t *rg;
+            json_array_foreach(json_object_get(f, "lines"), r, rg)
+                text_addf(&t, "%s%lld-%lld", r ? ", " : ", lines ",
+                    (long long)json_integer_value(json_array_get(rg, 0)),
+                    (long long)json_integer_value(json_array_get(rg, 1)));
+            text_addf(&t, "\n");
+            json_array_append_new(
+                near_agents, json_pack("{s:s, s:O}", "agent", id, "file", f));
+            break;
+        }
+    }
+    json_array_foreach(locks, i, x)
+    {
+        if (!glob_match(str(x, "pattern"), path))
+            continue;
+        add_lock(&t, x);
+        json_array_append(near_locks, x);
+    }
+    json_array_foreach(intents, i, x)
+    {
+        bool hit = false;
+        json_array_foreach(json_object_get(x, "files"), k, f) hit =
+            hit || glob_match(json_string_value(f), path);
+        if (hit && strcmp(str(x, "agent"), self)) {
+            text_addf(&t, "  intent");
+            add_intent(&t, x);
+            json_array_append(near_intents, x);
+        }
+    }
+    json_array_foreach(adv, i, x)
+    {
+        bool hit = false;
+        json_array_foreach(json_object_get(x, "contested"), k, f) hit =
+            hit || !strcmp(str(f, "path"), path);
+        json_array_foreach(json_object_get(x, "mergeConflicts"), k, f) hit =
+            hit || !strcmp(json_string_value(f), path);
+        const char *a = str(x, "a"), *b = str(x, "b");
+        json_array_foreach(near_agents, k, f)
+        {
+            const char *o = str(f, "agent");
+            hit = hit || (!strcmp(a, o) && !strcmp(b, self)) ||
+                  (!strcmp(b, o) && !strcmp(a, self));
+        }
+        if (hit) {
+            add_pair(&t, x);
+            json_array_append(near_adv, x);
+        }
+    }
+    if (!json_array_size(near_agents) && !json_array_size(near_locks) &&
+        !json_array_size(near_adv) && !json_array_size(near_intents))
+        text_addf(&t, "  clear: nobody else is working there\n");
+    json_t *sc = json_pack("{s:s, s:o, s:o, s:o, s:o}", "path", path, "agents",
+        near_agents, "locks", near_locks, "advisories", near_adv, "intents",
+        near_intents);
+    free(path);
+    json_decref(agents);
+    json_decref(adv);
+    json_decref(locks);
+    json_decref(intents);
+    return result(s, false, &t, sc);
+}
+
+static json_t *
+t_intent(struct mcp_session *s, json_t *args)
+{
+    json_t *err = NULL;
+    const char *self = me(s, &err);
+    if (!self)
+        return err;
+    json_t *body = json_pack(
+        "{s:s, s:O}", "agent", self, "files", json_object_get(args, "files"));
+    if (json_object_get(args, "regions"))
+        json_object_set(body, "regions", json_object_get(args, "regions"));
+    if (json_object_get(args, "summary"))
+        json_object_set(body, "summary", json_object_get(args, "summary"));
+    if (json_object_get(args, "ttlSeconds"))
+        json_object_set_new(
+            body, "ttlMs", json_integer(num(args, "ttlSeconds") * 1000));
+    long status;
+    json_t *reply = NULL;
+    int rc = request(s, "POST", "/v1/intents", body, &status, &reply, &err);
+    json_decref(body);
+    if (rc)
+        return err;
+    json_t *r;
+    if (status / 100 != 2) {
+        r = refused(s, "declaring an intent", status, reply);
+    } else {
+        struct text t = { 0 };
+        text_addf(&t, "intent declared for %s:", self);
+        size_t i;
+        json_t *f;
+        json_array_foreach(json_object_get(args, "files"), i, f)
+            text_addf(&t, "%s%s", i ? ", " : " ", json_string_value(f));
+        text_addf(&t, "\n");
+        r = result(s, false, &t, json_incref(reply));
+    }
+    if (reply)
+        json_decref(reply);
+    return r;
+}
+
+/* lock, claim, contest, release: one request per pattern. */
+static json_t *
+each_pattern(struct mcp_session *s, json_t *args, const char *path,
+    const char *kind, const char *verb)
+{
+    json_t *err = NULL;
+    const char *self = me(s, &err);
+    if (!self)
+        return err;
+    struct text t = { 0 };
+    json_t *results = json_array();
+    bool failed = false;
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(args, "patterns"), i, p)
+    {
+        const char *pattern = json_string_value(p);
+        json_t *body =
+            json_pack("{s:s, s:s}", "agent", self, "pattern", pattern);
+        if (kind) {
+            json_object_set_new(body, "kind", json_string(kind));
+            if (json_object_get(args, "mode"))
+                json_object_set(body, "mode", json_object_get(args, "mode"));
+            if (json_object_get(args, "reason"))
+                json_object_set(
+                    body, "reason", json_object_get(args, "reason"));
+            if (json_object_get(args, "ttlSeconds"))
+                json_object_set_new(body, "ttlMs",
+                    json_integer(num(args, "ttlSeconds") * 1000));
+        }
+        long status;
+        json_t *reply = NULL;
+        int rc = request(s, "POST", path, body, &status, &reply, &err);
+        json_decref(body);
+        if (rc) {
+            json_decref(results);
+            free(t.p);
+            return err;
+        }
+        if (status / 100 == 2) {
+            text_addf(&t, "%s '%s'", verb, pattern);
+            if (json_object_get(reply, "token"))
+                text_addf(&t, " (%s %s, token %lld, %lld s)%s%s",
+                    str(reply, "mode"), str(reply, "kind"),
+                    (long long)num(reply, "token"),
+                    (long long)num(reply, "expiresInMs") / 1000,
+                    *str(reply, "outcome") ? ", " : "", str(reply, "outcome"));
+            text_addf(&t, "\n");
+        } else {
+            failed = true;
+            json_t *h =
+                json_object_get(json_object_get(reply, "error"), "holder");
+            text_addf(
+                &t, "refused '%s': %s\n", pattern, client_error_message(reply));
+            if (json_is_object(h))
+                text_addf(&t, "  holder: %s (%s %s '%s', %lld s left)%s%s\n",
+                    str(h, "holder"), str(h, "mode"), str(h, "kind"),
+                    str(h, "pattern"), (long long)num(h, "expiresInMs") / 1000,
+                    *str(h, "reason") ? ", reason: " : "", str(h, "reason"));
+        }
+        json_array_append_new(results,
+            json_pack("{s:s, s:I, s:O}", "pattern", pattern, "status",
+                (json_int_t)status, "reply", reply ? reply : json_null()));
+        if (reply)
+            json_decref(reply);
+    }
+    return result(s, failed, &t, json_pack("{s:o}", "results", results));
+}
+
+static json_t *
+t_lock(struct mcp_session *s, json_t *args)
+{
+    return each_pattern(s, args, "/v1/locks", "lock", "locked");
+}
+
+static json_t *
+t_claim(struct mcp_session *s, json_t *args)
+{
+    return each_pattern(s, args, "/v1/locks", "claim", "claimed");
+}
+
+static json_t *
+t_contest(struct mcp_session *s, json_t *args)
+{
+    return each_pattern(s, args, "/v1/locks/contest", NULL, "contested");
+}
+
+static json_t *
+t_release(struct mcp_session *s, json_t *args)
+{
+    bool force = json_is_true(json_object_get(args, "force"));
+    return each_pattern(s, args,
+        force ? "/v1/locks/force-release" : "/v1/locks/release", NULL,
+        force ? "force-released" : "released");
+}
+
+static json_t *
+t_advisories(struct mcp_session *s, json_t *args)
+{
+    (void)args;
+    json_t *err = NULL;
+    const char *self = me(s, &err);
+    if (!self)
+        return err;
+    long status;
+    json_t *reply = NULL;
+    if (request(s, "GET", "/v1/advisories", NULL, &status, &reply, &err))
+        return err;
+    if (status != 200) {
+        json_t *r = refused(s, "listing advisories", status, reply);
+        json_decref(reply);
+        return r;
+    }
+    json_t *mine = json_array();
+    struct text t = { 0 };
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(reply, "advisories"), i, x)
+    {
+        if (strcmp(str(x, "a"), self) && strcmp(str(x, "b"), self))
+            continue;
+        add_pair(&t, x);
+        json_array_append(mine, x);
+    }
+    if (!json_array_size(mine))
+        text_addf(&t, "no advisories involve %s: clear of traffic\n", self);
+    json_decref(reply);
+    return result(s, false, &t,
+        json_pack("{s:s, s:o}", "agent", self, "advisories", mine));
+}
+
+static json_t *
+t_send_message(struct mcp_session *s, json_t *args)
+{
+    json_t *err = NULL;
+    const char *self = me(s, &err);
+    if (!self)
+        return err;
+    const char *type = str(args, "type");
+    json_t *body = json_pack("{s:s, s:O, s:s, s:O}", "from", self, "to",
+        json_object_get(args, "to"), "type", *type ? type : "note", "body",
+        json_object_get(args, "body"));
+    long status;
+    json_t *reply = NULL;
+    int rc = request(s, "POST", "/v1/messages", body, &status, &reply, &err);
+    json_decref(body);
+    if (rc)
+        return err;
+    json_t *r;
+    if (status / 100 != 2) {
+        r = refused(s, "sending a message", status, reply);
+    } else {
+        struct text t = { 0 };
+        text_addf(&t, "message sent to %s\n", str(args, "to"));
+        r = result(s, false, &t, json_incref(reply));
+    }
+    if (reply)
+        json_decref(reply);
+    return r;
+}
+
+static json_t *
+t_inbox(struct mcp_session *s, json_t *args)
+{
+    (void)args;
+    json_t *err = NULL;
+    const char *self = me(s, &err);
+    if (!self)
+        return err;
+    char *path = xasprintf("/v1/agents/%s/inbox", self);
+    long status;
+    json_t *reply = NULL;
+    int rc = request(s, "GET", path, NULL, &status, &reply, &err);
+    free(path);
+    if (rc)
+        return err;
+    json_t *r;
+    if (status != 200) {
+        /* Without the route the agent pattern answers unknown_agent. */
+        const char *code = reply_code(reply);
+        if (status == 404 && code && !strcmp(code, "unknown_agent"))
+            r = fail(s, "reading the inbox is not available: this airspace "
+                        "daemon does not offer it (HTTP 404)");
+        else
+            r = refused(s, "reading the inbox", status, reply);
+    } else {
+        struct text t = { 0 };
+        json_t *msgs = json_object_get(reply, "messages");
+        if (!json_array_size(msgs))
+            text_addf(&t, "no messages for %s\n", self);
+        size_t i;
+        json_t *m;
+        json_array_foreach(msgs, i, m) text_addf(&t, "from %s to %s [%s]: %s\n",
+            str(m, "from"), str(m, "to"), str(m, "type"), str(m, "body"));
+        r = result(s, false, &t, json_incref(reply));
+    }
+    if (reply)
+        json_decref(reply);
+    return r;
+}
+
+#define PATTERNS                                                               \
+    "\"patterns\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":64,"         \
+    "\"items\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},"      \
+    "\"description\":\"repository-relative paths or gitignore-style globs "    \
+    "(** supported)\"}"
+#define TTL                                                                    \
+    "\"ttlSeconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":86400,"    \
+    "\"description\":\"how long it lasts, in seconds\"}"
+#define REASON                                                                 \
+    "\"reason\":{\"type\":\"string\",\"maxLength\":512,"                       \
+    "\"description\":\"why, shown to whoever is refused\"}"
+
+static const struct tool {
+    const char *name, *description, *schema;
+    tool_fn *run;
+} tools[] = {
+    { "status",
+        "Crew update: every agent flying in this repository (with the files "
+        "it changed), the live traffic and resolution advisories, locks and "
+        "declared intents.",
+        "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
+        "false}",
+        t_status },
+    { "near",
+        "Who is near a file or a line range: other agents whose changes "
+        "touch it, locks covering it, declared intents and advisories about "
+        "it. Call it before editing a file.",
+        "{\"type\":\"object\",\"properties\":{"
+        "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
+        "\"description\":\"file path, repository-relative or absolute\"},"
+        "\"startLine\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+        "100000000,\"description\":\"first line of the range (1-based)\"},"
+        "\"endLine\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+        "100000000,\"description\":\"last line of the range (inclusive)\"}},"
+        "\"required\":[\"path\"],\"additionalProperties\":false}",
+        t_near },
+    { "intent",
+        "Declare the files (paths or globs) you are about to work on, with "
+        "optional line regions and a one-line summary, so others are warned "
+        "before they collide with you.",
+        "{\"type\":\"object\",\"properties\":{"
+        "\"files\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":256,"
+        "\"items\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},"
+        "\"description\":\"paths or gitignore-style globs\"},"
+        "\"regions\":{\"type\":\"array\",\"maxItems\":256,\"items\":{"
+        "\"type\":\"object\",\"properties\":{"
+        "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},"
+        "\"startLine\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+        "100000000},"
+        "\"endLine\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+        "100000000}},"
+        "\"required\":[\"path\",\"startLine\",\"endLine\"],"
+        "\"additionalProperties\":false},"
+        "\"description\":\"line ranges you will change\"},"
+        "\"summary\":{\"type\":\"string\",\"maxLength\":512,"
+        "\"description\":\"what you are about to do, in one line\"}," TTL
+        "},\"required\":[\"files\"],\"additionalProperties\":false}",
+        t_intent },
+    { "lock",
+        "Lock paths or globs so nobody else edits them (exclusive unless "
+        "mode is shared). Refused when another agent holds them; the "
+        "holder is named.",
+        "{\"type\":\"object\",\"properties\":{" PATTERNS ","
+        "\"mode\":{\"type\":\"string\",\"enum\":[\"exclusive\",\"shared\"]}"
+        "," TTL "," REASON "},\"required\":[\"patterns\"],"
+        "\"additionalProperties\":false}",
+        t_lock },
+    { "claim",
+        "Claim paths or globs: like a lock, but another agent may contest "
+        "it and, after the contest timeout, take it over.",
+        "{\"type\":\"object\",\"properties\":{" PATTERNS "," TTL "," REASON
+        "},\"required\":[\"patterns\"],\"additionalProperties\":false}",
+        t_claim },
+    { "contest",
+        "Contest another agent's claim; its holder is told. After the "
+        "contest timeout, 'release' with force takes it over.",
+        "{\"type\":\"object\",\"properties\":{" PATTERNS
+        "},\"required\":[\"patterns\"],\"additionalProperties\":false}",
+        t_contest },
+    { "release",
+        "Release locks or claims you hold; with force, take away a claim "
+        "you contested once its contest timeout has passed.",
+        "{\"type\":\"object\",\"properties\":{" PATTERNS ","
+        "\"force\":{\"type\":\"boolean\",\"description\":\"force-release a "
+        "contested claim\"}},\"required\":[\"patterns\"],"
+        "\"additionalProperties\":false}",
+        t_release },
+    { "advisories",
+        "The traffic and resolution advisories involving you, with the "
+        "contested files and, for a resolution, who holds and who steers.",
+        "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
+        "false}",
+        t_advisories },
+    { "send_message",
+        "Send a message to another agent (by id or label) or to everyone "
+        "('all').",
+        "{\"type\":\"object\",\"properties\":{"
+        "\"to\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":128,"
+        "\"description\":\"agent id, label, or 'all'\"},"
+        "\"type\":{\"type\":\"string\",\"enum\":[\"note\",\"question\","
+        "\"request\",\"answer\",\"warning\"],\"description\":\"kind of "
+        "message (default note)\"},"
+        "\"body\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":8192}},"
+        "\"required\":[\"to\",\"body\"],\"additionalProperties\":false}",
+        t_send_message },
+    { "inbox", "Read the messages other agents sent you.",
+        "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
+        "false}",
+        t_inbox },
+};
+
+#define NTOOLS (sizeof(tools) / sizeof(tools[0]))
+
+static json_t *
+schema_of(const struct tool *t)
+{
+    json_error_t je;
+    json_t *s = json_loads(t->schema, JSON_PRESERVE_ORDER, &je);
+    if (!s) {
+        fprintf(stderr, "airspace mcp: bad schema for '%s': %s\n", t->name,
+            je.text);
+        abort();
+    }
+    return s;
+}
+
+json_t *
+mcp_tools_list(void)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < NTOOLS; i++)
+        json_array_append_new(list,
+            json_pack("{s:s, s:s, s:o}", "name", tools[i].name, "description",
+                tools[i].description, "inputSchema", schema_of(&tools[i])));
+    return list;
+}
+
+bool
+mcp_tools_has(const char *name)
+{
+    for (size_t i = 0; i < NTOOLS; i++)
+        if (!strcmp(tools[i].name, name))
+            return true;
+    return false;
+}
+
+json_t *
+mcp_tools_call(struct mcp_session *s, const char *name, json_t *args)
+{
+    for (size_t i = 0; i < NTOOLS; i++) {
+        if (strcmp(tools[i].name, name))
+            continue;
+        json_t *schema = schema_of(&tools[i]);
+        json_t *empty = args ? NULL : json_object();
+        struct text err = { 0 };
+        json_t *r;
+        if (!check_value(schema, args ? args : empty, "", &err)) {
+            text_addf(&err, " (tool '%s')", name);
+            r = result(s, true, &err, NULL);
+        } else {
+            r = tools[i].run(s, args ? args : empty);
+        }
+        json_decref(schema);
+        if (empty)
+            json_decref(empty);
+        return r;
+    }
+    return fail(s, "unknown tool '%s'", name);
+}

@@ -1,0 +1,169 @@
+// mcp_client.mjs - drive `airspace mcp` with the official MCP TypeScript SDK
+// client (Client + StdioClientTransport), then with raw lines for the
+// protocol edges the SDK never sends. Run from inside a repository whose
+// daemon is up, with AIRSPACE_BIN and MCP_NODE_MODULES set; another agent
+// "bob" must hold an exclusive lock on src/held.c and a claim on
+// src/bclaim.c. Prints "N passed, N failed" last; exits 1 on any failure.
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+
+const bin = process.env.AIRSPACE_BIN;
+const nm = process.env.MCP_NODE_MODULES;
+const sdk = (p) =>
+    import(pathToFileURL(`${nm}/@modelcontextprotocol/sdk/dist/esm/${p}`).href);
+const { Client } = await sdk('client/index.js');
+const { StdioClientTransport } = await sdk('client/stdio.js');
+
+let passed = 0, failed = 0;
+function check(name, cond, detail) {
+    if (cond) {
+        passed++;
+    } else {
+        failed++;
+        console.error(`FAIL: ${name}${detail === undefined ? '' : ': ' + JSON.stringify(detail)}`);
+    }
+}
+const text = (r) => (r.content || []).map((c) => c.text).join('\n');
+// A tool a parallel daemon release may not have yet: fine either way, but
+// when missing it must say so as a tool error.
+const unavailable = (r) => r.isError && /not available/.test(text(r));
+
+const env = { ...process.env };
+delete env.AIRSPACE_AGENT;
+const transport = new StdioClientTransport({
+    command: bin, args: ['mcp'], cwd: process.cwd(), env, stderr: 'inherit',
+});
+const client = new Client({ name: 'sdk-test', version: '1.0.0' });
+await client.connect(transport);
+check('server name', client.getServerVersion()?.name === 'airspace',
+    client.getServerVersion());
+check('tools capability', !!client.getServerCapabilities()?.tools);
+check('ping', (await client.ping()) !== undefined);
+
+const { tools } = await client.listTools();
+const names = tools.map((t) => t.name).sort();
+const want = ['advisories', 'claim', 'contest', 'inbox', 'intent', 'lock',
+    'near', 'release', 'send_message', 'status'];
+check('ten tools', JSON.stringify(names) === JSON.stringify(want), names);
+for (const t of tools) {
+    check(`${t.name} has a description`, t.description?.length > 10);
+    check(`${t.name} schema is an object schema`,
+        t.inputSchema?.type === 'object' && typeof t.inputSchema.properties === 'object');
+}
+check('lock requires patterns',
+    tools.find((t) => t.name === 'lock')?.inputSchema.required?.includes('patterns'));
+
+const call = (name, args) => client.callTool({ name, arguments: args });
+
+let r = await call('status', {});
+check('status ok', !r.isError, r);
+const me = r.structuredContent?.agent;
+check('status names this agent', typeof me === 'string' && text(r).includes(me), r);
+check('status lists bob', /\bbob\b/.test(text(r)), text(r));
+check('status lists bob\'s lock', text(r).includes('src/held.c held by bob'), text(r));
+
+r = await call('near', { path: 'src/held.c', startLine: 1, endLine: 3 });
+check('near ok', !r.isError, r);
+check('near names the lock holder', /held by bob/.test(text(r)), text(r));
+r = await call('near', { path: 'src/free.c' });
+check('near clear', !r.isError && /clear/.test(text(r)), text(r));
+
+r = await call('intent', { files: ['src/mine.c'], summary: 'refactor', ttlSeconds: 60,
+    regions: [{ path: 'src/mine.c', startLine: 1, endLine: 2 }] });
+check('intent declared or not available', !r.isError || unavailable(r), r);
+
+r = await call('lock', { patterns: ['src/held.c'], reason: 'mine now' });
+check('lock refused is a tool error', r.isError === true, r);
+check('refusal names the holder', /bob/.test(text(r)), text(r));
+check('refusal names the pattern', /src\/held\.c/.test(text(r)), text(r));
+
+r = await call('lock', { patterns: ['src/mine.c'], mode: 'exclusive', ttlSeconds: 120 });
+check('lock granted', !r.isError && /locked 'src\/mine\.c'/.test(text(r)), r);
+r = await call('claim', { patterns: ['src/claimed.c'], reason: 'tests' });
+check('claim granted', !r.isError && /claimed/.test(text(r)), r);
+r = await call('contest', { patterns: ['src/bclaim.c'] });
+check('contest bob\'s claim', !r.isError && /contested/.test(text(r)), r);
+r = await call('release', { patterns: ['src/mine.c', 'src/claimed.c'] });
+check('release both', !r.isError && (text(r).match(/released/g) || []).length === 2, r);
+r = await call('release', { patterns: ['src/held.c'] });
+check('releasing bob\'s lock is refused', r.isError === true && /bob/.test(text(r)), r);
+
+r = await call('advisories', {});
+check('advisories ok', !r.isError && Array.isArray(r.structuredContent?.advisories), r);
+
+r = await call('send_message', { to: 'bob', type: 'question', body: 'are you done with held.c?' });
+check('send_message sent or not available', !r.isError || unavailable(r), r);
+r = await call('inbox', {});
+check('inbox read or not available', !r.isError || unavailable(r), r);
+
+r = await call('lock', { patterns: [] });
+check('empty patterns is a tool error', r.isError === true && /patterns/.test(text(r)), r);
+r = await call('near', { path: 'a.c', bogus: 1 });
+check('unknown argument is a tool error', r.isError === true && /bogus/.test(text(r)), r);
+r = await call('near', { path: '../../etc/passwd' });
+check('escaping path is a tool error', r.isError === true, r);
+
+let code = null;
+try {
+    await call('no_such_tool', {});
+} catch (e) {
+    code = e.code;
+}
+check('unknown tool is a JSON-RPC invalid-params error', code === -32602, code);
+await client.close();
+
+// ---- raw lines ----
+function raw(lines, extraArgs = []) {
+    return new Promise((resolve) => {
+        const p = spawn(bin, ['mcp', ...extraArgs], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+        let out = '';
+        p.stdout.on('data', (d) => (out += d));
+        p.on('close', (status) => resolve({
+            status,
+            replies: out.split('\n').filter((l) => l).map((l) => JSON.parse(l)),
+        }));
+        for (const l of lines)
+            p.stdin.write(typeof l === 'string' ? l + '\n' : JSON.stringify(l) + '\n');
+        p.stdin.end();
+    });
+}
+const init = (id, v) => ({ jsonrpc: '2.0', id, method: 'initialize',
+    params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+
+let res = await raw([init(1, '2024-11-05'), init(2, '2025-03-26'), init(3, '2025-06-18'),
+    init(4, '2025-11-25'), init(5, '1999-01-01')], ['--agent', 'raw-agent']);
+const vers = res.replies.map((x) => x.result?.protocolVersion);
+check('versions negotiated', JSON.stringify(vers) ===
+    JSON.stringify(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2025-11-25']), vers);
+
+const big = '{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"' + 'a'.repeat(5 << 20) + '"}}';
+res = await raw([
+    { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    init(2, '2025-06-18'),
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    '{"jsonrpc":"2.0","id":3,',
+    big,
+    { jsonrpc: '2.0', id: 4, method: 'resources/list' },
+    { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'nope' } },
+    { jsonrpc: '2.0', id: 6, method: 'tools/call', params: 'x' },
+    { id: 7, method: 'ping' },
+    [{ jsonrpc: '2.0', id: 8, method: 'ping' }],
+    '',
+    { jsonrpc: '2.0', id: 10, method: 'ping' },
+], ['--agent', 'raw-agent']);
+const by = (id) => res.replies.find((x) => x.id === id);
+const codes = res.replies.map((x) => x.error?.code ?? 'ok');
+check('exit 0 on EOF', res.status === 0, res.status);
+check('request before initialize refused', by(1)?.error?.code === -32600, by(1));
+check('notification not answered', res.replies.length === 10, res.replies.length);
+check('parse error -32700', codes[2] === -32700, codes);
+check('oversized line -32600', codes[3] === -32600, codes);
+check('unknown method -32601', by(4)?.error?.code === -32601, by(4));
+check('unknown tool -32602', by(5)?.error?.code === -32602, by(5));
+check('bad params -32600', by(6)?.error?.code === -32600, by(6));
+check('missing jsonrpc -32600', by(7)?.error?.code === -32600, by(7));
+check('batch refused after 2025-03-26', codes[8] === -32600, codes);
+check('ping after junk still answered', by(10)?.result !== undefined, by(10));
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
