@@ -627,8 +627,26 @@ t_intent(struct mcp_session *s, json_t *args)
         return err;
     json_t *body = json_pack(
         "{s:s, s:O}", "agent", self, "files", json_object_get(args, "files"));
-    if (json_object_get(args, "regions"))
-        json_object_set(body, "regions", json_object_get(args, "regions"));
+    /* the daemon takes regions per file: {path: [{lines: [s, e]}]} */
+    json_t *regions = json_object_get(args, "regions");
+    if (json_array_size(regions)) {
+        json_t *byfile = json_object();
+        size_t k;
+        json_t *r;
+        json_array_foreach(regions, k, r)
+        {
+            const char *p = str(r, "path");
+            json_t *list = json_object_get(byfile, p);
+            if (!list) {
+                list = json_array();
+                json_object_set_new(byfile, p, list);
+            }
+            json_array_append_new(list,
+                json_pack("{s:[I,I]}", "lines", (json_int_t)num(r, "startLine"),
+                    (json_int_t)num(r, "endLine")));
+        }
+        json_object_set_new(body, "regions", byfile);
+    }
     if (json_object_get(args, "summary"))
         json_object_set(body, "summary", json_object_get(args, "summary"));
     if (json_object_get(args, "ttlSeconds"))
@@ -798,7 +816,7 @@ t_send_message(struct mcp_session *s, json_t *args)
         return err;
     const char *type = str(args, "type");
     json_t *body = json_pack("{s:s, s:O, s:s, s:O}", "from", self, "to",
-        json_object_get(args, "to"), "type", *type ? type : "note", "body",
+        json_object_get(args, "to"), "type", *type ? type : "info", "body",
         json_object_get(args, "body"));
     long status;
     json_t *reply = NULL;
@@ -958,9 +976,9 @@ static const struct tool {
         "{\"type\":\"object\",\"properties\":{"
         "\"to\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":128,"
         "\"description\":\"agent id, label, or 'all'\"},"
-        "\"type\":{\"type\":\"string\",\"enum\":[\"note\",\"question\","
-        "\"request\",\"answer\",\"warning\"],\"description\":\"kind of "
-        "message (default note)\"},"
+        "\"type\":{\"type\":\"string\",\"enum\":[\"info\",\"question\","
+        "\"claim\",\"release\",\"delegate\",\"handoff\",\"ack\","
+        "\"block\"],\"description\":\"kind of message (default info)\"},"
         "\"body\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":8192}},"
         "\"required\":[\"to\",\"body\"],\"additionalProperties\":false}",
         t_send_message },

@@ -6,6 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 
 BIN=$(realpath "$AIRSPACE_BIN")
+# hooks run the lean airspace-hook built beside the binary
+HOOK="$(dirname "$BIN")/airspace-hook"
 # snapshot DIR: path, mode and hash of every file in the worktree, the git
 # hooks and what init keeps in the git dir.
 snapshot() {
@@ -30,7 +32,7 @@ as init --all > "$TMP/init.out"
 check "fresh: claude hooks" jqt .claude/settings.json \
     '.hooks.PreToolUse[0].matcher == "Edit|Write|MultiEdit|NotebookEdit|Bash"'
 check "fresh: claude command is the absolute binary" jqt .claude/settings.json \
-    ".hooks.SessionStart[0].hooks[0].command == \"$BIN hook claude-code\""
+    ".hooks.SessionStart[0].hooks[0].command == \"$HOOK claude-code\""
 check "fresh: claude timeouts in seconds" jqt .claude/settings.json \
     '.hooks.PreToolUse[0].hooks[0].timeout == 5'
 check "fresh: every claude event" jqt .claude/settings.json \
@@ -38,7 +40,7 @@ check "fresh: every claude event" jqt .claude/settings.json \
 check "fresh: .mcp.json" jqt .mcp.json \
     ".mcpServers.airspace == {\"command\": \"$BIN\", \"args\": [\"mcp\"]}"
 check "fresh: codex hooks" jqt .codex/hooks.json \
-    ".hooks.PreToolUse[0].hooks[0].command == \"$BIN hook codex\""
+    ".hooks.PreToolUse[0].hooks[0].command == \"$HOOK codex\""
 check "fresh: codex mcp table" grep -qx '\[mcp_servers.airspace\]' .codex/config.toml
 check "fresh: codex mcp command" grep -qx "command = \"$BIN\"" .codex/config.toml
 check "fresh: gemini timeouts in milliseconds" jqt .gemini/settings.json \
@@ -106,7 +108,7 @@ check "existing: permissions kept" jqt .claude/settings.json \
 check "existing: unrelated hook kept first" jqt .claude/settings.json \
     '.hooks.PreToolUse[0].hooks[0].command == "echo mine"'
 check "existing: airspace hook added after it" jqt .claude/settings.json \
-    '.hooks.PreToolUse[1].hooks[0].command | endswith("airspace hook claude-code")'
+    '.hooks.PreToolUse[1].hooks[0].command | endswith("airspace-hook claude-code")'
 check "existing: other MCP server kept" jqt .mcp.json \
     '.mcpServers.other.command == "other-server" and (.mcpServers.airspace.args == ["mcp"])'
 check "existing: codex config kept" grep -q '^model = "o3"' .codex/config.toml
