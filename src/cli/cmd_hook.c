@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -25,6 +26,7 @@
 #include "cli/cli.h"
 #include "broker/sockpath.h"
 #include "cli/hook_http.h"
+#include "util/error.h"
 #include "util/file.h"
 #include "util/path.h"
 #include "util/xalloc.h"
@@ -41,6 +43,7 @@ struct hook {
     char *agent;       /* our id for this session */
     char *root;        /* worktree root of cwd */
     char *sock;        /* the daemon's socket */
+    char *dir;         /* the airspace directory (crew update records) */
     long timeout;      /* per request, ms */
     bool connected;
     char note[512]; /* something to tell the model even on allow */
@@ -228,9 +231,8 @@ connect_daemon(struct hook *h)
             h->root);
         return false;
     }
-    char *dir = xasprintf("%s/airspace", common);
-    h->sock = broker_socket_path(dir, NULL);
-    free(dir);
+    h->dir = xasprintf("%s/airspace", common);
+    h->sock = broker_socket_path(h->dir, NULL);
     free(common);
     h->timeout = timeout_ms();
     h->connected = true; /* the first request tells */
@@ -348,6 +350,74 @@ crew_update(struct hook *h)
         if (all[k])
             json_decref(all[k]);
     return t;
+}
+
+/* At most AIRSPACE_CREW_LINES lines (default 12) of the update. */
+static void
+cap_lines(char *t)
+{
+    const char *env = getenv("AIRSPACE_CREW_LINES");
+    char *end;
+    long max = env ? strtol(env, &end, 10) : 12;
+    if (env && (*end || max < 2 || max > 1000))
+        max = 12;
+    long n = 0;
+    for (char *p = t; *p; p++)
+        if (*p == '\n' && ++n == max) {
+            long more = 0;
+            for (char *q = p + 1; *q; q++)
+                more += *q == '\n';
+            if (more)
+                snprintf(p + 1, strlen(p + 1) + 1, "- ... (%ld more)\n", more);
+            return;
+        }
+}
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Whether to send the crew update text now: always when forced (session
+ * start, compaction); otherwise only when it differs from the last one
+ * sent, and not within 2 s of it. The last one is recorded as "hash ms" in
+ * <airspace>/crew/<agent>.
+ */
+static bool
+crew_due(struct hook *h, const char *text, bool force)
+{
+    uint64_t hash = 1469598103934665603ULL;
+    for (const char *c = text; *c; c++)
+        hash = (hash ^ (uint8_t)*c) * 1099511628211ULL;
+    char *cdir = xasprintf("%s/crew", h->dir);
+    mkdir(cdir, 0700);
+    char *rec = xasprintf("%s/%s", cdir, h->agent);
+    free(cdir);
+    char *buf;
+    size_t len;
+    unsigned long long old = 0;
+    long long at = 0;
+    if (file_read_max(rec, 256, false, &buf, &len) == 0) {
+        if (sscanf(buf, "%llx %lld", &old, &at) != 2)
+            old = 0;
+        free(buf);
+    }
+    int64_t now = now_ms();
+    bool due = force || (old != hash && now - at >= 2000);
+    if (due) {
+        /* a forced send does not start the debounce of the next change */
+        char line[64];
+        int n = snprintf(line, sizeof(line), "%llx %lld\n",
+            (unsigned long long)hash, (long long)(force ? 0 : now));
+        struct as_err e;
+        file_write_atomic(rec, line, (size_t)n, &e);
+    }
+    free(rec);
+    return due;
 }
 
 /* ---- tools ---- */
@@ -614,14 +684,30 @@ cmd_hook(int argc, char **argv)
     h.root = worktree_root(json_string_value(json_object_get(h.in, "cwd")));
     const char *ev = h.event ? h.event : "";
     connect_daemon(&h);
-    if (!strcmp(ev, "SessionStart")) {
-        register_agent(&h);
+    if (!strcmp(ev, "SessionStart") || !strcmp(ev, "UserPromptSubmit") ||
+        !strcmp(ev, "PreCompact") || !strcmp(ev, "PreCompress")) {
+        bool start = !strcmp(ev, "SessionStart");
+        if (start) {
+            register_agent(&h);
+        } else {
+            char *hb = xasprintf("/v1/agents/%s/heartbeat", h.agent);
+            json_t *r = call(&h, "POST", hb, NULL);
+            free(hb);
+            if (r)
+                json_decref(r);
+            else if (h.connected)
+                register_agent(&h); /* a session the daemon does not know */
+        }
         char *crew = h.connected ? crew_update(&h) : NULL;
-        emit(&h, NULL, NULL, crew);
-        free(crew);
-    } else if (!strcmp(ev, "UserPromptSubmit") || !strcmp(ev, "PreCompact")) {
-        register_agent(&h); /* also a heartbeat; idempotent */
-        char *crew = h.connected ? crew_update(&h) : NULL;
+        if (crew)
+            cap_lines(crew);
+        /* the whole update at the start and after compaction (the model
+         * lost it); on a prompt only when it changed */
+        if (crew && !crew_due(&h, crew,
+                        !strcmp(ev, "UserPromptSubmit") ? false : true)) {
+            free(crew);
+            crew = NULL;
+        }
         emit(&h, NULL, NULL, crew);
         free(crew);
     } else if (!strcmp(ev, "PreToolUse") || !strcmp(ev, "BeforeTool")) {
@@ -649,6 +735,7 @@ cmd_hook(int argc, char **argv)
         emit(&h, NULL, NULL, NULL);
     }
     free(h.sock);
+    free(h.dir);
     json_decref(h.in);
     free(h.agent);
     free(h.root);

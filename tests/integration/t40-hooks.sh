@@ -53,6 +53,19 @@ check "the steering agent is denied on the contested file ($d)" sh -c "case '$d'
 check "the denial names the holder and the options" sh -c "printf '%s' '$d' | grep -q 'cc-aaaa1111' && printf '%s' '$d' | grep -q 'options'"
 d=$(pre aaaa1111-x "$TMP/alice" "$TMP/alice/src/net/conn.c")
 check "the holder is allowed ($d)" sh -c "case '$d' in allow*) true;; *) false;; esac"
+ctx=$(hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/alice/src/net/conn.c\"}}" | jq -r '.hookSpecificOutput.additionalContext // ""')
+has_ctx() { printf '%s' "$ctx" | grep -q "resolution advisory with 'cc-bbbb2222'"; }
+check "the holder's allow carries the advisory as context" has_ctx
+
+# the crew update on a prompt is sent only when it changed
+p1=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"again\"}" | jq -r '.hookSpecificOutput.additionalContext // ""')
+sleep 2.1
+hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"and again\"}" > /dev/null
+sleep 2.1
+p2=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"once more\"}" | jq -r '.hookSpecificOutput.additionalContext // ""')
+check "an unchanged crew update is not repeated ($p2)" [ -z "$p2" ]
+p3=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreCompact\",\"trigger\":\"auto\"}" | jq -r '.hookSpecificOutput.additionalContext // ""')
+check "after compaction the crew update is sent again" sh -c "printf '%s' '$p3' | grep -q 'crew update'"
 
 # the lean airspace-hook binary gives the same answers
 HOOKBIN="$(dirname "$AIRSPACE_BIN")/airspace-hook"
