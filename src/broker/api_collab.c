@@ -508,7 +508,45 @@ h_activity_view(struct api_ctx *c)
     api_reply_json(c->req, 200, json_pack("{s:o}", "files", v));
 }
 
+/* POST /v1/agents/{id}/prompt {prompt}: what the agent was just asked;
+ * replies {topics, converging: [{agent, topics}]}. */
+static void
+h_prompt(struct api_ctx *c)
+{
+    static const char *const keys[] = { "prompt", NULL };
+    ssize_t i = api_agent_arg(c, 2);
+    if (i < 0 || api_check_keys(c, keys) ||
+        api_want_string(c, "prompt", true, 1 << 20))
+        return;
+    struct broker *b = c->b;
+    struct topic_set set;
+    topics_extract(json_string_value(json_object_get(c->body, "prompt")), &set);
+    topic_track_add(&b->meta[i].topics, &set);
+    b->meta[i].last_seen = broker_now();
+    json_t *topics = json_array();
+    for (size_t k = 0; k < set.n; k++)
+        json_array_append_new(topics, json_string(set.t[k]));
+    json_t *conv = json_array();
+    for (size_t j = 0; j < b->nagents; j++) {
+        if (j == (size_t)i || b->meta[j].status != BAGENT_ACTIVE)
+            continue;
+        struct topic_set on;
+        if (!topics_converge(&b->meta[i].topics, &b->meta[j].topics, &on))
+            continue;
+        json_t *t = json_array();
+        for (size_t k = 0; k < on.n; k++)
+            json_array_append_new(t, json_string(on.t[k]));
+        json_array_append_new(
+            conv, json_pack("{s:s, s:o}", "agent", b->ag[j].id, "topics", t));
+    }
+    json_t *o = json_pack("{s:o, s:o}", "topics", topics, "converging", conv);
+    broker_emit(b, "prompt.topics", b->ag[i].id, json_deep_copy(o));
+    broker_rescore(b, (size_t)i);
+    api_reply_json(c->req, 200, o);
+}
+
 const struct api_route api_collab_routes[] = {
+    { EVHTTP_REQ_POST, "v1/agents/*/prompt", h_prompt },
     { EVHTTP_REQ_POST, "v1/activity", h_activity },
     { EVHTTP_REQ_POST, "v1/activity/disconnect", h_activity_disconnect },
     { EVHTTP_REQ_POST, "v1/activity/snapshot", h_activity_snapshot },

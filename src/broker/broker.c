@@ -814,6 +814,13 @@ broker_rescore(struct broker *b, size_t changed)
             struct bpair *p = &b->pairs[k];
             bool swapped = strcmp(b->ag[i].id, b->ag[j].id) > 0;
             risk_engine_score(en, swapped ? y : x, swapped ? x : y, &p->res);
+            /* topic: their prompts are converging on the same subject */
+            struct topic_set conv;
+            if (topics_converge(
+                    &b->meta[i].topics, &b->meta[j].topics, &conv)) {
+                p->res.r[RISK_TOPIC] = 1.0;
+                p->res.risk = risk_combine(&b->cfg, p->res.r);
+            }
             clear_merge(p);
             if (b->cfg.weight[RISK_MERGE] > 0 &&
                 agent_shares_path(&b->ag[i], &b->ag[j])) {

@@ -22,6 +22,7 @@
 #include "core/activity.h"
 #include "core/conflicts.h"
 #include "core/locks.h"
+#include "core/topics.h"
 #include "core/risk.h"
 #include "core/workset.h"
 #include "git/merge.h"
@@ -49,8 +50,9 @@ struct bagent {
                             worktree: git's changes minus what the agents
                             there reported */
     int64_t registered_at, last_seen;
-    int64_t dirty_since; /* a file changed; 0 when clean */
-    uint64_t paths_hash; /* of the paths last told to the detector */
+    int64_t dirty_since;       /* a file changed; 0 when clean */
+    uint64_t paths_hash;       /* of the paths last told to the detector */
+    struct topic_track topics; /* what its last prompts were about */
 };
 
 /* The advisory state of one pair (by agent ids, a < b). */

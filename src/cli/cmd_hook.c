@@ -698,6 +698,36 @@ cmd_hook(int argc, char **argv)
             else if (h.connected)
                 register_agent(&h); /* a session the daemon does not know */
         }
+        /* the prompt's topics: converging with someone is said every time */
+        char *conv = NULL;
+        const char *prompt = json_string_value(json_object_get(h.in, "prompt"));
+        if (prompt && h.connected) {
+            char *pp = xasprintf("/v1/agents/%s/prompt", h.agent);
+            json_t *body = json_pack("{s:s}", "prompt", prompt);
+            json_t *r = call(&h, "POST", pp, body);
+            json_decref(body);
+            free(pp);
+            size_t k;
+            json_t *cv;
+            json_array_foreach(json_object_get(r, "converging"), k, cv)
+            {
+                json_t *ts = json_object_get(cv, "topics");
+                char *line = xasprintf("airspace: your prompts are "
+                                       "converging with '%s' on '%s'%s; "
+                                       "declare an intent or message them\n",
+                    json_string_value(json_object_get(cv, "agent")),
+                    json_string_value(json_array_get(ts, 0)),
+                    json_array_size(ts) > 1 ? " and more" : "");
+                char *joined = conv ? xasprintf("%s%s", conv, line) : line;
+                if (conv) {
+                    free(conv);
+                    free(line);
+                }
+                conv = joined;
+            }
+            if (r)
+                json_decref(r);
+        }
         char *crew = h.connected ? crew_update(&h) : NULL;
         if (crew)
             cap_lines(crew);
@@ -707,6 +737,14 @@ cmd_hook(int argc, char **argv)
                         !strcmp(ev, "UserPromptSubmit") ? false : true)) {
             free(crew);
             crew = NULL;
+        }
+        if (conv) {
+            char *both = crew ? xasprintf("%s%s", crew, conv) : conv;
+            if (crew) {
+                free(crew);
+                free(conv);
+            }
+            crew = both;
         }
         emit(&h, NULL, NULL, crew);
         free(crew);

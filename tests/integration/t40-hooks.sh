@@ -84,6 +84,19 @@ check "codex apply_patch on a locked file is denied" sh -c "printf '%s' '$out' |
 hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"exit\"}" > /dev/null
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
 check "after SessionEnd the lock is gone ($d)" sh -c "case '$d' in allow*) true;; *) false;; esac"
+# prompt topics: two sessions deepening the same subject are told
+for q in "rework the billing invoices" "billing invoices rounding" "billing invoices currency"; do
+    hook claude-code "{\"session_id\":\"dddd4444\",\"cwd\":\"$R\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"$q\"}" > /dev/null
+done
+for q in "billing exports" "billing reports" ; do
+    hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"$q\"}" > /dev/null
+done
+ctx=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"billing totals\"}" | jq -r '.hookSpecificOutput.additionalContext // ""')
+conv() { printf '%s' "$ctx" | grep -q "converging with 'cc-dddd4444' on 'billing'"; }
+check "converging prompts are told ($ctx)" conv
+api GET '/v1/advisories?all=1&agent=cc-bbbb2222'
+check "the topic channel feeds the pair's risk" jqt "$TMP/body" '[.advisories[] | select(.channels.topic == 1)] | length >= 1'
+
 # malformed input: allowed with a note, exit 0
 out=$(printf 'not json' | "$AIRSPACE_BIN" hook claude-code); rc=$?
 check "malformed input: exit 0 with a note" sh -c "[ $rc = 0 ] && printf '%s' '$out' | jq -e '.hookSpecificOutput.additionalContext | test(\"could not read\")' > /dev/null"
