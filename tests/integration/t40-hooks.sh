@@ -77,6 +77,15 @@ check "airspace-hook denies the steering agent too ($d)" [ "$d" = deny ]
 api POST /v1/locks '{"agent":"cc-aaaa1111","pattern":"docs/notes.md","reason":"rewriting"}'
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
 check "a lock held by another denies ($d)" sh -c "case '$d' in deny*cc-aaaa1111*expires*) true;; *) false;; esac"
+# a shell command that obviously writes the locked file is denied too
+bash_pre() { # bash_pre COMMAND -> decision
+    hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$1\"}}" |
+        jq -r .hookSpecificOutput.permissionDecision
+}
+check "Bash sed -i on the locked file: deny" [ "$(bash_pre "sed -i 's/a/b/' docs/notes.md")" = deny ]
+check "Bash redirect into it: deny" [ "$(bash_pre "echo hi >> docs/notes.md")" = deny ]
+check "Bash reading it: allow" [ "$(bash_pre "cat docs/notes.md | wc -l")" = allow ]
+check "Bash writing elsewhere: allow" [ "$(bash_pre "echo hi > /tmp/elsewhere.txt; ls")" = allow ]
 # Codex: apply_patch touching the locked file is denied too
 out=$(hook codex "{\"session_id\":\"cccc3333\",\"cwd\":\"$R\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"apply_patch\",\"tool_input\":{\"input\":\"*** Begin Patch\n*** Update File: docs/notes.md\n@@\n-# notes\n+# Notes\n*** End Patch\n\"}}")
 check "codex apply_patch on a locked file is denied" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.permissionDecision == \"deny\"' > /dev/null"
