@@ -1,0 +1,46 @@
+# t41-hooks-shared-tree.sh - two Claude Code sessions in ONE working tree
+# and a person editing a file directly: the person is seen (a human agent)
+# and holds right of way; the session that edits next to the person's
+# change is denied on that file, the other session is not.
+. "$(dirname "$0")/lib.sh"
+
+R="$TMP/repo"
+new_repo "$R"
+mkdir -p "$R/src"
+i=1
+while [ $i -le 30 ]; do echo "line $i" >> "$R/src/a.txt"; i=$((i + 1)); done
+cp "$R/src/a.txt" "$R/src/c.txt"
+git -C "$R" add -A
+git -C "$R" commit -qm base
+cd "$R"
+start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 60000
+hook() { printf '%s' "$2" | "$AIRSPACE_BIN" hook "$1"; }
+for s in 11111111 22222222; do
+    hook claude-code "{\"session_id\":\"$s\",\"cwd\":\"$R\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" > /dev/null
+done
+api GET /v1/agents
+check "a human agent stands for the person at the keyboard" jqt "$TMP/body" \
+    '[.agents[] | select(.kind == "human")] | length == 1'
+HUMAN=$(jq -r '.agents[] | select(.kind == "human") | .id' "$TMP/body")
+
+# the person types in c.txt; session 2 edits the next line through its tool
+sed -i '10s/.*/typed by the person/' src/c.txt
+sed -i '11s/.*/written by session two/' src/c.txt
+hook claude-code "{\"session_id\":\"22222222\",\"cwd\":\"$R\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$R/src/c.txt\",\"old_string\":\"line 11\",\"new_string\":\"written by session two\"},\"tool_response\":{}}" > /dev/null
+level() {
+    curl -s --unix-socket "$SOCK" "http://a/v1/advisories?all=1&agent=cc-22222222" |
+        jq -r --arg h "$HUMAN" '[.advisories[] | select(.a == $h or .b == $h)][0].level // "none"'
+}
+n=0
+while [ "$(level)" != resolution ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+check "the session and the person: resolution ($(level))" [ "$(level)" = resolution ]
+pre() {
+    hook claude-code "{\"session_id\":\"$1\",\"cwd\":\"$R\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$R/$2\"}}" |
+        jq -r '.hookSpecificOutput.permissionDecision + "|" + (.hookSpecificOutput.permissionDecisionReason // "")'
+}
+d=$(pre 22222222 src/c.txt)
+check "session two is denied on the person's file, the person holds ($d)" \
+    sh -c "case \"\$1\" in deny*$HUMAN*) true;; *) false;; esac" x "$d"
+d=$(pre 11111111 src/a.txt)
+check "session one, elsewhere, is allowed ($d)" sh -c "case \"\$1\" in allow*) true;; *) false;; esac" x "$d"
+finish
