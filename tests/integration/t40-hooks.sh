@@ -8,13 +8,27 @@
 
 R="$TMP/repo"
 new_repo "$R"
-mkdir -p "$R/src/net" "$R/docs"
+mkdir -p "$R/src/net" "$R/src/app" "$R/docs"
+cat > "$R/src/net/conn.h" <<'C'
+int conn_open(int port);
+C
 cat > "$R/src/net/conn.c" <<'C'
+#include "conn.h"
+
 int
 conn_open(int port)
 {
     int fd = port;
     return fd;
+}
+C
+cat > "$R/src/app/page.c" <<'C'
+#include "../net/conn.h"
+
+int
+page_fetch(void)
+{
+    return conn_open(80);
 }
 C
 echo "# notes" > "$R/docs/notes.md"
@@ -40,6 +54,15 @@ sed -i 's/    int fd = port;/    int fd = port + 1;/' "$TMP/alice/src/net/conn.c
 hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/alice/src/net/conn.c\",\"old_string\":\"    int fd = port;\",\"new_string\":\"    int fd = port + 1;\"},\"tool_response\":{}}" > /dev/null
 out=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"tune the connection\"}")
 check "bob's crew update names alice's work" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.additionalContext | test(\"cc-aaaa1111\")' > /dev/null"
+# bob first changes the caller, two directories away: traffic, told as
+# context before his next edit there
+sed -i 's/    return conn_open(80);/    return conn_open(8080);/' "$TMP/bob/src/app/page.c"
+n=0
+until curl -s --unix-socket "$SOCK" 'http://a/v1/advisories?agent=cc-bbbb2222' | jq -e '[.advisories[] | select(.level == "traffic")] | length == 1' > /dev/null || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+ctx=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/bob/src/app/page.c\"}}")
+traffic_ctx() { printf '%s' "$ctx" | jq -e '.hookSpecificOutput.permissionDecision == "allow" and (.hookSpecificOutput.additionalContext | test("traffic advisory with .cc-aaaa1111."))' > /dev/null; }
+check "the approaching session gets traffic context ($ctx)" traffic_ctx
+git -C "$TMP/bob" checkout -q -- src/app/page.c
 # bob edits the same lines: resolution, alice holds
 sed -i 's/    int fd = port;/    int fd = port * 2;/' "$TMP/bob/src/net/conn.c"
 n=0
