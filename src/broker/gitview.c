@@ -12,8 +12,8 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static int
-read_git_blob(
+int
+gitview_read_blob(
     void *ctx, const struct repograph_file *f, char **buf, size_t *len)
 {
     struct as_err e;
@@ -53,7 +53,7 @@ gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
     struct repograph_options ro = { 0 };
     ro.cache_path = cache;
     ro.threads = threads;
-    rc = repograph_build(g, files, n, read_git_blob, repo, &ro, st, e);
+    rc = repograph_build(g, files, n, gitview_read_blob, repo, &ro, st, e);
     if (rc)
         graph_release(g);
     free(cache);

@@ -34,6 +34,10 @@ int gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
     const char *cache_path, struct graph *g, struct repograph_stats *st,
     struct as_err *e);
 
+/* A repograph_read_fn reading blobs of ctx, a struct repo. */
+int gitview_read_blob(
+    void *ctx, const struct repograph_file *f, char **buf, size_t *len);
+
 /* Set every file's weight from the time it last changed, as seen at now. */
 void gitview_recency(
     const struct risk_config *c, struct agent *a, int64_t now_ms);

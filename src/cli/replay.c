@@ -100,7 +100,7 @@ struct replay {
     /* git mode */
     bool git;
     size_t merges_seen, hskip[HISTORY_NSKIP];
-    size_t graph_builds, parsed, cached, merges_run, merge_hits;
+    size_t graph_builds, graph_updates, parsed, cached, merges_run, merge_hits;
 };
 
 void
@@ -655,10 +655,11 @@ replay_print_table(const struct replay *rp, FILE *out)
             fprintf(out, " %s %zu%s", history_skip_name(k), rp->hskip[k],
                 k + 1 < HISTORY_NSKIP ? "," : "");
         fprintf(out,
-            "\ngraph builds %zu (files parsed %zu, cached %zu), speculative "
-            "merges %zu (cache hits %zu)",
-            rp->graph_builds, rp->parsed, rp->cached, rp->merges_run,
-            rp->merge_hits);
+            "\ngraph builds %zu (files parsed %zu, cached %zu), files "
+            "updated between bases %zu, speculative merges %zu (cache "
+            "hits %zu)",
+            rp->graph_builds, rp->parsed, rp->cached, rp->graph_updates,
+            rp->merges_run, rp->merge_hits);
     } else {
         fprintf(out, "airspace replay: %zu merges read, %zu skipped, split %s",
             rp->n, rp->skipped, split_name(rp->cfg.split));
@@ -821,8 +822,9 @@ replay_print_json(const struct replay *rp, FILE *out)
         json_object_set_new(
             root, "merges_seen", json_integer((json_int_t)rp->merges_seen));
         json_object_set_new(root, "stats",
-            json_pack("{s:I,s:I,s:I,s:I,s:I}", "graph_builds",
-                (json_int_t)rp->graph_builds, "files_parsed",
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "graph_builds",
+                (json_int_t)rp->graph_builds, "graph_file_updates",
+                (json_int_t)rp->graph_updates, "files_parsed",
                 (json_int_t)rp->parsed, "files_cached", (json_int_t)rp->cached,
                 "speculative_merges", (json_int_t)rp->merges_run,
                 "merge_cache_hits", (json_int_t)rp->merge_hits));
@@ -888,17 +890,124 @@ replay_git_options_init(struct replay_git_options *o)
     risk_config_default(&o->risk);
 }
 
-/* The import graph of the whole repository at tree (cached by blob id). */
-static int
-build_graph(struct replay *rp, struct repo *r, const char *tree,
-    const struct replay_git_options *o, struct graph *g, struct as_err *e)
+/*
+ * The import graph at a merge's base, kept from one merge to the next: the
+ * first base is built (facts cached by blob id), later ones are reached by
+ * updating only the files whose blob differs between the two trees, so a
+ * long history costs little more than its changed files.
+ */
+struct base_graph {
+    struct graph g;
+    struct repograph *rg;
+    struct git_file_entry *files; /* the current tree's listing */
+    size_t n;
+    struct strmap idx; /* path -> index into files */
+    bool have;
+};
+
+static void
+base_graph_index(struct base_graph *bg)
 {
-    struct repograph_stats st = { 0 };
-    int rc =
-        gitview_graph_cached(r, tree, o->threads, o->graph_cache, g, &st, e);
-    rp->graph_builds++;
-    rp->parsed += st.parsed;
-    rp->cached += st.cached;
+    strmap_release(&bg->idx);
+    strmap_init(&bg->idx);
+    for (size_t i = 0; i < bg->n; i++)
+        strmap_put(&bg->idx, bg->files[i].path, strlen(bg->files[i].path),
+            (uint32_t)i, NULL);
+}
+
+static void
+base_graph_release(struct base_graph *bg)
+{
+    if (!bg->have)
+        return;
+    repograph_free(bg->rg);
+    graph_release(&bg->g);
+    repo_tree_files_free(bg->files, bg->n);
+    strmap_release(&bg->idx);
+    memset(bg, 0, sizeof(*bg));
+}
+
+static int
+update_one(struct replay *rp, struct repo *r, struct base_graph *bg,
+    const char *path, const char *oid, struct as_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    struct as_err re;
+    if (oid && repo_read_blob(r, oid, &buf, &len, &re))
+        oid = NULL; /* unreadable: as if gone */
+    int rc = repograph_update_file(bg->rg, path, oid ? buf : NULL, len, e);
+    free(buf);
+    rp->graph_updates++;
+    return rc;
+}
+
+static int
+move_graph(struct replay *rp, struct repo *r, const char *tree,
+    const struct replay_git_options *o, struct base_graph *bg, struct as_err *e)
+{
+    struct git_file_entry *files;
+    size_t n;
+    int rc = repo_tree_files(r, tree, &files, &n, e);
+    if (rc)
+        return rc;
+    if (!bg->have) {
+        struct repograph_file *rf = xcalloc(n ? n : 1, sizeof(*rf));
+        for (size_t i = 0; i < n; i++) {
+            rf[i].path = files[i].path;
+            rf[i].oid = files[i].oid;
+        }
+        char *cache = o->graph_cache ? xstrdup(o->graph_cache)
+                                     : xasprintf("%s/airspace/graph.cache",
+                                           repo_common_dir(r));
+        char *dir = xasprintf("%s/airspace", repo_common_dir(r));
+        mkdir(dir, 0700);
+        free(dir);
+        struct repograph_options ro = { 0 };
+        ro.cache_path = cache;
+        ro.threads = o->threads;
+        graph_init(&bg->g);
+        bg->rg = repograph_new(&bg->g, &ro);
+        struct repograph_stats st = { 0 };
+        rc = repograph_load(bg->rg, rf, n, gitview_read_blob, r, &st, e);
+        free(cache);
+        free(rf);
+        if (rc) {
+            repograph_free(bg->rg);
+            graph_release(&bg->g);
+            repo_tree_files_free(files, n);
+            return rc;
+        }
+        rp->graph_builds++;
+        rp->parsed += st.parsed;
+        rp->cached += st.cached;
+        bg->files = files;
+        bg->n = n;
+        strmap_init(&bg->idx);
+        base_graph_index(bg);
+        bg->have = true;
+        return 0;
+    }
+    bool *seen = xcalloc(bg->n + 1, sizeof(*seen));
+    repograph_batch_begin(bg->rg);
+    for (size_t i = 0; i < n && !rc; i++) {
+        uint32_t at;
+        if (strmap_get(&bg->idx, files[i].path, strlen(files[i].path), &at)) {
+            seen[at] = true;
+            if (!strcmp(bg->files[at].oid, files[i].oid))
+                continue;
+        }
+        rc = update_one(rp, r, bg, files[i].path, files[i].oid, e);
+    }
+    for (size_t k = 0; k < bg->n && !rc; k++)
+        if (!seen[k])
+            rc = update_one(rp, r, bg, bg->files[k].path, NULL, e);
+    repograph_batch_end(bg->rg);
+    free(seen);
+    repo_tree_files_free(bg->files, bg->n);
+    bg->files = files;
+    bg->n = n;
+    base_graph_index(bg);
     return rc;
 }
 
@@ -1089,9 +1198,9 @@ replay_run_git(struct replay *rp, struct repo *r,
     const struct replay_git_options *o, struct as_err *e)
 {
     struct history h;
-    struct graph g;
+    struct base_graph bg;
+    memset(&bg, 0, sizeof(bg));
     char graph_tree[41] = "";
-    bool have_graph = false;
     int rc = history_collect(r, &o->history, &h, e);
     if (rc)
         return rc;
@@ -1101,13 +1210,9 @@ replay_run_git(struct replay *rp, struct repo *r,
     struct merge_cache *mc = merge_cache_new();
     for (size_t k = 0; k < h.n && !rc; k++) {
         const struct history_merge *hm = &h.m[k];
-        if (!have_graph || strcmp(graph_tree, hm->base_tree)) {
-            if (have_graph)
-                graph_release(&g);
-            have_graph = false;
-            if ((rc = build_graph(rp, r, hm->base_tree, o, &g, e)))
+        if (!bg.have || strcmp(graph_tree, hm->base_tree)) {
+            if ((rc = move_graph(rp, r, hm->base_tree, o, &bg, e)))
                 break;
-            have_graph = true;
             snprintf(graph_tree, sizeof(graph_tree), "%s", hm->base_tree);
         }
         ALLOC_GROW(rp->m, rp->n + 1, rp->alloc);
@@ -1129,7 +1234,7 @@ replay_run_git(struct replay *rp, struct repo *r,
                             : hm->side[1][0].time_ms;
         m->inflight_ms = hm->time_ms - start;
         struct git_walk w = {
-            .rp = rp, .r = r, .o = o, .mc = mc, .g = &g, .hm = hm, .m = m
+            .rp = rp, .r = r, .o = o, .mc = mc, .g = &bg.g, .hm = hm, .m = m
         };
         agent_init(&w.a[0], "side1");
         agent_init(&w.a[1], "side2");
@@ -1139,8 +1244,7 @@ replay_run_git(struct replay *rp, struct repo *r,
     }
     rp->merge_hits = merge_cache_hits(mc);
     merge_cache_free(mc);
-    if (have_graph)
-        graph_release(&g);
+    base_graph_release(&bg);
     history_release(&h);
     return rc;
 }

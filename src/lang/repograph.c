@@ -40,6 +40,10 @@ struct repograph {
     size_t af;
     char *cache_path;
     bool loaded;
+    /* between repograph_batch_begin and _end: linking waits */
+    bool batch, batch_full;
+    uint32_t *batch_ids;
+    size_t nbatch, abatch;
 };
 
 static void
@@ -83,6 +87,7 @@ repograph_free(struct repograph *rg)
     free(rg->f);
     resolver_free(rg->res);
     free(rg->cache_path);
+    free(rg->batch_ids);
     free(rg);
 }
 
@@ -544,6 +549,40 @@ out_ids:
     return rc;
 }
 
+void
+repograph_batch_begin(struct repograph *rg)
+{
+    rg->batch = true;
+    rg->batch_full = false;
+    rg->nbatch = 0;
+}
+
+void
+repograph_batch_end(struct repograph *rg)
+{
+    if (!rg->batch)
+        return;
+    rg->batch = false;
+    if (rg->batch_full) {
+        link_all(rg);
+    } else if (rg->nbatch) {
+        struct defmap m;
+        struct resolve_result res = { 0 };
+        defmap_build(rg, &m);
+        for (size_t k = 0; k < rg->nbatch; k++)
+            link_file(rg, &m, rg->batch_ids[k], &res);
+        for (uint32_t h = 0; h < rg->g->nfiles; h++)
+            if (rg->f[h].has_facts &&
+                (rg->f[h].lang == LANG_C || rg->f[h].lang == LANG_CPP) &&
+                lang_is_header(rg->g->files[h].path))
+                link_file(rg, &m, h, &res);
+        resolve_result_release(&res);
+        defmap_release(&m);
+    }
+    rg->nbatch = 0;
+    rg->batch_full = false;
+}
+
 int
 repograph_update_file(struct repograph *rg, const char *path,
     const char *content, size_t len, struct as_err *e)
@@ -591,7 +630,14 @@ repograph_update_file(struct repograph *rg, const char *path,
     }
     /* a file appearing or vanishing, or a configuration change, can change
      * how any import resolves; otherwise only this file and C headers */
-    if (!existed || !content || resolver_is_config(norm)) {
+    if (rg->batch) {
+        if (!existed || !content || resolver_is_config(norm))
+            rg->batch_full = true;
+        else {
+            ALLOC_GROW(rg->batch_ids, rg->nbatch + 1, rg->abatch);
+            rg->batch_ids[rg->nbatch++] = id;
+        }
+    } else if (!existed || !content || resolver_is_config(norm)) {
         link_all(rg);
     } else {
         struct defmap m;

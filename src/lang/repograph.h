@@ -98,6 +98,15 @@ int repograph_load(struct repograph *rg, const struct repograph_file *files,
 int repograph_update_file(struct repograph *rg, const char *path,
     const char *content, size_t len, struct as_err *e);
 
+/*
+ * Many updates at once: between repograph_batch_begin() and
+ * repograph_batch_end(), repograph_update_file() re-parses but defers
+ * re-resolving imports to the end, where it is done once for all of them
+ * (the graph is complete again only after _end).
+ */
+void repograph_batch_begin(struct repograph *rg);
+void repograph_batch_end(struct repograph *rg);
+
 /* One-shot: repograph_new + repograph_load + repograph_free on g. */
 int repograph_build(struct graph *g, const struct repograph_file *files,
     size_t n, repograph_read_fn *read, void *ctx,
