@@ -169,16 +169,14 @@ client_open(
     if (client_ping(c))
         return 0;
     if (!autostart)
-        return as_errorf(e, AS_EIO,
-            "no daemon serves '%s' (start it with "
-            "'airspace serve')",
-            c->paths.common_dir);
-    rc = start_daemon(c, e);
-    if (!rc && !client_ping(c))
         rc = as_errorf(e, AS_EIO,
-            "the daemon started but does not answer "
-            "on '%s'",
-            c->paths.socket);
+            "no daemon serves '%s' (start it with 'airspace serve')",
+            c->paths.common_dir);
+    else if (!(rc = start_daemon(c, e)) && !client_ping(c))
+        rc = as_errorf(e, AS_EIO,
+            "the daemon started but does not answer on '%s'", c->paths.socket);
+    if (rc)
+        client_close(c); /* a failed open leaves nothing to release */
     return rc;
 }
 

@@ -226,6 +226,11 @@ me(struct mcp_session *s, json_t **err)
         *err = fail(s, "no airspace identity: %s", e.msg);
         return NULL;
     }
+    /* an identity given up front has not connected yet */
+    if (connect_daemon(s, &e)) {
+        *err = fail(s, "the daemon cannot be reached: %s", e.msg);
+        return NULL;
+    }
     char *path = xasprintf("/v1/agents/%s/heartbeat", s->agent);
     long status;
     json_t *reply = NULL;
