@@ -590,6 +590,93 @@ count_lines(const char *file)
     return n;
 }
 
+/* Where the file's content before a tool call is kept until after it. */
+static char *
+snapshot_path(struct hook *h, const char *rel)
+{
+    uint64_t x = 1469598103934665603ULL;
+    for (const char *c = rel; *c; c++)
+        x = (x ^ (uint8_t)*c) * 1099511628211ULL;
+    return xasprintf(
+        "%s/hooks/%s-%016llx", h->dir, h->agent, (unsigned long long)x);
+}
+
+#define SNAPSHOT_MAX (4u << 20)
+
+static void
+snapshot(struct hook *h, const char *rel)
+{
+    if (!h->dir)
+        return;
+    char *full = xasprintf("%s/%s", h->root, rel);
+    char *buf;
+    size_t len;
+    if (file_read_max(full, SNAPSHOT_MAX, false, &buf, &len) == 0) {
+        char *d = xasprintf("%s/hooks", h->dir);
+        mkdir(d, 0700);
+        free(d);
+        char *sp = snapshot_path(h, rel);
+        struct as_err e;
+        file_write_atomic(sp, buf, len, &e);
+        free(sp);
+        free(buf);
+    }
+    free(full);
+}
+
+/* Lines [*s, *e] of after that differ from before: everything between
+ * the common first lines and the common last lines (a pure deletion is
+ * the line after it). 0 when nothing changed. */
+static int
+diff_span(const char *before, size_t blen, const char *after, size_t alen,
+    uint32_t *s, uint32_t *e)
+{
+    size_t p = 0;
+    uint32_t line = 1;
+    while (p < blen && p < alen && before[p] == after[p]) {
+        if (before[p] == '\n')
+            line++;
+        p++;
+    }
+    if (p == blen && p == alen)
+        return -1;
+    /* back to the start of the differing line */
+    size_t bs = blen, as = alen;
+    while (bs > p && as > p && before[bs - 1] == after[as - 1]) {
+        bs--;
+        as--;
+    }
+    uint32_t last = line;
+    for (size_t q = p; q < as; q++)
+        if (after[q] == '\n' && q + 1 < as)
+            last++;
+    *s = line;
+    *e = last < line ? line : last;
+    return 0;
+}
+
+/* The span the tool changed, from the snapshot taken before it. */
+static int
+snapshot_span(struct hook *h, const char *rel, uint32_t *s, uint32_t *e)
+{
+    if (!h->dir)
+        return -1;
+    char *sp = snapshot_path(h, rel);
+    char *full = xasprintf("%s/%s", h->root, rel);
+    char *before = NULL, *after = NULL;
+    size_t blen, alen;
+    int rc = -1;
+    if (file_read_max(sp, SNAPSHOT_MAX, false, &before, &blen) == 0 &&
+        file_read_max(full, SNAPSHOT_MAX, false, &after, &alen) == 0)
+        rc = diff_span(before, blen, after, alen, s, e);
+    unlink(sp);
+    free(before);
+    free(after);
+    free(sp);
+    free(full);
+    return rc;
+}
+
 static void
 post_tool(struct hook *h)
 {
@@ -601,9 +688,13 @@ post_tool(struct hook *h)
         char *full = xasprintf("%s/%s", h->root, paths[k]);
         uint32_t s = 0, e = 0;
         json_t *lines = NULL;
-        if (tool && !strcmp(tool, "Edit") &&
-            locate(full, json_string_value(json_object_get(ti, "new_string")),
-                &s, &e) == 0) {
+        if (snapshot_span(h, paths[k], &s, &e) == 0) {
+            /* the exact span, from the file before and after the tool */
+            lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
+        } else if (tool && !strcmp(tool, "Edit") &&
+                   locate(full,
+                       json_string_value(json_object_get(ti, "new_string")), &s,
+                       &e) == 0) {
             lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
         } else if (tool && !strcmp(tool, "Write")) {
             uint32_t nl = count_lines(full);
@@ -634,6 +725,8 @@ pre_tool(struct hook *h)
     for (size_t k = 0; k < n; k++) {
         if (!deny && h->connected)
             deny = check_path(h, paths[k], &ctx);
+        if (!deny)
+            snapshot(h, paths[k]); /* for the exact span afterwards */
         free(paths[k]);
     }
     free(paths);

@@ -43,4 +43,13 @@ check "session two is denied on the person's file, the person holds ($d)" \
     sh -c "case \"\$1\" in deny*$HUMAN*) true;; *) false;; esac" x "$d"
 d=$(pre 11111111 src/a.txt)
 check "session one, elsewhere, is allowed ($d)" sh -c "case \"\$1\" in allow*) true;; *) false;; esac" x "$d"
+
+# the exact changed lines, from the file before and after the tool: a
+# Write that changes lines 5-7 of a 30-line file reports 5-7, not 1-30
+hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$R\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"$R/src/a.txt\",\"content\":\"...\"}}" > /dev/null
+sed -i '5,7s/line/LINE/' src/a.txt
+hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$R\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"$R/src/a.txt\",\"content\":\"...\"},\"tool_response\":{}}" > /dev/null
+api GET /v1/agents/cc-11111111
+check "a Write reports exactly the lines it changed" jqt "$TMP/body" \
+    '[.files[] | select(.path == "src/a.txt") | .lines] == [[[5, 7]]]'
 finish
