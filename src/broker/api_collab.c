@@ -403,6 +403,8 @@ h_activity(struct api_ctx *c)
         gap = gap || rc == ACTIVITY_GAP;
     }
     c->b->meta[i].last_seen = broker_now();
+    if (applied)
+        broker_rescore(c->b, (size_t)i); /* its context channel moved */
     api_reply_json(c->req, 200,
         json_pack("{s:I, s:I, s:b}", "applied", (json_int_t)applied,
             "duplicates", (json_int_t)dups, "resync", gap));

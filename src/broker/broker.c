@@ -763,6 +763,29 @@ feed_pair(struct broker *b, size_t k, double risk, int64_t now)
     broker_emit(b, "advisory", NULL, d);
 }
 
+/* How stale agent i's context is through agent j's changes: the highest
+ * decayed heat of a file i holds in its context and j has changed. */
+#define CONTEXT_HALF_LIFE_MS (10 * 60 * 1000)
+
+static double
+stale_context(struct broker *b, size_t i, size_t j, int64_t now)
+{
+    double best = 0;
+    const struct agent *bj = &b->ag[j];
+    for (size_t k = 0; k < bj->nfiles; k++) {
+        struct activity_entry en;
+        if (!activity_get(b->activity, bj->files[k].path, b->ag[i].id, &en) ||
+            !en.in_context)
+            continue;
+        double h = activity_decay(en.heat, now - en.at, CONTEXT_HALF_LIFE_MS);
+        if (h > 1)
+            h = 1;
+        if (h > best)
+            best = h;
+    }
+    return best;
+}
+
 void
 broker_drop_engine(struct broker *b)
 {
@@ -814,6 +837,16 @@ broker_rescore(struct broker *b, size_t changed)
             struct bpair *p = &b->pairs[k];
             bool swapped = strcmp(b->ag[i].id, b->ag[j].id) > 0;
             risk_engine_score(en, swapped ? y : x, swapped ? x : y, &p->res);
+            /* context: a file one agent holds in its context (read, hot)
+             * that the other has changed is stale for the first */
+            double stale = stale_context(b, i, j, now);
+            double stale2 = stale_context(b, j, i, now);
+            if (stale2 > stale)
+                stale = stale2;
+            if (stale > 0) {
+                p->res.r[RISK_CONTEXT] = stale;
+                p->res.risk = risk_combine(&b->cfg, p->res.r);
+            }
             /* topic: their prompts are converging on the same subject */
             struct topic_set conv;
             if (topics_converge(

@@ -50,4 +50,15 @@ api POST /v1/activity '{"agent":"A","session":"s","events":[{"seq":0,"file":"x"}
 check "seq 0 refused" [ "$CODE" = 400 ]
 api POST /v1/activity '{"agent":"A","session":"s","events":[{"seq":1,"file":"x","action":"juggle"}]}'
 check "unknown action refused" [ "$CODE" = 400 ]
+
+# stale context: C holds lib/x.c in its context, D changes it
+api POST /v1/agents '{"id":"C"}'
+api POST /v1/agents '{"id":"D"}'
+api POST /v1/activity "{\"agent\":\"C\",\"session\":\"sc\",\"events\":[{\"seq\":1,\"file\":\"lib/x.c\",\"heat\":1.0,\"inContext\":true,\"action\":\"read\",\"at\":$T}]}"
+api POST /v1/agents/D/edits '{"path":"lib/x.c","lines":[[3,4]]}'
+api GET '/v1/advisories?all=1&agent=C'
+check "a changed file in another's context raises the context channel" jqt "$TMP/body" \
+    '[.advisories[] | select((.a == "D" or .b == "D") and .channels.context > 0.9)] | length == 1'
+check "and the pair is in traffic" jqt "$TMP/body" \
+    '[.advisories[] | select((.a == "D" or .b == "D") and .level == "traffic")] | length == 1'
 finish
