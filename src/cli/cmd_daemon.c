@@ -216,20 +216,24 @@ cmd_status(int argc, char **argv)
     struct copts o = { 0 };
     int rc = client_opts(argc, argv, &o,
         "usage: airspace status [--repo DIR] [--json] [--no-start]\n\n"
-        "One screen: the daemon, agents and advisories.\n");
+        "One screen: the daemon, agents, advisories, conflicts and locks.\n");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "status")))
         return rc;
-    json_t *st = NULL, *ag = NULL, *adv = NULL;
+    json_t *st = NULL, *ag = NULL, *adv = NULL, *lk = NULL, *cf = NULL;
     if (!(rc = dcli_call(&cl, "status", "GET", "/v1/status", NULL, &st)) &&
         !(rc = dcli_call(&cl, "status", "GET", "/v1/agents", NULL, &ag)) &&
-        !(rc = dcli_call(&cl, "status", "GET", "/v1/advisories", NULL, &adv))) {
+        !(rc = dcli_call(&cl, "status", "GET", "/v1/advisories", NULL, &adv)) &&
+        !(rc = dcli_call(&cl, "status", "GET", "/v1/locks", NULL, &lk)) &&
+        !(rc = dcli_call(&cl, "status", "GET", "/v1/conflicts", NULL, &cf))) {
         if (o.json) {
-            json_t *all = json_pack("{s:O, s:O, s:O}", "daemon", st, "agents",
-                json_object_get(ag, "agents"), "advisories",
-                json_object_get(adv, "advisories"));
+            json_t *all = json_pack("{s:O, s:O, s:O, s:O, s:O}", "daemon", st,
+                "agents", json_object_get(ag, "agents"), "advisories",
+                json_object_get(adv, "advisories"), "locks",
+                json_object_get(lk, "locks"), "conflicts",
+                json_object_get(cf, "conflicts"));
             dcli_print_json(all);
             json_decref(all);
         } else {
@@ -257,8 +261,37 @@ cmd_status(int argc, char **argv)
                 json_real_value(json_object_get(a, "risk")),
                 dcli_str(a, "hold"), dcli_str(a, "steer"), dcli_str(a, "a"),
                 dcli_str(a, "b"));
+            list = json_object_get(cf, "conflicts");
+            if (json_array_size(list))
+                printf("\n%-10s %-20s %-20s %s\n", "CONFLICT", "AGENT", "AGENT",
+                    "FILE");
+            json_array_foreach(list, i, a)
+            {
+                json_t *pair = json_object_get(a, "agents");
+                printf("%-10s %-20s %-20s %s%s\n", dcli_str(a, "shape"),
+                    json_string_value(json_array_get(pair, 0)),
+                    json_string_value(json_array_get(pair, 1)),
+                    dcli_str(a, "file"),
+                    json_is_true(json_object_get(a, "escalated"))
+                        ? "  (escalated)"
+                        : "");
+            }
+            list = json_object_get(lk, "locks");
+            if (json_array_size(list))
+                printf("\n%-40s %-20s %-6s %s\n", "LOCK", "HOLDER", "KIND",
+                    "EXPIRES IN");
+            json_array_foreach(list, i, a)
+                printf("%-40s %-20s %-6s %llds\n", dcli_str(a, "pattern"),
+                    dcli_str(a, "holder"), dcli_str(a, "kind"),
+                    (long long)json_integer_value(
+                        json_object_get(a, "expiresInMs")) /
+                        1000);
         }
     }
+    if (lk)
+        json_decref(lk);
+    if (cf)
+        json_decref(cf);
     if (st)
         json_decref(st);
     if (ag)
