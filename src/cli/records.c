@@ -333,6 +333,16 @@ parse_side(json_t *s, int idx, struct rec_side *side, struct as_err *err)
             idx);
     side->n_commits = (uint32_t)n;
     side->half_ct = half_ct;
+    json_int_t k;
+    if (get_int(half, "n_included", &k) || get_int(half, "k", &k)) {
+        if (k < 1 || k > n)
+            return as_errorf(err, AS_EPARSE,
+                "sides[%d].half: commit count %lld outside 1..%lld", idx,
+                (long long)k, (long long)n);
+        side->half_commits = (uint32_t)k;
+    } else {
+        side->half_commits = (uint32_t)((n + 1) / 2);
+    }
 
     size_t i;
     json_t *c;

@@ -57,8 +57,11 @@ struct rec_ws {
 
 struct rec_side {
     uint32_t n_commits;
-    int64_t tip_ct;  /* committer time of the side's tip */
-    int64_t half_ct; /* committer time of the half-way commit */
+    uint32_t half_commits; /* commits in the half-way working set's history:
+                              half.n_included, else half.k, else
+                              ceil(n_commits / 2) */
+    int64_t tip_ct;        /* committer time of the side's tip */
+    int64_t half_ct;       /* committer time of the half-way commit */
     struct rec_ws ws, half;
 };
 

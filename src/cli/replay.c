@@ -30,7 +30,7 @@ static const char *const level_names[] = { "clear", "traffic", "resolution" };
 static const char *const scorer_names[NSCORERS] = { "airspace", "shared",
     "near" };
 static const char *const channel_names[REPLAY_NCHANNELS] = { "proximity",
-    "hotspot", "exposure", "dirs" };
+    "hotspot", "exposure", "dirs", "activity" };
 /* Channels of DESIGN.md §3 that records cannot feed. */
 static const char *const absent_channels[] = { "merge", "dependency", "symbol",
     "intent", "context", "topic" };
@@ -46,6 +46,7 @@ struct rp_point {
     int64_t t;
     uint32_t shared, near;
     uint32_t na, nb, dirs; /* working-set sizes, directories in common */
+    uint32_t ca, cb;       /* commits each side had made since the base */
     size_t first, nfiles;  /* into replay.files */
     double r[REPLAY_NCHANNELS];
     double risk;
@@ -114,11 +115,13 @@ replay_config_default(struct replay_config *cfg)
     cfg->w[REPLAY_CH_HOTSPOT] = 0.0;
     cfg->w[REPLAY_CH_EXPOSURE] = 0.25;
     cfg->w[REPLAY_CH_DIRS] = 0.1;
-    cfg->prox_scale = 10;
+    cfg->w[REPLAY_CH_ACTIVITY] = 0.35;
+    cfg->prox_scale = 0.3;
     cfg->prox_agg = PROX_AGG_MAX;
     cfg->hot_k = 1;
     cfg->exposure_k = 300;
     cfg->dirs_k = 10;
+    cfg->activity_k = 20;
     cfg->w_overlap = 0.0; /* measured: docs/replay.md */
     cfg->w_tree = 0.0;
     cfg->tau_ta = 0.35;
@@ -159,6 +162,8 @@ replay_config_set(struct replay_config *cfg, const char *key, const char *value,
         { "dirs.k", &cfg->dirs_k, 0, 1e9 },
         { "weight.exposure", &cfg->w[REPLAY_CH_EXPOSURE], 0, 1 },
         { "weight.dirs", &cfg->w[REPLAY_CH_DIRS], 0, 1 },
+        { "weight.activity", &cfg->w[REPLAY_CH_ACTIVITY], 0, 1 },
+        { "activity.k", &cfg->activity_k, 0, 1e9 },
         { "weight.overlap", &cfg->w_overlap, 0, 1 },
         { "weight.tree", &cfg->w_tree, 0, 1 },
         { "tau_ta", &cfg->tau_ta, 0, 1 },
@@ -326,9 +331,12 @@ engine_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
 /* Shared files of two working sets at time t, side times as fallback. */
 static void
 add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
-    const struct rec_ws *b, int64_t ta, int64_t tb, int64_t t)
+    const struct rec_ws *b, int64_t ta, int64_t tb, int64_t t, uint32_t ca,
+    uint32_t cb)
 {
     pt->t = t;
+    pt->ca = ca;
+    pt->cb = cb;
     pt->first = rp->nfiles;
     pt->na = (uint32_t)a->n;
     pt->nb = (uint32_t)b->n;
@@ -396,9 +404,10 @@ replay_add(struct replay *rp, const struct record *r)
     const struct rec_side *s0 = &r->side[0], *s1 = &r->side[1];
     int64_t th = s0->half_ct > s1->half_ct ? s0->half_ct : s1->half_ct;
     int64_t te = s0->tip_ct > s1->tip_ct ? s0->tip_ct : s1->tip_ct;
-    add_point(
-        rp, &m->p[PT_HALF], &s0->half, &s1->half, s0->half_ct, s1->half_ct, th);
-    add_point(rp, &m->p[PT_END], &s0->ws, &s1->ws, s0->tip_ct, s1->tip_ct, te);
+    add_point(rp, &m->p[PT_HALF], &s0->half, &s1->half, s0->half_ct,
+        s1->half_ct, th, s0->half_commits, s1->half_commits);
+    add_point(rp, &m->p[PT_END], &s0->ws, &s1->ws, s0->tip_ct, s1->tip_ct, te,
+        s0->n_commits, s1->n_commits);
 }
 
 static int
@@ -453,6 +462,8 @@ score_point(struct replay *rp, size_t self, struct rp_point *pt)
     pt->r[REPLAY_CH_EXPOSURE] =
         prox_saturate((double)pt->na * (double)pt->nb, cfg->exposure_k);
     pt->r[REPLAY_CH_DIRS] = prox_saturate(pt->dirs, cfg->dirs_k);
+    pt->r[REPLAY_CH_ACTIVITY] =
+        prox_saturate(pt->ca < pt->cb ? pt->ca : pt->cb, cfg->activity_k);
     free(prox);
     double keep = 1, best = 0;
     pt->top = -1;

@@ -56,6 +56,7 @@ enum replay_channel {
     REPLAY_CH_HOTSPOT,
     REPLAY_CH_EXPOSURE, /* saturating |W_a| * |W_b| */
     REPLAY_CH_DIRS,     /* saturating count of directories both changed */
+    REPLAY_CH_ACTIVITY, /* saturating min of the two sides' commit counts */
     REPLAY_NCHANNELS,
 };
 
@@ -69,6 +70,7 @@ struct replay_config {
     double hot_k;               /* hotspot half-saturation count */
     double exposure_k;          /* files x files per e-fold of exposure */
     double dirs_k;              /* shared directories per e-fold */
+    double activity_k;          /* commits (the fewer side's) per e-fold */
     double w_overlap, w_tree;   /* the risk engine's channels' weights */
     double tau_ta, tau_ra;      /* traffic / resolution thresholds */
     uint32_t near;              /* the near-hunks baseline's distance, lines */

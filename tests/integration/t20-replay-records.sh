@@ -13,7 +13,7 @@ near() { # near JSON-PATH VALUE: |value - want| < 1e-6
 
 # Proximity only, no graded term: risk 1 exactly when hunks are within 1 line.
 as replay --records "$F" --json --set prox.scale=0 --set weight.exposure=0 \
-    --set weight.dirs=0 > "$J"
+    --set weight.dirs=0 --set weight.activity=0 > "$J"
 check "4 merges, 2 conflicted" jqt "$J" \
     '.merges_read == 4 and .groups.all.merges == 4 and .groups.all.conflicted == 2'
 check "absent channels listed" jqt "$J" \
@@ -33,31 +33,40 @@ check "mainline subset has no positive: AUC null" jqt "$J" \
     '.groups.mainline.half.airspace.auc == null and .groups.mainline.merges == 2'
 check "branch subset" jqt "$J" '.groups.branch.merges == 2 and .groups.branch.conflicted == 2'
 
-# Defaults, per merge: graded proximity exp(-(10-1)/10), exposure, dirs.
+# Defaults, per merge: proximity exp(-(gap-1)/0.3) beyond the margin,
+# exposure, dirs and activity (every side here has made 1 commit at half-way,
+# 2 at the end: A = 1 - exp(-1/20), then 1 - exp(-2/20)).
 as replay --records "$F" --json --per-merge > "$J"
 check "merge 1 resolution at half by proximity" jqt "$J" \
     '.merges[0] | .half.level == "resolution" and .first_channel == "proximity"'
-check "merge 1 half risk: proximity weight 0.8 and exposure" near \
-    '.merges[0].half.risk' '1 - 0.2 * (1 - 0.25 * (1 - (-1 / 300 | exp)))'
+check "merge 1 half risk: proximity weight 0.8, exposure, activity" near \
+    '.merges[0].half.risk' \
+    '1 - 0.2 * (1 - 0.25 * (1 - (-1 / 300 | exp))) * (1 - 0.35 * (1 - (-1 / 20 | exp)))'
 # The risk engine's channels are reported (weight 0 by default): ranges 10
 # and 11 widened by margin 1 are [9,11] and [10,12], overlap coefficient 2/3.
 check "merge 1 engine channels: overlap 2/3, tree 1 (same file)" jqt "$J" \
     '.merges[0].half.channels | ((.overlap - 2 / 3) | fabs) < 1e-6 and .tree == 1'
 check "merge 2 clear at half, resolution at end" jqt "$J" \
     '.merges[1] | .half.level == "clear" and .end.level == "resolution" and .half.shared == 0'
-check "merge 2 half risk from exposure and dirs" near '.merges[1].half.risk' \
-    '1 - (1 - 0.25 * (1 - (-1 / 300 | exp))) * (1 - 0.1 * (1 - (-0.1 | exp)))'
-check "merge 3 graded proximity: traffic" near '.merges[2].end.channels.proximity' \
-    '(-0.9 | exp)'
-check "merge 3 level clear (0.8 * 0.41 < 0.35)" jqt "$J" \
-    '.merges[2].end.level == "clear"'
+check "merge 2 half risk from exposure, dirs and activity" near \
+    '.merges[1].half.risk' \
+    '1 - (1 - 0.25 * (1 - (-1 / 300 | exp))) * (1 - 0.1 * (1 - (-0.1 | exp))) * (1 - 0.35 * (1 - (-1 / 20 | exp)))'
+check "merge 2 activity at half and at the end" jqt "$J" \
+    '.merges[1] | ((.half.channels.activity - (1 - (-0.05 | exp))) | fabs) < 1e-6 and ((.end.channels.activity - (1 - (-0.1 | exp))) | fabs) < 1e-6'
+check "merge 3 proximity 9 lines beyond the margin: exp(-9/0.3)" near \
+    '.merges[2].end.channels.proximity' '(-30 | exp)'
+check "merge 3 level clear" jqt "$J" '.merges[2].end.level == "clear"'
+as replay --records "$F" --json --per-merge --set prox.scale=10 > "$J"
+check "prox.scale=10: merge 3 proximity exp(-0.9), still clear (0.8 * 0.41 < 0.35)" \
+    jqt "$J" '((.merges[2].end.channels.proximity - (-0.9 | exp)) | fabs) < 1e-6 and .merges[2].end.level == "clear"'
 check "merge 4 clear, no first channel" jqt "$J" \
     '.merges[3] | .end.level == "clear" and .first_channel == null'
 
 # With the overlap channel weighted 1 it joins the noisy-OR.
 as replay --records "$F" --json --per-merge --set weight.overlap=1 > "$J"
 check "overlap weight 1: merge 1 half risk gains the factor 1 - 2/3" near \
-    '.merges[0].half.risk' '1 - 0.2 * (1 - 0.25 * (1 - (-1 / 300 | exp))) * (1 / 3)'
+    '.merges[0].half.risk' \
+    '1 - 0.2 * (1 - 0.25 * (1 - (-1 / 300 | exp))) * (1 - 0.35 * (1 - (-1 / 20 | exp))) * (1 / 3)'
 check "overlap weight 1: merge 2 first raised by overlap" jqt "$J" \
     '.merges[1].first_channel == "overlap"'
 

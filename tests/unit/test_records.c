@@ -146,6 +146,60 @@ test_overlong(void)
     records_close(rd);
 }
 
+/* small.jsonl's record with its second side's half-way counts replaced. */
+static int
+parse_variant(const char *half, struct record *r, struct as_err *err)
+{
+    static const char from[] = "\"k\": 1, \"n_included\": 1, \"ct\": 1500";
+    FILE *f = fopen(fixture("small.jsonl"), "r");
+    char line[8192], out[8400];
+    CHECK(f != NULL);
+    if (!f || !fgets(line, sizeof(line), f)) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    fclose(f);
+    char *at = strstr(line, from);
+    CHECK(at != NULL);
+    if (!at)
+        return -1;
+    snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - line), line, half,
+        at + strlen(from));
+    return record_parse(out, strlen(out), r, err);
+}
+
+static void
+test_half_commits(void)
+{
+    struct as_err err = { "" };
+    struct record r;
+    CHECK_INT(
+        parse_variant("\"k\": 1, \"n_included\": 1, \"ct\": 1500", &r, &err),
+        0);
+    CHECK_INT(r.side[0].half_commits, 1);
+    CHECK_INT(r.side[1].half_commits, 1);
+    record_release(&r);
+    /* n_included wins over k (a back-merged side includes more) */
+    CHECK_INT(
+        parse_variant("\"k\": 2, \"n_included\": 3, \"ct\": 1500", &r, &err),
+        0);
+    CHECK_INT(r.side[1].half_commits, 3);
+    record_release(&r);
+    CHECK_INT(parse_variant("\"k\": 2, \"ct\": 1500", &r, &err), 0);
+    CHECK_INT(r.side[1].half_commits, 2);
+    record_release(&r);
+    /* neither: ceil(n_commits / 2) of 3 */
+    CHECK_INT(parse_variant("\"ct\": 1500", &r, &err), 0);
+    CHECK_INT(r.side[1].half_commits, 2);
+    record_release(&r);
+    CHECK_INT(
+        parse_variant("\"n_included\": 4, \"ct\": 1500", &r, &err), AS_EPARSE);
+    CHECK_STR(err.msg, "sides[1].half: commit count 4 outside 1..3");
+    CHECK_INT(
+        parse_variant("\"n_included\": 0, \"ct\": 1500", &r, &err), AS_EPARSE);
+}
+
 static void
 test_missing(void)
 {
@@ -162,5 +216,7 @@ main(void)
     TEST_RUN("malformed lines name their line and continue", test_malformed);
     TEST_RUN("overlong line refused, reader continues", test_overlong);
     TEST_RUN("missing file", test_missing);
+    TEST_RUN(
+        "half-way commit count: n_included, k, ceil(n/2)", test_half_commits);
     return test_done();
 }
