@@ -346,7 +346,7 @@ parse_side(json_t *s, int idx, struct rec_side *side, struct as_err *err)
 
     size_t i;
     json_t *c;
-    int64_t max_ct = 0, tip_ct = -1;
+    int64_t max_ct = 0, tip_ct = -1, first_ct = -1;
     json_array_foreach(commits, i, c)
     {
         json_int_t ct;
@@ -355,11 +355,14 @@ parse_side(json_t *s, int idx, struct rec_side *side, struct as_err *err)
                 "sides[%d].commits[%zu]: needs integer 'ct'", idx, i);
         if (ct > max_ct)
             max_ct = ct;
+        if (first_ct < 0 || ct < first_ct)
+            first_ct = ct;
         const char *sha = json_string_value(json_object_get(c, "sha"));
         if (tip && sha && !strcmp(sha, tip))
             tip_ct = ct;
     }
     side->tip_ct = tip_ct >= 0 ? tip_ct : max_ct;
+    side->first_ct = first_ct >= 0 ? first_ct : side->tip_ct;
 
     char where[48];
     int rc;

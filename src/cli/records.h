@@ -61,6 +61,8 @@ struct rec_side {
                               half.n_included, else half.k, else
                               ceil(n_commits / 2) */
     int64_t tip_ct;        /* committer time of the side's tip */
+    int64_t first_ct;      /* earliest committer time of the side's commits (the
+                              tip's when 'commits' is empty) */
     int64_t half_ct;       /* committer time of the half-way commit */
     struct rec_ws ws, half;
 };

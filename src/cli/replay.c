@@ -72,9 +72,11 @@ struct rp_merge {
     /* First time each scorer flagged the pair (airspace: traffic), ms;
      * -1 never. Records mode: the first point's time. */
     int64_t first_ms[NSCORERS];
-    int64_t first_ra_ms;  /* first resolution, ms; -1 never */
-    int64_t inflight_ms;  /* both sides in flight before the merge; -1 n/a */
-    const char *first_ch; /* channel that first raised the advisory */
+    int64_t first_ra_ms;     /* first resolution, ms; -1 never */
+    int64_t inflight_ms;     /* both sides in flight before the merge; -1 n/a */
+    int64_t rec_inflight_ms; /* records: merge_ct - the later side's first
+                                commit time; -1 n/a */
+    const char *first_ch;    /* channel that first raised the advisory */
     /* git mode only */
     char base[41], parent[2][41];
     struct rp_side side[2];
@@ -402,6 +404,9 @@ replay_add(struct replay *rp, const struct record *r)
     m->merge_ct = r->merge_ct;
     m->strict = r->side[0].n_commits >= 2 && r->side[1].n_commits >= 2;
     const struct rec_side *s0 = &r->side[0], *s1 = &r->side[1];
+    int64_t start = s0->first_ct > s1->first_ct ? s0->first_ct : s1->first_ct;
+    m->rec_inflight_ms =
+        r->merge_ct > start ? (r->merge_ct - start) * 1000 : -1;
     int64_t th = s0->half_ct > s1->half_ct ? s0->half_ct : s1->half_ct;
     int64_t te = s0->tip_ct > s1->tip_ct ? s0->tip_ct : s1->tip_ct;
     add_point(rp, &m->p[PT_HALF], &s0->half, &s1->half, s0->half_ct,
@@ -500,7 +505,7 @@ replay_finish(struct replay *rp)
         struct rp_merge *m = &rp->m[i];
         m->first_level_point = -1;
         m->first_ra_ms = -1;
-        m->inflight_ms = -1;
+        m->inflight_ms = m->rec_inflight_ms;
         for (int sc = 0; sc < NSCORERS; sc++)
             m->first_ms[sc] = -1;
         for (int p = 0; p < NPOINTS; p++) {
@@ -775,7 +780,29 @@ jtime(int64_t ms)
     return ms < 0 ? json_null() : json_integer((json_int_t)(ms / 1000));
 }
 
-/* Git mode's per-merge fields (times in Unix seconds). */
+/* Per-merge times of both modes (Unix seconds): the merge, the time both
+ * sides were in flight, the first warnings and the lead. */
+static void
+times_json(json_t *o, const struct rp_merge *m)
+{
+    json_t *lead = json_null(), *frac = json_null();
+    if (m->first_ms[SC_AIRSPACE] >= 0) {
+        int64_t l = m->merge_ct * 1000 - m->first_ms[SC_AIRSPACE];
+        lead = json_integer((json_int_t)(l / 1000));
+        if (m->inflight_ms > 0)
+            frac = json_real((double)l / (double)m->inflight_ms);
+    }
+    json_object_update_new(
+        o, json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o}}", "merge_time",
+               (json_int_t)m->merge_ct, "in_flight_s", jtime(m->inflight_ms),
+               "first_traffic", jtime(m->first_ms[SC_AIRSPACE]),
+               "first_resolution", jtime(m->first_ra_ms), "lead_s", lead,
+               "lead_fraction", frac, "baseline_first", "shared",
+               jtime(m->first_ms[SC_SHARED]), "near",
+               jtime(m->first_ms[SC_NEAR])));
+}
+
+/* Git mode's per-merge fields. */
 static void
 git_merge_json(json_t *o, const struct rp_merge *m)
 {
@@ -790,23 +817,10 @@ git_merge_json(json_t *o, const struct rp_merge *m)
                 "tip_time", jtime(sd->tip_ms), "half", "t", jtime(sd->half_ms),
                 "risk", sd->half_risk, "level", level_names[sd->half_level]));
     }
-    json_t *lead = json_null(), *frac = json_null();
-    if (m->first_ms[SC_AIRSPACE] >= 0) {
-        int64_t l = m->merge_ct * 1000 - m->first_ms[SC_AIRSPACE];
-        lead = json_integer((json_int_t)(l / 1000));
-        if (m->inflight_ms > 0)
-            frac = json_real((double)l / (double)m->inflight_ms);
-    }
-    json_object_update_new(o,
-        json_pack("{s:s,s:[s,s],s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o}}",
-            "base", m->base, "parents", m->parent[0], m->parent[1],
-            "conflicted_paths", paths, "merge_time", (json_int_t)m->merge_ct,
-            "sides", sides, "in_flight_s", jtime(m->inflight_ms),
-            "first_traffic", jtime(m->first_ms[SC_AIRSPACE]),
-            "first_resolution", jtime(m->first_ra_ms), "lead_s", lead,
-            "lead_fraction", frac, "baseline_first", "shared",
-            jtime(m->first_ms[SC_SHARED]), "near",
-            jtime(m->first_ms[SC_NEAR])));
+    json_object_update_new(
+        o, json_pack("{s:s,s:[s,s],s:o,s:o}", "base", m->base, "parents",
+               m->parent[0], m->parent[1], "conflicted_paths", paths, "sides",
+               sides));
 }
 
 void
@@ -880,9 +894,10 @@ replay_print_json(const struct replay *rp, FILE *out)
                          "half", point_json(rp, &m->p[PT_HALF]), "end",
                          point_json(rp, &m->p[PT_END]), "first_channel",
                          first ? json_string(first) : json_null()));
+            json_t *o = json_array_get(arr, json_array_size(arr) - 1);
+            times_json(o, m);
             if (rp->git)
-                git_merge_json(
-                    json_array_get(arr, json_array_size(arr) - 1), m);
+                git_merge_json(o, m);
         }
         json_object_set_new(root, "merges", arr);
     }

@@ -59,6 +59,12 @@ check "merge 3 level clear" jqt "$J" '.merges[2].end.level == "clear"'
 as replay --records "$F" --json --per-merge --set prox.scale=10 > "$J"
 check "prox.scale=10: merge 3 proximity exp(-0.9), still clear (0.8 * 0.41 < 0.35)" \
     jqt "$J" '((.merges[2].end.channels.proximity - (-0.9 | exp)) | fabs) < 1e-6 and .merges[2].end.level == "clear"'
+# Lead: both sides' first commits at t=1000, merges at t=10000 (9000 s in
+# flight); merge 1 warned at half-way (t=1000), merge 2 at the end (t=2000).
+check "in flight 9000 s, lead 9000 s (fraction 1) and 8000 s (8/9)" jqt "$J" \
+    '(.merges[0] | .in_flight_s == 9000 and .lead_s == 9000 and .lead_fraction == 1) and (.merges[1] | .lead_s == 8000 and ((.lead_fraction - 8 / 9) | fabs) < 1e-6)'
+check "median lead fraction over the two conflicts" jqt "$J" \
+    '((.groups.all.lead.airspace.median_fraction - 17 / 18) | fabs) < 1e-6'
 check "merge 4 clear, no first channel" jqt "$J" \
     '.merges[3] | .end.level == "clear" and .first_channel == null'
 

@@ -31,6 +31,8 @@ check_small(const struct record *r)
     CHECK_INT(s0->n_commits, 2);
     CHECK_INT(s0->tip_ct, 2000);
     CHECK_INT(s0->half_ct, 1000);
+    CHECK_INT(s0->first_ct, 1000);
+    CHECK_INT(r->side[1].first_ct, 1500);
     CHECK_INT(s0->ws.n, 2);
     const struct rec_file *a = rec_ws_find(&s0->ws, "a.c");
     CHECK(a && a->status == 'M' && !a->whole);
