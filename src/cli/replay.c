@@ -104,6 +104,7 @@ struct replay {
     bool git;
     size_t merges_seen, hskip[HISTORY_NSKIP];
     size_t graph_builds, graph_updates, parsed, cached, merges_run, merge_hits;
+    size_t replayed, replay_conflicts; /* side commits replayed onto B */
 };
 
 void
@@ -673,9 +674,10 @@ replay_print_table(const struct replay *rp, FILE *out)
         fprintf(out,
             "\ngraph builds %zu (files parsed %zu, cached %zu), files "
             "updated between bases %zu, speculative merges %zu (cache "
-            "hits %zu)",
+            "hits %zu), side commits replayed onto the base %zu (paths "
+            "taken from the commit %zu)",
             rp->graph_builds, rp->parsed, rp->cached, rp->graph_updates,
-            rp->merges_run, rp->merge_hits);
+            rp->merges_run, rp->merge_hits, rp->replayed, rp->replay_conflicts);
     } else {
         fprintf(out, "airspace replay: %zu merges read, %zu skipped, split %s",
             rp->n, rp->skipped, split_name(rp->cfg.split));
@@ -847,12 +849,14 @@ replay_print_json(const struct replay *rp, FILE *out)
         json_object_set_new(
             root, "merges_seen", json_integer((json_int_t)rp->merges_seen));
         json_object_set_new(root, "stats",
-            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "graph_builds",
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "graph_builds",
                 (json_int_t)rp->graph_builds, "graph_file_updates",
                 (json_int_t)rp->graph_updates, "files_parsed",
                 (json_int_t)rp->parsed, "files_cached", (json_int_t)rp->cached,
                 "speculative_merges", (json_int_t)rp->merges_run,
-                "merge_cache_hits", (json_int_t)rp->merge_hits));
+                "merge_cache_hits", (json_int_t)rp->merge_hits,
+                "replayed_commits", (json_int_t)rp->replayed,
+                "replay_conflicts", (json_int_t)rp->replay_conflicts));
     }
     json_t *groups = json_object();
     for (int g = 0; g < NGROUPS; g++) {
@@ -1131,9 +1135,20 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
     int64_t now_ms, struct as_err *e)
 {
     struct agent next;
+    char own[41];
+    const char *tree = c->tree;
+    if (!c->on_base) {
+        size_t nconf;
+        int rc = history_own_tree(w->r, w->hm->base, c->oid, own, &nconf, e);
+        if (rc)
+            return rc;
+        tree = own;
+        w->rp->replayed++;
+        w->rp->replay_conflicts += nconf;
+    }
     agent_init(&next, w->a[s].id);
     int rc = history_workset(
-        w->r, w->hm->base_tree, c->tree, &w->a[s], now_ms, &next, e);
+        w->r, w->hm->base_tree, tree, &w->a[s], now_ms, &next, e);
     if (rc) {
         agent_release(&next);
         return rc;

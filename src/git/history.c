@@ -80,6 +80,26 @@ side_commits(git_repository *g, const git_oid *base, const git_oid *tip,
         hex_of(hc->oid, &id);
         hex_of(hc->tree, git_commit_tree_id(c));
         hc->time_ms = (int64_t)git_commit_time(c) * 1000;
+        hc->on_base = false;
+        /* Parents come first: a parent inside the side is an earlier entry
+         * (usually the one just before); one outside is base or reachable
+         * from it. */
+        for (unsigned k = 0; k < git_commit_parentcount(c) && !hc->on_base;
+             k++) {
+            const git_oid *p = git_commit_parent_id(c, k);
+            if (git_oid_equal(p, base)) {
+                hc->on_base = true;
+                break;
+            }
+            char phex[41];
+            hex_of(phex, p);
+            for (size_t j = m->nside[s] - 1; j-- > 0;) {
+                if (!strcmp(m->side[s][j].oid, phex)) {
+                    hc->on_base = m->side[s][j].on_base;
+                    break;
+                }
+            }
+        }
         git_commit_free(c);
     }
     if (err != GIT_ITEROVER) {
@@ -450,5 +470,120 @@ out:
     git_diff_free(diff);
     git_tree_free(t);
     git_tree_free(bt);
+    return err;
+}
+
+/* Take every conflicted path of idx from theirs (absent there: removed). */
+static int
+resolve_theirs(git_index *idx, size_t *nconflicts, struct as_err *e)
+{
+    git_index_conflict_iterator *it = NULL;
+    const git_index_entry *anc, *ours, *theirs;
+    struct pick {
+        char *path[3];
+        git_index_entry entry; /* theirs, path borrowed from path[2] */
+        bool has_theirs;
+    } *picks = NULL;
+    size_t n = 0, alloc = 0;
+    int err = 0;
+
+    if (git_index_conflict_iterator_new(&it, idx) < 0)
+        return repo_git_errorf(e, "cannot read replay conflicts");
+    while ((err = git_index_conflict_next(&anc, &ours, &theirs, it)) == 0) {
+        ALLOC_GROW(picks, n + 1, alloc);
+        struct pick *p = &picks[n++];
+        memset(p, 0, sizeof(*p));
+        const git_index_entry *ent[3] = { anc, ours, theirs };
+        for (int k = 0; k < 3; k++)
+            p->path[k] = ent[k] ? xstrdup(ent[k]->path) : NULL;
+        if (theirs) {
+            p->entry = *theirs;
+            p->entry.path = p->path[2];
+            p->entry.flags &= (uint16_t)~GIT_INDEX_ENTRY_STAGEMASK;
+            p->has_theirs = true;
+        }
+    }
+    git_index_conflict_iterator_free(it);
+    if (err != GIT_ITEROVER) {
+        err = repo_git_errorf(e, "cannot read replay conflicts");
+        goto out;
+    }
+    git_error_clear();
+    err = 0;
+    for (size_t i = 0; i < n && !err; i++) {
+        for (int k = 0; k < 3; k++)
+            if (picks[i].path[k])
+                git_index_conflict_remove(idx, picks[i].path[k]);
+        if (picks[i].has_theirs && git_index_add(idx, &picks[i].entry) < 0)
+            err = repo_git_errorf(
+                e, "cannot settle a replay conflict on '%s'", picks[i].path[2]);
+    }
+    *nconflicts = n;
+out:
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            free(picks[i].path[k]);
+    free(picks);
+    return err;
+}
+
+int
+history_own_tree(struct repo *r, const char *base_oid, const char *commit_oid,
+    char out[41], size_t *nconflicts, struct as_err *e)
+{
+    git_repository *g = repo_git(r);
+    git_oid b, c, f, t;
+    git_commit *fc = NULL, *bc = NULL, *cc = NULL;
+    git_tree *ft = NULL, *bt = NULL, *ct = NULL;
+    git_index *idx = NULL;
+    git_merge_options mo;
+    int err = 0;
+
+    *nconflicts = 0;
+    if (git_oid_fromstr(&b, base_oid) < 0 ||
+        git_oid_fromstr(&c, commit_oid) < 0)
+        return as_errorf(e, AS_EINVAL, "malformed commit id");
+    if (git_commit_lookup(&bc, g, &b) < 0 ||
+        git_commit_lookup(&cc, g, &c) < 0) {
+        err = as_errorf(e, AS_ENOENT, "commit '%s' or '%s' not found", base_oid,
+            commit_oid);
+        goto out;
+    }
+    int rc = git_merge_base(&f, g, &b, &c);
+    if (rc == GIT_ENOTFOUND || (rc == 0 && git_oid_equal(&f, &b))) {
+        /* unrelated, or commit already contains base: its tree as it is */
+        git_error_clear();
+        hex_of(out, git_commit_tree_id(cc));
+        goto out;
+    }
+    if (rc < 0 || git_commit_lookup(&fc, g, &f) < 0 ||
+        git_commit_tree(&ft, fc) < 0 || git_commit_tree(&bt, bc) < 0 ||
+        git_commit_tree(&ct, cc) < 0) {
+        err = repo_git_errorf(e, "cannot find where '%s' forked", commit_oid);
+        goto out;
+    }
+    git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+    if (git_merge_trees(&idx, g, ft, bt, ct, &mo) < 0) {
+        err =
+            repo_git_errorf(e, "cannot replay '%s' onto the base", commit_oid);
+        goto out;
+    }
+    if (git_index_has_conflicts(idx) &&
+        (err = resolve_theirs(idx, nconflicts, e)) < 0)
+        goto out;
+    if (git_index_write_tree_to(&t, idx, g) < 0) {
+        err = repo_git_errorf(
+            e, "cannot write the replayed tree of '%s'", commit_oid);
+        goto out;
+    }
+    hex_of(out, &t);
+out:
+    git_index_free(idx);
+    git_tree_free(ct);
+    git_tree_free(bt);
+    git_tree_free(ft);
+    git_commit_free(cc);
+    git_commit_free(bc);
+    git_commit_free(fc);
     return err;
 }

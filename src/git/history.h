@@ -10,8 +10,11 @@
  * zero-context diff from B's tree to C's tree with rename detection, in base
  * coordinates, built exactly as git/workset.h builds one for a branch.
  *
- * A side that merged the other line (a back-merge) is still diffed from B
- * to its commit: the other line's changes it took in count as its own.
+ * A side commit that does not contain B (the side forked before B and took
+ * the other line in later by a back-merge, which made B the merge base) is
+ * marked: its working set must be its own changes replayed onto B
+ * (history_own_tree), not the diff from B, which would count the other
+ * line's changes since the fork as undone by this side.
  *
  * Reads only; writes nothing to the repository. Ownership: history_collect()
  * fills caller storage released with history_release().
@@ -52,6 +55,7 @@ const char *history_skip_name(enum history_skip s);
 struct history_commit {
     char oid[41], tree[41];
     int64_t time_ms; /* committer time */
+    bool on_base;    /* B is in its history (else: replay it onto B) */
 };
 
 struct history_merge {
@@ -91,5 +95,17 @@ void history_release(struct history *h);
 int history_workset(struct repo *r, const char *base_tree, const char *tree,
     const struct agent *prev, int64_t now_ms, struct agent *out,
     struct as_err *e);
+
+/*
+ * The tree of commit_oid's own changes replayed onto base_oid (hex ids),
+ * into out: commit's tree when it contains base (or shares no history with
+ * it); otherwise the three-way merge of base and commit over their merge
+ * base (git merge-tree --write-tree base commit), with each path the merge
+ * could not settle taken from commit, counted in *nconflicts. The tree goes
+ * to the in-memory object store (repo.h). Returns 0, AS_EINVAL, AS_ENOENT
+ * or AS_EGIT.
+ */
+int history_own_tree(struct repo *r, const char *base_oid,
+    const char *commit_oid, char out[41], size_t *nconflicts, struct as_err *e);
 
 #endif

@@ -7,12 +7,13 @@
 #   ren     r.txt renamed + line 3 changed vs line 3    conflict via rename
 #           changed on main, merged 09:00               resolution at 08:00
 #   bm      d.txt line 2 (bm), line 20 (main), bm       back-merge: its own
-#           merges main at 11:00 (a branch merge), then merge is clean and
-#           line 10 on bm; merged into main at 12:30    replayed; the final
-#                                                       merge's base is then
-#                                                       "main: 220", so
-#                                                       main's line 20 is on
-#                                                       neither side: clear
+#           merges main's line-20 commit at 11:00 (a    merge is clean and
+#           branch merge) while main has gone on to     replayed; the final
+#           line 21 (10:30), then line 10 on bm;        merge's base is then
+#           merged into main at 12:30                   "main: 220", and
+#                                                       "bm 1", forked before
+#                                                       it, is replayed onto
+#                                                       it: never flagged
 #   octo    main merges o1 and o2 at once               skipped: octopus
 #   cc      criss-cross: x merges y, y merges x, then   the last is skipped:
 #           y merges x again; y merged into main        criss_cross
@@ -85,8 +86,11 @@ commit 09:30 "bm 1"
 git checkout -q main
 sed -i 's/^220$/twenty/' d.txt
 commit 10:00 "main: 220"
+git tag main220
+sed -i 's/^221$/twenty-one/' d.txt
+commit 10:30 "main: 221"
 git checkout -q bm
-merge 11:00 main m_back
+merge 11:00 main220 m_back
 sed -i 's/^210$/ten/' d.txt
 commit 11:30 "bm 2"
 git checkout -q main
@@ -155,7 +159,14 @@ check "ren: conflict through the rename" m m_ren \
 check "back-merge replayed as a branch merge, clean" m m_back \
     '.conflicted == false and .mainline == false and .end.level == "clear"'
 check "bm: base after the back-merge, 3 commits on bm, never flagged" m m_bm \
-    ".conflicted == false and .mainline and .first_traffic == null and .sides[0].commits == 1 and .sides[1].commits == 3 and .base == \"$(git -C "$R" rev-parse m_bm^1^)\""
+    ".conflicted == false and .mainline and .first_traffic == null and .sides[0].commits == 2 and .sides[1].commits == 3 and .base == \"$(git -C "$R" rev-parse main220)\""
+# "bm 1" forked before the base: diffed from the base it would undo main's
+# line 220 next to main's line 221 (10:30) and conflict; replayed onto the
+# base it is its own line 202 only.
+check "bm 1 replayed onto the base, no conflict" jqt "$J" \
+    '.stats.replayed_commits == 1 and .stats.replay_conflicts == 0'
+check "bm: clear when main edits line 221 at 10:30" m m_bm \
+    '.first_resolution == null and .end.level == "clear"'
 check "x merges y inside a branch" m m_xy '.mainline == false and .conflicted == false'
 check "summary: 8 merges, 2 conflicted, 3 branch merges" jqt "$J" \
     '.groups.all.merges == 8 and .groups.all.conflicted == 2 and .groups.branch.merges == 3 and .groups.mainline.merges == 5'
