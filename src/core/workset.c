@@ -178,6 +178,32 @@ agent_add_intent(struct agent *a, const char *glob)
 }
 
 /* Whether two agents' working sets share a path (base or new naming). */
+/* Whether some path of sorted a (new name or base path) lies under dir/. */
+static bool
+has_under(const struct agent *a, const char *dir)
+{
+    size_t n = strlen(dir), lo = 0, hi = a->nfiles;
+    /* first path >= "dir/" */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *p = a->files[mid].path;
+        int c = strncmp(p, dir, n);
+        if (c < 0 || (c == 0 && (unsigned char)p[n] < '/'))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < a->nfiles && !strncmp(a->files[lo].path, dir, n) &&
+        a->files[lo].path[n] == '/')
+        return true;
+    for (size_t i = 0; i < a->nfiles; i++) {
+        const char *q = a->files[i].new_path;
+        if (q && !strncmp(q, dir, n) && q[n] == '/')
+            return true;
+    }
+    return false;
+}
+
 bool
 agent_shares_path(const struct agent *a, const struct agent *b)
 {
@@ -199,5 +225,15 @@ agent_shares_path(const struct agent *a, const struct agent *b)
                 (y && !strcmp(y, a->files[i].path)))
                 return true;
         }
+    /* A file on one side where the other has a directory (file/directory
+     * conflicts). */
+    for (int s = 0; s < 2; s++) {
+        const struct agent *x = s ? b : a, *y = s ? a : b;
+        for (i = 0; i < x->nfiles; i++) {
+            const char *p = x->files[i].new_path;
+            if (has_under(y, x->files[i].path) || (p && has_under(y, p)))
+                return true;
+        }
+    }
     return false;
 }

@@ -94,8 +94,9 @@ struct ws_file *agent_add_file(
 void agent_sort(struct agent *a);
 void agent_add_intent(struct agent *a, const char *glob);
 
-/* Whether a's and b's working sets share a path (in base or new naming):
- * only then can a textual merge of their work conflict. */
+/* Whether a's and b's working sets share a path (in base or new naming) or
+ * one has a file where the other has a directory ("d" and "d/x"): only then
+ * can a merge of their work conflict. a and b must be sorted. */
 bool agent_shares_path(const struct agent *a, const struct agent *b);
 
 /* Record a name the agent's version uses (def false) or defines (def true)

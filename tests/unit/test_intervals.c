@@ -1,5 +1,7 @@
 /* test_intervals.c - range sets: merging, queries, widening, overlap. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/intervals.h"
 #include "core/workset.h"
@@ -184,6 +186,58 @@ test_workset(void)
     agent_release(&a);
 }
 
+/* Two agents from "path[:status]" lists ("R" entries: "old>new"). */
+static bool
+shares(const char *const *pa, size_t na, const char *const *pb, size_t nb)
+{
+    struct agent ag[2];
+    const char *const *lists[2] = { pa, pb };
+    size_t ns[2] = { na, nb };
+    for (int s = 0; s < 2; s++) {
+        agent_init(&ag[s], s ? "b" : "a");
+        for (size_t i = 0; i < ns[s]; i++) {
+            const char *arrow = strchr(lists[s][i], '>');
+            if (!arrow) {
+                agent_add_file(&ag[s], lists[s][i], WS_MODIFIED);
+                continue;
+            }
+            char old[64];
+            snprintf(old, sizeof(old), "%.*s", (int)(arrow - lists[s][i]),
+                lists[s][i]);
+            struct ws_file *f = agent_add_file(&ag[s], old, WS_RENAMED);
+            f->new_path = strdup(arrow + 1);
+        }
+        agent_sort(&ag[s]);
+    }
+    bool out = agent_shares_path(&ag[0], &ag[1]);
+    agent_release(&ag[0]);
+    agent_release(&ag[1]);
+    return out;
+}
+
+static void
+test_shares_path(void)
+{
+    const char *same[] = { "src/a.c" }, *other[] = { "src/b.c" };
+    CHECK(shares(same, 1, same, 1));
+    CHECK(!shares(same, 1, other, 1));
+    /* file/directory: "d" on one side, "d/x.c" on the other, both ways */
+    const char *file[] = { "a.c", "d" }, *under[] = { "b.c", "d/x.c" };
+    CHECK(shares(file, 2, under, 2));
+    CHECK(shares(under, 2, file, 2));
+    /* prefixes that are not a directory: "d-x/y.c", "d.c", "dx/y" */
+    const char *near[] = { "d-x/y.c", "d.c", "dx/y" };
+    CHECK(!shares(file, 2, near, 3));
+    CHECK(!shares(near, 3, file, 2));
+    /* a rename into the directory "d" and a file "d" */
+    const char *ren[] = { "old.c>d/x.c" }, *d[] = { "d" };
+    CHECK(shares(ren, 1, d, 1));
+    CHECK(shares(d, 1, ren, 1));
+    /* renamed onto the other's path */
+    const char *onto[] = { "old.c>src/a.c" };
+    CHECK(shares(onto, 1, same, 1));
+}
+
 struct sub_case {
     const char *name;
     uint32_t a[8];
@@ -243,5 +297,6 @@ main(void)
     test_subtract();
     test_overlap();
     TEST_RUN("workset", test_workset);
+    TEST_RUN("shares a path: same, rename, file/directory", test_shares_path);
     return test_done();
 }
