@@ -1282,6 +1282,9 @@ replay_run_git(struct replay *rp, struct repo *r,
         rc = replay_merge(&w, e);
         agent_release(&w.a[0]);
         agent_release(&w.a[1]);
+        /* The merge's speculative merges and replayed trees are done with;
+         * the merge cache keeps only their verdicts. */
+        repo_forget_created(r);
     }
     rp->merge_hits = merge_cache_hits(mc);
     merge_cache_free(mc);

@@ -107,6 +107,13 @@ out_free:
 }
 
 void
+repo_forget_created(struct repo *r)
+{
+    if (r->mem)
+        git_mempack_reset(r->mem);
+}
+
+void
 repo_free(struct repo *r)
 {
     if (!r)

@@ -44,6 +44,14 @@ const char *repo_main_workdir(const struct repo *r);
 git_repository *repo_git(struct repo *r);
 
 /*
+ * Drop every object created in memory so far (speculative merges, replayed
+ * trees, snapshots of uncommitted work): ids handed out before may no longer
+ * resolve. For long runs that are done with what they created, such as one
+ * merge of a replay.
+ */
+void repo_forget_created(struct repo *r);
+
+/*
  * The integration branch (short name, new string in *out): git config
  * `airspace.integration` if set, else the main worktree's current branch.
  * A detached main worktree without the config is AS_ENOENT.
