@@ -72,6 +72,18 @@ check "import coupling: traffic" wait_level alice bob traffic
 # bob now edits the very lines alice changed
 sed -i 's/    int fd = port;/    int fd = port * 2;/' "$TMP/bob/src/net/conn.c"
 check "same lines: resolution" wait_level alice bob resolution
+merge_ch() {
+    curl -s --unix-socket "$SOCK" 'http://a/v1/advisories?all=1' |
+        jq -r '[.advisories[] | select((.a=="alice" and .b=="bob") or (.a=="bob" and .b=="alice"))][0].channels.merge'
+}
+check "the merge channel sees the conflict" [ "$(merge_ch)" = "1" ]
+# a rescan drops every in-memory snapshot and re-reads the worktrees: the
+# speculative merge still finds both trees
+curl -sf -X POST --unix-socket "$SOCK" http://a/v1/refresh > /dev/null
+curl -sf -X POST --unix-socket "$SOCK" http://a/v1/refresh > /dev/null
+after=$(level alice bob)/$(merge_ch)
+check "after two rescans: still resolution, merge channel 1 ($after)" \
+    [ "$after" = "resolution/1" ]
 # bob reverts everything: back to clear, but only after the dwell
 git -C "$TMP/bob" checkout -q -- .
 check "after revert: clear" wait_level alice bob clear
