@@ -11,6 +11,8 @@
 #
 #   bench/rebuilt.sh [N]      N merges per repository (default 500): every
 #                             recorded conflict first, then clean ones
+# The recorded histories are read from $AIRSPACE_MERGES (default
+# ../shared/data/merges).
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-500}
