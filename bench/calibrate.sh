@@ -38,9 +38,8 @@ def best(g): [g.half.shared.auc, g.half.near.auc] | map(select(. != null)) | max
     | map(. as $k | "\($k) \($g[$k].half.airspace.auc | r3)/\(best($g[$k]) | r3)")
     | join("  "))
   + "\n  traffic airspace \($a.tp)/\($a.tp + $a.fp) near \($n.tp)/\($n.tp + $n.fp)"
-  + (if $a.tp > $n.tp and ($a.tp + $a.fp) <= ($n.tp + $n.fp) then " met" else " not met" end)'
-met='.groups.all.half as $h | ($h.airspace.traffic) as $a | ($h.near.traffic) as $n
-| if $a.tp > $n.tp and ($a.tp + $a.fp) <= ($n.tp + $n.fp) then 1 else 0 end'
+  + (if $g.all.half.verdict.traffic_beats_near then " met" else " not met" end)'
+met='if .groups.all.half.verdict.traffic_beats_near then 1 else 0 end'
 
 for f in "$DATA"/*.jsonl.gz; do
     name=$(basename "$f" .jsonl.gz)

@@ -560,6 +560,30 @@ struct group_stats {
     struct lead_stats lead[NSCORERS];
 };
 
+/* Whether airspace beats the baselines at one point: auc 1/0 when its AUC
+ * is above the better baseline's (-1: undefined), traffic when it catches
+ * more conflicts than near with no more merges flagged. */
+struct verdict {
+    int auc;
+    bool traffic;
+    double best_auc; /* the better baseline's AUC; NAN when undefined */
+};
+
+static struct verdict
+point_verdict(const struct scorer_stats s[NSCORERS])
+{
+    struct verdict v = { -1, false, NAN };
+    for (int sc = SC_SHARED; sc < NSCORERS; sc++)
+        if (!isnan(s[sc].auc) && (isnan(v.best_auc) || s[sc].auc > v.best_auc))
+            v.best_auc = s[sc].auc;
+    if (!isnan(v.best_auc) && !isnan(s[SC_AIRSPACE].auc))
+        v.auc = s[SC_AIRSPACE].auc > v.best_auc;
+    const struct metrics_confusion *a = &s[SC_AIRSPACE].traffic,
+                                   *n = &s[SC_NEAR].traffic;
+    v.traffic = a->tp > n->tp && a->tp + a->fp <= n->tp + n->fp;
+    return v;
+}
+
 static bool
 in_group(const struct rp_merge *m, int g)
 {
@@ -714,6 +738,24 @@ replay_print_table(const struct replay *rp, FILE *out)
                     point_names[p], scorer_names[sc], v[0], v[1], v[2], v[3],
                     v[4], v[5]);
             }
+        }
+        for (int p = 0; p < NPOINTS; p++) {
+            struct verdict v = point_verdict(gs.s[p]);
+            const struct metrics_confusion *a = &gs.s[p][SC_AIRSPACE].traffic,
+                                           *n = &gs.s[p][SC_NEAR].traffic;
+            char x[2][16];
+            fmt3(x[0], 16, gs.s[p][SC_AIRSPACE].auc);
+            fmt3(x[1], 16, v.best_auc);
+            fprintf(out,
+                "  %s: AUC above both baselines %s (%s vs %s); traffic "
+                "catches more than near at no more flagged %s (%zu/%zu vs "
+                "%zu/%zu caught/flagged)\n",
+                point_names[p],
+                v.auc < 0 ? "n/a"
+                : v.auc   ? "yes"
+                          : "no",
+                x[0], x[1], v.traffic ? "yes" : "no", a->tp, a->tp + a->fp,
+                n->tp, n->tp + n->fp);
         }
         fprintf(out, "  first correct warning, median lead:");
         for (int sc = 0; sc < NSCORERS; sc++) {
@@ -873,6 +915,11 @@ replay_print_json(const struct replay *rp, FILE *out)
                         confusion_json(&st->traffic), "resolution",
                         confusion_json(&st->resolution)));
             }
+            struct verdict v = point_verdict(gs.s[p]);
+            json_object_set_new(jp, "verdict",
+                json_pack("{s:o,s:b}", "auc_beats_baselines",
+                    v.auc < 0 ? json_null() : json_boolean(v.auc),
+                    "traffic_beats_near", v.traffic));
             json_object_set_new(jg, point_names[p], jp);
         }
         json_t *jl = json_object();

@@ -68,6 +68,19 @@ check "median lead fraction over the two conflicts" jqt "$J" \
 check "merge 4 clear, no first channel" jqt "$J" \
     '.merges[3] | .end.level == "clear" and .first_channel == null'
 
+# Verdicts, defaults, all merges. Half-way airspace ranks 1 > 2 (dirs) > 3
+# (a sliver of proximity) > 4: AUC 1 above near's 0.75; traffic flags merge
+# 1 only, as near does: not more caught. At the end near's AUC is 1 too.
+as replay --records "$F" --json > "$J"
+check "verdicts: half AUC yes, traffic no; end AUC no, traffic no" jqt "$J" \
+    '.groups.all | .half.verdict == {"auc_beats_baselines": true, "traffic_beats_near": false} and .end.verdict == {"auc_beats_baselines": false, "traffic_beats_near": false}'
+check "mainline verdict: no conflict, AUC n/a" jqt "$J" \
+    '.groups.mainline.half.verdict.auc_beats_baselines == null'
+as replay --records "$F" > "$TMP/verdict.txt"
+check "table: the half-way verdict line" grep -q \
+    "^  half: AUC above both baselines yes (1.000 vs 0.750); traffic catches more than near at no more flagged no (1/1 vs 1/1 caught/flagged)" \
+    "$TMP/verdict.txt"
+
 # With the overlap channel weighted 1 it joins the noisy-OR.
 as replay --records "$F" --json --per-merge --set weight.overlap=1 > "$J"
 check "overlap weight 1: merge 1 half risk gains the factor 1 - 2/3" near \
