@@ -289,18 +289,20 @@ broker_rescan(struct broker *b, struct as_err *e)
     repo_worktrees_free(wts, n);
     /* Every snapshot of uncommitted work lives in the in-memory object
      * store; without a reset it grows with every edit for the daemon's
-     * life. All active agents are re-read just below; the others lose
-     * their snapshot tree (the merge channel skips a pair without one). */
+     * life. Active worktree agents are re-read just below; every other
+     * agent, and one whose re-read fails, loses its snapshot tree (the
+     * merge channel skips a pair without one). */
     repo_forget_created(b->repo);
     for (size_t i = 0; i < b->nagents; i++) {
-        if (b->meta[i].status != BAGENT_ACTIVE) {
-            free(b->ag[i].tree_oid);
-            b->ag[i].tree_oid = NULL;
-            continue;
-        }
         struct as_err ae;
-        if (broker_refresh_agent(b, i, &ae))
+        bool reread = b->meta[i].status == BAGENT_ACTIVE &&
+                      b->meta[i].from_worktree && b->ag[i].worktree;
+        if (reread && !broker_refresh_agent(b, i, &ae))
+            continue;
+        if (reread)
             broker_log(b, "refresh %s: %s", b->ag[i].id, ae.msg);
+        free(b->ag[i].tree_oid);
+        b->ag[i].tree_oid = NULL;
     }
     broker_rescore(b, SIZE_MAX);
     return 0;
