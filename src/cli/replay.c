@@ -72,11 +72,9 @@ struct rp_merge {
     /* First time each scorer flagged the pair (airspace: traffic), ms;
      * -1 never. Records mode: the first point's time. */
     int64_t first_ms[NSCORERS];
-    int64_t first_ra_ms;     /* first resolution, ms; -1 never */
-    int64_t inflight_ms;     /* both sides in flight before the merge; -1 n/a */
-    int64_t rec_inflight_ms; /* records: merge_ct - the later side's first
-                                commit time; -1 n/a */
-    const char *first_ch;    /* channel that first raised the advisory */
+    int64_t first_ra_ms;  /* first resolution, ms; -1 never */
+    int64_t inflight_ms;  /* both sides in flight before the merge; -1 n/a */
+    const char *first_ch; /* channel that first raised the advisory */
     /* git mode only */
     char base[41], parent[2][41];
     struct rp_side side[2];
@@ -406,8 +404,7 @@ replay_add(struct replay *rp, const struct record *r)
     m->strict = r->side[0].n_commits >= 2 && r->side[1].n_commits >= 2;
     const struct rec_side *s0 = &r->side[0], *s1 = &r->side[1];
     int64_t start = s0->first_ct > s1->first_ct ? s0->first_ct : s1->first_ct;
-    m->rec_inflight_ms =
-        r->merge_ct > start ? (r->merge_ct - start) * 1000 : -1;
+    m->inflight_ms = r->merge_ct > start ? (r->merge_ct - start) * 1000 : -1;
     int64_t th = s0->half_ct > s1->half_ct ? s0->half_ct : s1->half_ct;
     int64_t te = s0->tip_ct > s1->tip_ct ? s0->tip_ct : s1->tip_ct;
     add_point(rp, &m->p[PT_HALF], &s0->half, &s1->half, s0->half_ct,
@@ -506,7 +503,6 @@ replay_finish(struct replay *rp)
         struct rp_merge *m = &rp->m[i];
         m->first_level_point = -1;
         m->first_ra_ms = -1;
-        m->inflight_ms = m->rec_inflight_ms;
         for (int sc = 0; sc < NSCORERS; sc++)
             m->first_ms[sc] = -1;
         for (int p = 0; p < NPOINTS; p++) {

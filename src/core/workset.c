@@ -177,33 +177,55 @@ agent_add_intent(struct agent *a, const char *glob)
     a->intent[a->nintent++] = xstrdup(glob);
 }
 
-/* Whether two agents' working sets share a path (base or new naming). */
-/* Whether some path of sorted a (new name or base path) lies under dir/. */
-static bool
-has_under(const struct agent *a, const char *dir)
+/* Where the sorted base paths of a would hold the first path >= p[0..n)
+ * followed by the byte c (c 0: p[0..n) itself). */
+static size_t
+lower_bound(const struct agent *a, const char *p, size_t n, unsigned char c)
 {
-    size_t n = strlen(dir), lo = 0, hi = a->nfiles;
-    /* first path >= "dir/" */
+    size_t lo = 0, hi = a->nfiles;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const char *p = a->files[mid].path;
-        int c = strncmp(p, dir, n);
-        if (c < 0 || (c == 0 && (unsigned char)p[n] < '/'))
+        const char *q = a->files[mid].path;
+        int d = strncmp(q, p, n);
+        if (d < 0 || (d == 0 && (unsigned char)q[n] < c))
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < a->nfiles && !strncmp(a->files[lo].path, dir, n) &&
-        a->files[lo].path[n] == '/')
-        return true;
-    for (size_t i = 0; i < a->nfiles; i++) {
-        const char *q = a->files[i].new_path;
-        if (q && !strncmp(q, dir, n) && q[n] == '/')
+    return lo;
+}
+
+/* Whether a base path of sorted a is p[0..n) itself (c 0) or lies under the
+ * directory p[0..n) (c '/'). O(log n). */
+static bool
+base_path_at(const struct agent *a, const char *p, size_t n, unsigned char c)
+{
+    size_t i = lower_bound(a, p, n, c);
+    return i < a->nfiles && !strncmp(a->files[i].path, p, n) &&
+           (unsigned char)a->files[i].path[n] == c;
+}
+
+/* A file of x (base or new name) where y has a directory, or a directory of
+ * a name x renamed to where y has a file; y's base paths only. */
+static bool
+file_dir_clash(const struct agent *x, const struct agent *y)
+{
+    for (size_t i = 0; i < x->nfiles; i++) {
+        const char *p = x->files[i].path, *q = x->files[i].new_path;
+        if (base_path_at(y, p, strlen(p), '/'))
             return true;
+        if (!q)
+            continue;
+        if (base_path_at(y, q, strlen(q), '/'))
+            return true;
+        for (const char *s = strchr(q, '/'); s; s = strchr(s + 1, '/'))
+            if (base_path_at(y, q, (size_t)(s - q), 0))
+                return true;
     }
     return false;
 }
 
+/* Whether two agents' working sets share a path (base or new naming). */
 bool
 agent_shares_path(const struct agent *a, const struct agent *b)
 {
@@ -227,13 +249,5 @@ agent_shares_path(const struct agent *a, const struct agent *b)
         }
     /* A file on one side where the other has a directory (file/directory
      * conflicts). */
-    for (int s = 0; s < 2; s++) {
-        const struct agent *x = s ? b : a, *y = s ? a : b;
-        for (i = 0; i < x->nfiles; i++) {
-            const char *p = x->files[i].new_path;
-            if (has_under(y, x->files[i].path) || (p && has_under(y, p)))
-                return true;
-        }
-    }
-    return false;
+    return file_dir_clash(a, b) || file_dir_clash(b, a);
 }
