@@ -557,18 +557,20 @@ struct group_stats {
 };
 
 /* Whether airspace beats the baselines at one point: auc 1/0 when its AUC
- * is above the better baseline's (-1: undefined), traffic when it catches
- * more conflicts than near with no more merges flagged. */
+ * is above the better baseline's, traffic 1/0 when it catches more
+ * conflicts than near with no more merges flagged (-1: undefined, the
+ * group has no conflict or no clean merge for AUC, no conflict for
+ * traffic). */
 struct verdict {
     int auc;
-    bool traffic;
+    int traffic;
     double best_auc; /* the better baseline's AUC; NAN when undefined */
 };
 
 static struct verdict
 point_verdict(const struct scorer_stats s[NSCORERS])
 {
-    struct verdict v = { -1, false, NAN };
+    struct verdict v = { -1, -1, NAN };
     for (int sc = SC_SHARED; sc < NSCORERS; sc++)
         if (!isnan(s[sc].auc) && (isnan(v.best_auc) || s[sc].auc > v.best_auc))
             v.best_auc = s[sc].auc;
@@ -576,8 +578,15 @@ point_verdict(const struct scorer_stats s[NSCORERS])
         v.auc = s[SC_AIRSPACE].auc > v.best_auc;
     const struct metrics_confusion *a = &s[SC_AIRSPACE].traffic,
                                    *n = &s[SC_NEAR].traffic;
-    v.traffic = a->tp > n->tp && a->tp + a->fp <= n->tp + n->fp;
+    if (a->tp + a->fn > 0)
+        v.traffic = a->tp > n->tp && a->tp + a->fp <= n->tp + n->fp;
     return v;
+}
+
+static const char *
+yes_no_na(int v)
+{
+    return v < 0 ? "n/a" : v ? "yes" : "no";
 }
 
 static bool
@@ -747,10 +756,8 @@ replay_print_table(const struct replay *rp, FILE *out)
                 "catches more than near at no more flagged %s (%zu/%zu vs "
                 "%zu/%zu caught/flagged)\n",
                 point_names[p],
-                v.auc < 0 ? "n/a"
-                : v.auc   ? "yes"
-                          : "no",
-                x[0], x[1], v.traffic ? "yes" : "no", a->tp, a->tp + a->fp,
+                yes_no_na(v.auc),
+                x[0], x[1], yes_no_na(v.traffic), a->tp, a->tp + a->fp,
                 n->tp, n->tp + n->fp);
         }
         fprintf(out, "  first correct warning, median lead:");
@@ -913,9 +920,10 @@ replay_print_json(const struct replay *rp, FILE *out)
             }
             struct verdict v = point_verdict(gs.s[p]);
             json_object_set_new(jp, "verdict",
-                json_pack("{s:o,s:b}", "auc_beats_baselines",
+                json_pack("{s:o,s:o}", "auc_beats_baselines",
                     v.auc < 0 ? json_null() : json_boolean(v.auc),
-                    "traffic_beats_near", v.traffic));
+                    "traffic_beats_near",
+                    v.traffic < 0 ? json_null() : json_boolean(v.traffic)));
             json_object_set_new(jg, point_names[p], jp);
         }
         json_t *jl = json_object();

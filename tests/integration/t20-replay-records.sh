@@ -74,11 +74,14 @@ check "merge 4 clear, no first channel" jqt "$J" \
 as replay --records "$F" --json > "$J"
 check "verdicts: half AUC yes, traffic no; end AUC no, traffic no" jqt "$J" \
     '.groups.all | .half.verdict == {"auc_beats_baselines": true, "traffic_beats_near": false} and .end.verdict == {"auc_beats_baselines": false, "traffic_beats_near": false}'
-check "mainline verdict: no conflict, AUC n/a" jqt "$J" \
-    '.groups.mainline.half.verdict.auc_beats_baselines == null'
+check "mainline verdict: no conflict, AUC and traffic n/a" jqt "$J" \
+    '.groups.mainline.half.verdict == {"auc_beats_baselines": null, "traffic_beats_near": null}'
 as replay --records "$F" > "$TMP/verdict.txt"
 check "table: the half-way verdict line" grep -q \
     "^  half: AUC above both baselines yes (1.000 vs 0.750); traffic catches more than near at no more flagged no (1/1 vs 1/1 caught/flagged)" \
+    "$TMP/verdict.txt"
+check "table: the mainline verdict is n/a, not no" grep -q \
+    "AUC above both baselines n/a (n/a vs n/a); traffic catches more than near at no more flagged n/a (0/0 vs 0/0 caught/flagged)" \
     "$TMP/verdict.txt"
 
 # With the overlap channel weighted 1 it joins the noisy-OR.
