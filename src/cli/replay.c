@@ -755,10 +755,9 @@ replay_print_table(const struct replay *rp, FILE *out)
                 "  %s: AUC above both baselines %s (%s vs %s); traffic "
                 "catches more than near at no more flagged %s (%zu/%zu vs "
                 "%zu/%zu caught/flagged)\n",
-                point_names[p],
-                yes_no_na(v.auc),
-                x[0], x[1], yes_no_na(v.traffic), a->tp, a->tp + a->fp,
-                n->tp, n->tp + n->fp);
+                point_names[p], yes_no_na(v.auc), x[0], x[1],
+                yes_no_na(v.traffic), a->tp, a->tp + a->fp, n->tp,
+                n->tp + n->fp);
         }
         fprintf(out, "  first correct warning, median lead:");
         for (int sc = 0; sc < NSCORERS; sc++) {
