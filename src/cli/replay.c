@@ -1189,7 +1189,8 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
     const char *tree = c->tree;
     if (!c->on_base) {
         size_t nconf;
-        int rc = history_own_tree(w->r, w->hm->base, c->oid, own, &nconf, e);
+        int rc = history_own_tree(
+            w->r, w->hm->base, c->oid, c->fork, own, &nconf, e);
         if (rc)
             return rc;
         tree = own;
@@ -1268,10 +1269,11 @@ replay_merge(struct git_walk *w, struct as_err *e)
                                : m->p[PT_END].level > LVL_CLEAR ? PT_END
                                                                 : -1;
 
-    /* The label: git's merge of the two parents. */
+    /* The label: git's merge of the two parents over their one merge base
+     * (known: no second search, which a shallow clone may not allow). */
     struct merge_result mr = { 0 };
-    rc = merge_speculative(w->r, w->mc, hm->parent[0],
-        hm->side[0][hm->nside[0] - 1].tree, hm->parent[1],
+    rc = merge_speculative(w->r, w->mc, hm->base,
+        hm->side[0][hm->nside[0] - 1].tree, hm->base,
         hm->side[1][hm->nside[1] - 1].tree, &mr, e);
     if (rc)
         return rc;

@@ -4,6 +4,9 @@
  */
 #include "git/history.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +15,7 @@
 #include "util/banned.h"
 
 static const char *const skip_names[HISTORY_NSKIP] = { "octopus", "criss_cross",
-    "no_base", "empty_side", "large_side" };
+    "no_base", "empty_side", "large_side", "shallow" };
 
 void
 history_options_init(struct history_options *o)
@@ -44,7 +47,148 @@ hex_of(char out[41], const git_oid *id)
     git_oid_tostr(out, 41, id);
 }
 
-/* The commits of base..tip, oldest first. */
+/* A shallow clone's cut: the commits listed in $GIT_COMMON_DIR/shallow,
+ * whose parents are absent. Left empty for a complete repository. */
+static int
+shallow_cut(git_repository *g, struct strmap *cut, struct as_err *e)
+{
+    char *path, line[256];
+    FILE *f;
+
+    if (git_repository_is_shallow(g) <= 0) {
+        git_error_clear();
+        return 0;
+    }
+    path = xasprintf("%sshallow", git_repository_commondir(g));
+    f = fopen(path, "r");
+    if (!f) {
+        int err = errno == ENOENT ? 0
+                                  : as_errorf(e, AS_EIO, "cannot read '%s': %s",
+                                        path, strerror(errno));
+        free(path);
+        return err;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        size_t n = strcspn(line, "\r\n");
+        bool hex = n >= 40;
+        for (size_t i = 0; i < n && hex; i++)
+            hex = isxdigit((unsigned char)line[i]) != 0;
+        if (hex)
+            strmap_put(cut, line, n, 1, NULL);
+    }
+    fclose(f);
+    free(path);
+    return 0;
+}
+
+static bool
+in_cut(const struct strmap *cut, const git_oid *id)
+{
+    char hex[41];
+    uint32_t v;
+
+    if (!cut->count)
+        return false;
+    hex_of(hex, id);
+    return strmap_get(cut, hex, 40, &v);
+}
+
+struct dated {
+    git_oid id;
+    int64_t time;
+};
+
+/* Newest first; equal times by id, for a stable order. */
+static int
+dated_cmp(const void *a, const void *b)
+{
+    const struct dated *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time > y->time ? -1 : 1;
+    return git_oid_cmp(&x->id, &y->id);
+}
+
+/* Every commit reachable from start, not through the cut's parents (which
+ * are absent) nor into what seen holds. Marks them in seen; appends them
+ * to *out when out is not NULL. */
+static int
+reach(git_repository *g, const git_oid *start, const struct strmap *cut,
+    struct strmap *seen, struct dated **out, size_t *n, size_t *alloc,
+    bool *hit_cut, struct as_err *e)
+{
+    git_oid *stack = NULL;
+    size_t depth = 0, cap = 0;
+    char hex[41];
+    int err = 0;
+
+    ALLOC_GROW(stack, depth + 1, cap);
+    stack[depth++] = *start;
+    while (depth) {
+        git_oid id = stack[--depth];
+        git_commit *c = NULL;
+        bool added;
+
+        hex_of(hex, &id);
+        strmap_put(seen, hex, 40, 1, &added);
+        if (!added)
+            continue;
+        if (git_commit_lookup(&c, g, &id) < 0) {
+            err = repo_git_errorf(e, "cannot read commit %s", hex);
+            break;
+        }
+        if (out) {
+            ALLOC_GROW(*out, *n + 1, *alloc);
+            (*out)[*n].id = id;
+            (*out)[(*n)++].time = (int64_t)git_commit_time(c);
+        }
+        if (in_cut(cut, &id)) {
+            if (hit_cut)
+                *hit_cut = true;
+        } else {
+            for (unsigned k = 0; k < git_commit_parentcount(c); k++) {
+                ALLOC_GROW(stack, depth + 1, cap);
+                stack[depth++] = *git_commit_parent_id(c, k);
+            }
+        }
+        git_commit_free(c);
+    }
+    free(stack);
+    return err;
+}
+
+/* Append commit c to side s of m. A parent inside the side is an earlier
+ * entry (parents come first); one outside is base or reachable from it. */
+static void
+side_append(git_commit *c, const git_oid *base, struct history_merge *m, int s,
+    size_t *alloc)
+{
+    struct history_commit *hc;
+
+    ALLOC_GROW(m->side[s], m->nside[s] + 1, *alloc);
+    hc = &m->side[s][m->nside[s]++];
+    hex_of(hc->oid, git_commit_id(c));
+    hex_of(hc->tree, git_commit_tree_id(c));
+    hc->time_ms = (int64_t)git_commit_time(c) * 1000;
+    hc->on_base = false;
+    hc->fork[0] = '\0';
+    for (unsigned k = 0; k < git_commit_parentcount(c) && !hc->on_base; k++) {
+        const git_oid *p = git_commit_parent_id(c, k);
+        if (git_oid_equal(p, base)) {
+            hc->on_base = true;
+            break;
+        }
+        char phex[41];
+        hex_of(phex, p);
+        for (size_t j = m->nside[s] - 1; j-- > 0;) {
+            if (!strcmp(m->side[s][j].oid, phex)) {
+                hc->on_base = m->side[s][j].on_base;
+                break;
+            }
+        }
+    }
+}
+
+/* The commits of base..tip, oldest first (topological, then commit time). */
 static int
 side_commits(git_repository *g, const git_oid *base, const git_oid *tip,
     size_t max, struct history_merge *m, int s, bool *too_long,
@@ -65,7 +209,6 @@ side_commits(git_repository *g, const git_oid *base, const git_oid *tip,
     }
     while ((err = git_revwalk_next(&id, w)) == 0) {
         git_commit *c = NULL;
-        struct history_commit *hc;
 
         if (max && m->nside[s] >= max) {
             *too_long = true;
@@ -75,31 +218,7 @@ side_commits(git_repository *g, const git_oid *base, const git_oid *tip,
             err = repo_git_errorf(e, "cannot read a side commit");
             goto out;
         }
-        ALLOC_GROW(m->side[s], m->nside[s] + 1, alloc);
-        hc = &m->side[s][m->nside[s]++];
-        hex_of(hc->oid, &id);
-        hex_of(hc->tree, git_commit_tree_id(c));
-        hc->time_ms = (int64_t)git_commit_time(c) * 1000;
-        hc->on_base = false;
-        /* Parents come first: a parent inside the side is an earlier entry
-         * (usually the one just before); one outside is base or reachable
-         * from it. */
-        for (unsigned k = 0; k < git_commit_parentcount(c) && !hc->on_base;
-             k++) {
-            const git_oid *p = git_commit_parent_id(c, k);
-            if (git_oid_equal(p, base)) {
-                hc->on_base = true;
-                break;
-            }
-            char phex[41];
-            hex_of(phex, p);
-            for (size_t j = m->nside[s] - 1; j-- > 0;) {
-                if (!strcmp(m->side[s][j].oid, phex)) {
-                    hc->on_base = m->side[s][j].on_base;
-                    break;
-                }
-            }
-        }
+        side_append(c, base, m, s, &alloc);
         git_commit_free(c);
     }
     if (err != GIT_ITEROVER) {
@@ -113,14 +232,187 @@ out:
     return err;
 }
 
+/*
+ * Merge bases in a shallow clone, as git finds them there (the cut's
+ * commits are roots): the common ancestors of p1 and p2 inside the history
+ * at hand that no other common ancestor reaches. *hit_cut when a walk
+ * reached the cut, where a base beyond it would not be seen.
+ */
+static int
+shallow_merge_bases(git_repository *g, const git_oid *p1, const git_oid *p2,
+    const struct strmap *cut, git_oid **out, size_t *nout, bool *hit_cut,
+    struct as_err *e)
+{
+    struct strmap a1, a2, stale;
+    struct dated *d = NULL;
+    size_t n = 0, alloc = 0, k = 0, dummy = 0, dalloc = 0;
+    int err;
+
+    *out = NULL;
+    *nout = 0;
+    strmap_init(&a1);
+    strmap_init(&a2);
+    strmap_init(&stale);
+    if ((err = reach(g, p1, cut, &a1, NULL, &dummy, &dalloc, hit_cut, e)) < 0 ||
+        (err = reach(g, p2, cut, &a2, &d, &n, &alloc, hit_cut, e)) < 0)
+        goto out;
+    /* Common ancestors; then everything they reach is stale. */
+    for (size_t i = 0; i < n; i++) {
+        char hex[41];
+        uint32_t v;
+        hex_of(hex, &d[i].id);
+        if (strmap_get(&a1, hex, 40, &v))
+            d[k++] = d[i];
+    }
+    for (size_t i = 0; i < k && !err; i++) {
+        git_commit *c = NULL;
+        if (in_cut(cut, &d[i].id))
+            continue;
+        if (git_commit_lookup(&c, g, &d[i].id) < 0) {
+            err = repo_git_errorf(e, "cannot read a commit");
+            break;
+        }
+        for (unsigned j = 0; j < git_commit_parentcount(c) && !err; j++)
+            err = reach(g, git_commit_parent_id(c, j), cut, &stale, NULL,
+                &dummy, &dalloc, NULL, e);
+        git_commit_free(c);
+    }
+    if (err)
+        goto out;
+    for (size_t i = 0; i < k; i++) {
+        char hex[41];
+        uint32_t v;
+        hex_of(hex, &d[i].id);
+        if (strmap_get(&stale, hex, 40, &v))
+            continue;
+        *out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+        (*out)[(*nout)++] = d[i].id;
+    }
+out:
+    free(d);
+    strmap_release(&a1);
+    strmap_release(&a2);
+    strmap_release(&stale);
+    return err;
+}
+
+/*
+ * side_commits() in a shallow clone, walked here because git_revwalk must
+ * read every parent. *shallow when the side reaches the cut (it may go on
+ * beyond it) or has a commit that does not contain base and whose fork
+ * point (merge base with base, needed to replay it onto base) is not one
+ * commit found here; otherwise such a commit's fork is filled in. The
+ * order is the same rule: a commit comes after its parents in the side,
+ * the oldest such commit first.
+ */
+static int
+shallow_side(git_repository *g, const git_oid *base, const git_oid *tip,
+    size_t max, const struct strmap *cut, struct history_merge *m, int s,
+    bool *too_long, bool *shallow, struct as_err *e)
+{
+    struct strmap seen, index;
+    struct dated *d = NULL;
+    size_t n = 0, alloc = 0, mal = 0;
+    uint32_t *pending = NULL, (*child)[2] = NULL; /* (parent, child) edges */
+    size_t nedge = 0, edge_alloc = 0;
+    git_commit **c = NULL;
+    bool *out = NULL;
+    int err;
+
+    *too_long = *shallow = false;
+    strmap_init(&seen);
+    strmap_init(&index);
+    if ((err = reach(g, base, cut, &seen, NULL, &n, &alloc, NULL, e)) < 0 ||
+        (err = reach(g, tip, cut, &seen, &d, &n, &alloc, shallow, e)) < 0 ||
+        *shallow)
+        goto out;
+    if (max && n > max) {
+        *too_long = true;
+        goto out;
+    }
+    qsort(d, n, sizeof(*d), dated_cmp); /* newest first */
+    c = xcalloc(n ? n : 1, sizeof(*c));
+    pending = xcalloc(n ? n : 1, sizeof(*pending));
+    out = xcalloc(n ? n : 1, sizeof(*out));
+    for (size_t i = 0; i < n; i++) {
+        char hex[41];
+        hex_of(hex, &d[i].id);
+        strmap_put(&index, hex, 40, (uint32_t)i, NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (git_commit_lookup(&c[i], g, &d[i].id) < 0) {
+            err = repo_git_errorf(e, "cannot read a side commit");
+            goto out;
+        }
+        for (unsigned k = 0; k < git_commit_parentcount(c[i]); k++) {
+            char phex[41];
+            uint32_t at;
+            hex_of(phex, git_commit_parent_id(c[i], k));
+            if (!strmap_get(&index, phex, 40, &at))
+                continue;
+            ALLOC_GROW(child, nedge + 1, edge_alloc);
+            child[nedge][0] = at;
+            child[nedge++][1] = (uint32_t)i;
+            pending[i]++;
+        }
+    }
+    for (size_t left = n; left; left--) {
+        size_t at = n;
+        /* The oldest commit whose parents in the side are all out. */
+        for (size_t i = n; i-- > 0;)
+            if (!out[i] && !pending[i]) {
+                at = i;
+                break;
+            }
+        if (at == n) { /* a commit graph has no cycle */
+            err = as_errorf(e, AS_EGIT, "cannot order a side of a merge");
+            goto out;
+        }
+        out[at] = true;
+        for (size_t j = 0; j < nedge; j++)
+            if (child[j][0] == at)
+                pending[child[j][1]]--;
+        side_append(c[at], base, m, s, &mal);
+        struct history_commit *hc = &m->side[s][m->nside[s] - 1];
+        if (!hc->on_base) { /* where it forked from B's line */
+            git_oid *f = NULL;
+            size_t nf = 0;
+            bool hit = false;
+            if ((err = shallow_merge_bases(
+                     g, base, &d[at].id, cut, &f, &nf, &hit, e)) < 0)
+                goto out;
+            if (nf == 1)
+                hex_of(hc->fork, f);
+            else
+                *shallow = true; /* beyond the cut, or ambiguous */
+            free(f);
+        }
+    }
+out:
+    for (size_t i = 0; c && i < n; i++)
+        git_commit_free(c[i]);
+    free(c);
+    free(pending);
+    free(child);
+    free(out);
+    free(d);
+    strmap_release(&seen);
+    strmap_release(&index);
+    return err;
+}
+
 /* Classify merge commit c; on success with nothing to skip, append it. */
 static int
 add_merge(git_repository *g, const struct history_options *o, git_commit *c,
-    struct strmap *chain, struct history *h, struct as_err *e)
+    struct strmap *chain, const struct strmap *cut, struct history *h,
+    struct as_err *e)
 {
     git_oidarray bases = { 0 };
+    git_oid *sbases = NULL; /* shallow clone: the bases found here */
+    const git_oid *base;
+    size_t nbases;
     struct history_merge m;
-    bool too_long[2] = { false, false };
+    bool too_long[2] = { false, false }, shallow[2] = { false, false };
     int rc, err = 0;
 
     memset(&m, 0, sizeof(m));
@@ -128,26 +420,44 @@ add_merge(git_repository *g, const struct history_options *o, git_commit *c,
         h->skipped[HISTORY_SKIP_OCTOPUS]++;
         return 0;
     }
-    const git_oid *p1 = git_commit_parent_id(c, 0);
-    const git_oid *p2 = git_commit_parent_id(c, 1);
-    rc = git_merge_bases(&bases, g, p1, p2);
-    if (rc == GIT_ENOTFOUND) {
-        git_error_clear();
-        h->skipped[HISTORY_SKIP_NO_BASE]++;
+    if (in_cut(cut, git_commit_id(c))) { /* its parents are not here */
+        h->skipped[HISTORY_SKIP_SHALLOW]++;
         return 0;
     }
-    if (rc < 0)
-        return repo_git_errorf(e, "cannot find merge bases");
-    if (bases.count > 1) {
+    const git_oid *p1 = git_commit_parent_id(c, 0);
+    const git_oid *p2 = git_commit_parent_id(c, 1);
+    if (cut->count) {
+        bool hit = false;
+        if ((rc = shallow_merge_bases(
+                 g, p1, p2, cut, &sbases, &nbases, &hit, e)) < 0)
+            return rc;
+        if (!nbases) {
+            h->skipped[hit ? HISTORY_SKIP_SHALLOW : HISTORY_SKIP_NO_BASE]++;
+            goto out;
+        }
+        base = sbases;
+    } else {
+        rc = git_merge_bases(&bases, g, p1, p2);
+        if (rc == GIT_ENOTFOUND) {
+            git_error_clear();
+            h->skipped[HISTORY_SKIP_NO_BASE]++;
+            return 0;
+        }
+        if (rc < 0)
+            return repo_git_errorf(e, "cannot find merge bases");
+        base = bases.ids;
+        nbases = bases.count;
+    }
+    if (nbases > 1) {
         h->skipped[HISTORY_SKIP_CRISSCROSS]++;
         goto out;
     }
-    if (git_oid_equal(&bases.ids[0], p1) || git_oid_equal(&bases.ids[0], p2)) {
+    if (git_oid_equal(base, p1) || git_oid_equal(base, p2)) {
         h->skipped[HISTORY_SKIP_EMPTY_SIDE]++;
         goto out;
     }
     hex_of(m.oid, git_commit_id(c));
-    hex_of(m.base, &bases.ids[0]);
+    hex_of(m.base, base);
     hex_of(m.parent[0], p1);
     hex_of(m.parent[1], p2);
     m.time_ms = (int64_t)git_commit_time(c) * 1000;
@@ -157,7 +467,7 @@ add_merge(git_repository *g, const struct history_options *o, git_commit *c,
     }
     {
         git_commit *bc = NULL;
-        if (git_commit_lookup(&bc, g, &bases.ids[0]) < 0) {
+        if (git_commit_lookup(&bc, g, base) < 0) {
             err = repo_git_errorf(e, "cannot read merge base '%s'", m.base);
             goto out;
         }
@@ -165,10 +475,16 @@ add_merge(git_repository *g, const struct history_options *o, git_commit *c,
         git_commit_free(bc);
     }
     for (int s = 0; s < 2 && !err; s++)
-        err = side_commits(
-            g, &bases.ids[0], s ? p2 : p1, o->max_side, &m, s, &too_long[s], e);
+        err = cut->count ? shallow_side(g, base, s ? p2 : p1, o->max_side, cut,
+                               &m, s, &too_long[s], &shallow[s], e)
+                         : side_commits(g, base, s ? p2 : p1, o->max_side, &m,
+                               s, &too_long[s], e);
     if (err)
         goto out_sides;
+    if (shallow[0] || shallow[1]) {
+        h->skipped[HISTORY_SKIP_SHALLOW]++;
+        goto out_sides;
+    }
     if (too_long[0] || too_long[1]) {
         h->skipped[HISTORY_SKIP_LARGE_SIDE]++;
         goto out_sides;
@@ -181,13 +497,14 @@ out_sides:
     free(m.side[1]);
 out:
     git_oidarray_dispose(&bases);
+    free(sbases);
     return err;
 }
 
 /* Mark the first-parent chain from tip (down to, not into, hide). */
 static int
 first_parent_chain(git_repository *g, const git_oid *tip, const git_oid *hide,
-    struct strmap *chain, struct as_err *e)
+    const struct strmap *cut, struct strmap *chain, struct as_err *e)
 {
     git_oid id = *tip;
     char hex[41];
@@ -201,13 +518,44 @@ first_parent_chain(git_repository *g, const git_oid *tip, const git_oid *hide,
             return repo_git_errorf(e, "cannot read a first-parent commit");
         hex_of(hex, &id);
         strmap_put(chain, hex, 40, 1, NULL);
-        if (git_commit_parentcount(c) == 0) {
+        if (git_commit_parentcount(c) == 0 || in_cut(cut, &id)) {
             git_commit_free(c);
             return 0;
         }
         git_oid_cpy(&id, git_commit_parent_id(c, 0));
         git_commit_free(c);
     }
+}
+
+/* A shallow clone's range, which git_revwalk cannot walk (it reads every
+ * parent): the commits tip reaches and hide does not, stopping at the cut,
+ * newest first (commit time, then id). */
+static int
+shallow_range(git_repository *g, const git_oid *tip, const git_oid *hide,
+    const struct strmap *cut, git_oid **ids, size_t *nids, struct as_err *e)
+{
+    struct strmap seen;
+    struct dated *d = NULL;
+    size_t n = 0, alloc = 0;
+    int err = 0;
+
+    strmap_init(&seen);
+    if (hide)
+        err = reach(g, hide, cut, &seen, NULL, &n, &alloc, NULL, e);
+    if (!err)
+        err = reach(g, tip, cut, &seen, &d, &n, &alloc, NULL, e);
+    strmap_release(&seen);
+    if (err) {
+        free(d);
+        return err;
+    }
+    qsort(d, n, sizeof(*d), dated_cmp);
+    *ids = xcalloc(n ? n : 1, sizeof(**ids));
+    for (size_t i = 0; i < n; i++)
+        (*ids)[i] = d[i].id;
+    *nids = n;
+    free(d);
+    return 0;
 }
 
 int
@@ -218,45 +566,65 @@ history_collect(struct repo *r, const struct history_options *o,
     git_revwalk *w = NULL;
     git_oid tip, hide, id;
     bool have_hide = false;
-    struct strmap chain;
+    struct strmap chain, cut;
+    git_oid *ids = NULL; /* shallow clone: the commits to visit, newest first */
+    size_t nids = 0, next = 0;
     const char *rev = o->rev ? o->rev : "HEAD";
     const char *dots = strstr(rev, "..");
     int err;
 
     memset(out, 0, sizeof(*out));
     strmap_init(&chain);
+    strmap_init(&cut);
+    if ((err = shallow_cut(g, &cut, e)) < 0)
+        goto out;
     if (dots) {
         char *from = xstrndup(rev, (size_t)(dots - rev));
         const char *to = dots + 2;
 
         if (*to == '.' || !*from || !*to) {
             free(from);
-            return as_errorf(e, AS_EINVAL,
+            err = as_errorf(e, AS_EINVAL,
                 "bad range '%s' (want A..B or one revision)", rev);
+            goto out;
         }
         err = repo_resolve_commit(r, from, &hide, e);
         free(from);
         if (err < 0)
-            return err;
+            goto out;
         have_hide = true;
         if ((err = repo_resolve_commit(r, to, &tip, e)) < 0)
-            return err;
+            goto out;
     } else if ((err = repo_resolve_commit(r, rev, &tip, e)) < 0) {
-        return err;
+        goto out;
     }
     if ((err = first_parent_chain(
-             g, &tip, have_hide ? &hide : NULL, &chain, e)) < 0)
+             g, &tip, have_hide ? &hide : NULL, &cut, &chain, e)) < 0)
         goto out;
-    if (git_revwalk_new(&w, g) < 0 ||
-        git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) < 0 ||
-        git_revwalk_push(w, &tip) < 0 ||
-        (have_hide && git_revwalk_hide(w, &hide) < 0)) {
+    if (cut.count) {
+        if ((err = shallow_range(
+                 g, &tip, have_hide ? &hide : NULL, &cut, &ids, &nids, e)) < 0)
+            goto out;
+    } else if (git_revwalk_new(&w, g) < 0 ||
+               git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) <
+                   0 ||
+               git_revwalk_push(w, &tip) < 0 ||
+               (have_hide && git_revwalk_hide(w, &hide) < 0)) {
         err = repo_git_errorf(e, "cannot walk '%s'", rev);
         goto out;
     }
     /* Newest first: --max keeps the newest merges. */
-    while ((err = git_revwalk_next(&id, w)) == 0) {
+    for (;;) {
         git_commit *c = NULL;
+
+        if (!ids)
+            err = git_revwalk_next(&id, w);
+        else if (next < nids)
+            id = ids[next++];
+        else
+            err = GIT_ITEROVER;
+        if (err)
+            break;
 
         if (git_commit_lookup(&c, g, &id) < 0) {
             err = repo_git_errorf(e, "cannot read a commit of '%s'", rev);
@@ -272,7 +640,7 @@ history_collect(struct repo *r, const struct history_options *o,
             break;
         }
         out->merges_seen++;
-        err = add_merge(g, o, c, &chain, out, e);
+        err = add_merge(g, o, c, &chain, &cut, out, e);
         git_commit_free(c);
         if (err)
             goto out;
@@ -291,7 +659,9 @@ history_collect(struct repo *r, const struct history_options *o,
     }
 out:
     git_revwalk_free(w);
+    free(ids);
     strmap_release(&chain);
+    strmap_release(&cut);
     if (err)
         history_release(out);
     return err;
@@ -529,7 +899,7 @@ out:
 
 int
 history_own_tree(struct repo *r, const char *base_oid, const char *commit_oid,
-    char out[41], size_t *nconflicts, struct as_err *e)
+    const char *fork_oid, char out[41], size_t *nconflicts, struct as_err *e)
 {
     git_repository *g = repo_git(r);
     git_oid b, c, f, t;
@@ -549,7 +919,9 @@ history_own_tree(struct repo *r, const char *base_oid, const char *commit_oid,
             commit_oid);
         goto out;
     }
-    int rc = git_merge_base(&f, g, &b, &c);
+    int rc = fork_oid && *fork_oid
+                 ? (git_oid_fromstr(&f, fork_oid) < 0 ? GIT_ERROR : 0)
+                 : git_merge_base(&f, g, &b, &c);
     if (rc == GIT_ENOTFOUND || (rc == 0 && git_oid_equal(&f, &b))) {
         /* unrelated, or commit already contains base: its tree as it is */
         git_error_clear();

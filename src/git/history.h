@@ -16,6 +16,13 @@
  * (history_own_tree), not the diff from B, which would count the other
  * line's changes since the fork as undone by this side.
  *
+ * In a shallow clone the commits listed in $GIT_COMMON_DIR/shallow are
+ * roots, as git treats them there: merge bases and sides are found within
+ * the history at hand (libgit2 cannot walk such a clone, so this module
+ * walks it itself), and a merge whose base, sides or a side commit's fork
+ * point cannot be found there, or whose side reaches the cut, is skipped
+ * and counted as "shallow".
+ *
  * Reads only; writes nothing to the repository. Ownership: history_collect()
  * fills caller storage released with history_release().
  */
@@ -46,16 +53,20 @@ enum history_skip {
     HISTORY_SKIP_NO_BASE,     /* unrelated histories */
     HISTORY_SKIP_EMPTY_SIDE,  /* a parent is the merge base */
     HISTORY_SKIP_LARGE_SIDE,  /* a side longer than max_side */
+    HISTORY_SKIP_SHALLOW,     /* reaches past a shallow clone's cut */
     HISTORY_NSKIP
 };
 
-/* "octopus", "criss_cross", "no_base", "empty_side", "large_side". */
+/* "octopus", "criss_cross", "no_base", "empty_side", "large_side",
+ * "shallow". */
 const char *history_skip_name(enum history_skip s);
 
 struct history_commit {
     char oid[41], tree[41];
     int64_t time_ms; /* committer time */
     bool on_base;    /* B is in its history (else: replay it onto B) */
+    char fork[41];   /* when not on_base: where it forked from B's line
+                        (the merge base of B and it), or "": not looked up */
 };
 
 struct history_merge {
@@ -101,11 +112,13 @@ int history_workset(struct repo *r, const char *base_tree, const char *tree,
  * into out: commit's tree when it contains base (or shares no history with
  * it); otherwise the three-way merge of base and commit over their merge
  * base (git merge-tree --write-tree base commit), with each path the merge
- * could not settle taken from commit, counted in *nconflicts. The tree goes
- * to the in-memory object store (repo.h). Returns 0, AS_EINVAL, AS_ENOENT
- * or AS_EGIT.
+ * could not settle taken from commit, counted in *nconflicts. fork_oid is
+ * that merge base when already known (history_commit.fork), else NULL or
+ * "" to look it up. The tree goes to the in-memory object store (repo.h).
+ * Returns 0, AS_EINVAL, AS_ENOENT or AS_EGIT.
  */
 int history_own_tree(struct repo *r, const char *base_oid,
-    const char *commit_oid, char out[41], size_t *nconflicts, struct as_err *e);
+    const char *commit_oid, const char *fork_oid, char out[41],
+    size_t *nconflicts, struct as_err *e);
 
 #endif
