@@ -70,7 +70,7 @@ shallow_cut(git_repository *g, struct strmap *cut, struct as_err *e)
     }
     while (fgets(line, sizeof(line), f)) {
         size_t n = strcspn(line, "\r\n");
-        bool hex = n >= 40;
+        bool hex = n == 40; /* SHA-1, the only kind libgit2 1.5 reads */
         for (size_t i = 0; i < n && hex; i++)
             hex = isxdigit((unsigned char)line[i]) != 0;
         if (hex)
