@@ -41,6 +41,17 @@ new_repo() {
     git -c init.defaultBranch=main init -q "$1"
 }
 
+# at HH:MM: author and committer dates (2026-01-01, UTC) for the next git
+# commands; commit HH:MM MESSAGE: commit everything at that time.
+at() {
+    export GIT_AUTHOR_DATE="2026-01-01T$1:00Z" GIT_COMMITTER_DATE="2026-01-01T$1:00Z"
+}
+commit() {
+    at "$1"
+    git add -A
+    git commit -qm "$2"
+}
+
 finish() {
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ]

@@ -22,14 +22,6 @@ R="$TMP/repo"
 J="$TMP/out.json"
 new_repo "$R"
 cd "$R"
-at() { # at HH:MM: commit dates for the next git command
-    export GIT_AUTHOR_DATE="2026-01-01T$1:00Z" GIT_COMMITTER_DATE="2026-01-01T$1:00Z"
-}
-commit() { # commit HH:MM MESSAGE
-    at "$1"
-    git add -A
-    git commit -qm "$2"
-}
 merge() { # merge HH:MM BRANCH TAG: merge, resolving conflicts with theirs
     at "$1"
     if ! git merge -q --no-ff -m "merge $2" "$2" > /dev/null 2>&1; then

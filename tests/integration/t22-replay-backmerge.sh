@@ -18,14 +18,6 @@ R="$TMP/repo"
 J="$TMP/out.json"
 new_repo "$R"
 cd "$R"
-at() {
-    export GIT_AUTHOR_DATE="2026-01-01T$1:00Z" GIT_COMMITTER_DATE="2026-01-01T$1:00Z"
-}
-commit() {
-    at "$1"
-    git add -A
-    git commit -qm "$2"
-}
 seq 1 30 > f.txt
 commit 00:00 base
 git checkout -qb br

@@ -25,14 +25,6 @@
 R="$TMP/repo"
 new_repo "$R"
 cd "$R"
-at() {
-    export GIT_AUTHOR_DATE="2026-01-01T$1:00Z" GIT_COMMITTER_DATE="2026-01-01T$1:00Z"
-}
-commit() {
-    at "$1"
-    git add -A
-    git commit -qm "$2"
-}
 edit() { # edit FILE LINE NEW
     sed -i "$2s/.*/$3/" "$1"
 }
