@@ -225,6 +225,42 @@ file_dir_clash(const struct agent *x, const struct agent *y)
     return false;
 }
 
+/* Whether y adds a file under the directory p[0..n): a new file, or a
+ * rename's new name. */
+static bool
+adds_under(const struct agent *y, const char *p, size_t n)
+{
+    for (size_t i = lower_bound(y, p, n, '/');
+         i < y->nfiles && !strncmp(y->files[i].path, p, n) &&
+         y->files[i].path[n] == '/';
+         i++)
+        if (y->files[i].status == WS_ADDED)
+            return true;
+    for (size_t i = 0; i < y->nfiles; i++) {
+        const char *q = y->files[i].new_path;
+        if (q && !strncmp(q, p, n) && q[n] == '/')
+            return true;
+    }
+    return false;
+}
+
+/* A directory x renamed a file out of (or one of its ancestors) where y
+ * adds a file: git's merge may take that as a directory rename and move
+ * y's file ("file location" conflict, core/dirrename.h). */
+static bool
+dir_move_clash(const struct agent *x, const struct agent *y)
+{
+    for (size_t i = 0; i < x->nfiles; i++) {
+        const char *p = x->files[i].path;
+        if (x->files[i].status != WS_RENAMED || !x->files[i].new_path)
+            continue;
+        for (size_t n = strlen(p); n > 0; n--)
+            if (p[n - 1] == '/' && adds_under(y, p, n - 1))
+                return true;
+    }
+    return false;
+}
+
 /* Whether two agents' working sets share a path (base or new naming). */
 bool
 agent_shares_path(const struct agent *a, const struct agent *b)
@@ -248,6 +284,7 @@ agent_shares_path(const struct agent *a, const struct agent *b)
                 return true;
         }
     /* A file on one side where the other has a directory (file/directory
-     * conflicts). */
-    return file_dir_clash(a, b) || file_dir_clash(b, a);
+     * conflicts); a file added where the other moved a directory away. */
+    return file_dir_clash(a, b) || file_dir_clash(b, a) ||
+           dir_move_clash(a, b) || dir_move_clash(b, a);
 }

@@ -94,9 +94,11 @@ struct ws_file *agent_add_file(
 void agent_sort(struct agent *a);
 void agent_add_intent(struct agent *a, const char *glob);
 
-/* Whether a's and b's working sets share a path (in base or new naming) or
- * one has a file where the other has a directory ("d" and "d/x"): only then
- * can a merge of their work conflict. a and b must be sorted. */
+/* Whether a's and b's working sets share a path (in base or new naming), or
+ * one has a file where the other has a directory ("d" and "d/x"), or one
+ * adds a file under a directory the other renamed a file out of (git may
+ * move it: a directory rename): only then can a merge of their work
+ * conflict. a and b must be sorted. */
 bool agent_shares_path(const struct agent *a, const struct agent *b);
 
 /* Record a name the agent's version uses (def false) or defines (def true)

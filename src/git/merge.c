@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dirrename.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -120,6 +121,24 @@ side_unchanged(const git_index_entry *anc, const git_index_entry *side)
            (side->mode == anc->mode && git_oid_equal(&side->id, &anc->id));
 }
 
+/* Sort m's paths and drop repeats. */
+static void
+sort_unique(struct merge_result *m)
+{
+    size_t i, k;
+
+    if (m->npaths < 2)
+        return;
+    qsort(m->paths, m->npaths, sizeof(char *), cmp_str);
+    for (i = 1, k = 1; i < m->npaths; i++) {
+        if (strcmp(m->paths[i], m->paths[k - 1]))
+            m->paths[k++] = m->paths[i];
+        else
+            free(m->paths[i]);
+    }
+    m->npaths = k;
+}
+
 /*
  * Conflicting paths of a merged index, sorted and unique, as git lists them.
  * libgit2 records the source of a conflicting rename as its own entry (the
@@ -134,7 +153,7 @@ collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
     git_index_conflict_iterator *it = NULL;
     const git_index_entry *anc, *ours, *theirs;
     char **sources = NULL;
-    size_t nsources = 0, asources = 0, alloc = 0, i, k;
+    size_t nsources = 0, asources = 0, alloc = 0, i;
     bool ours_only = false, theirs_only = false;
     int err;
 
@@ -164,18 +183,141 @@ collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
     free(sources);
     if (err != GIT_ITEROVER)
         return repo_git_errorf(e, "cannot read merge conflicts");
-    if (m->npaths > 1) {
-        qsort(m->paths, m->npaths, sizeof(char *), cmp_str);
-        for (i = 1, k = 1; i < m->npaths; i++) {
-            if (strcmp(m->paths[i], m->paths[k - 1]))
-                m->paths[k++] = m->paths[i];
-            else
-                free(m->paths[i]);
-        }
-        m->npaths = k;
-    }
+    sort_unique(m);
     m->conflicted = m->npaths > 0 || git_index_has_conflicts(idx);
     return 0;
+}
+
+struct pathlist {
+    char **v;
+    size_t n, alloc;
+};
+
+static void
+pathlist_add(struct pathlist *l, const char *p)
+{
+    ALLOC_GROW(l->v, l->n + 1, l->alloc);
+    l->v[l->n++] = xstrdup(p);
+}
+
+static void
+pathlist_release(struct pathlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+/* Whether tree t has a directory at path dir. */
+static bool
+has_dir(git_tree *t, const char *dir)
+{
+    git_tree_entry *te = NULL;
+    bool yes;
+
+    if (git_tree_entry_bypath(&te, t, dir) < 0) {
+        git_error_clear();
+        return false;
+    }
+    yes = git_tree_entry_type(te) == GIT_OBJECT_TREE;
+    git_tree_entry_free(te);
+    return yes;
+}
+
+/*
+ * Directory renames, which libgit2's merge does not apply and git's does
+ * (core/dirrename.h): side s moved a whole directory, side o added a path
+ * in it. Adds the new locations to m and marks it conflicted, as git
+ * (merge.directoryRenames=conflict) does. Costs a tree diff of o; s's
+ * renames are looked for only when a directory o added to is gone in s.
+ */
+static int
+dir_renames(git_repository *g, git_tree *anc, git_tree *s, git_tree *o,
+    struct merge_result *m, struct as_err *e)
+{
+    git_diff *d = NULL;
+    git_diff_options dopt;
+    git_diff_find_options fopt;
+    struct pathlist added = { 0 }, removed = { 0 }, pairs = { 0 };
+    struct strmap checked;
+    struct dirrename_pair *rn = NULL;
+    struct dirrename_result r = { 0 };
+    int err = 0;
+
+    strmap_init(&checked);
+    git_diff_options_init(&dopt, GIT_DIFF_OPTIONS_VERSION);
+    if (git_diff_tree_to_tree(&d, g, anc, o, &dopt) < 0) {
+        err = repo_git_errorf(e, "cannot diff a side of a merge");
+        goto out;
+    }
+    for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
+        const git_diff_delta *dd = git_diff_get_delta(d, i);
+        if (dd->status != GIT_DELTA_ADDED)
+            continue;
+        const char *p = dd->new_file.path;
+        pathlist_add(&added, p);
+        /* Its directories that the base has and s does not. */
+        for (size_t len = strlen(p); len > 0; len--) {
+            bool fresh;
+            if (p[len - 1] != '/')
+                continue;
+            char *dir = xstrndup(p, len - 1);
+            strmap_put(&checked, dir, len - 1, 1, &fresh);
+            if (fresh && has_dir(anc, dir) && !has_dir(s, dir))
+                pathlist_add(&removed, dir);
+            free(dir);
+        }
+    }
+    git_diff_free(d);
+    d = NULL;
+    if (!removed.n)
+        goto out;
+    /* s's renames, found as git's merge finds them. */
+    if (git_diff_tree_to_tree(&d, g, anc, s, &dopt) < 0) {
+        err = repo_git_errorf(e, "cannot diff a side of a merge");
+        goto out;
+    }
+    git_diff_find_options_init(&fopt, GIT_DIFF_FIND_OPTIONS_VERSION);
+    fopt.flags = GIT_DIFF_FIND_RENAMES;
+    fopt.rename_limit = 7000; /* git's merge.renameLimit */
+    if (git_diff_find_similar(d, &fopt) < 0) {
+        err = repo_git_errorf(e, "cannot find the renames of a side");
+        goto out;
+    }
+    for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
+        const git_diff_delta *dd = git_diff_get_delta(d, i);
+        if (dd->status != GIT_DELTA_RENAMED)
+            continue;
+        pathlist_add(&pairs, dd->old_file.path);
+        pathlist_add(&pairs, dd->new_file.path);
+    }
+    rn = xcalloc(pairs.n / 2 + 1, sizeof(*rn));
+    for (size_t i = 0; i + 1 < pairs.n; i += 2) {
+        rn[i / 2].old_path = pairs.v[i];
+        rn[i / 2].new_path = pairs.v[i + 1];
+    }
+    dirrename_apply(rn, pairs.n / 2, (const char *const *)removed.v, removed.n,
+        (const char *const *)added.v, added.n, &r);
+    if (dirrename_conflicted(&r)) {
+        m->conflicted = true;
+        m->paths =
+            xrealloc(m->paths, (m->npaths + r.nmoved + 1) * sizeof(char *));
+        for (size_t i = 0; i < r.nmoved; i++) {
+            m->paths[m->npaths++] = r.moved[i];
+            r.moved[i] = NULL;
+        }
+        sort_unique(m);
+    }
+out:
+    dirrename_result_release(&r);
+    free(rn);
+    git_diff_free(d);
+    pathlist_release(&added);
+    pathlist_release(&removed);
+    pathlist_release(&pairs);
+    strmap_release(&checked);
+    return err;
 }
 
 int
@@ -231,7 +373,9 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
         err = repo_git_errorf(e, "cannot merge '%s' with '%s'", tree_a, tree_b);
         goto out;
     }
-    if ((err = collect_conflicts(idx, out, e)) < 0) {
+    if ((err = collect_conflicts(idx, out, e)) < 0 ||
+        (err = dir_renames(g, anc, ours, theirs, out, e)) < 0 ||
+        (err = dir_renames(g, anc, theirs, ours, out, e)) < 0) {
         merge_result_release(out);
         goto out;
     }

@@ -186,7 +186,7 @@ test_workset(void)
     agent_release(&a);
 }
 
-/* Two agents from "path[:status]" lists ("R" entries: "old>new"). */
+/* Two agents from path lists ("old>new": a rename, "+path": added). */
 static bool
 shares(const char *const *pa, size_t na, const char *const *pb, size_t nb)
 {
@@ -197,6 +197,10 @@ shares(const char *const *pa, size_t na, const char *const *pb, size_t nb)
         agent_init(&ag[s], s ? "b" : "a");
         for (size_t i = 0; i < ns[s]; i++) {
             const char *arrow = strchr(lists[s][i], '>');
+            if (lists[s][i][0] == '+') {
+                agent_add_file(&ag[s], lists[s][i] + 1, WS_ADDED);
+                continue;
+            }
             if (!arrow) {
                 agent_add_file(&ag[s], lists[s][i], WS_MODIFIED);
                 continue;
@@ -236,6 +240,17 @@ test_shares_path(void)
     /* renamed onto the other's path */
     const char *onto[] = { "old.c>src/a.c" };
     CHECK(shares(onto, 1, same, 1));
+    /* directory renames: d's files moved away, a file added in d */
+    const char *moved[] = { "d/a.c>e/a.c" }, *added[] = { "+d/c.c" };
+    CHECK(shares(moved, 1, added, 1));
+    CHECK(shares(added, 1, moved, 1));
+    const char *nested[] = { "d/sub/s.c>g/sub/s.c" };
+    CHECK(shares(nested, 1, added, 1));
+    const char *into[] = { "top.c>d/top.c" };
+    CHECK(shares(moved, 1, into, 1));
+    const char *modified[] = { "d/b.c" }, *beside[] = { "+dx/c.c" };
+    CHECK(!shares(moved, 1, modified, 1));
+    CHECK(!shares(moved, 1, beside, 1));
 }
 
 struct sub_case {

@@ -1,0 +1,86 @@
+# t25-merge-dirrename.sh - directory renames, which git's merge applies and
+# libgit2's does not: replay's label and conflicted paths must agree with
+# `git merge-tree --write-tree` on each case, and the live merge channel
+# must see the same conflict between two worktrees.
+#
+# Each case: base d/a.txt, d/b.txt, d/sub/s.txt, top.txt; branch A and
+# branch B each make one commit; M merges B into A.
+. "$(dirname "$0")/lib.sh"
+
+# case NAME WANT 'A commands' 'B commands': build the case in $TMP/NAME and
+# check it; WANT is git's verdict, asserted too so a changed git is seen.
+case_() {
+    cname=$1 cwant=$2
+    new_repo "$TMP/$cname"
+    (
+        cd "$TMP/$cname"
+        mkdir -p d/sub
+        seq 1 10 > d/a.txt
+        seq 11 20 > d/b.txt
+        seq 21 30 > d/sub/s.txt
+        seq 31 40 > top.txt
+        commit 00:00 base
+        git checkout -qb A
+        eval "$3"
+        commit 01:00 A
+        git checkout -q main
+        git checkout -qb B
+        eval "$4"
+        commit 02:00 B
+        git checkout -qb m A
+        at 03:00
+        git merge -q --no-ff -m M B > /dev/null 2>&1 || {
+            git add -A
+            git commit -qm M
+        }
+    )
+    R="$TMP/$cname"
+    if git -C "$R" merge-tree --write-tree --name-only A B > "$TMP/mt" 2> /dev/null; then
+        git_label=false
+    else
+        git_label=true
+    fi
+    # merge-tree --name-only: the tree, then the conflicted paths, a blank
+    # line and the messages.
+    awk 'NR > 1 && /^$/ { exit } NR > 1' "$TMP/mt" | jq -R . | jq -sc . > "$TMP/git_paths"
+    as replay --repo "$R" --json --per-merge > "$TMP/out.json"
+    check "$cname: git says conflicted=$cwant" [ "$git_label" = "$cwant" ]
+    check "$cname: label agrees with git merge-tree" jqt "$TMP/out.json" \
+        "(.merges | length) == 1 and .merges[0].conflicted == $git_label"
+    check "$cname: conflicted paths agree with git merge-tree" jq -e \
+        --slurpfile g "$TMP/git_paths" '.merges[0].conflicted_paths == $g[0]' "$TMP/out.json" > /dev/null
+}
+
+case_ location true 'git mv d e' 'echo n > d/c.txt'
+case_ nested true 'git mv d e' 'echo n > d/sub/n.txt'
+case_ split true 'mkdir e f g; git mv d/a.txt e/a.txt; git mv d/b.txt f/b.txt; git mv d/sub g/sub' 'echo n > d/c.txt'
+case_ deleted-dir false 'git rm -rq d' 'echo n > d/c.txt'
+case_ partial false 'mkdir e; git mv d/a.txt e/a.txt' 'echo n > d/c.txt'
+case_ majority true 'mkdir e f; git mv d/a.txt e/a.txt; git mv d/b.txt e/b.txt; git mv d/sub f/sub' 'echo n > d/c.txt'
+case_ modify false 'git mv d e' 'echo more >> d/a.txt'
+case_ sub-renamed true 'git mv d/sub e' 'echo n > d/sub/n.txt'
+case_ renamed-into true 'git mv d e' 'git mv top.txt d/top.txt'
+case_ deeper-target true 'mkdir e; git mv d e/d' 'echo n > d/c.txt'
+case_ split-no-add false 'mkdir e f; git mv d/a.txt e/a.txt; git mv d/b.txt f/b.txt; git rm -rq d/sub' 'echo more >> top.txt'
+case_ add-same true 'git mv d e; echo n > e/c.txt' 'echo n > d/c.txt'
+case_ other-deletes true 'git mv d e' 'git rm -q d/a.txt; echo n > d/c.txt'
+case_ reverse true 'echo n > d/c.txt' 'git mv d e'
+
+# Live: two worktrees, one moved d/ to e/ (uncommitted), the other added
+# d/c.txt: they share no path, yet the merge channel must run (the gate
+# knows directory renames) and see the conflict git would report.
+R="$TMP/live"
+new_repo "$R"
+cd "$R"
+mkdir -p d
+seq 1 10 > d/a.txt
+seq 11 20 > d/b.txt
+commit 00:00 base
+git worktree add -q -b mover "$TMP/mover"
+git worktree add -q -b adder "$TMP/adder"
+(cd "$TMP/mover" && git mv d e)
+(cd "$TMP/adder" && echo n > d/c.txt && git add d/c.txt)
+as scan --repo "$R" --json > "$TMP/scan.json"
+check "live: the pair's merge channel runs and sees git's directory-rename conflict" jqt "$TMP/scan.json" \
+    '[.pairs[] | select(.a == "adder" and .b == "mover")] | length == 1 and .[0].mergeChecked and .[0].channels.merge == 1 and .[0].level == "resolution"'
+finish
