@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -225,40 +226,38 @@ file_dir_clash(const struct agent *x, const struct agent *y)
     return false;
 }
 
-/* Whether y adds a file under the directory p[0..n): a new file, or a
- * rename's new name. */
-static bool
-adds_under(const struct agent *y, const char *p, size_t n)
-{
-    for (size_t i = lower_bound(y, p, n, '/');
-         i < y->nfiles && !strncmp(y->files[i].path, p, n) &&
-         y->files[i].path[n] == '/';
-         i++)
-        if (y->files[i].status == WS_ADDED)
-            return true;
-    for (size_t i = 0; i < y->nfiles; i++) {
-        const char *q = y->files[i].new_path;
-        if (q && !strncmp(q, p, n) && q[n] == '/')
-            return true;
-    }
-    return false;
-}
-
 /* A directory x renamed a file out of (or one of its ancestors) where y
- * adds a file: git's merge may take that as a directory rename and move
- * y's file ("file location" conflict, core/dirrename.h). */
+ * adds a file (a new file, or a rename's new name): git's merge may take it
+ * for a directory rename and move y's file ("file location" conflict,
+ * core/dirrename.h). O((nx + ny) * depth). */
 static bool
 dir_move_clash(const struct agent *x, const struct agent *y)
 {
-    for (size_t i = 0; i < x->nfiles; i++) {
+    struct strmap dirs;
+    bool renames = false, hit = false;
+
+    for (size_t i = 0; i < x->nfiles && !renames; i++)
+        renames = x->files[i].status == WS_RENAMED && x->files[i].new_path;
+    if (!renames)
+        return false;
+    strmap_init(&dirs); /* every directory y adds something under */
+    for (size_t j = 0; j < y->nfiles; j++) {
+        const struct ws_file *f = &y->files[j];
+        const char *q = f->status == WS_ADDED ? f->path : f->new_path;
+        for (const char *s = q ? strchr(q, '/') : NULL; s;
+             s = strchr(s + 1, '/'))
+            strmap_put(&dirs, q, (size_t)(s - q), 1, NULL);
+    }
+    for (size_t i = 0; i < x->nfiles && dirs.count && !hit; i++) {
         const char *p = x->files[i].path;
+        uint32_t v;
         if (x->files[i].status != WS_RENAMED || !x->files[i].new_path)
             continue;
-        for (size_t n = strlen(p); n > 0; n--)
-            if (p[n - 1] == '/' && adds_under(y, p, n - 1))
-                return true;
+        for (const char *s = strchr(p, '/'); s && !hit; s = strchr(s + 1, '/'))
+            hit = strmap_get(&dirs, p, (size_t)(s - p), &v);
     }
-    return false;
+    strmap_release(&dirs);
+    return hit;
 }
 
 /* Whether two agents' working sets share a path (base or new naming). */
