@@ -26,6 +26,23 @@ cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void
+sort_unique(char **v, size_t *n)
+{
+    size_t k = 1;
+
+    if (*n < 2)
+        return;
+    qsort(v, *n, sizeof(char *), cmp_str);
+    for (size_t i = 1; i < *n; i++) {
+        if (strcmp(v[i], v[k - 1]))
+            v[k++] = v[i];
+        else
+            free(v[i]);
+    }
+    *n = k;
+}
+
 /* Length of the directory part of the first len bytes of p ("" -> 0). */
 static size_t
 dir_len(const char *p, size_t len)
@@ -139,7 +156,7 @@ dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
 {
     struct tally t = { 0 };
     const char **rm = NULL;
-    size_t alloc = 0;
+    size_t alloc = 0, falloc = 0;
 
     memset(out, 0, sizeof(*out));
     if (!nrenames || !nremoved || !nadded)
@@ -160,6 +177,8 @@ dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
                 out->moved[out->nmoved++] =
                     *target ? xasprintf("%s%s", target, p + d)
                             : xstrdup(p + d + 1);
+                ALLOC_GROW(out->from, out->nfrom + 1, falloc);
+                out->from[out->nfrom++] = xstrdup(p);
                 break;
             }
             if (f < 0)
@@ -167,17 +186,8 @@ dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
             d = dir_len(p, d);
         }
     }
-    if (out->nmoved > 1) {
-        size_t k = 1;
-        qsort(out->moved, out->nmoved, sizeof(char *), cmp_str);
-        for (size_t i = 1; i < out->nmoved; i++) {
-            if (strcmp(out->moved[i], out->moved[k - 1]))
-                out->moved[k++] = out->moved[i];
-            else
-                free(out->moved[i]);
-        }
-        out->nmoved = k;
-    }
+    sort_unique(out->moved, &out->nmoved);
+    sort_unique(out->from, &out->nfrom);
     for (size_t i = 0; i < t.n; i++) {
         free(t.v[i].old_dir);
         free(t.v[i].new_dir);
@@ -192,5 +202,8 @@ dirrename_result_release(struct dirrename_result *r)
     for (size_t i = 0; i < r->nmoved; i++)
         free(r->moved[i]);
     free(r->moved);
+    for (size_t i = 0; i < r->nfrom; i++)
+        free(r->from[i]);
+    free(r->from);
     memset(r, 0, sizeof(*r));
 }

@@ -40,6 +40,8 @@ struct dirrename_pair {
 struct dirrename_result {
     char **moved; /* new locations of affected added paths, sorted, unique */
     size_t nmoved;
+    char **from; /* the affected added paths themselves, sorted, unique */
+    size_t nfrom;
     bool split; /* some removed directory that O added to had no majority */
 };
 

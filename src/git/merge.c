@@ -3,6 +3,7 @@
  */
 #include "git/merge.h"
 
+#include <git2/sys/index.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,13 +140,27 @@ sort_unique(struct merge_result *m)
     m->npaths = k;
 }
 
+/* Whether the index's rename records (libgit2's NAME entries) say both
+ * sides renamed path apart (rename/rename). */
+static bool
+renamed_apart(git_index *idx, const char *path)
+{
+    for (size_t i = 0; i < git_index_name_entrycount(idx); i++) {
+        const git_index_name_entry *ne = git_index_name_get_byindex(idx, i);
+        if (ne && ne->ancestor && ne->ours && ne->theirs &&
+            !strcmp(ne->ancestor, path) && strcmp(ne->ours, path) &&
+            strcmp(ne->theirs, path) && strcmp(ne->ours, ne->theirs))
+            return true;
+    }
+    return false;
+}
+
 /*
  * Conflicting paths of a merged index, sorted and unique, as git lists them.
  * libgit2 records the source of a conflicting rename as its own entry (the
  * ancestor, with each side absent or unchanged); git lists that path only
- * for a rename/rename (both sides renamed it apart), so such an entry counts
- * only when the merge also has an entry that only ours has and one that only
- * theirs has.
+ * for a rename/rename (both sides renamed it apart), which the index's
+ * rename records tell.
  */
 static int
 collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
@@ -154,7 +169,6 @@ collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
     const git_index_entry *anc, *ours, *theirs;
     char **sources = NULL;
     size_t nsources = 0, asources = 0, alloc = 0, i;
-    bool ours_only = false, theirs_only = false;
     int err;
 
     if (git_index_conflict_iterator_new(&it, idx) < 0)
@@ -165,8 +179,6 @@ collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
             sources[nsources++] = xstrdup(anc->path);
             continue;
         }
-        ours_only |= !anc && ours && !theirs;
-        theirs_only |= !anc && !ours && theirs;
         if (ours)
             add_path(m, &alloc, ours->path);
         if (theirs)
@@ -176,13 +188,32 @@ collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
     }
     git_index_conflict_iterator_free(it);
     for (i = 0; i < nsources; i++) {
-        if (ours_only && theirs_only)
+        if (renamed_apart(idx, sources[i]))
             add_path(m, &alloc, sources[i]);
         free(sources[i]);
     }
     free(sources);
     if (err != GIT_ITEROVER)
         return repo_git_errorf(e, "cannot read merge conflicts");
+    /* A conflicting rename keeps each stage at its side's own path (so the
+     * iterator above saw the old path and the new one apart). Where one
+     * side renamed and the other kept the path, git places the conflict at
+     * the new name and lists only that: drop the old one. */
+    for (i = 0; i < git_index_name_entrycount(idx); i++) {
+        const git_index_name_entry *ne = git_index_name_get_byindex(idx, i);
+        size_t k = 0;
+        if (!ne || !ne->ancestor || !ne->ours || !ne->theirs ||
+            !strcmp(ne->ours, ne->ancestor) ==
+                !strcmp(ne->theirs, ne->ancestor))
+            continue;
+        for (size_t j = 0; j < m->npaths; j++) {
+            if (strcmp(m->paths[j], ne->ancestor))
+                m->paths[k++] = m->paths[j];
+            else
+                free(m->paths[j]);
+        }
+        m->npaths = k;
+    }
     sort_unique(m);
     m->conflicted = m->npaths > 0 || git_index_has_conflicts(idx);
     return 0;
@@ -300,7 +331,16 @@ dir_renames(git_repository *g, git_tree *anc, git_tree *s, git_tree *o,
     dirrename_apply(rn, pairs.n / 2, (const char *const *)removed.v, removed.n,
         (const char *const *)added.v, added.n, &r);
     if (dirrename_conflicted(&r)) {
+        size_t k = 0;
         m->conflicted = true;
+        /* git lists an added path it moved only where it moved it */
+        for (size_t i = 0; i < m->npaths; i++) {
+            if (bsearch(&m->paths[i], r.from, r.nfrom, sizeof(char *), cmp_str))
+                free(m->paths[i]);
+            else
+                m->paths[k++] = m->paths[i];
+        }
+        m->npaths = k;
         m->paths =
             xrealloc(m->paths, (m->npaths + r.nmoved + 1) * sizeof(char *));
         for (size_t i = 0; i < r.nmoved; i++) {

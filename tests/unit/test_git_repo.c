@@ -194,10 +194,17 @@ struct op {
 };
 
 #define TEN "L1\nL2\nL3\nL4\nL5\nL6\nL7\nL8\nL9\nL10\n"
+/* Ten longer lines with line 5 given: libgit2 finds inexact renames only
+ * in files large enough for its similarity signature. */
+#define LONG(l5)                                                               \
+    "line 1 of the file\nline 2 of the file\nline 3 of the file\n"             \
+    "line 4 of the file\n" l5 "\nline 6 of the file\nline 7 of the file\n"     \
+    "line 8 of the file\nline 9 of the file\nline 10 of the file\n"
 
 static const struct merge_case {
     const char *name;
     struct op a[3], b[3];
+    const char *base; /* f.txt in the base; NULL: TEN */
 } merge_cases[] = {
     { .name = "content conflict",
         .a = { { OP_WRITE, "f.txt",
@@ -228,6 +235,14 @@ static const struct merge_case {
         .a = { { OP_MV, "f.txt", "g.txt" } },
         .b = { { OP_WRITE, "f.txt",
             "L1\nL2\nL3\nL4\nB\nL6\nL7\nL8\nL9\nL10\n" } } },
+    { .name = "rename and modify, both change the same line",
+        .a = { { OP_MV, "f.txt", "g.txt" }, { OP_WRITE, "g.txt", LONG("A") } },
+        .b = { { OP_WRITE, "f.txt", LONG("B") } },
+        .base = LONG("line 5 of the file") },
+    { .name = "modify, and rename and modify the same line",
+        .a = { { OP_WRITE, "f.txt", LONG("A") } },
+        .b = { { OP_MV, "f.txt", "g.txt" }, { OP_WRITE, "g.txt", LONG("B") } },
+        .base = LONG("line 5 of the file") },
     { .name = "rename/rename",
         .a = { { OP_MV, "f.txt", "x.txt" } },
         .b = { { OP_MV, "f.txt", "y.txt" } } },
@@ -318,7 +333,7 @@ test_merge_table(void)
         TEST_BEGIN(mc->name);
         snprintf(name, sizeof(name), "merge-%zu", i);
         fx_init(name, dir, sizeof(dir));
-        fx_write(dir, "f.txt", TEN);
+        fx_write(dir, "f.txt", mc->base ? mc->base : TEN);
         fx_git(dir, "add", "-A", NULL);
         fx_commit(dir, "base");
         fx_git(dir, "checkout", "-q", "-b", "a", NULL);
