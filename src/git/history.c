@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "git/shallow.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -45,115 +46,6 @@ static void
 hex_of(char out[41], const git_oid *id)
 {
     git_oid_tostr(out, 41, id);
-}
-
-/* A shallow clone's cut: the commits listed in $GIT_COMMON_DIR/shallow,
- * whose parents are absent. Left empty for a complete repository. */
-static int
-shallow_cut(git_repository *g, struct strmap *cut, struct as_err *e)
-{
-    char *path, line[256];
-    FILE *f;
-
-    if (git_repository_is_shallow(g) <= 0) {
-        git_error_clear();
-        return 0;
-    }
-    path = xasprintf("%sshallow", git_repository_commondir(g));
-    f = fopen(path, "r");
-    if (!f) {
-        int err = errno == ENOENT ? 0
-                                  : as_errorf(e, AS_EIO, "cannot read '%s': %s",
-                                        path, strerror(errno));
-        free(path);
-        return err;
-    }
-    while (fgets(line, sizeof(line), f)) {
-        size_t n = strcspn(line, "\r\n");
-        bool hex = n == 40; /* SHA-1, the only kind libgit2 1.5 reads */
-        for (size_t i = 0; i < n && hex; i++)
-            hex = isxdigit((unsigned char)line[i]) != 0;
-        if (hex)
-            strmap_put(cut, line, n, 1, NULL);
-    }
-    fclose(f);
-    free(path);
-    return 0;
-}
-
-static bool
-in_cut(const struct strmap *cut, const git_oid *id)
-{
-    char hex[41];
-    uint32_t v;
-
-    if (!cut->count)
-        return false;
-    hex_of(hex, id);
-    return strmap_get(cut, hex, 40, &v);
-}
-
-struct dated {
-    git_oid id;
-    int64_t time;
-};
-
-/* Newest first; equal times by id, for a stable order. */
-static int
-dated_cmp(const void *a, const void *b)
-{
-    const struct dated *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time > y->time ? -1 : 1;
-    return git_oid_cmp(&x->id, &y->id);
-}
-
-/* Every commit reachable from start, not through the cut's parents (which
- * are absent) nor into what seen holds. Marks them in seen; appends them
- * to *out when out is not NULL. */
-static int
-reach(git_repository *g, const git_oid *start, const struct strmap *cut,
-    struct strmap *seen, struct dated **out, size_t *n, size_t *alloc,
-    bool *hit_cut, struct as_err *e)
-{
-    git_oid *stack = NULL;
-    size_t depth = 0, cap = 0;
-    char hex[41];
-    int err = 0;
-
-    ALLOC_GROW(stack, depth + 1, cap);
-    stack[depth++] = *start;
-    while (depth) {
-        git_oid id = stack[--depth];
-        git_commit *c = NULL;
-        bool added;
-
-        hex_of(hex, &id);
-        strmap_put(seen, hex, 40, 1, &added);
-        if (!added)
-            continue;
-        if (git_commit_lookup(&c, g, &id) < 0) {
-            err = repo_git_errorf(e, "cannot read commit %s", hex);
-            break;
-        }
-        if (out) {
-            ALLOC_GROW(*out, *n + 1, *alloc);
-            (*out)[*n].id = id;
-            (*out)[(*n)++].time = (int64_t)git_commit_time(c);
-        }
-        if (in_cut(cut, &id)) {
-            if (hit_cut)
-                *hit_cut = true;
-        } else {
-            for (unsigned k = 0; k < git_commit_parentcount(c); k++) {
-                ALLOC_GROW(stack, depth + 1, cap);
-                stack[depth++] = *git_commit_parent_id(c, k);
-            }
-        }
-        git_commit_free(c);
-    }
-    free(stack);
-    return err;
 }
 
 /* Append commit c to side s of m. A parent inside the side is an earlier
@@ -233,70 +125,6 @@ out:
 }
 
 /*
- * Merge bases in a shallow clone, as git finds them there (the cut's
- * commits are roots): the common ancestors of p1 and p2 inside the history
- * at hand that no other common ancestor reaches. *hit_cut when a walk
- * reached the cut, where a base beyond it would not be seen.
- */
-static int
-shallow_merge_bases(git_repository *g, const git_oid *p1, const git_oid *p2,
-    const struct strmap *cut, git_oid **out, size_t *nout, bool *hit_cut,
-    struct as_err *e)
-{
-    struct strmap a1, a2, stale;
-    struct dated *d = NULL;
-    size_t n = 0, alloc = 0, k = 0, dummy = 0, dalloc = 0;
-    int err;
-
-    *out = NULL;
-    *nout = 0;
-    strmap_init(&a1);
-    strmap_init(&a2);
-    strmap_init(&stale);
-    if ((err = reach(g, p1, cut, &a1, NULL, &dummy, &dalloc, hit_cut, e)) < 0 ||
-        (err = reach(g, p2, cut, &a2, &d, &n, &alloc, hit_cut, e)) < 0)
-        goto out;
-    /* Common ancestors; then everything they reach is stale. */
-    for (size_t i = 0; i < n; i++) {
-        char hex[41];
-        uint32_t v;
-        hex_of(hex, &d[i].id);
-        if (strmap_get(&a1, hex, 40, &v))
-            d[k++] = d[i];
-    }
-    for (size_t i = 0; i < k && !err; i++) {
-        git_commit *c = NULL;
-        if (in_cut(cut, &d[i].id))
-            continue;
-        if (git_commit_lookup(&c, g, &d[i].id) < 0) {
-            err = repo_git_errorf(e, "cannot read a commit");
-            break;
-        }
-        for (unsigned j = 0; j < git_commit_parentcount(c) && !err; j++)
-            err = reach(g, git_commit_parent_id(c, j), cut, &stale, NULL,
-                &dummy, &dalloc, NULL, e);
-        git_commit_free(c);
-    }
-    if (err)
-        goto out;
-    for (size_t i = 0; i < k; i++) {
-        char hex[41];
-        uint32_t v;
-        hex_of(hex, &d[i].id);
-        if (strmap_get(&stale, hex, 40, &v))
-            continue;
-        *out = xrealloc(*out, (*nout + 1) * sizeof(**out));
-        (*out)[(*nout)++] = d[i].id;
-    }
-out:
-    free(d);
-    strmap_release(&a1);
-    strmap_release(&a2);
-    strmap_release(&stale);
-    return err;
-}
-
-/*
  * side_commits() in a shallow clone, walked here because git_revwalk must
  * read every parent. *shallow when the side reaches the cut (it may go on
  * beyond it) or has a commit that does not contain base and whose fork
@@ -311,7 +139,7 @@ shallow_side(git_repository *g, const git_oid *base, const git_oid *tip,
     bool *too_long, bool *shallow, struct as_err *e)
 {
     struct strmap seen, index;
-    struct dated *d = NULL;
+    struct shallow_commit *d = NULL;
     size_t n = 0, alloc = 0, mal = 0;
     uint32_t *pending = NULL, (*child)[2] = NULL; /* (parent, child) edges */
     size_t nedge = 0, edge_alloc = 0;
@@ -322,15 +150,18 @@ shallow_side(git_repository *g, const git_oid *base, const git_oid *tip,
     *too_long = *shallow = false;
     strmap_init(&seen);
     strmap_init(&index);
-    if ((err = reach(g, base, cut, &seen, NULL, &n, &alloc, NULL, e)) < 0 ||
-        (err = reach(g, tip, cut, &seen, &d, &n, &alloc, shallow, e)) < 0 ||
+    if ((err = shallow_reach(g, base, cut, &seen, NULL, &n, &alloc, NULL, e)) <
+            0 ||
+        (err = shallow_reach(g, tip, cut, &seen, &d, &n, &alloc, shallow, e)) <
+            0 ||
         *shallow)
         goto out;
     if (max && n > max) {
         *too_long = true;
         goto out;
     }
-    qsort(d, n, sizeof(*d), dated_cmp); /* newest first */
+    if (n)
+        qsort(d, n, sizeof(*d), shallow_commit_cmp); /* newest first */
     c = xcalloc(n ? n : 1, sizeof(*c));
     pending = xcalloc(n ? n : 1, sizeof(*pending));
     out = xcalloc(n ? n : 1, sizeof(*out));
@@ -420,7 +251,7 @@ add_merge(git_repository *g, const struct history_options *o, git_commit *c,
         h->skipped[HISTORY_SKIP_OCTOPUS]++;
         return 0;
     }
-    if (in_cut(cut, git_commit_id(c))) { /* its parents are not here */
+    if (shallow_in_cut(cut, git_commit_id(c))) { /* its parents are not here */
         h->skipped[HISTORY_SKIP_SHALLOW]++;
         return 0;
     }
@@ -518,44 +349,13 @@ first_parent_chain(git_repository *g, const git_oid *tip, const git_oid *hide,
             return repo_git_errorf(e, "cannot read a first-parent commit");
         hex_of(hex, &id);
         strmap_put(chain, hex, 40, 1, NULL);
-        if (git_commit_parentcount(c) == 0 || in_cut(cut, &id)) {
+        if (git_commit_parentcount(c) == 0 || shallow_in_cut(cut, &id)) {
             git_commit_free(c);
             return 0;
         }
         git_oid_cpy(&id, git_commit_parent_id(c, 0));
         git_commit_free(c);
     }
-}
-
-/* A shallow clone's range, which git_revwalk cannot walk (it reads every
- * parent): the commits tip reaches and hide does not, stopping at the cut,
- * newest first (commit time, then id). */
-static int
-shallow_range(git_repository *g, const git_oid *tip, const git_oid *hide,
-    const struct strmap *cut, git_oid **ids, size_t *nids, struct as_err *e)
-{
-    struct strmap seen;
-    struct dated *d = NULL;
-    size_t n = 0, alloc = 0;
-    int err = 0;
-
-    strmap_init(&seen);
-    if (hide)
-        err = reach(g, hide, cut, &seen, NULL, &n, &alloc, NULL, e);
-    if (!err)
-        err = reach(g, tip, cut, &seen, &d, &n, &alloc, NULL, e);
-    strmap_release(&seen);
-    if (err) {
-        free(d);
-        return err;
-    }
-    qsort(d, n, sizeof(*d), dated_cmp);
-    *ids = xcalloc(n ? n : 1, sizeof(**ids));
-    for (size_t i = 0; i < n; i++)
-        (*ids)[i] = d[i].id;
-    *nids = n;
-    free(d);
-    return 0;
 }
 
 int
@@ -576,7 +376,7 @@ history_collect(struct repo *r, const struct history_options *o,
     memset(out, 0, sizeof(*out));
     strmap_init(&chain);
     strmap_init(&cut);
-    if ((err = shallow_cut(g, &cut, e)) < 0)
+    if ((err = shallow_cut_load(g, &cut, e)) < 0)
         goto out;
     if (dots) {
         char *from = xstrndup(rev, (size_t)(dots - rev));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/dirrename.h"
+#include "git/shallow.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -385,7 +386,7 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
 
     if (git_oid_equal(&ba, &bb)) {
         git_oid_cpy(&base, &ba);
-    } else if ((err = git_merge_base(&base, g, &ba, &bb)) < 0) {
+    } else if ((err = shallow_merge_base(&base, g, &ba, &bb, e)) < 0) {
         git_error_clear();
         return as_errorf(e, AS_ENOENT,
             "no common history between '%s' and '%s'", base_oid_a, base_oid_b);

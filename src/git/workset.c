@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "git/shallow.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -147,7 +148,7 @@ ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
         if (err < 0 &&
             (err = repo_resolve_commit(c->r, integ, &integ_oid, e)) < 0)
             goto out;
-        err = git_merge_base(&c->base, c->g, head_oid, &integ_oid);
+        err = shallow_merge_base(&c->base, c->g, head_oid, &integ_oid, e);
         if (err == GIT_ENOTFOUND) {
             git_error_clear();
             err = as_errorf(
@@ -178,18 +179,36 @@ ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
         }
     }
 
-    if (git_revwalk_new(&walk, c->g) < 0 ||
-        git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) < 0 ||
-        git_revwalk_push(walk, head_oid) < 0 ||
-        git_revwalk_hide(walk, &c->base) < 0) {
+    if (git_repository_is_shallow(c->g) == 1) {
+        /* libgit2 cannot walk past a shallow clone's cut */
+        struct strmap cut;
+        strmap_init(&cut);
+        err = shallow_cut_load(c->g, &cut, e);
+        if (!err && cut.count) {
+            free(c->ahead);
+            c->ahead = NULL;
+            err = shallow_range(
+                c->g, head_oid, &c->base, &cut, &c->ahead, &c->nahead, e);
+            c->aahead = c->nahead;
+        }
+        strmap_release(&cut);
+        if (err)
+            goto out;
+    }
+    git_error_clear();
+    if (!c->ahead && (git_revwalk_new(&walk, c->g) < 0 ||
+                         git_revwalk_sorting(
+                             walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) < 0 ||
+                         git_revwalk_push(walk, head_oid) < 0 ||
+                         git_revwalk_hide(walk, &c->base) < 0)) {
         err = repo_git_errorf(e, "cannot walk commits ahead of base");
         goto out;
     }
-    while ((err = git_revwalk_next(&oid, walk)) == 0) {
+    while (walk && (err = git_revwalk_next(&oid, walk)) == 0) {
         ALLOC_GROW(c->ahead, c->nahead + 1, c->aahead);
         git_oid_cpy(&c->ahead[c->nahead++], &oid);
     }
-    if (err != GIT_ITEROVER) {
+    if (walk && err != GIT_ITEROVER) {
         err = repo_git_errorf(e, "cannot walk commits ahead of base");
         goto out;
     }
