@@ -86,13 +86,20 @@ collect_touched(struct ws_ctx *c, struct as_err *e)
         uint32_t when;
         int err = 0;
 
-        if (git_commit_lookup(&cm, c->g, &c->ahead[i]) < 0 ||
-            git_commit_tree(&t, cm) < 0 ||
-            (git_commit_parentcount(cm) > 0 &&
-                (git_commit_parent(&parent, cm, 0) < 0 ||
-                    git_commit_tree(&pt, parent) < 0)) ||
-            git_diff_tree_to_tree(&d, c->g, pt, t, NULL) < 0)
+        int prc = 0;
+        if (git_commit_lookup(&cm, c->g, &c->ahead[i]) < 0) {
+            err = repo_git_errorf(e, "cannot read a commit ahead of base");
+        } else if (git_commit_parentcount(cm) > 0 &&
+                   (prc = git_commit_parent(&parent, cm, 0)) == GIT_ENOTFOUND) {
+            /* a shallow clone's cut: what it changed is not known here */
+            git_error_clear();
+            git_commit_free(cm);
+            continue;
+        } else if (prc < 0 || git_commit_tree(&t, cm) < 0 ||
+                   (parent && git_commit_tree(&pt, parent) < 0) ||
+                   git_diff_tree_to_tree(&d, c->g, pt, t, NULL) < 0) {
             err = repo_git_errorf(e, "cannot diff a commit ahead of base");
+        }
         if (!err) {
             when = (uint32_t)git_commit_time(cm);
             nd = git_diff_num_deltas(d);

@@ -46,4 +46,28 @@ check "w1 is one commit ahead of its base" jqt "$TMP/shallow.json" \
     '.agents[] | select(.id == "w1") | .commitsAhead == 1'
 check "w1 and w2 collide through the merge channel over HEAD~1" jqt "$TMP/shallow.json" \
     '[.pairs[] | select([.a, .b] | sort == ["w1", "w2"])] | length == 1 and .[0].mergeChecked and .[0].channels.merge == 1'
+
+# A branch that merged main, cloned at depth 2 (a CI checkout of the
+# branch): commits ahead of the base reach the cut, whose own changes are
+# unknown here. The scan still runs, with the base and the files of a
+# complete clone.
+cd "$O"
+git checkout -qb feat main~4
+for t in 06 07 08; do
+    echo "$t" >> "feat$t.txt"
+    commit "$t:00" "feat $t"
+done
+at 09:00
+git merge -q --no-ff -m "merge main" main
+git checkout -q main
+rm -rf "$TMP/fa" "$TMP/fb"
+git clone -q -b feat "file://$O" "$TMP/fa"
+git clone -q --depth 2 --no-single-branch -b feat "file://$O" "$TMP/fb"
+check "the branch clone is shallow" test -s "$TMP/fb/.git/shallow"
+as scan --repo "$TMP/fa" --integration origin/main --json > "$TMP/fa.json"
+as scan --repo "$TMP/fb" --integration origin/main --json > "$TMP/fb.json" 2> "$TMP/err"
+check "branch at depth 2: scan runs, no error" test ! -s "$TMP/err"
+facts='[.agents[] | {id, base, files: [.files[].path]}]'
+check "branch at depth 2: base and files as in the complete clone" \
+    [ "$(jq -cS "$facts" "$TMP/fa.json")" = "$(jq -cS "$facts" "$TMP/fb.json")" ]
 finish
