@@ -63,7 +63,7 @@ base_of(const char *p, size_t len, size_t *blen)
 }
 
 static bool
-is_removed(const char *const *sorted, size_t n, const char *dir, size_t len)
+is_removed(const char **sorted, size_t n, const char *dir, size_t len)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -98,24 +98,50 @@ vote(struct tally *t, const char *od, size_t olen, const char *nd, size_t nlen)
     t->v[t->n++].count = 1;
 }
 
-/* Count the votes of one rename: its directories, then their parents while
- * the last components agree. */
+/* How a removed directory takes part: REL_SELF when the other side added
+ * a file directly in it, REL_BELOW when it lies below such a directory,
+ * REL_NONE otherwise (its votes are never read). */
+enum { REL_NONE = 0, REL_BELOW, REL_SELF };
+
+struct dirs {
+    const char **self, **below; /* sorted copies of the caller's lists */
+    size_t nself, nbelow;
+};
+
+static int
+relevance(const struct dirs *ds, const char *dir, size_t len)
+{
+    if (is_removed(ds->self, ds->nself, dir, len))
+        return REL_SELF;
+    if (is_removed(ds->below, ds->nbelow, dir, len))
+        return REL_BELOW;
+    return REL_NONE;
+}
+
+/* Count the votes of one rename as merge-ort does: its directories always;
+ * then, while the directories' last components agree and the old one takes
+ * part, their parents, a vote each where the old one is a "self"
+ * directory. */
 static void
-vote_rename(struct tally *t, const struct dirrename_pair *r,
-    const char *const *removed, size_t nremoved)
+vote_rename(
+    struct tally *t, const struct dirrename_pair *r, const struct dirs *ds)
 {
     const char *o = r->old_path, *nw = r->new_path;
     size_t ol = dir_len(o, strlen(o)), nl = dir_len(nw, strlen(nw));
+    bool first = true;
 
     while (ol > 0) {
         size_t ob, nb;
         const char *obase, *nbase;
+        int rel;
 
         if (ol == nl && !strncmp(o, nw, ol))
             break; /* a directory onto itself */
-        if (is_removed(removed, nremoved, o, ol))
+        rel = relevance(ds, o, ol);
+        if (rel == REL_SELF || first)
             vote(t, o, ol, nw, nl);
-        if (nl == 0)
+        first = false;
+        if (rel == REL_NONE || nl == 0)
             break;
         obase = base_of(o, ol, &ob);
         nbase = base_of(nw, nl, &nb);
@@ -126,8 +152,8 @@ vote_rename(struct tally *t, const struct dirrename_pair *r,
     }
 }
 
-/* What became of removed directory dir[0..len): 1 renamed (*target set),
- * -1 split, 0 no votes. */
+/* What became of directory dir[0..len): 1 renamed (*target set), -1 split,
+ * 0 no votes. */
 static int
 fate(const struct tally *t, const char *dir, size_t len, const char **target)
 {
@@ -149,42 +175,93 @@ fate(const struct tally *t, const char *dir, size_t len, const char **target)
     return best == 0 ? 0 : tie ? -1 : 1;
 }
 
+static const char **
+sorted_copy(const char *const *v, size_t n)
+{
+    const char **c = xcalloc(n ? n : 1, sizeof(*c));
+    if (n) {
+        memcpy(c, v, n * sizeof(*c));
+        qsort(c, n, sizeof(*c), cmp_str);
+    }
+    return c;
+}
+
+struct move {
+    char *from, *to;
+};
+
+static int
+cmp_move(const void *a, const void *b)
+{
+    const struct move *x = a, *y = b;
+    int c = strcmp(x->to, y->to);
+    return c ? c : strcmp(x->from, y->from);
+}
+
 void
 dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
-    const char *const *removed, size_t nremoved, const char *const *added,
-    size_t nadded, struct dirrename_result *out)
+    const char *const *self_dirs, size_t nself, const char *const *below_dirs,
+    size_t nbelow, const char *const *added, size_t nadded,
+    struct dirrename_result *out)
 {
     struct tally t = { 0 };
-    const char **rm = NULL;
-    size_t alloc = 0, falloc = 0;
+    struct dirs ds;
+    struct move *mv = NULL;
+    size_t nmv = 0, amv = 0, alloc = 0, falloc = 0;
 
     memset(out, 0, sizeof(*out));
-    if (!nrenames || !nremoved || !nadded)
+    if (!nrenames || !nself || !nadded)
         return;
-    rm = xcalloc(nremoved, sizeof(*rm));
-    memcpy(rm, removed, nremoved * sizeof(*rm));
-    qsort(rm, nremoved, sizeof(*rm), cmp_str);
+    ds.self = sorted_copy(self_dirs, nself);
+    ds.nself = nself;
+    ds.below = sorted_copy(below_dirs, nbelow);
+    ds.nbelow = nbelow;
     for (size_t i = 0; i < nrenames; i++)
-        vote_rename(&t, &renames[i], rm, nremoved);
+        vote_rename(&t, &renames[i], &ds);
+    /* A directory that takes part and has no majority is a split, whether
+     * or not an added path lies in it. */
+    for (size_t i = 0; i < t.n && !out->split; i++) {
+        const char *target = NULL, *d = t.v[i].old_dir;
+        if (relevance(&ds, d, strlen(d)) != REL_NONE &&
+            fate(&t, d, strlen(d), &target) < 0)
+            out->split = true;
+    }
     for (size_t i = 0; i < nadded && t.n; i++) {
         const char *p = added[i];
-        size_t d = dir_len(p, strlen(p));
-        while (d > 0) {
+        for (size_t d = dir_len(p, strlen(p)); d > 0; d = dir_len(p, d)) {
             const char *target = NULL;
-            int f = fate(&t, p, d, &target);
-            if (f > 0) {
-                ALLOC_GROW(out->moved, out->nmoved + 1, alloc);
-                out->moved[out->nmoved++] =
-                    *target ? xasprintf("%s%s", target, p + d)
-                            : xstrdup(p + d + 1);
-                ALLOC_GROW(out->from, out->nfrom + 1, falloc);
-                out->from[out->nfrom++] = xstrdup(p);
-                break;
-            }
-            if (f < 0)
-                out->split = true;
-            d = dir_len(p, d);
+            if (relevance(&ds, p, d) == REL_NONE ||
+                fate(&t, p, d, &target) <= 0)
+                continue;
+            ALLOC_GROW(mv, nmv + 1, amv);
+            mv[nmv].from = xstrdup(p);
+            mv[nmv++].to =
+                *target ? xasprintf("%s%s", target, p + d) : xstrdup(p + d + 1);
+            break;
         }
+    }
+    /* Several paths sent to one place are moved nowhere: git's "implicit
+     * dir rename" conflict, which lists no path. */
+    if (nmv)
+        qsort(mv, nmv, sizeof(*mv), cmp_move);
+    for (size_t i = 0; i < nmv;) {
+        size_t j = i + 1;
+        while (j < nmv && !strcmp(mv[j].to, mv[i].to))
+            j++;
+        if (j - i > 1)
+            out->collision = true;
+        for (size_t k = i; k < j; k++) {
+            if (j - i == 1) {
+                ALLOC_GROW(out->moved, out->nmoved + 1, alloc);
+                out->moved[out->nmoved++] = mv[k].to;
+                ALLOC_GROW(out->from, out->nfrom + 1, falloc);
+                out->from[out->nfrom++] = mv[k].from;
+            } else {
+                free(mv[k].to);
+                free(mv[k].from);
+            }
+        }
+        i = j;
     }
     sort_unique(out->moved, &out->nmoved);
     sort_unique(out->from, &out->nfrom);
@@ -193,7 +270,9 @@ dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
         free(t.v[i].new_dir);
     }
     free(t.v);
-    free(rm);
+    free(mv);
+    free(ds.self);
+    free(ds.below);
 }
 
 void

@@ -9,23 +9,27 @@
  * "CONFLICT (file location)". This module takes, for one side S:
  *
  *   renames  S's file renames (old path in the base, new path in S)
- *   removed  directories of the base that S no longer has (only those that
- *            hold a path the other side added need be listed)
+ *   removed  directories of the base that S no longer has: those O added
+ *            a file directly in ("self"), and the ones below them
  *   added    paths the other side O added (or renamed a file to)
  *
  * and says which of O's paths land somewhere else, and whether a
  * directory's files went to several places with no majority (git's
  * "CONFLICT (directory rename split)", which lists no path).
  *
- * The rule, as merge-ort has it: each rename old -> new counts one vote for
- * "dirname(old) was renamed to dirname(new)", then, while the two
- * directories' last components are equal, for their parents too (so
- * d/x/f -> e/x/f votes d/x -> e/x and d -> e); votes count only for removed
- * directories and never for a directory onto itself or the top level. A
- * removed directory with votes is renamed to the target with the most; a
- * tie is a split. An added path is affected by its deepest ancestor
- * directory that is renamed (a split one is passed over, upward); its new
- * location replaces that prefix.
+ * The rule, as merge-ort has it. Only removed directories take part:
+ * "self" ones, in which O added a file directly, and those below a self
+ * one. Each rename old -> new votes "dirname(old) was renamed to
+ * dirname(new)"; then, while the two directories' last components are
+ * equal and the old one takes part, it votes for their parents too, where
+ * the parent is a self directory (so d/x/f -> e/x/f votes d/x -> e/x, and
+ * d -> e when d is self). No vote goes to a directory onto itself or to
+ * the top level. A directory that takes part is renamed to the target
+ * with the most votes; a tie is a split, a conflict whether or not O added
+ * anything in it. An added path is moved by its deepest ancestor directory
+ * that takes part and is renamed; its new location replaces that prefix.
+ * Several added paths sent to the same new location are not moved: a
+ * conflict ("implicit dir rename") with no path.
  */
 #ifndef AIRSPACE_CORE_DIRRENAME_H
 #define AIRSPACE_CORE_DIRRENAME_H
@@ -42,18 +46,21 @@ struct dirrename_result {
     size_t nmoved;
     char **from; /* the affected added paths themselves, sorted, unique */
     size_t nfrom;
-    bool split; /* some removed directory that O added to had no majority */
+    bool split;     /* a directory that takes part had no majority */
+    bool collision; /* several added paths were sent to one location */
 };
 
 /*
  * Find the directory renames of one side and apply them to the other
- * side's added paths. removed need not be sorted; none of the inputs is
- * kept. The result is caller storage, released with
- * dirrename_result_release().
+ * side's added paths. self_dirs: S's removed directories in which O added
+ * a file directly; below_dirs: the base directories below those. No list
+ * need be sorted; none of the inputs is kept. The result is caller
+ * storage, released with dirrename_result_release().
  */
 void dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
-    const char *const *removed, size_t nremoved, const char *const *added,
-    size_t nadded, struct dirrename_result *out);
+    const char *const *self_dirs, size_t nself, const char *const *below_dirs,
+    size_t nbelow, const char *const *added, size_t nadded,
+    struct dirrename_result *out);
 
 void dirrename_result_release(struct dirrename_result *r);
 
@@ -61,7 +68,7 @@ void dirrename_result_release(struct dirrename_result *r);
 static inline bool
 dirrename_conflicted(const struct dirrename_result *r)
 {
-    return r->nmoved > 0 || r->split;
+    return r->nmoved > 0 || r->split || r->collision;
 }
 
 #endif

@@ -257,6 +257,43 @@ has_dir(git_tree *t, const char *dir)
     return yes;
 }
 
+struct subdir_walk {
+    const char *root;
+    struct pathlist *out;
+};
+
+static int
+subdir_cb(const char *parent, const git_tree_entry *te, void *payload)
+{
+    struct subdir_walk *w = payload;
+    if (git_tree_entry_type(te) == GIT_OBJECT_TREE) {
+        char *p =
+            xasprintf("%s/%s%s", w->root, parent, git_tree_entry_name(te));
+        pathlist_add(w->out, p);
+        free(p);
+    }
+    return 0;
+}
+
+/* Append the directories below dir in tree t (all depths) to out. */
+static int
+subdirs(git_repository *g, git_tree *t, const char *dir, struct pathlist *out,
+    struct as_err *e)
+{
+    git_tree_entry *te = NULL;
+    git_tree *sub = NULL;
+    struct subdir_walk w = { dir, out };
+    int err = 0;
+
+    if (git_tree_entry_bypath(&te, t, dir) < 0 ||
+        git_tree_lookup(&sub, g, git_tree_entry_id(te)) < 0 ||
+        git_tree_walk(sub, GIT_TREEWALK_PRE, subdir_cb, &w) < 0)
+        err = repo_git_errorf(e, "cannot read directory '%s' of the base", dir);
+    git_tree_free(sub);
+    git_tree_entry_free(te);
+    return err;
+}
+
 /*
  * Directory renames, which libgit2's merge does not apply and git's does
  * (core/dirrename.h): side s moved a whole directory, side o added a path
@@ -271,7 +308,7 @@ dir_renames(git_repository *g, git_tree *anc, git_tree *s, git_tree *o,
     git_diff *d = NULL;
     git_diff_options dopt;
     git_diff_find_options fopt;
-    struct pathlist added = { 0 }, removed = { 0 }, pairs = { 0 };
+    struct pathlist added = { 0 }, self = { 0 }, below = { 0 }, pairs = { 0 };
     struct strmap checked;
     struct dirrename_pair *rn = NULL;
     struct dirrename_result r = { 0 };
@@ -287,23 +324,27 @@ dir_renames(git_repository *g, git_tree *anc, git_tree *s, git_tree *o,
         const git_diff_delta *dd = git_diff_get_delta(d, i);
         if (dd->status != GIT_DELTA_ADDED)
             continue;
-        const char *p = dd->new_file.path;
+        const char *p = dd->new_file.path, *slash = strrchr(p, '/');
         pathlist_add(&added, p);
-        /* Its directories that the base has and s does not. */
-        for (size_t len = strlen(p); len > 0; len--) {
+        /* Its directory, if the base has it and s does not ("self") */
+        if (slash) {
             bool fresh;
-            if (p[len - 1] != '/')
-                continue;
-            char *dir = xstrndup(p, len - 1);
-            strmap_put(&checked, dir, len - 1, 1, &fresh);
+            size_t len = (size_t)(slash - p);
+            char *dir = xstrndup(p, len);
+            strmap_put(&checked, dir, len, 1, &fresh);
             if (fresh && has_dir(anc, dir) && !has_dir(s, dir))
-                pathlist_add(&removed, dir);
+                pathlist_add(&self, dir);
             free(dir);
         }
     }
     git_diff_free(d);
     d = NULL;
-    if (!removed.n)
+    if (!self.n)
+        goto out;
+    /* The base's directories below those, all gone in s too. */
+    for (size_t i = 0; i < self.n && !err; i++)
+        err = subdirs(g, anc, self.v[i], &below, e);
+    if (err)
         goto out;
     /* s's renames, found as git's merge finds them. */
     if (git_diff_tree_to_tree(&d, g, anc, s, &dopt) < 0) {
@@ -329,8 +370,9 @@ dir_renames(git_repository *g, git_tree *anc, git_tree *s, git_tree *o,
         rn[i / 2].old_path = pairs.v[i];
         rn[i / 2].new_path = pairs.v[i + 1];
     }
-    dirrename_apply(rn, pairs.n / 2, (const char *const *)removed.v, removed.n,
-        (const char *const *)added.v, added.n, &r);
+    dirrename_apply(rn, pairs.n / 2, (const char *const *)self.v, self.n,
+        (const char *const *)below.v, below.n, (const char *const *)added.v,
+        added.n, &r);
     if (dirrename_conflicted(&r)) {
         size_t k = 0;
         m->conflicted = true;
@@ -355,7 +397,8 @@ out:
     free(rn);
     git_diff_free(d);
     pathlist_release(&added);
-    pathlist_release(&removed);
+    pathlist_release(&self);
+    pathlist_release(&below);
     pathlist_release(&pairs);
     strmap_release(&checked);
     return err;

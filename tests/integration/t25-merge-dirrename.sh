@@ -7,18 +7,23 @@
 # branch B each make one commit; M merges B into A.
 . "$(dirname "$0")/lib.sh"
 
-# case NAME WANT 'A commands' 'B commands': build the case in $TMP/NAME and
-# check it; WANT is git's verdict, asserted too so a changed git is seen.
+# case NAME WANT 'A commands' 'B commands' ['base commands']: build the case
+# in $TMP/NAME (the base above unless given) and check it; WANT is git's
+# verdict, asserted too so a changed git is seen.
 case_() {
     cname=$1 cwant=$2
     new_repo "$TMP/$cname"
     (
         cd "$TMP/$cname"
-        mkdir -p d/sub
-        seq 1 10 > d/a.txt
-        seq 11 20 > d/b.txt
-        seq 21 30 > d/sub/s.txt
-        seq 31 40 > top.txt
+        if [ $# -ge 5 ]; then
+            eval "$5"
+        else
+            mkdir -p d/sub
+            seq 1 10 > d/a.txt
+            seq 11 20 > d/b.txt
+            seq 21 30 > d/sub/s.txt
+            seq 31 40 > top.txt
+        fi
         commit 00:00 base
         git checkout -qb A
         eval "$3"
@@ -65,6 +70,23 @@ case_ split-no-add false 'mkdir e f; git mv d/a.txt e/a.txt; git mv d/b.txt f/b.
 case_ add-same true 'git mv d e; echo n > e/c.txt' 'echo n > d/c.txt'
 case_ other-deletes true 'git mv d e' 'git rm -q d/a.txt; echo n > d/c.txt'
 case_ reverse true 'echo n > d/c.txt' 'git mv d e'
+# Which directories take part (merge-ort: those the other side added a file
+# directly in, and those below them), and two paths sent to one place.
+case2() { # case2 NAME WANT 'base commands' 'A commands' 'B commands'
+    case_ "$1" "$2" "$4" "$5" "$3"
+}
+case2 sibling-moved false 'mkdir -p d/y d/z; seq 1 10 > d/y/f; seq 11 20 > d/z/g; seq 21 30 > d/z/h' \
+    'git rm -q d/y/f; mkdir e; git mv d/z e/z' 'echo n > d/y/new'
+case2 split-not-taking-part false 'mkdir -p d/y; seq 1 10 > d/a; seq 11 20 > d/b; seq 21 30 > d/y/f' \
+    'mkdir e f; git mv d/a e/a; git mv d/b f/b; git rm -q d/y/f' 'echo n > d/y/new'
+case2 split-below true 'mkdir -p d/x; seq 1 10 > d/x/a; seq 11 20 > d/x/b; seq 21 30 > d/f' \
+    'mkdir p q; git mv d/x/a p/a; git mv d/x/b q/b; git rm -q d/f' 'echo n > d/new'
+case2 split-deeper true 'mkdir -p d/x/y; seq 1 10 > d/x/y/a; seq 11 20 > d/x/y/b; seq 21 30 > d/f' \
+    'mkdir p q; git mv d/x/y/a p/a; git mv d/x/y/b q/b; git rm -q d/f' 'echo n > d/new'
+case2 split-sibling false 'mkdir -p d/x d/z; seq 1 10 > d/x/a; seq 11 20 > d/x/b; seq 21 30 > d/z/f' \
+    'mkdir p q; git mv d/x/a p/a; git mv d/x/b q/b; git rm -q d/z/f' 'echo n > d/z/new'
+case2 collision true 'mkdir d1 d2; seq 1 10 > d1/a; seq 11 20 > d2/b' \
+    'mkdir e; git mv d1/a e/a; git mv d2/b e/b' 'echo n > d1/c; echo m > d2/c'
 
 # Live: two worktrees, one moved d/ to e/ (uncommitted), the other added
 # d/c.txt: they share no path, yet the merge channel must run (the gate

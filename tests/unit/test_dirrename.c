@@ -12,56 +12,69 @@ struct dr_case {
     const char *name;
     struct dirrename_pair renames[4];
     size_t nrenames;
-    const char *removed[4];
-    size_t nremoved;
+    const char *self[3], *below[3]; /* the removed directories taking part */
+    size_t nself, nbelow;
     const char *added[3];
     size_t nadded;
     const char *moved[3];
     size_t nmoved;
-    bool split;
+    bool split, collision;
 };
 
+#define D_ALL                                                                  \
+    { { "d/a.txt", "e/a.txt" }, { "d/b.txt", "e/b.txt" },                      \
+        { "d/sub/s.txt", "e/sub/s.txt" } },                                    \
+        3
+
 static const struct dr_case cases[] = {
-    { "d -> e, other adds d/c.txt: file location e/c.txt",
-        { { "d/a.txt", "e/a.txt" }, { "d/b.txt", "e/b.txt" },
-            { "d/sub/s.txt", "e/sub/s.txt" } },
-        3, { "d", "d/sub" }, 2, { "d/c.txt" }, 1, { "e/c.txt" }, 1, false },
-    { "nested: other adds d/sub/n.txt -> e/sub/n.txt",
-        { { "d/a.txt", "e/a.txt" }, { "d/b.txt", "e/b.txt" },
-            { "d/sub/s.txt", "e/sub/s.txt" } },
-        3, { "d", "d/sub" }, 2, { "d/sub/n.txt" }, 1, { "e/sub/n.txt" }, 1,
+    { "d -> e, other adds d/c.txt: file location e/c.txt", D_ALL, { "d" },
+        { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/c.txt" }, 1, false, false },
+    { "nested: other adds d/sub/n.txt -> e/sub/n.txt", D_ALL, { "d/sub" },
+        { NULL }, 1, 0, { "d/sub/n.txt" }, 1, { "e/sub/n.txt" }, 1, false,
         false },
     { "three ways, one file each: split, no path",
         { { "d/a.txt", "e/a.txt" }, { "d/b.txt", "f/b.txt" },
             { "d/sub/s.txt", "g/sub/s.txt" } },
-        3, { "d", "d/sub" }, 2, { "d/c.txt" }, 1, { NULL }, 0, true },
+        3, { "d" }, { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { NULL }, 0, true,
+        false },
     { "a directory deleted, none renamed out: nothing",
-        { { "top.txt", "top2.txt" } }, 1, { "d", "d/sub" }, 2, { "d/c.txt" }, 1,
-        { NULL }, 0, false },
-    { "partial: d still there (not removed): nothing",
-        { { "d/a.txt", "e/a.txt" } }, 1, { NULL }, 0, { "d/c.txt" }, 1,
-        { NULL }, 0, false },
+        { { "top.txt", "top2.txt" } }, 1, { "d" }, { "d/sub" }, 1, 1,
+        { "d/c.txt" }, 1, { NULL }, 0, false, false },
+    { "partial: d still there, nothing takes part",
+        { { "d/a.txt", "e/a.txt" } }, 1, { NULL }, { NULL }, 0, 0,
+        { "d/c.txt" }, 1, { NULL }, 0, false, false },
     { "majority e (2) over f (1)",
         { { "d/a.txt", "e/a.txt" }, { "d/b.txt", "e/b.txt" },
             { "d/sub/s.txt", "f/sub/s.txt" } },
-        3, { "d", "d/sub" }, 2, { "d/c.txt" }, 1, { "e/c.txt" }, 1, false },
+        3, { "d" }, { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/c.txt" }, 1,
+        false, false },
     { "d/sub -> e (last components differ: no vote for d)",
-        { { "d/sub/s.txt", "e/s.txt" } }, 1, { "d/sub" }, 1, { "d/sub/n.txt" },
-        1, { "e/n.txt" }, 1, false },
+        { { "d/sub/s.txt", "e/s.txt" } }, 1, { "d/sub" }, { NULL }, 1, 0,
+        { "d/sub/n.txt" }, 1, { "e/n.txt" }, 1, false, false },
     { "d -> e/d: new location e/d/c.txt",
         { { "d/a.txt", "e/d/a.txt" }, { "d/b.txt", "e/d/b.txt" },
             { "d/sub/s.txt", "e/d/sub/s.txt" } },
-        3, { "d", "d/sub" }, 2, { "d/c.txt" }, 1, { "e/d/c.txt" }, 1, false },
+        3, { "d" }, { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/d/c.txt" }, 1,
+        false, false },
     { "most deleted, one renamed out: renamed", { { "d/a.txt", "e/a.txt" } }, 1,
-        { "d", "d/sub" }, 2, { "d/c.txt" }, 1, { "e/c.txt" }, 1, false },
-    { "an added path outside the renamed directory: nothing",
-        { { "d/a.txt", "e/a.txt" }, { "d/b.txt", "e/b.txt" } }, 2, { "d" }, 1,
-        { "x/c.txt", "top3.txt" }, 2, { NULL }, 0, false },
-    { "a rename within d: not a directory rename",
-        { { "d/a.txt", "d/a2.txt" } }, 1, { "d" }, 1, { "d/c.txt" }, 1,
-        { NULL }, 0, false },
-    { "two added paths, sorted", { { "d/a.txt", "e/a.txt" } }, 1, { "d" }, 1,
-        { "d/z.txt", "d/c.txt" }, 2, { "e/c.txt", "e/z.txt" }, 2, false },
+        { "d" }, { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/c.txt" }, 1, false,
+        false },
+    { "two added paths, sorted", { { "d/a.txt", "e/a.txt" } }, 1, { "d" },
+        { NULL }, 1, 0, { "d/z.txt", "d/c.txt" }, 2, { "e/c.txt", "e/z.txt" },
+        2, false, false },
+    /* A directory takes part only as "self" or below one. */
+    { "moved sibling d/z, file added in removed d/y: nothing",
+        { { "d/z/g", "e/z/g" }, { "d/z/h", "e/z/h" } }, 2, { "d/y" }, { NULL },
+        1, 0, { "d/y/new" }, 1, { NULL }, 0, false, false },
+    { "d split but not taking part (added in d/y only): no split",
+        { { "d/a", "e/a" }, { "d/b", "f/b" } }, 2, { "d/y" }, { NULL }, 1, 0,
+        { "d/y/new" }, 1, { NULL }, 0, false, false },
+    { "d/x below self d splits: conflict though nothing is added in d/x",
+        { { "d/x/a", "p/a" }, { "d/x/b", "q/b" } }, 2, { "d" }, { "d/x" }, 1, 1,
+        { "d/new" }, 1, { NULL }, 0, true, false },
+    { "two paths sent to e/c: moved nowhere, a conflict with no path",
+        { { "d1/a", "e/a" }, { "d2/b", "e/b" } }, 2, { "d1", "d2" }, { NULL },
+        2, 0, { "d1/c", "d2/c" }, 2, { NULL }, 0, false, true },
 };
 
 static void
@@ -71,13 +84,15 @@ test_cases(void)
         const struct dr_case *c = &cases[k];
         struct dirrename_result r;
         TEST_BEGIN(c->name);
-        dirrename_apply(c->renames, c->nrenames, c->removed, c->nremoved,
-            c->added, c->nadded, &r);
+        dirrename_apply(c->renames, c->nrenames, c->self, c->nself, c->below,
+            c->nbelow, c->added, c->nadded, &r);
         CHECK_INT(r.nmoved, c->nmoved);
         for (size_t i = 0; i < r.nmoved && i < c->nmoved; i++)
             CHECK_STR(r.moved[i], c->moved[i]);
         CHECK_INT(r.split, c->split);
-        CHECK_INT(dirrename_conflicted(&r), c->nmoved > 0 || c->split);
+        CHECK_INT(r.collision, c->collision);
+        CHECK_INT(dirrename_conflicted(&r),
+            c->nmoved > 0 || c->split || c->collision);
         dirrename_result_release(&r);
         TEST_END();
     }
