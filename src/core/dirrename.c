@@ -198,26 +198,76 @@ cmp_move(const void *a, const void *b)
     return c ? c : strcmp(x->from, y->from);
 }
 
+static void
+tally_build(struct tally *t, struct dirs *ds,
+    const struct dirrename_pair *renames, size_t nrenames,
+    const char *const *self_dirs, size_t nself, const char *const *below_dirs,
+    size_t nbelow)
+{
+    memset(t, 0, sizeof(*t));
+    ds->self = sorted_copy(self_dirs, nself);
+    ds->nself = nself;
+    ds->below = sorted_copy(below_dirs, nbelow);
+    ds->nbelow = nbelow;
+    for (size_t i = 0; i < nrenames; i++)
+        vote_rename(t, &renames[i], ds);
+}
+
+static void
+tally_release(struct tally *t, struct dirs *ds)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->v[i].old_dir);
+        free(t->v[i].new_dir);
+    }
+    free(t->v);
+    free(ds->self);
+    free(ds->below);
+}
+
+void
+dirrename_renamed(const struct dirrename_pair *renames, size_t nrenames,
+    const char *const *self_dirs, size_t nself, const char *const *below_dirs,
+    size_t nbelow, char ***out, size_t *nout)
+{
+    struct tally t;
+    struct dirs ds;
+    size_t alloc = 0;
+
+    *out = NULL;
+    *nout = 0;
+    tally_build(
+        &t, &ds, renames, nrenames, self_dirs, nself, below_dirs, nbelow);
+    for (size_t i = 0; i < t.n; i++) {
+        const char *target = NULL, *d = t.v[i].old_dir;
+        if (relevance(&ds, d, strlen(d)) != REL_NONE &&
+            fate(&t, d, strlen(d), &target) > 0) {
+            ALLOC_GROW(*out, *nout + 1, alloc);
+            (*out)[(*nout)++] = xstrdup(d);
+        }
+    }
+    sort_unique(*out, nout);
+    tally_release(&t, &ds);
+}
+
 void
 dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
     const char *const *self_dirs, size_t nself, const char *const *below_dirs,
     size_t nbelow, const char *const *added, size_t nadded,
-    struct dirrename_result *out)
+    const char *const *exclude, size_t nexclude, struct dirrename_result *out)
 {
-    struct tally t = { 0 };
+    struct tally t;
     struct dirs ds;
     struct move *mv = NULL;
     size_t nmv = 0, amv = 0, alloc = 0, falloc = 0;
+    const char **ex;
 
     memset(out, 0, sizeof(*out));
     if (!nrenames || !nself || !nadded)
         return;
-    ds.self = sorted_copy(self_dirs, nself);
-    ds.nself = nself;
-    ds.below = sorted_copy(below_dirs, nbelow);
-    ds.nbelow = nbelow;
-    for (size_t i = 0; i < nrenames; i++)
-        vote_rename(&t, &renames[i], &ds);
+    ex = sorted_copy(exclude, nexclude);
+    tally_build(
+        &t, &ds, renames, nrenames, self_dirs, nself, below_dirs, nbelow);
     /* A directory that takes part and has no majority is a split, whether
      * or not an added path lies in it. */
     for (size_t i = 0; i < t.n && !out->split; i++) {
@@ -233,6 +283,10 @@ dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
             if (relevance(&ds, p, d) == REL_NONE ||
                 fate(&t, p, d, &target) <= 0)
                 continue;
+            /* git declines to move into a directory the other side
+             * renamed itself ("Avoiding applying ... rename") */
+            if (is_removed(ex, nexclude, target, strlen(target)))
+                break;
             ALLOC_GROW(mv, nmv + 1, amv);
             mv[nmv].from = xstrdup(p);
             mv[nmv++].to =
@@ -265,14 +319,9 @@ dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
     }
     sort_unique(out->moved, &out->nmoved);
     sort_unique(out->from, &out->nfrom);
-    for (size_t i = 0; i < t.n; i++) {
-        free(t.v[i].old_dir);
-        free(t.v[i].new_dir);
-    }
-    free(t.v);
+    tally_release(&t, &ds);
     free(mv);
-    free(ds.self);
-    free(ds.below);
+    free(ex);
 }
 
 void

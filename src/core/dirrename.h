@@ -53,14 +53,25 @@ struct dirrename_result {
 /*
  * Find the directory renames of one side and apply them to the other
  * side's added paths. self_dirs: S's removed directories in which O added
- * a file directly; below_dirs: the base directories below those. No list
- * need be sorted; none of the inputs is kept. The result is caller
- * storage, released with dirrename_result_release().
+ * a file directly; below_dirs: the base directories below those; exclude:
+ * the directories O renamed (dirrename_renamed() of O), into which nothing
+ * is moved. No list need be sorted; none of the inputs is kept. The result is
+ * caller storage, released with dirrename_result_release().
  */
 void dirrename_apply(const struct dirrename_pair *renames, size_t nrenames,
     const char *const *self_dirs, size_t nself, const char *const *below_dirs,
     size_t nbelow, const char *const *added, size_t nadded,
-    struct dirrename_result *out);
+    const char *const *exclude, size_t nexclude, struct dirrename_result *out);
+
+/*
+ * The directories one side renamed (taking part, with a majority target):
+ * git's dir_renames of that side, which are the other side's exclude list
+ * in dirrename_apply(): git does not move a path into a directory that the
+ * path's own side renamed away. Sorted; the caller frees each and *out.
+ */
+void dirrename_renamed(const struct dirrename_pair *renames, size_t nrenames,
+    const char *const *self_dirs, size_t nself, const char *const *below_dirs,
+    size_t nbelow, char ***out, size_t *nout);
 
 void dirrename_result_release(struct dirrename_result *r);
 

@@ -294,85 +294,124 @@ subdirs(git_repository *g, git_tree *t, const char *dir, struct pathlist *out,
     return err;
 }
 
-/*
- * Directory renames, which libgit2's merge does not apply and git's does
- * (core/dirrename.h): side s moved a whole directory, side o added a path
- * in it. Adds the new locations to m and marks it conflicted, as git
- * (merge.directoryRenames=conflict) does. Costs a tree diff of o; s's
- * renames are looked for only when a directory o added to is gone in s.
- */
+/* What one side brings to directory renames. */
+struct dr_side {
+    git_tree *tree;
+    struct pathlist added; /* paths it added (or renamed a file to) */
+    struct pathlist self;  /* its removed directories the other side added
+                              a file directly in */
+    struct pathlist below; /* the base's directories below those */
+    struct pathlist pairs; /* its renames: old, new, old, new, ... */
+    struct dirrename_pair *rn;
+    char **renamed; /* the directories it renamed (dirrename_renamed) */
+    size_t nrenamed;
+};
+
+static void
+dr_side_release(struct dr_side *x)
+{
+    pathlist_release(&x->added);
+    pathlist_release(&x->self);
+    pathlist_release(&x->below);
+    pathlist_release(&x->pairs);
+    free(x->rn);
+    for (size_t i = 0; i < x->nrenamed; i++)
+        free(x->renamed[i]);
+    free(x->renamed);
+}
+
+/* x->added: what x added, by a tree diff from the base (no renames). */
 static int
-dir_renames(git_repository *g, git_tree *anc, git_tree *s, git_tree *o,
-    struct merge_result *m, struct as_err *e)
+side_added(
+    git_repository *g, git_tree *anc, struct dr_side *x, struct as_err *e)
 {
     git_diff *d = NULL;
-    git_diff_options dopt;
-    git_diff_find_options fopt;
-    struct pathlist added = { 0 }, self = { 0 }, below = { 0 }, pairs = { 0 };
-    struct strmap checked;
-    struct dirrename_pair *rn = NULL;
-    struct dirrename_result r = { 0 };
-    int err = 0;
 
-    strmap_init(&checked);
-    git_diff_options_init(&dopt, GIT_DIFF_OPTIONS_VERSION);
-    if (git_diff_tree_to_tree(&d, g, anc, o, &dopt) < 0) {
-        err = repo_git_errorf(e, "cannot diff a side of a merge");
-        goto out;
-    }
+    if (git_diff_tree_to_tree(&d, g, anc, x->tree, NULL) < 0)
+        return repo_git_errorf(e, "cannot diff a side of a merge");
     for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
         const git_diff_delta *dd = git_diff_get_delta(d, i);
-        if (dd->status != GIT_DELTA_ADDED)
-            continue;
-        const char *p = dd->new_file.path, *slash = strrchr(p, '/');
-        pathlist_add(&added, p);
-        /* Its directory, if the base has it and s does not ("self") */
-        if (slash) {
-            bool fresh;
-            size_t len = (size_t)(slash - p);
-            char *dir = xstrndup(p, len);
-            strmap_put(&checked, dir, len, 1, &fresh);
-            if (fresh && has_dir(anc, dir) && !has_dir(s, dir))
-                pathlist_add(&self, dir);
-            free(dir);
-        }
+        if (dd->status == GIT_DELTA_ADDED)
+            pathlist_add(&x->added, dd->new_file.path);
     }
     git_diff_free(d);
-    d = NULL;
-    if (!self.n)
-        goto out;
-    /* The base's directories below those, all gone in s too. */
-    for (size_t i = 0; i < self.n && !err; i++)
-        err = subdirs(g, anc, self.v[i], &below, e);
-    if (err)
-        goto out;
-    /* s's renames, found as git's merge finds them. */
-    if (git_diff_tree_to_tree(&d, g, anc, s, &dopt) < 0) {
-        err = repo_git_errorf(e, "cannot diff a side of a merge");
-        goto out;
+    return 0;
+}
+
+/* x->self: the directories of o's added paths that the base has and x
+ * does not. */
+static void
+side_self(git_tree *anc, struct dr_side *x, const struct dr_side *o)
+{
+    struct strmap checked;
+
+    strmap_init(&checked);
+    for (size_t i = 0; i < o->added.n; i++) {
+        const char *p = o->added.v[i], *slash = strrchr(p, '/');
+        bool fresh;
+        if (!slash)
+            continue;
+        char *dir = xstrndup(p, (size_t)(slash - p));
+        strmap_put(&checked, dir, strlen(dir), 1, &fresh);
+        if (fresh && has_dir(anc, dir) && !has_dir(x->tree, dir))
+            pathlist_add(&x->self, dir);
+        free(dir);
     }
+    strmap_release(&checked);
+}
+
+/* x->below, x's renames (as git's merge finds them) and the directories x
+ * renamed; only for a side with self directories. */
+static int
+side_renames(
+    git_repository *g, git_tree *anc, struct dr_side *x, struct as_err *e)
+{
+    git_diff *d = NULL;
+    git_diff_find_options fopt;
+    int err = 0;
+
+    for (size_t i = 0; i < x->self.n && !err; i++)
+        err = subdirs(g, anc, x->self.v[i], &x->below, e);
+    if (err)
+        return err;
     git_diff_find_options_init(&fopt, GIT_DIFF_FIND_OPTIONS_VERSION);
     fopt.flags = GIT_DIFF_FIND_RENAMES;
     fopt.rename_limit = 7000; /* git's merge.renameLimit */
-    if (git_diff_find_similar(d, &fopt) < 0) {
-        err = repo_git_errorf(e, "cannot find the renames of a side");
-        goto out;
+    if (git_diff_tree_to_tree(&d, g, anc, x->tree, NULL) < 0 ||
+        git_diff_find_similar(d, &fopt) < 0) {
+        git_diff_free(d);
+        return repo_git_errorf(e, "cannot find the renames of a side");
     }
     for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
         const git_diff_delta *dd = git_diff_get_delta(d, i);
         if (dd->status != GIT_DELTA_RENAMED)
             continue;
-        pathlist_add(&pairs, dd->old_file.path);
-        pathlist_add(&pairs, dd->new_file.path);
+        pathlist_add(&x->pairs, dd->old_file.path);
+        pathlist_add(&x->pairs, dd->new_file.path);
     }
-    rn = xcalloc(pairs.n / 2 + 1, sizeof(*rn));
-    for (size_t i = 0; i + 1 < pairs.n; i += 2) {
-        rn[i / 2].old_path = pairs.v[i];
-        rn[i / 2].new_path = pairs.v[i + 1];
+    git_diff_free(d);
+    x->rn = xcalloc(x->pairs.n / 2 + 1, sizeof(*x->rn));
+    for (size_t i = 0; i + 1 < x->pairs.n; i += 2) {
+        x->rn[i / 2].old_path = x->pairs.v[i];
+        x->rn[i / 2].new_path = x->pairs.v[i + 1];
     }
-    dirrename_apply(rn, pairs.n / 2, (const char *const *)self.v, self.n,
-        (const char *const *)below.v, below.n, (const char *const *)added.v,
-        added.n, &r);
+    dirrename_renamed(x->rn, x->pairs.n / 2, (const char *const *)x->self.v,
+        x->self.n, (const char *const *)x->below.v, x->below.n, &x->renamed,
+        &x->nrenamed);
+    return 0;
+}
+
+/* Apply s's directory renames to o's added paths, into m. */
+static void
+apply_side(
+    const struct dr_side *s, const struct dr_side *o, struct merge_result *m)
+{
+    struct dirrename_result r;
+
+    dirrename_apply(s->rn, s->pairs.n / 2, (const char *const *)s->self.v,
+        s->self.n, (const char *const *)s->below.v, s->below.n,
+        (const char *const *)o->added.v, o->added.n,
+        (const char *const *)o->renamed, o->nrenamed, &r);
     if (dirrename_conflicted(&r)) {
         size_t k = 0;
         m->conflicted = true;
@@ -392,15 +431,39 @@ dir_renames(git_repository *g, git_tree *anc, git_tree *s, git_tree *o,
         }
         sort_unique(m);
     }
-out:
     dirrename_result_release(&r);
-    free(rn);
-    git_diff_free(d);
-    pathlist_release(&added);
-    pathlist_release(&self);
-    pathlist_release(&below);
-    pathlist_release(&pairs);
-    strmap_release(&checked);
+}
+
+/*
+ * Directory renames, which libgit2's merge does not apply and git's does
+ * (core/dirrename.h): one side moved a whole directory, the other added a
+ * path in it. Adds the new locations to m and marks it conflicted, as git
+ * (merge.directoryRenames=conflict) does. Costs a tree diff of each side;
+ * a side's renames are looked for only when a directory the other side
+ * added a file in is gone on it.
+ */
+static int
+dir_renames(git_repository *g, git_tree *anc, git_tree *ours, git_tree *theirs,
+    struct merge_result *m, struct as_err *e)
+{
+    struct dr_side x[2];
+    int err = 0;
+
+    memset(x, 0, sizeof(x));
+    x[0].tree = ours;
+    x[1].tree = theirs;
+    for (int k = 0; k < 2 && !err; k++)
+        err = side_added(g, anc, &x[k], e);
+    for (int k = 0; k < 2 && !err; k++)
+        side_self(anc, &x[k], &x[1 - k]);
+    for (int k = 0; k < 2 && !err; k++)
+        if (x[k].self.n)
+            err = side_renames(g, anc, &x[k], e);
+    for (int k = 0; k < 2 && !err; k++)
+        if (x[k].self.n)
+            apply_side(&x[k], &x[1 - k], m);
+    dr_side_release(&x[0]);
+    dr_side_release(&x[1]);
     return err;
 }
 
@@ -458,8 +521,7 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
         goto out;
     }
     if ((err = collect_conflicts(idx, out, e)) < 0 ||
-        (err = dir_renames(g, anc, ours, theirs, out, e)) < 0 ||
-        (err = dir_renames(g, anc, theirs, ours, out, e)) < 0) {
+        (err = dir_renames(g, anc, ours, theirs, out, e)) < 0) {
         merge_result_release(out);
         goto out;
     }

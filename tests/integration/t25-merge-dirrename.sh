@@ -87,6 +87,9 @@ case2 split-sibling false 'mkdir -p d/x d/z; seq 1 10 > d/x/a; seq 11 20 > d/x/b
     'mkdir p q; git mv d/x/a p/a; git mv d/x/b q/b; git rm -q d/z/f' 'echo n > d/z/new'
 case2 collision true 'mkdir d1 d2; seq 1 10 > d1/a; seq 11 20 > d2/b' \
     'mkdir e; git mv d1/a e/a; git mv d2/b e/b' 'echo n > d1/c; echo m > d2/c'
+# git declines to move other/c into dumb/, which the adding side renamed
+case2 target-renamed-too true 'mkdir dumb other; seq 1 10 > dumb/a; seq 11 20 > other/b; seq 21 30 > other/x' \
+    'git mv other/b dumb/b; git rm -q other/x' 'mkdir smrt; git mv dumb/a smrt/a; echo n > other/c'
 
 # Live: two worktrees, one moved d/ to e/ (uncommitted), the other added
 # d/c.txt: they share no path, yet the merge channel must run (the gate

@@ -19,6 +19,8 @@ struct dr_case {
     const char *moved[3];
     size_t nmoved;
     bool split, collision;
+    const char *exclude[2]; /* directories the other side renamed */
+    size_t nexclude;
 };
 
 #define D_ALL                                                                  \
@@ -28,53 +30,57 @@ struct dr_case {
 
 static const struct dr_case cases[] = {
     { "d -> e, other adds d/c.txt: file location e/c.txt", D_ALL, { "d" },
-        { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/c.txt" }, 1, false, false },
+        { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/c.txt" }, 1, false, false,
+        { NULL }, 0 },
     { "nested: other adds d/sub/n.txt -> e/sub/n.txt", D_ALL, { "d/sub" },
         { NULL }, 1, 0, { "d/sub/n.txt" }, 1, { "e/sub/n.txt" }, 1, false,
-        false },
+        false, { NULL }, 0 },
     { "three ways, one file each: split, no path",
         { { "d/a.txt", "e/a.txt" }, { "d/b.txt", "f/b.txt" },
             { "d/sub/s.txt", "g/sub/s.txt" } },
         3, { "d" }, { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { NULL }, 0, true,
-        false },
+        false, { NULL }, 0 },
     { "a directory deleted, none renamed out: nothing",
         { { "top.txt", "top2.txt" } }, 1, { "d" }, { "d/sub" }, 1, 1,
-        { "d/c.txt" }, 1, { NULL }, 0, false, false },
+        { "d/c.txt" }, 1, { NULL }, 0, false, false, { NULL }, 0 },
     { "partial: d still there, nothing takes part",
         { { "d/a.txt", "e/a.txt" } }, 1, { NULL }, { NULL }, 0, 0,
-        { "d/c.txt" }, 1, { NULL }, 0, false, false },
+        { "d/c.txt" }, 1, { NULL }, 0, false, false, { NULL }, 0 },
     { "majority e (2) over f (1)",
         { { "d/a.txt", "e/a.txt" }, { "d/b.txt", "e/b.txt" },
             { "d/sub/s.txt", "f/sub/s.txt" } },
         3, { "d" }, { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/c.txt" }, 1,
-        false, false },
+        false, false, { NULL }, 0 },
     { "d/sub -> e (last components differ: no vote for d)",
         { { "d/sub/s.txt", "e/s.txt" } }, 1, { "d/sub" }, { NULL }, 1, 0,
-        { "d/sub/n.txt" }, 1, { "e/n.txt" }, 1, false, false },
+        { "d/sub/n.txt" }, 1, { "e/n.txt" }, 1, false, false, { NULL }, 0 },
     { "d -> e/d: new location e/d/c.txt",
         { { "d/a.txt", "e/d/a.txt" }, { "d/b.txt", "e/d/b.txt" },
             { "d/sub/s.txt", "e/d/sub/s.txt" } },
         3, { "d" }, { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/d/c.txt" }, 1,
-        false, false },
+        false, false, { NULL }, 0 },
     { "most deleted, one renamed out: renamed", { { "d/a.txt", "e/a.txt" } }, 1,
         { "d" }, { "d/sub" }, 1, 1, { "d/c.txt" }, 1, { "e/c.txt" }, 1, false,
-        false },
+        false, { NULL }, 0 },
     { "two added paths, sorted", { { "d/a.txt", "e/a.txt" } }, 1, { "d" },
         { NULL }, 1, 0, { "d/z.txt", "d/c.txt" }, 2, { "e/c.txt", "e/z.txt" },
-        2, false, false },
+        2, false, false, { NULL }, 0 },
     /* A directory takes part only as "self" or below one. */
     { "moved sibling d/z, file added in removed d/y: nothing",
         { { "d/z/g", "e/z/g" }, { "d/z/h", "e/z/h" } }, 2, { "d/y" }, { NULL },
-        1, 0, { "d/y/new" }, 1, { NULL }, 0, false, false },
+        1, 0, { "d/y/new" }, 1, { NULL }, 0, false, false, { NULL }, 0 },
     { "d split but not taking part (added in d/y only): no split",
         { { "d/a", "e/a" }, { "d/b", "f/b" } }, 2, { "d/y" }, { NULL }, 1, 0,
-        { "d/y/new" }, 1, { NULL }, 0, false, false },
+        { "d/y/new" }, 1, { NULL }, 0, false, false, { NULL }, 0 },
     { "d/x below self d splits: conflict though nothing is added in d/x",
         { { "d/x/a", "p/a" }, { "d/x/b", "q/b" } }, 2, { "d" }, { "d/x" }, 1, 1,
-        { "d/new" }, 1, { NULL }, 0, true, false },
+        { "d/new" }, 1, { NULL }, 0, true, false, { NULL }, 0 },
     { "two paths sent to e/c: moved nowhere, a conflict with no path",
         { { "d1/a", "e/a" }, { "d2/b", "e/b" } }, 2, { "d1", "d2" }, { NULL },
-        2, 0, { "d1/c", "d2/c" }, 2, { NULL }, 0, false, true },
+        2, 0, { "d1/c", "d2/c" }, 2, { NULL }, 0, false, true, { NULL }, 0 },
+    { "other -> dumb, but the other side renamed dumb itself: not moved",
+        { { "other/b", "dumb/b" } }, 1, { "other" }, { NULL }, 1, 0,
+        { "other/c" }, 1, { NULL }, 0, false, false, { "dumb" }, 1 },
 };
 
 static void
@@ -85,7 +91,7 @@ test_cases(void)
         struct dirrename_result r;
         TEST_BEGIN(c->name);
         dirrename_apply(c->renames, c->nrenames, c->self, c->nself, c->below,
-            c->nbelow, c->added, c->nadded, &r);
+            c->nbelow, c->added, c->nadded, c->exclude, c->nexclude, &r);
         CHECK_INT(r.nmoved, c->nmoved);
         for (size_t i = 0; i < r.nmoved && i < c->nmoved; i++)
             CHECK_STR(r.moved[i], c->moved[i]);
