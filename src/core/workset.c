@@ -226,19 +226,28 @@ file_dir_clash(const struct agent *x, const struct agent *y)
     return false;
 }
 
-/* A directory x renamed a file out of (or one of its ancestors) where y
- * adds a file (a new file, or a rename's new name): git's merge may take it
- * for a directory rename and move y's file ("file location" conflict,
+/* Whether f takes a file out of its directory: a rename, or a deletion
+ * (a directory move too large for the working set's rename detection
+ * shows as deletions and additions; the merge itself looks harder). */
+static bool
+moves_out(const struct ws_file *f)
+{
+    return (f->status == WS_RENAMED && f->new_path) || f->status == WS_DELETED;
+}
+
+/* A directory x took a file out of (or one of its ancestors) where y adds
+ * a file (a new file, or a rename's new name): git's merge may take it for
+ * a directory rename and move y's file ("file location" conflict,
  * core/dirrename.h). O((nx + ny) * depth). */
 static bool
 dir_move_clash(const struct agent *x, const struct agent *y)
 {
     struct strmap dirs;
-    bool renames = false, hit = false;
+    bool out = false, hit = false;
 
-    for (size_t i = 0; i < x->nfiles && !renames; i++)
-        renames = x->files[i].status == WS_RENAMED && x->files[i].new_path;
-    if (!renames)
+    for (size_t i = 0; i < x->nfiles && !out; i++)
+        out = moves_out(&x->files[i]);
+    if (!out)
         return false;
     strmap_init(&dirs); /* every directory y adds something under */
     for (size_t j = 0; j < y->nfiles; j++) {
@@ -251,7 +260,7 @@ dir_move_clash(const struct agent *x, const struct agent *y)
     for (size_t i = 0; i < x->nfiles && dirs.count && !hit; i++) {
         const char *p = x->files[i].path;
         uint32_t v;
-        if (x->files[i].status != WS_RENAMED || !x->files[i].new_path)
+        if (!moves_out(&x->files[i]))
             continue;
         for (const char *s = strchr(p, '/'); s && !hit; s = strchr(s + 1, '/'))
             hit = strmap_get(&dirs, p, (size_t)(s - p), &v);

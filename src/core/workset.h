@@ -96,8 +96,9 @@ void agent_add_intent(struct agent *a, const char *glob);
 
 /* Whether a's and b's working sets share a path (in base or new naming), or
  * one has a file where the other has a directory ("d" and "d/x"), or one
- * adds a file under a directory the other renamed a file out of (git may
- * move it: a directory rename): only then can a merge of their work
+ * adds a file under a directory the other renamed or deleted a file out
+ * of (git may move it: a directory rename; a move too large for rename
+ * detection shows as deletions): only then can a merge of their work
  * conflict. a and b must be sorted. */
 bool agent_shares_path(const struct agent *a, const struct agent *b);
 

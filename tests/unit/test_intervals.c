@@ -186,7 +186,8 @@ test_workset(void)
     agent_release(&a);
 }
 
-/* Two agents from path lists ("old>new": a rename, "+path": added). */
+/* Two agents from path lists ("old>new": a rename, "+path": added,
+ * "-path": deleted). */
 static bool
 shares(const char *const *pa, size_t na, const char *const *pb, size_t nb)
 {
@@ -197,8 +198,9 @@ shares(const char *const *pa, size_t na, const char *const *pb, size_t nb)
         agent_init(&ag[s], s ? "b" : "a");
         for (size_t i = 0; i < ns[s]; i++) {
             const char *arrow = strchr(lists[s][i], '>');
-            if (lists[s][i][0] == '+') {
-                agent_add_file(&ag[s], lists[s][i] + 1, WS_ADDED);
+            if (lists[s][i][0] == '+' || lists[s][i][0] == '-') {
+                agent_add_file(&ag[s], lists[s][i] + 1,
+                    lists[s][i][0] == '+' ? WS_ADDED : WS_DELETED);
                 continue;
             }
             if (!arrow) {
@@ -248,6 +250,9 @@ test_shares_path(void)
     CHECK(shares(nested, 1, added, 1));
     const char *into[] = { "top.c>d/top.c" };
     CHECK(shares(moved, 1, into, 1));
+    /* a move too large for rename detection: deletions and additions */
+    const char *gone[] = { "-d/a.c", "+e/a.c" };
+    CHECK(shares(gone, 2, added, 1));
     const char *modified[] = { "d/b.c" }, *beside[] = { "+dx/c.c" };
     CHECK(!shares(moved, 1, modified, 1));
     CHECK(!shares(moved, 1, beside, 1));
