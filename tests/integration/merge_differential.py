@@ -7,12 +7,15 @@ then one to three random operations per commit, one or two commits on each
 of two branches: line edits, appends, new files, deletions, file renames,
 directory renames, mode changes), merges the branches, and compares what
 `airspace replay` says of that merge with `git merge-tree --write-tree
---name-only`: the label always, the conflicted paths too.
+--name-only`: the label always, the conflicted paths too. It also counts
+the conflicted merges the replay did not have in resolution at the end
+(the merge channel on the two tips): recall at the end.
 
     merge_differential.py AIRSPACE_BIN WORKDIR FIRST_SEED LAST_SEED
 
 Prints one line per disagreement and a summary; exits 1 on any label
-disagreement, or on a path disagreement unless --labels-only.
+disagreement, any conflicted merge not in resolution at the end, or a path
+disagreement unless --labels-only.
 """
 import json
 import os
@@ -117,7 +120,8 @@ def airspace_verdict(binary, d):
     merges = json.loads(r.stdout)["merges"]
     if len(merges) != 1:
         raise RuntimeError(f"expected one merge replayed, got {len(merges)}")
-    return merges[0]["conflicted"], sorted(merges[0]["conflicted_paths"])
+    m = merges[0]
+    return m["conflicted"], sorted(m["conflicted_paths"]), m["end"]["level"]
 
 
 def main():
@@ -129,14 +133,17 @@ def main():
            "GIT_AUTHOR_DATE": "2026-01-01T10:00:00Z",
            "GIT_COMMITTER_DATE": "2026-01-01T10:00:00Z"}
     os.environ.update(env)
-    n = conflicted = label_bad = path_bad = 0
+    n = conflicted = label_bad = path_bad = missed = 0
     for seed in range(first, last + 1):
         d = os.path.join(work, f"case{seed}")
         build(seed, d)
         want, want_paths = git_verdict(d)
-        got, got_paths = airspace_verdict(binary, d)
+        got, got_paths, end_level = airspace_verdict(binary, d)
         n += 1
         conflicted += want
+        if want and end_level != "resolution":
+            missed += 1
+            print(f"seed {seed}: conflicted, but {end_level} at the end")
         if got != want:
             label_bad += 1
             print(f"seed {seed}: label {got}, git says {want}")
@@ -145,8 +152,10 @@ def main():
             print(f"seed {seed}: paths {got_paths}, git lists {want_paths}")
         shutil.rmtree(d)
     print(f"{n} merges ({conflicted} conflicted): labels agree on "
-          f"{n - label_bad}, paths on {n - label_bad - path_bad}")
-    sys.exit(1 if label_bad or (path_bad and not labels_only) else 0)
+          f"{n - label_bad}, paths on {n - label_bad - path_bad}; "
+          f"in resolution at the end: {conflicted - missed} of {conflicted}")
+    sys.exit(1 if label_bad or missed or (path_bad and not labels_only)
+             else 0)
 
 
 if __name__ == "__main__":
