@@ -434,6 +434,42 @@ apply_side(
     dirrename_result_release(&r);
 }
 
+/* Whether sorted list l holds a path under the directory p. */
+static bool
+has_under(const struct pathlist *l, const char *p)
+{
+    size_t n = strlen(p), lo = 0, hi = l->n;
+    while (lo < hi) { /* the first entry >= p + "/" */
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strncmp(l->v[mid], p, n);
+        if (c < 0 || (c == 0 && (unsigned char)l->v[mid][n] < '/'))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && !strncmp(l->v[lo], p, n) && l->v[lo][n] == '/';
+}
+
+/*
+ * A file one side added where the other added a path under a directory of
+ * that name: git's "CONFLICT (file/directory)". libgit2 reports it when
+ * neither existed in the base, not when the file replaces a directory the
+ * base had. Lists the file's path (git lists it moved aside, as
+ * "path~side").
+ */
+static void
+file_dir_adds(
+    const struct dr_side *x, const struct dr_side *y, struct merge_result *m)
+{
+    for (size_t i = 0; i < x->added.n; i++)
+        if (has_under(&y->added, x->added.v[i])) {
+            m->conflicted = true;
+            m->paths = xrealloc(m->paths, (m->npaths + 1) * sizeof(char *));
+            m->paths[m->npaths++] = xstrdup(x->added.v[i]);
+            sort_unique(m);
+        }
+}
+
 /*
  * Directory renames, which libgit2's merge does not apply and git's does
  * (core/dirrename.h): one side moved a whole directory, the other added a
@@ -454,6 +490,8 @@ dir_renames(git_repository *g, git_tree *anc, git_tree *ours, git_tree *theirs,
     x[1].tree = theirs;
     for (int k = 0; k < 2 && !err; k++)
         err = side_added(g, anc, &x[k], e);
+    for (int k = 0; k < 2 && !err; k++)
+        file_dir_adds(&x[k], &x[1 - k], m);
     for (int k = 0; k < 2 && !err; k++)
         side_self(anc, &x[k], &x[1 - k]);
     for (int k = 0; k < 2 && !err; k++)

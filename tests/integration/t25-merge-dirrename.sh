@@ -47,7 +47,10 @@ case_() {
     fi
     # merge-tree --name-only: the tree, then the conflicted paths, a blank
     # line and the messages.
-    awk 'NR > 1 && /^$/ { exit } NR > 1' "$TMP/mt" | jq -R . | jq -sc . > "$TMP/git_paths"
+    # (git moves the file of a file/directory conflict aside as "path~A";
+    # airspace lists it as "path")
+    awk 'NR > 1 && /^$/ { exit } NR > 1' "$TMP/mt" | sed 's/~[AB]$//' | sort -u |
+        jq -R . | jq -sc . > "$TMP/git_paths"
     as replay --repo "$R" --json --per-merge > "$TMP/out.json"
     check "$cname: git says conflicted=$cwant" [ "$git_label" = "$cwant" ]
     check "$cname: label agrees with git merge-tree" jqt "$TMP/out.json" \
@@ -87,6 +90,16 @@ case2 split-sibling false 'mkdir -p d/x d/z; seq 1 10 > d/x/a; seq 11 20 > d/x/b
     'mkdir p q; git mv d/x/a p/a; git mv d/x/b q/b; git rm -q d/z/f' 'echo n > d/z/new'
 case2 collision true 'mkdir d1 d2; seq 1 10 > d1/a; seq 11 20 > d2/b' \
     'mkdir e; git mv d1/a e/a; git mv d2/b e/b' 'echo n > d1/c; echo m > d2/c'
+# A directory replaced by a file on one side, a file added in it on the
+# other: file/directory (libgit2 sees it only when the base had neither).
+case2 dir-replaced-by-file true 'mkdir d; seq 1 10 > d/a; seq 11 20 > d/b' \
+    'git rm -rq d; echo f > d' 'echo n > d/c'
+case2 file-replaced-by-dir false 'mkdir d; seq 1 10 > d/a; seq 11 20 > f' \
+    'echo n > f2' 'git rm -q f; mkdir f; echo n > f/inner'
+case2 file-changed-and-replaced true 'mkdir d; seq 1 10 > d/a; seq 11 20 > f' \
+    'echo more >> f' 'git rm -q f; mkdir f; echo n > f/inner'
+case2 both-replace-dir true 'mkdir d; seq 1 10 > d/a' \
+    'git rm -rq d; echo f > d' 'git rm -rq d; mkdir -p d/x; echo n > d/x/c'
 # git declines to move other/c into dumb/, which the adding side renamed
 case2 target-renamed-too true 'mkdir dumb other; seq 1 10 > dumb/a; seq 11 20 > other/b; seq 21 30 > other/x' \
     'git mv other/b dumb/b; git rm -q other/x' 'mkdir smrt; git mv dumb/a smrt/a; echo n > other/c'
