@@ -141,6 +141,20 @@ sort_unique(struct merge_result *m)
     m->npaths = k;
 }
 
+/* A conflict libgit2 reports where one side changed only the mode and the
+ * other only the content (libgit2 tries to merge the content, and fails
+ * for a binary file): git takes each side's change, cleanly. */
+static bool
+one_side_each(const git_index_entry *anc, const git_index_entry *ours,
+    const git_index_entry *theirs)
+{
+    if (!anc || !ours || !theirs || strcmp(ours->path, anc->path) ||
+        strcmp(theirs->path, anc->path))
+        return false;
+    return (git_oid_equal(&ours->id, &anc->id) && theirs->mode == anc->mode) ||
+           (git_oid_equal(&theirs->id, &anc->id) && ours->mode == anc->mode);
+}
+
 /* Whether the index's rename records (libgit2's NAME entries) say both
  * sides renamed path apart (rename/rename). */
 static bool
@@ -169,12 +183,17 @@ collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
     git_index_conflict_iterator *it = NULL;
     const git_index_entry *anc, *ours, *theirs;
     char **sources = NULL;
-    size_t nsources = 0, asources = 0, alloc = 0, i;
+    size_t nsources = 0, asources = 0, alloc = 0, i, total = 0, trivial = 0;
     int err;
 
     if (git_index_conflict_iterator_new(&it, idx) < 0)
         return repo_git_errorf(e, "cannot read merge conflicts");
     while ((err = git_index_conflict_next(&anc, &ours, &theirs, it)) == 0) {
+        total++;
+        if (one_side_each(anc, ours, theirs)) {
+            trivial++;
+            continue;
+        }
         if (anc && side_unchanged(anc, ours) && side_unchanged(anc, theirs)) {
             ALLOC_GROW(sources, nsources + 1, asources);
             sources[nsources++] = xstrdup(anc->path);
@@ -216,7 +235,7 @@ collect_conflicts(git_index *idx, struct merge_result *m, struct as_err *e)
         m->npaths = k;
     }
     sort_unique(m);
-    m->conflicted = m->npaths > 0 || git_index_has_conflicts(idx);
+    m->conflicted = m->npaths > 0 || total > trivial;
     return 0;
 }
 

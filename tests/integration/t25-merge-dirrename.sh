@@ -100,6 +100,12 @@ case2 file-changed-and-replaced true 'mkdir d; seq 1 10 > d/a; seq 11 20 > f' \
     'echo more >> f' 'git rm -q f; mkdir f; echo n > f/inner'
 case2 both-replace-dir true 'mkdir d; seq 1 10 > d/a' \
     'git rm -rq d; echo f > d' 'git rm -rq d; mkdir -p d/x; echo n > d/x/c'
+# One side changes only a binary file's mode, the other only its content:
+# git takes both (libgit2 tries a content merge and fails on binary).
+case2 binary-mode-and-content false 'printf "\000\001\002" > bin; seq 1 5 > x' \
+    'chmod +x bin' 'printf "\000\003\004" > bin'
+case2 binary-both-content true 'printf "\000\001\002" > bin; seq 1 5 > x' \
+    'printf "\000\005" > bin' 'printf "\000\003\004" > bin'
 # git declines to move other/c into dumb/, which the adding side renamed
 case2 target-renamed-too true 'mkdir dumb other; seq 1 10 > dumb/a; seq 11 20 > other/b; seq 21 30 > other/x' \
     'git mv other/b dumb/b; git rm -q other/x' 'mkdir smrt; git mv dumb/a smrt/a; echo n > other/c'
