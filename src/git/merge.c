@@ -316,12 +316,13 @@ subdirs(git_repository *g, git_tree *t, const char *dir, struct pathlist *out,
 /* What one side brings to directory renames. */
 struct dr_side {
     git_tree *tree;
-    struct pathlist added; /* paths it added (or renamed a file to) */
-    struct pathlist self;  /* its removed directories the other side added
-                              a file directly in */
-    struct pathlist below; /* the base's directories below those */
-    struct pathlist pairs; /* its renames: old, new, old, new, ... */
-    struct dirrename_pair *rn;
+    struct pathlist added;       /* paths it added (or renamed a file to) */
+    struct pathlist self;        /* its removed directories the other side added
+                                    a file directly in */
+    struct pathlist below;       /* the base's directories below those */
+    struct pathlist typechanged; /* files it made symbolic links, or back */
+    struct pathlist pairs;       /* its renames: old, new, old, new, ... */
+    struct dirrename_pair *rn;   /* NULL until side_pairs() ran */
     char **renamed; /* the directories it renamed (dirrename_renamed) */
     size_t nrenamed;
 };
@@ -332,6 +333,7 @@ dr_side_release(struct dr_side *x)
     pathlist_release(&x->added);
     pathlist_release(&x->self);
     pathlist_release(&x->below);
+    pathlist_release(&x->typechanged);
     pathlist_release(&x->pairs);
     free(x->rn);
     for (size_t i = 0; i < x->nrenamed; i++)
@@ -345,13 +347,18 @@ side_added(
     git_repository *g, git_tree *anc, struct dr_side *x, struct as_err *e)
 {
     git_diff *d = NULL;
+    git_diff_options o;
 
-    if (git_diff_tree_to_tree(&d, g, anc, x->tree, NULL) < 0)
+    git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+    o.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+    if (git_diff_tree_to_tree(&d, g, anc, x->tree, &o) < 0)
         return repo_git_errorf(e, "cannot diff a side of a merge");
     for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
         const git_diff_delta *dd = git_diff_get_delta(d, i);
         if (dd->status == GIT_DELTA_ADDED)
             pathlist_add(&x->added, dd->new_file.path);
+        else if (dd->status == GIT_DELTA_TYPECHANGE)
+            pathlist_add(&x->typechanged, dd->old_file.path);
     }
     git_diff_free(d);
     return 0;
@@ -382,17 +389,14 @@ side_self(git_tree *anc, struct dr_side *x, const struct dr_side *o)
 /* x->below, x's renames (as git's merge finds them) and the directories x
  * renamed; only for a side with self directories. */
 static int
-side_renames(
+side_pairs(
     git_repository *g, git_tree *anc, struct dr_side *x, struct as_err *e)
 {
     git_diff *d = NULL;
     git_diff_find_options fopt;
-    int err = 0;
 
-    for (size_t i = 0; i < x->self.n && !err; i++)
-        err = subdirs(g, anc, x->self.v[i], &x->below, e);
-    if (err)
-        return err;
+    if (x->rn)
+        return 0;
     git_diff_find_options_init(&fopt, GIT_DIFF_FIND_OPTIONS_VERSION);
     fopt.flags = GIT_DIFF_FIND_RENAMES;
     fopt.rename_limit = 7000; /* git's merge.renameLimit */
@@ -414,9 +418,44 @@ side_renames(
         x->rn[i / 2].old_path = x->pairs.v[i];
         x->rn[i / 2].new_path = x->pairs.v[i + 1];
     }
+    return 0;
+}
+
+static int
+side_renames(
+    git_repository *g, git_tree *anc, struct dr_side *x, struct as_err *e)
+{
+    int err = 0;
+
+    for (size_t i = 0; i < x->self.n && !err; i++)
+        err = subdirs(g, anc, x->self.v[i], &x->below, e);
+    if (err || (err = side_pairs(g, anc, x, e)) < 0)
+        return err;
     dirrename_renamed(x->rn, x->pairs.n / 2, (const char *const *)x->self.v,
         x->self.n, (const char *const *)x->below.v, x->below.n, &x->renamed,
         &x->nrenamed);
+    return 0;
+}
+
+/* A file x made a symbolic link (or back) that y renamed: git takes the
+ * type change for a deletion and reports y's renamed file as modified and
+ * deleted; libgit2 merges it. Lists the new name, as git does. */
+static int
+typechange_renamed(git_repository *g, git_tree *anc, const struct dr_side *x,
+    struct dr_side *y, struct merge_result *m, struct as_err *e)
+{
+    int err;
+
+    if (!x->typechanged.n || (err = side_pairs(g, anc, y, e)) < 0)
+        return x->typechanged.n ? err : 0;
+    for (size_t i = 0; i + 1 < y->pairs.n; i += 2)
+        for (size_t j = 0; j < x->typechanged.n; j++)
+            if (!strcmp(y->pairs.v[i], x->typechanged.v[j])) {
+                m->conflicted = true;
+                m->paths = xrealloc(m->paths, (m->npaths + 1) * sizeof(char *));
+                m->paths[m->npaths++] = xstrdup(y->pairs.v[i + 1]);
+                sort_unique(m);
+            }
     return 0;
 }
 
@@ -511,6 +550,8 @@ dir_renames(git_repository *g, git_tree *anc, git_tree *ours, git_tree *theirs,
         err = side_added(g, anc, &x[k], e);
     for (int k = 0; k < 2 && !err; k++)
         file_dir_adds(&x[k], &x[1 - k], m);
+    for (int k = 0; k < 2 && !err; k++)
+        err = typechange_renamed(g, anc, &x[k], &x[1 - k], m, e);
     for (int k = 0; k < 2 && !err; k++)
         side_self(anc, &x[k], &x[1 - k]);
     for (int k = 0; k < 2 && !err; k++)

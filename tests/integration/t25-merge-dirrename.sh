@@ -106,6 +106,14 @@ case2 binary-mode-and-content false 'printf "\000\001\002" > bin; seq 1 5 > x' \
     'chmod +x bin' 'printf "\000\003\004" > bin'
 case2 binary-both-content true 'printf "\000\001\002" > bin; seq 1 5 > x' \
     'printf "\000\005" > bin' 'printf "\000\003\004" > bin'
+# A file made a symbolic link on one side, renamed on the other: git
+# counts the type change as a deletion (modify/delete at the new name).
+case2 symlink-vs-rename true 'seq 1 10 > f; seq 1 5 > x' \
+    'rm f; ln -s target f' 'git mv f g'
+case2 rename-vs-symlink true 'seq 1 10 > f; seq 1 5 > x' \
+    'git mv f g' 'rm f; ln -s target f'
+case2 symlink-vs-edit-elsewhere false 'seq 1 10 > f; seq 1 5 > x' \
+    'rm f; ln -s target f' 'echo more >> x'
 # git declines to move other/c into dumb/, which the adding side renamed
 case2 target-renamed-too true 'mkdir dumb other; seq 1 10 > dumb/a; seq 11 20 > other/b; seq 21 30 > other/x' \
     'git mv other/b dumb/b; git rm -q other/x' 'mkdir smrt; git mv dumb/a smrt/a; echo n > other/c'
