@@ -437,6 +437,15 @@ side_renames(
     return 0;
 }
 
+/* Mark m conflicted at path p (taken; m's paths are sorted afterwards). */
+static void
+add_conflict(struct merge_result *m, char *p)
+{
+    m->conflicted = true;
+    m->paths = xrealloc(m->paths, (m->npaths + 1) * sizeof(char *));
+    m->paths[m->npaths++] = p;
+}
+
 /* A file x made a symbolic link (or back) that y renamed: git takes the
  * type change for a deletion and reports y's renamed file as modified and
  * deleted; libgit2 merges it. Lists the new name, as git does. */
@@ -450,12 +459,8 @@ typechange_renamed(git_repository *g, git_tree *anc, const struct dr_side *x,
         return x->typechanged.n ? err : 0;
     for (size_t i = 0; i + 1 < y->pairs.n; i += 2)
         for (size_t j = 0; j < x->typechanged.n; j++)
-            if (!strcmp(y->pairs.v[i], x->typechanged.v[j])) {
-                m->conflicted = true;
-                m->paths = xrealloc(m->paths, (m->npaths + 1) * sizeof(char *));
-                m->paths[m->npaths++] = xstrdup(y->pairs.v[i + 1]);
-                sort_unique(m);
-            }
+            if (!strcmp(y->pairs.v[i], x->typechanged.v[j]))
+                add_conflict(m, xstrdup(y->pairs.v[i + 1]));
     return 0;
 }
 
@@ -481,13 +486,10 @@ apply_side(
                 m->paths[k++] = m->paths[i];
         }
         m->npaths = k;
-        m->paths =
-            xrealloc(m->paths, (m->npaths + r.nmoved + 1) * sizeof(char *));
         for (size_t i = 0; i < r.nmoved; i++) {
-            m->paths[m->npaths++] = r.moved[i];
+            add_conflict(m, r.moved[i]);
             r.moved[i] = NULL;
         }
-        sort_unique(m);
     }
     dirrename_result_release(&r);
 }
@@ -520,25 +522,23 @@ file_dir_adds(
     const struct dr_side *x, const struct dr_side *y, struct merge_result *m)
 {
     for (size_t i = 0; i < x->added.n; i++)
-        if (has_under(&y->added, x->added.v[i])) {
-            m->conflicted = true;
-            m->paths = xrealloc(m->paths, (m->npaths + 1) * sizeof(char *));
-            m->paths[m->npaths++] = xstrdup(x->added.v[i]);
-            sort_unique(m);
-        }
+        if (has_under(&y->added, x->added.v[i]))
+            add_conflict(m, xstrdup(x->added.v[i]));
 }
 
 /*
- * Directory renames, which libgit2's merge does not apply and git's does
- * (core/dirrename.h): one side moved a whole directory, the other added a
- * path in it. Adds the new locations to m and marks it conflicted, as git
- * (merge.directoryRenames=conflict) does. Costs a tree diff of each side;
- * a side's renames are looked for only when a directory the other side
- * added a file in is gone on it.
+ * The conflicts git's merge finds and libgit2's does not, added to m (its
+ * paths sorted again): directory renames (core/dirrename.h: one side moved
+ * a whole directory, the other added a path in it; git's default
+ * merge.directoryRenames=conflict), a file added where the other side
+ * added under a directory of that name, and a file made a symbolic link
+ * that the other side renamed. Costs a tree diff of each side; a side's
+ * renames are looked for only when a directory the other side added a file
+ * in is gone on it, or the other side changed a file's type.
  */
 static int
-dir_renames(git_repository *g, git_tree *anc, git_tree *ours, git_tree *theirs,
-    struct merge_result *m, struct as_err *e)
+libgit2_misses(git_repository *g, git_tree *anc, git_tree *ours,
+    git_tree *theirs, struct merge_result *m, struct as_err *e)
 {
     struct dr_side x[2];
     int err = 0;
@@ -560,6 +560,7 @@ dir_renames(git_repository *g, git_tree *anc, git_tree *ours, git_tree *theirs,
     for (int k = 0; k < 2 && !err; k++)
         if (x[k].self.n)
             apply_side(&x[k], &x[1 - k], m);
+    sort_unique(m);
     dr_side_release(&x[0]);
     dr_side_release(&x[1]);
     return err;
@@ -619,7 +620,7 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
         goto out;
     }
     if ((err = collect_conflicts(idx, out, e)) < 0 ||
-        (err = dir_renames(g, anc, ours, theirs, out, e)) < 0) {
+        (err = libgit2_misses(g, anc, ours, theirs, out, e)) < 0) {
         merge_result_release(out);
         goto out;
     }

@@ -53,16 +53,23 @@ shallow_cut_load(git_repository *g, struct strmap *cut, struct as_err *e)
     return 0;
 }
 
-bool
-shallow_in_cut(const struct strmap *cut, const git_oid *id)
+/* Whether map (40-hex keys) holds id. */
+static bool
+holds(const struct strmap *map, const git_oid *id)
 {
     char hex[41];
     uint32_t v;
 
-    if (!cut->count)
+    if (!map->count)
         return false;
     hex_of(hex, id);
-    return strmap_get(cut, hex, 40, &v);
+    return strmap_get(map, hex, 40, &v);
+}
+
+bool
+shallow_in_cut(const struct strmap *cut, const git_oid *id)
+{
+    return holds(cut, id);
 }
 
 /* Newest first; equal times by id, for a stable order. */
@@ -149,13 +156,9 @@ shallow_merge_bases(git_repository *g, const git_oid *p1, const git_oid *p2,
         (err = shallow_reach(g, p2, cut, &a2, &d, &n, &alloc, hit_cut, e)) < 0)
         goto out;
     /* Common ancestors; then everything they reach is stale. */
-    for (size_t i = 0; i < n; i++) {
-        char hex[41];
-        uint32_t v;
-        hex_of(hex, &d[i].id);
-        if (strmap_get(&a1, hex, 40, &v))
+    for (size_t i = 0; i < n; i++)
+        if (holds(&a1, &d[i].id))
             d[k++] = d[i];
-    }
     for (size_t i = 0; i < k && !err; i++) {
         git_commit *c = NULL;
         if (shallow_in_cut(cut, &d[i].id))
@@ -172,10 +175,7 @@ shallow_merge_bases(git_repository *g, const git_oid *p1, const git_oid *p2,
     if (err)
         goto out;
     for (size_t i = 0; i < k; i++) {
-        char hex[41];
-        uint32_t v;
-        hex_of(hex, &d[i].id);
-        if (strmap_get(&stale, hex, 40, &v))
+        if (holds(&stale, &d[i].id))
             continue;
         *out = xrealloc(*out, (*nout + 1) * sizeof(**out));
         (*out)[(*nout)++] = d[i].id;
