@@ -329,6 +329,16 @@ engine_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
     agent_release(&ag[1]);
 }
 
+/* When a merge happened (Unix s): its committer time, or the last side
+ * commit's when a skewed clock dated the merge before one of its parents
+ * (a merge cannot precede what it merges; the lead is then 0, not
+ * negative). */
+static int64_t
+merge_time(int64_t merge_ct, int64_t last_side_ct)
+{
+    return merge_ct > last_side_ct ? merge_ct : last_side_ct;
+}
+
 /* Shared files of two working sets at time t, side times as fallback. */
 static void
 add_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
@@ -400,13 +410,13 @@ replay_add(struct replay *rp, const struct record *r)
     snprintf(m->sha, sizeof(m->sha), "%s", r->merge);
     m->mainline = r->mainline;
     m->conflicted = r->conflicted;
-    m->merge_ct = r->merge_ct;
     m->strict = r->side[0].n_commits >= 2 && r->side[1].n_commits >= 2;
     const struct rec_side *s0 = &r->side[0], *s1 = &r->side[1];
     int64_t start = s0->first_ct > s1->first_ct ? s0->first_ct : s1->first_ct;
-    m->inflight_ms = r->merge_ct > start ? (r->merge_ct - start) * 1000 : -1;
     int64_t th = s0->half_ct > s1->half_ct ? s0->half_ct : s1->half_ct;
     int64_t te = s0->tip_ct > s1->tip_ct ? s0->tip_ct : s1->tip_ct;
+    m->merge_ct = merge_time(r->merge_ct, te);
+    m->inflight_ms = m->merge_ct > start ? (m->merge_ct - start) * 1000 : -1;
     add_point(rp, &m->p[PT_HALF], &s0->half, &s1->half, s0->half_ct,
         s1->half_ct, th, s0->half_commits, s1->half_commits);
     add_point(rp, &m->p[PT_END], &s0->ws, &s1->ws, s0->tip_ct, s1->tip_ct, te,
@@ -1316,7 +1326,12 @@ replay_run_git(struct replay *rp, struct repo *r,
         snprintf(m->parent[0], sizeof(m->parent[0]), "%s", hm->parent[0]);
         snprintf(m->parent[1], sizeof(m->parent[1]), "%s", hm->parent[1]);
         m->mainline = hm->mainline;
-        m->merge_ct = hm->time_ms / 1000;
+        int64_t last_ms = 0;
+        for (int i = 0; i < 2; i++)
+            for (size_t j = 0; j < hm->nside[i]; j++)
+                if (hm->side[i][j].time_ms > last_ms)
+                    last_ms = hm->side[i][j].time_ms;
+        m->merge_ct = merge_time(hm->time_ms / 1000, last_ms / 1000);
         m->strict = hm->nside[0] >= 2 && hm->nside[1] >= 2;
         m->first_level_point = -1;
         m->first_ra_ms = -1;
@@ -1325,7 +1340,7 @@ replay_run_git(struct replay *rp, struct repo *r,
         int64_t start = hm->side[0][0].time_ms > hm->side[1][0].time_ms
                             ? hm->side[0][0].time_ms
                             : hm->side[1][0].time_ms;
-        m->inflight_ms = hm->time_ms - start;
+        m->inflight_ms = m->merge_ct * 1000 - start;
         struct git_walk w = {
             .rp = rp, .r = r, .o = o, .mc = mc, .g = &bg.g, .hm = hm, .m = m
         };
