@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""candidates.py - rows O and P of the calibration study (docs/replay.md):
+two candidate priors measured on the development set and not adopted.
+
+    bench/candidates.py [--data DIR] [--bin build/release/airspace]
+                        [--split tune|held-out|all]
+
+For each recorded repository it runs `airspace replay --records --json
+--per-merge` with the defaults, then re-scores every merge at half-way with
+one candidate changed, holding the other channels at the values airspace
+reported (R' = 1 - (1 - R) / (1 - w*r_old) * (1 - w*r_new) for a replaced
+channel, R' = 1 - (1 - R) * (1 - w*r) for an added one), and prints
+conflicts caught / merges flagged (traffic, R >= 0.35) and the AUC next to
+the 3-line baseline's caught / flagged.
+
+O: proximity with hunks that are identical on both sides (same base lines
+   replaced by the same number of lines) counted at a fraction `ident` of a
+   collision: p(f) = max(p(gap over the other hunks), ident * p(gap over all)).
+   ident 1 is the default model (checked: it reproduces airspace's own
+   proximity for every merge).
+P: learned churn, added: lambda = sum over files f one side changed and the
+   other has not of rate(f) * (the other side's commits so far), rate(f) =
+   the share of recorded side commits in the 180 days before the scoring
+   time that touched f; channel 1 - exp(-lambda / k) with weight w.
+"""
+import argparse
+import bisect
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+
+MARGIN, SCALE, W_PROX, TAU_TA = 1, 0.3, 0.8, 0.35
+
+
+def rng(h):
+    s, e, _ = h
+    if e > s:
+        return (s, e - 1)
+    k = max(s - 1, 1)
+    return (k, k)
+
+
+def mingap(ha, hb):
+    best = None
+    for x in ha:
+        a = rng(x)
+        for y in hb:
+            b = rng(y)
+            g = max(0, max(a[0], b[0]) - min(a[1], b[1]))
+            best = g if best is None else min(best, g)
+    return best
+
+
+def pgap(g):
+    if g is None:
+        return 0.0
+    return 1.0 if g <= MARGIN else math.exp(-(g - MARGIN) / SCALE)
+
+
+def base_path(f):
+    return f.get("old_path") if f["status"] == "R" else f["path"]
+
+
+def prox_ident(rec, ident):
+    W = [{base_path(f): f for f in s["half"]["ws"]} for s in rec["sides"]]
+    best = 0.0
+    for p in set(W[0]) & set(W[1]):
+        a, b = W[0][p], W[1][p]
+        if (a["status"] in "ADTC" or b["status"] in "ADTC" or a.get("binary")
+                or b.get("binary")):
+            v = 1.0
+        else:
+            ha = [tuple(h) for h in a["hunks"]]
+            hb = [tuple(h) for h in b["hunks"]]
+            same = set(ha) & set(hb)
+            ha2 = [h for h in ha if h not in same]
+            hb2 = [h for h in hb if h not in same]
+            v = max(pgap(mingap(ha2, hb2) if ha2 and hb2 else None),
+                    ident * pgap(mingap(ha, hb)))
+        best = max(best, v)
+    return best
+
+
+def files_of(c):
+    fs = set()
+    for f in c["files"]:
+        fs.add(f[1])
+        if len(f) > 2:
+            fs.add(f[2])
+    return fs
+
+
+def churn(recs, window=180 * 86400):
+    """lambda per merge at its half-way time."""
+    commits = {}
+    for r in recs:
+        for s in r["sides"]:
+            for c in s["commits"]:
+                if not c.get("merge"):
+                    commits[c["sha"]] = (c["ct"], files_of(c))
+    times, per_path = [], {}
+    for ct, fs in commits.values():
+        times.append(ct)
+        for f in fs:
+            per_path.setdefault(f, []).append(ct)
+    times.sort()
+    for v in per_path.values():
+        v.sort()
+
+    def count(v, lo, hi):
+        return bisect.bisect_left(v, hi) - bisect.bisect_left(v, lo)
+
+    out = {}
+    for r in recs:
+        t = max(s["half"]["ct"] for s in r["sides"])
+        n = max(count(times, t - window, t), 1)
+        W = [{p for f in s["half"]["ws"] for p in (f["path"], f.get("old_path")) if p}
+             for s in r["sides"]]
+        c = [s["half"].get("n_included") or s["half"]["k"] for s in r["sides"]]
+        lam = 0.0
+        for i in (0, 1):
+            for f in W[i] - W[1 - i]:
+                lam += count(per_path.get(f, []), t - window, t) / n * c[1 - i]
+        out[r["merge"]] = lam
+    return out
+
+
+def in_split(sha, split):
+    even = int(sha[0], 16) % 2 == 0
+    return split == "all" or even == (split == "tune")
+
+
+def summary(rows, split):
+    sel = [x for x in rows if in_split(x[0], split)]
+    caught = sum(1 for _, conf, R, _ in sel if conf and R >= TAU_TA)
+    flagged = sum(1 for _, _, R, _ in sel if R >= TAU_TA)
+    ncaught = sum(1 for _, conf, _, near in sel if conf and near > 0)
+    nflagged = sum(1 for _, _, _, near in sel if near > 0)
+    neg = sorted(R for _, conf, R, _ in sel if not conf)
+    pos = [R for _, conf, R, _ in sel if conf]
+    auc = sum(bisect.bisect_left(neg, p) + 0.5 * (bisect.bisect_right(neg, p)
+              - bisect.bisect_left(neg, p)) for p in pos) / (len(pos) * len(neg))
+    return f"{caught}/{flagged} (near {ncaught}/{nflagged}) auc {auc:.3f}"
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=os.environ.get(
+        "AIRSPACE_MERGES", os.path.join(here, "..", "..", "shared", "data", "merges")))
+    ap.add_argument("--bin", default=os.path.join(here, "..", "build", "release", "airspace"))
+    ap.add_argument("--split", default="tune")
+    a = ap.parse_args()
+    for name in sorted(os.listdir(a.data)):
+        if not name.endswith(".jsonl.gz"):
+            continue
+        path = os.path.join(a.data, name)
+        out = json.loads(subprocess.run(
+            [a.bin, "replay", "--records", path, "--json", "--per-merge"],
+            check=True, capture_output=True, text=True).stdout)
+        pm = {m["merge"]: m for m in out["merges"]}
+        with gzip.open(path, "rt") as f:
+            recs = [json.loads(line) for line in f]
+        lam = churn(recs)
+        repo = name[: -len(".jsonl.gz")]
+        for ident in (1.0, 0.6, 0.43, 0.4, 0.3, 0.2, 0.0):
+            rows = []
+            for r in recs:
+                h = pm[r["merge"]]["half"]
+                old, new = h["channels"]["proximity"], prox_ident(r, ident)
+                if ident == 1.0 and abs(old - new) > 1e-6:
+                    sys.exit(f"{repo} {r['merge']}: proximity {new} here, {old} in airspace")
+                R = 1 - (1 - h["risk"]) / (1 - W_PROX * old) * (1 - W_PROX * new)
+                rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
+            print(f"{repo} {a.split} O ident {ident}: {summary(rows, a.split)}")
+        for w, k in ((0.02, 1), (0.05, 1), (0.1, 3), (0.35, 3), (0.4, 1)):
+            rows = []
+            for r in recs:
+                h = pm[r["merge"]]["half"]
+                R = 1 - (1 - h["risk"]) * (1 - w * (1 - math.exp(-lam[r["merge"]] / k)))
+                rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
+            print(f"{repo} {a.split} P churn w {w} k {k}: {summary(rows, a.split)}")
+
+
+if __name__ == "__main__":
+    main()
