@@ -21,8 +21,9 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-        "usage: airspace replay [--repo DIR] [--rev RANGE | --since DATE]\n"
-        "                       [--max N] [--max-side N] [--threads N]\n"
+        "usage: airspace replay [--repo DIR] [--rev RANGE | --all]\n"
+        "                       [--since DATE] [--max N] [--max-side N]\n"
+        "                       [--threads N]\n"
         "                       [--json] [--per-merge] [--set KEY=VALUE]...\n"
         "       airspace replay --records FILE.jsonl[.gz] [--json]\n"
         "                       [--split all|tune|held-out] "
@@ -165,6 +166,9 @@ cmd_replay(int argc, char **argv)
             cfg.per_merge = true;
         } else if (!strcmp(a, "--holdout")) {
             cfg.split = REPLAY_SPLIT_HELD_OUT;
+        } else if (!strcmp(a, "--all")) {
+            go.history.all = true;
+            git_only = true;
         } else if (!v) {
             fprintf(stderr, "airspace replay: '%s' needs a value\n", a);
             usage(stderr);
@@ -243,7 +247,12 @@ cmd_replay(int argc, char **argv)
     }
     if (records && git_only) {
         fprintf(stderr, "airspace replay: --records cannot be combined with "
-                        "--repo, --rev, --since, --max or --max-side\n");
+                        "--repo, --rev, --all, --since, --max or --max-side\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (go.history.all && go.history.rev) {
+        fprintf(
+            stderr, "airspace replay: --all and --rev cannot be combined\n");
         return CLI_EXIT_USAGE;
     }
     for (size_t k = 0; k < nsets; k++)

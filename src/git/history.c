@@ -358,6 +358,64 @@ first_parent_chain(git_repository *g, const git_oid *tip, const git_oid *hide,
     }
 }
 
+/* The tips of --all: HEAD (when it names a commit) first, then every
+ * branch, remote-tracking branch and tag peeled to a commit (a tag of a tree
+ * or a blob is passed over; refs/stash and notes are not history). */
+static int
+all_tips(git_repository *g, git_oid **tips, size_t *ntips, bool *have_head,
+    struct as_err *e)
+{
+    static const char *const kinds[] = { "refs/heads/", "refs/remotes/",
+        "refs/tags/" };
+    git_reference_iterator *it = NULL;
+    git_reference *ref = NULL;
+    size_t alloc = 0;
+    git_oid head;
+    int err;
+
+    *tips = NULL;
+    *ntips = 0;
+    *have_head = git_reference_name_to_id(&head, g, "HEAD") == 0;
+    if (*have_head) {
+        git_object *o = NULL;
+        *have_head = git_object_lookup(&o, g, &head, GIT_OBJECT_COMMIT) == 0;
+        git_object_free(o);
+    }
+    if (*have_head) {
+        ALLOC_GROW(*tips, *ntips + 1, alloc);
+        (*tips)[(*ntips)++] = head;
+    }
+    if (git_reference_iterator_new(&it, g) < 0)
+        return repo_git_errorf(e, "cannot list the references");
+    while ((err = git_reference_next(&ref, it)) == 0) {
+        const char *name = git_reference_name(ref);
+        git_object *o = NULL;
+        bool take = false;
+
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+            take = take || !strncmp(name, kinds[k], strlen(kinds[k]));
+        if (take && git_reference_peel(&o, ref, GIT_OBJECT_COMMIT) == 0) {
+            ALLOC_GROW(*tips, *ntips + 1, alloc);
+            (*tips)[(*ntips)++] = *git_object_id(o);
+        }
+        git_object_free(o);
+        git_reference_free(ref);
+    }
+    git_reference_iterator_free(it);
+    if (err != GIT_ITEROVER) {
+        free(*tips);
+        *tips = NULL;
+        return repo_git_errorf(e, "cannot list the references");
+    }
+    git_error_clear();
+    if (!*ntips) {
+        free(*tips);
+        *tips = NULL;
+        return as_errorf(e, AS_ENOENT, "no branch, tag or HEAD names a commit");
+    }
+    return 0;
+}
+
 int
 history_collect(struct repo *r, const struct history_options *o,
     struct history *out, struct as_err *e)
@@ -365,12 +423,14 @@ history_collect(struct repo *r, const struct history_options *o,
     git_repository *g = repo_git(r);
     git_revwalk *w = NULL;
     git_oid tip, hide, id;
-    bool have_hide = false;
+    git_oid *tips = &tip; /* where the walk starts: tip, or all_tips() */
+    size_t ntips = 1;
+    bool have_hide = false, have_chain = true;
     struct strmap chain, cut;
     git_oid *ids = NULL; /* shallow clone: the commits to visit, newest first */
     size_t nids = 0, next = 0;
-    const char *rev = o->rev ? o->rev : "HEAD";
-    const char *dots = strstr(rev, "..");
+    const char *rev = o->all ? "--all" : o->rev ? o->rev : "HEAD";
+    const char *dots = o->all ? NULL : strstr(rev, "..");
     int err;
 
     memset(out, 0, sizeof(*out));
@@ -378,7 +438,16 @@ history_collect(struct repo *r, const struct history_options *o,
     strmap_init(&cut);
     if ((err = shallow_cut_load(g, &cut, e)) < 0)
         goto out;
-    if (dots) {
+    if (o->all) {
+        if (o->rev) {
+            err = as_errorf(
+                e, AS_EINVAL, "--all takes no revision ('%s')", o->rev);
+            goto out;
+        }
+        if ((err = all_tips(g, &tips, &ntips, &have_chain, e)) < 0)
+            goto out;
+        tip = tips[0]; /* HEAD when have_chain */
+    } else if (dots) {
         char *from = xstrndup(rev, (size_t)(dots - rev));
         const char *to = dots + 2;
 
@@ -398,20 +467,24 @@ history_collect(struct repo *r, const struct history_options *o,
     } else if ((err = repo_resolve_commit(r, rev, &tip, e)) < 0) {
         goto out;
     }
-    if ((err = first_parent_chain(
-             g, &tip, have_hide ? &hide : NULL, &cut, &chain, e)) < 0)
+    if (have_chain && (err = first_parent_chain(g, &tip,
+                           have_hide ? &hide : NULL, &cut, &chain, e)) < 0)
         goto out;
     if (cut.count) {
-        if ((err = shallow_range(
-                 g, &tip, have_hide ? &hide : NULL, &cut, &ids, &nids, e)) < 0)
+        if ((err = shallow_range(g, tips, ntips, have_hide ? &hide : NULL, &cut,
+                 &ids, &nids, e)) < 0)
             goto out;
-    } else if (git_revwalk_new(&w, g) < 0 ||
-               git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) <
-                   0 ||
-               git_revwalk_push(w, &tip) < 0 ||
-               (have_hide && git_revwalk_hide(w, &hide) < 0)) {
-        err = repo_git_errorf(e, "cannot walk '%s'", rev);
-        goto out;
+    } else {
+        bool ok =
+            git_revwalk_new(&w, g) == 0 &&
+            git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) == 0 &&
+            (!have_hide || git_revwalk_hide(w, &hide) == 0);
+        for (size_t i = 0; ok && i < ntips; i++)
+            ok = git_revwalk_push(w, &tips[i]) == 0;
+        if (!ok) {
+            err = repo_git_errorf(e, "cannot walk '%s'", rev);
+            goto out;
+        }
     }
     /* Newest first: --max keeps the newest merges. */
     for (;;) {
@@ -460,6 +533,8 @@ history_collect(struct repo *r, const struct history_options *o,
 out:
     git_revwalk_free(w);
     free(ids);
+    if (tips != &tip)
+        free(tips);
     strmap_release(&chain);
     strmap_release(&cut);
     if (err)

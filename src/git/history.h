@@ -39,6 +39,8 @@
 
 struct history_options {
     const char *rev; /* "A..B" or one revision; NULL: HEAD */
+    bool all;        /* instead of rev: every branch, remote-tracking branch
+                        and tag, and HEAD; main line: HEAD's first parents */
     int64_t since_s; /* merges committed at or after (Unix s); 0: all */
     size_t max;      /* the newest max merge commits only; 0: all */
     size_t max_side; /* skip merges with a longer side; 0: no limit */
@@ -87,8 +89,8 @@ struct history {
 
 /*
  * Collect the merges of o's range into out (zeroed here). Returns 0,
- * AS_ENOENT when a revision does not resolve, AS_EINVAL for a malformed
- * range, or AS_EGIT.
+ * AS_ENOENT when a revision does not resolve (with all: when no ref names
+ * a commit), AS_EINVAL for a malformed range or rev with all, or AS_EGIT.
  */
 int history_collect(struct repo *r, const struct history_options *o,
     struct history *out, struct as_err *e);

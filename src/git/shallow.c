@@ -189,11 +189,12 @@ out:
 }
 
 /* A shallow clone's range, which git_revwalk cannot walk (it reads every
- * parent): the commits tip reaches and hide does not, stopping at the cut,
- * newest first (commit time, then id). */
+ * parent): the commits the tips reach and hide does not, stopping at the
+ * cut, newest first (commit time, then id). */
 int
-shallow_range(git_repository *g, const git_oid *tip, const git_oid *hide,
-    const struct strmap *cut, git_oid **ids, size_t *nids, struct as_err *e)
+shallow_range(git_repository *g, const git_oid *tips, size_t ntips,
+    const git_oid *hide, const struct strmap *cut, git_oid **ids, size_t *nids,
+    struct as_err *e)
 {
     struct strmap seen;
     struct shallow_commit *d = NULL;
@@ -203,8 +204,8 @@ shallow_range(git_repository *g, const git_oid *tip, const git_oid *hide,
     strmap_init(&seen);
     if (hide)
         err = shallow_reach(g, hide, cut, &seen, NULL, &n, &alloc, NULL, e);
-    if (!err)
-        err = shallow_reach(g, tip, cut, &seen, &d, &n, &alloc, NULL, e);
+    for (size_t i = 0; !err && i < ntips; i++)
+        err = shallow_reach(g, &tips[i], cut, &seen, &d, &n, &alloc, NULL, e);
     strmap_release(&seen);
     if (err) {
         free(d);

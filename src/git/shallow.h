@@ -63,11 +63,13 @@ int shallow_merge_bases(git_repository *g, const git_oid *p1, const git_oid *p2,
     struct as_err *e);
 
 /*
- * The commits tip reaches and hide (NULL: nothing) does not, newest first
- * (commit time, then id), into *ids (*nids). Returns 0 or AS_EGIT.
+ * The commits any of the ntips tips reaches and hide (NULL: nothing) does
+ * not, each once, newest first (commit time, then id), into *ids (*nids).
+ * Returns 0 or AS_EGIT.
  */
-int shallow_range(git_repository *g, const git_oid *tip, const git_oid *hide,
-    const struct strmap *cut, git_oid **ids, size_t *nids, struct as_err *e);
+int shallow_range(git_repository *g, const git_oid *tips, size_t ntips,
+    const git_oid *hide, const struct strmap *cut, git_oid **ids, size_t *nids,
+    struct as_err *e);
 
 /*
  * git_merge_base() for any repository: libgit2's when g is complete, else

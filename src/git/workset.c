@@ -195,7 +195,7 @@ ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
             free(c->ahead);
             c->ahead = NULL;
             err = shallow_range(
-                c->g, head_oid, &c->base, &cut, &c->ahead, &c->nahead, e);
+                c->g, head_oid, 1, &c->base, &cut, &c->ahead, &c->nahead, e);
             c->aahead = c->nahead;
         }
         strmap_release(&cut);

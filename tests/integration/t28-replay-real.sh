@@ -73,21 +73,26 @@ check "redundant: a merge dated before its parent takes the parent's time" \
     jqt "$TMP/red.json" "[.merges[] | select(.merge == \"$m\") | .merge_time == $p2t and .lead_s >= 0 and .lead_fraction <= 1] == [true]"
 check "redundant: the merge commit itself is dated earlier" [ "$(git log -1 --format=%ct "$m")" -lt "$p2t" ]
 
-# merge-recursive: no single branch reaches every merge; replay each and
-# check every merge met (a merge reached from two branches must report the
-# same).
+# merge-recursive: no single branch reaches every merge. --all walks every
+# branch at once; each branch on its own must report what --all reports for
+# the merges it reaches.
 git clone -q --mirror "$FIX/merge-recursive/.gitted" "$TMP/mr"
 cd "$TMP/mr"
+as replay --all --json --per-merge > "$TMP/mr-all.json"
+check "merge-recursive --all: 27 merges seen, 16 replayed" jqt "$TMP/mr-all.json" \
+    '.merges_seen == 27 and .merges_read == 16'
+check "merge-recursive --all: 5 octopus and 6 criss-cross merges skipped" jqt "$TMP/mr-all.json" \
+    '.skipped_by_reason.octopus == 5 and .skipped_by_reason.criss_cross == 6'
+jq -r '.merges[] | "\(.merge) \(.conflicted) \(.end.level)"' "$TMP/mr-all.json" | sort > "$TMP/mr.uniq"
+agree "$TMP/mr-all.json" > "$TMP/mr.diff"
 : > "$TMP/mr.rows"
 for b in $(git for-each-ref --format='%(refname:short)' refs/heads); do
     as replay --rev "$b" --json --per-merge > "$TMP/mr-$b.json"
     agree "$TMP/mr-$b.json" >> "$TMP/mr.diff"
     jq -r '.merges[] | "\(.merge) \(.conflicted) \(.end.level)"' "$TMP/mr-$b.json" >> "$TMP/mr.rows"
 done
-sort -u "$TMP/mr.rows" > "$TMP/mr.uniq"
-check "merge-recursive: 16 distinct merges replayed" [ "$(wc -l < "$TMP/mr.uniq")" -eq 16 ]
-check "merge-recursive: each merge reported the same from every branch" \
-    [ "$(cut -d' ' -f1 "$TMP/mr.uniq" | sort -u | wc -l)" -eq 16 ]
+check "merge-recursive: the branches one by one report what --all does" \
+    [ "$(sort -u "$TMP/mr.rows")" = "$(cat "$TMP/mr.uniq")" ]
 check "merge-recursive: 12 conflicted" [ "$(grep -c ' true ' "$TMP/mr.uniq")" -eq 12 ]
 check "merge-recursive: labels and paths agree with git merge-tree" [ ! -s "$TMP/mr.diff" ]
 cat "$TMP/mr.diff" >&2
@@ -97,4 +102,25 @@ check "merge-recursive: branchD-1's three criss-cross merges skipped" jqt "$TMP/
     '.skipped_by_reason.criss_cross == 3 and .merges_read == 2'
 check "merge-recursive: branchE's octopus merge skipped" jqt "$TMP/mr-branchE-1.json" \
     '.skipped_by_reason.octopus == 1 and .merges_read == 0'
+
+# --all in a shallow clone (remote-tracking branches are the tips; the walk
+# is this project's own): every merge it replays reports what the complete
+# repository reports for it.
+git clone -q --depth 40 --no-single-branch "file://$FIX/redundant.git" "$TMP/red-shallow" 2> /dev/null
+cd "$TMP/red-shallow"
+check "shallow: the clone is shallow" [ -s "$(git rev-parse --git-dir)/shallow" ]
+as replay --all --json --per-merge > "$TMP/rs.json"
+check "shallow --all: some merges replayed, some cut off" jqt "$TMP/rs.json" \
+    '.merges_read > 0 and .skipped_by_reason.shallow > 0'
+jq -r '.merges[] | "\(.merge) \(.conflicted) \(.half.level) \(.end.level) \(.first_traffic)"' "$TMP/rs.json" | sort > "$TMP/rs.rows"
+cd "$TMP/red"
+as replay --all --json --per-merge > "$TMP/red-all.json"
+check "redundant --all: 142 merges seen (one more on a side branch), 110 replayed" \
+    jqt "$TMP/red-all.json" '.merges_seen == 142 and .merges_read == 110'
+jq -r '.merges[] | "\(.merge) \(.conflicted) \(.half.level) \(.end.level) \(.first_traffic)"' "$TMP/red-all.json" | sort > "$TMP/ra.rows"
+check "shallow --all: every merge as in the complete repository" \
+    [ -z "$(comm -23 "$TMP/rs.rows" "$TMP/ra.rows")" ]
+as replay --all --rev master > /dev/null 2> "$TMP/err" && rc=0 || rc=$?
+check "--all with --rev: a usage error" [ "$rc" -eq 2 ]
+check "--all with --rev: says why" grep -q -- "--all and --rev" "$TMP/err"
 finish
