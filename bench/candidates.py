@@ -17,7 +17,8 @@ O: proximity with hunks that are identical on both sides (same base lines
    replaced by the same number of lines) counted at a fraction `ident` of a
    collision: p(f) = max(p(gap over the other hunks), ident * p(gap over all)).
    ident 1 is the default model (checked: it reproduces airspace's own
-   proximity for every merge).
+   proximity for every merge). Also the narrower rule: only identical
+   replacements (end > start) count as the same change, at ident 0.4.
 P: learned churn, added: lambda = sum over files f one side changed and the
    other has not of rate(f) * (the other side's commits so far), rate(f) =
    the share of recorded side commits in the 180 days before the scoring
@@ -64,7 +65,7 @@ def base_path(f):
     return f.get("old_path") if f["status"] == "R" else f["path"]
 
 
-def prox_ident(rec, ident):
+def prox_ident(rec, ident, repl_only=False):
     W = [{base_path(f): f for f in s["half"]["ws"]} for s in rec["sides"]]
     best = 0.0
     for p in set(W[0]) & set(W[1]):
@@ -76,6 +77,8 @@ def prox_ident(rec, ident):
             ha = [tuple(h) for h in a["hunks"]]
             hb = [tuple(h) for h in b["hunks"]]
             same = set(ha) & set(hb)
+            if repl_only:  # an identical insertion point is still a collision
+                same = {h for h in same if h[1] > h[0]}
             ha2 = [h for h in ha if h not in same]
             hb2 = [h for h in hb if h not in same]
             v = max(pgap(mingap(ha2, hb2) if ha2 and hb2 else None),
@@ -176,6 +179,13 @@ def main():
                 R = 1 - (1 - h["risk"]) / (1 - W_PROX * old) * (1 - W_PROX * new)
                 rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
             print(f"{repo} {a.split} O ident {ident}: {summary(rows, a.split)}")
+        rows = []
+        for r in recs:
+            h = pm[r["merge"]]["half"]
+            old, new = h["channels"]["proximity"], prox_ident(r, 0.4, True)
+            R = 1 - (1 - h["risk"]) / (1 - W_PROX * old) * (1 - W_PROX * new)
+            rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
+        print(f"{repo} {a.split} O replacements only, ident 0.4: {summary(rows, a.split)}")
         for w, k in ((0.02, 1), (0.05, 1), (0.1, 3), (0.35, 3), (0.4, 1)):
             rows = []
             for r in recs:
