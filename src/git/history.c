@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "git/shallow.h"
+#include "git/workset.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -544,34 +545,6 @@ out:
 
 /* ---- working sets ---- */
 
-static enum ws_status
-delta_status(const git_diff_delta *d, size_t nhunks, bool *skip)
-{
-    *skip = false;
-    switch (d->status) {
-    case GIT_DELTA_ADDED:
-    case GIT_DELTA_COPIED:
-        return WS_ADDED;
-    case GIT_DELTA_DELETED:
-        return WS_DELETED;
-    case GIT_DELTA_RENAMED:
-        return WS_RENAMED;
-    case GIT_DELTA_TYPECHANGE:
-        return WS_MODE;
-    case GIT_DELTA_MODIFIED:
-        if (d->flags & GIT_DIFF_FLAG_BINARY)
-            return WS_BINARY;
-        if (nhunks == 0 && d->old_file.mode != d->new_file.mode)
-            return WS_MODE;
-        if (nhunks == 0)
-            *skip = true;
-        return WS_MODIFIED;
-    default:
-        *skip = true;
-        return WS_MODIFIED;
-    }
-}
-
 static bool
 same_change(const struct ws_file *a, const struct ws_file *b)
 {
@@ -602,60 +575,6 @@ find_file(const struct agent *a, const char *path)
             hi = mid;
     }
     return NULL;
-}
-
-static int
-fill_files(git_diff *diff, struct agent *out, struct as_err *e)
-{
-    size_t nd = git_diff_num_deltas(diff);
-
-    for (size_t i = 0; i < nd; i++) {
-        git_patch *patch = NULL;
-        const git_diff_delta *d;
-        size_t nhunks = 0, adds = 0, dels = 0;
-        enum ws_status st;
-        struct ws_file *f;
-        bool skip;
-
-        if (git_patch_from_diff(&patch, diff, i) < 0)
-            return repo_git_errorf(e, "cannot diff '%s'",
-                git_diff_get_delta(diff, i)->new_file.path);
-        d = patch ? git_patch_get_delta(patch) : git_diff_get_delta(diff, i);
-        if (patch) {
-            nhunks = git_patch_num_hunks(patch);
-            git_patch_line_stats(NULL, &adds, &dels, patch);
-        }
-        st = delta_status(d, nhunks, &skip);
-        if (skip) {
-            git_patch_free(patch);
-            continue;
-        }
-        f = agent_add_file(
-            out, st == WS_ADDED ? d->new_file.path : d->old_file.path, st);
-        f->status = st;
-        f->whole = ws_status_whole(st);
-        free(f->new_path);
-        f->new_path = st == WS_RENAMED ? xstrdup(d->new_file.path) : NULL;
-        f->added_lines = (uint32_t)adds;
-        f->deleted_lines = (uint32_t)dels;
-        for (size_t h = 0; st == WS_MODIFIED && h < nhunks; h++) {
-            const git_diff_hunk *hk = NULL;
-            size_t lines;
-
-            if (git_patch_get_hunk(&hk, &lines, patch, h) < 0)
-                continue;
-            if (hk->old_lines == 0) {
-                uint32_t k = hk->old_start > 0 ? (uint32_t)hk->old_start : 1;
-                range_set_add(&f->ranges, k, k);
-            } else {
-                range_set_add(&f->ranges, (uint32_t)hk->old_start,
-                    (uint32_t)(hk->old_start + hk->old_lines - 1));
-            }
-        }
-        git_patch_free(patch);
-    }
-    agent_sort(out);
-    return 0;
 }
 
 static int
@@ -702,8 +621,9 @@ history_workset(struct repo *r, const char *base_tree, const char *tree,
             e, "cannot diff tree '%s' to '%s'", base_tree, tree);
         goto out;
     }
-    if ((err = fill_files(diff, out, e)) < 0)
+    if ((err = workset_add_diff(diff, out, e)) < 0)
         goto out;
+    agent_sort(out);
     for (size_t i = 0; i < out->nfiles; i++) {
         struct ws_file *f = &out->files[i];
         const struct ws_file *p = prev ? find_file(prev, f->path) : NULL;

@@ -464,20 +464,17 @@ delta_status(const git_diff_delta *d, size_t nhunks, bool *skip)
     }
 }
 
-/* One ws_file per delta of diff (after rename detection). */
-static int
-fill_files(
-    struct ws_ctx *c, git_diff *diff, struct agent *out, struct as_err *e)
+int
+workset_add_diff(git_diff *diff, struct agent *out, struct as_err *e)
 {
-    size_t i, h, nd = git_diff_num_deltas(diff);
+    size_t nd = git_diff_num_deltas(diff);
 
-    for (i = 0; i < nd; i++) {
+    for (size_t i = 0; i < nd; i++) {
         git_patch *patch = NULL;
         const git_diff_delta *d;
         size_t nhunks = 0, adds = 0, dels = 0;
         enum ws_status st;
         struct ws_file *f;
-        const char *path;
         bool skip;
 
         if (git_patch_from_diff(&patch, diff, i) < 0)
@@ -493,25 +490,23 @@ fill_files(
             git_patch_free(patch);
             continue;
         }
-        path = st == WS_ADDED ? d->new_file.path : d->old_file.path;
-        f = agent_add_file(out, path, st);
+        f = agent_add_file(
+            out, st == WS_ADDED ? d->new_file.path : d->old_file.path, st);
         f->status = st;
         f->whole = ws_status_whole(st);
         free(f->new_path);
         f->new_path = st == WS_RENAMED ? xstrdup(d->new_file.path) : NULL;
         f->added_lines = (uint32_t)adds;
         f->deleted_lines = (uint32_t)dels;
-        f->changed_at_ms = change_time(c, d->new_file.path, d->old_file.path);
-        for (h = 0; st == WS_MODIFIED && h < nhunks; h++) {
+        for (size_t h = 0; st == WS_MODIFIED && h < nhunks; h++) {
             const git_diff_hunk *hk = NULL;
             size_t lines;
-            uint32_t k;
 
             if (git_patch_get_hunk(&hk, &lines, patch, h) < 0)
                 continue;
             if (hk->old_lines == 0) {
                 /* pure insertion after line old_start (0 = at the top) */
-                k = hk->old_start > 0 ? (uint32_t)hk->old_start : 1;
+                uint32_t k = hk->old_start > 0 ? (uint32_t)hk->old_start : 1;
                 range_set_add(&f->ranges, k, k);
             } else {
                 range_set_add(&f->ranges, (uint32_t)hk->old_start,
@@ -519,6 +514,25 @@ fill_files(
             }
         }
         git_patch_free(patch);
+    }
+    return 0;
+}
+
+/* The working set's files from diff, each with the time the agent last
+ * changed it. */
+static int
+fill_files(
+    struct ws_ctx *c, git_diff *diff, struct agent *out, struct as_err *e)
+{
+    size_t first = out->nfiles;
+    int err = workset_add_diff(diff, out, e);
+
+    if (err)
+        return err;
+    for (size_t i = first; i < out->nfiles; i++) {
+        struct ws_file *f = &out->files[i];
+        f->changed_at_ms =
+            change_time(c, f->new_path ? f->new_path : f->path, f->path);
     }
     agent_sort(out);
     if (out->started_at_ms == 0 && c->have_mtime)

@@ -49,4 +49,15 @@ int workset_from_worktree(struct repo *r, const char *worktree_path,
 int workset_from_branch(struct repo *r, const char *branch,
     const struct workset_options *o, struct agent *out, struct as_err *e);
 
+/*
+ * Add one file per delta of diff (base tree to a side, after rename
+ * detection) to out: its status, its base path (a rename's new path in
+ * new_path), its diff stats and, for a modification, its changed line
+ * ranges in base coordinates (a pure insertion after line k is [k, k], one
+ * at the top [1, 1]). Deltas git would not show (no hunk, same mode) are
+ * left out. changed_at_ms and the order of out's files are the caller's.
+ * Returns 0 or AS_EGIT.
+ */
+int workset_add_diff(git_diff *diff, struct agent *out, struct as_err *e);
+
 #endif
