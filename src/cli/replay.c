@@ -329,14 +329,13 @@ engine_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
     agent_release(&ag[1]);
 }
 
-/* When a merge happened (Unix s): its committer time, or the last side
- * commit's when a skewed clock dated the merge before one of its parents
- * (a merge cannot precede what it merges; the lead is then 0, not
- * negative). */
+/* When a merge happened (Unix s): its committer time, or its later
+ * parent's when a skewed clock dated the merge before that parent (a merge
+ * cannot precede what it merges; no lead comes out negative). */
 static int64_t
-merge_time(int64_t merge_ct, int64_t last_side_ct)
+merge_time(int64_t merge_ct, int64_t last_parent_ct)
 {
-    return merge_ct > last_side_ct ? merge_ct : last_side_ct;
+    return merge_ct > last_parent_ct ? merge_ct : last_parent_ct;
 }
 
 /* Shared files of two working sets at time t, side times as fallback. */
@@ -1326,10 +1325,11 @@ replay_run_git(struct replay *rp, struct repo *r,
         snprintf(m->parent[0], sizeof(m->parent[0]), "%s", hm->parent[0]);
         snprintf(m->parent[1], sizeof(m->parent[1]), "%s", hm->parent[1]);
         m->mainline = hm->mainline;
-        int64_t last_ms = 0;
+        int64_t last_ms = 0; /* the later parent's time */
         for (int i = 0; i < 2; i++)
             for (size_t j = 0; j < hm->nside[i]; j++)
-                if (hm->side[i][j].time_ms > last_ms)
+                if (!strcmp(hm->side[i][j].oid, hm->parent[i]) &&
+                    hm->side[i][j].time_ms > last_ms)
                     last_ms = hm->side[i][j].time_ms;
         m->merge_ct = merge_time(hm->time_ms / 1000, last_ms / 1000);
         m->strict = hm->nside[0] >= 2 && hm->nside[1] >= 2;
