@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""candidates.py - rows O and P of the calibration study (docs/replay.md):
-two candidate priors measured on the development set and not adopted.
+"""candidates.py - rows O to Q of the calibration study (docs/replay.md):
+three candidate priors measured on the development set and not adopted.
 
     bench/candidates.py [--data DIR] [--bin build/release/airspace]
                         [--split tune|held-out|all]
@@ -131,9 +131,58 @@ def churn(recs, window=180 * 86400):
     return out
 
 
+def dir_distance(a, b):
+    """0 for one path, 1 for two files in one directory, else the steps up
+    and down the directory tree between them, plus one."""
+    if a == b:
+        return 0
+    pa, pb = a.split("/"), b.split("/")
+    k = 0
+    while k < min(len(pa), len(pb)) - 1 and pa[k] == pb[k]:
+        k += 1
+    return (len(pa) - 1 - k) + (len(pb) - 1 - k) + 1
+
+
+def approach(recs):
+    """Per merge at half-way: (velocity, closeness). For each side, the
+    directory distance of each of its commits so far to the other side's
+    half-way working set (the nearest pair of paths; at most 50 files of a
+    commit and 300 of the working set); velocity = the mean distance of the
+    earlier commits minus that of the last third (> 0: coming closer), the
+    larger over the two sides; closeness = the smallest distance of a last
+    third's commit (99 when there is none)."""
+    out = {}
+    for r in recs:
+        W = [sorted({f["path"] for f in s["half"]["ws"]}) for s in r["sides"]]
+        vel, close = 0.0, 99
+        for i in (0, 1):
+            s, other = r["sides"][i], W[1 - i][:300]
+            cs = [c for c in s["commits"]
+                  if not c.get("merge") and c["ct"] <= s["half"]["ct"]]
+            if not cs or not other:
+                continue
+            d = [min((dir_distance(f[1], b) for f in c["files"][:50] for b in other),
+                     default=20) for c in cs]
+            k = max(1, len(d) // 3)
+            close = min([close] + d[-k:])
+            if len(d) >= 2:
+                vel = max(vel, sum(d[:-k]) / max(1, len(d) - k) - sum(d[-k:]) / k)
+        out[r["merge"]] = (vel, close)
+    return out
+
+
 def in_split(sha, split):
     even = int(sha[0], 16) % 2 == 0
     return split == "all" or even == (split == "tune")
+
+
+def auc_of(pairs):
+    neg = sorted(v for v, conf in pairs if not conf)
+    pos = [v for v, conf in pairs if conf]
+    if not pos or not neg:
+        return float("nan")
+    return sum(bisect.bisect_left(neg, p) + 0.5 * (bisect.bisect_right(neg, p)
+               - bisect.bisect_left(neg, p)) for p in pos) / (len(pos) * len(neg))
 
 
 def summary(rows, split):
@@ -193,6 +242,28 @@ def main():
                 R = 1 - (1 - h["risk"]) * (1 - w * (1 - math.exp(-lam[r["merge"]] / k)))
                 rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
             print(f"{repo} {a.split} P churn w {w} k {k}: {summary(rows, a.split)}")
+        ap = approach(recs)
+        far = [(pm[r["merge"]]["half"]["risk"], r["label"]["conflicted"]) for r in recs
+               if in_split(r["merge"], a.split) and pm[r["merge"]]["half"]["near"] == 0]
+        print(f"{repo} {a.split} Q the defaults' risk: auc {auc_of(far):.3f} "
+              "on merges without hunks within 3 lines")
+        for name, key in (("velocity", 0), ("closeness", 1)):
+            sel = [r for r in recs if in_split(r["merge"], a.split)]
+            val = (lambda m: ap[m][0]) if key == 0 else (lambda m: -ap[m][1])
+            both = [(val(r["merge"]), r["label"]["conflicted"]) for r in sel]
+            far = [(val(r["merge"]), r["label"]["conflicted"]) for r in sel
+                   if pm[r["merge"]]["half"]["near"] == 0]
+            print(f"{repo} {a.split} Q {name} alone: auc {auc_of(both):.3f}, "
+                  f"{auc_of(far):.3f} on merges without hunks within 3 lines")
+        for w, k in ((0.05, 1), (0.1, 1), (0.2, 1), (0.3, 2)):
+            rows = []
+            for r in recs:
+                h = pm[r["merge"]]["half"]
+                m = ap[r["merge"]][1]
+                g = math.exp(-m / k) if m < 99 else 0.0
+                R = 1 - (1 - h["risk"]) * (1 - w * g)
+                rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
+            print(f"{repo} {a.split} Q closeness w {w} k {k}: {summary(rows, a.split)}")
 
 
 if __name__ == "__main__":
