@@ -1,8 +1,8 @@
 /*
- * sort.h - sorting of uint32_t arrays (symbol and file ids), faster than
- * qsort with a comparison callback: insertion sort for short arrays, an
- * LSD radix sort (4 passes of 8 bits, skipping passes whose byte is the
- * same everywhere) for long ones.
+ * sort.h - sorting of uint32_t and uint64_t arrays (symbol and file ids,
+ * packed keys), faster than qsort with a comparison callback: insertion
+ * sort for short arrays, an LSD radix sort (a pass of 8 bits per byte,
+ * skipping passes whose byte is the same everywhere) for long ones.
  */
 #ifndef AIRSPACE_UTIL_SORT_H
 #define AIRSPACE_UTIL_SORT_H

@@ -1,6 +1,7 @@
 /*
- * test_util_sort_file.c - sort_u32 against a reference, whole-file reads
- * with caps, atomic writes, and the stat cache of plain-directory blob ids.
+ * test_util_sort_file.c - sort_u32 and sort_u64 against a reference, whole-file
+ * reads with caps, atomic writes, and the stat cache of plain-directory blob
+ * ids.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,43 @@ test_sort(void)
         CHECK(n == 0 || u >= 1);
         free(a);
         free(b);
+    }
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* sort_u64 on the shapes risk.c sorts (a 32-bit id over a 32-bit one: the
+ * high bytes of both halves mostly constant) and on full 64-bit values. */
+static void
+test_sort64(void)
+{
+    uint64_t s = 0x9e3779b97f4a7c15ULL;
+    static const size_t sizes[] = { 0, 1, 2, 63, 64, 65, 1000, 70000 };
+    for (int shape = 0; shape < 3; shape++) {
+        for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+            size_t n = sizes[t];
+            uint64_t *a = xmalloc((n + 1) * sizeof(*a));
+            uint64_t *b = xmalloc((n + 1) * sizeof(*b));
+            for (size_t i = 0; i < n; i++) {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                a[i] = shape == 0   ? s
+                       : shape == 1 ? (s % 5000) << 32 | (s >> 40) % 300
+                                    : 7; /* every byte the same */
+                b[i] = a[i];
+            }
+            sort_u64(a, n);
+            qsort(b, n, sizeof(*b), cmp_u64);
+            CHECK(n == 0 || !memcmp(a, b, n * sizeof(*a)));
+            free(a);
+            free(b);
+        }
     }
 }
 
@@ -130,6 +168,7 @@ main(void)
     if (!mkdtemp(dir))
         return 1;
     TEST_RUN("sort_u32 agrees with qsort", test_sort);
+    TEST_RUN("sort_u64 agrees with qsort", test_sort64);
     TEST_RUN("file read and atomic write", test_file);
     TEST_RUN("stat cache", test_statcache);
     char *f = xasprintf("%s/f", dir);
