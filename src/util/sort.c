@@ -27,7 +27,8 @@
             }                                                                  \
             return;                                                            \
         }                                                                      \
-        size_t(*count)[256] = xcalloc(BYTES, sizeof(*count));                  \
+        size_t count[BYTES][256]; /* 8 or 16 KiB */                            \
+        memset(count, 0, sizeof(count));                                       \
         for (size_t i = 0; i < n; i++)                                         \
             for (int b = 0; b < (BYTES); b++)                                  \
                 count[b][(v[i] >> (8 * b)) & 0xff]++;                          \
@@ -51,7 +52,6 @@
         if (src != v)                                                          \
             memcpy(v, src, n * sizeof(*v));                                    \
         free(tmp);                                                             \
-        free(count);                                                           \
     }
 
 RADIX_SORT(sort_u32, uint32_t, 4)
