@@ -329,9 +329,10 @@ engine_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
     agent_release(&ag[1]);
 }
 
-/* When a merge happened (Unix s): its committer time, or its later
+/* When a recorded merge happened (Unix s): its committer time, or its later
  * parent's when a skewed clock dated the merge before that parent (a merge
- * cannot precede what it merges; no lead comes out negative). */
+ * cannot precede what it merges; no lead comes out negative). Git mode gets
+ * the same from history_collect(). */
 static int64_t
 merge_time(int64_t merge_ct, int64_t last_parent_ct)
 {
@@ -1325,13 +1326,7 @@ replay_run_git(struct replay *rp, struct repo *r,
         snprintf(m->parent[0], sizeof(m->parent[0]), "%s", hm->parent[0]);
         snprintf(m->parent[1], sizeof(m->parent[1]), "%s", hm->parent[1]);
         m->mainline = hm->mainline;
-        int64_t last_ms = 0; /* the later parent's time */
-        for (int i = 0; i < 2; i++)
-            for (size_t j = 0; j < hm->nside[i]; j++)
-                if (!strcmp(hm->side[i][j].oid, hm->parent[i]) &&
-                    hm->side[i][j].time_ms > last_ms)
-                    last_ms = hm->side[i][j].time_ms;
-        m->merge_ct = merge_time(hm->time_ms / 1000, last_ms / 1000);
+        m->merge_ct = hm->time_ms / 1000; /* never before its parents */
         m->strict = hm->nside[0] >= 2 && hm->nside[1] >= 2;
         m->first_level_point = -1;
         m->first_ra_ms = -1;
@@ -1340,7 +1335,7 @@ replay_run_git(struct replay *rp, struct repo *r,
         int64_t start = hm->side[0][0].time_ms > hm->side[1][0].time_ms
                             ? hm->side[0][0].time_ms
                             : hm->side[1][0].time_ms;
-        m->inflight_ms = m->merge_ct * 1000 - start;
+        m->inflight_ms = hm->time_ms - start;
         struct git_walk w = {
             .rp = rp, .r = r, .o = o, .mc = mc, .g = &bg.g, .hm = hm, .m = m
         };

@@ -293,6 +293,16 @@ add_merge(git_repository *g, const struct history_options *o, git_commit *c,
     hex_of(m.parent[0], p1);
     hex_of(m.parent[1], p2);
     m.time_ms = (int64_t)git_commit_time(c) * 1000;
+    for (unsigned k = 0; k < 2; k++) {
+        /* A merge cannot precede what it merges: a skewed clock that dated
+         * it before a parent gives way to that parent's time. */
+        git_commit *pc = NULL;
+        if (git_commit_parent(&pc, c, k) == 0 &&
+            (int64_t)git_commit_time(pc) * 1000 > m.time_ms)
+            m.time_ms = (int64_t)git_commit_time(pc) * 1000;
+        git_commit_free(pc);
+    }
+    git_error_clear();
     {
         uint32_t v;
         m.mainline = strmap_get(chain, m.oid, 40, &v);
