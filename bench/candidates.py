@@ -191,21 +191,38 @@ def summary(rows, split):
     flagged = sum(1 for _, _, R, _ in sel if R >= TAU_TA)
     ncaught = sum(1 for _, conf, _, near in sel if conf and near > 0)
     nflagged = sum(1 for _, _, _, near in sel if near > 0)
-    neg = sorted(R for _, conf, R, _ in sel if not conf)
-    pos = [R for _, conf, R, _ in sel if conf]
-    auc = sum(bisect.bisect_left(neg, p) + 0.5 * (bisect.bisect_right(neg, p)
-              - bisect.bisect_left(neg, p)) for p in pos) / (len(pos) * len(neg))
+    auc = auc_of([(R, conf) for _, conf, R, _ in sel])
     return f"{caught}/{flagged} (near {ncaught}/{nflagged}) auc {auc:.3f}"
+
+
+def rescore(recs, pm, risk):
+    """(merge, label, risk(record, half-way point), near) for every record."""
+    rows = []
+    for r in recs:
+        h = pm[r["merge"]]["half"]
+        rows.append((r["merge"], r["label"]["conflicted"], risk(r, h), h["near"]))
+    return rows
+
+
+def with_proximity(h, new):
+    """The half-way risk with the proximity channel replaced by new."""
+    old = h["channels"]["proximity"]
+    return 1 - (1 - h["risk"]) / (1 - W_PROX * old) * (1 - W_PROX * new)
+
+
+def with_channel(h, w, g):
+    """The half-way risk with a channel g of weight w added."""
+    return 1 - (1 - h["risk"]) * (1 - w * g)
 
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=os.environ.get(
+    args = argparse.ArgumentParser()
+    args.add_argument("--data", default=os.environ.get(
         "AIRSPACE_MERGES", os.path.join(here, "..", "..", "shared", "data", "merges")))
-    ap.add_argument("--bin", default=os.path.join(here, "..", "build", "release", "airspace"))
-    ap.add_argument("--split", default="tune")
-    a = ap.parse_args()
+    args.add_argument("--bin", default=os.path.join(here, "..", "build", "release", "airspace"))
+    args.add_argument("--split", default="tune")
+    a = args.parse_args()
     for name in sorted(os.listdir(a.data)):
         if not name.endswith(".jsonl.gz"):
             continue
@@ -216,54 +233,42 @@ def main():
         pm = {m["merge"]: m for m in out["merges"]}
         with gzip.open(path, "rt") as f:
             recs = [json.loads(line) for line in f]
-        lam = churn(recs)
         repo = name[: -len(".jsonl.gz")]
+        tag = f"{repo} {a.split}"
+        for r in recs:  # the model here is airspace's own
+            old, new = pm[r["merge"]]["half"]["channels"]["proximity"], prox_ident(r, 1.0)
+            if abs(old - new) > 1e-6:
+                sys.exit(f"{repo} {r['merge']}: proximity {new} here, {old} in airspace")
+
         for ident in (1.0, 0.6, 0.43, 0.4, 0.3, 0.2, 0.0):
-            rows = []
-            for r in recs:
-                h = pm[r["merge"]]["half"]
-                old, new = h["channels"]["proximity"], prox_ident(r, ident)
-                if ident == 1.0 and abs(old - new) > 1e-6:
-                    sys.exit(f"{repo} {r['merge']}: proximity {new} here, {old} in airspace")
-                R = 1 - (1 - h["risk"]) / (1 - W_PROX * old) * (1 - W_PROX * new)
-                rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
-            print(f"{repo} {a.split} O ident {ident}: {summary(rows, a.split)}")
-        rows = []
-        for r in recs:
-            h = pm[r["merge"]]["half"]
-            old, new = h["channels"]["proximity"], prox_ident(r, 0.4, True)
-            R = 1 - (1 - h["risk"]) / (1 - W_PROX * old) * (1 - W_PROX * new)
-            rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
-        print(f"{repo} {a.split} O replacements only, ident 0.4: {summary(rows, a.split)}")
+            rows = rescore(recs, pm, lambda r, h: with_proximity(h, prox_ident(r, ident)))
+            print(f"{tag} O ident {ident}: {summary(rows, a.split)}")
+        rows = rescore(recs, pm, lambda r, h: with_proximity(h, prox_ident(r, 0.4, True)))
+        print(f"{tag} O replacements only, ident 0.4: {summary(rows, a.split)}")
+
+        lam = churn(recs)
         for w, k in ((0.02, 1), (0.05, 1), (0.1, 3), (0.35, 3), (0.4, 1)):
-            rows = []
-            for r in recs:
-                h = pm[r["merge"]]["half"]
-                R = 1 - (1 - h["risk"]) * (1 - w * (1 - math.exp(-lam[r["merge"]] / k)))
-                rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
-            print(f"{repo} {a.split} P churn w {w} k {k}: {summary(rows, a.split)}")
-        ap = approach(recs)
-        far = [(pm[r["merge"]]["half"]["risk"], r["label"]["conflicted"]) for r in recs
-               if in_split(r["merge"], a.split) and pm[r["merge"]]["half"]["near"] == 0]
-        print(f"{repo} {a.split} Q the defaults' risk: auc {auc_of(far):.3f} "
+            rows = rescore(recs, pm, lambda r, h: with_channel(
+                h, w, 1 - math.exp(-lam[r["merge"]] / k)))
+            print(f"{tag} P churn w {w} k {k}: {summary(rows, a.split)}")
+
+        near = approach(recs)
+        sel = [r for r in recs if in_split(r["merge"], a.split)]
+        far = [r for r in sel if pm[r["merge"]]["half"]["near"] == 0]
+        label = lambda r: r["label"]["conflicted"]  # noqa: E731
+        print(f"{tag} Q the defaults' risk: auc "
+              f"{auc_of([(pm[r['merge']]['half']['risk'], label(r)) for r in far]):.3f} "
               "on merges without hunks within 3 lines")
-        for name, key in (("velocity", 0), ("closeness", 1)):
-            sel = [r for r in recs if in_split(r["merge"], a.split)]
-            val = (lambda m: ap[m][0]) if key == 0 else (lambda m: -ap[m][1])
-            both = [(val(r["merge"]), r["label"]["conflicted"]) for r in sel]
-            far = [(val(r["merge"]), r["label"]["conflicted"]) for r in sel
-                   if pm[r["merge"]]["half"]["near"] == 0]
-            print(f"{repo} {a.split} Q {name} alone: auc {auc_of(both):.3f}, "
-                  f"{auc_of(far):.3f} on merges without hunks within 3 lines")
+        for what, val in (("velocity", lambda m: near[m][0]),
+                          ("closeness", lambda m: -near[m][1])):
+            print(f"{tag} Q {what} alone: "
+                  f"auc {auc_of([(val(r['merge']), label(r)) for r in sel]):.3f}, "
+                  f"{auc_of([(val(r['merge']), label(r)) for r in far]):.3f} "
+                  "on merges without hunks within 3 lines")
         for w, k in ((0.05, 1), (0.1, 1), (0.2, 1), (0.3, 2)):
-            rows = []
-            for r in recs:
-                h = pm[r["merge"]]["half"]
-                m = ap[r["merge"]][1]
-                g = math.exp(-m / k) if m < 99 else 0.0
-                R = 1 - (1 - h["risk"]) * (1 - w * g)
-                rows.append((r["merge"], r["label"]["conflicted"], R, h["near"]))
-            print(f"{repo} {a.split} Q closeness w {w} k {k}: {summary(rows, a.split)}")
+            rows = rescore(recs, pm, lambda r, h: with_channel(
+                h, w, math.exp(-near[r["merge"]][1] / k) if near[r["merge"]][1] < 99 else 0.0))
+            print(f"{tag} Q closeness w {w} k {k}: {summary(rows, a.split)}")
 
 
 if __name__ == "__main__":
