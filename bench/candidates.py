@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""candidates.py - rows O to Q of the calibration study (docs/replay.md):
-three candidate priors measured on the development set and not adopted.
+"""candidates.py - rows O to R of the calibration study (docs/replay.md):
+four candidates measured on the development set and not adopted.
 
     bench/candidates.py [--data DIR] [--bin build/release/airspace]
                         [--split tune|held-out|all]
@@ -23,6 +23,13 @@ P: learned churn, added: lambda = sum over files f one side changed and the
    other has not of rate(f) * (the other side's commits so far), rate(f) =
    the share of recorded side commits in the 180 days before the scoring
    time that touched f; channel 1 - exp(-lambda / k) with weight w.
+Q: the velocity of approach and the closeness of the latest commits.
+R: git's own rule for which hunks collide. The default gap reads an
+   insertion before base line s as a change of line s-1, so an insertion
+   one line past a changed line, or two insertions one line apart, count
+   as adjacent (gap 1). Git conflicts only when the base ranges overlap or
+   touch, and two insertions only at the same point: R scores the gap as
+   git does (0 overlapping or touching, else 1 + the base lines between).
 """
 import argparse
 import bisect
@@ -55,6 +62,20 @@ def mingap(ha, hb):
     return best
 
 
+def gap_git(ha, hb):
+    """The smallest gap between two sides' hunks by git's rule: in doubled
+    coordinates a replacement of lines s..e-1 spans [2s, 2e] (its bounds
+    included, so an insertion at either end touches it) and an insertion
+    before line s is the point 2s."""
+    best = None
+    for s1, e1, _ in ha:
+        for s2, e2, _ in hb:
+            d = max(0, 2 * max(s1, s2) - 2 * min(e1, e2))
+            g = 0 if d == 0 else d // 2 + 1
+            best = g if best is None else min(best, g)
+    return best
+
+
 def pgap(g):
     if g is None:
         return 0.0
@@ -63,6 +84,19 @@ def pgap(g):
 
 def base_path(f):
     return f.get("old_path") if f["status"] == "R" else f["path"]
+
+
+def prox_git(rec):
+    W = [{base_path(f): f for f in s["half"]["ws"]} for s in rec["sides"]]
+    best = 0.0
+    for p in set(W[0]) & set(W[1]):
+        a, b = W[0][p], W[1][p]
+        if (a["status"] in "ADTC" or b["status"] in "ADTC" or a.get("binary")
+                or b.get("binary")):
+            return 1.0
+        if a["hunks"] and b["hunks"]:
+            best = max(best, pgap(gap_git(a["hunks"], b["hunks"])))
+    return best
 
 
 def prox_ident(rec, ident, repl_only=False):
@@ -245,6 +279,9 @@ def main():
             print(f"{tag} O ident {ident}: {summary(rows, a.split)}")
         rows = rescore(recs, pm, lambda r, h: with_proximity(h, prox_ident(r, 0.4, True)))
         print(f"{tag} O replacements only, ident 0.4: {summary(rows, a.split)}")
+
+        rows = rescore(recs, pm, lambda r, h: with_proximity(h, prox_git(r)))
+        print(f"{tag} R git's collision rule: {summary(rows, a.split)}")
 
         lam = churn(recs)
         for w, k in ((0.02, 1), (0.05, 1), (0.1, 3), (0.35, 3), (0.4, 1)):
