@@ -22,15 +22,11 @@ version of the bar), re-scoring each merge from the channels airspace
 reported, and print the best settings with their reading on the held-out
 half next to the defaults'.
 """
-import argparse
 import itertools
-import json
 import math
-import os
 import random
-import subprocess
 
-from candidates import TAU_TA, W_PROX, in_split
+from candidates import TAU_TA, W_PROX, dev_args, dev_set, in_split
 
 DEFAULTS = (0.25, 0.1, 0.35)  # weight.exposure, weight.dirs, weight.activity
 
@@ -72,17 +68,9 @@ def cells_of(rows, weights=None):
 
 
 def load(a):
-    data = {}
-    for name in sorted(os.listdir(a.data)):
-        if not name.endswith(".jsonl.gz"):
-            continue
-        out = json.loads(subprocess.run(
-            [a.bin, "replay", "--records", os.path.join(a.data, name), "--json",
-             "--per-merge"], check=True, capture_output=True, text=True).stdout)
-        data[name[: -len(".jsonl.gz")]] = [
-            (m["merge"], (m["conflicted"], m["half"]["channels"], m["half"]["risk"],
-                          m["half"]["near"] > 0)) for m in out["merges"]]
-    return data
+    return {repo: [(m["merge"], (m["conflicted"], m["half"]["channels"], m["half"]["risk"],
+                                 m["half"]["near"] > 0)) for m in merges]
+            for repo, _, merges in dev_set(a)}
 
 
 def split_rows(rows, split):
@@ -110,11 +98,7 @@ def grid(data, resamples):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    args = argparse.ArgumentParser()
-    args.add_argument("--data", default=os.environ.get(
-        "AIRSPACE_MERGES", os.path.join(here, "..", "..", "shared", "data", "merges")))
-    args.add_argument("--bin", default=os.path.join(here, "..", "build", "release", "airspace"))
+    args = dev_args()
     args.add_argument("--resamples", type=int, default=2000)
     args.add_argument("--grid", action="store_true")
     a = args.parse_args()

@@ -86,7 +86,10 @@ def base_path(f):
     return f.get("old_path") if f["status"] == "R" else f["path"]
 
 
-def prox_git(rec):
+def prox_shared(rec, hunks_p):
+    """The half-way proximity of a record: the largest over shared files of
+    1 for a whole-file change on either side, else hunks_p(ha, hb) on the
+    two sides' hunks (tuples)."""
     W = [{base_path(f): f for f in s["half"]["ws"]} for s in rec["sides"]]
     best = 0.0
     for p in set(W[0]) & set(W[1]):
@@ -94,31 +97,26 @@ def prox_git(rec):
         if (a["status"] in "ADTC" or b["status"] in "ADTC" or a.get("binary")
                 or b.get("binary")):
             return 1.0
-        if a["hunks"] and b["hunks"]:
-            best = max(best, pgap(gap_git(a["hunks"], b["hunks"])))
+        ha, hb = [tuple(h) for h in a["hunks"]], [tuple(h) for h in b["hunks"]]
+        if ha and hb:
+            best = max(best, hunks_p(ha, hb))
     return best
+
+
+def prox_git(rec):
+    return prox_shared(rec, lambda ha, hb: pgap(gap_git(ha, hb)))
 
 
 def prox_ident(rec, ident, repl_only=False):
-    W = [{base_path(f): f for f in s["half"]["ws"]} for s in rec["sides"]]
-    best = 0.0
-    for p in set(W[0]) & set(W[1]):
-        a, b = W[0][p], W[1][p]
-        if (a["status"] in "ADTC" or b["status"] in "ADTC" or a.get("binary")
-                or b.get("binary")):
-            v = 1.0
-        else:
-            ha = [tuple(h) for h in a["hunks"]]
-            hb = [tuple(h) for h in b["hunks"]]
-            same = set(ha) & set(hb)
-            if repl_only:  # an identical insertion point is still a collision
-                same = {h for h in same if h[1] > h[0]}
-            ha2 = [h for h in ha if h not in same]
-            hb2 = [h for h in hb if h not in same]
-            v = max(pgap(mingap(ha2, hb2) if ha2 and hb2 else None),
-                    ident * pgap(mingap(ha, hb)))
-        best = max(best, v)
-    return best
+    def p(ha, hb):
+        same = set(ha) & set(hb)
+        if repl_only:  # an identical insertion point is still a collision
+            same = {h for h in same if h[1] > h[0]}
+        ha2 = [h for h in ha if h not in same]
+        hb2 = [h for h in hb if h not in same]
+        return max(pgap(mingap(ha2, hb2) if ha2 and hb2 else None),
+                   ident * pgap(mingap(ha, hb)))
+    return prox_shared(rec, p)
 
 
 def files_of(c):
@@ -249,14 +247,19 @@ def with_channel(h, w, g):
     return 1 - (1 - h["risk"]) * (1 - w * g)
 
 
-def main():
+def dev_args():
+    """An argument parser with --data (the recorded repositories) and --bin."""
     here = os.path.dirname(os.path.abspath(__file__))
     args = argparse.ArgumentParser()
     args.add_argument("--data", default=os.environ.get(
         "AIRSPACE_MERGES", os.path.join(here, "..", "..", "shared", "data", "merges")))
     args.add_argument("--bin", default=os.path.join(here, "..", "build", "release", "airspace"))
-    args.add_argument("--split", default="tune")
-    a = args.parse_args()
+    return args
+
+
+def dev_set(a):
+    """(repository, records path, airspace's per-merge report) for each
+    recorded repository in a.data, with the defaults."""
     for name in sorted(os.listdir(a.data)):
         if not name.endswith(".jsonl.gz"):
             continue
@@ -264,10 +267,17 @@ def main():
         out = json.loads(subprocess.run(
             [a.bin, "replay", "--records", path, "--json", "--per-merge"],
             check=True, capture_output=True, text=True).stdout)
-        pm = {m["merge"]: m for m in out["merges"]}
+        yield name[: -len(".jsonl.gz")], path, out["merges"]
+
+
+def main():
+    args = dev_args()
+    args.add_argument("--split", default="tune")
+    a = args.parse_args()
+    for repo, path, merges in dev_set(a):
+        pm = {m["merge"]: m for m in merges}
         with gzip.open(path, "rt") as f:
             recs = [json.loads(line) for line in f]
-        repo = name[: -len(".jsonl.gz")]
         tag = f"{repo} {a.split}"
         for r in recs:  # the model here is airspace's own
             old, new = pm[r["merge"]]["half"]["channels"]["proximity"], prox_ident(r, 1.0)
