@@ -16,6 +16,19 @@
 #include "test.h"
 #include "util/banned.h"
 
+/* Sizes around the insertion-sort cut-off (64) and well above it. */
+static const size_t sort_sizes[] = { 0, 1, 2, 63, 64, 65, 1000, 70000 };
+#define NSORT_SIZES (sizeof(sort_sizes) / sizeof(sort_sizes[0]))
+
+static uint64_t
+xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
 static int
 cmp_u32(const void *a, const void *b)
 {
@@ -27,15 +40,12 @@ static void
 test_sort(void)
 {
     uint64_t s = 88172645463325252ULL;
-    static const size_t sizes[] = { 0, 1, 2, 63, 64, 65, 1000, 70000 };
-    for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
-        size_t n = sizes[t];
+    for (size_t t = 0; t < NSORT_SIZES; t++) {
+        size_t n = sort_sizes[t];
         uint32_t *a = xmalloc((n + 1) * sizeof(*a));
         uint32_t *b = xmalloc((n + 1) * sizeof(*b));
         for (size_t i = 0; i < n; i++) {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
+            xorshift(&s);
             /* mixed: small values share high bytes (skipped passes) */
             a[i] = t % 2 ? (uint32_t)s : (uint32_t)(s % 300);
             b[i] = a[i];
@@ -67,16 +77,13 @@ static void
 test_sort64(void)
 {
     uint64_t s = 0x9e3779b97f4a7c15ULL;
-    static const size_t sizes[] = { 0, 1, 2, 63, 64, 65, 1000, 70000 };
     for (int shape = 0; shape < 3; shape++) {
-        for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
-            size_t n = sizes[t];
+        for (size_t t = 0; t < NSORT_SIZES; t++) {
+            size_t n = sort_sizes[t];
             uint64_t *a = xmalloc((n + 1) * sizeof(*a));
             uint64_t *b = xmalloc((n + 1) * sizeof(*b));
             for (size_t i = 0; i < n; i++) {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
+                xorshift(&s);
                 a[i] = shape == 0   ? s
                        : shape == 1 ? (s % 5000) << 32 | (s >> 40) % 300
                                     : 7; /* every byte the same */
