@@ -563,6 +563,8 @@ struct lead_stats {
 struct group_stats {
     size_t n, conflicted;
     struct scorer_stats s[NPOINTS][NSCORERS];
+    /* airspace's risk held to near's flag budget at each point */
+    struct metrics_budget at_near[NPOINTS];
     struct lead_stats lead[NSCORERS];
 };
 
@@ -659,6 +661,16 @@ group_compute(const struct replay *rp, int g, struct group_stats *gs)
                     gs->conflicted += label[i];
             }
         }
+        size_t k = 0;
+        for (size_t i = 0; i < rp->n; i++) {
+            const struct rp_merge *m = &rp->m[i];
+            if (!in_split(&rp->cfg, m->sha) || !in_group(m, g))
+                continue;
+            score[k] = m->p[p].risk;
+            label[k++] = m->conflicted;
+        }
+        const struct metrics_confusion *nt = &gs->s[p][SC_NEAR].traffic;
+        gs->at_near[p] = metrics_at_budget(score, label, k, nt->tp + nt->fp);
     }
     for (int sc = 0; sc < NSCORERS; sc++) {
         size_t k = 0, kf = 0;
@@ -768,6 +780,13 @@ replay_print_table(const struct replay *rp, FILE *out)
                 point_names[p], yes_no_na(v.auc), x[0], x[1],
                 yes_no_na(v.traffic), a->tp, a->tp + a->fp, n->tp,
                 n->tp + n->fp);
+            const struct metrics_budget *b = &gs.at_near[p];
+            char cut[16];
+            fmt3(cut, 16, b->cut);
+            fprintf(out,
+                "  %s: at near's budget airspace's highest risks catch %zu "
+                "of %zu flagged (risk >= %s)\n",
+                point_names[p], b->tp, b->flagged, cut);
         }
         fprintf(out, "  first correct warning, median lead:");
         for (int sc = 0; sc < NSCORERS; sc++) {
@@ -933,6 +952,11 @@ replay_print_json(const struct replay *rp, FILE *out)
                     v.auc < 0 ? json_null() : json_boolean(v.auc),
                     "traffic_beats_near",
                     v.traffic < 0 ? json_null() : json_boolean(v.traffic)));
+            const struct metrics_budget *b = &gs.at_near[p];
+            json_object_set_new(json_object_get(jp, scorer_names[SC_AIRSPACE]),
+                "at_near_budget",
+                json_pack("{s:I,s:I,s:o}", "flagged", (json_int_t)b->flagged,
+                    "tp", (json_int_t)b->tp, "risk_cut", jnum(b->cut)));
             json_object_set_new(jg, point_names[p], jp);
         }
         json_t *jl = json_object();

@@ -60,6 +60,33 @@ metrics_auc(const double *score, const bool *label, size_t n)
     return u / ((double)npos * (double)nneg);
 }
 
+struct metrics_budget
+metrics_at_budget(
+    const double *score, const bool *label, size_t n, size_t budget)
+{
+    struct metrics_budget b = { 0, 0, NAN };
+    if (!n)
+        return b;
+    struct scored *v = xmalloc(n * sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct scored){ score[i], label[i] };
+    qsort(v, n, sizeof(*v), cmp_scored);
+    /* Ascending order: walk tie groups from the top down. */
+    for (size_t j = n; j > 0 && v[j - 1].score > 0;) {
+        size_t i = j - 1, tp = v[i].label;
+        while (i > 0 && v[i - 1].score == v[j - 1].score)
+            tp += v[--i].label;
+        if (b.flagged + (j - i) > budget)
+            break;
+        b.flagged += j - i;
+        b.tp += tp;
+        b.cut = v[i].score;
+        j = i;
+    }
+    free(v);
+    return b;
+}
+
 void
 metrics_confusion_add(struct metrics_confusion *c, bool flagged, bool label)
 {

@@ -39,6 +39,22 @@ double metrics_recall(const struct metrics_confusion *c);
 double metrics_flagged_share(const struct metrics_confusion *c);
 
 /*
+ * The operating point of a score held to a flag budget: flag every sample
+ * whose score is at least cut, where cut is the lowest score that flags no
+ * more than budget samples and is above 0 (a zero score is no warning).
+ * Tied scores are flagged together or not at all, so flagged can fall short
+ * of budget. cut is NAN when nothing can be flagged (budget 0, no positive
+ * score, or the highest tie group alone exceeds the budget). O(n log n).
+ */
+struct metrics_budget {
+    size_t flagged, tp;
+    double cut;
+};
+
+struct metrics_budget metrics_at_budget(
+    const double *score, const bool *label, size_t n, size_t budget);
+
+/*
  * Median of v[0..n) (mean of the two middle values for even n); sorts v in
  * place. NAN when n is 0.
  */

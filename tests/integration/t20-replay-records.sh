@@ -84,6 +84,26 @@ check "table: the mainline verdict is n/a, not no" grep -q \
     "AUC above both baselines n/a (n/a vs n/a); traffic catches more than near at no more flagged n/a (0/0 vs 0/0 caught/flagged)" \
     "$TMP/verdict.txt"
 
+# At near's flag budget (1 merge at half-way, 2 at the end) airspace's
+# highest risks are merge 1, then merges 1 and 2; the cut is the lowest risk
+# flagged. The mainline group's budget is 0.
+as replay --records "$F" --json --per-merge > "$J"
+check "at near's budget: 1/1 at half-way, cut at merge 1's risk" jqt "$J" \
+    '.groups.all.half.airspace.at_near_budget as $b | $b.flagged == 1 and $b.tp == 1 and $b.risk_cut == .merges[0].half.risk'
+check "at near's budget: 2/2 at the end, cut at the lower of the two" jqt "$J" \
+    '.groups.all.end.airspace.at_near_budget as $b | $b.flagged == 2 and $b.tp == 2 and $b.risk_cut == ([.merges[0].end.risk, .merges[1].end.risk] | min)'
+check "at near's budget 0: nothing flagged, no cut" jqt "$J" \
+    '.groups.mainline.half.airspace.at_near_budget == {"flagged": 0, "tp": 0, "risk_cut": null}'
+# Without proximity and dirs every half-way risk is the same (activity and
+# exposure alike): the tie of 4 does not fit a budget of 1.
+as replay --records "$F" --json --set weight.proximity=0 --set weight.dirs=0 > "$J"
+check "at near's budget: a tie larger than the budget flags nothing" jqt "$J" \
+    '.groups.all.half.airspace.at_near_budget == {"flagged": 0, "tp": 0, "risk_cut": null}'
+as replay --records "$F" > "$TMP/budget.txt"
+check "table: the budget line" grep -q \
+    "^  half: at near's budget airspace's highest risks catch 1 of 1 flagged (risk >= 0.804)" \
+    "$TMP/budget.txt"
+
 # With the overlap channel weighted 1 it joins the noisy-OR.
 as replay --records "$F" --json --per-merge --set weight.overlap=1 > "$J"
 check "overlap weight 1: merge 1 half risk gains the factor 1 - 2/3" near \

@@ -1,5 +1,6 @@
 /* test_metrics.c - AUC (Mann-Whitney, ties as halves), precision/recall,
- * flagged share and median on hand-computed cases. */
+ * flagged share, the operating point at a flag budget and median on
+ * hand-computed cases. */
 #include <math.h>
 #include <stdbool.h>
 
@@ -91,6 +92,51 @@ test_confusion_no_positive(void)
     CHECK_NEAR(metrics_flagged_share(&c), 1.0, 0);
 }
 
+struct budget_case {
+    const char *name;
+    size_t n, budget;
+    double score[MAXN];
+    bool label[MAXN];
+    size_t flagged, tp;
+    double cut; /* NAN: nothing flagged */
+};
+
+static const struct budget_case budget_cases[] = {
+    { "top two of five", 5, 2, { 0.1, 0.9, 0.5, 0.7, 0.3 }, { 1, 0, 1, 1, 0 },
+        2, 1, 0.7 },
+    { "budget larger than the positive scores", 4, 4, { 0, 0.2, 0, 0.4 },
+        { 1, 1, 0, 0 }, 2, 1, 0.2 },
+    /* 0.8 fits; the tie at 0.5 would make 3 > 2, so it stays out */
+    { "a tie group that does not fit stays out", 4, 2, { 0.5, 0.8, 0.5, 0.1 },
+        { 1, 0, 1, 1 }, 1, 0, 0.8 },
+    { "a tie group that fits goes in whole", 4, 3, { 0.5, 0.8, 0.5, 0.1 },
+        { 1, 0, 1, 1 }, 3, 2, 0.5 },
+    { "the top tie alone exceeds the budget", 3, 1, { 0.6, 0.6, 0.1 },
+        { 1, 1, 0 }, 0, 0, NAN },
+    { "budget 0", 2, 0, { 0.6, 0.2 }, { 1, 0 }, 0, 0, NAN },
+    { "no positive score", 2, 2, { 0, 0 }, { 1, 0 }, 0, 0, NAN },
+    { "empty", 0, 3, { 0 }, { 0 }, 0, 0, NAN },
+};
+
+static void
+test_budget_table(void)
+{
+    for (size_t i = 0; i < sizeof(budget_cases) / sizeof(budget_cases[0]);
+         i++) {
+        const struct budget_case *c = &budget_cases[i];
+        TEST_BEGIN(c->name);
+        struct metrics_budget b =
+            metrics_at_budget(c->score, c->label, c->n, c->budget);
+        CHECK_INT(b.flagged, c->flagged);
+        CHECK_INT(b.tp, c->tp);
+        if (isnan(c->cut))
+            CHECK(isnan(b.cut));
+        else
+            CHECK_NEAR(b.cut, c->cut, 0);
+        TEST_END();
+    }
+}
+
 static void
 test_median(void)
 {
@@ -111,6 +157,7 @@ main(void)
     TEST_RUN(
         "nothing flagged: precision undefined", test_confusion_nothing_flagged);
     TEST_RUN("no positive: recall undefined", test_confusion_no_positive);
+    test_budget_table();
     TEST_RUN("median odd, even, one, empty", test_median);
     return test_done();
 }
