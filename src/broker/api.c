@@ -339,14 +339,17 @@ h_register(struct api_ctx *c)
         return;
     }
     size_t i;
+    bool created;
     struct as_err e;
-    int rc = broker_register(c->b, c->body, &i, &e);
+    int rc = broker_register(c->b, c->body, &i, &created, &e);
     if (rc) {
         api_reply_error(
             c->req, rc == AS_ECONFLICT ? 409 : 400, "refused", "%s", e.msg);
         return;
     }
-    api_reply_json(c->req, 200, broker_agent_json(c->b, i, false));
+    json_t *doc = broker_agent_json(c->b, i, false);
+    json_object_set_new(doc, "created", json_boolean(created));
+    api_reply_json(c->req, 200, doc);
 }
 
 static void

@@ -374,7 +374,8 @@ broker_refresh_residual(struct broker *b, const char *wt)
 }
 
 int
-broker_register(struct broker *b, json_t *body, size_t *out, struct as_err *e)
+broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
+    struct as_err *e)
 {
     const char *id = json_string_value(json_object_get(body, "id"));
     const char *worktree = json_string_value(json_object_get(body, "worktree"));
@@ -392,6 +393,7 @@ broker_register(struct broker *b, json_t *body, size_t *out, struct as_err *e)
         free(real);
     }
     size_t i;
+    *created = at < 0;
     if (at >= 0) {
         i = (size_t)at;
         if (id && strcmp(b->ag[i].id, id)) {

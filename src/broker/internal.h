@@ -187,9 +187,11 @@ void broker_drop_engine(struct broker *b);
 void broker_rescore(struct broker *b, size_t changed);
 /* Refresh the human of worktree wt, if that worktree is shared. */
 void broker_refresh_residual(struct broker *b, const char *wt);
-/* Add or update a registered agent from its JSON (already validated). */
-int broker_register(
-    struct broker *b, json_t *body, size_t *out, struct as_err *e);
+/* Add or update a registered agent from its JSON (already validated);
+ * *created tells whether a new agent was added (false: an agent with that id
+ * was updated, or a discovered worktree was taken over). */
+int broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
+    struct as_err *e);
 void broker_set_status(
     struct broker *b, size_t i, enum bagent_status s, const char *why);
 

@@ -185,7 +185,8 @@ mcp_session_agent(struct mcp_session *s, struct as_err *e)
     const char *id = json_string_value(json_object_get(reply, "id"));
     if (!rc && status == 200 && id) {
         s->agent = xstrdup(id);
-        s->registered = true;
+        /* A worktree agent taken over (a person's, say) stays when we go. */
+        s->registered = json_is_true(json_object_get(reply, "created"));
     } else if (!rc) {
         rc = as_errorf(e, AS_EIO, "registering with the daemon: %s",
             client_error_message(reply));

@@ -22,7 +22,7 @@ struct mcp_session {
     struct client cl; /* valid when connected */
     bool connected;
     char *agent;       /* this session's agent id, or NULL until known */
-    bool registered;   /* agent was registered here: it exits at the end */
+    bool registered;   /* agent was created here: it exits at the end */
     char *client_name; /* clientInfo.name, for registration */
     char *toplevel;    /* git toplevel of the current directory */
     bool structured;   /* add structuredContent (2025-06-18 and later) */
@@ -48,7 +48,7 @@ json_t *mcp_tools_call(struct mcp_session *s, const char *name, json_t *args);
  */
 int mcp_session_agent(struct mcp_session *s, struct as_err *e);
 
-/* Close the connection; an agent registered by this session exits first. */
+/* Close the connection; an agent created by this session exits first. */
 void mcp_session_release(struct mcp_session *s);
 
 #endif

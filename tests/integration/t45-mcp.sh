@@ -1,7 +1,9 @@
 # t45-mcp.sh - `airspace mcp` driven by the official MCP TypeScript SDK
 # client (tests/mcp/mcp_client.mjs) against a live daemon: negotiation, tool
 # list, every tool, a lock refused because another agent holds it, protocol
-# errors; then the session's agent exits when the client disconnects.
+# errors; then the session, having taken over the main worktree's agent,
+# leaves it (and the lock the person there took) when the client disconnects,
+# while a session that created its own agent exits it.
 . "$(dirname "$0")/lib.sh"
 
 : "${AIRSPACE_SOURCE_DIR:?AIRSPACE_SOURCE_DIR must point at the source tree}"
@@ -18,7 +20,7 @@ fi
 R="$TMP/repo"
 new_repo "$R"
 mkdir -p "$R/src"
-for f in held mine free bclaim claimed; do
+for f in held mine free bclaim claimed human; do
     printf 'int %s(void)\n{\n    return 0;\n}\n' "$f" > "$R/src/$f.c"
 done
 git -C "$R" add -A
@@ -33,7 +35,16 @@ i=0
 while [ ! -S "$SOCK" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 check "daemon up" [ -S "$SOCK" ]
 
-as api POST /v1/agents '{"id":"bob","client":"claude-code"}' >/dev/null
+as api POST /v1/agents '{"id":"bob","client":"claude-code"}' > "$TMP/bob.json"
+check "a new agent: created" jqt "$TMP/bob.json" '.id == "bob" and .created == true'
+as api POST /v1/agents '{"id":"bob","label":"bob again"}' > "$TMP/bob.json"
+check "the same id again: updated, not created" jqt "$TMP/bob.json" \
+    '.created == false and .label == "bob again"'
+# The person in the main worktree locks a file before any session starts.
+MAIN=$(as api GET /v1/agents | jq -r --arg r "$(pwd -P)" \
+    '.agents[] | select(.worktree == $r) | .id')
+check "the main worktree is an agent" [ -n "$MAIN" ]
+check "the person locks src/human.c" as lock --reason "editing by hand" src/human.c
 check "bob locks src/held.c" as lock --agent bob --reason "bob is here" src/held.c
 check "bob claims src/bclaim.c" as claim --agent bob src/bclaim.c
 
@@ -46,12 +57,24 @@ else
 fi
 tail -n 1 "$TMP/node.out"
 
-# The SDK session registered over the main worktree and exited at the end.
+# The SDK session took the main worktree over (keeping its id) and, not
+# having created it, left it as it was: active, the person's lock kept.
 as api GET /v1/agents > "$TMP/agents.json"
-check "the MCP agent registered with the SDK client name" \
-    jqt "$TMP/agents.json" '[.agents[] | select(.client == "sdk-test")] | length == 1'
-check "the MCP agent exited when the client closed" \
-    jqt "$TMP/agents.json" '[.agents[] | select(.client == "sdk-test")][0].status == "exited"'
+check "the MCP session took the main worktree over, keeping its id" \
+    jqt "$TMP/agents.json" "[.agents[] | select(.client == \"sdk-test\")] | length == 1 and .[0].id == \"$MAIN\""
+check "the taken-over agent is still active after the client closed" \
+    jqt "$TMP/agents.json" '[.agents[] | select(.client == "sdk-test")][0].status == "active"'
+check "the person's lock survived the session" \
+    sh -c "'$AIRSPACE_BIN' locks --json | jq -e '.locks | map(select(.holder == \"$MAIN\" and .pattern == \"src/human.c\")) | length == 1' >/dev/null"
+# A second session finds the worktree's agent registered: it creates its own
+# agent (sharing the worktree), and that one exits when stdin closes.
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-client","version":"1"}}}' \
+    | env -u AIRSPACE_AGENT "$AIRSPACE_BIN" mcp > "$TMP/raw.out" 2> "$TMP/raw.err"
+as api GET /v1/agents > "$TMP/agents.json"
+check "the second session created its own agent, which exited" \
+    jqt "$TMP/agents.json" '[.agents[] | select(.client == "raw-client")] | length == 1 and .[0].status == "exited" and .[0].id != "'"$MAIN"'"'
+check "the person's lock survived the second session too" \
+    sh -c "'$AIRSPACE_BIN' locks --json | jq -e '.locks | map(select(.holder == \"$MAIN\")) | length == 1' >/dev/null"
 check "bob still holds his lock" \
     sh -c "'$AIRSPACE_BIN' locks --json | jq -e '.locks | map(select(.holder == \"bob\" and .pattern == \"src/held.c\")) | length == 1' >/dev/null"
 finish
