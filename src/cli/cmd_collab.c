@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,9 @@ cparse(int argc, char **argv, struct copt *o, const char *usage)
             if (errno || *end || *num < 0)
                 return dcli_usage(
                     argv[0], "expected a number, not '%s'", optarg);
+            if (num == &o->ttl_s && *num > LONG_MAX / 1000)
+                return dcli_usage(
+                    argv[0], "--ttl is at most %ld seconds", LONG_MAX / 1000);
         }
     }
     return 0;

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +58,10 @@ parse(int argc, char **argv, struct lopts *o, const char *usage)
         case 't':
             errno = 0;
             o->ttl_s = strtol(optarg, &end, 10);
-            if (errno || *end || o->ttl_s <= 0)
-                return dcli_usage(
-                    argv[0], "--ttl takes seconds > 0, not '%s'", optarg);
+            if (errno || *end || o->ttl_s <= 0 || o->ttl_s > LONG_MAX / 1000)
+                return dcli_usage(argv[0],
+                    "--ttl takes seconds > 0 (at most %ld), not '%s'",
+                    LONG_MAX / 1000, optarg);
             break;
         case 's':
             o->mode = "shared";

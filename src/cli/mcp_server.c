@@ -200,7 +200,8 @@ mcp_server_handle(struct mcp_server *s, const char *line, size_t len)
     if (len > MCP_LINE_MAX)
         return mcp_server_oversized();
     json_error_t je;
-    json_t *msg = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *msg =
+        json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     if (!msg)
         return dump(error_reply(
             NULL, MCP_PARSE_ERROR, "parse error", json_string(je.text)));

@@ -150,6 +150,7 @@ res = await raw([
     { jsonrpc: '2.0', id: 6, method: 'tools/call', params: 'x' },
     { id: 7, method: 'ping' },
     [{ jsonrpc: '2.0', id: 8, method: 'ping' }],
+    '42',
     '',
     { jsonrpc: '2.0', id: 10, method: 'ping' },
 ], ['--agent', 'raw-agent']);
@@ -157,7 +158,7 @@ const by = (id) => res.replies.find((x) => x.id === id);
 const codes = res.replies.map((x) => x.error?.code ?? 'ok');
 check('exit 0 on EOF', res.status === 0, res.status);
 check('request before initialize refused', by(1)?.error?.code === -32600, by(1));
-check('notification not answered', res.replies.length === 10, res.replies.length);
+check('notification not answered', res.replies.length === 11, res.replies.length);
 check('parse error -32700', codes[2] === -32700, codes);
 check('oversized line -32600', codes[3] === -32600, codes);
 check('unknown method -32601', by(4)?.error?.code === -32601, by(4));
@@ -165,6 +166,7 @@ check('unknown tool -32602', by(5)?.error?.code === -32602, by(5));
 check('bad params -32600', by(6)?.error?.code === -32600, by(6));
 check('missing jsonrpc -32600', by(7)?.error?.code === -32600, by(7));
 check('batch refused after 2025-03-26', codes[8] === -32600, codes);
+check('a JSON scalar is not a request: -32600', codes[9] === -32600, codes);
 check('ping after junk still answered', by(10)?.result !== undefined, by(10));
 
 console.log(`${passed} passed, ${failed} failed`);
