@@ -55,25 +55,69 @@ hash_hex(const char *s, size_t n, char out[17])
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
+/* The mode of a file init creates: base narrowed by the umask. */
+static mode_t
+create_mode(mode_t base)
+{
+    mode_t um = umask(0);
+    umask(um);
+    return base & ~um;
+}
+
+/*
+ * Read path, following symlinks, into *buf (NULL when absent) and the
+ * mode of the file read into *mode. A dangling symlink is an error, not an
+ * absent file: writing there would replace the link.
+ */
 static int
 read_opt(const char *path, char **buf, size_t *len, mode_t *mode)
 {
     struct stat st;
     *buf = NULL;
     *len = 0;
-    if (lstat(path, &st) < 0)
-        return errno == ENOENT ? 0 : -1;
+    if (stat(path, &st) < 0) {
+        int err = errno;
+        if (err == ENOENT && lstat(path, &st) < 0)
+            return 0;
+        if (err == ENOENT)
+            fprintf(stderr,
+                "airspace init: '%s' is a symlink to a missing file\n", path);
+        else
+            fprintf(stderr, "airspace init: cannot read '%s': %s\n", path,
+                strerror(err));
+        return -1;
+    }
     if (mode)
         *mode = st.st_mode & 07777;
-    return file_read_max(path, (size_t)16 << 20, false, buf, len) ? -1 : 0;
+    if (file_read_max(path, (size_t)16 << 20, false, buf, len)) {
+        fprintf(stderr,
+            "airspace init: cannot read '%s': not a regular file of at "
+            "most 16 MiB\n",
+            path);
+        return -1;
+    }
+    return 0;
 }
 
-/* Replace path with data, keeping mode exactly. */
+/*
+ * Replace path with data and give it mode. A symlink is kept and the file
+ * it points to is replaced.
+ */
 static int
 write_mode(const char *path, const char *data, size_t len, mode_t mode)
 {
-    char *tmp = xasprintf("%s.airspace-tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    struct stat st;
+    char *target = lstat(path, &st) == 0 && S_ISLNK(st.st_mode)
+                       ? realpath(path, NULL)
+                       : xstrdup(path);
+    if (!target) {
+        fprintf(stderr, "airspace init: cannot write '%s': %s\n", path,
+            strerror(errno));
+        return -1;
+    }
+    char *tmp = xasprintf("%s.airspace-tmp", target);
+    int fd =
+        open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     int rc = -1;
     if (fd >= 0) {
         size_t off = 0;
@@ -87,7 +131,7 @@ write_mode(const char *path, const char *data, size_t len, mode_t mode)
         }
         if (off == len && fchmod(fd, mode) == 0 && close(fd) == 0) {
             fd = -1;
-            rc = rename(tmp, path);
+            rc = rename(tmp, target);
         }
         if (fd >= 0)
             close(fd);
@@ -98,6 +142,7 @@ write_mode(const char *path, const char *data, size_t len, mode_t mode)
         fprintf(stderr, "airspace init: cannot write '%s': %s\n", path,
             strerror(errno));
     free(tmp);
+    free(target);
     return rc;
 }
 
@@ -145,11 +190,9 @@ plan_add(struct plan *p, const char *rel, enum kind kind)
     c->path = xasprintf("%s/%s", p->top, rel);
     c->rel = c->path + strlen(p->top) + 1;
     c->kind = kind;
-    c->mode = kind == K_HOOK ? 0755 : 0644;
-    if (read_opt(c->path, &c->old, &c->old_len, &c->mode)) {
-        fprintf(stderr, "airspace init: cannot read '%s'\n", c->path);
+    c->mode = create_mode(0644);
+    if (read_opt(c->path, &c->old, &c->old_len, &c->mode))
         return NULL;
-    }
     return c;
 }
 
@@ -201,12 +244,24 @@ build_plan(struct plan *p, const struct opts *o, const struct init_git *g,
         c->path = xasprintf("%s/%s", g->hooks_dir, init_git_hooks[i]);
         c->rel = c->path;
         c->kind = K_HOOK;
-        c->mode = 0755;
+        c->mode = create_mode(0755);
         if (read_opt(c->path, &c->old, &c->old_len, NULL))
             return -1;
-        c->new = init_git_hook_is_ours(c->old)
-                     ? xstrdup(c->old)
-                     : init_git_hook_script(init_git_hooks[i], bin);
+        if (init_git_hook_is_ours(c->old)) {
+            c->new = xstrdup(c->old);
+            continue;
+        }
+        c->new = init_git_hook_script(init_git_hooks[i], bin);
+        /* Refuse now, before anything is written. */
+        char *chained = xasprintf("%s.airspace-chained", c->path);
+        struct stat st;
+        if (c->old && lstat(chained, &st) == 0) {
+            fprintf(stderr,
+                "airspace init: cannot chain '%s': '%s' is in the way\n",
+                c->path, chained);
+            rc = -1;
+        }
+        free(chained);
     }
     return rc;
 }
@@ -269,56 +324,106 @@ record_save(const struct init_git *g, json_t *rec)
 
 /* ---- install ---- */
 
+/* A new name for a backup of path in dir: seq-base, or the next free seq. */
+static char *
+backup_name(const char *dir, const char *path, size_t seq)
+{
+    const char *base = strrchr(path, '/') + 1;
+    struct stat st;
+    for (;; seq++) {
+        char *bak = xasprintf("%s/%zu-%s", dir, seq, base);
+        if (lstat(bak, &st) < 0)
+            return bak;
+        free(bak);
+    }
+}
+
+/*
+ * Make change c and record it in rec. On failure nothing of c is left
+ * (its backup, directories and chaining are undone) and rec is as it was.
+ */
 static int
 apply_one(struct change *c, const struct init_git *g, json_t *rec, size_t seq)
 {
     json_t *ent = record_find(rec, c->path);
-    if (!ent) {
+    bool fresh = !ent;
+    char *bak = NULL, *chained = NULL;
+    if (fresh) {
         ent = json_pack("{s:s, s:s, s:b}", "path", c->path, "kind",
             kind_names[c->kind], "created", c->old == NULL);
         json_object_set_new(ent, "dirs", json_array());
-        json_array_append_new(json_object_get(rec, "entries"), ent);
         if (c->old && c->kind != K_HOOK) {
             char *dir = xasprintf("%s/airspace", g->common_dir);
             mkdir(dir, 0700);
             free(dir);
             dir = xasprintf("%s/airspace/init-backup", g->common_dir);
             mkdir(dir, 0700);
-            const char *base = strrchr(c->path, '/') + 1;
-            char *bak = xasprintf("%s/%zu-%s", dir, seq, base);
+            bak = backup_name(dir, c->path, seq);
             free(dir);
             if (write_mode(bak, c->old, c->old_len, 0600)) {
                 free(bak);
-                return -1;
+                bak = NULL;
+                goto out_forget;
             }
             json_object_set_new(ent, "backup", json_string(bak));
             json_object_set_new(ent, "mode", json_integer(c->mode));
-            free(bak);
         }
     }
-    if (make_parents(c->path, json_object_get(ent, "dirs")))
-        return -1;
+    json_t *dirs = json_object_get(ent, "dirs");
+    size_t ndirs = json_array_size(dirs);
+    if (make_parents(c->path, dirs))
+        goto out_rmdir;
     if (c->kind == K_HOOK && c->old) {
-        char *chained = xasprintf("%s.airspace-chained", c->path);
+        chained = xasprintf("%s.airspace-chained", c->path);
         struct stat st;
-        int rc = lstat(chained, &st) == 0 ? -1 : rename(c->path, chained);
-        if (rc)
-            fprintf(stderr,
-                "airspace init: cannot chain '%s': '%s' is in the way\n",
-                c->path, chained);
-        free(chained);
-        if (rc)
-            return -1;
-        json_object_set_new(ent, "chained", json_true());
+        bool in_way = lstat(chained, &st) == 0;
+        if (in_way || rename(c->path, chained)) {
+            if (in_way)
+                fprintf(stderr,
+                    "airspace init: cannot chain '%s': '%s' is in the way\n",
+                    c->path, chained);
+            else
+                fprintf(stderr, "airspace init: cannot chain '%s': %s\n",
+                    c->path, strerror(errno));
+            free(chained);
+            chained = NULL;
+            goto out_rmdir;
+        }
     }
+    if (write_mode(c->path, c->new, strlen(c->new), c->mode))
+        goto out_unchain;
+    if (chained)
+        json_object_set_new(ent, "chained", json_true());
     if (c->appended)
         json_object_set_new(ent, "appended", json_string(c->appended));
-    if (write_mode(c->path, c->new, strlen(c->new), c->mode))
-        return -1;
-    char h[17];
-    hash_hex(c->new, strlen(c->new), h);
-    json_object_set_new(ent, "written", json_string(h));
+    if (fresh) {
+        /* Only what the first run wrote may be replaced by the backup:
+         * a later run rewrites a file the user edited. */
+        char h[17];
+        hash_hex(c->new, strlen(c->new), h);
+        json_object_set_new(ent, "written", json_string(h));
+        json_array_append_new(json_object_get(rec, "entries"), ent);
+    }
+    free(chained);
+    free(bak);
     return 0;
+
+out_unchain:
+    if (chained)
+        rename(chained, c->path);
+    free(chained);
+out_rmdir:
+    for (size_t k = json_array_size(dirs); k-- > ndirs;) {
+        rmdir(json_string_value(json_array_get(dirs, k)));
+        json_array_remove(dirs, k);
+    }
+out_forget:
+    if (bak)
+        unlink(bak);
+    free(bak);
+    if (fresh)
+        json_decref(ent);
+    return -1;
 }
 
 static int
@@ -327,7 +432,7 @@ install(const struct opts *o, const struct init_git *g, const char *bin)
     struct plan p = { NULL, 0, 0, g->toplevel };
     int rc = build_plan(&p, o, g, bin);
     json_t *rec = record_load(g);
-    size_t changed = 0;
+    size_t changed = 0, applied = 0;
     for (size_t i = 0; !rc && i < p.n; i++) {
         struct change *c = &p.v[i];
         if (unchanged(c))
@@ -346,9 +451,20 @@ install(const struct opts *o, const struct init_git *g, const char *bin)
         }
         rc = apply_one(
             c, g, rec, json_array_size(json_object_get(rec, "entries")));
+        applied += !rc;
     }
-    if (!rc && !o->dry_run && changed)
-        rc = record_save(g, rec);
+    /* Record whatever was changed, even when a later change failed, so
+     * that --remove can undo it. */
+    if (applied) {
+        int r = record_save(g, rec);
+        if (rc && !r)
+            fprintf(stderr,
+                "airspace init: stopped: the %zu change%s made so far %s "
+                "recorded; 'airspace init --remove' undoes %s\n",
+                applied, applied == 1 ? "" : "s", applied == 1 ? "is" : "are",
+                applied == 1 ? "it" : "them");
+        rc = rc ? rc : r;
+    }
     if (!rc && !changed)
         printf("airspace is already installed here: nothing to change\n");
     else if (!rc && o->dry_run)
@@ -401,8 +517,9 @@ remove_config(json_t *ent, const char *path, bool dry)
     hash_hex(cur, len, h);
     bool created = json_is_true(json_object_get(ent, "created"));
     const char *bak = json_string_value(json_object_get(ent, "backup"));
+    const char *written = json_string_value(json_object_get(ent, "written"));
     int rc = 0;
-    if (!strcmp(h, json_string_value(json_object_get(ent, "written")))) {
+    if (written && !strcmp(h, written)) {
         /* Untouched since: put back exactly what was there. */
         if (created) {
             printf("delete %s\n", path);

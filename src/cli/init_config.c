@@ -140,20 +140,66 @@ child_object(json_t *parent, const char *key)
     return json_is_object(o) ? o : NULL;
 }
 
+/*
+ * command with its first word unquoted as a POSIX shell would (new string),
+ * so that a quoted install path reads as the path; NULL when the quoting
+ * is unbalanced.
+ */
+static char *
+unquote_first_word(const char *command)
+{
+    size_t n = strlen(command);
+    char *out = xmalloc(n + 1), *w = out;
+    const char *p = command;
+    while (*p && *p != ' ' && *p != '\t') {
+        if (*p == '\'') {
+            const char *end = strchr(p + 1, '\'');
+            if (!end)
+                goto out_bad;
+            memcpy(w, p + 1, (size_t)(end - p - 1));
+            w += end - p - 1;
+            p = end + 1;
+        } else if (*p == '"') {
+            for (p++; *p != '"'; p++) {
+                if (!*p)
+                    goto out_bad;
+                if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1]))
+                    p++;
+                *w++ = *p;
+            }
+            p++;
+        } else if (*p == '\\' && p[1]) {
+            *w++ = p[1];
+            p += 2;
+        } else {
+            *w++ = *p++;
+        }
+    }
+    memcpy(w, p, strlen(p) + 1);
+    return out;
+out_bad:
+    free(out);
+    return NULL;
+}
+
 /* Whether command runs `airspace hook <client>` (any install path). */
 static bool
 command_is_ours(const char *command, const char *client)
 {
     if (!command || !strstr(command, "airspace"))
         return false;
+    char *plain = unquote_first_word(command);
+    if (!plain)
+        return false;
     /* `airspace hook CLIENT` or the lean `airspace-hook CLIENT` */
     char *tail = xasprintf(" hook %s", client);
     char *lean = xasprintf("airspace-hook %s", client);
-    size_t n = strlen(command), t = strlen(tail), l = strlen(lean);
-    bool ours = (n > t && !strcmp(command + n - t, tail)) ||
-                (n >= l && !strcmp(command + n - l, lean));
+    size_t n = strlen(plain), t = strlen(tail), l = strlen(lean);
+    bool ours = (n > t && !strcmp(plain + n - t, tail)) ||
+                (n >= l && !strcmp(plain + n - l, lean));
     free(tail);
     free(lean);
+    free(plain);
     return ours;
 }
 

@@ -2,7 +2,10 @@
 # own .claude/settings.json and pre-commit hook (kept, merged, chained and
 # still run); a second run changes nothing; --dry-run writes nothing;
 # --remove restores the original files byte for byte; the pre-commit hook
-# refuses a file another agent holds.
+# refuses a file another agent holds; a symlinked file is changed where it
+# points; created files honour the umask; --remove keeps edits made between
+# two runs; a failed install writes nothing or records what it changed; a
+# binary path that needs shell quoting is recognised on the next run.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$(realpath "$AIRSPACE_BIN")
@@ -161,4 +164,110 @@ as init --claude-code > /dev/null
 jq '.extra = true' .claude/settings.json > "$TMP/s.json" && cp "$TMP/s.json" .claude/settings.json
 as init --remove > /dev/null
 check "edited: the user's later key survives" jqt .claude/settings.json '. == {"extra": true}'
+# ---- a symlinked file is changed where it points; the link stays ----
+S="$TMP/symlinked"
+new_repo "$S"
+mkdir -p "$S/.claude"
+printf '{"model":"opus"}\n' > "$S/shared.json"
+chmod 640 "$S/shared.json"
+ln -s ../shared.json "$S/.claude/settings.json"
+cp "$S/shared.json" "$TMP/shared.orig"
+cd "$S"
+as init --claude-code > /dev/null
+check "symlink: the link is kept" [ -L .claude/settings.json -a "$(readlink .claude/settings.json)" = ../shared.json ]
+check "symlink: the target gets the hooks" jqt shared.json '.model == "opus" and (.hooks.Stop | length == 1)'
+check "symlink: the target keeps its mode" [ "$(stat -c %a shared.json)" = 640 ]
+as init --claude-code > "$TMP/sym2.out"
+check "symlink: a second run changes nothing" grep -q "nothing to change" "$TMP/sym2.out"
+as init --remove > /dev/null
+check "symlink: --remove keeps the link" [ -L .claude/settings.json ]
+check "symlink: --remove restores the target byte for byte" cmp -s shared.json "$TMP/shared.orig"
+check "symlink: --remove restores the target's mode" [ "$(stat -c %a shared.json)" = 640 ]
+rm .claude/settings.json
+ln -s ../missing.json .claude/settings.json
+if as init --claude-code > /dev/null 2> "$TMP/dangling.err"; then
+    fail "a dangling symlink is refused"
+else
+    ok
+fi
+check "dangling: the refusal says why" grep -q "symlink to a missing file" "$TMP/dangling.err"
+check "dangling: the link is kept, nothing written" [ -L .claude/settings.json -a ! -e missing.json \
+    -a ! -e .mcp.json -a ! -e .git/airspace/init.json ]
+
+# ---- created files honour the umask ----
+U="$TMP/umask"
+new_repo "$U"
+cd "$U"
+(umask 077 && as init --claude-code > /dev/null)
+check "umask: a created config file honours it" [ "$(stat -c %a .claude/settings.json)" = 600 ]
+check "umask: a created git hook honours it" [ "$(stat -c %a .git/hooks/pre-commit)" = 700 ]
+
+# ---- a second run after edits: --remove keeps the edits ----
+B="$TMP/rerun"
+new_repo "$B"
+mkdir -p "$B/.claude"
+cd "$B"
+echo '{"model":"opus"}' > .claude/settings.json
+cp .claude/settings.json "$TMP/rerun.orig"
+as init --claude-code > /dev/null
+cp .claude/settings.json "$TMP/rerun.first"
+jq 'del(.hooks.Stop)' .claude/settings.json > "$TMP/s.json" && cp "$TMP/s.json" .claude/settings.json
+as init --claude-code > /dev/null
+check "rerun: a run putting back what the first wrote" cmp -s .claude/settings.json "$TMP/rerun.first"
+as init --remove > /dev/null
+check "rerun: ... still restores the backup" cmp -s .claude/settings.json "$TMP/rerun.orig"
+as init --claude-code > /dev/null
+jq 'del(.hooks.Stop) | .hooks.Notification = [{"hooks": [{"type": "command", "command": "notify-me"}]}]
+    | .permissions = {"allow": ["Bash(ls:*)"]}' .claude/settings.json > "$TMP/s.json"
+cp "$TMP/s.json" .claude/settings.json
+as init --claude-code > /dev/null
+as init --remove > /dev/null
+check "rerun: --remove keeps the edits made between runs" jqt .claude/settings.json \
+    '. == {"model": "opus", "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "notify-me"}]}]}, "permissions": {"allow": ["Bash(ls:*)"]}}'
+
+# ---- a failed install: refused before writing, or recorded as far as it got ----
+P="$TMP/partial"
+new_repo "$P"
+cd "$P"
+printf '#!/bin/sh\n' > .git/hooks/pre-commit
+chmod 755 .git/hooks/pre-commit
+cp .git/hooks/pre-commit "$TMP/partial.pre-commit"
+echo in-the-way > .git/hooks/pre-commit.airspace-chained
+if as init --claude-code > /dev/null 2> "$TMP/partial.err"; then
+    fail "a chained hook in the way refuses the install"
+else
+    ok
+fi
+check "in the way: the refusal names it" grep -q "pre-commit.airspace-chained' is in the way" "$TMP/partial.err"
+check "in the way: nothing written" [ ! -e .claude -a ! -e .mcp.json -a ! -e .git/airspace/init.json ]
+rm .git/hooks/pre-commit.airspace-chained
+mkdir .git/hooks/post-commit.airspace-tmp
+if as init --claude-code > /dev/null 2> "$TMP/partial.err"; then
+    fail "a write that fails fails the install"
+else
+    ok
+fi
+check "failed write: what was changed is recorded" jqt .git/airspace/init.json \
+    '[.entries[].path | sub(".*/"; "")] == ["settings.json", ".mcp.json", "pre-commit"]'
+rmdir .git/hooks/post-commit.airspace-tmp
+as init --remove > /dev/null
+check "failed write: --remove undoes it" [ ! -e .claude -a ! -e .mcp.json -a ! -e .git/airspace/init.json \
+    -a ! -e .git/hooks/pre-commit.airspace-chained ]
+check "failed write: the chained hook is back" cmp -s .git/hooks/pre-commit "$TMP/partial.pre-commit"
+
+# ---- a binary whose path needs shell quoting ----
+Q="$TMP/quoted"
+QB="$TMP/my bin's"
+new_repo "$Q"
+mkdir -p "$QB"
+cp "$BIN" "$HOOK" "$QB/"
+cd "$Q"
+"$QB/airspace" init --claude-code > /dev/null
+eval "set -- $(jq -r '.hooks.Stop[0].hooks[0].command' .claude/settings.json)"
+check "quoted: the command runs the copied hook" [ "$1" = "$QB/airspace-hook" -a "$2" = claude-code -a $# = 2 ]
+"$QB/airspace" init --claude-code > "$TMP/quoted.out"
+check "quoted: a second run changes nothing" grep -q "nothing to change" "$TMP/quoted.out"
+check "quoted: no event runs the hook twice" jqt .claude/settings.json '[.hooks[] | length] | all(. == 1)'
+"$QB/airspace" init --remove > /dev/null
+check "quoted: --remove leaves nothing" [ ! -e .claude -a ! -e .mcp.json -a ! -e .git/airspace/init.json ]
 finish
