@@ -6,12 +6,14 @@
  * another agent, or a resolution advisory in which this agent steers).
  *
  * It never hangs or breaks the agent: every daemon call has a deadline
- * (AIRSPACE_HOOK_TIMEOUT_MS, default 500), a daemon that cannot be reached
- * is started in the background and the tool call is allowed with a note,
- * and bad input is allowed with a note. The exit status is always 0.
+ * (AIRSPACE_HOOK_TIMEOUT_MS, default 500), a daemon that is not running
+ * (no socket, or a dead one's) is started in the background and the tool
+ * call is allowed with a note, and bad input is allowed with a note. The
+ * exit status is always 0, even for bad arguments: 2 would block the call.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,7 @@ struct hook {
     json_t *in;
     const char *event; /* hook_event_name */
     char *agent;       /* our id for this session */
+    char *cwd;         /* the input's cwd, resolved (relative paths' base) */
     char *root;        /* worktree root of cwd */
     char *sock;        /* the daemon's socket */
     char *dir;         /* the airspace directory (crew update records) */
@@ -128,15 +131,24 @@ emit(struct hook *h, const char *decision, const char *reason,
             context ? xasprintf("%s\n%s", context, h->note) : xstrdup(h->note);
     else if (context)
         ctx = xstrdup(context);
+    json_t *jctx = ctx ? json_string(ctx) : NULL;
+    if (ctx && !jctx) /* not UTF-8: say so rather than vanish */
+        jctx = json_string("airspace: (the update was not valid UTF-8)");
     if (h->d == D_GEMINI) {
-        /* Gemini CLI: a top-level decision and reason */
+        /* Gemini CLI: a top-level decision and reason; the context for the
+         * model in hookSpecificOutput (BeforeAgent, SessionStart,
+         * AfterTool), and for the person in systemMessage */
         if (decision && !strcmp(decision, "deny")) {
             json_object_set_new(out, "decision", json_string("deny"));
             json_object_set_new(
                 out, "reason", json_string(reason ? reason : ""));
         }
-        if (ctx)
-            json_object_set_new(out, "systemMessage", json_string(ctx));
+        if (jctx) {
+            json_t *hs = json_pack("{s:s, s:O}", "hookEventName",
+                h->event ? h->event : "", "additionalContext", jctx);
+            json_object_set_new(out, "hookSpecificOutput", hs);
+            json_object_set(out, "systemMessage", jctx);
+        }
     } else {
         /* Claude Code (and Codex, which takes the same shape) */
         json_t *hs = json_object();
@@ -149,10 +161,12 @@ emit(struct hook *h, const char *decision, const char *reason,
                 json_object_set_new(
                     hs, "permissionDecisionReason", json_string(reason));
         }
-        if (ctx)
-            json_object_set_new(hs, "additionalContext", json_string(ctx));
+        if (jctx)
+            json_object_set(hs, "additionalContext", jctx);
         json_object_set_new(out, "hookSpecificOutput", hs);
     }
+    if (jctx)
+        json_decref(jctx);
     char *s = json_dumps(out, JSON_COMPACT);
     puts(s);
     free(s);
@@ -253,7 +267,7 @@ call(struct hook *h, const char *method, const char *path, json_t *body)
     free(text);
     if (rc) {
         h->connected = false;
-        if (access(h->sock, F_OK) != 0) {
+        if (rc == AS_ENOENT) { /* no socket, or a crashed daemon's */
             spawn_daemon(h->root);
             snprintf(h->note, sizeof(h->note),
                 "airspace: the coordination daemon was not running; starting "
@@ -286,26 +300,48 @@ register_agent(struct hook *h)
         json_decref(r);
 }
 
+/* A growing string: the crew update has no size limit of its own. */
+struct text {
+    char *s;
+    size_t n, a;
+};
+
+static void text_addf(struct text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+text_addf(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    ALLOC_GROW(t->s, t->n + (w > 0 ? (size_t)w : 0) + 1, t->a);
+    t->s[t->n] = '\0';
+    if (w <= 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->n, (size_t)w + 1, fmt, ap);
+    va_end(ap);
+    t->n += (size_t)w;
+}
+
+static const char *
+str_or(json_t *o, const char *key, const char *dflt)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : dflt;
+}
+
 /* The crew: who else flies, their work, advisories and locks near me. */
 static char *
-crew_update(struct hook *h)
+crew_status(struct hook *h)
 {
     json_t *ag = call(h, "GET", "/v1/agents", NULL);
     json_t *adv = call(h, "GET", "/v1/advisories", NULL);
     json_t *locks = call(h, "GET", "/v1/locks", NULL);
-    char *inbox_path = xasprintf("/v1/agents/%s/inbox", h->agent);
-    json_t *inbox = call(h, "GET", inbox_path, NULL);
-    free(inbox_path);
-    size_t cap = 4096, n = 0;
-    char *t = xmalloc(cap);
-    t[0] = '\0';
-#define ADD(...)                                                               \
-    do {                                                                       \
-        int w_ = snprintf(t + n, cap - n, __VA_ARGS__);                        \
-        if (w_ > 0 && (size_t)w_ < cap - n)                                    \
-            n += (size_t)w_;                                                   \
-    } while (0)
-    ADD("airspace crew update for %s:\n", h->agent);
+    struct text t = { NULL, 0, 0 };
+    text_addf(&t, "airspace crew update for %s:\n", h->agent);
     size_t i, others = 0;
     json_t *a;
     json_array_foreach(json_object_get(ag, "agents"), i, a)
@@ -316,45 +352,90 @@ crew_update(struct hook *h)
             !json_integer_value(json_object_get(a, "fileCount")))
             continue;
         if (others++ < 8)
-            ADD("- %s (%s) has %lld changed files\n", id,
-                json_string_value(json_object_get(a, "client")),
+            text_addf(&t, "- %s (%s) has %lld changed files\n", id,
+                str_or(a, "client", "?"),
                 (long long)json_integer_value(json_object_get(a, "fileCount")));
     }
     if (!others)
-        ADD("- nobody else is changing files\n");
+        text_addf(&t, "- nobody else is changing files\n");
     json_array_foreach(json_object_get(adv, "advisories"), i, a)
     {
         const char *x = json_string_value(json_object_get(a, "a"));
         const char *y = json_string_value(json_object_get(a, "b"));
         if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
             continue;
-        ADD("- %s advisory with %s (risk %.2f); %s holds\n",
-            json_string_value(json_object_get(a, "level")),
-            strcmp(x, h->agent) ? x : y,
+        text_addf(&t, "- %s advisory with %s (risk %.2f); %s holds\n",
+            str_or(a, "level", "?"), strcmp(x, h->agent) ? x : y,
             json_real_value(json_object_get(a, "risk")),
-            json_string_value(json_object_get(a, "hold")));
+            str_or(a, "hold", "?"));
     }
     json_array_foreach(json_object_get(locks, "locks"), i, a)
     {
         const char *who = json_string_value(json_object_get(a, "holder"));
         if (who && strcmp(who, h->agent) && i < 8)
-            ADD("- %s holds %s\n", who,
-                json_string_value(json_object_get(a, "pattern")));
+            text_addf(&t, "- %s holds %s\n", who, str_or(a, "pattern", "?"));
     }
-    json_array_foreach(json_object_get(inbox, "messages"), i, a)
-        ADD("- message from %s: %s\n",
-            json_string_value(json_object_get(a, "from")),
-            json_string_value(json_object_get(a, "body")));
-#undef ADD
-    json_t *all[] = { ag, adv, locks, inbox };
-    for (size_t k = 0; k < 4; k++)
+    json_t *all[] = { ag, adv, locks };
+    for (size_t k = 0; k < 3; k++)
         if (all[k])
             json_decref(all[k]);
-    return t;
+    return t.s;
 }
 
-/* At most AIRSPACE_CREW_LINES lines (default 12) of the update. */
+/* My unread messages ({messages: [...]}); with peek they stay unread. */
+static json_t *
+inbox(struct hook *h, bool peek)
+{
+    char *path =
+        xasprintf("/v1/agents/%s/inbox%s", h->agent, peek ? "?peek=1" : "");
+    json_t *r = call(h, "GET", path, NULL);
+    free(path);
+    return r;
+}
+
 static void
+add_message(struct text *t, json_t *m)
+{
+    text_addf(t, "- message from %s: %s\n", str_or(m, "from", "?"),
+        str_or(m, "body", ""));
+}
+
+/*
+ * Append the unread messages seen (peeked) to the update t, whole, and
+ * only now mark them read, with any that arrived since: a message is read
+ * only in an answer that carries it.
+ */
+static char *
+add_messages(struct hook *h, char *t, json_t *peeked)
+{
+    struct text x = { t, t ? strlen(t) : 0, t ? strlen(t) + 1 : 0 };
+    json_t *seen = json_object_get(peeked, "messages");
+    size_t i, k;
+    json_t *m, *o;
+    json_array_foreach(seen, i, m)
+    {
+        add_message(&x, m);
+    }
+    json_t *marked = inbox(h, false);
+    json_array_foreach(json_object_get(marked, "messages"), i, m)
+    {
+        json_t *id = json_object_get(m, "id");
+        bool old = false;
+        json_array_foreach(seen, k, o)
+        {
+            old = old || json_equal(json_object_get(o, "id"), id);
+        }
+        if (!old)
+            add_message(&x, m);
+    }
+    if (marked)
+        json_decref(marked);
+    return x.s;
+}
+
+/* At most AIRSPACE_CREW_LINES lines (default 12) of the update; returns
+ * t or a new string in its place. */
+static char *
 cap_lines(char *t)
 {
     const char *env = getenv("AIRSPACE_CREW_LINES");
@@ -368,10 +449,15 @@ cap_lines(char *t)
             long more = 0;
             for (char *q = p + 1; *q; q++)
                 more += *q == '\n';
-            if (more)
-                snprintf(p + 1, strlen(p + 1) + 1, "- ... (%ld more)\n", more);
-            return;
+            if (more) {
+                p[1] = '\0';
+                char *capped = xasprintf("%s- ... (%ld more)\n", t, more);
+                free(t);
+                return capped;
+            }
+            return t;
         }
+    return t;
 }
 
 static int64_t
@@ -423,13 +509,40 @@ crew_due(struct hook *h, const char *text, bool force)
 
 /* ---- tools ---- */
 
-/* Repository-relative path of an absolute or relative file path. */
+/*
+ * Repository-relative path of a file path, absolute or relative to the
+ * hook's cwd (as the tool resolves it), or NULL outside the worktree. Its
+ * directories are resolved (symlinks, ".."), as the realpath'd root is;
+ * the file itself may not exist yet, nor its last directories.
+ */
 static char *
 rel_path(struct hook *h, const char *p)
 {
-    char *norm = NULL;
-    if (!p || path_normalize(p, h->root, &norm) < 0)
+    if (!p || !*p || !h->root)
         return NULL;
+    char *abs = p[0] == '/' ? xstrdup(p)
+                            : xasprintf("%s/%s", h->cwd ? h->cwd : h->root, p);
+    /* the longest existing directory: abs[0, k - 1), the rest abs + k */
+    size_t k = strlen(abs);
+    char *real = NULL;
+    while (!real && k > 0) {
+        while (k > 0 && abs[k - 1] != '/')
+            k--;
+        if (k == 0)
+            break;
+        char *dir = xstrndup(abs, k > 1 ? k - 1 : 1);
+        real = realpath(dir, NULL);
+        free(dir);
+        if (!real)
+            k--;
+    }
+    char *full = real ? xasprintf("%s/%s", real, abs + k) : xstrdup(abs);
+    char *norm = NULL;
+    if (path_normalize(full, h->root, &norm) < 0)
+        norm = NULL;
+    free(real);
+    free(full);
+    free(abs);
     return norm;
 }
 
@@ -746,9 +859,10 @@ cmd_hook(int argc, char **argv)
     if (argc != 2 ||
         (strcmp(argv[1], "claude-code") && strcmp(argv[1], "codex") &&
             strcmp(argv[1], "gemini"))) {
+        /* exit 0 all the same: Claude Code takes 2 as "block the call" */
         fprintf(stderr,
             "usage: airspace hook claude-code|codex|gemini < hook.json\n");
-        return CLI_EXIT_USAGE;
+        return CLI_EXIT_OK;
     }
     h.d = !strcmp(argv[1], "claude-code") ? D_CLAUDE
           : !strcmp(argv[1], "codex")     ? D_CODEX
@@ -769,11 +883,16 @@ cmd_hook(int argc, char **argv)
     h.event = json_string_value(json_object_get(h.in, "hook_event_name"));
     h.agent =
         agent_id(h.d, json_string_value(json_object_get(h.in, "session_id")));
-    h.root = worktree_root(json_string_value(json_object_get(h.in, "cwd")));
+    const char *cwd = json_string_value(json_object_get(h.in, "cwd"));
+    h.cwd = realpath(cwd ? cwd : ".", NULL);
+    h.root = worktree_root(cwd);
     const char *ev = h.event ? h.event : "";
     connect_daemon(&h);
-    if (!strcmp(ev, "SessionStart") || !strcmp(ev, "UserPromptSubmit") ||
-        !strcmp(ev, "PreCompact") || !strcmp(ev, "PreCompress")) {
+    /* Gemini's BeforeAgent is its UserPromptSubmit */
+    bool prompt_ev =
+        !strcmp(ev, "UserPromptSubmit") || !strcmp(ev, "BeforeAgent");
+    if (!strcmp(ev, "SessionStart") || prompt_ev || !strcmp(ev, "PreCompact") ||
+        !strcmp(ev, "PreCompress")) {
         bool start = !strcmp(ev, "SessionStart");
         if (start) {
             register_agent(&h);
@@ -816,16 +935,26 @@ cmd_hook(int argc, char **argv)
             if (r)
                 json_decref(r);
         }
-        char *crew = h.connected ? crew_update(&h) : NULL;
-        if (crew)
-            cap_lines(crew);
-        /* the whole update at the start and after compaction (the model
-         * lost it); on a prompt only when it changed */
-        if (crew && !crew_due(&h, crew,
-                        !strcmp(ev, "UserPromptSubmit") ? false : true)) {
+        char *crew = h.connected ? crew_status(&h) : NULL;
+        json_t *unread = h.connected ? inbox(&h, true) : NULL;
+        size_t nmsg = json_array_size(json_object_get(unread, "messages"));
+        if (crew && !h.connected) { /* a partial picture: say nothing */
             free(crew);
             crew = NULL;
         }
+        if (crew)
+            crew = cap_lines(crew);
+        /* the whole update at the start, after compaction (the model lost
+         * it) and with unread messages; on a prompt only when it changed */
+        if (crew && !crew_due(&h, crew, !prompt_ev || nmsg > 0)) {
+            free(crew);
+            crew = NULL;
+        }
+        /* the messages whole, past the line cap, and read only now */
+        if (crew && nmsg)
+            crew = add_messages(&h, crew, unread);
+        if (unread)
+            json_decref(unread);
         if (conv) {
             char *both = crew ? xasprintf("%s%s", crew, conv) : conv;
             if (crew) {
@@ -864,6 +993,7 @@ cmd_hook(int argc, char **argv)
     free(h.dir);
     json_decref(h.in);
     free(h.agent);
+    free(h.cwd);
     free(h.root);
     return CLI_EXIT_OK;
 }

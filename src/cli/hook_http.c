@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/error.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -53,17 +54,20 @@ hook_http(const char *sock, const char *method, const char *path,
     }
     struct sockaddr_un sun;
     if (strlen(sock) >= sizeof(sun.sun_path))
-        return -1;
+        return AS_EIO;
     memset(&sun, 0, sizeof(sun));
     sun.sun_family = AF_UNIX;
     memcpy(sun.sun_path, sock, strlen(sock) + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 &&
-        (errno != EINPROGRESS || wait_fd(fd, POLLOUT, &deadline))) {
-        close(fd);
-        return -1;
+        return AS_EIO;
+    if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+        int err = errno;
+        if (err != EINPROGRESS || wait_fd(fd, POLLOUT, &deadline)) {
+            close(fd);
+            /* nobody listens: no socket, or a dead daemon's socket */
+            return err == ENOENT || err == ECONNREFUSED ? AS_ENOENT : AS_EIO;
+        }
     }
     size_t blen = body ? strlen(body) : 0;
     char *req = xasprintf("%s %s HTTP/1.1\r\nHost: airspace\r\n"
@@ -102,7 +106,7 @@ hook_http(const char *sock, const char *method, const char *path,
     close(fd);
     if (rc || !buf) {
         free(buf);
-        return -1;
+        return AS_EIO;
     }
     buf[n] = '\0';
     /* "HTTP/1.1 200 OK\r\n...\r\n\r\nbody" */
@@ -110,7 +114,7 @@ hook_http(const char *sock, const char *method, const char *path,
     char *head_end = strstr(buf, "\r\n\r\n");
     if (strncmp(buf, "HTTP/1.", 7) || !sp || !head_end) {
         free(buf);
-        return -1;
+        return AS_EIO;
     }
     *status = strtol(sp + 1, NULL, 10);
     char *b = head_end + 4;

@@ -12,8 +12,10 @@
 /*
  * Send method path with body (NULL: none) to the socket; on an answer
  * within timeout_ms returns 0 with *status and *reply (the body, NUL
- * terminated; free it). -1 when the daemon cannot be reached or did not
- * answer in time.
+ * terminated; free it). AS_ENOENT when nobody listens there (no socket, or
+ * a dead daemon's socket: the connection is refused), so the daemon can be
+ * started; AS_EIO when the daemon did not answer in time or the exchange
+ * failed.
  */
 int hook_http(const char *sock, const char *method, const char *path,
     const char *body, long timeout_ms, long *status, char **reply);

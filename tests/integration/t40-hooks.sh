@@ -2,8 +2,11 @@
 # Claude Code sessions in two worktrees see each other, the one that steers
 # a resolution is denied on the contested file while the holder is
 # allowed, a lock held by another denies with the holder named, the end of
-# a session releases its locks, Codex apply_patch paths are checked, and a
-# hook with no daemon allows within its deadline and starts one.
+# a session releases its locks, Codex apply_patch paths are checked, paths
+# are resolved from the hook's cwd and through symlinks, long crew updates
+# and their messages are delivered whole, Gemini's BeforeAgent is answered,
+# bad arguments exit 0, and a hook with no daemon (or a dead one's socket)
+# allows within its deadline and starts one.
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
@@ -90,6 +93,32 @@ check "an unchanged crew update is not repeated ($p2)" [ -z "$p2" ]
 p3=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreCompact\",\"trigger\":\"auto\"}" | jq -r '.hookSpecificOutput.additionalContext // ""')
 check "after compaction the crew update is sent again" sh -c "printf '%s' '$p3' | grep -q 'crew update'"
 
+# a message longer than the old 4 KiB update, in multi-byte characters, is
+# delivered whole and only then marked read
+long=$(printf 'é%.0s' $(seq 3000))
+api POST /v1/messages "{\"from\":\"cc-aaaa1111\",\"to\":\"cc-bbbb2222\",\"body\":\"start $long end\"}"
+p4=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"what now\"}" | jq -r '.hookSpecificOutput.additionalContext // ""')
+check "a long message is delivered whole (${#p4} characters)" sh -c "printf '%s' \"\$1\" | grep -q 'message from cc-aaaa1111: start $long end'" x "$p4"
+api GET '/v1/agents/cc-bbbb2222/inbox?peek=1'
+check "a delivered message is marked read" jqt "$TMP/body" '.messages | length == 0'
+# a message that arrives within 2 s of the last update is still delivered
+hook claude-code "{\"session_id\":\"ffff6666\",\"cwd\":\"$R\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"hello\"}" > /dev/null
+api POST /v1/messages '{"from":"cc-aaaa1111","to":"cc-ffff6666","body":"ping quickly"}'
+p5=$(hook claude-code "{\"session_id\":\"ffff6666\",\"cwd\":\"$R\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"hello again\"}" | jq -r '.hookSpecificOutput.additionalContext // ""')
+check "a message within the debounce is delivered ($p5)" sh -c "printf '%s' \"\$1\" | grep -q 'message from cc-aaaa1111: ping quickly'" x "$p5"
+# more lines than AIRSPACE_CREW_LINES: messages are never cut off
+for k in 1 2 3; do api POST /v1/messages "{\"from\":\"cc-aaaa1111\",\"to\":\"cc-ffff6666\",\"body\":\"note $k\"}"; done
+p6=$(printf '%s' "{\"session_id\":\"ffff6666\",\"cwd\":\"$R\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"and\"}" |
+    AIRSPACE_CREW_LINES=2 "$AIRSPACE_BIN" hook claude-code | jq -r '.hookSpecificOutput.additionalContext // ""')
+check "messages beyond the line cap are delivered ($p6)" sh -c "printf '%s' \"\$1\" | grep -q 'note 3'" x "$p6"
+
+# Gemini: BeforeAgent is its UserPromptSubmit (heartbeat, topics, crew)
+g=$(hook gemini "{\"session_id\":\"eeee5555\",\"cwd\":\"$R\",\"hook_event_name\":\"BeforeAgent\",\"prompt\":\"hello gemini\"}")
+check "gemini BeforeAgent answers with the crew update ($g)" sh -c "printf '%s' \"\$1\" | jq -e '.hookSpecificOutput.hookEventName == \"BeforeAgent\" and (.hookSpecificOutput.additionalContext | test(\"crew update for gemini-eeee5555\"))' > /dev/null" x "$g"
+api GET /v1/agents
+check "gemini BeforeAgent registers an unknown session" jqt "$TMP/body" \
+    '[.agents[] | select(.id == "gemini-eeee5555" and .client == "gemini")] | length == 1'
+
 # the lean airspace-hook binary gives the same answers
 HOOKBIN="$(dirname "$AIRSPACE_BIN")/airspace-hook"
 d=$(printf '%s' "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/bob/src/net/conn.c\"}}" |
@@ -109,9 +138,27 @@ check "Bash sed -i on the locked file: deny" [ "$(bash_pre "sed -i 's/a/b/' docs
 check "Bash redirect into it: deny" [ "$(bash_pre "echo hi >> docs/notes.md")" = deny ]
 check "Bash reading it: allow" [ "$(bash_pre "cat docs/notes.md | wc -l")" = allow ]
 check "Bash writing elsewhere: allow" [ "$(bash_pre "echo hi > /tmp/elsewhere.txt; ls")" = allow ]
+# relative paths are the hook's cwd's, not the worktree root's
+bash_in() { # bash_in CWD COMMAND -> decision
+    hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$1\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$2\"}}" |
+        jq -r .hookSpecificOutput.permissionDecision
+}
+check "Bash rm in the locked file's directory: deny" [ "$(bash_in "$TMP/bob/docs" "rm notes.md")" = deny ]
+check "Bash redirect in the locked file's directory: deny" [ "$(bash_in "$TMP/bob/docs" "echo hi > notes.md")" = deny ]
+check "Bash rm ../docs/notes.md from a sibling: deny" [ "$(bash_in "$TMP/bob/src" "rm ../docs/notes.md")" = deny ]
+check "Bash rm of a same-named file elsewhere: allow" [ "$(bash_in "$TMP/bob/src" "rm notes.md")" = allow ]
+# a file path, or a cwd, through a symlinked directory is the file it names
+ln -s "$TMP/bob" "$TMP/link"
+d=$(pre bbbb2222-y "$TMP/bob" "$TMP/link/docs/notes.md")
+check "an Edit through a symlinked directory: deny ($d)" sh -c "case '$d' in deny*cc-aaaa1111*) true;; *) false;; esac"
+d=$(pre bbbb2222-y "$TMP/link/docs" "notes.md")
+check "a relative file path from a symlinked cwd: deny ($d)" sh -c "case '$d' in deny*) true;; *) false;; esac"
+check "Bash from a symlinked cwd: deny" [ "$(bash_in "$TMP/link/docs" "rm -f notes.md")" = deny ]
 # Codex: apply_patch touching the locked file is denied too
 out=$(hook codex "{\"session_id\":\"cccc3333\",\"cwd\":\"$R\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"apply_patch\",\"tool_input\":{\"input\":\"*** Begin Patch\n*** Update File: docs/notes.md\n@@\n-# notes\n+# Notes\n*** End Patch\n\"}}")
 check "codex apply_patch on a locked file is denied" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.permissionDecision == \"deny\"' > /dev/null"
+out=$(hook codex "{\"session_id\":\"cccc3333\",\"cwd\":\"$R/docs\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"apply_patch\",\"tool_input\":{\"input\":\"*** Begin Patch\n*** Delete File: notes.md\n*** End Patch\n\"}}")
+check "codex apply_patch from the file's directory is denied" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.permissionDecision == \"deny\"' > /dev/null"
 # alice's session ends: her locks go
 hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"exit\"}" > /dev/null
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
@@ -133,6 +180,17 @@ check "the topic channel feeds the pair's risk" jqt "$TMP/body" '[.advisories[] 
 out=$(printf 'not json' | "$AIRSPACE_BIN" hook claude-code); rc=$?
 check "malformed input: exit 0 with a note" sh -c "[ $rc = 0 ] && printf '%s' '$out' | jq -e '.hookSpecificOutput.additionalContext | test(\"could not read\")' > /dev/null"
 
+# bad arguments: usage on stderr, nothing on stdout, exit 0 (2 would block)
+for args in claude "" "claude-code extra"; do
+    rc=0
+    # shellcheck disable=SC2086 # split: "" is no argument, the last two
+    out=$(printf '{}' | "$HOOKBIN" $args 2> "$TMP/err") || rc=$?
+    check "airspace-hook '$args': exit 0 ($rc)" [ "$rc" = 0 ]
+    check "airspace-hook '$args': usage on stderr, nothing on stdout" sh -c "[ -z '$out' ] && grep -q usage '$TMP/err'"
+done
+rc=0; printf '{}' | "$AIRSPACE_BIN" hook claude > /dev/null 2>&1 || rc=$?
+check "airspace hook claude: exit 0 ($rc)" [ "$rc" = 0 ]
+
 # no daemon: allowed within the deadline, and one is started
 "$AIRSPACE_BIN" stop > /dev/null
 wait $DPID 2> /dev/null || true
@@ -144,5 +202,16 @@ check "daemon down: answered within 2 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 20
 n=0
 until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 || [ $n -gt 200 ]; do sleep 0.05; n=$((n + 1)); done
 check "the hook started the daemon" curl -sf --unix-socket "$SOCK" http://a/v1/status -o /dev/null
+# a crashed daemon leaves its socket behind: the hook starts a new one
+curl -s --unix-socket "$SOCK" http://a/v1/status -o "$TMP/body"
+kill -9 "$(jq -r .pid "$TMP/body")"
+n=0
+while curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+check "the crashed daemon's socket is still there" [ -S "$SOCK" ]
+ctx=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/bob/docs/notes.md\"}}" | jq -r '.hookSpecificOutput.additionalContext // ""')
+check "daemon crashed: the note says it is being started ($ctx)" sh -c "printf '%s' '$ctx' | grep -q 'not running; starting it'"
+n=0
+until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 || [ $n -gt 200 ]; do sleep 0.05; n=$((n + 1)); done
+check "the hook restarted the crashed daemon" curl -sf --unix-socket "$SOCK" http://a/v1/status -o /dev/null
 "$AIRSPACE_BIN" stop > /dev/null || true
 finish

@@ -1,7 +1,9 @@
 # t41-hooks-shared-tree.sh - two Claude Code sessions in ONE working tree
 # and a person editing a file directly: the person is seen (a human agent)
 # and holds right of way; the session that edits next to the person's
-# change is denied on that file, the other session is not.
+# change is denied on that file, the other session is not. Edits are
+# reported on the right path through a symlinked directory and from a
+# subdirectory's relative shell paths.
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
@@ -10,6 +12,7 @@ mkdir -p "$R/src"
 i=1
 while [ $i -le 30 ]; do echo "line $i" >> "$R/src/a.txt"; i=$((i + 1)); done
 cp "$R/src/a.txt" "$R/src/c.txt"
+cp "$R/src/a.txt" "$R/src/d.txt"
 git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
@@ -52,4 +55,23 @@ hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$R\",\"hook_event_name\
 api GET /v1/agents/cc-11111111
 check "a Write reports exactly the lines it changed" jqt "$TMP/body" \
     '[.files[] | select(.path == "src/a.txt") | .lines] == [[[5, 7]]]'
+
+# an Edit through a symlink to the tree is reported on the file it names
+ln -s "$R" "$TMP/link"
+ev() { # ev CWD TOOL-INPUT: PreToolUse, then the change, then PostToolUse
+    hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$1\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"$2\",\"tool_input\":$3}" > /dev/null
+    eval "$4"
+    hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$1\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"$2\",\"tool_input\":$3,\"tool_response\":{}}" > /dev/null
+}
+ev "$R" Edit "{\"file_path\":\"$TMP/link/src/d.txt\",\"old_string\":\"line 3\",\"new_string\":\"LINE 3\"}" "sed -i '3s/line/LINE/' src/d.txt"
+api GET /v1/agents/cc-11111111
+check "an Edit through a symlinked directory is reported on its file" jqt "$TMP/body" \
+    '[.files[] | select(.path == "src/d.txt") | .lines] == [[[3, 3]]]'
+# a shell command in src/ writing a relative path reports src/<path>
+ev "$R/src" Bash '{"command":"sed -i 9s/line/LINE/ d.txt"}' "sed -i '9s/line/LINE/' src/d.txt"
+api GET /v1/agents/cc-11111111
+check "a relative shell path is reported from the hook's cwd" jqt "$TMP/body" \
+    '[.files[] | select(.path == "src/d.txt") | .lines] == [[[3, 3], [9, 9]]]'
+check "and not from the worktree root" jqt "$TMP/body" \
+    '[.files[] | select(.path == "d.txt")] == []'
 finish
