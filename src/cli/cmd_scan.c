@@ -194,6 +194,51 @@ graph_from_dir(struct scan_report *r, const char *dir,
 
 /* ---- agents from git ---- */
 
+/* Told by the git layer about a file kept without its content. */
+static void
+warn_uncaptured(void *ctx, const char *msg)
+{
+    fprintf(stderr,
+        "airspace scan: warning: worktree '%s': %s; counted as a whole-file "
+        "change\n",
+        (const char *)ctx, msg);
+}
+
+/* Leave out the agent just added (r->agents[r->nagents - 1]), which could
+ * not be read, with a warning: one unreadable worktree or branch must not
+ * hide every other pair. */
+static void
+skip_agent(struct scan_report *r, const char *worktree, const char *branch,
+    const struct as_err *e)
+{
+    if (worktree)
+        fprintf(stderr, "airspace scan: warning: skipping worktree '%s': %s\n",
+            worktree, e->msg);
+    else
+        fprintf(stderr, "airspace scan: warning: skipping branch '%s': %s\n",
+            branch, e->msg);
+    scan_report_skip(r, worktree, branch, e->msg);
+    r->nagents--;
+    agent_release(&r->agents[r->nagents]);
+    memset(&r->agents[r->nagents], 0, sizeof(r->agents[r->nagents]));
+}
+
+/* Fail unless the integration branch names a commit: without it no agent
+ * has a base, and that is no partial result. */
+static int
+check_integration(struct repo *repo, const char *integ, struct as_err *e)
+{
+    const char *name = strncmp(integ, "refs/heads/", 11) ? integ : integ + 11;
+    char *full = xasprintf("refs/heads/%s", name);
+    git_oid oid;
+    int rc = repo_resolve_commit(repo, full, &oid, NULL);
+    free(full);
+    if (rc < 0 && repo_resolve_commit(repo, integ, &oid, NULL) < 0)
+        return as_errorf(e, AS_ENOENT,
+            "integration branch '%s' does not name a commit", integ);
+    return 0;
+}
+
 static int
 agents_from_git(struct scan_report *r, struct repo *repo,
     const struct scan_opts *o, struct as_err *e)
@@ -215,6 +260,7 @@ agents_from_git(struct scan_report *r, struct repo *repo,
     wo.integration = r->integration;
     wo.now_ms = r->now_ms;
     wo.untracked = true;
+    wo.warn = warn_uncaptured;
     for (size_t i = 0; i < nwt && !rc; i++) {
         if (wts[i].prunable)
             continue;
@@ -226,8 +272,11 @@ agents_from_git(struct scan_report *r, struct repo *repo,
         r->nagents++;
         if (!a->worktree)
             a->worktree = xstrdup(wts[i].path);
-        rc = workset_from_worktree(repo, wts[i].path, &wo, a, e);
-        gitview_recency(&r->cfg, a, r->now_ms);
+        wo.warn_ctx = wts[i].path;
+        if (workset_from_worktree(repo, wts[i].path, &wo, a, e) < 0)
+            skip_agent(r, wts[i].path, wts[i].branch, e);
+        else
+            gitview_recency(&r->cfg, a, r->now_ms);
     }
     for (size_t i = 0; i < nbr && !rc; i++) {
         bool checked_out = false;
@@ -240,8 +289,10 @@ agents_from_git(struct scan_report *r, struct repo *repo,
         agent_init(a, id);
         free(id);
         r->nagents++;
-        rc = workset_from_branch(repo, branches[i], &wo, a, e);
-        gitview_recency(&r->cfg, a, r->now_ms);
+        if (workset_from_branch(repo, branches[i], &wo, a, e) < 0)
+            skip_agent(r, NULL, branches[i], e);
+        else
+            gitview_recency(&r->cfg, a, r->now_ms);
     }
     repo_branches_free(branches, nbr);
     repo_worktrees_free(wts, nwt);
@@ -477,7 +528,9 @@ cmd_scan(int argc, char **argv)
             exit_code = CLI_EXIT_ERROR;
             goto out;
         }
-        rc = agents_from_git(&r, repo, &o, &e);
+        rc = check_integration(repo, r.integration, &e);
+        if (!rc)
+            rc = agents_from_git(&r, repo, &o, &e);
         if (!rc && !o.no_graph)
             rc = graph_from_git(&r, repo, &o, &e);
         if (!rc && r.have_graph)

@@ -109,6 +109,17 @@ scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx)
 }
 
 void
+scan_report_skip(struct scan_report *r, const char *worktree,
+    const char *branch, const char *reason)
+{
+    r->skipped = xrealloc(r->skipped, (r->nskipped + 1) * sizeof(*r->skipped));
+    struct scan_skipped *s = &r->skipped[r->nskipped++];
+    s->worktree = worktree ? xstrdup(worktree) : NULL;
+    s->branch = branch ? xstrdup(branch) : NULL;
+    s->reason = xstrdup(reason);
+}
+
+void
 scan_report_release(struct scan_report *r)
 {
     for (size_t i = 0; i < r->npairs; i++) {
@@ -122,6 +133,12 @@ scan_report_release(struct scan_report *r)
     for (size_t i = 0; i < r->nagents; i++)
         agent_release(&r->agents[i]);
     free(r->agents);
+    for (size_t i = 0; i < r->nskipped; i++) {
+        free(r->skipped[i].worktree);
+        free(r->skipped[i].branch);
+        free(r->skipped[i].reason);
+    }
+    free(r->skipped);
     if (r->have_graph)
         graph_release(&r->graph);
     free(r->repository);

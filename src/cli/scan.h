@@ -36,6 +36,14 @@ struct scan_pair {
 typedef int scan_merge_fn(void *ctx, const struct agent *a,
     const struct agent *b, char ***paths, size_t *npaths);
 
+/* A worktree or branch left out of the report because it could not be read
+ * (no commit, no common history with the integration branch, ...). */
+struct scan_skipped {
+    char *worktree; /* its directory, or NULL for a branch */
+    char *branch;   /* its branch, or NULL when detached or unknown */
+    char *reason;   /* the error, as on stderr */
+};
+
 struct scan_graph_stats {
     size_t files, source_files, parsed, cached, edges;
     double build_ms;
@@ -48,6 +56,8 @@ struct scan_report {
     char *integration; /* integration branch, or NULL */
     struct agent *agents;
     size_t nagents;
+    struct scan_skipped *skipped; /* what could not be read, in order */
+    size_t nskipped;
     struct graph graph;
     bool have_graph;
     struct scan_graph_stats gstats;
@@ -67,6 +77,11 @@ struct scan_report {
  * set-up and the scoring use r->threads threads; merge runs on this one.
  */
 void scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx);
+
+/* Record a worktree or branch left out (copies the strings, which may be
+ * NULL but for reason). */
+void scan_report_skip(struct scan_report *r, const char *worktree,
+    const char *branch, const char *reason);
 
 void scan_report_release(struct scan_report *r);
 

@@ -6,6 +6,7 @@
  */
 #include "cli/scan_print.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,12 @@ scan_print_table(struct scan_report *r, bool explain, bool color, FILE *out)
             r->gstats.files, r->gstats.edges, r->gstats.parsed,
             r->gstats.build_ms);
     fputc('\n', out);
+    for (size_t i = 0; i < r->nskipped; i++) {
+        const struct scan_skipped *sk = &r->skipped[i];
+        fprintf(out, "%sskipped%s %s '%s': %s\n", s->yellow, s->off,
+            sk->worktree ? "worktree" : "branch",
+            sk->worktree ? sk->worktree : sk->branch, sk->reason);
+    }
     if (r->nagents) {
         fputc('\n', out);
         fprintf(out, "%s%-*s  %5s  %s%s\n", s->dim, w, "AGENT", "FILES", "WORK",
@@ -251,6 +258,68 @@ scan_print_table(struct scan_report *r, bool explain, bool color, FILE *out)
 
 /* ---- JSON ---- */
 
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if none:
+ * no overlong forms, surrogates or code points past U+10FFFF. */
+static size_t
+utf8_seq(const unsigned char *p, size_t n)
+{
+    size_t len;
+    uint32_t cp;
+    if (p[0] < 0x80)
+        return 1;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        len = 2, cp = p[0] & 0x1f;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        len = 3, cp = p[0] & 0x0f;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        len = 4, cp = p[0] & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+        return 0;
+    return len;
+}
+
+/* s as a JSON string (NULL for NULL, as json_string() gives): a byte that is
+ * not part of valid UTF-8 (a path git stores as raw bytes) becomes U+FFFD, one
+ * per byte (docs/cli.md), where json_string() would fail and the key be lost.
+ */
+static json_t *
+jstr(const char *s)
+{
+    if (!s)
+        return NULL;
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    size_t n = strlen(s), o = 0;
+    char *buf = xmalloc(n * 3 + 1);
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+        if (k) {
+            memcpy(buf + o, s + i, k);
+            o += k;
+            i += k;
+        } else {
+            memcpy(buf + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    buf[o] = '\0';
+    j = json_string(buf);
+    free(buf);
+    return j ? j : json_string("");
+}
+
 static json_t *
 ranges_json(const struct range_set *rs)
 {
@@ -265,17 +334,17 @@ static json_t *
 agent_json(const struct agent *a)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "id", json_string(a->id));
+    json_object_set_new(o, "id", jstr(a->id));
     json_object_set_new(
-        o, "kind", json_string(a->kind == AGENT_HUMAN ? "human" : "agent"));
+        o, "kind", jstr(a->kind == AGENT_HUMAN ? "human" : "agent"));
     if (a->label)
-        json_object_set_new(o, "label", json_string(a->label));
+        json_object_set_new(o, "label", jstr(a->label));
     if (a->branch)
-        json_object_set_new(o, "branch", json_string(a->branch));
+        json_object_set_new(o, "branch", jstr(a->branch));
     if (a->worktree)
-        json_object_set_new(o, "worktree", json_string(a->worktree));
+        json_object_set_new(o, "worktree", jstr(a->worktree));
     if (a->base_oid)
-        json_object_set_new(o, "base", json_string(a->base_oid));
+        json_object_set_new(o, "base", jstr(a->base_oid));
     if (a->started_at_ms)
         json_object_set_new(
             o, "startedAt", json_integer((json_int_t)a->started_at_ms));
@@ -287,11 +356,10 @@ agent_json(const struct agent *a)
     for (size_t i = 0; i < a->nfiles; i++) {
         const struct ws_file *f = &a->files[i];
         json_t *jf = json_object();
-        json_object_set_new(jf, "path", json_string(f->path));
-        json_object_set_new(
-            jf, "status", json_string(ws_status_name(f->status)));
+        json_object_set_new(jf, "path", jstr(f->path));
+        json_object_set_new(jf, "status", jstr(ws_status_name(f->status)));
         if (f->new_path)
-            json_object_set_new(jf, "newPath", json_string(f->new_path));
+            json_object_set_new(jf, "newPath", jstr(f->new_path));
         if (f->whole)
             json_object_set_new(jf, "whole", json_true());
         else
@@ -306,7 +374,7 @@ agent_json(const struct agent *a)
     if (a->nintent) {
         json_t *in = json_array();
         for (size_t i = 0; i < a->nintent; i++)
-            json_array_append_new(in, json_string(a->intent[i]));
+            json_array_append_new(in, jstr(a->intent[i]));
         json_object_set_new(o, "intent", in);
     }
     return o;
@@ -317,7 +385,7 @@ string_array(const char *const *v, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(v[i]));
+        json_array_append_new(a, jstr(v[i]));
     return a;
 }
 
@@ -331,7 +399,7 @@ evidence_json(struct scan_report *r, const struct scan_pair *p)
     for (size_t i = 0; i < ev.ncontested; i++) {
         const struct risk_contested *c = &ev.contested[i];
         json_t *jc = json_object();
-        json_object_set_new(jc, "path", json_string(c->path));
+        json_object_set_new(jc, "path", jstr(c->path));
         json_object_set_new(jc, "whole", json_boolean(c->whole));
         json_object_set_new(jc, "ranges", ranges_json(&c->ranges));
         json_object_set_new(jc, "oc", json_real(c->oc));
@@ -347,12 +415,12 @@ evidence_json(struct scan_report *r, const struct scan_pair *p)
     }
     if (ev.dep.present) {
         json_t *d = json_object();
-        json_object_set_new(d, "downstream", json_string(ev.dep.downstream));
-        json_object_set_new(d, "downstreamAgent",
-            json_string(agent_name(r, ev.dep.down_agent)));
-        json_object_set_new(d, "upstream", json_string(ev.dep.upstream));
+        json_object_set_new(d, "downstream", jstr(ev.dep.downstream));
         json_object_set_new(
-            d, "upstreamAgent", json_string(agent_name(r, ev.dep.up_agent)));
+            d, "downstreamAgent", jstr(agent_name(r, ev.dep.down_agent)));
+        json_object_set_new(d, "upstream", jstr(ev.dep.upstream));
+        json_object_set_new(
+            d, "upstreamAgent", jstr(agent_name(r, ev.dep.up_agent)));
         json_object_set_new(
             d, "chain", string_array(ev.dep.chain, ev.dep.nchain));
         json_object_set_new(d, "sigma", json_real(ev.dep.sigma));
@@ -365,29 +433,30 @@ evidence_json(struct scan_report *r, const struct scan_pair *p)
     for (size_t i = 0; i < ev.nsymbols; i++) {
         const struct risk_symbol_hit *h = &ev.symbols[i];
         json_array_append_new(sym,
-            json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:f}", "name",
-                h->name, "definedIn", h->def_path, "definedBy",
-                agent_name(r, h->def_agent), "usedIn", h->use_path, "usedBy",
-                agent_name(r, h->use_agent), "line", (json_int_t)h->use_line,
-                "enclosing", h->enclosing, "value", h->value));
+            json_pack("{s:o, s:o, s:o, s:o, s:o, s:I, s:b, s:f}", "name",
+                jstr(h->name), "definedIn", jstr(h->def_path), "definedBy",
+                jstr(agent_name(r, h->def_agent)), "usedIn", jstr(h->use_path),
+                "usedBy", jstr(agent_name(r, h->use_agent)), "line",
+                (json_int_t)h->use_line, "enclosing", h->enclosing, "value",
+                h->value));
     }
     json_object_set_new(o, "symbol", sym);
     json_t *in = json_array();
     for (size_t i = 0; i < ev.nintents; i++) {
         const struct risk_intent_hit *h = &ev.intents[i];
         json_array_append_new(
-            in, json_pack("{s:s, s:s, s:s, s:b}", "agent",
-                    agent_name(r, h->agent), "glob", h->glob, "path", h->path,
-                    "declared", h->path_is_intent));
+            in, json_pack("{s:o, s:o, s:o, s:b}", "agent",
+                    jstr(agent_name(r, h->agent)), "glob", jstr(h->glob),
+                    "path", jstr(h->path), "declared", h->path_is_intent));
     }
     json_object_set_new(o, "intent", in);
     if (ev.tree_a && ev.tree_b)
         json_object_set_new(o, "tree",
-            json_pack("{s:s, s:s, s:f}", "a", ev.tree_a, "b", ev.tree_b,
-                "distance", ev.tree_distance));
+            json_pack("{s:o, s:o, s:f}", "a", jstr(ev.tree_a), "b",
+                jstr(ev.tree_b), "distance", ev.tree_distance));
     if (p->level == ADVISORY_RESOLUTION) {
         char *g = pair_guidance(r, p, &ev);
-        json_object_set_new(o, "guidance", json_string(g));
+        json_object_set_new(o, "guidance", jstr(g));
         free(g);
     }
     risk_evidence_release(&ev);
@@ -400,10 +469,10 @@ scan_print_json(struct scan_report *r, bool explain, FILE *out)
     json_t *doc = json_object();
     json_object_set_new(doc, "version", json_integer(SCAN_JSON_VERSION));
     json_object_set_new(doc, "now", json_integer((json_int_t)r->now_ms));
-    json_object_set_new(doc, "repository",
-        r->repository ? json_string(r->repository) : json_null());
+    json_object_set_new(
+        doc, "repository", r->repository ? jstr(r->repository) : json_null());
     json_object_set_new(doc, "integration",
-        r->integration ? json_string(r->integration) : json_null());
+        r->integration ? jstr(r->integration) : json_null());
     json_object_set_new(doc, "model",
         json_pack("{s:I, s:f, s:f}", "margin", (json_int_t)r->cfg.margin,
             "tauTraffic", r->cfg.tau_ta, "tauResolution", r->cfg.tau_ra));
@@ -421,6 +490,18 @@ scan_print_json(struct scan_report *r, bool explain, FILE *out)
     for (size_t i = 0; i < r->nagents; i++)
         json_array_append_new(agents, agent_json(&r->agents[i]));
     json_object_set_new(doc, "agents", agents);
+    json_t *skipped = json_array();
+    for (size_t i = 0; i < r->nskipped; i++) {
+        const struct scan_skipped *sk = &r->skipped[i];
+        json_t *js = json_object();
+        if (sk->worktree)
+            json_object_set_new(js, "worktree", jstr(sk->worktree));
+        if (sk->branch)
+            json_object_set_new(js, "branch", jstr(sk->branch));
+        json_object_set_new(js, "reason", jstr(sk->reason));
+        json_array_append_new(skipped, js);
+    }
+    json_object_set_new(doc, "skipped", skipped);
     json_object_set_new(doc, "summary",
         json_pack("{s:I, s:I, s:I, s:I}", "agents", (json_int_t)r->nagents,
             "pairs", (json_int_t)r->npairs, "traffic", (json_int_t)r->ntraffic,
@@ -429,13 +510,12 @@ scan_print_json(struct scan_report *r, bool explain, FILE *out)
     for (size_t i = 0; i < r->npairs; i++) {
         const struct scan_pair *p = &r->pairs[i];
         json_t *jp = json_object();
-        json_object_set_new(jp, "a", json_string(agent_name(r, p->a)));
-        json_object_set_new(jp, "b", json_string(agent_name(r, p->b)));
-        json_object_set_new(
-            jp, "level", json_string(advisory_level_name(p->level)));
+        json_object_set_new(jp, "a", jstr(agent_name(r, p->a)));
+        json_object_set_new(jp, "b", jstr(agent_name(r, p->b)));
+        json_object_set_new(jp, "level", jstr(advisory_level_name(p->level)));
         json_object_set_new(jp, "risk", json_real(p->res.risk));
-        json_object_set_new(jp, "hold", json_string(agent_name(r, p->hold)));
-        json_object_set_new(jp, "steer", json_string(agent_name(r, p->steer)));
+        json_object_set_new(jp, "hold", jstr(agent_name(r, p->hold)));
+        json_object_set_new(jp, "steer", jstr(agent_name(r, p->steer)));
         json_t *ch = json_object();
         for (int c = 0; c < RISK_NCHANNELS; c++)
             json_object_set_new(ch, risk_channel_name((enum risk_channel)c),

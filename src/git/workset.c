@@ -7,6 +7,12 @@
  * ranges. A second, content-free diff from HEAD tells which files have
  * uncommitted changes (their change time is the file's mtime); the others
  * take the time of the latest commit ahead of the base that touched them.
+ *
+ * Three kinds of delta say less than they seem to, and are read from the
+ * tree that captures the work instead: a path git keeps out of a sparse
+ * checkout (reported deleted), a path a merge in progress left conflicted
+ * (never staged), and an untracked nested repository (a directory, left
+ * out).
  */
 #include "git/workset.h"
 
@@ -36,7 +42,10 @@ struct ws_ctx {
     git_commit *head;
     git_oid base;
     git_tree *base_tree, *head_tree;
-    git_oid *ahead; /* base..HEAD, newest first */
+    git_tree *work_tree; /* the captured work, once built (worktree only) */
+    git_index *widx;     /* the worktree's index, read only */
+    const git_diff_options *dopts; /* the diff's options, for patches */
+    git_oid *ahead;                /* base..HEAD, newest first */
     size_t nahead, aahead;
     struct strmap uncommitted; /* paths that differ from HEAD */
     struct strmap touched;     /* path -> latest commit time (s) ahead */
@@ -50,6 +59,8 @@ workset_options_init(struct workset_options *o)
     o->integration = NULL;
     o->now_ms = 0;
     o->untracked = true;
+    o->warn = NULL;
+    o->warn_ctx = NULL;
 }
 
 static void
@@ -57,6 +68,8 @@ ctx_release(struct ws_ctx *c)
 {
     git_tree_free(c->base_tree);
     git_tree_free(c->head_tree);
+    git_tree_free(c->work_tree);
+    git_index_free(c->widx);
     git_commit_free(c->head);
     git_repository_free(c->wr);
     free(c->workdir);
@@ -261,8 +274,27 @@ blob_from_workfile(struct ws_ctx *c, const char *path, uint32_t mode,
     char *full = xasprintf("%s/%s", c->workdir, path);
     git_filter_list *fl = NULL;
     git_buf buf = GIT_BUF_INIT;
+    struct stat lst;
     int err = 0;
 
+    if (lstat(full, &lst) < 0) {
+        err =
+            as_errorf(e, AS_EIO, "cannot read '%s': %s", full, strerror(errno));
+        free(full);
+        return err;
+    }
+    if (!S_ISREG(lst.st_mode) && !S_ISLNK(lst.st_mode)) {
+        err = as_errorf(e, AS_EIO, "cannot read '%s': not a file", full);
+        free(full);
+        return err;
+    }
+    if (S_ISREG(lst.st_mode) && (uint64_t)lst.st_size > WORKSET_MAX_FILE) {
+        err = as_errorf(e, AS_ETOOBIG,
+            "cannot capture '%s': too big (%llu bytes)", full,
+            (unsigned long long)lst.st_size);
+        free(full);
+        return err;
+    }
     if (mode == GIT_FILEMODE_LINK) {
         char target[4096];
         ssize_t n = readlink(full, target, sizeof(target));
@@ -293,8 +325,9 @@ blob_from_workfile(struct ws_ctx *c, const char *path, uint32_t mode,
             err = as_errorf(
                 e, AS_EIO, "cannot read '%s': %s", full, strerror(errno));
         } else if ((uint64_t)st.st_size > WORKSET_MAX_FILE) {
-            err =
-                as_errorf(e, AS_ETOOBIG, "cannot capture '%s': too big", full);
+            err = as_errorf(e, AS_ETOOBIG,
+                "cannot capture '%s': too big (%llu bytes)", full,
+                (unsigned long long)st.st_size);
         } else {
             size_t want = (size_t)st.st_size, got;
 
@@ -313,6 +346,85 @@ blob_from_workfile(struct ws_ctx *c, const char *path, uint32_t mode,
     git_buf_dispose(&buf);
     git_filter_list_free(fl);
     free(full);
+    return err;
+}
+
+/* The worktree index's entry for path when git keeps the path out of the
+ * working tree (a sparse checkout), else NULL. Borrowed from c->widx. */
+static const git_index_entry *
+skip_worktree_entry(struct ws_ctx *c, const char *path)
+{
+    const git_index_entry *ie;
+
+    if (!c->widx || !(ie = git_index_get_bypath(c->widx, path, 0)))
+        return NULL;
+    return (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) ? ie : NULL;
+}
+
+/* Whether the diff's word on d is not the agent's work, which the captured
+ * tree holds instead (see the top of this file). */
+static bool
+delta_from_work_tree(struct ws_ctx *c, const git_diff_delta *d)
+{
+    if (!c)
+        return false;
+    if (d->status == GIT_DELTA_CONFLICTED)
+        return true;
+    return d->status == GIT_DELTA_DELETED &&
+           skip_worktree_entry(c, d->old_file.path) != NULL;
+}
+
+/* Stage a file too big to read as a placeholder blob naming it (msg), so
+ * the captured tree still differs from the base there. */
+static int
+stage_placeholder(
+    struct ws_ctx *c, git_index_entry *ent, const char *msg, struct as_err *e)
+{
+    char *text = xasprintf("airspace: %s\n", msg);
+    int err = 0;
+
+    if (c->o->warn)
+        c->o->warn(c->o->warn_ctx, msg);
+    ent->mode = GIT_FILEMODE_BLOB;
+    if (git_blob_create_from_buffer(&ent->id, c->g, text, strlen(text)) < 0)
+        err = repo_git_errorf(e, "cannot store '%s'", ent->path);
+    free(text);
+    return err;
+}
+
+/* The agent's version of a path a merge in progress left conflicted: the
+ * working file (conflict markers and all), else HEAD's entry, else none. */
+static int
+stage_conflicted(
+    struct ws_ctx *c, git_index *idx, const char *path, struct as_err *e)
+{
+    char *full = xasprintf("%s/%s", c->workdir, path);
+    git_tree_entry *te = NULL;
+    git_index_entry ent;
+    struct stat st;
+    int err = 0, rc = lstat(full, &st);
+
+    free(full);
+    memset(&ent, 0, sizeof(ent));
+    ent.path = path;
+    if (rc == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+        ent.mode = S_ISLNK(st.st_mode)   ? GIT_FILEMODE_LINK
+                   : (st.st_mode & 0100) ? GIT_FILEMODE_BLOB_EXECUTABLE
+                                         : GIT_FILEMODE_BLOB;
+        err = blob_from_workfile(c, path, ent.mode, &ent.id, e);
+        if (err == AS_ETOOBIG)
+            err = stage_placeholder(c, &ent, e->msg, e);
+    } else if (git_tree_entry_bypath(&te, c->head_tree, path) == 0) {
+        ent.mode = git_tree_entry_filemode(te);
+        git_oid_cpy(&ent.id, git_tree_entry_id(te));
+        git_tree_entry_free(te);
+    } else {
+        git_error_clear();
+        git_index_remove(idx, path, 0);
+        return 0;
+    }
+    if (!err && git_index_add(idx, &ent) < 0)
+        err = repo_git_errorf(e, "cannot stage '%s' in memory", path);
     return err;
 }
 
@@ -336,8 +448,28 @@ build_work_tree(
     for (pass = 0; pass < 2 && !err; pass++) {
         for (i = 0; i < nd && !err; i++) {
             const git_diff_delta *d = git_diff_get_delta(diff, i);
+            const git_index_entry *sw;
             git_index_entry ent;
 
+            if (d->status == GIT_DELTA_CONFLICTED) {
+                if (pass == 1)
+                    err = stage_conflicted(c, idx, d->new_file.path, e);
+                continue;
+            }
+            if (d->status == GIT_DELTA_DELETED &&
+                (sw = skip_worktree_entry(c, d->old_file.path))) {
+                /* outside a sparse checkout: the index entry stands */
+                if (pass == 1) {
+                    memset(&ent, 0, sizeof(ent));
+                    ent.path = sw->path;
+                    ent.mode = sw->mode;
+                    git_oid_cpy(&ent.id, &sw->id);
+                    if (git_index_add(idx, &ent) < 0)
+                        err = repo_git_errorf(
+                            e, "cannot stage '%s' in memory", sw->path);
+                }
+                continue;
+            }
             if (d->status == GIT_DELTA_DELETED ||
                 d->status == GIT_DELTA_TYPECHANGE) {
                 if (pass == 0)
@@ -350,6 +482,8 @@ build_work_tree(
                                  d->status != GIT_DELTA_MODIFIED &&
                                  d->status != GIT_DELTA_TYPECHANGE))
                 continue;
+            if (d->new_file.mode == GIT_FILEMODE_TREE)
+                continue; /* an untracked nested repository */
             memset(&ent, 0, sizeof(ent));
             ent.path = d->new_file.path;
             ent.mode = d->new_file.mode;
@@ -358,7 +492,10 @@ build_work_tree(
                     continue; /* a submodule we cannot pin */
                 git_oid_cpy(&ent.id, &d->new_file.id);
             } else if ((err = blob_from_workfile(c, d->new_file.path,
-                            d->new_file.mode, &ent.id, e)) < 0) {
+                            d->new_file.mode, &ent.id, e)) == AS_ETOOBIG) {
+                if ((err = stage_placeholder(c, &ent, e->msg, e)) < 0)
+                    break;
+            } else if (err < 0) {
                 break;
             }
             if (git_index_add(idx, &ent) < 0)
@@ -370,6 +507,10 @@ build_work_tree(
         goto out;
     if (git_index_write_tree_to(&tree, idx, c->g) < 0) {
         err = repo_git_errorf(e, "cannot write the work tree");
+        goto out;
+    }
+    if (git_tree_lookup(&c->work_tree, c->g, &tree) < 0) {
+        err = repo_git_errorf(e, "cannot read the work tree");
         goto out;
     }
     git_oid_tostr(hex, sizeof(hex), &tree);
@@ -396,6 +537,9 @@ collect_uncommitted(
     for (i = 0; i < nd; i++) {
         const git_diff_delta *dd = git_diff_get_delta(d, i);
 
+        if (dd->status == GIT_DELTA_DELETED &&
+            skip_worktree_entry(c, dd->old_file.path))
+            continue;
         strmap_put(&c->uncommitted, dd->old_file.path,
             strlen(dd->old_file.path), 1, NULL);
         strmap_put(&c->uncommitted, dd->new_file.path,
@@ -464,58 +608,133 @@ delta_status(const git_diff_delta *d, size_t nhunks, bool *skip)
     }
 }
 
-int
-workset_add_diff(git_diff *diff, struct agent *out, struct as_err *e)
+/* Add the file of delta d, or of its patch when there is one, to out
+ * (nothing for what git would not show). */
+static void
+add_file(struct agent *out, const git_diff_delta *d, git_patch *patch)
+{
+    size_t nhunks = 0, adds = 0, dels = 0;
+    enum ws_status st;
+    struct ws_file *f;
+    bool skip;
+
+    if (patch) {
+        d = git_patch_get_delta(patch);
+        nhunks = git_patch_num_hunks(patch);
+        git_patch_line_stats(NULL, &adds, &dels, patch);
+    }
+    st = delta_status(d, nhunks, &skip);
+    if (skip)
+        return;
+    f = agent_add_file(
+        out, st == WS_ADDED ? d->new_file.path : d->old_file.path, st);
+    f->status = st;
+    f->whole = ws_status_whole(st);
+    free(f->new_path);
+    f->new_path = st == WS_RENAMED ? xstrdup(d->new_file.path) : NULL;
+    f->added_lines = (uint32_t)adds;
+    f->deleted_lines = (uint32_t)dels;
+    for (size_t h = 0; st == WS_MODIFIED && h < nhunks; h++) {
+        const git_diff_hunk *hk = NULL;
+        size_t lines;
+
+        if (git_patch_get_hunk(&hk, &lines, patch, h) < 0)
+            continue;
+        if (hk->old_lines == 0) {
+            /* pure insertion after line old_start (0 = at the top) */
+            uint32_t k = hk->old_start > 0 ? (uint32_t)hk->old_start : 1;
+            range_set_add(&f->ranges, k, k);
+        } else {
+            range_set_add(&f->ranges, (uint32_t)hk->old_start,
+                (uint32_t)(hk->old_start + hk->old_lines - 1));
+        }
+    }
+}
+
+/* The blob at path in t, or NULL when there is none (or not a blob). */
+static git_blob *
+tree_blob(struct ws_ctx *c, git_tree *t, const char *path)
+{
+    git_tree_entry *te = NULL;
+    git_blob *b = NULL;
+
+    if (git_tree_entry_bypath(&te, t, path) == 0 &&
+        git_tree_entry_type(te) == GIT_OBJECT_BLOB)
+        git_blob_lookup(&b, c->g, git_tree_entry_id(te));
+    git_tree_entry_free(te);
+    git_error_clear();
+    return b;
+}
+
+/* The patch of path from the base tree to the captured work tree. */
+static int
+work_tree_patch(
+    struct ws_ctx *c, const char *path, git_patch **patch, struct as_err *e)
+{
+    git_blob *ob = tree_blob(c, c->base_tree, path);
+    git_blob *nb = tree_blob(c, c->work_tree, path);
+    int err = 0;
+
+    *patch = NULL;
+    if ((ob || nb) &&
+        !(ob && nb && git_oid_equal(git_blob_id(ob), git_blob_id(nb))) &&
+        git_patch_from_blobs(patch, ob, path, nb, path, c->dopts) < 0)
+        err = repo_git_errorf(e, "cannot diff '%s'", path);
+    git_blob_free(ob);
+    git_blob_free(nb);
+    return err;
+}
+
+/* workset_add_diff(), reading what the diff does not tell from c (NULL for
+ * a plain diff). */
+static int
+add_diff(struct ws_ctx *c, git_diff *diff, struct agent *out, struct as_err *e)
 {
     size_t nd = git_diff_num_deltas(diff);
 
     for (size_t i = 0; i < nd; i++) {
+        const git_diff_delta *d = git_diff_get_delta(diff, i);
+        bool from_work = c && c->work_tree && delta_from_work_tree(c, d);
         git_patch *patch = NULL;
-        const git_diff_delta *d;
-        size_t nhunks = 0, adds = 0, dels = 0;
-        enum ws_status st;
-        struct ws_file *f;
-        bool skip;
+        int err;
 
-        if (git_patch_from_diff(&patch, diff, i) < 0)
-            return repo_git_errorf(e, "cannot diff '%s'",
-                git_diff_get_delta(diff, i)->new_file.path);
-        d = patch ? git_patch_get_delta(patch) : git_diff_get_delta(diff, i);
-        if (patch) {
-            nhunks = git_patch_num_hunks(patch);
-            git_patch_line_stats(NULL, &adds, &dels, patch);
-        }
-        st = delta_status(d, nhunks, &skip);
-        if (skip) {
+        if ((d->status == GIT_DELTA_UNTRACKED ||
+                d->status == GIT_DELTA_ADDED) &&
+            d->new_file.mode == GIT_FILEMODE_TREE)
+            continue; /* an untracked nested repository */
+        if (c && c->work_tree && d->status == GIT_DELTA_RENAMED &&
+            skip_worktree_entry(c, d->old_file.path)) {
+            /* a copy from outside the sparse checkout, no rename: the old
+             * path is the index entry's, the new one an addition */
+            struct ws_file *f;
+
+            if ((err = work_tree_patch(c, d->old_file.path, &patch, e)) < 0)
+                return err;
+            if (patch)
+                add_file(out, d, patch);
             git_patch_free(patch);
+            f = agent_add_file(out, d->new_file.path, WS_ADDED);
+            f->status = WS_ADDED;
+            f->whole = ws_status_whole(WS_ADDED);
             continue;
         }
-        f = agent_add_file(
-            out, st == WS_ADDED ? d->new_file.path : d->old_file.path, st);
-        f->status = st;
-        f->whole = ws_status_whole(st);
-        free(f->new_path);
-        f->new_path = st == WS_RENAMED ? xstrdup(d->new_file.path) : NULL;
-        f->added_lines = (uint32_t)adds;
-        f->deleted_lines = (uint32_t)dels;
-        for (size_t h = 0; st == WS_MODIFIED && h < nhunks; h++) {
-            const git_diff_hunk *hk = NULL;
-            size_t lines;
-
-            if (git_patch_get_hunk(&hk, &lines, patch, h) < 0)
-                continue;
-            if (hk->old_lines == 0) {
-                /* pure insertion after line old_start (0 = at the top) */
-                uint32_t k = hk->old_start > 0 ? (uint32_t)hk->old_start : 1;
-                range_set_add(&f->ranges, k, k);
-            } else {
-                range_set_add(&f->ranges, (uint32_t)hk->old_start,
-                    (uint32_t)(hk->old_start + hk->old_lines - 1));
-            }
-        }
+        if (from_work)
+            err = work_tree_patch(c, d->new_file.path, &patch, e);
+        else if ((err = git_patch_from_diff(&patch, diff, i)) < 0)
+            err = repo_git_errorf(e, "cannot diff '%s'", d->new_file.path);
+        if (err < 0)
+            return err;
+        if (patch || !from_work) /* none from the work tree: no change */
+            add_file(out, d, patch);
         git_patch_free(patch);
     }
     return 0;
+}
+
+int
+workset_add_diff(git_diff *diff, struct agent *out, struct as_err *e)
+{
+    return add_diff(NULL, diff, out, e);
 }
 
 /* The working set's files from diff, each with the time the agent last
@@ -525,7 +744,7 @@ fill_files(
     struct ws_ctx *c, git_diff *diff, struct agent *out, struct as_err *e)
 {
     size_t first = out->nfiles;
-    int err = workset_add_diff(diff, out, e);
+    int err = add_diff(c, diff, out, e);
 
     if (err)
         return err;
@@ -547,6 +766,7 @@ diff_options(const struct workset_options *o, git_diff_options *opts)
     opts->context_lines = 0;
     opts->interhunk_lines = 0;
     opts->flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+    opts->max_size = WORKSET_MAX_FILE; /* bigger: binary, never read */
     if (o->untracked)
         opts->flags |= GIT_DIFF_INCLUDE_UNTRACKED |
                        GIT_DIFF_RECURSE_UNTRACKED_DIRS |
@@ -626,6 +846,10 @@ workset_from_worktree(struct repo *r, const char *worktree_path,
         goto out;
     wd = git_repository_workdir(c.wr);
     c.workdir = xstrndup(wd, strlen(wd) > 1 ? strlen(wd) - 1 : strlen(wd));
+    if (git_repository_index(&c.widx, c.wr) < 0) {
+        err = repo_git_errorf(e, "cannot read the index of '%s'", c.workdir);
+        goto out;
+    }
     if ((err = read_head(&c, c.wr, &branch, e)) < 0 ||
         (err = ctx_setup(&c, branch, out, e)) < 0)
         goto out;
@@ -633,6 +857,7 @@ workset_from_worktree(struct repo *r, const char *worktree_path,
     out->worktree = xstrdup(c.workdir);
 
     diff_options(c.o, &opts);
+    c.dopts = &opts;
     if (git_diff_tree_to_workdir_with_index(&diff, c.wr, c.base_tree, &opts) <
         0) {
         err = repo_git_errorf(e, "cannot diff base to '%s'", c.workdir);

@@ -22,13 +22,19 @@
 #include "git/repo.h"
 #include "util/error.h"
 
+/* Told about a file kept in the working set without its content; msg is
+ * borrowed for the call. */
+typedef void workset_warn_fn(void *ctx, const char *msg);
+
 struct workset_options {
     const char *integration; /* branch name; NULL: repo_integration_branch() */
     int64_t now_ms;          /* "now": change time of uncommitted deletions */
     bool untracked; /* include untracked-not-ignored files (default true) */
+    workset_warn_fn *warn; /* may be NULL */
+    void *warn_ctx;
 };
 
-/* Defaults: integration NULL, now_ms 0, untracked true. */
+/* Defaults: integration NULL, now_ms 0, untracked true, warn NULL. */
 void workset_options_init(struct workset_options *o);
 
 /*
@@ -37,7 +43,15 @@ void workset_options_init(struct workset_options *o);
  * base_oid, tree_oid, commits_ahead, committed_lines, started_at_ms and files
  * are filled; file weights are left for the caller). Files are sorted.
  * o may be NULL for the defaults. Returns 0, AS_ENOENT (no such worktree,
- * no commit, no integration branch or no common history) or AS_EGIT.
+ * no commit, no integration branch or no common history), AS_EIO or AS_EGIT.
+ *
+ * What git status would not call a change is none here either: an
+ * untracked nested repository is left out, and so is a path outside a
+ * sparse checkout (skip-worktree: its index entry stands for it). A path
+ * left conflicted by a merge in progress is captured as its working file
+ * (conflict markers and all), else HEAD's entry, else as deleted. A file
+ * bigger than 256 MiB is not read: it is a whole-file (binary) change, its
+ * captured content is a placeholder naming it, and o->warn is told.
  */
 int workset_from_worktree(struct repo *r, const char *worktree_path,
     const struct workset_options *o, struct agent *out, struct as_err *e);
