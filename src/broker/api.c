@@ -23,11 +23,45 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* ---- the request's transaction ---- */
+
+/* What a request changes, its ledger events included, is one store
+ * transaction, committed before the reply is sent: an acknowledged change
+ * is on disk (DESIGN §7). The daemon handles one request at a time. */
+static struct broker *tx_broker; /* the request's, while it is handled */
+static bool tx_open;
+
+static void
+request_begin(struct broker *b)
+{
+    struct as_err e;
+    tx_broker = b;
+    tx_open = b->db && !db_begin(b->db, &e);
+    if (b->db && !tx_open)
+        broker_log(b, "store: %s", e.msg);
+}
+
+/* Commit the request's changes (writes after it autocommit; the ledger
+ * entries they queue are flushed too). */
+static void
+request_commit(void)
+{
+    struct broker *b = tx_broker;
+    struct as_err e;
+    if (!b || !b->db)
+        return;
+    int rc = tx_open ? db_commit(b->db, &e) : db_ledger_flush(b->db, &e);
+    tx_open = false;
+    if (rc)
+        broker_log(b, "store: %s", e.msg);
+}
+
 /* ---- replies ---- */
 
 void
 api_reply_json(struct evhttp_request *req, int code, json_t *doc)
 {
+    request_commit();
     struct evbuffer *buf = evbuffer_new();
     char *s = json_dumps(doc, JSON_COMPACT);
     evbuffer_add(buf, s, strlen(s));
@@ -437,7 +471,7 @@ h_edit(struct api_ctx *c)
     f->weight = 1.0;
     agent_sort(&b->ag[i]);
     range_set_release(&rs);
-    b->meta[i].last_seen = broker_now();
+    broker_agent_seen(b, (size_t)i);
     /* Activity on a file renews the agent's locks covering it. */
     struct lock_events lev;
     lock_events_init(&lev);
@@ -582,12 +616,6 @@ lock_refused(struct api_ctx *c, int rc, const struct as_err *e,
 }
 
 static void
-touch_agent(struct broker *b, size_t i)
-{
-    b->meta[i].last_seen = broker_now();
-}
-
-static void
 h_locks(struct api_ctx *c)
 {
     size_t n;
@@ -634,7 +662,7 @@ h_lock(struct api_ctx *c)
     int rc = lock_table_acquire(c->b->locks, &r, broker_now(), &res, &ev, &e);
     broker_lock_events(c->b, &ev);
     lock_events_release(&ev);
-    touch_agent(c->b, (size_t)i);
+    broker_agent_seen(c->b, (size_t)i);
     if (rc) {
         lock_refused(c, rc, &e, res.lock);
         return;
@@ -694,7 +722,7 @@ lock_op(struct api_ctx *c, enum lock_op op)
     }
     broker_lock_events(c->b, &ev);
     lock_events_release(&ev);
-    touch_agent(c->b, (size_t)i);
+    broker_agent_seen(c->b, (size_t)i);
     if (rc < 0) {
         lock_refused(c, rc, &e, NULL);
         return;
@@ -845,6 +873,7 @@ broker_api_handle(struct evhttp_request *req, void *arg)
         c.seg[c.nseg++] = evhttp_uridecode(s, 0, NULL);
     }
     free(copy);
+    request_begin(c.b);
     const struct api_route *hit = NULL;
     bool path_known = false;
     for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && !hit; t++) {
@@ -870,6 +899,8 @@ broker_api_handle(struct evhttp_request *req, void *arg)
         if ((m != EVHTTP_REQ_POST && m != EVHTTP_REQ_PUT) || !read_body(&c))
             hit->fn(&c);
     }
+    request_commit(); /* the SSE stream's, or writes after the reply */
+    tx_broker = NULL;
     for (size_t i = 0; i < c.nseg && i < API_MAX_SEGMENTS; i++)
         free(c.seg[i]);
     if (c.body)

@@ -4,6 +4,7 @@
 #include "broker/api.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,11 +74,12 @@ h_intent(struct api_ctx *c)
     const char *sum = json_string_value(json_object_get(c->body, "summary"));
     in.summary = sum ? xstrdup(sum) : NULL;
     in.created_at = now;
-    in.expires_at = now + ttl;
+    /* a huge ttlMs saturates: the intent lives "forever" */
+    in.expires_at = ttl > INT64_MAX - now ? INT64_MAX : now + ttl;
     ALLOC_GROW(b->intents, b->nintents + 1, b->aintents);
     b->intents[b->nintents++] = in;
     broker_persist_intent(b, &in);
-    b->meta[i].last_seen = now;
+    broker_agent_seen(b, (size_t)i);
     json_t *o = broker_intent_json(&in);
     broker_emit(b, "intent.declared", in.agent, json_deep_copy(o));
     /* The detector decides forward conflicts (regions, dedup) and tells
@@ -224,7 +226,7 @@ h_message(struct api_ctx *c)
             "no agent, label or active crew matches '%s'", to);
         return;
     }
-    c->b->meta[i].last_seen = broker_now();
+    broker_agent_seen(c->b, (size_t)i);
     api_reply_json(c->req, 200, json_pack("{s:I}", "delivered", (json_int_t)n));
 }
 
@@ -365,35 +367,51 @@ h_activity(struct api_ctx *c)
     }
     const char *session =
         json_string_value(json_object_get(c->body, "session"));
-    size_t applied = 0, dups = 0;
-    bool gap = false;
+    /* A refused batch changes nothing: every delta is checked (as
+     * activity_apply would) before any is applied. */
+    size_t n = json_array_size(evs);
+    struct activity_delta *ds = xcalloc(n + 1, sizeof(*ds));
     size_t k;
     json_t *ev;
     json_array_foreach(evs, k, ev)
     {
-        struct activity_delta d = { 0 };
-        d.agent = c->b->ag[i].id;
-        d.session = session;
+        struct activity_delta *d = &ds[k];
+        d->agent = c->b->ag[i].id;
+        d->session = session;
         json_int_t seq = json_integer_value(json_object_get(ev, "seq"));
-        d.file = json_string_value(json_object_get(ev, "file"));
-        d.e.heat = json_number_value(json_object_get(ev, "heat"));
-        d.e.in_context = json_is_true(json_object_get(ev, "inContext"));
-        d.e.at = (int64_t)json_integer_value(json_object_get(ev, "at"));
+        d->file = json_string_value(json_object_get(ev, "file"));
+        d->e.heat = json_number_value(json_object_get(ev, "heat"));
+        d->e.in_context = json_is_true(json_object_get(ev, "inContext"));
+        d->e.at = (int64_t)json_integer_value(json_object_get(ev, "at"));
         json_t *aa = json_object_get(ev, "actionAt");
-        d.e.action_at = aa ? (int64_t)json_integer_value(aa) : d.e.at;
+        d->e.action_at = aa ? (int64_t)json_integer_value(aa) : d->e.at;
         const char *act = json_string_value(json_object_get(ev, "action"));
-        if (seq < 1 || !d.file || !*d.file ||
-            parse_action(act ? act : "none", &d.e.action)) {
+        if (seq < 1 || !d->file || !*d->file ||
+            parse_action(act ? act : "none", &d->e.action)) {
+            free(ds);
             api_reply_error(c->req, 400, "bad_field",
                 "events[%zu] needs seq >= 1, file, and action read, search, "
                 "write or none",
                 k);
             return;
         }
-        d.seq = (uint64_t)seq;
+        if (!(d->e.heat >= 0 && d->e.heat <= ACTIVITY_HEAT_MAX)) {
+            free(ds);
+            api_reply_error(c->req, 400, "bad_field",
+                "events[%zu]: heat must lie in [0, %g]", k, ACTIVITY_HEAT_MAX);
+            return;
+        }
+        d->seq = (uint64_t)seq;
+    }
+    size_t applied = 0, dups = 0;
+    bool gap = false;
+    for (k = 0; k < n; k++) {
         struct as_err e;
-        int rc = activity_apply(c->b->activity, &d, &e);
+        int rc = activity_apply(c->b->activity, &ds[k], &e);
         if (rc < 0) {
+            /* what is left (a session of another agent) refuses the
+             * first delta, before anything was applied */
+            free(ds);
             api_reply_error(
                 c->req, 400, "bad_field", "events[%zu]: %s", k, e.msg);
             return;
@@ -402,7 +420,8 @@ h_activity(struct api_ctx *c)
         dups += rc == ACTIVITY_DUPLICATE;
         gap = gap || rc == ACTIVITY_GAP;
     }
-    c->b->meta[i].last_seen = broker_now();
+    free(ds);
+    broker_agent_seen(c->b, (size_t)i);
     if (applied)
         broker_rescore(c->b, (size_t)i); /* its context channel moved */
     api_reply_json(c->req, 200,
@@ -524,7 +543,7 @@ h_prompt(struct api_ctx *c)
     struct topic_set set;
     topics_extract(json_string_value(json_object_get(c->body, "prompt")), &set);
     topic_track_add(&b->meta[i].topics, &set);
-    b->meta[i].last_seen = broker_now();
+    broker_agent_seen(b, (size_t)i);
     json_t *topics = json_array();
     for (size_t k = 0; k < set.n; k++)
         json_array_append_new(topics, json_string(set.t[k]));

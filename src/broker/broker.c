@@ -504,6 +504,18 @@ broker_set_status(
 /* ---- persistence ---- */
 
 void
+broker_agent_seen(struct broker *b, size_t i)
+{
+    struct bagent *m = &b->meta[i];
+    m->last_seen = broker_now();
+    /* stored often enough that a restart judges silence close to right,
+     * at most once a second (hooks call on every tool use) */
+    int64_t every = b->o.stale_ms / 4 < 1000 ? b->o.stale_ms / 4 : 1000;
+    if (m->last_seen - m->stored_seen >= every)
+        broker_persist_agent(b, i);
+}
+
+void
 broker_persist_agent(struct broker *b, size_t i)
 {
     const struct agent *a = &b->ag[i];
@@ -522,6 +534,8 @@ broker_persist_agent(struct broker *b, size_t i)
     struct as_err e;
     if (db_agent_put(b->db, &da, &e))
         broker_log(b, "store: %s", e.msg);
+    else
+        b->meta[i].stored_seen = m->last_seen;
     free(lt);
 }
 
@@ -542,7 +556,7 @@ restore_agent(void *ctx, const struct db_agent *da)
     m->human_residual = da->human_residual;
     m->from_worktree = a->worktree && !da->shared;
     m->registered_at = da->registered_at;
-    m->last_seen = da->last_seen;
+    m->last_seen = m->stored_seen = da->last_seen;
     a->started_at_ms = da->registered_at;
     m->status = !strcmp(da->status, "exited")  ? BAGENT_EXITED
                 : !strcmp(da->status, "stale") ? BAGENT_STALE
@@ -636,16 +650,16 @@ int
 broker_restore(struct broker *b, struct as_err *e)
 {
     int rc;
-    uint64_t next_token, last;
+    uint64_t next_token, next_event;
     if ((rc = db_agents_load(b->db, restore_agent, b, e)) ||
         (rc = db_locks_load(b->db, restore_lock, b, &next_token, e)) ||
         (rc = db_intents_load(b->db, restore_intent, b, e)) ||
         (rc = db_messages_load(b->db, restore_message, b, e)) ||
-        (rc = db_ledger_last(b->db, &last, e)))
+        (rc = db_ledger_next(b->db, &next_event, e)))
         return rc;
     if (next_token > lock_table_next_token(b->locks))
         lock_table_set_next_token(b->locks, next_token);
-    b->next_event_id = last + 1;
+    b->next_event_id = b->ring_first = next_event;
     broker_sync_intents(b);
     size_t nl;
     lock_table_list(b->locks, broker_now(), &nl);
@@ -1056,8 +1070,12 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     int64_t now = broker_now();
     for (size_t i = 0; i < b->nagents; i++) {
         struct bagent *m = &b->meta[i];
+        /* silence is counted from the daemon's start at the earliest:
+         * while it was down, nobody could reach it */
+        int64_t since =
+            m->last_seen > b->started_at ? m->last_seen : b->started_at;
         if (m->registered && m->status == BAGENT_ACTIVE &&
-            now - m->last_seen > b->o.stale_ms)
+            now - since > b->o.stale_ms)
             broker_set_status(b, i, BAGENT_STALE, "silent");
     }
     broker_expire_intents(b, now);
@@ -1326,7 +1344,7 @@ broker_run(const struct broker_options *o, struct as_err *e)
     b->o = *o;
     b->lock_fd = -1;
     b->inotify_fd = -1;
-    b->next_event_id = 1;
+    b->next_event_id = b->ring_first = 1;
     strmap_init(&b->pair_idx);
     strmap_init(&b->wd_agent);
     strmap_init(&b->inbox_idx);

@@ -1,13 +1,16 @@
 /*
  * events.c - the daemon's event stream: every event gets the next id, is
- * kept in a ring of recent events and is sent to every Server-Sent Events
- * client. A client reconnecting with Last-Event-ID gets what it missed
- * from the ring.
+ * kept in a ring of recent events, stored in the ledger (secrets redacted)
+ * and sent to every Server-Sent Events client. A client reconnecting with
+ * Last-Event-ID gets what it missed from the ring, and what the ring does
+ * not hold (older events, those before a restart) from the ledger.
  */
 #include "broker/internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -27,6 +30,72 @@ sse_write(struct evhttp_request *req, const struct bevent *ev)
     evbuffer_free(buf);
 }
 
+/* Whether an object member named key holds a secret (a name such as
+ * "password" or "client_secret"), as the redactor judges "key": "v". */
+static bool
+secret_key(const char *key)
+{
+    /* every name the redactor knows ends so (the probe is slow) */
+    static const char *const ends[] = { "password", "passwd", "secret", "token",
+        "key", "credentials" };
+    size_t len = strlen(key);
+    bool may = false;
+    for (size_t k = 0; k < sizeof(ends) / sizeof(ends[0]) && !may; k++) {
+        size_t n = strlen(ends[k]);
+        may = len >= n && !strcasecmp(key + len - n, ends[k]);
+    }
+    if (!may)
+        return false;
+    json_t *probe = json_pack("{s:s}", key, "v");
+    char *text = json_dumps(probe, JSON_COMPACT);
+    json_decref(probe);
+    size_t n = 0;
+    free(redact_string(text, &n));
+    free(text);
+    return n > 0;
+}
+
+/* A copy of v for the ledger: every string (values and member names)
+ * redacted; numbers, such as a lock's fencing token, kept. Redacting the
+ * values of the tree, not its JSON text, keeps the result valid JSON. */
+static json_t *
+redact_json(json_t *v)
+{
+    if (json_is_string(v)) {
+        size_t n = 0;
+        char *clean =
+            redact_text(json_string_value(v), json_string_length(v), &n);
+        json_t *r = n ? json_string(clean) : json_incref(v);
+        free(clean);
+        return r ? r : json_string(REDACT_MARK);
+    }
+    if (json_is_array(v)) {
+        json_t *r = json_array();
+        size_t k;
+        json_t *x;
+        json_array_foreach(v, k, x)
+        {
+            json_array_append_new(r, redact_json(x));
+        }
+        return r;
+    }
+    if (json_is_object(v)) {
+        json_t *r = json_object();
+        const char *key;
+        json_t *x;
+        json_object_foreach(v, key, x)
+        {
+            char *k = redact_string(key, NULL);
+            json_object_set_new(r, k,
+                json_is_string(x) && secret_key(key) ? json_string(REDACT_MARK)
+                                                     : redact_json(x));
+            free(k);
+        }
+        return r;
+    }
+    return json_incref(v);
+}
+
 void
 broker_emit(struct broker *b, const char *type, const char *agent, json_t *data)
 {
@@ -44,16 +113,18 @@ broker_emit(struct broker *b, const char *type, const char *agent, json_t *data)
     slot->id = id;
     slot->type = xstrdup(type);
     slot->json = json_dumps(ev, JSON_COMPACT);
-    json_decref(ev);
     if (b->db) {
         /* secrets in messages, reasons or summaries never reach the disk */
-        char *clean = redact_string(slot->json, NULL);
+        json_t *safe = redact_json(ev);
+        char *clean = json_dumps(safe, JSON_COMPACT);
+        json_decref(safe);
         struct db_event de = { id, broker_now(), type, agent, clean };
         struct as_err e;
         if (db_ledger_append(b->db, &de, &e))
             broker_log(b, "ledger: %s", e.msg);
         free(clean);
     }
+    json_decref(ev);
     for (struct sse_client *c = b->sse; c; c = c->next)
         sse_write(c->req, slot);
 }
@@ -95,24 +166,31 @@ broker_sse_attach(
     evhttp_add_header(h, "Content-Type", "text/event-stream");
     evhttp_add_header(h, "Cache-Control", "no-cache");
     evhttp_send_reply_start(req, 200, "OK");
-    /* What the client missed, oldest first, as far as the ring reaches. */
-    uint64_t first = b->next_event_id > BROKER_EVENT_RING
-                         ? b->next_event_id - BROKER_EVENT_RING
-                         : 1;
-    if (replay && b->db && after + 1 < first) {
-        struct sse_replay r = { req, first };
-        struct as_err e;
-        struct db_ledger_filter f = { .after = after };
-        db_ledger_query(b->db, &f, replay_one, &r, &e);
-    }
-    if (after + 1 > first)
-        first = after + 1;
-    if (replay)
-        for (uint64_t id = first; id < b->next_event_id; id++) {
+    /* What the client missed, oldest first: the ring holds the ids from
+     * lo on (those of this process, at most the last BROKER_EVENT_RING);
+     * older ones come from the ledger. An id at or past the last one
+     * (2^64 - 1 included) has missed nothing. */
+    uint64_t next = b->next_event_id;
+    if (replay && after < next - 1) {
+        uint64_t lo = next > BROKER_EVENT_RING ? next - BROKER_EVENT_RING : 1;
+        if (lo < b->ring_first)
+            lo = b->ring_first;
+        if (b->db && after + 1 < lo) {
+            struct sse_replay r = { req, lo };
+            struct as_err e;
+            /* ids are unique: (after, lo) holds at most this many */
+            uint64_t n = lo - 1 - after;
+            struct db_ledger_filter f = { .after = after,
+                .limit = n < LONG_MAX ? (long)n : LONG_MAX };
+            if (db_ledger_query(b->db, &f, replay_one, &r, &e))
+                broker_log(b, "ledger: %s", e.msg);
+        }
+        for (uint64_t id = after + 1 > lo ? after + 1 : lo; id < next; id++) {
             const struct bevent *ev = &b->ring[id % BROKER_EVENT_RING];
             if (ev->id == id)
                 sse_write(req, ev);
         }
+    }
     /* A comment so the client sees the stream is open. */
     struct evbuffer *buf = evbuffer_new();
     evbuffer_add_printf(buf, ": airspace events\n\n");

@@ -50,6 +50,7 @@ struct bagent {
                             worktree: git's changes minus what the agents
                             there reported */
     int64_t registered_at, last_seen;
+    int64_t stored_seen;       /* last_seen as last stored */
     int64_t dirty_since;       /* a file changed; 0 when clean */
     uint64_t paths_hash;       /* of the paths last told to the detector */
     struct topic_track topics; /* what its last prompts were about */
@@ -159,6 +160,8 @@ struct broker {
 
     /* events */
     uint64_t next_event_id;
+    uint64_t ring_first; /* the first id of this process: the ring holds
+                            ids from it (or next_event_id - RING) on */
     struct bevent ring[BROKER_EVENT_RING];
     struct sse_client *sse;
 
@@ -209,6 +212,10 @@ void broker_events_release(struct broker *b);
 void broker_lock_events(struct broker *b, struct lock_events *ev);
 /* Persist agent i's registration and status. */
 void broker_persist_agent(struct broker *b, size_t i);
+/* Agent i was heard from (any call of its own): last_seen is now, and is
+ * stored when the stored one is older than min(1 s, stale_ms / 4), so a
+ * restart does not take a busy agent for a silent one. */
+void broker_agent_seen(struct broker *b, size_t i);
 /* Restore the state of the store (start-up). */
 int broker_restore(struct broker *b, struct as_err *e);
 void broker_release_agent_locks(struct broker *b, size_t i);

@@ -14,6 +14,10 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+static void bind_text(sqlite3_stmt *s, int i, const char *v);
+static int run(
+    struct db *d, sqlite3_stmt *s, struct as_err *e, const char *what);
+
 /* Ordered migrations: migrations[k] takes schema k to k + 1. */
 static const char *const migrations[] = {
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;"
@@ -85,8 +89,11 @@ struct db {
     sqlite3 *h;
     char *path;
     sqlite3_stmt *st[S_COUNT];
-    bool in_tx;
+    int depth;          /* open db_begin calls (0: none) */
+    bool in_tx;         /* a transaction of db_begin is open */
     uint64_t token_hwm; /* the stored fencing high-water mark */
+    uint64_t event_hwm; /* the stored event-id high-water mark */
+    uint64_t last_seq;  /* the highest seq queued since the open */
     struct qevent q[DB_LEDGER_BATCH];
     size_t nq;
 };
@@ -108,6 +115,22 @@ exec(struct db *d, const char *sql, struct as_err *e)
         sqlite3_free(msg);
         return rc;
     }
+    return 0;
+}
+
+/* The counter name into *v (0 when it was never stored). */
+static int
+counter_get(struct db *d, const char *name, uint64_t *v, struct as_err *e)
+{
+    sqlite3_stmt *s;
+    *v = 0;
+    if (sqlite3_prepare_v2(d->h, "SELECT value FROM counters WHERE name = ?1",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read a counter");
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *v = (uint64_t)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
     return 0;
 }
 
@@ -205,6 +228,8 @@ db_open(const char *path, const struct db_options *o, struct db **out,
             rc = sql_err(d, e, "cannot prepare a statement");
             goto fail;
         }
+    if ((rc = counter_get(d, "next_event", &d->event_hwm, e)))
+        goto fail;
     *out = d;
     return 0;
 fail:
@@ -222,7 +247,14 @@ db_close(struct db *d)
     if (!d)
         return;
     struct as_err e;
-    db_ledger_flush(d, &e);
+    /* all written: the next start may continue right after the last id */
+    if (!db_ledger_flush(d, &e) && d->last_seq &&
+        d->event_hwm > d->last_seq + 1) {
+        sqlite3_stmt *c = d->st[S_COUNTER_PUT];
+        bind_text(c, 1, "next_event");
+        sqlite3_bind_int64(c, 2, (sqlite3_int64)(d->last_seq + 1));
+        run(d, c, &e, "cannot store the event counter");
+    }
     for (int k = 0; k < S_COUNT; k++)
         sqlite3_finalize(d->st[k]);
     sqlite3_close(d->h);
@@ -233,17 +265,28 @@ db_close(struct db *d)
 int
 db_begin(struct db *d, struct as_err *e)
 {
+    if (d->depth) {
+        d->depth++;
+        return 0;
+    }
     int rc = exec(d, "BEGIN IMMEDIATE", e);
-    if (!rc)
+    if (!rc) {
         d->in_tx = true;
+        d->depth = 1;
+    }
     return rc;
 }
 
 int
 db_commit(struct db *d, struct as_err *e)
 {
+    if (!d->depth || --d->depth)
+        return 0;
+    /* the queued ledger entries go in the same transaction */
+    int rc = db_ledger_flush(d, e);
     d->in_tx = false;
-    return exec(d, "COMMIT", e);
+    int crc = exec(d, "COMMIT", rc ? NULL : e);
+    return rc ? rc : crc;
 }
 
 /* ---- binding helpers ---- */
@@ -530,6 +573,21 @@ db_ledger_flush(struct db *d, struct as_err *e)
 int
 db_ledger_append(struct db *d, const struct db_event *ev, struct as_err *e)
 {
+    /* Like the fencing counter: a mark reserved in blocks, always above
+     * every id handed out, so a crash that loses queued entries never
+     * lets their ids be given again. */
+    if (ev->seq >= d->event_hwm) {
+        uint64_t hwm = ev->seq + 1 + DB_EVENT_BLOCK;
+        sqlite3_stmt *c = d->st[S_COUNTER_PUT];
+        bind_text(c, 1, "next_event");
+        sqlite3_bind_int64(c, 2, (sqlite3_int64)hwm);
+        int rc = run(d, c, e, "cannot store the event counter");
+        if (rc)
+            return rc;
+        d->event_hwm = hwm;
+    }
+    if (ev->seq > d->last_seq)
+        d->last_seq = ev->seq;
     struct qevent *q = &d->q[d->nq++];
     q->seq = ev->seq;
     q->ts = ev->ts;
@@ -548,6 +606,8 @@ db_ledger_query(struct db *d, const struct db_ledger_filter *f, db_event_fn *fn,
     int rc = db_ledger_flush(d, e);
     if (rc)
         return rc;
+    if (f->after >= (uint64_t)INT64_MAX)
+        return 0; /* nothing is after it (seq is a signed 64-bit integer) */
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(d->h,
             "SELECT seq, ts, type, agent, json FROM ledger WHERE seq > ?1"
@@ -585,6 +645,17 @@ db_ledger_last(struct db *d, uint64_t *seq, struct as_err *e)
     if (sqlite3_step(s) == SQLITE_ROW)
         *seq = (uint64_t)sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
+    return 0;
+}
+
+int
+db_ledger_next(struct db *d, uint64_t *next, struct as_err *e)
+{
+    uint64_t last;
+    int rc = db_ledger_last(d, &last, e);
+    if (rc)
+        return rc;
+    *next = last + 1 > d->event_hwm ? last + 1 : d->event_hwm;
     return 0;
 }
 

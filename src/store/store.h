@@ -7,8 +7,12 @@
  * of the process: WAL with synchronous=NORMAL; synchronous=FULL on request
  * for power loss), except ledger appends, which are batched: they are
  * written at 64 queued entries, on db_ledger_flush() (the daemon calls it
- * every 250 ms) and before every ledger query. A crash loses at most the
- * queued ledger entries, never an acknowledged lock, intent or message.
+ * every 250 ms), before every ledger query and on the outermost
+ * db_commit (in its transaction). A crash loses at most the queued ledger
+ * entries, never an acknowledged lock, intent or message; the daemon
+ * commits what a request queued before it replies. Event ids are never
+ * given twice: a high-water mark reserved in blocks (like the fencing
+ * counter) is stored before an id above it is queued.
  *
  * The schema is versioned (table meta, key schema_version) and migrated in
  * order on open; a database from a newer airspace is refused. The file is
@@ -27,6 +31,7 @@
 #define DB_SCHEMA_VERSION 1
 #define DB_LEDGER_BATCH 64
 #define DB_TOKEN_BLOCK 1024 /* fencing tokens reserved per counter write */
+#define DB_EVENT_BLOCK 1024 /* event ids reserved per counter write */
 
 struct db;
 
@@ -38,10 +43,13 @@ struct db_options {
 
 int db_open(const char *path, const struct db_options *o, struct db **out,
     struct as_err *e);
-/* Flush the ledger queue and close. */
+/* Flush the ledger queue and close (lowering the stored event-id mark to
+ * just above the last id queued: a clean stop leaves no gap in ids). */
 void db_close(struct db *d);
 
-/* Group writes: one transaction until db_commit (nesting not supported). */
+/* Group writes: one transaction until db_commit. Calls nest: only the
+ * outermost pair begins and commits (flushing the ledger queue into the
+ * transaction first); an inner db_commit returns 0. */
 int db_begin(struct db *d, struct as_err *e);
 int db_commit(struct db *d, struct as_err *e);
 
@@ -115,7 +123,8 @@ struct db_event {
 };
 
 /* Queue one event (copied); writes the batch when it reaches
- * DB_LEDGER_BATCH. */
+ * DB_LEDGER_BATCH. When ev->seq reaches the stored event-id mark, first
+ * stores a new mark DB_EVENT_BLOCK above it (see db_ledger_next). */
 int db_ledger_append(struct db *d, const struct db_event *ev, struct as_err *e);
 int db_ledger_flush(struct db *d, struct as_err *e);
 /* A ledger query: events with seq > after, of type prefix and agent
@@ -134,6 +143,9 @@ int db_ledger_query(struct db *d, const struct db_ledger_filter *f,
     db_event_fn *fn, void *ctx, struct as_err *e);
 /* The highest seq stored (0 when none). Flushes first. */
 int db_ledger_last(struct db *d, uint64_t *seq, struct as_err *e);
+/* The id for the next event: above every seq stored and every id ever
+ * queued (the stored mark), even when a crash lost queued entries. */
+int db_ledger_next(struct db *d, uint64_t *next, struct as_err *e);
 /* Keep at most max_count events and none older than min_ts. */
 int db_ledger_prune(
     struct db *d, long max_count, int64_t min_ts, struct as_err *e);

@@ -61,6 +61,14 @@ check "escaping intent refused" [ "$CODE" = 400 ]
 api POST /v1/intents '{"agent":"s3","files":[]}'
 check "empty files refused" [ "$CODE" = 400 ]
 
+# a huge ttlMs saturates: the intent is live, expiring far ahead
+api POST /v1/intents '{"agent":"s3","files":["docs/far.md"],"ttlMs":9223372036854775807}'
+check "huge ttlMs accepted" [ "$CODE" = 200 ]
+check "huge ttlMs: expiresAt after createdAt" jqt "$TMP/body" '.expiresAt > .createdAt'
+api GET '/v1/intents?agent=s3'
+check "huge ttlMs: the intent is live" jqt "$TMP/body" \
+    '[.intents[] | select(.files == ["docs/far.md"])] | length == 1'
+
 # the same through the CLI
 AIRSPACE_AGENT=s3 "$AIRSPACE_BIN" msg s4 "lunch?" > "$TMP/out"
 check "CLI msg delivers" grep -q "delivered to 1" "$TMP/out"

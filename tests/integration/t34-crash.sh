@@ -84,6 +84,28 @@ for delay in 0.4 0.7 0.25; do
     maxtok=$t
     round=$((round + 1))
 done
+# kill -9 right after an acknowledged lock and message: their ledger
+# entries survive, and event ids handed out before the crash are not reused
+post /v1/agents '{"id":"w1"}' > /dev/null
+post /v1/agents '{"id":"w2"}' > /dev/null
+c1=$(post /v1/locks '{"agent":"w1","pattern":"ledger.c"}')
+c2=$(post /v1/messages '{"from":"w1","to":"w2","body":"ledger-msg"}')
+seen=$(curl -s --unix-socket "$SOCK" http://a/v1/status | jq .lastEventId)
+kill -9 $DPID
+wait $DPID 2>/dev/null || true
+check "lock and message acknowledged ($c1 $c2)" [ "$c1$c2" = 200200 ]
+check "restarts after the last kill" start
+curl -s --unix-socket "$SOCK" http://a/v1/ledger > "$TMP/ledger"
+check "the acknowledged lock's event is in the ledger" jqt "$TMP/ledger" \
+    '[.events[] | select(.type == "lock.granted" and .data.pattern == "ledger.c")] | length == 1'
+check "the acknowledged message's event is in the ledger" jqt "$TMP/ledger" \
+    '[.events[] | select(.type == "message" and .data.body == "ledger-msg")] | length == 1'
+post /v1/locks '{"agent":"w1","pattern":"after-ledger.c"}' > /dev/null
+curl -s --unix-socket "$SOCK" 'http://a/v1/ledger?type=lock.granted' > "$TMP/ledger"
+check "a new event's id is above every id handed out before the crash ($seen)" \
+    jqt "$TMP/ledger" "[.events[] | select(.data.pattern == \"after-ledger.c\") | .id] | length == 1 and .[0] > $seen"
+check "event ids are unique in the ledger" jqt "$TMP/ledger" \
+    '[.events[].id] | length == (unique | length)'
 kill $DPID
 wait $DPID 2>/dev/null || true
 finish

@@ -50,6 +50,16 @@ api POST /v1/activity '{"agent":"A","session":"s","events":[{"seq":0,"file":"x"}
 check "seq 0 refused" [ "$CODE" = 400 ]
 api POST /v1/activity '{"agent":"A","session":"s","events":[{"seq":1,"file":"x","action":"juggle"}]}'
 check "unknown action refused" [ "$CODE" = 400 ]
+# a refused batch changes nothing: a bad delta after a good one
+api POST /v1/activity "{\"agent\":\"A\",\"session\":\"sp\",\"events\":[{\"seq\":1,\"file\":\"lib/partial.c\",\"heat\":1.0,\"inContext\":true,\"action\":\"read\",\"at\":$T},{\"seq\":2,\"file\":\"lib/partial.c\",\"heat\":-1,\"action\":\"read\",\"at\":$T}]}"
+check "a negative heat refuses the batch" [ "$CODE" = 400 ]
+api GET '/v1/activity?file=lib/partial.c'
+check "the refused batch's good delta was not applied" jqt "$TMP/body" '.files | length == 0'
+api POST /v1/activity "{\"agent\":\"A\",\"session\":\"sp\",\"events\":[{\"seq\":1,\"file\":\"lib/partial.c\",\"heat\":1.0,\"action\":\"read\",\"at\":$T},{\"seq\":2,\"file\":\"lib/partial.c\",\"heat\":1.0,\"action\":\"read\",\"at\":$T},{\"seq\":3,\"file\":\"\",\"action\":\"read\",\"at\":$T}]}"
+check "an empty file refuses the batch" [ "$CODE" = 400 ]
+api POST /v1/activity "{\"agent\":\"A\",\"session\":\"sp\",\"events\":[{\"seq\":1,\"file\":\"lib/partial.c\",\"heat\":0.5,\"action\":\"read\",\"at\":$T}]}"
+check "the session's numbering was not moved by refused batches" jqt "$TMP/body" \
+    '.applied == 1 and .duplicates == 0'
 
 # stale context: C holds lib/x.c in its context, D changes it
 api POST /v1/agents '{"id":"C"}'
