@@ -12,12 +12,16 @@ range_set_init(struct range_set *s)
     s->v = NULL;
     s->n = 0;
     s->alloc = 0;
+    s->ins = NULL;
+    s->nins = 0;
+    s->ains = 0;
 }
 
 void
 range_set_release(struct range_set *s)
 {
     free(s->v);
+    free(s->ins);
     range_set_init(s);
 }
 
@@ -25,17 +29,46 @@ void
 range_set_clear(struct range_set *s)
 {
     s->n = 0;
+    s->nins = 0;
 }
 
 void
 range_set_copy(struct range_set *dst, const struct range_set *src)
 {
     dst->n = 0;
+    dst->nins = 0;
     if (!src->n)
         return;
     ALLOC_GROW(dst->v, src->n, dst->alloc);
     memcpy(dst->v, src->v, src->n * sizeof(*src->v));
     dst->n = src->n;
+    if (src->nins) {
+        ALLOC_GROW(dst->ins, src->nins, dst->ains);
+        memcpy(dst->ins, src->ins, src->nins * sizeof(*src->ins));
+        dst->nins = src->nins;
+    }
+}
+
+/* The line an insertion after line k is recorded at. */
+static uint32_t
+ins_line(uint32_t k)
+{
+    return k ? k : 1;
+}
+
+/* Index of the first insertion recorded at a line >= line. */
+static size_t
+first_ins(const struct range_set *s, uint32_t line)
+{
+    size_t lo = 0, hi = s->nins;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ins_line(s->ins[mid]) < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Index of the first range whose end + 1 >= line (the first that could touch
@@ -54,14 +87,10 @@ first_reaching(const struct range_set *s, uint32_t line)
     return lo;
 }
 
-void
-range_set_add(struct range_set *s, uint32_t start, uint32_t end)
+/* Add [start, end], start <= end, to the ranges only. */
+static void
+add_range(struct range_set *s, uint32_t start, uint32_t end)
 {
-    if (start > end) {
-        uint32_t t = start;
-        start = end;
-        end = t;
-    }
     size_t i = first_reaching(s, start);
     /* Ranges i..j-1 overlap or touch [start, end]: fold them in. */
     size_t j = i;
@@ -82,6 +111,83 @@ range_set_add(struct range_set *s, uint32_t start, uint32_t end)
     }
     s->v[i].start = start;
     s->v[i].end = end;
+}
+
+void
+range_set_add(struct range_set *s, uint32_t start, uint32_t end)
+{
+    if (start > end) {
+        uint32_t t = start;
+        start = end;
+        end = t;
+    }
+    if (s->nins) {
+        /* lines replaced now: no longer insertions alone */
+        size_t i = first_ins(s, start), j = i;
+        while (j < s->nins && ins_line(s->ins[j]) <= end)
+            j++;
+        memmove(s->ins + i, s->ins + j, (s->nins - j) * sizeof(*s->ins));
+        s->nins -= j - i;
+    }
+    add_range(s, start, end);
+}
+
+void
+range_set_add_insertion(struct range_set *s, uint32_t k)
+{
+    uint32_t line = ins_line(k);
+    size_t i = first_ins(s, line);
+    bool alone = i < s->nins && ins_line(s->ins[i]) == line;
+    if (range_set_contains(s, line) && !alone)
+        return; /* the line itself changed */
+    add_range(s, line, line);
+    while (i < s->nins && s->ins[i] < k)
+        i++;
+    if (i < s->nins && s->ins[i] == k)
+        return;
+    ALLOC_GROW(s->ins, s->nins + 1, s->ains);
+    memmove(s->ins + i + 1, s->ins + i, (s->nins - i) * sizeof(*s->ins));
+    s->ins[i] = k;
+    s->nins++;
+}
+
+void
+range_set_add_set(struct range_set *s, const struct range_set *src)
+{
+    struct range_set rep = RANGE_SET_INIT;
+    range_set_replaced(&rep, src);
+    for (size_t i = 0; i < rep.n; i++)
+        range_set_add(s, rep.v[i].start, rep.v[i].end);
+    for (size_t i = 0; i < src->nins; i++)
+        range_set_add_insertion(s, src->ins[i]);
+    range_set_release(&rep);
+}
+
+void
+range_set_replaced(struct range_set *dst, const struct range_set *s)
+{
+    struct range_set alone = RANGE_SET_INIT;
+    for (size_t i = 0; i < s->nins; i++)
+        add_range(&alone, ins_line(s->ins[i]), ins_line(s->ins[i]));
+    range_set_subtract(dst, s, &alone);
+    dst->nins = 0;
+    range_set_release(&alone);
+}
+
+bool
+range_set_inserts_within(
+    const struct range_set *s, uint32_t start, uint32_t end)
+{
+    /* the first insertion after a line >= start */
+    size_t lo = 0, hi = s->nins;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ins[mid] < start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nins && s->ins[lo] < end;
 }
 
 uint64_t
@@ -144,6 +250,7 @@ range_set_intersect(
     struct range_set *dst, const struct range_set *a, const struct range_set *b)
 {
     dst->n = 0;
+    dst->nins = 0;
     size_t i = 0, j = 0;
     while (i < a->n && j < b->n) {
         uint32_t lo =
@@ -169,6 +276,7 @@ range_set_widen(
     struct range_set *dst, const struct range_set *s, uint32_t margin)
 {
     dst->n = 0;
+    dst->nins = 0;
     for (size_t i = 0; i < s->n; i++) {
         uint32_t lo = s->v[i].start > margin ? s->v[i].start - margin : 1;
         uint32_t hi = s->v[i].end > UINT32_MAX - margin ? UINT32_MAX
@@ -239,5 +347,11 @@ range_set_subtract(
         }
         if (start <= end)
             range_set_add(dst, (uint32_t)start, (uint32_t)end);
+    }
+    for (size_t i = 0; i < a->nins; i++) {
+        if (!range_set_contains(dst, ins_line(a->ins[i])))
+            continue;
+        ALLOC_GROW(dst->ins, dst->nins + 1, dst->ains);
+        dst->ins[dst->nins++] = a->ins[i];
     }
 }

@@ -538,7 +538,13 @@ collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
         if (f->gid == GRAPH_NONE || !e->g->files[f->gid].parsed)
             continue;
         const struct graph_file *gf = &e->g->files[f->gid];
-        const struct range_set *rs = &f->ws->ranges;
+        /* The lines the agent replaced: a pure insertion changed no base
+         * line, and touches only a definition it lands inside. */
+        const struct range_set *all = &f->ws->ranges;
+        struct range_set rep;
+        range_set_init(&rep);
+        range_set_replaced(&rep, all);
+        const struct range_set *rs = &rep;
         size_t first_def = ea->ndefs;
         if (++sc->cur_name_stamp == 0) {
             memset(sc->name_stamp, 0, e->g->nnames * sizeof(*sc->name_stamp));
@@ -555,7 +561,8 @@ collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
             const struct graph_def *def = &gf->defs[d];
             while (k0 < rs->n && rs->v[k0].end < def->start)
                 k0++;
-            if (!f->whole && !(k0 < rs->n && rs->v[k0].start <= def->end))
+            if (!f->whole && !(k0 < rs->n && rs->v[k0].start <= def->end) &&
+                !range_set_inserts_within(all, def->start, def->end))
                 continue;
             if (!f->whole)
                 range_set_add(&changed, def->start, def->end);
@@ -621,6 +628,7 @@ collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
             add_ref(sc, ea, &arefs, id, (uint32_t)i, u->line, 1);
         }
         range_set_release(&changed);
+        range_set_release(&rep);
     }
     if (ea->ndefs)
         qsort(ea->defs, ea->ndefs, sizeof(*ea->defs), cmp_sdef);

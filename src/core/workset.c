@@ -126,9 +126,7 @@ cmp_file(const void *x, const void *y)
 static void
 ws_file_merge(struct ws_file *dst, struct ws_file *src)
 {
-    for (size_t i = 0; i < src->ranges.n; i++)
-        range_set_add(
-            &dst->ranges, src->ranges.v[i].start, src->ranges.v[i].end);
+    range_set_add_set(&dst->ranges, &src->ranges);
     if (dst->status == WS_MODIFIED && src->status != WS_MODIFIED) {
         dst->status = src->status;
         if (src->new_path && !dst->new_path) {

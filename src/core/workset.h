@@ -43,7 +43,8 @@ struct ws_file {
     char *new_path; /* WS_RENAMED: the path in the agent's tree; else NULL */
     enum ws_status status;
     bool whole;              /* no line ranges known: the whole file counts */
-    struct range_set ranges; /* changed lines, base coordinates, 1-based */
+    struct range_set ranges; /* changed lines, base coordinates, 1-based;
+                                pure insertions marked (intervals.h) */
     int64_t changed_at_ms;   /* when the agent last changed it; 0 = unknown */
     double weight;           /* recency weight w in (0,1]; set by caller */
     uint32_t added_lines, deleted_lines; /* diff stats, for right of way */

@@ -49,8 +49,6 @@ struct ws_ctx {
     size_t nahead, aahead;
     struct strmap uncommitted; /* paths that differ from HEAD */
     struct strmap touched;     /* path -> latest commit time (s) ahead */
-    bool have_mtime;
-    int64_t min_mtime_ms;
 };
 
 void
@@ -78,10 +76,13 @@ ctx_release(struct ws_ctx *c)
     strmap_release(&c->touched);
 }
 
+/* When c was written: its author time, which a rebase or an amend keeps. */
 static int64_t
-commit_ms(git_commit *c)
+author_ms(git_commit *c)
 {
-    return (int64_t)git_commit_time(c) * 1000;
+    const git_signature *s = git_commit_author(c);
+
+    return s ? (int64_t)s->when.time * 1000 : 0;
 }
 
 /* Record, for every path a commit ahead of the base touched, the time of the
@@ -246,7 +247,7 @@ ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
         git_commit *first = NULL;
 
         if (git_commit_lookup(&first, c->g, &c->ahead[c->nahead - 1]) == 0)
-            out->started_at_ms = commit_ms(first);
+            out->started_at_ms = author_ms(first);
         git_commit_free(first);
         if ((err = collect_touched(c, e)) < 0)
             goto out;
@@ -566,9 +567,6 @@ change_time(struct ws_ctx *c, const char *p, const char *q)
         if (rc < 0)
             return c->o->now_ms; /* deleted: seen gone now */
         ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
-        if (!c->have_mtime || ms < c->min_mtime_ms)
-            c->min_mtime_ms = ms;
-        c->have_mtime = true;
         return ms;
     }
     if (strmap_get(&c->touched, p, strlen(p), &v) ||
@@ -642,8 +640,8 @@ add_file(struct agent *out, const git_diff_delta *d, git_patch *patch)
             continue;
         if (hk->old_lines == 0) {
             /* pure insertion after line old_start (0 = at the top) */
-            uint32_t k = hk->old_start > 0 ? (uint32_t)hk->old_start : 1;
-            range_set_add(&f->ranges, k, k);
+            range_set_add_insertion(
+                &f->ranges, hk->old_start > 0 ? (uint32_t)hk->old_start : 0);
         } else {
             range_set_add(&f->ranges, (uint32_t)hk->old_start,
                 (uint32_t)(hk->old_start + hk->old_lines - 1));
@@ -754,8 +752,6 @@ fill_files(
             change_time(c, f->new_path ? f->new_path : f->path, f->path);
     }
     agent_sort(out);
-    if (out->started_at_ms == 0 && c->have_mtime)
-        out->started_at_ms = c->min_mtime_ms;
     return 0;
 }
 
@@ -783,6 +779,42 @@ find_renames(git_diff *diff, struct as_err *e)
     if (git_diff_find_similar(diff, &fo) < 0)
         return repo_git_errorf(e, "cannot detect renames");
     return 0;
+}
+
+/* When the worktree wr was made, in ms, or 0 when unknown: for a linked
+ * worktree the time its commondir file was written (once, by `git worktree
+ * add`; nothing rewrites it, unlike the directory around it), for the main
+ * one the oldest entry of HEAD's reflog. Never a working file's time: a
+ * re-saved file must not make its agent look newer. */
+static int64_t
+worktree_created_ms(git_repository *wr)
+{
+    git_reflog *log = NULL;
+    int64_t ms = 0;
+
+    if (git_repository_is_worktree(wr) == 1) {
+        char *p = xasprintf("%s/commondir", git_repository_path(wr));
+        struct stat st;
+
+        if (stat(p, &st) == 0)
+            ms = (int64_t)st.st_mtim.tv_sec * 1000 +
+                 st.st_mtim.tv_nsec / 1000000;
+        free(p);
+        return ms;
+    }
+    if (git_reflog_read(&log, wr, "HEAD") == 0) {
+        size_t n = git_reflog_entrycount(log);
+        const git_reflog_entry *oldest =
+            n ? git_reflog_entry_byindex(log, n - 1) : NULL;
+        const git_signature *s =
+            oldest ? git_reflog_entry_committer(oldest) : NULL;
+
+        if (s && s->when.time > 0)
+            ms = (int64_t)s->when.time * 1000;
+    }
+    git_reflog_free(log);
+    git_error_clear();
+    return ms;
 }
 
 /* HEAD's commit and short branch name (NULL when detached). */
@@ -855,6 +887,13 @@ workset_from_worktree(struct repo *r, const char *worktree_path,
         goto out;
     free(out->worktree);
     out->worktree = xstrdup(c.workdir);
+    {
+        /* the start: the earliest stable fact (docs/risk-model.md §5) */
+        int64_t made = worktree_created_ms(c.wr);
+
+        if (made && (!out->started_at_ms || made < out->started_at_ms))
+            out->started_at_ms = made;
+    }
 
     diff_options(c.o, &opts);
     c.dopts = &opts;

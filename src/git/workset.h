@@ -42,6 +42,11 @@ void workset_options_init(struct workset_options *o);
  * caller has agent_init()ed (its id and kind are kept; worktree, branch,
  * base_oid, tree_oid, commits_ahead, committed_lines, started_at_ms and files
  * are filled; file weights are left for the caller). Files are sorted.
+ * started_at_ms is the earliest of the author time of the oldest commit
+ * ahead of the base and the worktree's making (a linked worktree's
+ * commondir file, the main one's oldest HEAD reflog entry): never a working
+ * file's time, so a re-save cannot move it. A pure insertion is recorded
+ * with range_set_add_insertion().
  * o may be NULL for the defaults. Returns 0, AS_ENOENT (no such worktree,
  * no commit, no integration branch or no common history), AS_EIO or AS_EGIT.
  *
@@ -58,7 +63,8 @@ int workset_from_worktree(struct repo *r, const char *worktree_path,
 
 /*
  * The same for committed work only: the diff from the merge base to the tip
- * of branch. worktree stays NULL and tree_oid is the tip's tree.
+ * of branch. worktree stays NULL, tree_oid is the tip's tree and
+ * started_at_ms the author time of the oldest commit ahead (0: none).
  */
 int workset_from_branch(struct repo *r, const char *branch,
     const struct workset_options *o, struct agent *out, struct as_err *e);
@@ -68,9 +74,9 @@ int workset_from_branch(struct repo *r, const char *branch,
  * detection) to out: its status, its base path (a rename's new path in
  * new_path), its diff stats and, for a modification, its changed line
  * ranges in base coordinates (a pure insertion after line k is [k, k], one
- * at the top [1, 1]). Deltas git would not show (no hunk, same mode) are
- * left out. changed_at_ms and the order of out's files are the caller's.
- * Returns 0 or AS_EGIT.
+ * at the top [1, 1], marked with range_set_add_insertion()). Deltas git would
+ * not show (no hunk, same mode) are left out. changed_at_ms and the order of
+ * out's files are the caller's. Returns 0 or AS_EGIT.
  */
 int workset_add_diff(git_diff *diff, struct agent *out, struct as_err *e);
 

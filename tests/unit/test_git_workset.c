@@ -171,6 +171,10 @@ test_worktree_files(void)
     CHECK_STR(ranges_str(find_file(&a, "ins.txt")), "1-1,4-4");
     f = find_file(&a, "ins.txt");
     CHECK(f && f->added_lines == 3 && f->deleted_lines == 0);
+    /* ... recorded as insertions: no base line of ins.txt was replaced */
+    CHECK(f && f->ranges.nins == 2 && f->ranges.ins[0] == 0 &&
+          f->ranges.ins[1] == 4);
+    CHECK(find_file(&a, "adj.txt")->ranges.nins == 0);
     f = find_file(&a, "del.txt");
     CHECK_STR(ranges_str(f), "3-5");
     CHECK(f && f->added_lines == 0 && f->deleted_lines == 3);
@@ -284,6 +288,75 @@ test_main_clean(void)
     repo_free(r);
 }
 
+/* Set path's mtime to sec (s since the epoch). */
+static void
+set_mtime(const char *dir, const char *rel, time_t sec)
+{
+    char path[1024];
+    struct timespec ts[2] = { { sec, 0 }, { sec, 0 } };
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
+}
+
+/*
+ * A worktree with nothing committed starts when it was made (its
+ * administrative commondir file), not when its oldest changed file was last
+ * saved: touching a file moves its change time, never the agent's start.
+ */
+static void
+test_start_stable(void)
+{
+    struct repo *r = NULL;
+    struct agent a;
+    struct as_err e;
+    char dir[800];
+    const struct ws_file *f;
+    int64_t made;
+
+    snprintf(dir, sizeof(dir), "%s/fresh-wt", fx_root);
+    fx_git(main_dir, "worktree", "add", "-q", "-b", "fresh", dir, NULL);
+    made = mtime_ms(main_dir, ".git/worktrees/fresh-wt/commondir");
+    CHECK(made > 0);
+    fx_write(dir, "m.txt", "fresh\n");
+    set_mtime(dir, "m.txt", (time_t)(made / 1000) + 100);
+    CHECK_INT(repo_open(dir, &r, &e), 0);
+    if (!r)
+        return;
+    agent_init(&a, "fresh");
+    CHECK_INT(workset_from_worktree(r, dir, NULL, &a, &e), 0);
+    CHECK_INT(a.commits_ahead, 0);
+    CHECK_INT(a.started_at_ms, made);
+    agent_release(&a);
+
+    /* re-saved later, or back-dated: the start stays */
+    set_mtime(dir, "m.txt", (time_t)(made / 1000) + 500);
+    agent_init(&a, "fresh");
+    CHECK_INT(workset_from_worktree(r, dir, NULL, &a, &e), 0);
+    CHECK_INT(a.started_at_ms, made);
+    f = find_file(&a, "m.txt");
+    CHECK(f && f->changed_at_ms == ((int64_t)(made / 1000) + 500) * 1000);
+    agent_release(&a);
+    set_mtime(dir, "m.txt", 1000000000);
+    agent_init(&a, "fresh");
+    CHECK_INT(workset_from_worktree(r, dir, NULL, &a, &e), 0);
+    CHECK_INT(a.started_at_ms, made);
+    agent_release(&a);
+
+    /* a commit ahead whose author time is earlier than the worktree
+     * (written elsewhere) is the start */
+    fx_write(dir, "m.txt", "committed\n");
+    fx_git(dir, "add", "m.txt", NULL);
+    fx_commit(dir, "fresh");
+    agent_init(&a, "fresh");
+    CHECK_INT(workset_from_worktree(r, dir, NULL, &a, &e), 0);
+    CHECK_INT(a.commits_ahead, 1);
+    CHECK_INT(a.started_at_ms, commit_time_ms("fresh"));
+    CHECK(a.started_at_ms < made);
+    agent_release(&a);
+    repo_free(r);
+}
+
 /* The index file's bytes and mtime. */
 struct snapshot {
     char data[65536];
@@ -392,6 +465,7 @@ main(void)
     TEST_RUN("branch working set", test_branch);
     TEST_RUN("clean main worktree", test_main_clean);
     TEST_RUN("work tree captured in memory", test_tree_oid);
+    TEST_RUN("start time survives a re-save", test_start_stable);
     fx_teardown();
     return test_done();
 }

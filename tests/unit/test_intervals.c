@@ -308,12 +308,96 @@ test_subtract(void)
     }
 }
 
+/* The lines of s as pairs, for comparison. */
+static void
+check_ranges(const struct range_set *s, const uint32_t *want, size_t n)
+{
+    CHECK_INT(s->n, n);
+    for (size_t i = 0; i < s->n && i < n; i++) {
+        CHECK_INT(s->v[i].start, want[2 * i]);
+        CHECK_INT(s->v[i].end, want[2 * i + 1]);
+    }
+}
+
+/* Pure insertions: recorded at their line, told apart only by
+ * range_set_replaced() and range_set_inserts_within(). */
+static void
+test_insertions(void)
+{
+    struct range_set s = RANGE_SET_INIT, r = RANGE_SET_INIT;
+    range_set_add_insertion(&s, 0); /* at the top: line 1 */
+    range_set_add_insertion(&s, 5);
+    range_set_add(&s, 6, 8);
+    range_set_add_insertion(&s, 20);
+    static const uint32_t all[] = { 1, 1, 5, 8, 20, 20 };
+    check_ranges(&s, all, 3);
+    CHECK(range_set_contains(&s, 5));
+    CHECK_INT(s.nins, 3);
+    range_set_replaced(&r, &s);
+    static const uint32_t rep6[] = { 6, 8 };
+    check_ranges(&r, rep6, 1);
+    CHECK_INT(r.nins, 0);
+    /* inside [start, end]: after a line k with start <= k < end */
+    CHECK(range_set_inserts_within(&s, 3, 6));  /* after 5 */
+    CHECK(range_set_inserts_within(&s, 5, 9));  /* after 5 */
+    CHECK(!range_set_inserts_within(&s, 1, 5)); /* ends at 5 */
+    CHECK(!range_set_inserts_within(&s, 6, 19));
+    CHECK(range_set_inserts_within(&s, 19, 21));
+    CHECK(!range_set_inserts_within(&s, 1, 1)); /* top: inside nothing */
+    CHECK(!range_set_inserts_within(&s, 21, 30));
+    /* a replaced line stays replaced; an insertion's line replaced later
+     * is no insertion alone any more */
+    range_set_add_insertion(&s, 7);
+    CHECK_INT(s.nins, 3);
+    range_set_add(&s, 20, 20);
+    CHECK_INT(s.nins, 2);
+    range_set_replaced(&r, &s);
+    static const uint32_t rep20[] = { 6, 8, 20, 20 };
+    check_ranges(&r, rep20, 2);
+    /* two insertions at line 1 (top and after 1) */
+    range_set_add_insertion(&s, 1);
+    CHECK_INT(s.nins, 3);
+    CHECK(range_set_inserts_within(&s, 1, 4));
+    range_set_replaced(&r, &s);
+    check_ranges(&r, rep20, 2);
+    /* copy, subtract and union keep insertions; widen drops them */
+    struct range_set c = RANGE_SET_INIT, d = RANGE_SET_INIT;
+    range_set_copy(&c, &s);
+    CHECK_INT(c.nins, 3);
+    uint32_t cut[] = { 1, 1 };
+    struct range_set b;
+    set_of(&b, cut, 1);
+    range_set_subtract(&d, &s, &b);
+    CHECK_INT(d.nins, 1); /* after 5 */
+    CHECK(range_set_inserts_within(&d, 5, 6));
+    range_set_widen(&d, &s, 1);
+    CHECK_INT(d.nins, 0);
+    struct range_set u = RANGE_SET_INIT;
+    range_set_add(&u, 5, 5); /* replaces line 5 */
+    range_set_add_insertion(&u, 30);
+    range_set_add_set(&u, &s);
+    range_set_replaced(&r, &u);
+    static const uint32_t repu[] = { 5, 8, 20, 20 };
+    check_ranges(&r, repu, 2);
+    CHECK(range_set_inserts_within(&u, 30, 31));
+    CHECK(range_set_inserts_within(&u, 1, 2));
+    range_set_clear(&u);
+    CHECK_INT(u.nins, 0);
+    range_set_release(&u);
+    range_set_release(&b);
+    range_set_release(&c);
+    range_set_release(&d);
+    range_set_release(&r);
+    range_set_release(&s);
+}
+
 int
 main(void)
 {
     test_add();
     TEST_RUN("queries", test_queries);
     TEST_RUN("intersect and widen", test_intersect_widen);
+    TEST_RUN("pure insertions", test_insertions);
     test_subtract();
     test_overlap();
     TEST_RUN("workset", test_workset);

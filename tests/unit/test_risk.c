@@ -463,6 +463,100 @@ test_sigma(void)
     graph_release(&g);
 }
 
+/* A pure insertion after line k (as the git layer records it). */
+static void
+insert(struct agent *a, const char *path, uint32_t k)
+{
+    struct ws_file *f = agent_add_file(a, path, WS_MODIFIED);
+    range_set_add_insertion(&f->ranges, k);
+}
+
+/*
+ * Lines inserted after a definition's last line, or before its first, are
+ * no change to it: only an insertion that lands inside a body is. In the
+ * hub graph foo spans 1-5 and bar 10-15; caller.c calls foo.
+ */
+static void
+test_insertion_dependency(void)
+{
+    struct risk_config cfg;
+    risk_config_default(&cfg);
+    struct graph g;
+    hub_graph(&g);
+    static const struct {
+        const char *name;
+        uint32_t k;
+        double dep;
+    } cases[] = {
+        { "at the top", 0, 0.3 },
+        { "after foo's first line", 1, 1 },
+        { "inside foo", 4, 1 },
+        { "after foo's last line", 5, 0.3 },
+        { "before bar", 9, 0.3 },
+        { "after bar", 15, 0.3 },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        TEST_BEGIN(cases[i].name);
+        struct agent ag[2];
+        agent_init(&ag[0], "A");
+        agent_init(&ag[1], "caller");
+        insert(&ag[0], "lib/hub.h", cases[i].k);
+        edit(&ag[1], "app/caller.c", 30, 31, 1);
+        struct risk_result r = score2(&cfg, &g, ag, 2, 0, 1);
+        CHECK_NEAR(r.r[RISK_DEPENDENCY], cases[i].dep, EPS);
+        release_agents(ag, 2);
+        TEST_END();
+    }
+    graph_release(&g);
+}
+
+/* The same for the overlap and symbol channels. */
+static void
+test_insertion_symbols(void)
+{
+    struct risk_config cfg;
+    risk_config_default(&cfg);
+    struct graph g;
+    hub_graph(&g);
+
+    /* Overlap keeps the recorded line: after 5 collides with line 6. */
+    struct agent ag[2];
+    agent_init(&ag[0], "A");
+    agent_init(&ag[1], "B");
+    insert(&ag[0], "lib/hub.h", 5);
+    edit(&ag[1], "lib/hub.h", 6, 6, 1);
+    struct risk_result r = score2(&cfg, &g, ag, 2, 0, 1);
+    CHECK_NEAR(r.r[RISK_OVERLAP], 2.0 / 3, EPS); /* [4,6] vs [5,7] */
+    release_agents(ag, 2);
+    graph_release(&g);
+
+    /* One file: helper() at 1-10, caller() at 200-230 calling helper on
+     * line 210. A changes helper. Lines inserted after line 210 change
+     * caller (a use inside it) but not line 210 itself; lines appended
+     * after caller change nothing A uses. */
+    graph_init(&g);
+    uint32_t sf = graph_intern_file(&g, "src/s.c");
+    uint32_t helper = graph_intern_name(&g, "helper", 6);
+    uint32_t caller = graph_intern_name(&g, "caller", 6);
+    struct graph_def defs[] = { { helper, 1, 10, GRAPH_SYM_FUNCTION },
+        { caller, 200, 230, GRAPH_SYM_FUNCTION } };
+    struct graph_ref refs[] = { { helper, 210 } };
+    graph_set_symbols(&g, sf, defs, 2, refs, 1);
+    struct agent bg[3];
+    agent_init(&bg[0], "A");
+    agent_init(&bg[1], "inside");
+    agent_init(&bg[2], "after");
+    edit(&bg[0], "src/s.c", 3, 4, 1);
+    insert(&bg[1], "src/s.c", 210);
+    insert(&bg[2], "src/s.c", 230);
+    r = score2(&cfg, &g, bg, 3, 0, 1);
+    CHECK_NEAR(r.r[RISK_SYMBOL], 0.6, EPS); /* enclosing, not on the line */
+    r = score2(&cfg, &g, bg, 3, 0, 2);
+    CHECK_NEAR(r.r[RISK_SYMBOL], 0, 0);
+    release_agents(bg, 3);
+    graph_release(&g);
+}
+
 /*
  * One file: helper() at lines 1-10, caller() at 200-230 calling helper at
  * line 210, other() at 290-310 calling nothing. A changes helper.
@@ -749,6 +843,8 @@ main(void)
     TEST_RUN("noisy-or", test_combine);
     TEST_RUN("sigma: caller vs mere importer of a hub", test_sigma);
     TEST_RUN("symbol channel in one file and across", test_symbol_same_file);
+    test_insertion_dependency();
+    TEST_RUN("insertions: overlap and symbol", test_insertion_symbols);
     TEST_RUN("intent channel with globs", test_intent);
     TEST_RUN("contested evidence", test_contested_evidence);
     TEST_RUN("config keys and errors", test_config_set);
