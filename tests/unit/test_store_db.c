@@ -188,6 +188,38 @@ test_ledger_batching(void)
     free(p);
 }
 
+/* The ledger keeps only its ts index; a schema-1 store loses the other two
+ * on open and keeps its rows. */
+static void
+test_ledger_indexes(void)
+{
+    static const char ours[] = "sqlite_master WHERE type = 'index' AND "
+                               "name IN ('ledger_type', 'ledger_agent')";
+    char *p = dbpath("i.db");
+    struct db *d;
+    struct as_err e;
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    db_close(d);
+    CHECK_INT(count_on_disk(p, ours), 0);
+    CHECK_INT(count_on_disk(p, "sqlite_master WHERE name = 'ledger_ts'"), 1);
+    sqlite3 *h;
+    sqlite3_open(p, &h);
+    CHECK_INT(sqlite3_exec(h,
+                  "CREATE INDEX ledger_type ON ledger (type);"
+                  "CREATE INDEX ledger_agent ON ledger (agent);"
+                  "INSERT INTO ledger VALUES (7, 1, 'lock.granted', 'a', '{}');"
+                  "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+                  NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(h);
+    CHECK_INT(count_on_disk(p, ours), 2);
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    db_close(d);
+    CHECK_INT(count_on_disk(p, ours), 0);
+    CHECK_INT(count_on_disk(p, "ledger"), 1);
+    free(p);
+}
+
 static void
 test_schema(void)
 {
@@ -226,6 +258,8 @@ main(void)
     TEST_RUN("round trips and the fencing counter", test_round_trips);
     TEST_RUN("ledger batching, queries, retention", test_ledger_batching);
     TEST_RUN("schema versions and bad files", test_schema);
+    TEST_RUN("ledger indexes, and the migration that drops two",
+        test_ledger_indexes);
     const char *names[] = { "a.db", "b.db", "c.db", "junk.db", "a.db-wal",
         "a.db-shm", "b.db-wal", "b.db-shm", "c.db-wal", "c.db-shm",
         "junk.db-wal", "junk.db-shm" };
