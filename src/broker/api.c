@@ -23,37 +23,107 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-/* ---- the request's transaction ---- */
+/* ---- the requests' transaction (group commit) ---- */
 
-/* What a request changes, its ledger events included, is one store
- * transaction, committed before the reply is sent: an acknowledged change
- * is on disk (DESIGN §7). The daemon handles one request at a time. */
-static struct broker *tx_broker; /* the request's, while it is handled */
-static bool tx_open;
+/*
+ * What a request changes, its ledger events included, is in a store
+ * transaction committed before its reply is sent: an acknowledged change is
+ * on disk (DESIGN §7). Requests handled in one turn of the event loop share
+ * that transaction: the first opens it, replies wait in `pending`, and an
+ * event made active with the first reply commits once and then sends them
+ * all, after the loop has handled every request that was ready. With N
+ * clients that is up to N requests per commit instead of one.
+ */
+struct pending_reply {
+    struct evhttp_request *req; /* NULL when its connection closed */
+    int code;
+    struct evbuffer *buf;
+};
+
+static struct {
+    struct broker *b;
+    bool open; /* the group's db_begin is held */
+    struct event *ev;
+    struct pending_reply *v;
+    size_t n, cap;
+} grp;
+
+static void group_flush(void);
+
+static void
+on_group(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    group_flush();
+}
 
 static void
 request_begin(struct broker *b)
 {
+    if (!b->db || grp.open)
+        return;
+    if (!grp.ev)
+        grp.ev = event_new(b->base, -1, 0, on_group, NULL);
     struct as_err e;
-    tx_broker = b;
-    tx_open = b->db && !db_begin(b->db, &e);
-    if (b->db && !tx_open)
+    grp.b = b;
+    grp.open = !db_begin(b->db, &e);
+    if (!grp.open)
         broker_log(b, "store: %s", e.msg);
 }
 
-/* Commit the request's changes (writes after it autocommit; the ledger
- * entries they queue are flushed too). */
+/* A connection with a reply waiting closed: its request is gone. */
 static void
-request_commit(void)
+on_pending_close(struct evhttp_connection *evcon, void *arg)
 {
-    struct broker *b = tx_broker;
-    struct as_err e;
-    if (!b || !b->db)
-        return;
-    int rc = tx_open ? db_commit(b->db, &e) : db_ledger_flush(b->db, &e);
-    tx_open = false;
-    if (rc)
-        broker_log(b, "store: %s", e.msg);
+    (void)arg;
+    for (size_t k = 0; k < grp.n; k++)
+        if (grp.v[k].req &&
+            evhttp_request_get_connection(grp.v[k].req) == evcon)
+            grp.v[k].req = NULL;
+}
+
+static const char *
+reason_of(int code)
+{
+    return code == 200   ? "OK"
+           : code == 201 ? "Created"
+           : code < 500  ? "Client Error"
+                         : "Server Error";
+}
+
+/* Commit the group's transaction, then send the replies that waited. */
+static void
+group_flush(void)
+{
+    if (grp.open) {
+        struct as_err e;
+        grp.open = false;
+        if (db_commit(grp.b->db, &e))
+            broker_log(grp.b, "store: %s", e.msg);
+    }
+    for (size_t k = 0; k < grp.n; k++) {
+        struct pending_reply *p = &grp.v[k];
+        if (p->req) {
+            evhttp_connection_set_closecb(
+                evhttp_request_get_connection(p->req), NULL, NULL);
+            evhttp_send_reply(p->req, p->code, reason_of(p->code), p->buf);
+        }
+        evbuffer_free(p->buf);
+    }
+    grp.n = 0;
+}
+
+void
+broker_api_release(struct broker *b)
+{
+    (void)b;
+    group_flush();
+    if (grp.ev)
+        event_free(grp.ev);
+    free(grp.v);
+    memset(&grp, 0, sizeof(grp));
 }
 
 /* ---- replies ---- */
@@ -61,7 +131,6 @@ request_commit(void)
 void
 api_reply_json(struct evhttp_request *req, int code, json_t *doc)
 {
-    request_commit();
     struct evbuffer *buf = evbuffer_new();
     char *s = json_dumps(doc, JSON_COMPACT);
     evbuffer_add(buf, s, strlen(s));
@@ -70,12 +139,21 @@ api_reply_json(struct evhttp_request *req, int code, json_t *doc)
     json_decref(doc);
     evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
         "application/json");
-    const char *reason = code == 200   ? "OK"
-                         : code == 201 ? "Created"
-                         : code < 500  ? "Client Error"
-                                       : "Server Error";
-    evhttp_send_reply(req, code, reason, buf);
-    evbuffer_free(buf);
+    if (!grp.open) {
+        evhttp_send_reply(req, code, reason_of(code), buf);
+        evbuffer_free(buf);
+        return;
+    }
+    /* After the commit (group_flush), with the other requests of this turn. */
+    if (grp.n == grp.cap) {
+        grp.cap = grp.cap ? 2 * grp.cap : 16;
+        grp.v = xrealloc(grp.v, grp.cap * sizeof(*grp.v));
+    }
+    grp.v[grp.n++] = (struct pending_reply){ req, code, buf };
+    evhttp_connection_set_closecb(
+        evhttp_request_get_connection(req), on_pending_close, NULL);
+    if (grp.n == 1)
+        event_active(grp.ev, EV_TIMEOUT, 1);
 }
 
 void
@@ -899,8 +977,8 @@ broker_api_handle(struct evhttp_request *req, void *arg)
         if ((m != EVHTTP_REQ_POST && m != EVHTTP_REQ_PUT) || !read_body(&c))
             hit->fn(&c);
     }
-    request_commit(); /* the SSE stream's, or writes after the reply */
-    tx_broker = NULL;
+    if (!grp.n)
+        group_flush(); /* no reply waits (an event stream): commit now */
     for (size_t i = 0; i < c.nseg && i < API_MAX_SEGMENTS; i++)
         free(c.seg[i]);
     if (c.body)

@@ -1267,6 +1267,7 @@ setup_http(struct broker *b, struct evhttp *h)
 static void
 broker_free(struct broker *b)
 {
+    broker_api_release(b);
     broker_drop_engine(b);
     broker_events_release(b);
     broker_collab_release(b);

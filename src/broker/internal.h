@@ -247,6 +247,8 @@ void broker_collab_release(struct broker *b);
 
 /* HTTP */
 void broker_api_handle(struct evhttp_request *req, void *arg);
+/* Commit and answer what waits for the group commit; free its event. */
+void broker_api_release(struct broker *b);
 json_t *broker_pair_json(struct broker *b, size_t k, bool evidence);
 
 #endif

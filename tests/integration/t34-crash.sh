@@ -1,6 +1,8 @@
-# t34-crash.sh - kill -9 the daemon at random points during a stream of
-# lock, intent and message operations; after a restart every acknowledged
-# operation is there, nothing else is, and fencing tokens keep increasing.
+# t34-crash.sh - kill -9 the daemon at random points during streams of
+# lock, intent and message operations from three clients at once; after a
+# restart every acknowledged operation is there, nothing else is, and
+# fencing tokens keep increasing. Clients hanging up before their answer
+# leave the daemon serving.
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
@@ -22,8 +24,8 @@ start() {
         [ $n -lt 400 ] || return 1
     done
 }
-post() { # post PATH JSON -> prints the HTTP code
-    curl -s -o "$TMP/last" -w '%{http_code}' --unix-socket "$SOCK" -X POST \
+post() { # post PATH JSON [OUT] -> prints the HTTP code; the body in OUT
+    curl -s -o "${3:-$TMP/last}" -w '%{http_code}' --unix-socket "$SOCK" -X POST \
         -H 'Content-Type: application/json' --data "$2" "http://a$1" 2>/dev/null || echo 000
 }
 
@@ -34,26 +36,32 @@ post /v1/agents '{"id":"w2"}' > /dev/null
 maxtok=0
 round=1
 for delay in 0.4 0.7 0.25; do
-    # a writer: each operation is recorded only once acknowledged
-    (
-        k=0
-        while :; do
-            k=$((k + 1))
-            c=$(post /v1/locks "{\"agent\":\"w1\",\"pattern\":\"r$round/f$k.c\",\"ttlMs\":600000}")
-            [ "$c" = 200 ] && echo "lock r$round/f$k.c $(jq .token "$TMP/last")" >> "$TMP/acked"
-            c=$(post /v1/intents "{\"agent\":\"w2\",\"files\":[\"r$round/i$k.c\"]}")
-            [ "$c" = 200 ] && echo "intent r$round/i$k.c" >> "$TMP/acked"
-            c=$(post /v1/messages "{\"from\":\"w1\",\"to\":\"w2\",\"body\":\"m$round-$k\"}")
-            [ "$c" = 200 ] && echo "msg m$round-$k" >> "$TMP/acked"
-        done
-    ) &
-    WPID=$!
+    # three writers at once (their requests share commits): each operation
+    # is recorded only once acknowledged
+    WPIDS=
+    for w in a b c; do
+        (
+            k=0
+            while :; do
+                k=$((k + 1))
+                c=$(post /v1/locks "{\"agent\":\"w1\",\"pattern\":\"r$round/f$w$k.c\",\"ttlMs\":600000}" "$TMP/last.$w")
+                [ "$c" = 200 ] && echo "lock r$round/f$w$k.c $(jq .token "$TMP/last.$w")" >> "$TMP/acked"
+                c=$(post /v1/intents "{\"agent\":\"w2\",\"files\":[\"r$round/i$w$k.c\"]}" "$TMP/last.$w")
+                [ "$c" = 200 ] && echo "intent r$round/i$w$k.c" >> "$TMP/acked"
+                c=$(post /v1/messages "{\"from\":\"w1\",\"to\":\"w2\",\"body\":\"m$round-$w$k\"}" "$TMP/last.$w")
+                [ "$c" = 200 ] && echo "msg m$round-$w$k" >> "$TMP/acked"
+            done
+        ) &
+        WPIDS="$WPIDS $!"
+    done
     sleep $delay
     kill -9 $DPID
     wait $DPID 2>/dev/null || true
     sleep 0.1
-    kill $WPID 2>/dev/null || true
-    wait $WPID 2>/dev/null || true
+    # shellcheck disable=SC2086
+    kill $WPIDS 2>/dev/null || true
+    # shellcheck disable=SC2086
+    wait $WPIDS 2>/dev/null || true
     check "round $round: restarts" start
     curl -s --unix-socket "$SOCK" http://a/v1/locks > "$TMP/locks"
     curl -s --unix-socket "$SOCK" http://a/v1/intents > "$TMP/intents"
@@ -77,7 +85,7 @@ for delay in 0.4 0.7 0.25; do
     check "round $round: some operations were acknowledged ($nacked)" [ "$nacked" -gt 3 ]
     # nothing half-applied: every stored lock is a whole, known record
     check "round $round: stored locks are whole" jqt "$TMP/locks" \
-        '(.locks | length) as $n | [.locks[] | select(.holder == "w1" and .token > 0 and (.pattern | test("^(r[0-9]+/f[0-9]+|after[0-9]+)[.]c$")))] | length == $n'
+        '(.locks | length) as $n | [.locks[] | select(.holder == "w1" and .token > 0 and (.pattern | test("^(r[0-9]+/f[abc][0-9]+|after[0-9]+)[.]c$")))] | length == $n'
     c=$(post /v1/locks "{\"agent\":\"w1\",\"pattern\":\"after$round.c\"}")
     t=$(jq .token "$TMP/last")
     check "round $round: fencing token keeps increasing ($maxtok < $t)" [ "$maxtok" -lt "$t" ]
@@ -106,6 +114,22 @@ check "a new event's id is above every id handed out before the crash ($seen)" \
     jqt "$TMP/ledger" "[.events[] | select(.data.pattern == \"after-ledger.c\") | .id] | length == 1 and .[0] > $seen"
 check "event ids are unique in the ledger" jqt "$TMP/ledger" \
     '[.events[].id] | length == (unique | length)'
+# A client that sends a request and hangs up before the answer (its reply
+# waits for the commit) leaves the daemon serving.
+python3 - "$SOCK" <<'PY'
+import socket, sys
+for i in range(20):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    body = b'{"agent":"w1","pattern":"gone%d.c"}' % i
+    s.sendall(b"POST /v1/locks HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    s.close()
+PY
+sleep 0.3
+check "the daemon still answers after clients hung up early" \
+    sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --unix-socket '$SOCK' http://a/v1/status)\" = 200 ]"
+check "and is still the same process" kill -0 $DPID
 kill $DPID
 wait $DPID 2>/dev/null || true
 finish
