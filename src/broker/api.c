@@ -19,6 +19,7 @@
 #include <event2/bufferevent.h>
 #include <event2/keyvalq_struct.h>
 
+#include "util/glob.h"
 #include "util/path.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -443,6 +444,21 @@ h_register(struct api_ctx *c)
                 "'lanes' must be an array of at most 64 globs");
             return;
         }
+        /* as the conflict detector takes them: "@name" or a glob */
+        json_array_foreach(lanes, k, l)
+        {
+            const char *lane = json_string_value(l);
+            struct glob *g;
+            struct as_err ge;
+            if (lane[0] == '@' && lane[1])
+                continue;
+            if (glob_compile(lane, &g, &ge) < 0) {
+                api_reply_error(c->req, 400, "bad_field",
+                    "lanes[%zu] '%s' is not a glob: %s", k, lane, ge.msg);
+                return;
+            }
+            glob_free(g);
+        }
     }
     const char *wt = json_string_value(json_object_get(c->body, "worktree"));
     if (wt && wt[0] != '/') {
@@ -499,9 +515,9 @@ h_edit(struct api_ctx *c)
         return;
     char *norm;
     const char *path = json_string_value(json_object_get(c->body, "path"));
-    if (path_normalize(path, NULL, &norm) < 0) {
-        api_reply_error(
-            c->req, 400, "bad_path", "path '%s' escapes the repository", path);
+    if (api_norm_path(c, (size_t)i, path, &norm) < 0) {
+        api_reply_error(c->req, 400, "bad_path",
+            "path '%s' is not a file inside the repository", path);
         return;
     }
     enum ws_status st = WS_MODIFIED;
@@ -648,6 +664,47 @@ api_pattern_is_file(struct broker *b, const char *pattern)
     return file;
 }
 
+int
+api_agent_active(struct api_ctx *c, size_t i)
+{
+    struct broker *b = c->b;
+    if (b->meta[i].status == BAGENT_EXITED) {
+        api_reply_error(c->req, 409, "refused",
+            "agent '%s' has exited; register it again first", b->ag[i].id);
+        return -1;
+    }
+    if (b->meta[i].status == BAGENT_STALE) {
+        b->meta[i].last_seen = broker_now();
+        broker_set_status(b, i, BAGENT_ACTIVE, "contact");
+    }
+    return 0;
+}
+
+int
+api_norm_path(struct api_ctx *c, size_t i, const char *path, char **out)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return AS_EINVAL;
+    if (path[0] == '/') {
+        const char *roots[] = { c->b->ag[i].worktree,
+            repo_main_workdir(c->b->repo) };
+        for (size_t k = 0; k < 2 && !*out; k++)
+            if (roots[k] && path_normalize(path, roots[k], out) < 0)
+                *out = NULL;
+        if (!*out)
+            return AS_EINVAL;
+    } else if (path_normalize(path, NULL, out) < 0) {
+        return AS_EINVAL;
+    }
+    if (!**out) {
+        free(*out);
+        *out = NULL;
+        return AS_EINVAL;
+    }
+    return 0;
+}
+
 /* The agent named in the body, which must exist; its index or -1. */
 ssize_t
 api_body_agent(struct api_ctx *c, const char *key)
@@ -733,6 +790,8 @@ h_lock(struct api_ctx *c)
         api_reply_error(c->req, 400, "bad_field", "%s", e.msg);
         return;
     }
+    if (api_agent_active(c, (size_t)i))
+        return;
     r.file = api_pattern_is_file(c->b, r.pattern);
     struct lock_events ev;
     lock_events_init(&ev);
@@ -764,6 +823,9 @@ lock_op(struct api_ctx *c, enum lock_op op)
         return;
     const char *pattern =
         json_string_value(json_object_get(c->body, "pattern"));
+    /* taking a claim away is acting: not for an agent that left */
+    if ((op == OP_CONTEST || op == OP_FORCE) && api_agent_active(c, (size_t)i))
+        return;
     const char *who = c->b->ag[i].id;
     int64_t now = broker_now();
     struct lock_events ev;
@@ -783,16 +845,15 @@ lock_op(struct api_ctx *c, enum lock_op op)
         rc = lock_table_contest(c->b->locks, who, pattern, now, &out, &ev, &e);
         break;
     case OP_FORCE: {
-        /* The holder's staleness is the daemon's knowledge. */
+        /* The holder's staleness is the daemon's knowledge: judged for
+         * the very claim that would go, and only once it was contested. */
         bool stale = false;
-        size_t n;
-        const struct lock *const *v = lock_table_list(c->b->locks, now, &n);
-        for (size_t k = 0; k < n; k++)
-            if (v[k]->kind == LOCK_KIND_CLAIM && v[k]->contested_by &&
-                !strcmp(v[k]->contested_by, who)) {
-                ssize_t h = broker_find_agent(c->b, v[k]->holder);
-                stale = stale || h < 0 || c->b->meta[h].status != BAGENT_ACTIVE;
-            }
+        const struct lock *x;
+        if (!lock_table_claim_for(c->b->locks, who, pattern, now, &x, &e) &&
+            x->contested_by) {
+            ssize_t h = broker_find_agent(c->b, x->holder);
+            stale = h < 0 || c->b->meta[h].status != BAGENT_ACTIVE;
+        }
         rc = lock_table_force_release(
             c->b->locks, who, pattern, now, stale, &ev, &e);
         break;

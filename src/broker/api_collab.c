@@ -17,6 +17,97 @@
 static const char *const message_types[] = { "info", "question", "claim",
     "release", "delegate", "handoff", "ack", "block", NULL };
 
+/* One region as the detector takes it: {name} (a name left non-empty by
+ * conflicts_region_name_normalize) or {lines: [s, e]} with lines >= 1.
+ * NULL when it is neither (why says what is wrong). */
+static json_t *
+norm_region(json_t *r, char *why, size_t len)
+{
+    json_t *name = json_object_get(r, "name");
+    json_t *lines = json_object_get(r, "lines");
+    if (!json_is_object(r) || json_object_size(r) != 1 || (!name && !lines)) {
+        snprintf(why, len, "must be {name} or {lines: [start, end]}");
+        return NULL;
+    }
+    if (name) {
+        char *n = json_is_string(name)
+                      ? conflicts_region_name_normalize(json_string_value(name))
+                      : NULL;
+        bool ok = n && *n;
+        free(n);
+        if (!ok) {
+            snprintf(why, len, "region name '%s' is empty",
+                json_is_string(name) ? json_string_value(name) : "");
+            return NULL;
+        }
+        return json_pack("{s:O}", "name", name);
+    }
+    json_int_t s0 = json_integer_value(json_array_get(lines, 0));
+    json_int_t s1 = json_integer_value(json_array_get(lines, 1));
+    if (!json_is_array(lines) || json_array_size(lines) != 2 ||
+        !json_is_integer(json_array_get(lines, 0)) ||
+        !json_is_integer(json_array_get(lines, 1)) || s0 < 1 || s1 < 1 ||
+        s0 > UINT32_MAX || s1 > UINT32_MAX) {
+        snprintf(why, len, "'lines' must be [start, end] with lines >= 1");
+        return NULL;
+    }
+    return json_pack("{s:[I,I]}", "lines", s0, s1);
+}
+
+/* The intent's regions with their paths normalised as its files, each a
+ * file of the intent, and every region valid; NULL after a 400 reply. */
+static json_t *
+norm_regions(struct api_ctx *c, size_t i, json_t *regions, struct bintent *in)
+{
+    json_t *out = json_object();
+    char *norm = NULL;
+    const char *key;
+    json_t *list;
+    json_object_foreach(regions, key, list)
+    {
+        bool known = false;
+        if (!api_norm_path(c, i, key, &norm))
+            for (size_t k = 0; k < in->nfiles && !known; k++)
+                known = !strcmp(in->files[k], norm);
+        if (!known) {
+            api_reply_error(c->req, 400, "bad_field",
+                "regions: '%s' is not one of the intent's files", key);
+            goto out_free;
+        }
+        if (!json_is_array(list) || json_array_size(list) > 256) {
+            api_reply_error(c->req, 400, "bad_field",
+                "regions['%s'] must be an array of at most 256 regions", key);
+            goto out_free;
+        }
+        json_t *dst = json_object_get(out, norm);
+        if (!dst) {
+            dst = json_array();
+            json_object_set_new(out, norm, dst);
+        }
+        size_t k;
+        json_t *r;
+        json_array_foreach(list, k, r)
+        {
+            char why[256];
+            json_t *nr = norm_region(r, why, sizeof(why));
+            if (!nr) {
+                api_reply_error(c->req, 400, "bad_field",
+                    "regions['%s'][%zu]: %s", key, k, why);
+                goto out_free;
+            }
+            json_array_append_new(dst, nr);
+        }
+        free(norm);
+        norm = NULL;
+    }
+    return out;
+
+out_free:
+    free(norm);
+    json_decref(out);
+    return NULL;
+}
+
 /* POST /v1/intents {agent, files, regions?, summary?, ttlMs?} */
 static void
 h_intent(struct api_ctx *c)
@@ -54,23 +145,26 @@ h_intent(struct api_ctx *c)
         char *norm = NULL;
         struct glob *g = NULL;
         struct as_err e;
-        if (!p || !*p || path_normalize(p, NULL, &norm) < 0 ||
+        if (!p || api_norm_path(c, (size_t)i, p, &norm) < 0 ||
             glob_compile(norm, &g, &e) < 0) {
             api_reply_error(c->req, 400, "bad_path",
-                "files[%zu] is not a path or glob inside the repository", k);
+                "files[%zu] '%s' is not a path or glob inside the repository",
+                k, p ? p : "");
             free(norm);
-            for (size_t j = 0; j < in.nfiles; j++)
-                free(in.files[j]);
-            free(in.files);
-            return;
+            goto out_files;
         }
         glob_free(g);
         in.files[in.nfiles++] = norm;
     }
+    json_t *nregions = NULL;
+    if (regions && !(nregions = norm_regions(c, (size_t)i, regions, &in)))
+        goto out_files;
     int64_t now = broker_now();
     in.id = b->next_intent_id++;
     in.agent = xstrdup(b->ag[i].id);
-    in.regions = regions ? json_dumps(regions, JSON_COMPACT) : NULL;
+    in.regions = nregions ? json_dumps(nregions, JSON_COMPACT) : NULL;
+    if (nregions)
+        json_decref(nregions);
     const char *sum = json_string_value(json_object_get(c->body, "summary"));
     in.summary = sum ? xstrdup(sum) : NULL;
     in.created_at = now;
@@ -134,6 +228,12 @@ h_intent(struct api_ctx *c)
     broker_sync_intents(b);
     broker_rescore(b, (size_t)i);
     api_reply_json(c->req, 200, o);
+    return;
+
+out_files:
+    for (size_t j = 0; j < in.nfiles; j++)
+        free(in.files[j]);
+    free(in.files);
 }
 
 static void

@@ -373,6 +373,72 @@ broker_refresh_residual(struct broker *b, const char *wt)
         }
 }
 
+static void clear_merge(struct bpair *p);
+
+/*
+ * Agent i, known as `old` until now, was taken over under a new id: what
+ * the daemon keys by id follows it. Its locks change holder (persisted),
+ * its intents change owner, the detector forgets the old id (the caller
+ * tells it the new one), and its pairs restart under the new id.
+ */
+static void
+rename_agent(struct broker *b, size_t i, const char *old)
+{
+    const char *id = b->ag[i].id;
+    int64_t now = broker_now();
+    struct lock_events lev;
+    lock_events_init(&lev);
+    lock_table_reassign(b->locks, old, id, now, &lev);
+    broker_lock_events(b, &lev);
+    lock_events_release(&lev);
+
+    conflicts_agent_remove(b->conflicts, old, now);
+    b->meta[i].paths_hash = 0; /* tell the detector the files again */
+    for (size_t k = 0; k < b->nintents; k++) {
+        struct bintent *in = &b->intents[k];
+        if (strcmp(in->agent, old))
+            continue;
+        free(in->agent);
+        in->agent = xstrdup(id);
+        broker_persist_intent(b, in);
+        struct conflict_msgs cm;
+        conflict_msgs_init(&cm);
+        broker_conflicts_intent(b, in, &cm);
+        broker_conflict_msgs(b, &cm);
+        conflict_msgs_release(&cm);
+    }
+
+    size_t o = 0;
+    for (size_t k = 0; k < b->npairs; k++) {
+        struct bpair *p = &b->pairs[k];
+        if (strcmp(p->a, old) && strcmp(p->b, old)) {
+            b->pairs[o++] = *p;
+            continue;
+        }
+        if (p->live && p->level != ADVISORY_CLEAR) {
+            json_t *d = broker_pair_json(b, k, false);
+            json_object_set_new(
+                d, "from", json_string(advisory_level_name(p->level)));
+            json_object_set_new(d, "level", json_string("clear"));
+            json_object_set_new(d, "reason", json_string("agent renamed"));
+            broker_emit(b, "advisory", NULL, d);
+        }
+        clear_merge(p);
+        free(p->a);
+        free(p->b);
+    }
+    if (o != b->npairs) {
+        b->npairs = o;
+        strmap_release(&b->pair_idx);
+        strmap_init(&b->pair_idx);
+        for (size_t k = 0; k < b->npairs; k++) {
+            char *key = xasprintf("%s\t%s", b->pairs[k].a, b->pairs[k].b);
+            strmap_put(&b->pair_idx, key, strlen(key), (uint32_t)k, NULL);
+            free(key);
+        }
+    }
+}
+
 int
 broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     struct as_err *e)
@@ -380,6 +446,7 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     const char *id = json_string_value(json_object_get(body, "id"));
     const char *worktree = json_string_value(json_object_get(body, "worktree"));
     broker_drop_engine(b); /* identities may change below */
+    char *renamed_from = NULL;
     ssize_t at = -1;
     if (id)
         at = broker_find_agent(b, id);
@@ -399,9 +466,9 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
         if (id && strcmp(b->ag[i].id, id)) {
             if (broker_find_agent(b, id) >= 0)
                 return as_errorf(e, AS_ECONFLICT, "agent '%s' exists", id);
-            free(b->ag[i].id);
+            renamed_from = b->ag[i].id;
             b->ag[i].id = xstrdup(id);
-            /* Pairs are keyed by id: they restart under the new name. */
+            rename_agent(b, i, renamed_from);
         }
     } else {
         char *gen = NULL;
@@ -468,7 +535,11 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
         broker_conflict_msgs(b, &cm);
         conflict_msgs_release(&cm);
     }
-    broker_emit(b, "agent.registered", a->id, broker_agent_json(b, i, false));
+    json_t *reg = broker_agent_json(b, i, false);
+    if (renamed_from)
+        json_object_set_new(reg, "renamedFrom", json_string(renamed_from));
+    free(renamed_from);
+    broker_emit(b, "agent.registered", a->id, reg);
     struct as_err ae;
     if (broker_refresh_agent(b, i, &ae))
         broker_log(b, "refresh %s: %s", a->id, ae.msg);
@@ -947,6 +1018,15 @@ broker_rescore(struct broker *b, size_t changed)
 
 /* ---- file watching ---- */
 
+/* Whether a directory entry is left unwatched (the repository itself,
+ * dependency trees). */
+static bool
+watch_skips(const char *name)
+{
+    return !strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, ".git") ||
+           !strcmp(name, "node_modules");
+}
+
 static void
 watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
 {
@@ -963,24 +1043,30 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
                 dir);
         return;
     }
-    char key[16];
-    snprintf(key, sizeof(key), "%d", wd);
-    uint32_t old;
-    if (strmap_get(&b->wd_agent, key, strlen(key), &old))
+    if ((size_t)wd >= b->nwatches) {
+        size_t n = b->nwatches ? b->nwatches : 64;
+        while (n <= (size_t)wd)
+            n *= 2;
+        b->watches = xrealloc(b->watches, n * sizeof(*b->watches));
+        memset(b->watches + b->nwatches, 0,
+            (n - b->nwatches) * sizeof(*b->watches));
+        b->nwatches = n;
+    }
+    struct bwatch *w = &b->watches[wd];
+    if (w->dir && !strcmp(w->dir, dir))
         return; /* already watched (the same directory) */
-    strmap_put(&b->wd_agent, key, strlen(key), (uint32_t)agent, NULL);
+    /* new, or a watched directory moved here: (re)name it and its tree */
+    if (!w->dir)
+        w->agent = (uint32_t)agent;
+    free(w->dir);
+    w->dir = xstrdup(dir);
+    w->depth = depth;
     DIR *d = opendir(dir);
     if (!d)
         return;
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (de->d_name[0] == '.' &&
-            (!de->d_name[1] || !strcmp(de->d_name, "..") ||
-                !strcmp(de->d_name, ".git")))
-            continue;
-        if (de->d_type != DT_DIR)
-            continue;
-        if (!strcmp(de->d_name, "node_modules"))
+        if (de->d_type != DT_DIR || watch_skips(de->d_name))
             continue;
         char *sub = xasprintf("%s/%s", dir, de->d_name);
         watch_dir(b, agent, sub, depth + 1);
@@ -1032,23 +1118,27 @@ on_inotify(evutil_socket_t fd, short what, void *arg)
             break;
         for (char *p = buf; p < buf + n;) {
             struct inotify_event *ev = (struct inotify_event *)p;
-            char key[16];
-            snprintf(key, sizeof(key), "%d", ev->wd);
-            uint32_t agent;
-            if (strmap_get(&b->wd_agent, key, strlen(key), &agent) &&
-                agent < b->nagents) {
-                if (!b->meta[agent].dirty_since)
-                    b->meta[agent].dirty_since = broker_now();
-                /* A new directory gets its own watch. */
-                if ((ev->mask & IN_ISDIR) &&
-                    (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len &&
-                    strcmp(ev->name, ".git")) {
-                    /* The directory's own path is not kept per wd; the
-                     * next rescan re-walks the worktree. */
-                    watch_worktree(b, agent);
-                }
-            }
+            struct bwatch *w = ev->wd >= 0 && (size_t)ev->wd < b->nwatches
+                                   ? &b->watches[ev->wd]
+                                   : NULL;
             p += sizeof(*ev) + ev->len;
+            if (!w || !w->dir || w->agent >= b->nagents)
+                continue;
+            if (ev->mask & IN_IGNORED) { /* the directory is gone */
+                free(w->dir);
+                w->dir = NULL;
+                continue;
+            }
+            if (!b->meta[w->agent].dirty_since)
+                b->meta[w->agent].dirty_since = broker_now();
+            /* A new directory (made, or moved in) gets its own watches. */
+            if ((ev->mask & IN_ISDIR) &&
+                (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len &&
+                !watch_skips(ev->name)) {
+                char *sub = xasprintf("%s/%s", w->dir, ev->name);
+                watch_dir(b, w->agent, sub, w->depth + 1);
+                free(sub);
+            }
         }
     }
     if (!b->debounce_armed) {
@@ -1300,7 +1390,9 @@ broker_free(struct broker *b)
     }
     free(b->pairs);
     strmap_release(&b->pair_idx);
-    strmap_release(&b->wd_agent);
+    for (size_t k = 0; k < b->nwatches; k++)
+        free(b->watches[k].dir);
+    free(b->watches);
     for (size_t i = 0; i < b->nagents; i++) {
         agent_release(&b->ag[i]);
         free(b->meta[i].client);
@@ -1347,7 +1439,6 @@ broker_run(const struct broker_options *o, struct as_err *e)
     b->inotify_fd = -1;
     b->next_event_id = b->ring_first = 1;
     strmap_init(&b->pair_idx);
-    strmap_init(&b->wd_agent);
     strmap_init(&b->inbox_idx);
     b->next_intent_id = 1;
     b->next_message_id = 1;

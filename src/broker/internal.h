@@ -168,7 +168,14 @@ struct broker {
     /* file watching */
     int inotify_fd;
     struct event *inotify_ev;
-    struct strmap wd_agent; /* "wd" -> agent index */
+    /* watches[wd]: the directory an inotify watch is on and its agent
+     * (dir NULL: no watch); wds are small and handed out in order */
+    struct bwatch {
+        char *dir;
+        uint32_t agent;
+        int depth;
+    } * watches;
+    size_t nwatches;
     struct event *tick_ev, *rescan_ev, *debounce_ev, *sigterm_ev, *sigint_ev;
     bool debounce_armed;
 };

@@ -183,6 +183,7 @@ static const char *const event_names[][2] = {
     [LOCK_EV_CONTESTED] = { "lock.contested", "claim.contested" },
     [LOCK_EV_FORCE_RELEASED] = { "lock.force_released",
         "claim.force_released" },
+    [LOCK_EV_REASSIGNED] = { "lock.reassigned", "claim.reassigned" },
 };
 
 #define NEVENT_TYPES (sizeof(event_names) / sizeof(event_names[0]))
@@ -1090,6 +1091,73 @@ lock_table_force_release(struct lock_table *t, const char *contester,
 out_free:
     free(canon);
     return rc;
+}
+
+int
+lock_table_claim_for(struct lock_table *t, const char *contester,
+    const char *pattern, int64_t now_ms, const struct lock **out,
+    struct as_err *e)
+{
+    int rc;
+    char *canon;
+    struct glob *g;
+    struct entry *x;
+    *out = NULL;
+    if ((rc = check_agent(contester, "contester", e)) < 0 ||
+        (rc = normalize(t->root, "pattern", pattern, &canon, &g, e)) < 0)
+        return rc;
+    rc = pick_claim(t, contester, canon, g, now_ms, &x, e);
+    glob_free(g);
+    free(canon);
+    if (!rc)
+        *out = &x->l;
+    return rc;
+}
+
+size_t
+lock_table_reassign(struct lock_table *t, const char *from, const char *to,
+    int64_t now_ms, struct lock_events *ev)
+{
+    if (!from || !to || !*to || !strcmp(from, to))
+        return 0;
+    retire_expired(t, now_ms, ev);
+    struct entry **mine = NULL;
+    size_t n = 0, alloc = 0, moved = 0;
+    for (size_t i = 0; i < t->nall; i++) {
+        struct lock *l = &t->all[i]->l;
+        if (!strcmp(l->holder, from)) {
+            ALLOC_GROW(mine, n + 1, alloc);
+            mine[n++] = t->all[i];
+        } else if (l->contested_by && !strcmp(l->contested_by, from)) {
+            free(l->contested_by);
+            if (strcmp(l->holder, to)) {
+                l->contested_by = xstrdup(to);
+            } else {
+                l->contested_by = NULL;
+                l->contested_at = -1;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct entry *x = mine[i];
+        size_t at = 0;
+        if (find_own(t, x->l.pattern, to, (int)x->l.kind, now_ms, &at)) {
+            emit(ev, LOCK_EV_RELEASED_ALL, now_ms, to, &x->l);
+            drop(t, x);
+            continue;
+        }
+        free(x->l.holder);
+        x->l.holder = xstrdup(to);
+        if (x->l.contested_by && !strcmp(x->l.contested_by, to)) {
+            free(x->l.contested_by);
+            x->l.contested_by = NULL;
+            x->l.contested_at = -1;
+        }
+        emit(ev, LOCK_EV_REASSIGNED, now_ms, to, &x->l);
+        moved++;
+    }
+    free(mine);
+    return moved;
 }
 
 /* --- reads -------------------------------------------------------------- */

@@ -129,6 +129,7 @@ enum lock_event_type {
     LOCK_EV_EXPIRED,        /* its ttl ran out; tell the holder */
     LOCK_EV_CONTESTED,      /* a claim was contested; tell the holder */
     LOCK_EV_FORCE_RELEASED, /* a contester took a claim away */
+    LOCK_EV_REASSIGNED,     /* its holder's id changed (lock_table_reassign) */
 };
 
 struct lock_event {
@@ -149,7 +150,7 @@ void lock_events_init(struct lock_events *ev);
 void lock_events_clear(struct lock_events *ev);
 void lock_events_release(struct lock_events *ev);
 
-/* "granted", "refreshed", ..., "force_released"; "?" when out of range. */
+/* "granted", "refreshed", ..., "reassigned"; "?" when out of range. */
 const char *lock_event_type_name(enum lock_event_type t);
 /* Ledger name of an event: "lock.expired", "claim.granted", ... Static. */
 const char *lock_event_name(const struct lock_event *ev);
@@ -287,6 +288,27 @@ int lock_table_contest(struct lock_table *t, const char *contester,
 int lock_table_force_release(struct lock_table *t, const char *contester,
     const char *pattern, int64_t now_ms, bool holder_is_stale,
     struct lock_events *ev, struct as_err *e);
+
+/*
+ * The claim lock_table_contest and lock_table_force_release would pick for
+ * contester on pattern at now, without changing anything (so the caller can
+ * judge that claim's holder before force-releasing it). Returns 0 with *out
+ * the claim (borrowed); AS_ENOENT / AS_EINVAL as for contest.
+ */
+int lock_table_claim_for(struct lock_table *t, const char *contester,
+    const char *pattern, int64_t now_ms, const struct lock **out,
+    struct as_err *e);
+
+/*
+ * Give every live lock and claim of holder `from` to holder `to` (an agent
+ * renamed): same tokens, patterns and expiry; a contest by `from` becomes
+ * one by `to` (and is dropped on a claim `to` now holds itself). One
+ * LOCK_EV_REASSIGNED each (actor: to). A lock `to` already holds with the
+ * same pattern and kind is kept and the one of `from` released instead
+ * (LOCK_EV_RELEASED_ALL). Returns how many locks changed hands.
+ */
+size_t lock_table_reassign(struct lock_table *t, const char *from,
+    const char *to, int64_t now_ms, struct lock_events *ev);
 
 /*
  * Would agent be refused pattern in mode at now? Returns 0 (*out NULL) when

@@ -977,6 +977,107 @@ test_file_patterns(void)
     lock_table_free(t);
 }
 
+static const struct lock *
+claim(struct lock_table *t, const char *agent, const char *pattern)
+{
+    struct lock_request r = { pattern, agent, LOCK_EXCLUSIVE, LOCK_KIND_CLAIM,
+        LOCK_TTL_DEFAULT, NULL, true };
+    struct lock_result res;
+    return lock_table_acquire(t, &r, 0, &res, NULL, NULL) == 0 ? res.lock
+                                                               : NULL;
+}
+
+/* claim_for names the claim force_release would take, changing nothing. */
+static void
+test_claim_for(void)
+{
+    struct lock_table *t = lock_table_new(NULL);
+    struct as_err e;
+    const struct lock *x = NULL;
+    claim(t, "alice", "src/a.c");
+    claim(t, "bob", "src/b.c");
+    CHECK_INT(lock_table_contest(t, "carol", "src/b.c", 1, NULL, NULL, &e), 0);
+    CHECK_INT(lock_table_claim_for(t, "carol", "src/a.c", 2, &x, &e), 0);
+    CHECK(x && !strcmp(x->holder, "alice") && x->contested_by == NULL);
+    CHECK_INT(lock_table_claim_for(t, "carol", "src/b.c", 2, &x, &e), 0);
+    CHECK(x && !strcmp(x->holder, "bob") && x->contested_by &&
+          !strcmp(x->contested_by, "carol"));
+    CHECK_INT(
+        lock_table_claim_for(t, "carol", "src/z.c", 2, &x, &e), AS_ENOENT);
+    CHECK(x == NULL);
+    CHECK_INT(
+        lock_table_claim_for(t, "alice", "src/a.c", 2, &x, &e), AS_EINVAL);
+    CHECK_INT(lock_table_claim_for(t, "carol", "../x", 2, &x, &e), AS_EINVAL);
+    size_t n;
+    lock_table_list(t, 2, &n);
+    CHECK_INT(n, 2);
+    lock_table_free(t);
+}
+
+/* reassign moves a holder's locks to a new id, tokens kept. */
+static void
+test_reassign(void)
+{
+    struct lock_table *t = lock_table_new(NULL);
+    struct as_err e;
+    struct lock_events ev;
+    lock_events_init(&ev);
+    uint64_t tok = acquire(t, "master", "src/a.c", 0, NULL)->token;
+    claim(t, "master", "src/c.c");
+    claim(t, "alice", "src/d.c"); /* alice already holds src/d.c */
+    claim(t, "bob", "src/e.c");
+    /* master contests bob's claim and alice's: the contests follow */
+    CHECK_INT(lock_table_contest(t, "master", "src/e.c", 1, NULL, NULL, &e), 0);
+    CHECK_INT(lock_table_contest(t, "master", "src/d.c", 1, NULL, NULL, &e), 0);
+    CHECK_INT(lock_table_reassign(t, "master", "alice", 2, &ev), 2);
+    CHECK_INT(ev.n, 2);
+    CHECK_STR(lock_event_name(&ev.v[0]), "lock.reassigned");
+    CHECK_STR(ev.v[0].lock.holder, "alice");
+    CHECK_STR(ev.v[0].actor, "alice");
+    CHECK_STR(lock_event_name(&ev.v[1]), "claim.reassigned");
+    const struct lock *x = lock_table_find(t, tok, 2);
+    CHECK(x && !strcmp(x->holder, "alice"));
+    CHECK_INT(lock_table_release(t, "alice", "src/a.c", 3, NULL, &e), 0);
+    CHECK_INT(
+        lock_table_release(t, "master", "src/c.c", 3, NULL, &e), AS_ECONFLICT);
+    const struct lock *y = NULL;
+    CHECK_INT(lock_table_claim_for(t, "carol", "src/e.c", 3, &y, &e), 0);
+    CHECK(y && y->contested_by && !strcmp(y->contested_by, "alice"));
+    CHECK_INT(lock_table_claim_for(t, "carol", "src/d.c", 3, &y, &e), 0);
+    CHECK(y && y->contested_by == NULL && y->contested_at == -1);
+    /* a lock the new id holds already stays; the old one goes */
+    lock_events_clear(&ev);
+    claim(t, "x", "src/f.c");
+    claim(t, "y", "src/g.c");
+    CHECK_INT(lock_table_reassign(t, "y", "y", 4, &ev), 0);
+    CHECK_INT(lock_table_reassign(t, "nobody", "y", 4, &ev), 0);
+    CHECK_INT(ev.n, 0);
+    lock_events_release(&ev);
+    lock_table_free(t);
+}
+
+static void
+test_reassign_duplicate(void)
+{
+    struct lock_table *t = lock_table_new(NULL);
+    struct lock_events ev;
+    lock_events_init(&ev);
+    struct lock_request r = { "src/s.c", "old", LOCK_SHARED, LOCK_KIND_LOCK,
+        LOCK_TTL_DEFAULT, NULL, true };
+    CHECK_INT(lock_table_acquire(t, &r, 0, NULL, NULL, NULL), 0);
+    r.holder = "new";
+    CHECK_INT(lock_table_acquire(t, &r, 0, NULL, NULL, NULL), 0);
+    CHECK_INT(lock_table_reassign(t, "old", "new", 1, &ev), 0);
+    CHECK_INT(ev.n, 1);
+    CHECK_STR(lock_event_name(&ev.v[0]), "lock.released_all");
+    size_t n;
+    const struct lock *const *v = lock_table_list(t, 1, &n);
+    CHECK_INT(n, 1);
+    CHECK(n == 1 && !strcmp(v[0]->holder, "new"));
+    lock_events_release(&ev);
+    lock_table_free(t);
+}
+
 int
 main(void)
 {
@@ -991,5 +1092,8 @@ main(void)
         test_index_bounded);
     TEST_RUN("expiry follows renewed times", test_expiry_order);
     TEST_RUN("patterns known to be files are exact", test_file_patterns);
+    TEST_RUN("claim_for picks the claim, changes nothing", test_claim_for);
+    TEST_RUN("reassign moves locks and contests to a new id", test_reassign);
+    TEST_RUN("reassign keeps the new id's own copy", test_reassign_duplicate);
     return test_done();
 }
