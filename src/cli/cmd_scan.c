@@ -25,6 +25,7 @@
 #include "lang/agentnames.h"
 #include "lang/lang.h"
 #include "lang/repograph.h"
+#include "lang/resolve.h"
 #include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -299,15 +300,110 @@ agents_from_git(struct scan_report *r, struct repo *repo,
     return rc;
 }
 
+/* Whether f is a changed source file whose agent's version can be read. */
+static bool
+names_wanted(const struct ws_file *f)
+{
+    if (f->status != WS_MODIFIED && f->status != WS_ADDED &&
+        f->status != WS_RENAMED)
+        return false;
+    return lang_detect(f->new_path ? f->new_path : f->path) != LANG_NONE;
+}
+
+/* Read rel from the worktree wt into *buf; 0 or an error. */
+static int
+read_worktree_file(const char *wt, const char *rel, char **buf, size_t *len)
+{
+    char *full = xasprintf("%s/%s", wt, rel);
+    int rc = file_read_max(full, LANG_MAX_FILE_BYTES, true, buf, len);
+    free(full);
+    return rc;
+}
+
+/*
+ * One worktree agent's own copy of its changed source files: the uses and
+ * definitions it adds, and the files it imports beyond the base edges,
+ * resolved against the repository as the agent sees it (the base files, its
+ * added files, its configuration files). Returns the files that failed.
+ */
+static size_t
+agent_view(struct scan_report *r, struct resolver *res, struct agent *a,
+    char **configs, size_t nconfigs)
+{
+    size_t failed = 0;
+    for (size_t k = 0; k < a->nfiles; k++)
+        if (a->files[k].status == WS_ADDED || a->files[k].new_path)
+            resolver_add_file(res,
+                a->files[k].new_path ? a->files[k].new_path : a->files[k].path);
+    for (size_t k = 0; k < nconfigs; k++) {
+        char *buf;
+        size_t len;
+        if (!read_worktree_file(a->worktree, configs[k], &buf, &len)) {
+            resolver_add_config(res, configs[k], buf, len);
+            free(buf);
+        }
+    }
+    for (size_t k = 0; k < a->nfiles; k++) {
+        struct ws_file *f = &a->files[k];
+        if (!names_wanted(f))
+            continue;
+        const char *rel = f->new_path ? f->new_path : f->path;
+        char *buf;
+        size_t len;
+        if (!read_worktree_file(a->worktree, rel, &buf, &len)) {
+            struct as_err e;
+            if (agentnames_fill_view(&r->graph, res, f, rel, buf, len, &e))
+                failed++;
+            free(buf);
+        }
+    }
+    for (size_t k = 0; k < a->nfiles; k++)
+        if ((a->files[k].status == WS_ADDED || a->files[k].new_path) &&
+            graph_find_file(&r->graph, a->files[k].new_path
+                                           ? a->files[k].new_path
+                                           : a->files[k].path) == GRAPH_NONE)
+            resolver_remove_file(res,
+                a->files[k].new_path ? a->files[k].new_path : a->files[k].path);
+    return failed;
+}
+
 /* Parse each agent's own copy of its changed source files so the symbol
- * channel sees the uses and definitions it adds (the graph holds the
- * integration branch's version only). */
+ * channel sees the uses and definitions it adds, and the dependency and
+ * symbol channels the imports it adds (the graph holds the integration
+ * branch's version only). The resolver, over the base graph's files, is
+ * built only when some worktree agent changed a source file. */
 static void
 agents_add_names(struct scan_report *r)
 {
     size_t failed = 0;
-    for (size_t i = 0; i < r->nagents; i++)
-        failed += gitview_agent_names(&r->graph, &r->agents[i]);
+    struct resolver *res = NULL;
+    char **configs = NULL;
+    size_t nconfigs = 0, aconfigs = 0;
+    for (size_t i = 0; i < r->nagents; i++) {
+        struct agent *a = &r->agents[i];
+        bool want = false;
+        for (size_t k = 0; k < a->nfiles && !want; k++)
+            want = names_wanted(&a->files[k]);
+        if (!a->worktree || !want)
+            continue;
+        if (!res) {
+            res = resolver_new(NULL, 0);
+            for (uint32_t g = 0; g < r->graph.nfiles; g++) {
+                const char *p = r->graph.files[g].path;
+                resolver_add_file(res, p);
+                if (resolver_is_config(p)) {
+                    ALLOC_GROW(configs, nconfigs + 1, aconfigs);
+                    configs[nconfigs++] = xstrdup(p);
+                }
+            }
+        }
+        failed += agent_view(r, res, a, configs, nconfigs);
+    }
+    if (res)
+        resolver_free(res);
+    for (size_t k = 0; k < nconfigs; k++)
+        free(configs[k]);
+    free(configs);
     if (failed)
         fprintf(stderr,
             "airspace scan: %zu changed files could not be parsed; their "

@@ -286,6 +286,46 @@ struct efile {
     uint32_t nreach;
     uint32_t *chg; /* sorted names of changed definitions */
     uint32_t nchg;
+    /* The agent's own view (docs/risk-model.md): the nodes its version
+     * imports beyond the base edges (a graph id, or nfiles + k for its file
+     * k outside the graph), sorted; the names its version newly uses,
+     * sorted; and, for an agent with a view, the working-set files this
+     * file reaches over imports in that view, sorted by x. */
+    uint32_t *imp;
+    uint32_t nimp;
+    uint32_t *uses;
+    uint32_t nuses;
+    struct fwd *fwd;
+    uint32_t nfwd;
+};
+
+struct fwd {
+    uint32_t x;
+    uint8_t dist;
+};
+
+/* The strongest coupling of one upstream agent's work to a downstream
+ * agent's files, over the downstream agent's view. */
+struct vdep {
+    uint32_t agent;    /* upstream agent */
+    uint32_t up, down; /* upstream agent's file, downstream agent's file */
+    uint8_t sure;
+    double value; /* w_down * w_up * gamma^(d-1) * sigma */
+};
+
+/* An agent file by graph id. */
+struct gfile {
+    uint32_t gid, file;
+};
+
+/* An edge y -> x on a shortest path of a breadth-first walk. */
+struct dag_edge {
+    uint32_t x, y;
+};
+
+/* A working-set file held by an agent. */
+struct holder {
+    uint32_t agent, file;
 };
 
 struct reach {
@@ -322,6 +362,13 @@ struct eagent {
     size_t nprefixes;
     struct glob **globs;
     size_t nglobs;
+    /* Its version imports or uses what the base graph does not show: the
+     * dependency and symbol channels read its files through its own view. */
+    bool view;
+    struct gfile *byg; /* its files in the graph, sorted by gid */
+    size_t nbyg;
+    struct vdep *vdep; /* with a view: per upstream agent, sorted */
+    size_t nvdep;
 };
 
 /* Working memory of one thread preparing agents (or explaining a pair). */
@@ -333,6 +380,13 @@ struct scratch {
     /* per name id: the stamp of the agent file that last used it, and the
      * index of that use in the agent's refs (one use per name and file) */
     uint32_t *name_stamp, *name_ref, cur_name_stamp;
+    /* view walks: a second stamp, the shortest-path edges, and per
+     * upstream agent the best coupling found so far */
+    uint32_t *mark, cur_mark;
+    struct dag_edge *dag;
+    size_t ndag, adag;
+    struct vdep *best;
+    uint32_t *best_stamp, cur_best;
 };
 
 struct risk_engine {
@@ -347,6 +401,12 @@ struct risk_engine {
      * files a pair ever looks up), or GRAPH_NONE */
     uint32_t *uidx;
     uint32_t nu;
+    /* nodes of a view walk: the graph's files, then one agent's files */
+    size_t nnodes;
+    /* per working-set file u, the agents holding it: hold[hold_at[u] ..
+     * hold_at[u + 1]) */
+    uint32_t *hold_at;
+    struct holder *hold;
 };
 
 static bool
@@ -405,7 +465,7 @@ sigma_known(const struct risk_engine *e, const struct efile *f)
 
 /* Breadth-first over importers of f up to cap hops, recording each reached
  * file's distance and whether sigma = 1 for it: it uses a changed name, or
- * some shortest chain's first hop from f does. */
+ * some file on one of its shortest chains to f does. */
 static void
 reach_file(struct risk_engine *e, struct scratch *sc, struct efile *f)
 {
@@ -535,9 +595,13 @@ collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
     size_t adefs = 0, arefs = 0;
     for (size_t i = 0; i < ea->nfiles; i++) {
         struct efile *f = &ea->files[i];
-        if (f->gid == GRAPH_NONE || !e->g->files[f->gid].parsed)
+        /* A file the base graph lacks or did not parse has only what the
+         * agent's version adds. */
+        bool base = f->gid != GRAPH_NONE && e->g->files[f->gid].parsed;
+        if (!base && !f->ws->nnew_defs && !f->ws->nnew_uses)
             continue;
-        const struct graph_file *gf = &e->g->files[f->gid];
+        static const struct graph_file none;
+        const struct graph_file *gf = base ? &e->g->files[f->gid] : &none;
         /* The lines the agent replaced: a pure insertion changed no base
          * line, and touches only a definition it lands inside. */
         const struct range_set *all = &f->ws->ranges;
@@ -686,6 +750,288 @@ collect_deps(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
     }
 }
 
+/* ---- an agent's own view of the graph ---- */
+
+/* The file of ea at node v of its view (a graph id, or nfiles + k), or
+ * NULL when v is a graph file ea does not hold. */
+static const struct efile *
+view_file(const struct risk_engine *e, const struct eagent *ea, uint32_t v)
+{
+    if (v >= e->g->nfiles)
+        return &ea->files[v - e->g->nfiles];
+    size_t lo = 0, hi = ea->nbyg;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ea->byg[mid].gid < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ea->nbyg && ea->byg[lo].gid == v ? &ea->files[ea->byg[lo].file]
+                                                 : NULL;
+}
+
+/* Whether node v as ea's version has it references one of the sorted names
+ * c: the base file's names and the ones ea's version adds; unknown when
+ * neither version was parsed. ea NULL: the base graph's view. */
+static bool
+view_uses_any(const struct risk_engine *e, const struct eagent *ea, uint32_t v,
+    const uint32_t *c, uint32_t n, bool unknown)
+{
+    const struct efile *f = ea ? view_file(e, ea, v) : NULL;
+    bool base = v < e->g->nfiles && e->g->files[v].parsed;
+    if (!base && !(f && f->ws->parsed))
+        return unknown;
+    uint32_t nn = 0;
+    const uint32_t *names = base ? file_names(e, v, &nn) : NULL;
+    for (uint32_t i = 0; i < n; i++)
+        if (has_u32(names, nn, c[i]) || (f && has_u32(f->uses, f->nuses, c[i])))
+            return true;
+    return false;
+}
+
+/* The path of node v in ea's view. */
+static const char *
+view_path(const struct risk_engine *e, const struct eagent *ea, uint32_t v)
+{
+    if (v < e->g->nfiles)
+        return e->g->files[v].path;
+    return ea->files[v - e->g->nfiles].ws->path;
+}
+
+/*
+ * Breadth-first over imports from node s in ea's view (ea NULL: the base
+ * graph), up to cap hops: the base edges plus, from ea's files, the imports
+ * its version adds. Leaves the reached nodes in sc->queue (s first), their
+ * distances in sc->dist under the returned stamp, and, when dag is set,
+ * every edge on a shortest path from s in sc->dag; pred (nnodes entries, or
+ * NULL) gets each node's first predecessor.
+ */
+static uint32_t
+view_bfs(const struct risk_engine *e, struct scratch *sc,
+    const struct eagent *ea, uint32_t s, bool dag, uint32_t *pred,
+    size_t *nreached)
+{
+    const struct graph *g = e->g;
+    uint32_t st = ++sc->cur_stamp;
+    size_t head = 0, tail = 0;
+    sc->ndag = 0;
+    sc->stamp[s] = st;
+    sc->dist[s] = 0;
+    if (pred)
+        pred[s] = GRAPH_NONE;
+    sc->queue[tail++] = s;
+    while (head < tail) {
+        uint32_t y = sc->queue[head++];
+        if (sc->dist[y] >= e->cfg->cap)
+            continue;
+        const uint32_t *base = NULL, *own = NULL;
+        uint32_t nbase = 0, nown = 0;
+        if (y < g->nfiles) {
+            base = g->files[y].out;
+            nbase = g->files[y].nout;
+        }
+        const struct efile *vf = ea ? view_file(e, ea, y) : NULL;
+        if (vf) {
+            own = vf->imp;
+            nown = vf->nimp;
+        }
+        for (uint32_t j = 0; j < nbase + nown; j++) {
+            uint32_t x = j < nbase ? base[j] : own[j - nbase];
+            if (sc->stamp[x] == st) {
+                if (dag && sc->dist[x] == sc->dist[y] + 1) {
+                    ALLOC_GROW(sc->dag, sc->ndag + 1, sc->adag);
+                    sc->dag[sc->ndag++] = (struct dag_edge){ x, y };
+                }
+                continue;
+            }
+            sc->stamp[x] = st;
+            sc->dist[x] = (uint8_t)(sc->dist[y] + 1);
+            if (pred)
+                pred[x] = y;
+            if (dag) {
+                ALLOC_GROW(sc->dag, sc->ndag + 1, sc->adag);
+                sc->dag[sc->ndag++] = (struct dag_edge){ x, y };
+            }
+            sc->queue[tail++] = x;
+        }
+    }
+    *nreached = tail;
+    return st;
+}
+
+static int
+cmp_dag_edge(const void *p, const void *q)
+{
+    const struct dag_edge *a = p, *b = q;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    return a->y < b->y ? -1 : a->y > b->y;
+}
+
+static int
+cmp_fwd(const void *p, const void *q)
+{
+    const struct fwd *a = p, *b = q;
+    return a->x < b->x ? -1 : a->x > b->x;
+}
+
+static int
+cmp_vdep(const void *p, const void *q)
+{
+    const struct vdep *a = p, *b = q;
+    return a->agent < b->agent ? -1 : a->agent > b->agent;
+}
+
+/* Whether some shortest chain of the last view walk into x passes a node
+ * before x that, in ea's view, references one of the sorted names c (the
+ * rule reach_file applies on the base graph). sc->dag is sorted by x. */
+static bool
+chain_uses(const struct risk_engine *e, struct scratch *sc,
+    const struct eagent *ea, uint32_t x, const uint32_t *c, uint32_t n)
+{
+    uint32_t m = ++sc->cur_mark;
+    if (m == 0) {
+        memset(sc->mark, 0, e->nnodes * sizeof(*sc->mark));
+        m = sc->cur_mark = 1;
+    }
+    /* The walk's queue is still needed by the caller: keep a stack of
+     * our own. */
+    size_t top = 0, cap = 16;
+    uint32_t *stack = xmalloc(cap * sizeof(*stack));
+    stack[top++] = x;
+    bool found = false;
+    while (top && !found) {
+        uint32_t v = stack[--top];
+        size_t lo = 0, hi = sc->ndag;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (sc->dag[mid].x < v)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t k = lo; k < sc->ndag && sc->dag[k].x == v; k++) {
+            uint32_t y = sc->dag[k].y;
+            if (sc->mark[y] == m)
+                continue;
+            sc->mark[y] = m;
+            if (view_uses_any(e, ea, y, c, n, true)) {
+                found = true;
+                break;
+            }
+            ALLOC_GROW(stack, top + 1, cap);
+            stack[top++] = y;
+        }
+    }
+    free(stack);
+    return found;
+}
+
+/* For an agent with a view: every file's reach over imports in that view,
+ * and per upstream agent the strongest w_b(x) * w_a(f) * gamma^(d-1) *
+ * sigma over its files f and this agent's files x (sigma with the names
+ * this agent's versions use). Reads the other agents' changed names: run
+ * after collect_symbols of every agent. */
+static void
+collect_view(struct risk_engine *e, struct scratch *sc, size_t bi)
+{
+    struct eagent *eb = &e->agents[bi];
+    const uint32_t nf = e->g->nfiles;
+    uint32_t bs = ++sc->cur_best;
+    if (bs == 0) {
+        memset(sc->best_stamp, 0, e->n * sizeof(*sc->best_stamp));
+        bs = sc->cur_best = 1;
+    }
+    size_t nbest = 0;
+    uint32_t *touched = xmalloc((e->n ? e->n : 1) * sizeof(*touched));
+    for (size_t i = 0; i < eb->nfiles; i++) {
+        struct efile *x = &eb->files[i];
+        if (x->gid == GRAPH_NONE && !x->nimp)
+            continue;
+        uint32_t s = x->gid != GRAPH_NONE ? x->gid : nf + (uint32_t)i;
+        size_t nq;
+        view_bfs(e, sc, eb, s, true, NULL, &nq);
+        if (sc->ndag > 1)
+            qsort(sc->dag, sc->ndag, sizeof(*sc->dag), cmp_dag_edge);
+        x->fwd = xmalloc((nq ? nq : 1) * sizeof(*x->fwd));
+        x->nfwd = 0;
+        for (size_t q = 1; q < nq; q++) {
+            uint32_t z = sc->queue[q];
+            if (z >= nf || e->uidx[z] == GRAPH_NONE)
+                continue;
+            x->fwd[x->nfwd].x = z;
+            x->fwd[x->nfwd].dist = sc->dist[z];
+            x->nfwd++;
+        }
+        for (uint32_t k = 0; k < x->nfwd; k++) {
+            uint32_t z = x->fwd[k].x, u = e->uidx[z];
+            double hop = pow_gamma(e->cfg, x->fwd[k].dist - 1u);
+            for (uint32_t h = e->hold_at[u]; h < e->hold_at[u + 1]; h++) {
+                uint32_t a = e->hold[h].agent;
+                if (a == bi)
+                    continue;
+                const struct efile *f = &e->agents[a].files[e->hold[h].file];
+                bool sure = !sigma_known(e, f);
+                if (!sure && f->nchg)
+                    sure = chain_uses(e, sc, eb, z, f->chg, f->nchg);
+                double v = x->w * f->w * hop * (sure ? 1.0 : e->cfg->sigma0);
+                struct vdep *b = &sc->best[a];
+                if (sc->best_stamp[a] != bs) {
+                    sc->best_stamp[a] = bs;
+                    touched[nbest++] = a;
+                    b->value = -1;
+                }
+                if (v > b->value) {
+                    b->agent = a;
+                    b->up = e->hold[h].file;
+                    b->down = (uint32_t)i;
+                    b->sure = sure;
+                    b->value = v;
+                }
+            }
+        }
+        if (x->nfwd > 1)
+            qsort(x->fwd, x->nfwd, sizeof(*x->fwd), cmp_fwd);
+    }
+    eb->vdep = xmalloc((nbest ? nbest : 1) * sizeof(*eb->vdep));
+    for (size_t k = 0; k < nbest; k++)
+        eb->vdep[k] = sc->best[touched[k]];
+    eb->nvdep = nbest;
+    if (nbest > 1)
+        qsort(eb->vdep, nbest, sizeof(*eb->vdep), cmp_vdep);
+    free(touched);
+}
+
+static const struct vdep *
+find_vdep(const struct eagent *down, uint32_t up)
+{
+    size_t lo = 0, hi = down->nvdep;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (down->vdep[mid].agent < up)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < down->nvdep && down->vdep[lo].agent == up ? &down->vdep[lo]
+                                                          : NULL;
+}
+
+static const struct fwd *
+find_fwd(const struct efile *f, uint32_t x)
+{
+    size_t lo = 0, hi = f->nfwd;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->fwd[mid].x < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->nfwd && f->fwd[lo].x == x ? &f->fwd[lo] : NULL;
+}
+
 /* Every leading run of components of every file, with the least depth. */
 static void
 collect_prefixes(struct risk_engine *e, struct eagent *ea)
@@ -728,16 +1074,21 @@ collect_prefixes(struct risk_engine *e, struct eagent *ea)
 }
 
 static void
-scratch_init(struct scratch *sc, const struct graph *g)
+scratch_init(struct scratch *sc, const struct risk_engine *e)
 {
-    size_t nf = g->nfiles;
+    size_t nf = e->nnodes;
     sc->stamp = xcalloc(nf, sizeof(*sc->stamp));
     sc->dist = xcalloc(nf, 1);
     sc->sure = xcalloc(nf, 1);
     sc->queue = xcalloc(nf, sizeof(*sc->queue));
-    sc->name_stamp = xcalloc(g->nnames + 1, sizeof(*sc->name_stamp));
-    sc->name_ref = xcalloc(g->nnames + 1, sizeof(*sc->name_ref));
-    sc->cur_stamp = sc->cur_name_stamp = 0;
+    sc->name_stamp = xcalloc(e->g->nnames + 1, sizeof(*sc->name_stamp));
+    sc->name_ref = xcalloc(e->g->nnames + 1, sizeof(*sc->name_ref));
+    sc->mark = xcalloc(nf, sizeof(*sc->mark));
+    sc->best = xcalloc(e->n ? e->n : 1, sizeof(*sc->best));
+    sc->best_stamp = xcalloc(e->n ? e->n : 1, sizeof(*sc->best_stamp));
+    sc->dag = NULL;
+    sc->ndag = sc->adag = 0;
+    sc->cur_stamp = sc->cur_name_stamp = sc->cur_mark = sc->cur_best = 0;
 }
 
 static void
@@ -749,6 +1100,10 @@ scratch_release(struct scratch *sc)
     free(sc->queue);
     free(sc->name_stamp);
     free(sc->name_ref);
+    free(sc->mark);
+    free(sc->dag);
+    free(sc->best);
+    free(sc->best_stamp);
     memset(sc, 0, sizeof(*sc));
 }
 
@@ -756,6 +1111,7 @@ struct prep {
     struct risk_engine *e;
     struct scratch sc;
     size_t first, step;
+    bool views; /* second pass: the agents' views */
 };
 
 /* Symbols and dependency reach of agents first, first + step, ...: reads
@@ -767,6 +1123,11 @@ prep_run(void *arg)
     struct risk_engine *e = p->e;
     for (size_t i = p->first; i < e->n; i += p->step) {
         struct eagent *ea = &e->agents[i];
+        if (p->views) {
+            if (ea->view)
+                collect_view(e, &p->sc, i);
+            continue;
+        }
         if (e->cfg->use_symbols)
             collect_symbols(e, &p->sc, ea);
         collect_deps(e, &p->sc, ea);
@@ -775,7 +1136,7 @@ prep_run(void *arg)
 }
 
 static void
-prepare_agents(struct risk_engine *e, unsigned threads)
+prepare_pass(struct risk_engine *e, unsigned threads, bool views)
 {
     if (threads < 1)
         threads = 1;
@@ -788,10 +1149,11 @@ prepare_agents(struct risk_engine *e, unsigned threads)
         p[t].e = e;
         p[t].first = t;
         p[t].step = threads;
+        p[t].views = views;
         if (t == 0)
             p[t].sc = e->sc;
         else
-            scratch_init(&p[t].sc, e->g);
+            scratch_init(&p[t].sc, e);
     }
     for (unsigned t = 1; t < threads; t++) {
         if (pthread_create(&tid[t], NULL, prep_run, &p[t]))
@@ -810,6 +1172,111 @@ prepare_agents(struct risk_engine *e, unsigned threads)
     free(p);
 }
 
+/* Every agent's own tables, then (they read the others' changed names) the
+ * views of the agents that have one. */
+static void
+prepare_agents(struct risk_engine *e, unsigned threads)
+{
+    prepare_pass(e, threads, false);
+    bool any = false;
+    for (size_t i = 0; i < e->n && !any; i++)
+        any = e->agents[i].view;
+    if (any)
+        prepare_pass(e, threads, true);
+}
+
+static int
+cmp_gfile(const void *p, const void *q)
+{
+    const struct gfile *a = p, *b = q;
+    return a->gid < b->gid ? -1 : a->gid > b->gid;
+}
+
+/* The node of path in ea's view: a graph file, or one of ea's files the
+ * graph lacks (nfiles + k); GRAPH_NONE when neither. */
+static uint32_t
+view_node(const struct risk_engine *e, const struct eagent *ea, const char *p)
+{
+    uint32_t gid = graph_find_file(e->g, p);
+    if (gid != GRAPH_NONE)
+        return gid;
+    for (size_t k = 0; k < ea->nfiles; k++) {
+        const struct ws_file *w = ea->files[k].ws;
+        if (ea->files[k].gid == GRAPH_NONE &&
+            (!strcmp(w->path, p) || (w->new_path && !strcmp(w->new_path, p))))
+            return e->g->nfiles + (uint32_t)k;
+    }
+    return GRAPH_NONE;
+}
+
+/* ea's files by graph id, its new import edges and newly used names, and
+ * whether any of them gives it a view of its own. */
+static void
+prepare_view(struct risk_engine *e, struct eagent *ea)
+{
+    ea->byg = xmalloc((ea->nfiles ? ea->nfiles : 1) * sizeof(*ea->byg));
+    for (size_t k = 0; k < ea->nfiles; k++) {
+        struct efile *f = &ea->files[k];
+        if (f->gid != GRAPH_NONE) {
+            ea->byg[ea->nbyg].gid = f->gid;
+            ea->byg[ea->nbyg].file = (uint32_t)k;
+            ea->nbyg++;
+        }
+        const struct ws_file *w = f->ws;
+        uint32_t self =
+            f->gid != GRAPH_NONE ? f->gid : e->g->nfiles + (uint32_t)k;
+        if (w->nnew_imports) {
+            f->imp = xmalloc(w->nnew_imports * sizeof(*f->imp));
+            for (size_t j = 0; j < w->nnew_imports; j++) {
+                uint32_t v = view_node(e, ea, w->new_imports[j]);
+                if (v != GRAPH_NONE && v != self)
+                    f->imp[f->nimp++] = v;
+            }
+            f->nimp = (uint32_t)sort_uniq_u32(f->imp, f->nimp);
+        }
+        if (w->nnew_uses && e->cfg->use_symbols) {
+            f->uses = xmalloc(w->nnew_uses * sizeof(*f->uses));
+            for (size_t j = 0; j < w->nnew_uses; j++) {
+                const char *nm = w->new_uses[j].name;
+                uint32_t id = graph_find_name(e->g, nm, strlen(nm));
+                if (id != GRAPH_NONE)
+                    f->uses[f->nuses++] = id;
+            }
+            f->nuses = (uint32_t)sort_uniq_u32(f->uses, f->nuses);
+        }
+        if (f->nimp || f->nuses)
+            ea->view = true;
+    }
+    if (ea->nbyg > 1)
+        qsort(ea->byg, ea->nbyg, sizeof(*ea->byg), cmp_gfile);
+}
+
+/* For every working-set file, the agents holding it. */
+static void
+index_holders(struct risk_engine *e)
+{
+    e->hold_at = xcalloc(e->nu + 2, sizeof(*e->hold_at));
+    size_t total = 0;
+    for (size_t i = 0; i < e->n; i++)
+        for (size_t k = 0; k < e->agents[i].nfiles; k++)
+            if (e->agents[i].files[k].u != GRAPH_NONE) {
+                e->hold_at[e->agents[i].files[k].u + 2]++;
+                total++;
+            }
+    for (uint32_t u = 0; u < e->nu; u++)
+        e->hold_at[u + 2] += e->hold_at[u + 1];
+    e->hold = xmalloc((total ? total : 1) * sizeof(*e->hold));
+    for (size_t i = 0; i < e->n; i++)
+        for (size_t k = 0; k < e->agents[i].nfiles; k++) {
+            uint32_t u = e->agents[i].files[k].u;
+            if (u == GRAPH_NONE)
+                continue;
+            struct holder *h = &e->hold[e->hold_at[u + 1]++];
+            h->agent = (uint32_t)i;
+            h->file = (uint32_t)k;
+        }
+}
+
 struct risk_engine *
 risk_engine_new_mt(const struct risk_config *c, const struct graph *g,
     const struct agent *agents, size_t n, unsigned threads)
@@ -822,8 +1289,12 @@ risk_engine_new_mt(const struct risk_config *c, const struct graph *g,
     strmap_init(&e->paths);
     strmap_init(&e->prefixes);
     if (g && g->nfiles) {
-        size_t nf = g->nfiles;
-        scratch_init(&e->sc, g);
+        size_t nf = g->nfiles, most = 0;
+        for (size_t i = 0; i < n; i++)
+            if (agents[i].nfiles > most)
+                most = agents[i].nfiles;
+        e->nnodes = nf + most;
+        scratch_init(&e->sc, e);
         e->uidx = xmalloc(nf * sizeof(*e->uidx));
         memset(e->uidx, 0xff, nf * sizeof(*e->uidx));
         for (size_t i = 0; i < n; i++)
@@ -859,6 +1330,8 @@ risk_engine_new_mt(const struct risk_config *c, const struct graph *g,
             f->wsize = range_set_size(&f->widened);
         }
         qsort(ea->files, ea->nfiles, sizeof(*ea->files), cmp_efile);
+        if (e->g)
+            prepare_view(e, ea);
         collect_prefixes(e, ea);
         ea->globs = xcalloc(ag->nintent ? ag->nintent : 1, sizeof(*ea->globs));
         for (size_t k = 0; k < ag->nintent; k++) {
@@ -867,8 +1340,10 @@ risk_engine_new_mt(const struct risk_config *c, const struct graph *g,
                 ea->globs[ea->nglobs++] = gl;
         }
     }
-    if (e->g)
+    if (e->g) {
+        index_holders(e);
         prepare_agents(e, threads);
+    }
     return e;
 }
 
@@ -890,7 +1365,12 @@ risk_engine_free(struct risk_engine *e)
             range_set_release(&ea->files[k].widened);
             free(ea->files[k].reach);
             free(ea->files[k].chg);
+            free(ea->files[k].imp);
+            free(ea->files[k].uses);
+            free(ea->files[k].fwd);
         }
+        free(ea->byg);
+        free(ea->vdep);
         free(ea->files);
         free(ea->m);
         free(ea->defs);
@@ -903,6 +1383,8 @@ risk_engine_free(struct risk_engine *e)
     free(e->agents);
     scratch_release(&e->sc);
     free(e->uidx);
+    free(e->hold_at);
+    free(e->hold);
     strmap_release(&e->paths);
     strmap_release(&e->prefixes);
     free(e);
@@ -941,12 +1423,16 @@ chan_overlap(const struct eagent *a, const struct eagent *b)
     return best;
 }
 
-/* Strongest coupling of down's files to up's changes. */
+/* Strongest coupling of down's files to up's changes: over the base graph
+ * (M of up), and over down's own view when it has one (then *view, if
+ * given, is set when the view's coupling is the stronger). */
 static double
-dep_one_way(
-    const struct eagent *up, const struct eagent *down, size_t *best_file)
+dep_one_way(const struct risk_engine *e, const struct eagent *up,
+    const struct eagent *down, size_t *best_file, const struct vdep **view)
 {
     double best = 0;
+    if (view)
+        *view = NULL;
     for (size_t j = 0; j < down->nfiles; j++) {
         const struct efile *y = &down->files[j];
         if (y->u == GRAPH_NONE)
@@ -958,14 +1444,25 @@ dep_one_way(
                 *best_file = j;
         }
     }
+    if (down->view) {
+        const struct vdep *v = find_vdep(down, (uint32_t)(up - e->agents));
+        if (v && v->value > best) {
+            best = v->value;
+            if (best_file)
+                *best_file = v->down;
+            if (view)
+                *view = v;
+        }
+    }
     return best;
 }
 
 static double
-chan_dependency(const struct eagent *a, const struct eagent *b)
+chan_dependency(
+    const struct risk_engine *e, const struct eagent *a, const struct eagent *b)
 {
-    double x = dep_one_way(a, b, NULL);
-    double y = dep_one_way(b, a, NULL);
+    double x = dep_one_way(e, a, b, NULL, NULL);
+    double y = dep_one_way(e, b, a, NULL, NULL);
     return x > y ? x : y;
 }
 
@@ -1001,8 +1498,17 @@ symbol_one_way(const struct risk_engine *e, const struct eagent *da,
                 const struct sref *r = &ua->refs[q];
                 const struct efile *uf = &ua->files[r->file];
                 double hop;
-                if (uf->gid == df->gid) {
+                if (uf->pid == df->pid ||
+                    (uf->gid != GRAPH_NONE && uf->gid == df->gid)) {
                     hop = 1.0;
+                } else if (df->gid == GRAPH_NONE) {
+                    continue;
+                } else if (ua->view) {
+                    /* the import path as the user's version has it */
+                    const struct fwd *fw = find_fwd(uf, df->gid);
+                    if (!fw)
+                        continue;
+                    hop = pow_gamma(e->cfg, fw->dist - 1u);
                 } else {
                     const struct reach *rc = find_reach(df, uf->gid);
                     if (!rc)
@@ -1118,7 +1624,7 @@ risk_engine_score(
     const struct eagent *x = &e->agents[a], *y = &e->agents[b];
     out->r[RISK_OVERLAP] = chan_overlap(x, y);
     if (e->g) {
-        out->r[RISK_DEPENDENCY] = chan_dependency(x, y);
+        out->r[RISK_DEPENDENCY] = chan_dependency(e, x, y);
         out->r[RISK_SYMBOL] = chan_symbol(e, x, y);
     }
     out->r[RISK_INTENT] = chan_intent(x, y);
@@ -1187,41 +1693,16 @@ cmp_symbol_hit(const void *x, const void *y)
     return a->use_line < b->use_line ? -1 : a->use_line > b->use_line;
 }
 
-/* Shortest import chain down -> ... -> up within cap, by BFS over imports
- * with predecessors; fills the chain downstream first. */
+/* Shortest import chain down -> ... -> up within cap in ea's view (ea
+ * NULL: the base graph); fills the chain downstream first. */
 static void
-find_chain(struct risk_engine *e, uint32_t down, uint32_t up,
-    struct risk_dependency *d)
+find_chain(struct risk_engine *e, const struct eagent *ea, uint32_t down,
+    uint32_t up, struct risk_dependency *d)
 {
-    const struct graph *g = e->g;
-    uint32_t st = ++e->sc.cur_stamp;
-    uint32_t *pred = xmalloc(g->nfiles * sizeof(*pred));
-    size_t head = 0, tail = 0;
-    e->sc.stamp[down] = st;
-    e->sc.dist[down] = 0;
-    pred[down] = GRAPH_NONE;
-    e->sc.queue[tail++] = down;
-    bool found = false;
-    while (head < tail && !found) {
-        uint32_t y = e->sc.queue[head++];
-        if (e->sc.dist[y] >= e->cfg->cap)
-            continue;
-        const struct graph_file *gy = &g->files[y];
-        for (uint32_t j = 0; j < gy->nout; j++) {
-            uint32_t x = gy->out[j];
-            if (e->sc.stamp[x] == st)
-                continue;
-            e->sc.stamp[x] = st;
-            e->sc.dist[x] = (uint8_t)(e->sc.dist[y] + 1);
-            pred[x] = y;
-            e->sc.queue[tail++] = x;
-            if (x == up) {
-                found = true;
-                break;
-            }
-        }
-    }
-    if (found) {
+    uint32_t *pred = xmalloc(e->nnodes * sizeof(*pred));
+    size_t nq;
+    uint32_t st = view_bfs(e, &e->sc, ea, down, false, pred, &nq);
+    if (e->sc.stamp[up] == st) {
         size_t n = 0;
         for (uint32_t x = up; x != GRAPH_NONE; x = pred[x])
             n++;
@@ -1231,7 +1712,7 @@ find_chain(struct risk_engine *e, uint32_t down, uint32_t up,
         size_t k = n;
         for (uint32_t x = up; x != GRAPH_NONE; x = pred[x]) {
             d->chain_ids[--k] = x;
-            d->chain[k] = g->files[x].path;
+            d->chain[k] = view_path(e, ea, x);
         }
     }
     free(pred);
@@ -1243,56 +1724,64 @@ explain_dependency(
 {
     const struct eagent *x = &e->agents[a], *y = &e->agents[b];
     size_t fa = 0, fb = 0;
-    double va = dep_one_way(x, y, &fb);
-    double vb = dep_one_way(y, x, &fa);
+    const struct vdep *viewa, *viewb;
+    double va = dep_one_way(e, x, y, &fb, &viewb);
+    double vb = dep_one_way(e, y, x, &fa, &viewa);
     const struct eagent *up, *down;
+    const struct vdep *view;
     size_t down_file;
     if (va <= 0 && vb <= 0)
         return;
     if (va >= vb) {
-        up = x, down = y, down_file = fb, d->value = va;
+        up = x, down = y, down_file = fb, d->value = va, view = viewb;
     } else {
-        up = y, down = x, down_file = fa, d->value = vb;
+        up = y, down = x, down_file = fa, d->value = vb, view = viewa;
     }
-    /* The upstream file: the one of up's files giving that coupling. */
-    const struct efile *uf = NULL;
-    uint32_t target = down->files[down_file].gid;
-    double best = -1;
-    for (size_t i = 0; i < up->nfiles; i++) {
-        const struct efile *f = &up->files[i];
-        const struct reach *r =
-            f->gid == GRAPH_NONE ? NULL : find_reach(f, target);
-        if (!r)
-            continue;
-        double v = f->w * pow_gamma(e->cfg, r->dist - 1u) *
-                   (r->sure ? 1.0 : e->cfg->sigma0);
-        if (v > best) {
-            best = v;
-            uf = f;
+    const struct efile *uf = NULL, *df = &down->files[down_file];
+    /* the downstream agent's view, when the coupling comes from it */
+    const struct eagent *dv = view ? down : NULL;
+    uint32_t dnode = df->gid;
+    if (view) {
+        uf = &up->files[view->up];
+        if (dnode == GRAPH_NONE)
+            dnode = e->g->nfiles + (uint32_t)down_file;
+        d->sigma = view->sure ? 1.0 : e->cfg->sigma0;
+    } else {
+        /* The upstream file: the one of up's files giving that coupling. */
+        uint32_t target = df->gid;
+        double best = -1;
+        for (size_t i = 0; i < up->nfiles; i++) {
+            const struct efile *f = &up->files[i];
+            const struct reach *r =
+                f->gid == GRAPH_NONE ? NULL : find_reach(f, target);
+            if (!r)
+                continue;
+            double v = f->w * pow_gamma(e->cfg, r->dist - 1u) *
+                       (r->sure ? 1.0 : e->cfg->sigma0);
+            if (v > best) {
+                best = v;
+                uf = f;
+            }
         }
+        if (!uf)
+            return;
+        const struct reach *rc = find_reach(uf, df->gid);
+        d->sigma = rc && !rc->sure ? e->cfg->sigma0 : 1.0;
     }
-    if (!uf)
-        return;
-    const struct efile *df = &down->files[down_file];
     d->present = true;
     d->up_agent = agent_index(e, up);
     d->down_agent = agent_index(e, down);
     d->upstream = uf->ws->path;
     d->downstream = df->ws->path;
-    const struct reach *rc = find_reach(uf, df->gid);
-    d->sigma = rc && !rc->sure ? e->cfg->sigma0 : 1.0;
-    find_chain(e, df->gid, uf->gid, d);
+    find_chain(e, dv, dnode, uf->gid, d);
     if (!uf->nchg)
         return;
     /* The changed names the downstream file or the first hop uses. */
-    uint32_t hop = d->nchain >= 2 ? d->chain_ids[d->nchain - 2] : df->gid;
+    uint32_t hop = d->nchain >= 2 ? d->chain_ids[d->nchain - 2] : dnode;
     d->symbols = xmalloc(uf->nchg * sizeof(*d->symbols));
     for (uint32_t k = 0; k < uf->nchg; k++) {
-        uint32_t nn, nh;
-        const uint32_t *nd = file_names(e, df->gid, &nn);
-        bool used = has_u32(nd, nn, uf->chg[k]);
-        const uint32_t *hn = file_names(e, hop, &nh);
-        used = used || has_u32(hn, nh, uf->chg[k]);
+        bool used = view_uses_any(e, dv, dnode, &uf->chg[k], 1, false) ||
+                    view_uses_any(e, dv, hop, &uf->chg[k], 1, false);
         if (used)
             d->symbols[d->nsymbols++] = e->g->name_str[uf->chg[k]];
     }

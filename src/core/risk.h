@@ -112,7 +112,9 @@ struct risk_engine;
 /*
  * Precompute per-agent tables (see the header comment for what is
  * borrowed). g may be NULL: no dependency or symbol channel. File weights
- * are read from ws_file.weight as given.
+ * are read from ws_file.weight as given. An agent's ws_file.new_imports and
+ * new_uses give it its own view of g (docs/risk-model.md); names must
+ * already be interned in g.
  */
 struct risk_engine *risk_engine_new(const struct risk_config *c,
     const struct graph *g, const struct agent *agents, size_t n);

@@ -62,6 +62,19 @@ ws_file_release(struct ws_file *f)
     for (size_t i = 0; i < f->nnew_defs; i++)
         free(f->new_defs[i].name);
     free(f->new_defs);
+    for (size_t i = 0; i < f->nnew_imports; i++)
+        free(f->new_imports[i]);
+    free(f->new_imports);
+}
+
+void
+ws_file_add_import(struct ws_file *f, const char *path)
+{
+    for (size_t i = 0; i < f->nnew_imports; i++)
+        if (!strcmp(f->new_imports[i], path))
+            return;
+    ALLOC_GROW(f->new_imports, f->nnew_imports + 1, f->anew_imports);
+    f->new_imports[f->nnew_imports++] = xstrdup(path);
 }
 
 void
@@ -147,6 +160,9 @@ ws_file_merge(struct ws_file *dst, struct ws_file *src)
     for (size_t i = 0; i < src->nnew_defs; i++)
         ws_file_add_name(dst, true, src->new_defs[i].name,
             strlen(src->new_defs[i].name), src->new_defs[i].line);
+    for (size_t i = 0; i < src->nnew_imports; i++)
+        ws_file_add_import(dst, src->new_imports[i]);
+    dst->parsed = dst->parsed || src->parsed;
 }
 
 void

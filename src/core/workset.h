@@ -55,6 +55,15 @@ struct ws_file {
      * cannot know either. */
     struct ws_name *new_uses, *new_defs;
     size_t nnew_uses, anew_uses, nnew_defs, anew_defs;
+    /* Whether that parse happened: the names above are then all the agent's
+     * version adds (for a file the base graph lacks: all it uses). */
+    bool parsed;
+    /* Files its version imports that the base version's edges do not reach
+     * directly (normalised repository paths; one of the agent's own added
+     * files, or a base file). The dependency and symbol channels add them,
+     * as edges from this file, to this agent's view of the graph only. */
+    char **new_imports;
+    size_t nnew_imports, anew_imports;
 };
 
 enum agent_kind {
@@ -107,5 +116,9 @@ bool agent_shares_path(const struct agent *a, const struct agent *b);
  * beyond the base version; the name is copied. */
 void ws_file_add_name(
     struct ws_file *f, bool def, const char *name, size_t len, uint32_t line);
+
+/* Record a file the agent's version imports beyond the base version's edges
+ * (copied; a path already recorded is not added twice). */
+void ws_file_add_import(struct ws_file *f, const char *path);
 
 #endif

@@ -54,9 +54,52 @@ base_defines(const struct graph *g, uint32_t gid, const char *name)
     return false;
 }
 
+/* Whether base file gid imports target directly. */
+static bool
+base_imports(const struct graph *g, uint32_t gid, uint32_t target)
+{
+    if (gid == GRAPH_NONE || target == GRAPH_NONE)
+        return false;
+    const struct graph_file *gf = &g->files[gid];
+    for (uint32_t i = 0; i < gf->nout; i++)
+        if (gf->out[i] == target)
+            return true;
+    return false;
+}
+
+/* Resolve the imports of the agent's version and record those the base
+ * file's edges lack. */
+static void
+add_imports(const struct graph *g, struct resolver *r, struct ws_file *f,
+    const char *path, enum lang_id id, const struct lang_facts *facts)
+{
+    uint32_t self = graph_find_file(g, f->path);
+    struct resolve_result res = { 0 };
+    for (size_t i = 0; i < facts->nimports; i++) {
+        resolve_result_clear(&res);
+        resolver_resolve(r, path, id, &facts->imports[i], &res);
+        for (size_t k = 0; k < res.n; k++) {
+            const char *t = res.v[k];
+            if (!strcmp(t, f->path) || !strcmp(t, path))
+                continue;
+            if (base_imports(g, self, graph_find_file(g, t)))
+                continue;
+            ws_file_add_import(f, t);
+        }
+    }
+    resolve_result_release(&res);
+}
+
 int
 agentnames_fill(struct graph *g, struct ws_file *f, const char *path,
     const char *src, size_t len, struct as_err *e)
+{
+    return agentnames_fill_view(g, NULL, f, path, src, len, e);
+}
+
+int
+agentnames_fill_view(struct graph *g, struct resolver *r, struct ws_file *f,
+    const char *path, const char *src, size_t len, struct as_err *e)
 {
     enum lang_id id = lang_detect(path);
     if (id == LANG_NONE)
@@ -102,6 +145,9 @@ agentnames_fill(struct graph *g, struct ws_file *f, const char *path,
         ws_file_add_name(f, true, d->name, strlen(d->name), d->start);
         graph_intern_name(g, d->name, strlen(d->name));
     }
+    if (r)
+        add_imports(g, r, f, path, id, &facts);
+    f->parsed = true;
     lang_facts_release(&facts);
     return 0;
 }

@@ -8,7 +8,9 @@
  * name, gives the symbol channel the agent's new uses and definitions
  * without mapping lines between versions. References are counted once per
  * line (as the extractor reports them), so a second call of a name on a line
- * that already called it is not a new use.
+ * that already called it is not a new use. With a resolver, the imports the
+ * agent's version adds are recorded too: they are edges of the agent's own
+ * view of the graph (docs/risk-model.md).
  */
 #ifndef AIRSPACE_LANG_AGENTNAMES_H
 #define AIRSPACE_LANG_AGENTNAMES_H
@@ -17,6 +19,7 @@
 
 #include "core/graph.h"
 #include "core/workset.h"
+#include "lang/resolve.h"
 #include "util/error.h"
 
 /*
@@ -28,5 +31,16 @@
  */
 int agentnames_fill(struct graph *g, struct ws_file *f, const char *path,
     const char *src, size_t len, struct as_err *e);
+
+/*
+ * The same, and also record in f (ws_file_add_import) the files the agent's
+ * version imports, resolved with r, that the base file's edges in g do not
+ * reach directly: for a file g lacks (an added file), everything it imports.
+ * r must know the repository's files as the agent sees them (the base files
+ * and the agent's added ones). r NULL: as agentnames_fill(). On success
+ * f->parsed is set.
+ */
+int agentnames_fill_view(struct graph *g, struct resolver *r, struct ws_file *f,
+    const char *path, const char *src, size_t len, struct as_err *e);
 
 #endif
