@@ -41,6 +41,16 @@ new_repo() {
     git -c init.defaultBranch=main init -q "$1"
 }
 
+# base_repo DIR: a new repository whose one commit ("base") holds the file
+# x, and move into it.
+base_repo() {
+    new_repo "$1"
+    echo x > "$1/x"
+    git -C "$1" add -A
+    git -C "$1" commit -qm base
+    cd "$1"
+}
+
 # at HH:MM: author and committer dates (2026-01-01, UTC) for the next git
 # commands; commit HH:MM MESSAGE: commit everything at that time.
 at() {

@@ -6,11 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
-new_repo "$R"
-echo x > "$R/x"
-git -C "$R" add -A
-git -C "$R" commit -qm base
-cd "$R"
+base_repo "$R"
 SOCK="$R/.git/airspace/sock"
 DPID=
 trap 'kill -9 $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT

@@ -5,11 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
-new_repo "$R"
-echo x > "$R/x"
-git -C "$R" add -A
-git -C "$R" commit -qm base
-cd "$R"
+base_repo "$R"
 start_daemon --tick-ms 50 --window-ms 400 --rescan-ms 60000
 inbox() { # inbox WHO FILTER -> jq result over its unread messages (peek)
     curl -s --unix-socket "$SOCK" "http://a/v1/agents/$1/inbox?peek=1" |

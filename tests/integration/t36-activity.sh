@@ -3,11 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
-new_repo "$R"
-echo x > "$R/x"
-git -C "$R" add -A
-git -C "$R" commit -qm base
-cd "$R"
+base_repo "$R"
 start_daemon --rescan-ms 60000
 view() { # view FILTER: on the merged view of /src/api.ts
     curl -s --unix-socket "$SOCK" 'http://a/v1/activity?file=src/api.ts' |

@@ -5,11 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
-new_repo "$R"
-echo x > "$R/x"
-git -C "$R" add -A
-git -C "$R" commit -qm base
-cd "$R"
+base_repo "$R"
 start_daemon --tick-ms 50 --rescan-ms 60000
 
 # stop_daemon: a clean stop, waiting until the process is gone
