@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/scan.h"
 #include "cli/scan_print.h"
+#include "git/align.h"
 #include "git/files.h"
 #include "git/merge.h"
 #include "git/repo.h"
@@ -298,6 +299,39 @@ agents_from_git(struct scan_report *r, struct repo *repo,
     repo_branches_free(branches, nbr);
     repo_worktrees_free(wts, nwt);
     return rc;
+}
+
+/* Told by the git layer about an agent left on its own base. */
+static void
+warn_unaligned(void *ctx, const struct agent *a, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr,
+        "airspace scan: warning: agent '%s' stays on its own base (lines in "
+        "its numbering): %s\n",
+        a->id, msg);
+}
+
+/* Bring agents on different bases onto the newest one (git/align.h), so
+ * pairs compare ranges in one numbering and the merge channel merges over
+ * one base. Before agents_add_names(), whose names it would drop. */
+static void
+agents_align(struct scan_report *r, struct repo *repo)
+{
+    struct align_cache *cache = align_cache_new();
+    struct align_stats st;
+    struct as_err e;
+
+    if (align_agents(
+            repo, cache, r->agents, r->nagents, warn_unaligned, NULL, &st, &e))
+        fprintf(stderr,
+            "airspace scan: warning: %s; agents stay on their own bases\n",
+            e.msg);
+    else if (!st.linear)
+        fprintf(stderr,
+            "airspace scan: warning: no agent's base descends from every "
+            "other's; agents stay on their own bases\n");
+    align_cache_free(cache);
 }
 
 /* Whether f is a changed source file whose agent's version can be read. */
@@ -627,6 +661,8 @@ cmd_scan(int argc, char **argv)
         rc = check_integration(repo, r.integration, &e);
         if (!rc)
             rc = agents_from_git(&r, repo, &o, &e);
+        if (!rc)
+            agents_align(&r, repo);
         if (!rc && !o.no_graph)
             rc = graph_from_git(&r, repo, &o, &e);
         if (!rc && r.have_graph)

@@ -915,12 +915,31 @@ out:
 }
 
 int
+workset_diff_trees(struct repo *r, git_tree *from, git_tree *to, git_diff **out,
+    struct as_err *e)
+{
+    struct workset_options o;
+    git_diff_options opts;
+    int err;
+
+    workset_options_init(&o);
+    diff_options(&o, &opts);
+    *out = NULL;
+    if (git_diff_tree_to_tree(out, repo_git(r), from, to, &opts) < 0)
+        return repo_git_errorf(e, "cannot diff two trees");
+    if ((err = find_renames(*out, e)) < 0) {
+        git_diff_free(*out);
+        *out = NULL;
+    }
+    return err;
+}
+
+int
 workset_from_branch(struct repo *r, const char *branch,
     const struct workset_options *o, struct agent *out, struct as_err *e)
 {
     struct workset_options defaults;
     struct ws_ctx c;
-    git_diff_options opts;
     git_diff *diff = NULL;
     git_oid tip;
     char hex[GIT_OID_HEXSZ + 1];
@@ -942,14 +961,8 @@ workset_from_branch(struct repo *r, const char *branch,
     free(out->tree_oid);
     out->tree_oid = xstrdup(hex);
 
-    diff_options(c.o, &opts);
-    if (git_diff_tree_to_tree(&diff, c.g, c.base_tree, c.head_tree, &opts) <
-            0 ||
-        (err = find_renames(diff, e)) < 0) {
-        if (!err)
-            err = repo_git_errorf(e, "cannot diff base to '%s'", branch);
+    if ((err = workset_diff_trees(r, c.base_tree, c.head_tree, &diff, e)) < 0)
         goto out;
-    }
     err = fill_files(&c, diff, out, e);
 out:
     git_diff_free(diff);

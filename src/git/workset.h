@@ -80,4 +80,13 @@ int workset_from_branch(struct repo *r, const char *branch,
  */
 int workset_add_diff(git_diff *diff, struct agent *out, struct as_err *e);
 
+/*
+ * The diff of working sets between two trees of the main repository: zero
+ * context, type changes, files over 256 MiB taken as binary, renames found
+ * as for a worktree. For workset_add_diff(); free *out with git_diff_free().
+ * Returns 0 or AS_EGIT.
+ */
+int workset_diff_trees(struct repo *r, git_tree *from, git_tree *to,
+    git_diff **out, struct as_err *e);
+
 #endif
