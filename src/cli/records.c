@@ -122,6 +122,19 @@ get_int(json_t *o, const char *key, json_int_t *out)
 static int
 norm_path(const char *raw, char **out)
 {
+    /* Recorded paths are repository-relative: an absolute path or a ".."
+     * step is a bad record, not something to rewrite. */
+    *out = NULL;
+    if (raw[0] == '/')
+        return -1;
+    for (const char *c = raw;;) {
+        if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]))
+            return -1;
+        const char *slash = strchr(c, '/');
+        if (!slash)
+            break;
+        c = slash + 1;
+    }
     return path_normalize(raw, NULL, out);
 }
 
@@ -219,8 +232,12 @@ parse_file(json_t *e, struct rec_file *f, const char *where, struct as_err *err)
             "%s: needs string 'path' and 'status' (one of M A D R C T)", where);
     if (hunks && !json_is_array(hunks))
         return as_errorf(err, AS_EPARSE, "%s: 'hunks' must be an array", where);
+    json_t *bin = json_object_get(e, "binary");
+    if (bin && !json_is_boolean(bin))
+        return as_errorf(
+            err, AS_EPARSE, "%s: 'binary' must be true or false", where);
     f->status = status[0];
-    f->binary = json_is_true(json_object_get(e, "binary"));
+    f->binary = json_is_true(bin);
     const char *base = path;
     if (f->status == 'R') {
         if (!old)
@@ -248,11 +265,13 @@ parse_file(json_t *e, struct rec_file *f, const char *where, struct as_err *err)
     {
         json_t *js = json_array_get(h, 0), *je = json_array_get(h, 1);
         json_int_t s = json_integer_value(js), en = json_integer_value(je);
+        json_t *ja = json_array_get(h, 2);
         if (json_array_size(h) != 3 || !json_is_integer(js) ||
-            !json_is_integer(je) || s < 0 || en < s || en > UINT32_MAX)
+            !json_is_integer(je) || !json_is_integer(ja) || s < 0 || en < s ||
+            en > UINT32_MAX || json_integer_value(ja) < 0)
             return as_errorf(err, AS_EPARSE,
-                "%s: hunk %zu must be [start, end, added] with 0 <= start "
-                "<= end",
+                "%s: hunk %zu must be [start, end, added], integers with 0 "
+                "<= start <= end and added >= 0",
                 where, i);
         if (en > s) {
             f->ranges[f->nranges].start = s ? (uint32_t)s : 1;
@@ -331,6 +350,10 @@ parse_side(json_t *s, int idx, struct rec_side *side, struct as_err *err)
             "sides[%d]: needs 'n_commits' >= 1, array 'commits' and "
             "'half' with integer 'ct'",
             idx);
+    if (json_array_size(commits) != (size_t)n)
+        return as_errorf(err, AS_EPARSE,
+            "sides[%d]: 'n_commits' is %lld but 'commits' lists %zu", idx,
+            (long long)n, json_array_size(commits));
     side->n_commits = (uint32_t)n;
     side->half_ct = half_ct;
     json_int_t k;
@@ -361,6 +384,9 @@ parse_side(json_t *s, int idx, struct rec_side *side, struct as_err *err)
         if (tip && sha && !strcmp(sha, tip))
             tip_ct = ct;
     }
+    if (tip && tip_ct < 0)
+        return as_errorf(err, AS_EPARSE,
+            "sides[%d]: the tip '%s' is not among its commits", idx, tip);
     side->tip_ct = tip_ct >= 0 ? tip_ct : max_ct;
     side->first_ct = first_ct >= 0 ? first_ct : side->tip_ct;
 

@@ -329,14 +329,14 @@ engine_point(struct replay *rp, struct rp_point *pt, const struct rec_ws *a,
     agent_release(&ag[1]);
 }
 
-/* When a recorded merge happened (Unix s): its committer time, or its later
- * parent's when a skewed clock dated the merge before that parent (a merge
- * cannot precede what it merges; no lead comes out negative). Git mode gets
- * the same from history_collect(). */
+/* When a recorded merge happened (Unix s): its committer time, or a later
+ * time it merges (a tip's, a half-way commit's) when a skewed clock dated
+ * the merge before it (a merge cannot precede what it merges; no lead comes
+ * out negative). Git mode gets the same from history_collect(). */
 static int64_t
-merge_time(int64_t merge_ct, int64_t last_parent_ct)
+merge_time(int64_t merge_ct, int64_t later)
 {
-    return merge_ct > last_parent_ct ? merge_ct : last_parent_ct;
+    return merge_ct > later ? merge_ct : later;
 }
 
 /* Shared files of two working sets at time t, side times as fallback. */
@@ -415,7 +415,8 @@ replay_add(struct replay *rp, const struct record *r)
     int64_t start = s0->first_ct > s1->first_ct ? s0->first_ct : s1->first_ct;
     int64_t th = s0->half_ct > s1->half_ct ? s0->half_ct : s1->half_ct;
     int64_t te = s0->tip_ct > s1->tip_ct ? s0->tip_ct : s1->tip_ct;
-    m->merge_ct = merge_time(r->merge_ct, te);
+    /* the merge follows every point scored, however skewed the clocks */
+    m->merge_ct = merge_time(merge_time(r->merge_ct, te), th);
     m->inflight_ms = m->merge_ct > start ? (m->merge_ct - start) * 1000 : -1;
     add_point(rp, &m->p[PT_HALF], &s0->half, &s1->half, s0->half_ct,
         s1->half_ct, th, s0->half_commits, s1->half_commits);
@@ -508,7 +509,8 @@ score_point(struct replay *rp, size_t self, struct rp_point *pt)
 void
 replay_finish(struct replay *rp)
 {
-    qsort(rp->hot, rp->nhot, sizeof(*rp->hot), cmp_hot);
+    if (rp->nhot) /* (qsort's array may not be NULL) */
+        qsort(rp->hot, rp->nhot, sizeof(*rp->hot), cmp_hot);
     for (size_t i = 0; i < rp->n; i++) {
         struct rp_merge *m = &rp->m[i];
         m->first_level_point = -1;

@@ -331,6 +331,12 @@ add_merge(git_repository *g, const struct history_options *o, git_commit *c,
         h->skipped[HISTORY_SKIP_LARGE_SIDE]++;
         goto out_sides;
     }
+    /* Nor can it precede any commit it merges (a skewed clock on a commit
+     * inside a side, not only on a tip). */
+    for (int s = 0; s < 2; s++)
+        for (size_t k = 0; k < m.nside[s]; k++)
+            if (m.side[s][k].time_ms > m.time_ms)
+                m.time_ms = m.side[s][k].time_ms;
     ALLOC_GROW(h->m, h->n + 1, h->alloc);
     h->m[h->n++] = m;
     goto out;
@@ -740,6 +746,7 @@ history_own_tree(struct repo *r, const char *base_oid, const char *commit_oid,
         goto out;
     }
     git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+    mo.target_limit = 7000; /* git's merge.renameLimit */
     if (git_merge_trees(&idx, g, ft, bt, ct, &mo) < 0) {
         err =
             repo_git_errorf(e, "cannot replay '%s' onto the base", commit_oid);

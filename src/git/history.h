@@ -74,8 +74,9 @@ struct history_commit {
 struct history_merge {
     char oid[41], base[41], base_tree[41];
     char parent[2][41]; /* first and second parent */
-    int64_t time_ms;    /* the merge's committer time, or its later
-                           parent's if a skewed clock dated it earlier */
+    int64_t time_ms;    /* the merge's committer time, or the latest time
+                           of a commit it merges if a skewed clock dated it
+                           earlier */
     bool mainline;      /* on the first-parent chain of the walk's start */
     struct history_commit *side[2]; /* B..P, oldest first */
     size_t nside[2];

@@ -122,6 +122,41 @@ check "held-out split: 2 merges" jqt "$J" '.groups.all.merges == 2'
 as replay --records "$F" > "$TMP/out.txt"
 check "table has rows" grep -q "half  near" "$TMP/out.txt"
 
+# No conflicted merge at all (nothing to learn hotspots from): a clean run.
+as replay --records "$AIRSPACE_SOURCE_DIR/tests/cases/records/clean-only.jsonl" \
+    --json > "$J"
+check "only clean merges: read, no conflict, AUC null" jqt "$J" \
+    '.merges_read == 1 and .groups.all.conflicted == 0 and .groups.all.half.airspace.auc == null'
+# A half-way commit dated after the tips and the merge (a skewed clock): the
+# merge is placed at that time, so no lead is negative.
+as replay --records "$AIRSPACE_SOURCE_DIR/tests/cases/records/half-after-tip.jsonl" \
+    --json --per-merge > "$J"
+check "skewed half-way time: the merge is not before it, lead 0" jqt "$J" \
+    '.merges[0] | .merge_time == 99999 and .lead_s == 0 and .lead_fraction == 0'
+check "skewed half-way time: no negative lead anywhere" jqt "$J" \
+    '[.merges[] | select(.lead_s != null and .lead_s < 0)] | length == 0'
+
+# A record that breaks the format is refused (exit 2, naming the field), not
+# read with a guess: each case mutates merge 1 of the fixture.
+refused() { # refused NAME JQ-MUTATION MESSAGE-PART
+    head -n 1 "$F" | jq -c "$2" > "$TMP/bad1.jsonl"
+    set +e
+    as replay --records "$TMP/bad1.jsonl" > /dev/null 2> "$TMP/err"
+    rc=$?
+    set -e
+    check "refused, $1: exit 2" [ "$rc" -eq 2 ]
+    check "refused, $1: says '$3'" grep -q "$3" "$TMP/err"
+}
+refused "added not an integer" '.sides[0].ws[0].hunks[0][2] = "1"' "added >= 0"
+refused "binary not a boolean" '.sides[0].ws[0].binary = "yes"' "'binary' must be true or false"
+refused "n_commits not the commits listed" '.sides[0].n_commits = 7' "'n_commits' is 7 but 'commits' lists 2"
+refused "no commits" '.sides[0].commits = []' "'n_commits' is 2 but 'commits' lists 0"
+refused "tip not among the commits" '.sides[0].tip = "zz"' "the tip 'zz' is not among its commits"
+refused "absolute path" '.sides[0].ws[0].path = "/etc/a.c"' "bad path '/etc/a.c'"
+refused "path with .." '.sides[0].ws[0].path = "src/../../a.c"' "bad path 'src/../../a.c'"
+head -n 1 "$F" > "$TMP/good1.jsonl"
+check "the unmutated record is read" as replay --records "$TMP/good1.jsonl" --json
+
 # Malformed input: exit 2 with the line number; --skip-bad continues.
 set +e
 as replay --records "$AIRSPACE_SOURCE_DIR/tests/cases/records/bad.jsonl" \
