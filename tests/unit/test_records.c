@@ -120,8 +120,8 @@ test_malformed(void)
     CHECK(!strncmp(err.msg, "line 3: needs 'merge'", 21));
     CHECK_INT(records_next(rd, &r, &err), AS_EPARSE);
     CHECK_STR(err.msg,
-        "line 4: sides[0].ws[0]: hunk 0 must be [start, end, added] with 0 "
-        "<= start <= end");
+        "line 4: sides[0].ws[0]: hunk 0 must be [start, end, added], "
+        "integers with 0 <= start <= end and added >= 0");
     /* line 5 is blank and skipped */
     CHECK_INT(records_next(rd, &r, &err), 1);
     CHECK_INT(r.line, 6);
