@@ -184,6 +184,8 @@ adopt_workset(struct broker *b, size_t i, struct agent *fresh)
 static void
 subtract_reported(struct broker *b, const char *wt, struct agent *w)
 {
+    struct agent gone; /* the files dropped, released as an agent's are */
+    agent_init(&gone, NULL);
     size_t o = 0;
     for (size_t k = 0; k < w->nfiles; k++) {
         struct ws_file *f = &w->files[k];
@@ -210,20 +212,14 @@ subtract_reported(struct broker *b, const char *wt, struct agent *w)
             }
         }
         if (drop) {
-            free(f->path);
-            free(f->new_path);
-            range_set_release(&f->ranges);
-            for (size_t q = 0; q < f->nnew_uses; q++)
-                free(f->new_uses[q].name);
-            free(f->new_uses);
-            for (size_t q = 0; q < f->nnew_defs; q++)
-                free(f->new_defs[q].name);
-            free(f->new_defs);
+            ALLOC_GROW(gone.files, gone.nfiles + 1, gone.afiles);
+            gone.files[gone.nfiles++] = *f;
             continue;
         }
         w->files[o++] = *f;
     }
     w->nfiles = o;
+    agent_release(&gone);
 }
 
 int
@@ -247,7 +243,7 @@ broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
     if (m->human_residual)
         subtract_reported(b, b->ag[i].worktree, &fresh);
     if (b->have_graph)
-        gitview_agent_names(&b->graph, &fresh);
+        gitview_agent_view(&b->graph, &b->view_base, b->repo, &fresh);
     broker_drop_engine(b);
     adopt_workset(b, i, &fresh);
     m->dirty_since = 0;
@@ -1413,6 +1409,7 @@ broker_free(struct broker *b)
     db_close(b->db);
     if (b->have_graph)
         graph_release(&b->graph);
+    gitview_base_release(&b->view_base);
     free(b->integration);
     if (b->repo)
         repo_free(b->repo);
@@ -1489,8 +1486,8 @@ broker_run(const struct broker_options *o, struct as_err *e)
         goto out;
     struct repograph_stats st = { 0 };
     struct as_err ge;
-    if (gitview_graph(
-            b->repo, b->integration, o->threads, &b->graph, &st, &ge) == 0) {
+    if (gitview_graph_base(b->repo, b->integration, o->threads, NULL, &b->graph,
+            &b->view_base, &st, &ge) == 0) {
         b->have_graph = true;
         broker_log(b, "graph: %zu files, %zu edges (%zu parsed, %zu cached)",
             st.files, st.edges, st.parsed, st.cached);

@@ -34,6 +34,28 @@ int gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
     const char *cache_path, struct graph *g, struct repograph_stats *st,
     struct as_err *e);
 
+/*
+ * Where every agent's view of the graph starts (docs/risk-model.md, "the
+ * agent's view"): a resolver knowing the base graph's files and
+ * configuration, and the base blob ids of its configuration files, to put
+ * them back after an agent's own versions. Owns everything.
+ */
+struct gitview_base {
+    struct resolver *res;
+    struct gitview_config {
+        char *path;
+        char oid[41];
+    } * configs;
+    size_t nconfigs;
+};
+
+/* gitview_graph_cached() (cache_path NULL: the default), and base filled
+ * for gitview_agent_view(). On error g is released and base left empty. */
+int gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
+    const char *cache_path, struct graph *g, struct gitview_base *base,
+    struct repograph_stats *st, struct as_err *e);
+void gitview_base_release(struct gitview_base *base);
+
 /* A repograph_read_fn reading blobs of ctx, a struct repo. */
 int gitview_read_blob(
     void *ctx, const struct repograph_file *f, char **buf, size_t *len);
@@ -49,6 +71,19 @@ void gitview_recency(
  * are left alone. Returns how many files could not be parsed.
  */
 size_t gitview_agent_names(struct graph *g, struct agent *a);
+
+/*
+ * The same, and the agent's view of the graph: the files each changed
+ * source file's version imports beyond its base edges (ws_file.new_imports,
+ * lang/agentnames.h), resolved against the base files plus the agent's
+ * added (and renamed-to) files, with the configuration files it changed
+ * read from its worktree. base->res is borrowed for the call and left as
+ * it was (base configuration read back from repo, whose objects it names).
+ * Only this agent's files are read: the cost is its working set, not the
+ * other agents'. Returns how many files could not be parsed.
+ */
+size_t gitview_agent_view(struct graph *g, struct gitview_base *base,
+    struct repo *repo, struct agent *a);
 
 /* want, or want-2, want-3, ... : the first id no agent of v[0..n) has. */
 char *gitview_unique_id(const struct agent *v, size_t n, const char *want);

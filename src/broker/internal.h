@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "broker/broker.h"
+#include "broker/gitview.h"
 #include "broker/paths.h"
 #include "core/advisory.h"
 #include "core/graph.h"
@@ -121,6 +122,7 @@ struct broker {
     struct risk_config cfg;
     struct graph graph;
     bool have_graph;
+    struct gitview_base view_base; /* where each agent's view starts */
     struct merge_cache *mcache;
     /* the engine of the last scoring, for evidence; NULL once any agent's
      * working set changed after it (it borrows their tables) */

@@ -97,6 +97,14 @@ repograph_graph(struct repograph *rg)
     return rg->g;
 }
 
+struct resolver *
+repograph_take_resolver(struct repograph *rg)
+{
+    struct resolver *r = rg->res;
+    rg->res = NULL;
+    return r;
+}
+
 static bool
 parse_oid(const char *hex, uint8_t out[20])
 {

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "core/graph.h"
+#include "lang/resolve.h"
 #include "util/error.h"
 
 struct repograph_file {
@@ -78,6 +79,14 @@ void repograph_free(struct repograph *rg);
 
 /* The graph rg fills (the one given to repograph_new). */
 struct graph *repograph_graph(struct repograph *rg);
+
+/*
+ * Take over the resolver rg resolved imports with (every file of the graph
+ * and the configuration files' content, lang/resolve.h), so it can outlive
+ * rg: an agent's view of the graph starts from it (docs/risk-model.md).
+ * The caller frees it with resolver_free(); rg can then only be freed.
+ */
+struct resolver *repograph_take_resolver(struct repograph *rg);
 
 /*
  * Add files 0..n-1 to the graph, parse (or take from the cache) every
