@@ -321,6 +321,8 @@ struct dr_side {
                                     a file directly in */
     struct pathlist below;       /* the base's directories below those */
     struct pathlist typechanged; /* files it made symbolic links, or back */
+    struct pathlist modified;    /* paths it kept and changed (or retyped) */
+    struct pathlist emptied;     /* the base's empty files it removed */
     struct pathlist pairs;       /* its renames: old, new, old, new, ... */
     struct dirrename_pair *rn;   /* NULL until side_pairs() ran */
     char **renamed; /* the directories it renamed (dirrename_renamed) */
@@ -334,6 +336,8 @@ dr_side_release(struct dr_side *x)
     pathlist_release(&x->self);
     pathlist_release(&x->below);
     pathlist_release(&x->typechanged);
+    pathlist_release(&x->modified);
+    pathlist_release(&x->emptied);
     pathlist_release(&x->pairs);
     free(x->rn);
     for (size_t i = 0; i < x->nrenamed; i++)
@@ -341,7 +345,36 @@ dr_side_release(struct dr_side *x)
     free(x->renamed);
 }
 
-/* x->added: what x added, by a tree diff from the base (no renames). */
+/* The id of the empty blob (SHA-1). */
+#define EMPTY_BLOB_HEX "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+
+/* Whether id is the empty blob's. */
+static bool
+is_empty_blob(const git_oid *id)
+{
+    return git_oid_streq(id, EMPTY_BLOB_HEX) == 0;
+}
+
+/* Sort l (strcmp order) and drop repeats. */
+static void
+pathlist_sort(struct pathlist *l)
+{
+    size_t k = 1;
+
+    if (l->n < 2)
+        return;
+    qsort(l->v, l->n, sizeof(char *), cmp_str);
+    for (size_t i = 1; i < l->n; i++) {
+        if (strcmp(l->v[i], l->v[k - 1]))
+            l->v[k++] = l->v[i];
+        else
+            free(l->v[i]);
+    }
+    l->n = k;
+}
+
+/* What x added, changed and removed empty, by a tree diff from the base (no
+ * renames); the lists sorted. */
 static int
 side_added(
     git_repository *g, git_tree *anc, struct dr_side *x, struct as_err *e)
@@ -355,13 +388,106 @@ side_added(
         return repo_git_errorf(e, "cannot diff a side of a merge");
     for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
         const git_diff_delta *dd = git_diff_get_delta(d, i);
-        if (dd->status == GIT_DELTA_ADDED)
+        if (dd->status == GIT_DELTA_ADDED) {
             pathlist_add(&x->added, dd->new_file.path);
-        else if (dd->status == GIT_DELTA_TYPECHANGE)
+        } else if (dd->status == GIT_DELTA_TYPECHANGE) {
             pathlist_add(&x->typechanged, dd->old_file.path);
+            pathlist_add(&x->modified, dd->new_file.path);
+        } else if (dd->status == GIT_DELTA_MODIFIED) {
+            pathlist_add(&x->modified, dd->new_file.path);
+        } else if (dd->status == GIT_DELTA_DELETED &&
+                   is_empty_blob(&dd->old_file.id)) {
+            pathlist_add(&x->emptied, dd->old_file.path);
+        }
     }
     git_diff_free(d);
+    pathlist_sort(&x->added);
+    pathlist_sort(&x->modified);
     return 0;
+}
+
+/* In *out, a new tree: t with each path of l (sorted) where t has an empty
+ * file holding ids[i] instead, in the same mode; NULL where t has none. */
+static int
+tree_stand_in(git_repository *g, git_tree *t, const struct pathlist *l,
+    const git_oid *ids, git_tree **out, struct as_err *e)
+{
+    git_tree_update *u = xcalloc(l->n, sizeof(*u));
+    git_oid id;
+    size_t n = 0;
+    int err = 0;
+
+    *out = NULL;
+    for (size_t i = 0; i < l->n; i++) {
+        git_tree_entry *te = NULL;
+        if (git_tree_entry_bypath(&te, t, l->v[i]) < 0) {
+            git_error_clear();
+            continue;
+        }
+        if (git_tree_entry_type(te) == GIT_OBJECT_BLOB &&
+            is_empty_blob(git_tree_entry_id(te))) {
+            u[n].action = GIT_TREE_UPDATE_UPSERT;
+            git_oid_cpy(&u[n].id, &ids[i]);
+            u[n].filemode = git_tree_entry_filemode(te);
+            u[n].path = l->v[i];
+            n++;
+        }
+        git_tree_entry_free(te);
+    }
+    if (n && (git_tree_create_updated(&id, g, t, n, u) < 0 ||
+                 git_tree_lookup(out, g, &id) < 0))
+        err = repo_git_errorf(e, "cannot write the trees of a merge");
+    free(u);
+    return err;
+}
+
+/*
+ * git never takes an empty file for the source or the target of a rename
+ * (merge-ort turns rename_empty off); libgit2 1.5 pairs a removed empty
+ * file with an added one by their ids, before and whatever the similarity
+ * metric. So for the merge, every empty file of the base that a side
+ * removed gets content of its own (one line, unique to the path, too short
+ * for libgit2's similarity signature), in the base and in each side that
+ * still has it empty: no added file matches it, and the merge sees the
+ * same removals, changes and untouched files as before. Only the paths
+ * that merge reports are read, never its contents.
+ *
+ * out[0..2]: new trees for the base and the two sides (x[0], x[1]), each
+ * NULL where that tree needs no stand-in (all three when no side removed an
+ * empty file).
+ */
+static int
+stand_in_empty(git_repository *g, git_tree *anc, const struct dr_side x[2],
+    git_tree *out[3], struct as_err *e)
+{
+    struct pathlist l = { 0 };
+    git_tree *in[3] = { anc, x[0].tree, x[1].tree };
+    git_oid *ids;
+    int err = 0;
+
+    out[0] = out[1] = out[2] = NULL;
+    if (!x[0].emptied.n && !x[1].emptied.n)
+        return 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < x[k].emptied.n; i++)
+            pathlist_add(&l, x[k].emptied.v[i]);
+    pathlist_sort(&l);
+    ids = xcalloc(l.n, sizeof(*ids));
+    for (size_t i = 0; i < l.n && !err; i++) {
+        char hex[GIT_OID_HEXSZ + 1], *body;
+        git_oid h;
+        git_odb_hash(&h, l.v[i], strlen(l.v[i]), GIT_OBJECT_BLOB);
+        git_oid_tostr(hex, sizeof(hex), &h);
+        body = xasprintf("airspace: stand-in for an empty file %s", hex);
+        if (git_blob_create_from_buffer(&ids[i], g, body, strlen(body)) < 0)
+            err = repo_git_errorf(e, "cannot write the trees of a merge");
+        free(body);
+    }
+    for (int k = 0; k < 3 && !err; k++)
+        err = tree_stand_in(g, in[k], &l, ids, &out[k], e);
+    free(ids);
+    pathlist_release(&l);
+    return err;
 }
 
 /* x->self: the directories of o's added paths that the base has and x
@@ -407,7 +533,8 @@ side_pairs(
     }
     for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
         const git_diff_delta *dd = git_diff_get_delta(d, i);
-        if (dd->status != GIT_DELTA_RENAMED)
+        /* git does not pair empty files (stand_in_empty()) */
+        if (dd->status != GIT_DELTA_RENAMED || is_empty_blob(&dd->old_file.id))
             continue;
         pathlist_add(&x->pairs, dd->old_file.path);
         pathlist_add(&x->pairs, dd->new_file.path);
@@ -494,12 +621,20 @@ apply_side(
     dirrename_result_release(&r);
 }
 
-/* Whether sorted list l holds a path under the directory p. */
+/* Whether path q is under the directory p (of length n). */
 static bool
-has_under(const struct pathlist *l, const char *p)
+is_under(const char *q, const char *p, size_t n)
+{
+    return !strncmp(q, p, n) && q[n] == '/';
+}
+
+/* The index of the first entry of sorted list l that is >= p + "/" (the
+ * first path under the directory p, if l has any). */
+static size_t
+first_under(const struct pathlist *l, const char *p)
 {
     size_t n = strlen(p), lo = 0, hi = l->n;
-    while (lo < hi) { /* the first entry >= p + "/" */
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = strncmp(l->v[mid], p, n);
         if (c < 0 || (c == 0 && (unsigned char)l->v[mid][n] < '/'))
@@ -507,7 +642,15 @@ has_under(const struct pathlist *l, const char *p)
         else
             hi = mid;
     }
-    return lo < l->n && !strncmp(l->v[lo], p, n) && l->v[lo][n] == '/';
+    return lo;
+}
+
+/* Whether sorted list l holds a path under the directory p. */
+static bool
+has_under(const struct pathlist *l, const char *p)
+{
+    size_t lo = first_under(l, p);
+    return lo < l->n && is_under(l->v[lo], p, strlen(p));
 }
 
 /*
@@ -526,30 +669,104 @@ file_dir_adds(
             add_conflict(m, xstrdup(x->added.v[i]));
 }
 
+/* Whether x renamed the base's path p (as git's merge finds renames). */
+static bool
+renamed_from(const struct dr_side *x, const char *p)
+{
+    for (size_t i = 0; i + 1 < x->pairs.n; i += 2)
+        if (!strcmp(x->pairs.v[i], p))
+            return true;
+    return false;
+}
+
+/*
+ * A file x put where the base had a directory, in which y changed a file
+ * that x did not rename away: git keeps y's file (a modify/delete) and so
+ * the directory, and moves x's file aside as "path~side". libgit2 reports
+ * the file only when the directory's changed entries come right before it
+ * (not when an entry neither side changed, or both deleted, sorts in
+ * between). Lists the file's path, as file_dir_adds() does.
+ */
+static int
+file_dir_replaced(git_repository *g, git_tree *anc, struct dr_side *x,
+    const struct dr_side *y, struct merge_result *m, struct as_err *e)
+{
+    int err;
+
+    for (size_t i = 0; i < x->added.n; i++) {
+        const char *p = x->added.v[i];
+        size_t n = strlen(p);
+        for (size_t j = first_under(&y->modified, p);
+             j < y->modified.n && is_under(y->modified.v[j], p, n); j++) {
+            if ((err = side_pairs(g, anc, x, e)) < 0)
+                return err;
+            if (!renamed_from(x, y->modified.v[j])) {
+                add_conflict(m, xstrdup(p));
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether mode is a regular file's (executable or not). */
+static bool
+is_regular(git_filemode_t mode)
+{
+    return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+}
+
+/*
+ * A path both sides added as regular files, one executable and the other
+ * not: git's "CONFLICT (add/add)" whatever the contents (no mode of the
+ * base to settle on); libgit2 merges it when the contents are the same or
+ * merge cleanly. Lists the path.
+ */
+static void
+add_add_modes(const struct dr_side x[2], struct merge_result *m)
+{
+    for (size_t i = 0; i < x[0].added.n && x[1].added.n; i++) {
+        const char *p = x[0].added.v[i];
+        git_tree_entry *a = NULL, *b = NULL;
+        if (!bsearch(&p, x[1].added.v, x[1].added.n, sizeof(char *), cmp_str))
+            continue;
+        if (git_tree_entry_bypath(&a, x[0].tree, p) < 0 ||
+            git_tree_entry_bypath(&b, x[1].tree, p) < 0)
+            git_error_clear();
+        else if (is_regular(git_tree_entry_filemode(a)) &&
+                 is_regular(git_tree_entry_filemode(b)) &&
+                 git_tree_entry_filemode(a) != git_tree_entry_filemode(b))
+            add_conflict(m, xstrdup(p));
+        git_tree_entry_free(a);
+        git_tree_entry_free(b);
+    }
+}
+
 /*
  * The conflicts git's merge finds and libgit2's does not, added to m (its
  * paths sorted again): directory renames (core/dirrename.h: one side moved
  * a whole directory, the other added a path in it; git's default
  * merge.directoryRenames=conflict), a file added where the other side
- * added under a directory of that name, and a file made a symbolic link
- * that the other side renamed. Costs a tree diff of each side; a side's
+ * added under a directory of that name, or where the base had a directory
+ * the other side changed a file in, a file made a symbolic link that the
+ * other side renamed, and a file both sides added in different modes.
+ * x: the two sides, side_added() done (a tree diff of each); a side's
  * renames are looked for only when a directory the other side added a file
- * in is gone on it, or the other side changed a file's type.
+ * in is gone on it, the other side changed a file's type, or a file it
+ * added replaces a directory the other side changed a file in.
  */
 static int
-libgit2_misses(git_repository *g, git_tree *anc, git_tree *ours,
-    git_tree *theirs, struct merge_result *m, struct as_err *e)
+libgit2_misses(git_repository *g, git_tree *anc, struct dr_side x[2],
+    struct merge_result *m, struct as_err *e)
 {
-    struct dr_side x[2];
     int err = 0;
 
-    memset(x, 0, sizeof(x));
-    x[0].tree = ours;
-    x[1].tree = theirs;
-    for (int k = 0; k < 2 && !err; k++)
-        err = side_added(g, anc, &x[k], e);
     for (int k = 0; k < 2 && !err; k++)
         file_dir_adds(&x[k], &x[1 - k], m);
+    for (int k = 0; k < 2 && !err; k++)
+        err = file_dir_replaced(g, anc, &x[k], &x[1 - k], m, e);
+    if (!err)
+        add_add_modes(x, m);
     for (int k = 0; k < 2 && !err; k++)
         err = typechange_renamed(g, anc, &x[k], &x[1 - k], m, e);
     for (int k = 0; k < 2 && !err; k++)
@@ -561,8 +778,6 @@ libgit2_misses(git_repository *g, git_tree *anc, git_tree *ours,
         if (x[k].self.n)
             apply_side(&x[k], &x[1 - k], m);
     sort_unique(m);
-    dr_side_release(&x[0]);
-    dr_side_release(&x[1]);
     return err;
 }
 
@@ -575,14 +790,17 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
     git_oid ba, bb, base, ta, tb;
     git_commit *bc = NULL;
     git_tree *anc = NULL, *ours = NULL, *theirs = NULL;
+    git_tree *stand_in[3] = { NULL, NULL, NULL };
     git_index *idx = NULL;
     git_merge_options mo;
+    struct dr_side x[2];
     char bhex[GIT_OID_HEXSZ + 1], *key = NULL;
     const char *lo, *hi;
     uint32_t slot;
     int err;
 
     memset(out, 0, sizeof(*out));
+    memset(x, 0, sizeof(x));
     if ((err = parse_oid(&ba, base_oid_a, e)) < 0 ||
         (err = parse_oid(&bb, base_oid_b, e)) < 0 ||
         (err = parse_oid(&ta, tree_a, e)) < 0 ||
@@ -614,13 +832,22 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
     if ((err = lookup_tree(g, &ta, &ours, e)) < 0 ||
         (err = lookup_tree(g, &tb, &theirs, e)) < 0)
         goto out;
+    x[0].tree = ours;
+    x[1].tree = theirs;
+    if ((err = side_added(g, anc, &x[0], e)) < 0 ||
+        (err = side_added(g, anc, &x[1], e)) < 0 ||
+        (err = stand_in_empty(g, anc, x, stand_in, e)) < 0)
+        goto out;
     git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
-    if (git_merge_trees(&idx, g, anc, ours, theirs, &mo) < 0) {
+    mo.target_limit = 7000; /* git's merge.renameLimit */
+    if (git_merge_trees(&idx, g, stand_in[0] ? stand_in[0] : anc,
+            stand_in[1] ? stand_in[1] : ours,
+            stand_in[2] ? stand_in[2] : theirs, &mo) < 0) {
         err = repo_git_errorf(e, "cannot merge '%s' with '%s'", tree_a, tree_b);
         goto out;
     }
     if ((err = collect_conflicts(idx, out, e)) < 0 ||
-        (err = libgit2_misses(g, anc, ours, theirs, out, e)) < 0) {
+        (err = libgit2_misses(g, anc, x, out, e)) < 0) {
         merge_result_release(out);
         goto out;
     }
@@ -631,6 +858,10 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
         cache->n++;
     }
 out:
+    dr_side_release(&x[0]);
+    dr_side_release(&x[1]);
+    for (int k = 0; k < 3; k++)
+        git_tree_free(stand_in[k]);
     git_index_free(idx);
     git_tree_free(ours);
     git_tree_free(theirs);

@@ -1,0 +1,102 @@
+# t29-merge-labels.sh - merges where libgit2's merge and git's part ways
+# (src/git/merge.c makes up the difference): replay's label and conflicted
+# paths must agree with `git merge-tree --write-tree` on each case.
+#   empty files     git never takes an empty file for a rename's source or
+#                   target; libgit2 pairs removed and added empty files
+#   many renames    more than 500 files renamed and edited on a side (over
+#                   libgit2's default rename limit, within git's 7000)
+#   add/add modes   both sides add a path, one executable, one not
+#   dir -> file     a side replaces a directory by a file while the other
+#                   edits a file in it, whatever else the directory holds
+#
+# Each case: branch A and branch B each make one commit on the base; M
+# merges B into A.
+. "$(dirname "$0")/lib.sh"
+
+# case_ NAME WANT 'base commands' 'A commands' 'B commands': build the case
+# in $TMP/NAME and check it; WANT is git's label, asserted too so a changed
+# git is seen.
+case_() {
+    cname=$1 cwant=$2
+    new_repo "$TMP/$cname"
+    (
+        cd "$TMP/$cname"
+        echo x > k
+        eval "$3"
+        commit 00:00 base
+        git checkout -qb A
+        eval "$4"
+        commit 01:00 A
+        git checkout -q main
+        git checkout -qb B
+        eval "$5"
+        commit 02:00 B
+        git checkout -qb m A
+        at 03:00
+        git merge -q --no-ff -m M B > /dev/null 2>&1 || {
+            git add -A
+            git commit -qm M
+        }
+    )
+    R="$TMP/$cname"
+    if git -C "$R" merge-tree --write-tree --name-only A B > "$TMP/mt" 2> /dev/null; then
+        git_label=false
+    else
+        git_label=true
+    fi
+    # merge-tree --name-only: the tree, then the conflicted paths, a blank
+    # line and the messages (git moves the file of a file/directory
+    # conflict aside as "path~A"; airspace lists it as "path")
+    awk 'NR > 1 && /^$/ { exit } NR > 1' "$TMP/mt" | sed 's/~[AB]$//' | sort -u |
+        jq -R . | jq -sc . > "$TMP/git_paths"
+    as replay --repo "$R" --json --per-merge > "$TMP/out.json"
+    check "$cname: git says conflicted=$cwant" [ "$git_label" = "$cwant" ]
+    check "$cname: label agrees with git merge-tree" jqt "$TMP/out.json" \
+        "(.merges | length) == 1 and .merges[0].conflicted == $git_label"
+    check "$cname: conflicted paths agree with git merge-tree" jq -e \
+        --slurpfile g "$TMP/git_paths" '.merges[0].conflicted_paths == $g[0]' \
+        "$TMP/out.json" > /dev/null || {
+        echo "  git: $(cat "$TMP/git_paths")" >&2
+        echo "  airspace: $(jq -c '.merges[0].conflicted_paths' "$TMP/out.json")" >&2
+    }
+}
+
+# Empty files: not renamed, so moved means deleted.
+case_ empty-moved-dir true 'mkdir pkg; : > pkg/__init__.py; seq 1 30 > pkg/mod.py' \
+    'mkdir lib; git mv pkg lib/pkg' 'echo "from .mod import x" > pkg/__init__.py'
+case_ empty-renamed-edited true ': > e' 'git mv e f' 'echo hello > e'
+case_ empty-renamed-apart false ': > e' 'git mv e g' 'git mv e f'
+case_ empty-renamed-deleted false ': > e' 'git rm -q e' 'git mv e f'
+case_ empty-renamed-kept false ': > e; : > e2' 'git mv e f' 'echo more >> k'
+case_ empty-chmod-deleted true ': > e' 'chmod +x e' 'git rm -q e'
+case_ nonempty-renamed-edited false 'seq 1 20 > e' 'git mv e f' 'echo more >> e'
+
+# More renames than libgit2's default limit (1000 entries in all).
+many='mkdir d; for i in $(seq 1 501); do
+    printf "file %s\nline a\nline b\nline c\nline d\nline e\nline f\nline g\n" $i > d/f$i
+done'
+case_ renames-501 false "$many" \
+    'mkdir e; for i in $(seq 1 501); do sed "s/line g/line G/" d/f$i > e/g$i; rm d/f$i; done' \
+    'sed -i "s/line a/line A/" d/f7'
+
+# add/add in two modes.
+case_ add-add-mode-same true '' 'echo same > n' 'echo same > n; chmod +x n'
+case_ add-add-mode-merges true '' 'echo y > n' ': > n; chmod +x n'
+case_ add-add-same false '' 'echo same > n; chmod +x n' 'echo same > n; chmod +x n'
+
+# A directory replaced by a file, a file in it edited on the other side,
+# with entries sorting before the edited one or not.
+dirbase() { # dirbase DIR FILES...: the base's files, each of 12 lines
+    for f in "$@"; do
+        mkdir -p "$(dirname "$f")"
+        seq 1 12 | sed "s|^|$f-|" > "$f"
+    done
+}
+tofile='git rm -rq d; rm -rf d; echo f > d'
+case_ dir-file-before true 'dirbase d/f1 d/f2' "$tofile" 'echo more >> d/f2'
+case_ dir-file-around true 'dirbase d/f1 d/f2 d/s/g b/h top' "$tofile" 'echo more >> d/f2'
+case_ dir-file-only true 'dirbase d/f2' "$tofile" 'echo more >> d/f2'
+case_ dir-file-deleted false 'dirbase d/f1 d/f2' "$tofile" 'git rm -q d/f1'
+case_ dir-file-renamed-away false 'dirbase d/f1 d/f2' \
+    'mkdir e; git mv d/f2 e/f2; '"$tofile" 'echo more >> d/f2'
+finish
