@@ -222,12 +222,11 @@ subtract_reported(struct broker *b, const char *wt, struct agent *w)
     agent_release(&gone);
 }
 
-int
-broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
+/* Read agent i's working set from git (worktree agents), in its own
+ * base's coordinates and without its names: align_finish() completes it. */
+static int
+read_workset(struct broker *b, size_t i, struct as_err *e)
 {
-    struct bagent *m = &b->meta[i];
-    if (!m->from_worktree || !b->ag[i].worktree)
-        return 0;
     struct agent fresh;
     agent_init(&fresh, b->ag[i].id);
     struct workset_options wo;
@@ -240,13 +239,72 @@ broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
         return rc;
     }
     gitview_recency(&b->cfg, &fresh, wo.now_ms);
-    if (m->human_residual)
-        subtract_reported(b, b->ag[i].worktree, &fresh);
-    if (b->have_graph)
-        gitview_agent_view(&b->graph, &b->view_base, b->repo, &fresh);
     broker_drop_engine(b);
     adopt_workset(b, i, &fresh);
-    m->dirty_since = 0;
+    b->meta[i].dirty_since = 0;
+    return 0;
+}
+
+/* Told by the git layer about an agent left on its own base. */
+static void
+warn_unaligned(void *ctx, const struct agent *a, const char *msg)
+{
+    broker_log(ctx, "align %s: it stays on its own base: %s", a->id, msg);
+}
+
+/*
+ * Move every agent onto the newest base (git/align.h), as `airspace scan`
+ * does, then finish the working sets of the agents just read (read[i])
+ * and of those moved, whose names the move dropped: the human's share of
+ * a shared worktree, and the agent's view of the graph. Only an agent off
+ * the newest base is rebased (by (base, tree, newest base), cached), so a
+ * refresh costs one rebase, or one per agent when the newest base moves.
+ */
+static void
+align_finish(struct broker *b, const bool *read)
+{
+    char(*was)[GIT_OID_HEXSZ + 1] = xcalloc(b->nagents + 1, sizeof(*was));
+    for (size_t i = 0; i < b->nagents; i++)
+        if (b->ag[i].base_oid && strlen(b->ag[i].base_oid) == GIT_OID_HEXSZ)
+            memcpy(was[i], b->ag[i].base_oid, GIT_OID_HEXSZ);
+    struct align_stats st;
+    struct as_err e;
+    broker_drop_engine(b); /* working sets change below */
+    if (align_agents(b->repo, b->acache, b->ag, b->nagents, warn_unaligned, b,
+            &st, &e)) {
+        broker_log(b, "align: %s; agents stay on their own bases", e.msg);
+    } else {
+        if (!st.linear && !b->unaligned)
+            broker_log(b, "align: no agent's base descends from every "
+                          "other's; agents stay on their own bases");
+        b->unaligned = !st.linear;
+    }
+    for (size_t i = 0; i < b->nagents; i++) {
+        bool moved = b->ag[i].base_oid && strcmp(was[i], b->ag[i].base_oid);
+        if (moved && !read[i])
+            b->realigned = true;
+        if (!read[i] && !moved)
+            continue;
+        if (b->meta[i].human_residual)
+            subtract_reported(b, b->ag[i].worktree, &b->ag[i]);
+        if (b->have_graph)
+            gitview_agent_view(&b->graph, &b->view_base, b->repo, &b->ag[i]);
+    }
+    free(was);
+}
+
+int
+broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
+{
+    if (!b->meta[i].from_worktree || !b->ag[i].worktree)
+        return 0;
+    int rc = read_workset(b, i, e);
+    if (rc)
+        return rc;
+    bool *read = xcalloc(b->nagents, sizeof(*read));
+    read[i] = true;
+    align_finish(b, read);
+    free(read);
     return 0;
 }
 
@@ -289,17 +347,25 @@ broker_rescan(struct broker *b, struct as_err *e)
      * agent, and one whose re-read fails, loses its snapshot tree (the
      * merge channel skips a pair without one). */
     repo_forget_created(b->repo);
+    align_cache_free(b->acache); /* its trees are gone */
+    b->acache = align_cache_new();
+    bool *read = xcalloc(b->nagents + 1, sizeof(*read));
     for (size_t i = 0; i < b->nagents; i++) {
         struct as_err ae;
         bool reread = b->meta[i].status == BAGENT_ACTIVE &&
                       b->meta[i].from_worktree && b->ag[i].worktree;
-        if (reread && !broker_refresh_agent(b, i, &ae))
+        if (reread && !read_workset(b, i, &ae)) {
+            read[i] = true;
             continue;
+        }
         if (reread)
             broker_log(b, "refresh %s: %s", b->ag[i].id, ae.msg);
         free(b->ag[i].tree_oid);
         b->ag[i].tree_oid = NULL;
     }
+    /* once every agent is read: one alignment, onto their newest base */
+    align_finish(b, read);
+    free(read);
     broker_rescore(b, SIZE_MAX);
     return 0;
 }
@@ -896,6 +962,9 @@ void
 broker_rescore(struct broker *b, size_t changed)
 {
     int64_t now = broker_now();
+    if (b->realigned) /* every pair's coordinates changed */
+        changed = SIZE_MAX;
+    b->realigned = false;
     broker_drop_engine(b);
     /* The engine scores active agents only; index map back to ours. */
     size_t *idx = xcalloc(b->nagents + 1, sizeof(*idx));
@@ -1400,6 +1469,7 @@ broker_free(struct broker *b)
     free(b->meta);
     if (b->mcache)
         merge_cache_free(b->mcache);
+    align_cache_free(b->acache);
     if (b->locks)
         lock_table_free(b->locks);
     if (b->conflicts)
@@ -1471,6 +1541,7 @@ broker_run(const struct broker_options *o, struct as_err *e)
     if ((rc = repo_integration_branch(b->repo, &b->integration, e)))
         goto out;
     b->mcache = merge_cache_new();
+    b->acache = align_cache_new();
     struct lock_config lc;
     lock_config_default(&lc);
     lc.root = repo_main_workdir(b->repo);

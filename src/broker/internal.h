@@ -26,6 +26,7 @@
 #include "core/topics.h"
 #include "core/risk.h"
 #include "core/workset.h"
+#include "git/align.h"
 #include "git/merge.h"
 #include "git/repo.h"
 #include "store/store.h"
@@ -124,6 +125,12 @@ struct broker {
     bool have_graph;
     struct gitview_base view_base; /* where each agent's view starts */
     struct merge_cache *mcache;
+    /* agents' rebases onto the newest base (git/align.h): valid until
+     * repo_forget_created(), renewed with it */
+    struct align_cache *acache;
+    bool unaligned; /* no base descends from every other (logged once) */
+    bool realigned; /* agents were moved since the last scoring: score
+                       every pair */
     /* the engine of the last scoring, for evidence; NULL once any agent's
      * working set changed after it (it borrows their tables) */
     struct risk_engine *engine;

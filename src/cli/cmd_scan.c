@@ -23,11 +23,8 @@
 #include "git/merge.h"
 #include "git/repo.h"
 #include "git/workset.h"
-#include "lang/agentnames.h"
 #include "lang/lang.h"
 #include "lang/repograph.h"
-#include "lang/resolve.h"
-#include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -114,14 +111,16 @@ take_stats(struct scan_report *r, const struct repograph_stats *st, double t0)
     r->have_graph = true;
 }
 
-/* The whole repository at the integration branch's tip. */
+/* The whole repository at the integration branch's tip, and (base not
+ * NULL) where every agent's view starts (gitview_agent_view()). */
 static int
 graph_from_git(struct scan_report *r, struct repo *repo,
-    const struct scan_opts *o, struct as_err *e)
+    const struct scan_opts *o, struct gitview_base *base, struct as_err *e)
 {
     double t0 = mono_ms();
     struct repograph_stats st = { 0 };
-    int rc = gitview_graph(repo, r->integration, o->threads, &r->graph, &st, e);
+    int rc = gitview_graph_base(
+        repo, r->integration, o->threads, NULL, &r->graph, base, &st, e);
     if (!rc)
         take_stats(r, &st, t0);
     return rc;
@@ -334,110 +333,20 @@ agents_align(struct scan_report *r, struct repo *repo)
     align_cache_free(cache);
 }
 
-/* Whether f is a changed source file whose agent's version can be read. */
-static bool
-names_wanted(const struct ws_file *f)
-{
-    if (f->status != WS_MODIFIED && f->status != WS_ADDED &&
-        f->status != WS_RENAMED)
-        return false;
-    return lang_detect(f->new_path ? f->new_path : f->path) != LANG_NONE;
-}
-
-/* Read rel from the worktree wt into *buf; 0 or an error. */
-static int
-read_worktree_file(const char *wt, const char *rel, char **buf, size_t *len)
-{
-    char *full = xasprintf("%s/%s", wt, rel);
-    int rc = file_read_max(full, LANG_MAX_FILE_BYTES, true, buf, len);
-    free(full);
-    return rc;
-}
-
-/*
- * One worktree agent's own copy of its changed source files: the uses and
- * definitions it adds, and the files it imports beyond the base edges,
- * resolved against the repository as the agent sees it (the base files, its
- * added files, its configuration files). Returns the files that failed.
- */
-static size_t
-agent_view(struct scan_report *r, struct resolver *res, struct agent *a,
-    char **configs, size_t nconfigs)
-{
-    size_t failed = 0;
-    for (size_t k = 0; k < a->nfiles; k++)
-        if (a->files[k].status == WS_ADDED || a->files[k].new_path)
-            resolver_add_file(res,
-                a->files[k].new_path ? a->files[k].new_path : a->files[k].path);
-    for (size_t k = 0; k < nconfigs; k++) {
-        char *buf;
-        size_t len;
-        if (!read_worktree_file(a->worktree, configs[k], &buf, &len)) {
-            resolver_add_config(res, configs[k], buf, len);
-            free(buf);
-        }
-    }
-    for (size_t k = 0; k < a->nfiles; k++) {
-        struct ws_file *f = &a->files[k];
-        if (!names_wanted(f))
-            continue;
-        const char *rel = f->new_path ? f->new_path : f->path;
-        char *buf;
-        size_t len;
-        if (!read_worktree_file(a->worktree, rel, &buf, &len)) {
-            struct as_err e;
-            if (agentnames_fill_view(&r->graph, res, f, rel, buf, len, &e))
-                failed++;
-            free(buf);
-        }
-    }
-    for (size_t k = 0; k < a->nfiles; k++)
-        if ((a->files[k].status == WS_ADDED || a->files[k].new_path) &&
-            graph_find_file(&r->graph, a->files[k].new_path
-                                           ? a->files[k].new_path
-                                           : a->files[k].path) == GRAPH_NONE)
-            resolver_remove_file(res,
-                a->files[k].new_path ? a->files[k].new_path : a->files[k].path);
-    return failed;
-}
-
 /* Parse each agent's own copy of its changed source files so the symbol
  * channel sees the uses and definitions it adds, and the dependency and
  * symbol channels the imports it adds (the graph holds the integration
- * branch's version only). The resolver, over the base graph's files, is
- * built only when some worktree agent changed a source file. */
+ * branch's version only), each in that agent's view of the graph: the
+ * daemon's gitview_agent_view(), which puts the base resolver back after
+ * each agent, so no agent's files or configuration resolve another's
+ * imports. */
 static void
-agents_add_names(struct scan_report *r)
+agents_add_names(
+    struct scan_report *r, struct gitview_base *base, struct repo *repo)
 {
     size_t failed = 0;
-    struct resolver *res = NULL;
-    char **configs = NULL;
-    size_t nconfigs = 0, aconfigs = 0;
-    for (size_t i = 0; i < r->nagents; i++) {
-        struct agent *a = &r->agents[i];
-        bool want = false;
-        for (size_t k = 0; k < a->nfiles && !want; k++)
-            want = names_wanted(&a->files[k]);
-        if (!a->worktree || !want)
-            continue;
-        if (!res) {
-            res = resolver_new(NULL, 0);
-            for (uint32_t g = 0; g < r->graph.nfiles; g++) {
-                const char *p = r->graph.files[g].path;
-                resolver_add_file(res, p);
-                if (resolver_is_config(p)) {
-                    ALLOC_GROW(configs, nconfigs + 1, aconfigs);
-                    configs[nconfigs++] = xstrdup(p);
-                }
-            }
-        }
-        failed += agent_view(r, res, a, configs, nconfigs);
-    }
-    if (res)
-        resolver_free(res);
-    for (size_t k = 0; k < nconfigs; k++)
-        free(configs[k]);
-    free(configs);
+    for (size_t i = 0; i < r->nagents; i++)
+        failed += gitview_agent_view(&r->graph, base, repo, &r->agents[i]);
     if (failed)
         fprintf(stderr,
             "airspace scan: %zu changed files could not be parsed; their "
@@ -609,6 +518,7 @@ cmd_scan(int argc, char **argv)
     struct as_err e = { { 0 } };
     struct repo *repo = NULL;
     struct merge_cache *mcache = NULL;
+    struct gitview_base vbase = { 0 };
     int exit_code = CLI_EXIT_OK;
 
     if (o.agents_path) {
@@ -633,7 +543,7 @@ cmd_scan(int argc, char **argv)
                     r.integration = xstrdup(o.integration);
                 else if (repo_integration_branch(repo, &r.integration, &e))
                     r.integration = xstrdup("HEAD");
-                rc = graph_from_git(&r, repo, &o, &e);
+                rc = graph_from_git(&r, repo, &o, NULL, &e);
             } else {
                 rc = graph_from_dir(&r, o.repo_dir, &o, &e);
             }
@@ -664,9 +574,9 @@ cmd_scan(int argc, char **argv)
         if (!rc)
             agents_align(&r, repo);
         if (!rc && !o.no_graph)
-            rc = graph_from_git(&r, repo, &o, &e);
+            rc = graph_from_git(&r, repo, &o, &vbase, &e);
         if (!rc && r.have_graph)
-            agents_add_names(&r);
+            agents_add_names(&r, &vbase, repo);
         if (rc) {
             fprintf(stderr, "airspace scan: %s\n", e.msg);
             exit_code = CLI_EXIT_ERROR;
@@ -703,6 +613,7 @@ cmd_scan(int argc, char **argv)
 out:
     if (mcache)
         merge_cache_free(mcache);
+    gitview_base_release(&vbase);
     scan_report_release(&r);
     if (repo)
         repo_free(repo);

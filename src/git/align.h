@@ -103,7 +103,7 @@ struct align_stats {
  * moved).
  *
  * `airspace scan` calls it once the working sets are read, before parsing
- * agents' own copies. The daemon must call it the same way after every
+ * agents' own copies. The daemon calls it the same way after every
  * refresh of working sets, over all its agents (one already moved has B*
  * as its base and is moved again only when a newer base appears), before
  * scoring: pairs and the merge channel then see one base.

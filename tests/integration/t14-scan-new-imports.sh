@@ -37,9 +37,19 @@ main(void)
     return 0;
 }
 C
+mkdir -p "$R/lib" "$R/app"
+cat > "$R/tsconfig.json" <<'J'
+{ "compilerOptions": { "baseUrl": "." } }
+J
+cat > "$R/lib/a.ts" <<'J'
+export function f(x: number): number {
+    return x + 1;
+}
+J
+echo 'export const main = 1;' > "$R/app/main.ts"
 git -C "$R" add -A
 git -C "$R" commit -qm base
-for w in alice bob carol dave erin; do
+for w in alice bob carol dave erin fay frank gina hank; do
     git -C "$R" worktree add -q -b "$w" "$TMP/$w" main
 done
 
@@ -93,6 +103,21 @@ main(void)
     return sub(0, 0);
 }
 C
+# frank changes f(); gina maps "@lib/*" to lib/ in her tsconfig.json and
+# adds a file importing "@lib/a"; fay and hank (read before and after gina)
+# delete tsconfig.json and add the same import, which then resolves for
+# gina only
+sed -i 's/return x + 1;/return x + 2;/' "$TMP/frank/lib/a.ts"
+cat > "$TMP/gina/tsconfig.json" <<'J'
+{ "compilerOptions": { "baseUrl": ".", "paths": { "@lib/*": ["lib/*"] } } }
+J
+for w in fay gina hank; do
+    cat > "$TMP/$w/app/$w.ts" <<'J'
+import { f } from "@lib/a";
+export const v = f(1);
+J
+done
+rm "$TMP/fay/tsconfig.json" "$TMP/hank/tsconfig.json"
 
 J="$TMP/scan.json"
 as scan --repo "$R" --json --explain > "$J"
@@ -139,4 +164,11 @@ check "caller (carol $dc) coupled more than mere includer (erin $de)" \
 # imported by anyone, and carol's include does not couple erin to alice
 # through main.c
 check "bob-carol: no dependency" [ "$(pair bob carol .channels.dependency)" = 0 ]
+# one agent's configuration is its own: gina's path alias resolves her
+# import, never fay's or hank's
+check "frank-gina dependency > 0 (gina's own path alias)" pos frank gina dependency
+check "frank-fay: no dependency (gina's alias is not fay's)" \
+    [ "$(pair frank fay .channels.dependency)" = 0 ]
+check "frank-hank: no dependency (gina's alias is not hank's)" \
+    [ "$(pair frank hank .channels.dependency)" = 0 ]
 finish
