@@ -95,3 +95,51 @@ api() {
             -X "$1" "http://a$2")
     fi
 }
+
+# merge_case NAME WANT 'base commands' 'A commands' 'B commands': in
+# $TMP/NAME, a base commit, branches A and B each one commit on it, and M
+# merging B into A; then check that replay's label and conflicted paths agree
+# with `git merge-tree --write-tree` (WANT, git's label, is asserted too so a
+# changed git is seen). git moves the file of a file/directory conflict
+# aside as "path~A"; airspace lists it as "path".
+merge_case() {
+    cname=$1 cwant=$2
+    new_repo "$TMP/$cname"
+    (
+        cd "$TMP/$cname"
+        eval "$3"
+        commit 00:00 base
+        git checkout -qb A
+        eval "$4"
+        commit 01:00 A
+        git checkout -q main
+        git checkout -qb B
+        eval "$5"
+        commit 02:00 B
+        git checkout -qb m A
+        at 03:00
+        git merge -q --no-ff -m M B > /dev/null 2>&1 || {
+            git add -A
+            git commit -qm M
+        }
+    )
+    R="$TMP/$cname"
+    if git -C "$R" merge-tree --write-tree --name-only A B > "$TMP/mt" 2> /dev/null; then
+        git_label=false
+    else
+        git_label=true
+    fi
+    # --name-only: the tree, the conflicted paths, a blank line, messages
+    awk 'NR > 1 && /^$/ { exit } NR > 1' "$TMP/mt" | sed 's/~[AB]$//' | sort -u |
+        jq -R . | jq -sc . > "$TMP/git_paths"
+    as replay --repo "$R" --json --per-merge > "$TMP/out.json"
+    check "$cname: git says conflicted=$cwant" [ "$git_label" = "$cwant" ]
+    check "$cname: label agrees with git merge-tree" jqt "$TMP/out.json" \
+        "(.merges | length) == 1 and .merges[0].conflicted == $git_label"
+    check "$cname: conflicted paths agree with git merge-tree" jq -e \
+        --slurpfile g "$TMP/git_paths" '.merges[0].conflicted_paths == $g[0]' \
+        "$TMP/out.json" > /dev/null || {
+        echo "  git: $(cat "$TMP/git_paths")" >&2
+        echo "  airspace: $(jq -c '.merges[0].conflicted_paths' "$TMP/out.json")" >&2
+    }
+}

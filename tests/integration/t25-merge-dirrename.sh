@@ -7,56 +7,12 @@
 # branch B each make one commit; M merges B into A.
 . "$(dirname "$0")/lib.sh"
 
-# case NAME WANT 'A commands' 'B commands' ['base commands']: build the case
-# in $TMP/NAME (the base above unless given) and check it; WANT is git's
-# verdict, asserted too so a changed git is seen.
+# case_ NAME WANT 'A commands' 'B commands' ['base commands']: merge_case
+# (lib.sh) over the base above unless another is given.
+DIRBASE='mkdir -p d/sub; seq 1 10 > d/a.txt; seq 11 20 > d/b.txt
+    seq 21 30 > d/sub/s.txt; seq 31 40 > top.txt'
 case_() {
-    cname=$1 cwant=$2
-    new_repo "$TMP/$cname"
-    (
-        cd "$TMP/$cname"
-        if [ $# -ge 5 ]; then
-            eval "$5"
-        else
-            mkdir -p d/sub
-            seq 1 10 > d/a.txt
-            seq 11 20 > d/b.txt
-            seq 21 30 > d/sub/s.txt
-            seq 31 40 > top.txt
-        fi
-        commit 00:00 base
-        git checkout -qb A
-        eval "$3"
-        commit 01:00 A
-        git checkout -q main
-        git checkout -qb B
-        eval "$4"
-        commit 02:00 B
-        git checkout -qb m A
-        at 03:00
-        git merge -q --no-ff -m M B > /dev/null 2>&1 || {
-            git add -A
-            git commit -qm M
-        }
-    )
-    R="$TMP/$cname"
-    if git -C "$R" merge-tree --write-tree --name-only A B > "$TMP/mt" 2> /dev/null; then
-        git_label=false
-    else
-        git_label=true
-    fi
-    # merge-tree --name-only: the tree, then the conflicted paths, a blank
-    # line and the messages.
-    # (git moves the file of a file/directory conflict aside as "path~A";
-    # airspace lists it as "path")
-    awk 'NR > 1 && /^$/ { exit } NR > 1' "$TMP/mt" | sed 's/~[AB]$//' | sort -u |
-        jq -R . | jq -sc . > "$TMP/git_paths"
-    as replay --repo "$R" --json --per-merge > "$TMP/out.json"
-    check "$cname: git says conflicted=$cwant" [ "$git_label" = "$cwant" ]
-    check "$cname: label agrees with git merge-tree" jqt "$TMP/out.json" \
-        "(.merges | length) == 1 and .merges[0].conflicted == $git_label"
-    check "$cname: conflicted paths agree with git merge-tree" jq -e \
-        --slurpfile g "$TMP/git_paths" '.merges[0].conflicted_paths == $g[0]' "$TMP/out.json" > /dev/null
+    merge_case "$1" "$2" "${5:-$DIRBASE}" "$3" "$4"
 }
 
 case_ location true 'git mv d e' 'echo n > d/c.txt'

@@ -13,52 +13,10 @@
 # merges B into A.
 . "$(dirname "$0")/lib.sh"
 
-# case_ NAME WANT 'base commands' 'A commands' 'B commands': build the case
-# in $TMP/NAME and check it; WANT is git's label, asserted too so a changed
-# git is seen.
+# case_ NAME WANT 'base commands' 'A commands' 'B commands': merge_case
+# (lib.sh) over a base that also holds the file k.
 case_() {
-    cname=$1 cwant=$2
-    new_repo "$TMP/$cname"
-    (
-        cd "$TMP/$cname"
-        echo x > k
-        eval "$3"
-        commit 00:00 base
-        git checkout -qb A
-        eval "$4"
-        commit 01:00 A
-        git checkout -q main
-        git checkout -qb B
-        eval "$5"
-        commit 02:00 B
-        git checkout -qb m A
-        at 03:00
-        git merge -q --no-ff -m M B > /dev/null 2>&1 || {
-            git add -A
-            git commit -qm M
-        }
-    )
-    R="$TMP/$cname"
-    if git -C "$R" merge-tree --write-tree --name-only A B > "$TMP/mt" 2> /dev/null; then
-        git_label=false
-    else
-        git_label=true
-    fi
-    # merge-tree --name-only: the tree, then the conflicted paths, a blank
-    # line and the messages (git moves the file of a file/directory
-    # conflict aside as "path~A"; airspace lists it as "path")
-    awk 'NR > 1 && /^$/ { exit } NR > 1' "$TMP/mt" | sed 's/~[AB]$//' | sort -u |
-        jq -R . | jq -sc . > "$TMP/git_paths"
-    as replay --repo "$R" --json --per-merge > "$TMP/out.json"
-    check "$cname: git says conflicted=$cwant" [ "$git_label" = "$cwant" ]
-    check "$cname: label agrees with git merge-tree" jqt "$TMP/out.json" \
-        "(.merges | length) == 1 and .merges[0].conflicted == $git_label"
-    check "$cname: conflicted paths agree with git merge-tree" jq -e \
-        --slurpfile g "$TMP/git_paths" '.merges[0].conflicted_paths == $g[0]' \
-        "$TMP/out.json" > /dev/null || {
-        echo "  git: $(cat "$TMP/git_paths")" >&2
-        echo "  airspace: $(jq -c '.merges[0].conflicted_paths' "$TMP/out.json")" >&2
-    }
+    merge_case "$1" "$2" "echo x > k; $3" "$4" "$5"
 }
 
 # Empty files: not renamed, so moved means deleted.
