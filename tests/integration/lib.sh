@@ -143,3 +143,50 @@ merge_case() {
         echo "  airspace: $(jq -c '.merges[0].conflicted_paths' "$TMP/out.json")" >&2
     }
 }
+
+# imports_repo DIR: a repository with C files (src/util.h and src/util.c
+# defining add and sub, src/main.c) and TypeScript ones (tsconfig.json,
+# lib/a.ts, app/main.ts), committed as "base": the agents' own view of the
+# import graph, scan's (t14) and the daemon's (t39).
+imports_repo() {
+    new_repo "$1"
+    mkdir -p "$1/src" "$1/lib" "$1/app"
+    cat > "$1/src/util.h" <<'C'
+#ifndef UTIL_H
+#define UTIL_H
+int add(int a, int b);
+int sub(int a, int b);
+#endif
+C
+    cat > "$1/src/util.c" <<'C'
+#include "util.h"
+
+int
+add(int a, int b)
+{
+    return a + b;
+}
+
+int
+sub(int a, int b)
+{
+    return a - b;
+}
+C
+    cat > "$1/src/main.c" <<'C'
+int
+main(void)
+{
+    return 0;
+}
+C
+    echo '{ "compilerOptions": { "baseUrl": "." } }' > "$1/tsconfig.json"
+    cat > "$1/lib/a.ts" <<'J'
+export function f(x: number): number {
+    return x + 1;
+}
+J
+    echo 'export const main = 1;' > "$1/app/main.ts"
+    git -C "$1" add -A
+    git -C "$1" commit -qm base
+}

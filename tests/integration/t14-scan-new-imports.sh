@@ -6,49 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
-new_repo "$R"
-mkdir -p "$R/src"
-cat > "$R/src/util.h" <<'C'
-#ifndef UTIL_H
-#define UTIL_H
-int add(int a, int b);
-int sub(int a, int b);
-#endif
-C
-cat > "$R/src/util.c" <<'C'
-#include "util.h"
-
-int
-add(int a, int b)
-{
-    return a + b;
-}
-
-int
-sub(int a, int b)
-{
-    return a - b;
-}
-C
-cat > "$R/src/main.c" <<'C'
-int
-main(void)
-{
-    return 0;
-}
-C
-mkdir -p "$R/lib" "$R/app"
-cat > "$R/tsconfig.json" <<'J'
-{ "compilerOptions": { "baseUrl": "." } }
-J
-cat > "$R/lib/a.ts" <<'J'
-export function f(x: number): number {
-    return x + 1;
-}
-J
-echo 'export const main = 1;' > "$R/app/main.ts"
-git -C "$R" add -A
-git -C "$R" commit -qm base
+imports_repo "$R"
 for w in alice bob carol dave erin fay frank gina hank; do
     git -C "$R" worktree add -q -b "$w" "$TMP/$w" main
 done
