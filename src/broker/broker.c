@@ -184,8 +184,6 @@ adopt_workset(struct broker *b, size_t i, struct agent *fresh)
 static void
 subtract_reported(struct broker *b, const char *wt, struct agent *w)
 {
-    struct agent gone; /* the files dropped, released as an agent's are */
-    agent_init(&gone, NULL);
     size_t o = 0;
     for (size_t k = 0; k < w->nfiles; k++) {
         struct ws_file *f = &w->files[k];
@@ -212,14 +210,12 @@ subtract_reported(struct broker *b, const char *wt, struct agent *w)
             }
         }
         if (drop) {
-            ALLOC_GROW(gone.files, gone.nfiles + 1, gone.afiles);
-            gone.files[gone.nfiles++] = *f;
+            ws_file_release(f);
             continue;
         }
         w->files[o++] = *f;
     }
     w->nfiles = o;
-    agent_release(&gone);
 }
 
 /* Read agent i's working set from git (worktree agents), in its own

@@ -50,7 +50,7 @@ agent_init(struct agent *a, const char *id)
     a->id = xstrdup(id ? id : "");
 }
 
-static void
+void
 ws_file_release(struct ws_file *f)
 {
     free(f->path);

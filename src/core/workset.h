@@ -92,6 +92,8 @@ struct agent {
 
 void agent_init(struct agent *a, const char *id);
 void agent_release(struct agent *a);
+/* Free what one file entry owns (agent_release does it for each file). */
+void ws_file_release(struct ws_file *f);
 
 /*
  * Add a file (copying path) and return it for the caller to fill; a path
