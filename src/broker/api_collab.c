@@ -170,10 +170,12 @@ h_intent(struct api_ctx *c)
     in.created_at = now;
     /* a huge ttlMs saturates: the intent lives "forever" */
     in.expires_at = ttl > INT64_MAX - now ? INT64_MAX : now + ttl;
+    /* contact first: a stale agent coming back is told to the detector
+     * with its older intents, and this one is told below, once */
+    broker_agent_seen(b, (size_t)i);
     ALLOC_GROW(b->intents, b->nintents + 1, b->aintents);
     b->intents[b->nintents++] = in;
     broker_persist_intent(b, &in);
-    broker_agent_seen(b, (size_t)i);
     json_t *o = broker_intent_json(&in);
     broker_emit(b, "intent.declared", in.agent, json_deep_copy(o));
     /* The detector decides forward conflicts (regions, dedup) and tells

@@ -436,8 +436,10 @@ static void clear_merge(struct bpair *p);
 /*
  * Agent i, known as `old` until now, was taken over under a new id: what
  * the daemon keys by id follows it. Its locks change holder (persisted),
- * its intents change owner, the detector forgets the old id (the caller
- * tells it the new one), and its pairs restart under the new id.
+ * its intents change owner, its inbox moves (persisted; its prompt topics
+ * are agent i's and stay), the detector forgets the old id (the caller
+ * tells it the new one, with its intents and files), and its pairs
+ * restart under the new id.
  */
 static void
 rename_agent(struct broker *b, size_t i, const char *old)
@@ -449,9 +451,9 @@ rename_agent(struct broker *b, size_t i, const char *old)
     lock_table_reassign(b->locks, old, id, now, &lev);
     broker_lock_events(b, &lev);
     lock_events_release(&lev);
+    broker_inbox_move(b, old, id);
 
     conflicts_agent_remove(b->conflicts, old, now);
-    b->meta[i].paths_hash = 0; /* tell the detector the files again */
     for (size_t k = 0; k < b->nintents; k++) {
         struct bintent *in = &b->intents[k];
         if (strcmp(in->agent, old))
@@ -459,11 +461,6 @@ rename_agent(struct broker *b, size_t i, const char *old)
         free(in->agent);
         in->agent = xstrdup(id);
         broker_persist_intent(b, in);
-        struct conflict_msgs cm;
-        conflict_msgs_init(&cm);
-        broker_conflicts_intent(b, in, &cm);
-        broker_conflict_msgs(b, &cm);
-        conflict_msgs_release(&cm);
     }
 
     size_t o = 0;
@@ -505,6 +502,8 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     const char *worktree = json_string_value(json_object_get(body, "worktree"));
     broker_drop_engine(b); /* identities may change below */
     char *renamed_from = NULL;
+    struct as_err te;
+    bool tx = false;
     ssize_t at = -1;
     if (id)
         at = broker_find_agent(b, id);
@@ -524,6 +523,8 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
         if (id && strcmp(b->ag[i].id, id)) {
             if (broker_find_agent(b, id) >= 0)
                 return as_errorf(e, AS_ECONFLICT, "agent '%s' exists", id);
+            /* one transaction: what moves and the agent's new row */
+            tx = db_begin(b->db, &te) == 0;
             renamed_from = b->ag[i].id;
             b->ag[i].id = xstrdup(id);
             rename_agent(b, i, renamed_from);
@@ -582,22 +583,14 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     m->last_seen = broker_now();
     *out = i;
     broker_persist_agent(b, i);
-    {
-        struct conflict_msgs cm;
-        conflict_msgs_init(&cm);
-        struct as_err ce;
-        if (conflicts_agent_set(b->conflicts, a->id, a->label,
-                (const char *const *)m->lanes, m->nlanes, broker_now(), &cm,
-                &ce))
-            broker_log(b, "conflicts: %s", ce.msg);
-        broker_conflict_msgs(b, &cm);
-        conflict_msgs_release(&cm);
-    }
+    broker_conflicts_agent(b, i);
     json_t *reg = broker_agent_json(b, i, false);
     if (renamed_from)
         json_object_set_new(reg, "renamedFrom", json_string(renamed_from));
     free(renamed_from);
     broker_emit(b, "agent.registered", a->id, reg);
+    if (tx && db_commit(b->db, &te))
+        broker_log(b, "store: %s", te.msg);
     struct as_err ae;
     if (broker_refresh_agent(b, i, &ae))
         broker_log(b, "refresh %s: %s", a->id, ae.msg);
@@ -618,6 +611,7 @@ broker_set_status(
     if (s != BAGENT_ACTIVE) {
         broker_release_agent_locks(b, i);
         conflicts_agent_remove(b->conflicts, b->ag[i].id, broker_now());
+        b->meta[i].paths_hash = 0; /* the detector forgot its files */
     }
     json_t *d = broker_agent_json(b, i, false);
     if (why)
@@ -627,6 +621,8 @@ broker_set_status(
         : s == BAGENT_EXITED ? "agent.exited"
                              : "agent.stale",
         b->ag[i].id, d);
+    if (s == BAGENT_ACTIVE) /* back: the detector is told it again, whole */
+        broker_conflicts_agent(b, i);
     broker_rescore(b, i);
 }
 
@@ -637,6 +633,10 @@ broker_agent_seen(struct broker *b, size_t i)
 {
     struct bagent *m = &b->meta[i];
     m->last_seen = broker_now();
+    if (m->status == BAGENT_STALE) { /* contact: it is back */
+        broker_set_status(b, i, BAGENT_ACTIVE, "contact");
+        return; /* broker_set_status stored it */
+    }
     /* stored often enough that a restart judges silence close to right,
      * at most once a second (hooks call on every tool use) */
     int64_t every = b->o.stale_ms / 4 < 1000 ? b->o.stale_ms / 4 : 1000;

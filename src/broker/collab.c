@@ -141,24 +141,36 @@ broker_message_json(const struct bmessage *m)
 }
 
 static void
+message_release(struct bmessage *m)
+{
+    free(m->from);
+    free(m->to);
+    free(m->type);
+    free(m->body);
+}
+
+/* The index of the message an inbox of BROKER_INBOX_MAX drops first: the
+ * oldest read one, else the oldest. */
+static size_t
+inbox_victim(const struct binbox *x)
+{
+    for (size_t k = 0; k < x->n; k++)
+        if (x->v[k].read)
+            return k;
+    return 0;
+}
+
+static void
 deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
 {
     struct binbox *x = broker_inbox(b, owner);
     struct as_err e;
     if (x->n == BROKER_INBOX_MAX) {
         /* Bounded: drop the oldest read message, else the oldest. */
-        size_t drop = 0;
-        for (size_t k = 0; k < x->n; k++)
-            if (x->v[k].read) {
-                drop = k;
-                break;
-            }
+        size_t drop = inbox_victim(x);
         if (db_message_drop(b->db, owner, x->v[drop].id, &e))
             broker_log(b, "store: %s", e.msg);
-        free(x->v[drop].from);
-        free(x->v[drop].to);
-        free(x->v[drop].type);
-        free(x->v[drop].body);
+        message_release(&x->v[drop]);
         memmove(
             &x->v[drop], &x->v[drop + 1], (x->n - drop - 1) * sizeof(*x->v));
         x->n--;
@@ -176,6 +188,49 @@ deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
         m->at, false };
     if (db_message_put(b->db, &dm, &e))
         broker_log(b, "store: %s", e.msg);
+}
+
+void
+broker_inbox_move(struct broker *b, const char *from, const char *to)
+{
+    uint32_t at;
+    if (!strmap_get(&b->inbox_idx, from, strlen(from), &at) ||
+        !b->inboxes[at].n)
+        return;
+    struct as_err e;
+    if (db_messages_move(b->db, from, to, &e))
+        broker_log(b, "store: %s", e.msg);
+    struct binbox *dst = broker_inbox(b, to); /* may move the inboxes */
+    struct binbox *src = &b->inboxes[at];
+    /* both are in id order: merge them; a message in both (one id) is
+     * kept once, the moved copy, as the store keeps it */
+    size_t n = src->n + dst->n, a = n, i = 0, j = 0, o = 0;
+    struct bmessage *v = xcalloc(a, sizeof(*v));
+    while (i < src->n || j < dst->n) {
+        if (j == dst->n || (i < src->n && src->v[i].id <= dst->v[j].id)) {
+            if (j < dst->n && src->v[i].id == dst->v[j].id)
+                message_release(&dst->v[j++]);
+            v[o++] = src->v[i++];
+        } else {
+            v[o++] = dst->v[j++];
+        }
+    }
+    free(src->v);
+    src->v = NULL;
+    src->n = src->a = 0;
+    free(dst->v);
+    dst->v = v;
+    dst->n = o;
+    dst->a = a;
+    while (dst->n > BROKER_INBOX_MAX) {
+        size_t drop = inbox_victim(dst);
+        if (db_message_drop(b->db, to, dst->v[drop].id, &e))
+            broker_log(b, "store: %s", e.msg);
+        message_release(&dst->v[drop]);
+        memmove(&dst->v[drop], &dst->v[drop + 1],
+            (dst->n - drop - 1) * sizeof(*dst->v));
+        dst->n--;
+    }
 }
 
 size_t
@@ -224,12 +279,8 @@ broker_collab_release(struct broker *b)
     free(b->intents);
     for (size_t k = 0; k < b->ninboxes; k++) {
         struct binbox *x = &b->inboxes[k];
-        for (size_t j = 0; j < x->n; j++) {
-            free(x->v[j].from);
-            free(x->v[j].to);
-            free(x->v[j].type);
-            free(x->v[j].body);
-        }
+        for (size_t j = 0; j < x->n; j++)
+            message_release(&x->v[j]);
         free(x->v);
         free(x->owner);
     }

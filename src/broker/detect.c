@@ -58,6 +58,28 @@ broker_conflicts_modified(struct broker *b, size_t i)
 }
 
 void
+broker_conflicts_agent(struct broker *b, size_t i)
+{
+    const struct agent *a = &b->ag[i];
+    const struct bagent *m = &b->meta[i];
+    int64_t now = broker_now();
+    struct conflict_msgs cm;
+    conflict_msgs_init(&cm);
+    struct as_err e;
+    if (conflicts_agent_set(b->conflicts, a->id, a->label,
+            (const char *const *)m->lanes, m->nlanes, now, &cm, &e))
+        broker_log(b, "conflicts: %s", e.msg);
+    for (size_t k = 0; k < b->nintents; k++)
+        if (!strcmp(b->intents[k].agent, a->id) &&
+            b->intents[k].expires_at > now)
+            broker_conflicts_intent(b, &b->intents[k], &cm);
+    broker_conflict_msgs(b, &cm);
+    conflict_msgs_release(&cm);
+    b->meta[i].paths_hash = 0; /* its files, even when the same as before */
+    broker_conflicts_modified(b, i);
+}
+
+void
 broker_conflicts_intent(
     struct broker *b, const struct bintent *in, struct conflict_msgs *out)
 {

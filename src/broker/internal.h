@@ -242,6 +242,10 @@ json_t *broker_lock_json(const struct lock *l, int64_t now);
 void broker_conflict_msgs(struct broker *b, struct conflict_msgs *m);
 /* Tell the detector agent i's current working set. */
 void broker_conflicts_modified(struct broker *b, size_t i);
+/* Tell the detector agent i whole: its label and lanes, its live intents
+ * and its working set (at registration, and when it is active again after
+ * the detector forgot it). */
+void broker_conflicts_agent(struct broker *b, size_t i);
 /* An intent as the detector takes it (regions parsed from its JSON). */
 void broker_conflicts_intent(
     struct broker *b, const struct bintent *in, struct conflict_msgs *out);
@@ -258,6 +262,9 @@ void broker_forget_intent(struct broker *b, uint64_t id);
 size_t broker_send(struct broker *b, const char *from, const char *to,
     const char *type, const char *body);
 struct binbox *broker_inbox(struct broker *b, const char *owner);
+/* Every message in inbox `from`, read or not, moves to inbox `to` (in id
+ * order with what it holds, within BROKER_INBOX_MAX), stored moved. */
+void broker_inbox_move(struct broker *b, const char *from, const char *to);
 json_t *broker_message_json(const struct bmessage *m);
 void broker_collab_release(struct broker *b);
 

@@ -61,6 +61,7 @@ enum stmt_id {
     S_MSG_PUT,
     S_MSG_READ,
     S_MSG_DROP,
+    S_MSG_MOVE,
     S_LEDGER_PUT,
     S_COUNT
 };
@@ -79,6 +80,7 @@ static const char *const stmt_sql[S_COUNT] = {
                   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [S_MSG_READ] = "UPDATE messages SET read = 1 WHERE owner = ?1 AND id = ?2",
     [S_MSG_DROP] = "DELETE FROM messages WHERE owner = ?1 AND id = ?2",
+    [S_MSG_MOVE] = "UPDATE OR REPLACE messages SET owner = ?2 WHERE owner = ?1",
     [S_LEDGER_PUT] =
         "INSERT OR REPLACE INTO ledger VALUES (?1, ?2, ?3, ?4, ?5)",
 };
@@ -524,6 +526,16 @@ db_message_drop(struct db *d, const char *owner, uint64_t id, struct as_err *e)
     bind_text(s, 1, owner);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)id);
     return run(d, s, e, "cannot drop a message");
+}
+
+int
+db_messages_move(
+    struct db *d, const char *from, const char *to, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_MSG_MOVE];
+    bind_text(s, 1, from);
+    bind_text(s, 2, to);
+    return run(d, s, e, "cannot move an inbox");
 }
 
 int

@@ -109,6 +109,10 @@ int db_message_read(
     struct db *d, const char *owner, uint64_t id, struct as_err *e);
 int db_message_drop(
     struct db *d, const char *owner, uint64_t id, struct as_err *e);
+/* Every message of inbox `from` moves to inbox `to`, read or not (one
+ * already there with the same id is replaced). */
+int db_messages_move(
+    struct db *d, const char *from, const char *to, struct as_err *e);
 typedef void db_message_fn(void *ctx, const struct db_message *m);
 int db_messages_load(
     struct db *d, db_message_fn *fn, void *ctx, struct as_err *e);
