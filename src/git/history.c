@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "git/merge.h"
 #include "git/shallow.h"
 #include "git/workset.h"
 #include "util/strmap.h"
@@ -717,7 +718,6 @@ history_own_tree(struct repo *r, const char *base_oid, const char *commit_oid,
     git_commit *fc = NULL, *bc = NULL, *cc = NULL;
     git_tree *ft = NULL, *bt = NULL, *ct = NULL;
     git_index *idx = NULL;
-    git_merge_options mo;
     int err = 0;
 
     *nconflicts = 0;
@@ -745,13 +745,8 @@ history_own_tree(struct repo *r, const char *base_oid, const char *commit_oid,
         err = repo_git_errorf(e, "cannot find where '%s' forked", commit_oid);
         goto out;
     }
-    git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
-    mo.target_limit = 7000; /* git's merge.renameLimit */
-    if (git_merge_trees(&idx, g, ft, bt, ct, &mo) < 0) {
-        err =
-            repo_git_errorf(e, "cannot replay '%s' onto the base", commit_oid);
+    if ((err = merge_trees_as_git(g, ft, bt, ct, &idx, e)) < 0)
         goto out;
-    }
     if (git_index_has_conflicts(idx) &&
         (err = resolve_theirs(idx, nconflicts, e)) < 0)
         goto out;

@@ -441,52 +441,133 @@ tree_stand_in(git_repository *g, git_tree *t, const struct pathlist *l,
     return err;
 }
 
+/* Empty files of the base given content of their own for a merge. */
+struct stand_in {
+    struct pathlist paths; /* sorted */
+    git_oid *ids;          /* ids[i]: the stand-in blob of paths.v[i] */
+    git_tree *tree[3];     /* the base and the two sides, NULL: unchanged */
+};
+
+static void
+stand_in_release(struct stand_in *s)
+{
+    pathlist_release(&s->paths);
+    free(s->ids);
+    for (int k = 0; k < 3; k++)
+        git_tree_free(s->tree[k]);
+    memset(s, 0, sizeof(*s));
+}
+
 /*
  * git never takes an empty file for the source or the target of a rename
  * (merge-ort turns rename_empty off); libgit2 1.5 pairs a removed empty
  * file with an added one by their ids, before and whatever the similarity
  * metric. So for the merge, every empty file of the base that a side
- * removed gets content of its own (one line, unique to the path, too short
- * for libgit2's similarity signature), in the base and in each side that
- * still has it empty: no added file matches it, and the merge sees the
- * same removals, changes and untouched files as before. Only the paths
- * that merge reports are read, never its contents.
+ * removed (emptied[0], emptied[1]) gets content of its own (one line,
+ * unique to the path, too short for libgit2's similarity signature), in the
+ * base (in[0]) and in each side (in[1], in[2]) that still has it empty: no
+ * added file matches it, and the merge sees the same removals, changes and
+ * untouched files as before. restore_empty() puts the empty files back in
+ * the merged index.
  *
- * out[0..2]: new trees for the base and the two sides (x[0], x[1]), each
- * NULL where that tree needs no stand-in (all three when no side removed an
- * empty file).
+ * s: zeroed here; its trees all NULL when no side removed an empty file.
  */
 static int
-stand_in_empty(git_repository *g, git_tree *anc, const struct dr_side x[2],
-    git_tree *out[3], struct as_err *e)
+stand_in_empty(git_repository *g, git_tree *const in[3],
+    const struct pathlist *emptied[2], struct stand_in *s, struct as_err *e)
 {
-    struct pathlist l = { 0 };
-    git_tree *in[3] = { anc, x[0].tree, x[1].tree };
-    git_oid *ids;
     int err = 0;
 
-    out[0] = out[1] = out[2] = NULL;
-    if (!x[0].emptied.n && !x[1].emptied.n)
+    memset(s, 0, sizeof(*s));
+    if (!emptied[0]->n && !emptied[1]->n)
         return 0;
     for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < x[k].emptied.n; i++)
-            pathlist_add(&l, x[k].emptied.v[i]);
-    pathlist_sort(&l);
-    ids = xcalloc(l.n, sizeof(*ids));
-    for (size_t i = 0; i < l.n && !err; i++) {
+        for (size_t i = 0; i < emptied[k]->n; i++)
+            pathlist_add(&s->paths, emptied[k]->v[i]);
+    pathlist_sort(&s->paths);
+    s->ids = xcalloc(s->paths.n, sizeof(*s->ids));
+    for (size_t i = 0; i < s->paths.n && !err; i++) {
+        const char *p = s->paths.v[i];
         char hex[GIT_OID_HEXSZ + 1], *body;
         git_oid h;
-        git_odb_hash(&h, l.v[i], strlen(l.v[i]), GIT_OBJECT_BLOB);
+        git_odb_hash(&h, p, strlen(p), GIT_OBJECT_BLOB);
         git_oid_tostr(hex, sizeof(hex), &h);
         body = xasprintf("airspace: stand-in for an empty file %s", hex);
-        if (git_blob_create_from_buffer(&ids[i], g, body, strlen(body)) < 0)
+        if (git_blob_create_from_buffer(&s->ids[i], g, body, strlen(body)) < 0)
             err = repo_git_errorf(e, "cannot write the trees of a merge");
         free(body);
     }
     for (int k = 0; k < 3 && !err; k++)
-        err = tree_stand_in(g, in[k], &l, ids, &out[k], e);
-    free(ids);
-    pathlist_release(&l);
+        err = tree_stand_in(g, in[k], &s->paths, s->ids, &s->tree[k], e);
+    return err;
+}
+
+/* Give every entry of idx (each stage) that holds one of s's stand-ins the
+ * empty blob again. A stand-in stays at its own path: it matches no other
+ * file, so no rename moves it. */
+static int
+restore_empty(git_index *idx, const struct stand_in *s, struct as_err *e)
+{
+    git_oid empty;
+
+    if (!s->paths.n)
+        return 0;
+    git_oid_fromstr(&empty, EMPTY_BLOB_HEX);
+    for (size_t i = 0; i < s->paths.n; i++) {
+        for (int stage = 0; stage <= 3; stage++) {
+            const git_index_entry *ie =
+                git_index_get_bypath(idx, s->paths.v[i], stage);
+            git_index_entry ne;
+            if (!ie || !git_oid_equal(&ie->id, &s->ids[i]))
+                continue;
+            ne = *ie;
+            git_oid_cpy(&ne.id, &empty);
+            ne.file_size = 0;
+            if (git_index_add(idx, &ne) < 0)
+                return repo_git_errorf(
+                    e, "cannot restore the empty file '%s'", s->paths.v[i]);
+        }
+    }
+    return 0;
+}
+
+/*
+ * git_merge_trees() of x[0] and x[1] over anc as git's merge pairs renames
+ * (git's rename limit, no empty file taken for a rename; stand_in_empty()),
+ * into *out. x: side_added() done (only emptied is read).
+ */
+static int
+merge_sides(git_repository *g, git_tree *anc, const struct dr_side x[2],
+    git_index **out, struct as_err *e)
+{
+    git_tree *in[3] = { anc, x[0].tree, x[1].tree };
+    const struct pathlist *emptied[2] = { &x[0].emptied, &x[1].emptied };
+    struct stand_in s;
+    git_merge_options mo;
+    char hex[2][GIT_OID_HEXSZ + 1];
+    int err;
+
+    *out = NULL;
+    if ((err = stand_in_empty(g, in, emptied, &s, e)) < 0)
+        goto out;
+    for (int k = 0; k < 3; k++)
+        if (s.tree[k])
+            in[k] = s.tree[k];
+    git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+    mo.target_limit = 7000; /* git's merge.renameLimit */
+    if (git_merge_trees(out, g, in[0], in[1], in[2], &mo) < 0) {
+        for (int k = 0; k < 2; k++)
+            git_oid_tostr(hex[k], sizeof(hex[k]), git_tree_id(x[k].tree));
+        err = repo_git_errorf(
+            e, "cannot merge tree '%s' with '%s'", hex[0], hex[1]);
+        goto out;
+    }
+    if ((err = restore_empty(*out, &s, e)) < 0) {
+        git_index_free(*out);
+        *out = NULL;
+    }
+out:
+    stand_in_release(&s);
     return err;
 }
 
@@ -790,9 +871,7 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
     git_oid ba, bb, base, ta, tb;
     git_commit *bc = NULL;
     git_tree *anc = NULL, *ours = NULL, *theirs = NULL;
-    git_tree *stand_in[3] = { NULL, NULL, NULL };
     git_index *idx = NULL;
-    git_merge_options mo;
     struct dr_side x[2];
     char bhex[GIT_OID_HEXSZ + 1], *key = NULL;
     const char *lo, *hi;
@@ -836,16 +915,8 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
     x[1].tree = theirs;
     if ((err = side_added(g, anc, &x[0], e)) < 0 ||
         (err = side_added(g, anc, &x[1], e)) < 0 ||
-        (err = stand_in_empty(g, anc, x, stand_in, e)) < 0)
+        (err = merge_sides(g, anc, x, &idx, e)) < 0)
         goto out;
-    git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
-    mo.target_limit = 7000; /* git's merge.renameLimit */
-    if (git_merge_trees(&idx, g, stand_in[0] ? stand_in[0] : anc,
-            stand_in[1] ? stand_in[1] : ours,
-            stand_in[2] ? stand_in[2] : theirs, &mo) < 0) {
-        err = repo_git_errorf(e, "cannot merge '%s' with '%s'", tree_a, tree_b);
-        goto out;
-    }
     if ((err = collect_conflicts(idx, out, e)) < 0 ||
         (err = libgit2_misses(g, anc, x, out, e)) < 0) {
         merge_result_release(out);
@@ -860,13 +931,30 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
 out:
     dr_side_release(&x[0]);
     dr_side_release(&x[1]);
-    for (int k = 0; k < 3; k++)
-        git_tree_free(stand_in[k]);
     git_index_free(idx);
     git_tree_free(ours);
     git_tree_free(theirs);
     git_tree_free(anc);
     git_commit_free(bc);
     free(key);
+    return err;
+}
+
+int
+merge_trees_as_git(git_repository *g, git_tree *anc, git_tree *ours,
+    git_tree *theirs, git_index **out, struct as_err *e)
+{
+    struct dr_side x[2];
+    int err;
+
+    *out = NULL;
+    memset(x, 0, sizeof(x));
+    x[0].tree = ours;
+    x[1].tree = theirs;
+    if ((err = side_added(g, anc, &x[0], e)) == 0 &&
+        (err = side_added(g, anc, &x[1], e)) == 0)
+        err = merge_sides(g, anc, x, out, e);
+    dr_side_release(&x[0]);
+    dr_side_release(&x[1]);
     return err;
 }

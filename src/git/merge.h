@@ -10,9 +10,14 @@
  * worktree or a ref. Results are cached by (merge base, {tree_a, tree_b}):
  * the pair is unordered, so merging a with b and b with a is one entry.
  *
+ * merge_trees_as_git() is that merge's core for other callers (the replay
+ * of a side's own changes, history.h): libgit2's merge with git's rename
+ * rules, empty files included, and nothing else of git's added.
+ *
  * Ownership: merge_cache_new() returns a new cache, free with
  * merge_cache_free(); merge_speculative() fills caller storage that the
- * caller releases with merge_result_release().
+ * caller releases with merge_result_release(); merge_trees_as_git()
+ * returns a new index, free with git_index_free().
  */
 #ifndef AIRSPACE_GIT_MERGE_H
 #define AIRSPACE_GIT_MERGE_H
@@ -52,5 +57,18 @@ int merge_speculative(struct repo *r, struct merge_cache *cache,
     const char *tree_b, struct merge_result *out, struct as_err *e);
 
 void merge_result_release(struct merge_result *m);
+
+/*
+ * git_merge_trees() of ours and theirs over anc, pairing renames as git's
+ * merge does: git's rename limit (7000), and no empty file taken for a
+ * rename's source or target (an empty file of anc that a side removed is
+ * deleted, not renamed, even where the side added another empty file). The
+ * merged index holds the trees' own contents; conflicts are left in it as
+ * libgit2 records them (git's directory renames and the other conflicts
+ * merge_speculative() adds are not). Objects it writes go to the in-memory
+ * store. *out: a new index. Returns 0 or AS_EGIT.
+ */
+int merge_trees_as_git(git_repository *g, git_tree *anc, git_tree *ours,
+    git_tree *theirs, git_index **out, struct as_err *e);
 
 #endif
