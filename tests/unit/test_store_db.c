@@ -3,6 +3,7 @@
  * across reopen, ledger batching (not on disk before a flush, visible
  * after; queries flush first), retention, schema versions.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,14 +261,17 @@ main(void)
     TEST_RUN("schema versions and bad files", test_schema);
     TEST_RUN("ledger indexes, and the migration that drops two",
         test_ledger_indexes);
-    const char *names[] = { "a.db", "b.db", "c.db", "junk.db", "a.db-wal",
-        "a.db-shm", "b.db-wal", "b.db-shm", "c.db-wal", "c.db-shm",
-        "junk.db-wal", "junk.db-shm" };
-    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-        char *p = dbpath(names[k]);
+    /* every database the tests made, with its -wal and -shm */
+    DIR *dh = opendir(dir);
+    for (struct dirent *de; dh && (de = readdir(dh));) {
+        if (de->d_name[0] == '.')
+            continue;
+        char *p = dbpath(de->d_name);
         unlink(p);
         free(p);
     }
+    if (dh)
+        closedir(dh);
     rmdir(dir);
     return test_done();
 }
