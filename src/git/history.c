@@ -478,12 +478,12 @@ history_collect(struct repo *r, const struct history_options *o,
         err = repo_resolve_commit(r, from, &hide, e);
         free(from);
         if (err < 0)
-            goto out;
+            goto bad_rev;
         have_hide = true;
         if ((err = repo_resolve_commit(r, to, &tip, e)) < 0)
-            goto out;
+            goto bad_rev;
     } else if ((err = repo_resolve_commit(r, rev, &tip, e)) < 0) {
-        goto out;
+        goto bad_rev;
     }
     if (have_chain && (err = first_parent_chain(g, &tip,
                            have_hide ? &hide : NULL, &cut, &chain, e)) < 0)
@@ -548,6 +548,10 @@ history_collect(struct repo *r, const struct history_options *o,
         out->m[i] = out->m[out->n - 1 - i];
         out->m[out->n - 1 - i] = t;
     }
+bad_rev:
+    /* a revision the user named that names no commit is bad input */
+    if (err == AS_ENOENT && o->rev)
+        err = AS_EINVAL;
 out:
     git_revwalk_free(w);
     free(ids);

@@ -199,7 +199,11 @@ as replay --repo "$R" --rev nosuch > /dev/null 2> "$TMP/err"
 rc=$?
 as replay --repo "$R" --since yesterday > /dev/null 2>&1
 rc2=$?
+as replay --repo "$R" --rev m_conf..nosuch > /dev/null 2>&1
+rc3=$?
 set -e
-check "unknown revision fails" [ "$rc" -ne 0 ]
+check "unknown revision: a usage error (got $rc)" [ "$rc" -eq 2 ]
+check "it is named" grep -q "cannot resolve 'nosuch'" "$TMP/err"
+check "unknown end of a range: a usage error (got $rc3)" [ "$rc3" -eq 2 ]
 check "bad --since: usage" [ "$rc2" -eq 2 ]
 finish
