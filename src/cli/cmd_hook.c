@@ -546,13 +546,15 @@ rel_path(struct hook *h, const char *p)
     return norm;
 }
 
-/* The files a tool call will write, repository-relative. */
+/* The files a tool call will write, repository-relative; *unchecked
+ * counts those of a shell command it could not place (hook_shell_scan). */
 static size_t
-tool_paths(struct hook *h, char ***out)
+tool_paths(struct hook *h, char ***out, size_t *unchecked)
 {
     json_t *ti = json_object_get(h->in, "tool_input");
     const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
     *out = NULL;
+    *unchecked = 0;
     if (!tool)
         return 0;
     const char *file = NULL;
@@ -576,7 +578,7 @@ tool_paths(struct hook *h, char ***out)
             !strcmp(tool, "shell")) &&
         cmd) {
         char **raw;
-        size_t n = hook_shell_writes(cmd, &raw), k = 0;
+        size_t n = hook_shell_scan(cmd, &raw, unchecked), k = 0;
         *out = xcalloc(n + 1, sizeof(**out));
         for (size_t i = 0; i < n; i++) {
             char *r = rel_path(h, raw[i]);
@@ -794,7 +796,8 @@ static void
 post_tool(struct hook *h)
 {
     char **paths;
-    size_t n = tool_paths(h, &paths);
+    size_t unchecked;
+    size_t n = tool_paths(h, &paths, &unchecked);
     json_t *ti = json_object_get(h->in, "tool_input");
     const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
     for (size_t k = 0; k < n; k++) {
@@ -833,7 +836,8 @@ static void
 pre_tool(struct hook *h)
 {
     char **paths;
-    size_t n = tool_paths(h, &paths);
+    size_t unchecked;
+    size_t n = tool_paths(h, &paths, &unchecked);
     char *deny = NULL, *ctx = NULL;
     for (size_t k = 0; k < n; k++) {
         if (!deny && h->connected)
@@ -843,6 +847,19 @@ pre_tool(struct hook *h)
         free(paths[k]);
     }
     free(paths);
+    if (unchecked && !deny) { /* say so rather than check a wrong path */
+        char *note = xasprintf(
+            "airspace: %zu path(s) this command writes were not checked for "
+            "locks: written after a cd it cannot follow (to a variable, ~ "
+            "or -, inside a condition or loop), or too deep in it to read. "
+            "Use absolute paths, or cd to a literal directory, to have "
+            "them checked.",
+            unchecked);
+        char *all = ctx ? xasprintf("%s\n%s", ctx, note) : xstrdup(note);
+        free(ctx);
+        free(note);
+        ctx = all;
+    }
     if (deny)
         emit(h, "deny", deny, NULL);
     else

@@ -11,7 +11,17 @@
 /* "*** Update File: x", "*** Add File:", "*** Delete File:", "*** Move to:" */
 size_t hook_patch_paths(const char *patch, char ***out);
 
-/* The files a shell command obviously writes (see hook_parse.c). */
+/*
+ * The files a shell command obviously writes (see hook_parse.c), each
+ * absolute or relative to the directory the command starts in, following
+ * its cd, pushd and popd: "cd sub && rm x.c" gives "sub/x.c". A relative
+ * path written where the directory cannot be known ("cd $D && rm x.c") is
+ * left out and counted in *unknown (when unknown is not NULL), as is the
+ * rest of a command too long or too deeply nested to read.
+ */
+size_t hook_shell_scan(const char *cmd, char ***out, size_t *unknown);
+
+/* hook_shell_scan without the count. */
 size_t hook_shell_writes(const char *cmd, char ***out);
 
 #endif

@@ -159,6 +159,31 @@ out=$(hook codex "{\"session_id\":\"cccc3333\",\"cwd\":\"$R\",\"hook_event_name\
 check "codex apply_patch on a locked file is denied" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.permissionDecision == \"deny\"' > /dev/null"
 out=$(hook codex "{\"session_id\":\"cccc3333\",\"cwd\":\"$R/docs\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"apply_patch\",\"tool_input\":{\"input\":\"*** Begin Patch\n*** Delete File: notes.md\n*** End Patch\n\"}}")
 check "codex apply_patch from the file's directory is denied" sh -c "printf '%s' '$out' | jq -e '.hookSpecificOutput.permissionDecision == \"deny\"' > /dev/null"
+# a cd inside the command moves the directory its relative paths are
+# taken from: a locked sub/x.c is caught, a root x.c lock is not hit
+mkdir -p "$TMP/bob/sub"
+api POST /v1/locks '{"agent":"cc-aaaa1111","pattern":"sub/x.c","reason":"cd"}'
+check "Bash cd sub && rm x.c on a locked sub/x.c: deny" [ "$(bash_pre "cd sub && rm x.c")" = deny ]
+check "Bash cd sub; newline, then rm x.c: deny" [ "$(bash_pre "cd sub\nrm -f x.c")" = deny ]
+check "Bash (cd sub && rm x.c): deny" [ "$(bash_pre "(cd sub && rm x.c)")" = deny ]
+check "Bash pushd sub; echo > x.c: deny" [ "$(bash_pre "pushd sub > /dev/null; echo > x.c; popd")" = deny ]
+check "Bash cd docs; sed -i on notes.md: deny" [ "$(bash_pre "cd docs; sed -i 's/a/b/' notes.md")" = deny ]
+check "Bash cd to the worktree's absolute sub: deny" [ "$(bash_pre "cd $TMP/bob/sub && rm x.c")" = deny ]
+check "Bash rm x.c at the root, sub/x.c locked: allow" [ "$(bash_pre "rm x.c")" = allow ]
+check "Bash a subshell's cd does not leak: allow" [ "$(bash_pre "(cd sub) && rm x.c")" = allow ]
+api POST /v1/locks/release '{"agent":"cc-aaaa1111","pattern":"sub/x.c"}'
+api POST /v1/locks '{"agent":"cc-aaaa1111","pattern":"x.c","reason":"cd"}'
+check "Bash cd sub && rm x.c, only the root x.c locked: allow" [ "$(bash_pre "cd sub && rm x.c")" = allow ]
+check "Bash rm x.c, the root x.c locked: deny" [ "$(bash_pre "rm x.c")" = deny ]
+check "Bash cd sub && rm ../x.c: deny" [ "$(bash_pre "cd sub && rm ../x.c")" = deny ]
+check "Bash cd sub && cd .. && rm x.c: deny" [ "$(bash_pre "cd sub && cd .. && rm x.c")" = deny ]
+# a cd it cannot follow: relative paths after it are not checked, and the
+# answer says so
+unk=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"cd \$D && rm x.c\"}}" |
+    jq -r '.hookSpecificOutput.permissionDecision + "|" + (.hookSpecificOutput.additionalContext // "")')
+check "Bash cd \$D && rm x.c: allowed with a note ($unk)" sh -c "case \"\$1\" in allow*'not checked'*) true;; *) false;; esac" x "$unk"
+check "Bash cd \$D && rm of the absolute locked path: deny" [ "$(bash_pre "cd \$D && rm $TMP/bob/x.c")" = deny ]
+api POST /v1/locks/release '{"agent":"cc-aaaa1111","pattern":"x.c"}'
 # alice's session ends: her locks go
 hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"exit\"}" > /dev/null
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")

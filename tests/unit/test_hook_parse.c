@@ -1,0 +1,224 @@
+/* test_hook_parse.c - the files a shell command or apply_patch writes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "cli/hook_parse.h"
+#include "util/xalloc.h"
+
+struct shell_case {
+    const char *name, *cmd;
+    const char *want; /* the paths joined with '|', in order */
+    size_t unknown;   /* relative paths left out: directory unknown */
+};
+
+static const struct shell_case shell_cases[] = {
+    /* what it always read */
+    { "redirect", "echo hi > out.txt", "out.txt", 0 },
+    { "append into a directory", "echo hi >> a/b.txt", "a/b.txt", 0 },
+    { "/dev/null is no file", "make > /dev/null", "", 0 },
+    { "sed -i keeps the last word", "sed -i 's/a/b/' f.c", "f.c", 0 },
+    { "sed without -i writes nothing", "sed 's/a/b/' f.c", "", 0 },
+    { "rm every file", "rm -f a.c b.c", "a.c|b.c", 0 },
+    { "mv the last argument", "mv a b", "b", 0 },
+    { "cp the last argument", "cp -r a b c/", "c/", 0 },
+    { "tee in a pipeline", "cat x | tee -a log", "log", 0 },
+    { "reading writes nothing", "cat docs/notes.md | wc -l", "", 0 },
+    { "quotes are stripped", "rm \"my file.c\" 'it''s'", "my file.c|its", 0 },
+    { "every separator", "touch a; rm b && truncate -s0 c || echo > d",
+        "a|b|c|d", 0 },
+    { "absolute path", "rm /tmp/x.c", "/tmp/x.c", 0 },
+    { "input redirect is no write", "sort < in.txt > out.txt", "out.txt", 0 },
+    { "fd duplication is no file", "rm x 2>&1", "x", 0 },
+    { "&> redirect", "make &> build.log", "build.log", 0 },
+    { "assignment before the command", "LC_ALL=C rm x", "x", 0 },
+    { "inside if", "if true; then rm x; fi", "x", 0 },
+    { "comment", "rm x # ; rm y", "x", 0 },
+    /* cd moves the directory of what follows */
+    { "cd &&", "cd sub && rm x.c", "sub/x.c", 0 },
+    { "cd ;", "cd sub; rm x.c", "sub/x.c", 0 },
+    { "cd newline", "cd sub\nrm x.c", "sub/x.c", 0 },
+    { "cd || exit", "cd sub || exit 1; rm x.c", "sub/x.c", 0 },
+    { "line continuation", "cd sub && \\\n  rm x.c", "sub/x.c", 0 },
+    { "cd twice", "cd a && cd b && touch x", "a/b/x", 0 },
+    { "cd ..", "cd a/b && cd .. && rm x", "a/x", 0 },
+    { "cd out of the start", "cd .. && rm x", "../x", 0 },
+    { "cd a/../b", "cd ./a/../b/ && rm x", "b/x", 0 },
+    { "cd . stays", "cd . && rm x", "x", 0 },
+    { "cd absolute", "cd /w/repo/sub && rm x.c", "/w/repo/sub/x.c", 0 },
+    { "absolute file after cd", "cd sub && rm /abs/x.c", "/abs/x.c", 0 },
+    { "redirect after cd", "cd sub && echo hi > x.c", "sub/x.c", 0 },
+    { "the cd's own redirect", "cd sub 2> err.txt && rm x", "err.txt|sub/x",
+        0 },
+    { "mv after cd", "cd sub && mv a.c b.c", "sub/b.c", 0 },
+    { "sed -i after cd", "cd src && sed -i 's/a/b/' x.c", "src/x.c", 0 },
+    { "tee after cd", "cd sub && ls | tee out", "sub/out", 0 },
+    { "quoted directory", "cd \"my dir\" && rm x", "my dir/x", 0 },
+    { "cd --", "cd -- sub && rm x", "sub/x", 0 },
+    { "cd -P", "cd -P sub && rm x", "sub/x", 0 },
+    { "builtin cd", "builtin cd sub && rm x", "sub/x", 0 },
+    { "cd 2>&1", "cd sub 2>&1 && rm x", "sub/x", 0 },
+    { "cd - after two", "cd a && cd b && cd - && rm x", "a/x", 0 },
+    /* where cd does not reach */
+    { "subshell", "(cd sub && rm x.c) && rm y.c", "sub/x.c|y.c", 0 },
+    { "nested subshells", "(cd a; (cd b; rm x); rm y); rm z", "a/b/x|a/y|z",
+        0 },
+    { "brace group", "{ cd sub; rm x; }; rm y", "sub/x|sub/y", 0 },
+    { "brace group in a pipeline", "{ cd sub; rm x; } | cat; rm y", "sub/x|y",
+        0 },
+    { "cd in a pipeline", "cd sub | cat; rm x", "x", 0 },
+    { "cd in the background", "cd sub & rm x", "x", 0 },
+    { "command substitution", "echo $(cd sub; pwd) && rm x", "x", 0 },
+    { "heredoc body",
+        "cat > notes.txt <<'EOF'\ncd elsewhere\nrm a.c\nEOF\n"
+        "rm x.c",
+        "notes.txt|x.c", 0 },
+    { "heredoc with tabs", "cat <<-END > o\n\tcd a\n\tEND\nrm x", "o|x", 0 },
+    { "heredoc in a substitution",
+        "git commit -m \"$(cat <<'EOF'\nIt's (1) done; cd x\nEOF\n)\" && "
+        "rm y",
+        "y", 0 },
+    { "pushd and popd", "pushd sub && rm x && popd && rm y", "sub/x|y", 0 },
+    { "nested pushd", "pushd a; pushd b; rm x; popd; rm y; popd; rm z",
+        "a/b/x|a/y|z", 0 },
+    { "pushd -", "cd a && pushd - && rm x && popd && rm y", "x|a/y", 0 },
+    { "case arms", "case $x in a) rm y;; (b) touch z;; esac; rm w", "y|z|w",
+        0 },
+    { "pushd swaps", "pushd a && pushd && rm x && pushd && rm y", "x|a/y", 0 },
+    /* a directory it cannot know: relative paths after it are left out */
+    { "cd -", "cd - && rm x.c", "", 1 },
+    { "cd home", "cd && rm x.c", "", 1 },
+    { "cd ~", "cd ~/src && rm x.c", "", 1 },
+    { "cd $VAR", "cd $DIR && rm x.c /abs/y.c", "/abs/y.c", 1 },
+    { "cd \"$VAR\"", "cd \"$DIR\" && rm x.c", "", 1 },
+    { "cd $(...)", "cd $(git rev-parse --show-toplevel) && rm a b", "", 2 },
+    { "cd `...`", "cd `pwd`/x && rm a", "", 1 },
+    { "cd glob", "cd sr* && rm x", "", 1 },
+    { "cd two operands", "cd a b && rm x", "", 1 },
+    { "redirect after an unknown cd", "cd $D; echo > x", "", 1 },
+    { "absolute cd after unknown", "cd $D && cd /r && rm x", "/r/x", 0 },
+    { "relative cd after unknown", "cd $D && cd sub && rm x", "", 1 },
+    { "unknown in a subshell", "(cd $D && rm x); rm y", "y", 1 },
+    { "cd in if", "if [ -d sub ]; then cd sub; fi; rm x", "", 1 },
+    { "cd in a loop", "for d in a b; do cd $d; done; rm x", "", 1 },
+    { "subshell in a loop", "for d in a b; do (cd $d && rm x); done; rm y", "y",
+        1 },
+    { "cd as the last pipeline stage", "echo | cd sub; rm x", "", 1 },
+    { "popd of an unknown stack", "popd; rm x", "", 1 },
+    { "pushd with no directory", "pushd && rm x", "", 1 },
+    { "pushd +1", "pushd a; pushd +1; rm x", "", 1 },
+};
+
+static char *
+joined(char **v, size_t n)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(v[i]) + 1;
+    char *s = xcalloc(len, 1), *at = s;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            *at++ = '|';
+        size_t l = strlen(v[i]);
+        memcpy(at, v[i], l);
+        at += l;
+    }
+    return s;
+}
+
+static void
+free_all(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void
+test_shell(void)
+{
+    for (size_t c = 0; c < sizeof(shell_cases) / sizeof(*shell_cases); c++) {
+        const struct shell_case *t = &shell_cases[c];
+        TEST_BEGIN(t->name);
+        char **v;
+        size_t unknown = 99;
+        size_t n = hook_shell_scan(t->cmd, &v, &unknown);
+        char *got = joined(v, n);
+        CHECK_STR(got, t->want);
+        CHECK_INT(unknown, t->unknown);
+        free(got);
+        free_all(v, n);
+        /* hook_shell_writes gives the same paths */
+        n = hook_shell_writes(t->cmd, &v);
+        got = joined(v, n);
+        CHECK_STR(got, t->want);
+        free(got);
+        free_all(v, n);
+        TEST_END();
+    }
+}
+
+/* times copies of unit, then tail: a new string */
+static char *
+repeat(const char *unit, size_t times, const char *tail)
+{
+    size_t ul = strlen(unit), tl = strlen(tail);
+    char *s = xmalloc(ul * times + tl + 1);
+    for (size_t i = 0; i < times; i++)
+        memcpy(s + i * ul, unit, ul);
+    memcpy(s + ul * times, tail, tl + 1);
+    return s;
+}
+
+static void
+test_shell_edges(void)
+{
+    char **v;
+    size_t unknown;
+    size_t n = hook_shell_scan("", &v, &unknown);
+    CHECK_INT(n, 0);
+    CHECK_INT(unknown, 0);
+    free_all(v, n);
+    /* unbalanced input ends quietly */
+    const char *bad[] = { "rm \"x", "cd 'a", "echo $(cd a", "(cd a",
+        "cd a)) && rm x", "}", "cat <<EOF", "rm x \\", "echo `", "esac )",
+        "cd a; ((((((((((((((((((((((((((((((((((((((((((((((((((((((((rm x",
+        NULL };
+    for (size_t i = 0; bad[i]; i++) {
+        n = hook_shell_scan(bad[i], &v, &unknown);
+        free_all(v, n);
+    }
+    /* deep nesting is bounded */
+    char *deep = repeat("$((", 5000, "cd a");
+    n = hook_shell_scan(deep, &v, &unknown);
+    free_all(v, n);
+    free(deep);
+    deep = repeat("( { ", 5000, "cd a; rm x");
+    n = hook_shell_scan(deep, &v, &unknown);
+    CHECK_INT(n + unknown, 1);
+    free_all(v, n);
+    free(deep);
+}
+
+static void
+test_patch(void)
+{
+    char **v;
+    size_t n = hook_patch_paths("*** Begin Patch\n*** Update File: a.c\n@@\n"
+                                "*** Delete File: b.c\n*** Add File: c.c\n"
+                                "*** Move to: d.c\n*** End Patch\n",
+        &v);
+    char *got = joined(v, n);
+    CHECK_STR(got, "a.c|b.c|c.c|d.c");
+    free(got);
+    free_all(v, n);
+}
+
+int
+main(void)
+{
+    test_shell();
+    TEST_RUN("shell edges", test_shell_edges);
+    TEST_RUN("apply_patch", test_patch);
+    return test_done();
+}
