@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/glob.h"
 #include "util/path.h"
@@ -711,13 +712,21 @@ conflict_err(
     else
         snprintf(in, sizeof(in), "%" PRId64 " h %" PRId64 " min", sec / 3600,
             sec % 3600 / 60);
+    /* and when, in UTC (a time past year 9999 stays in ms) */
+    char at[40];
+    time_t ts = (time_t)(l->expires_at / 1000);
+    struct tm tm;
+    if (l->expires_at >= 0 && l->expires_at / 1000 <= 253402300799 &&
+        gmtime_r(&ts, &tm))
+        strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(at, sizeof(at), "%" PRId64 " ms", l->expires_at);
     return as_errorf(e, AS_ECONFLICT,
-        "'%s' is %s by '%s' (%s %s on '%s'%s%s%s; expires in %s, at %" PRId64
-        " ms)",
-        want, l->kind == LOCK_KIND_CLAIM ? "claimed" : "locked", l->holder,
+        "'%s' is %s by '%s' (%s %s on '%s'%s%s%s; expires in %s, at %s)", want,
+        l->kind == LOCK_KIND_CLAIM ? "claimed" : "locked", l->holder,
         lock_mode_name(l->mode), lock_kind_name(l->kind), l->pattern,
         l->reason ? ", reason '" : "", l->reason ? l->reason : "",
-        l->reason ? "'" : "", in, l->expires_at);
+        l->reason ? "'" : "", in, at);
 }
 
 /* --- acquire, release, renew, touch ------------------------------------ */
