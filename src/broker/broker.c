@@ -50,10 +50,10 @@ broker_now(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void
-broker_log(struct broker *b, const char *fmt, ...)
+/* One line of the log: the UTC time to the millisecond, then the text. */
+static void
+log_line(FILE *f, const char *fmt, va_list ap)
 {
-    FILE *f = b->log ? b->log : stderr;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
@@ -61,12 +61,27 @@ broker_log(struct broker *b, const char *fmt, ...)
     char when[32];
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
     fprintf(f, "%s.%03ldZ ", when, ts.tv_nsec / 1000000);
-    va_list ap;
-    va_start(ap, fmt);
     vfprintf(f, fmt, ap);
-    va_end(ap);
     fputc('\n', f);
     fflush(f);
+}
+
+static void
+log_to(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(f, fmt, ap);
+    va_end(ap);
+}
+
+void
+broker_log(struct broker *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(b->log ? b->log : stderr, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- agents ---- */
@@ -1491,6 +1506,36 @@ broker_free(struct broker *b)
     broker_paths_release(&b->paths);
 }
 
+void
+broker_not_serving(const struct broker_options *o, const char *why)
+{
+    struct broker_paths p;
+    struct as_err pe;
+    if (!o->log_stderr && o->repo_path &&
+        broker_paths_resolve(o->repo_path, false, &p, &pe) == 0) {
+        int fd = open(p.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+        if (f) {
+            log_to(f, "not serving: %s", why);
+            fclose(f);
+        } else if (fd >= 0) {
+            close(fd);
+        }
+        broker_paths_release(&p);
+    }
+    if (o->ready_fd < 0)
+        return;
+    char msg[sizeof(pe.msg) + 1];
+    int n = snprintf(msg, sizeof(msg), "E%s", why);
+    size_t len = n < 0                     ? 1
+                 : (size_t)n < sizeof(msg) ? (size_t)n
+                                           : sizeof(msg) - 1;
+    if (write(o->ready_fd, msg, len) < 0) {
+        /* the starter is gone: nobody to tell */
+    }
+    close(o->ready_fd);
+}
+
 int
 broker_run(const struct broker_options *o, struct as_err *e)
 {
@@ -1617,7 +1662,15 @@ broker_run(const struct broker_options *o, struct as_err *e)
     }
     event_base_dispatch(b->base);
     broker_log(b, "stopped");
+    broker_free(b);
+    return rc;
 out:
+    /* not serving: the log and the one who started it are told why */
+    if (b->log) { /* the log may be open already: close it first */
+        fclose(b->log);
+        b->log = NULL;
+    }
+    broker_not_serving(o, e->msg);
     broker_free(b);
     return rc;
 }

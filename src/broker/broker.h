@@ -45,5 +45,9 @@ void broker_options_init(struct broker_options *o);
  * codes (with a message) when it cannot start.
  */
 int broker_run(const struct broker_options *o, struct as_err *e);
+/* The daemon of o will not serve: say why in its log (when the log exists
+ * and o does not log to stderr) and to the starter waiting on o->ready_fd
+ * ("E<why>" instead of the ready byte; the fd is closed). */
+void broker_not_serving(const struct broker_options *o, const char *why);
 
 #endif

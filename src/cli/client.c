@@ -146,13 +146,29 @@ start_daemon(struct client *c, struct as_err *e)
     /* Wait for the ready byte (graph building may take a while cold). */
     struct pollfd p = { pfd[0], POLLIN, 0 };
     int n = poll(&p, 1, 120000);
-    char ch = 0;
-    bool ready = n == 1 && read(pfd[0], &ch, 1) == 1 && ch == 'R';
+    /* "R", or "E" and why it will not serve */
+    char msg[sizeof(e->msg) + 1];
+    size_t len = 0;
+    while (n == 1 && len < sizeof(msg) - 1) {
+        ssize_t k = read(pfd[0], msg + len, sizeof(msg) - 1 - len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+        if (msg[0] == 'R')
+            break;
+    }
+    msg[len] = '\0';
     close(pfd[0]);
-    if (!ready)
-        return as_errorf(
-            e, AS_EIO, "the daemon did not start; see '%s'", c->paths.log);
-    return 0;
+    if (len && msg[0] == 'R')
+        return 0;
+    if (client_ping(c)) /* another start won the race: it serves */
+        return 0;
+    if (len > 1 && msg[0] == 'E')
+        return as_errorf(e, AS_EIO, "the daemon did not start: %s", msg + 1);
+    return as_errorf(
+        e, AS_EIO, "the daemon did not start; see '%s'", c->paths.log);
 }
 
 int

@@ -14,6 +14,8 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/dcli.h"
+#include "git/config.h"
+#include "git/repo.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -70,7 +72,9 @@ static const char serve_usage[] =
     "                      [--log-stderr]\n"
     "\n"
     "Run the repository's daemon in the foreground until SIGTERM or\n"
-    "'airspace stop'. Commands that need it start it on demand.\n";
+    "'airspace stop'. Commands that need it start it on demand.\n"
+    "The config files' [daemon] and [risk] settings (docs/config.md) apply\n"
+    "under these options.\n";
 
 static bool
 parse_ms(const char *s, int64_t min, int64_t *out)
@@ -82,6 +86,60 @@ parse_ms(const char *s, int64_t min, int64_t *out)
         return false;
     *out = v;
     return true;
+}
+
+/*
+ * Put the configuration files of the repository at o->repo_path under the
+ * options given: each timer not given on the command line, and the [risk]
+ * settings ahead of the --set ones (*sets, a new array of *nset strings
+ * that owns the file's entries: free with free_sets()). A path outside any
+ * repository reads the user file only; broker_run() reports that.
+ */
+static int
+serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
+    const char *const *cli_sets, size_t ncli, char ***sets, size_t *nset,
+    size_t *nfile, struct as_err *e)
+{
+    int64_t *timer[CONFIG_NTIMERS] = {
+        [CONFIG_STALE_MS] = &o->stale_ms,
+        [CONFIG_RESCAN_MS] = &o->rescan_ms,
+        [CONFIG_DEBOUNCE_MS] = &o->debounce_ms,
+        [CONFIG_TICK_MS] = &o->tick_ms,
+        [CONFIG_WINDOW_MS] = &o->window_ms,
+    };
+    struct repo *repo = NULL;
+    struct config c;
+    struct as_err ignored;
+    config_init(&c);
+    if (repo_open(o->repo_path, &repo, &ignored))
+        repo = NULL;
+    int rc = config_read(&c, repo, e);
+    if (repo)
+        repo_free(repo);
+    if (rc) {
+        config_release(&c);
+        return rc;
+    }
+    for (int t = 0; t < CONFIG_NTIMERS; t++)
+        if (!given[t] && c.timer[t] >= 0)
+            *timer[t] = c.timer[t];
+    *nfile = c.nrisk;
+    *nset = c.nrisk + ncli;
+    *sets = xcalloc(*nset + 1, sizeof(**sets));
+    for (size_t i = 0; i < c.nrisk; i++)
+        (*sets)[i] = xasprintf("%s=%s", c.risk[i].key, c.risk[i].value);
+    for (size_t i = 0; i < ncli; i++)
+        (*sets)[c.nrisk + i] = (char *)cli_sets[i];
+    config_release(&c);
+    return 0;
+}
+
+static void
+free_sets(char **sets, size_t nfile)
+{
+    for (size_t i = 0; i < nfile; i++)
+        free(sets[i]);
+    free(sets);
 }
 
 int
@@ -106,6 +164,7 @@ cmd_serve(int argc, char **argv)
     };
     const char *sets[64];
     size_t nset = 0;
+    bool given[CONFIG_NTIMERS] = { false };
     opterr = 0;
     optind = 1;
     int c;
@@ -124,18 +183,22 @@ cmd_serve(int argc, char **argv)
         case 's':
             if (!parse_ms(optarg, 1, &o.stale_ms))
                 return dcli_usage("serve", "--stale-ms takes ms > 0");
+            given[CONFIG_STALE_MS] = true;
             break;
         case 'R':
             if (!parse_ms(optarg, 10, &o.rescan_ms))
                 return dcli_usage("serve", "--rescan-ms takes ms >= 10");
+            given[CONFIG_RESCAN_MS] = true;
             break;
         case 'd':
             if (!parse_ms(optarg, 0, &o.debounce_ms))
                 return dcli_usage("serve", "--debounce-ms takes ms >= 0");
+            given[CONFIG_DEBOUNCE_MS] = true;
             break;
         case 'k':
             if (!parse_ms(optarg, 10, &o.tick_ms))
                 return dcli_usage("serve", "--tick-ms takes ms >= 10");
+            given[CONFIG_TICK_MS] = true;
             break;
         case 'T':
             if (!parse_ms(optarg, 1, &v) || v > 64)
@@ -153,6 +216,7 @@ cmd_serve(int argc, char **argv)
         case 'w':
             if (!parse_ms(optarg, 1, &o.window_ms))
                 return dcli_usage("serve", "--window-ms takes ms > 0");
+            given[CONFIG_WINDOW_MS] = true;
             break;
         case 'S':
             if (nset == sizeof(sets) / sizeof(sets[0]))
@@ -169,10 +233,18 @@ cmd_serve(int argc, char **argv)
     }
     if (optind < argc)
         return dcli_usage("serve", "unexpected argument '%s'", argv[optind]);
-    o.set = sets;
-    o.nset = nset;
     struct as_err e;
+    char **all_sets;
+    size_t nall, nfile;
+    if (serve_config(&o, given, sets, nset, &all_sets, &nall, &nfile, &e)) {
+        fprintf(stderr, "airspace serve: %s\n", e.msg);
+        broker_not_serving(&o, e.msg);
+        return CLI_EXIT_USAGE;
+    }
+    o.set = (const char *const *)all_sets;
+    o.nset = nall;
     int rc = broker_run(&o, &e);
+    free_sets(all_sets, nfile);
     if (rc) {
         fprintf(stderr, "airspace serve: %s\n", e.msg);
         return rc == AS_ECONFLICT ? CLI_EXIT_FAIL

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/records.h"
 #include "cli/replay.h"
+#include "git/config.h"
 #include "git/repo.h"
 #include "util/banned.h"
 
@@ -109,19 +110,42 @@ apply_set(const char *v, bool git, struct replay_config *cfg,
     return 0;
 }
 
+/* The risk model in git mode: the built-in defaults, the config files'
+ * [risk] settings (docs/config.md), then --set; checked as a whole. */
 static int
-run_git(const char *dir, struct replay_config *cfg,
-    struct replay_git_options *go, bool json)
+replay_risk_config(struct repo *r, const char *const *sets, size_t nsets,
+    struct replay_config *cfg, struct replay_git_options *go)
+{
+    struct as_err err = { "" };
+    struct config c;
+    config_init(&c);
+    int rc = config_read(&c, r, &err);
+    if (rc) {
+        fprintf(stderr, "airspace replay: %s\n", err.msg);
+    } else {
+        config_apply_risk(&c, &go->risk);
+        for (size_t k = 0; k < nsets && !rc; k++)
+            rc = apply_set(sets[k], true, cfg, go);
+        if (!rc && (rc = risk_config_check(&go->risk, &err)))
+            fprintf(stderr, "airspace replay: %s\n", err.msg);
+    }
+    config_release(&c);
+    return rc;
+}
+
+static int
+run_git(const char *dir, const char *const *sets, size_t nsets,
+    struct replay_config *cfg, struct replay_git_options *go, bool json)
 {
     struct as_err err = { "" };
     struct repo *r = NULL;
-    if (risk_config_check(&go->risk, &err)) {
-        fprintf(stderr, "airspace replay: %s\n", err.msg);
-        return CLI_EXIT_USAGE;
-    }
     if (repo_open(dir, &r, &err)) {
         fprintf(stderr, "airspace replay: %s\n", err.msg);
         return CLI_EXIT_ERROR;
+    }
+    if (replay_risk_config(r, sets, nsets, cfg, go)) {
+        repo_free(r);
+        return CLI_EXIT_USAGE;
     }
     struct replay *rp = replay_new(cfg);
     int rc = replay_run_git(rp, r, go, &err);
@@ -255,11 +279,17 @@ cmd_replay(int argc, char **argv)
             stderr, "airspace replay: --all and --rev cannot be combined\n");
         return CLI_EXIT_USAGE;
     }
+    /* Each --set is checked before anything is read. */
+    struct replay_config cfg0 = cfg;
+    struct replay_git_options go0 = go;
     for (size_t k = 0; k < nsets; k++)
-        if (apply_set(sets[k], !records, &cfg, &go))
+        if (apply_set(sets[k], !records, &cfg0, &go0))
             return CLI_EXIT_USAGE;
     if (!records)
-        return run_git(repo_dir, &cfg, &go, json);
+        return run_git(repo_dir, sets, nsets, &cfg, &go, json);
+    /* The records model shares no key with the risk model: no config
+     * file applies to it (docs/config.md). */
+    cfg = cfg0;
 
     struct records_reader *rd = records_open(records, &err);
     if (!rd) {

@@ -19,6 +19,7 @@
 #include "cli/scan.h"
 #include "cli/scan_print.h"
 #include "git/align.h"
+#include "git/config.h"
 #include "git/files.h"
 #include "git/merge.h"
 #include "git/repo.h"
@@ -28,8 +29,13 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+#define SCAN_MAX_SETS 64
+
 struct scan_opts {
     bool json, explain, branches, no_merge, no_graph;
+    bool model_given; /* --model: the files' [risk] settings do not apply */
+    const char *sets[SCAN_MAX_SETS]; /* --set KEY=VALUE, checked, in order */
+    size_t nset;
     const char *agents_path, *repo_dir, *integration, *fail_on;
     int color; /* -1 auto, 0 never, 1 always */
     int64_t now_ms;
@@ -50,14 +56,17 @@ static const char scan_usage[] =
     "  --agents FILE          score the working sets in FILE ('-' = stdin)\n"
     "  --repo DIR             repository or directory to read (default: .)\n"
     "  --branches             also fly every local branch not checked out\n"
-    "  --integration BRANCH   branch agents are based on (default: the main\n"
-    "                         worktree's branch, or git config\n"
-    "                         airspace.integration)\n"
+    "  --integration BRANCH   branch agents are based on (default:\n"
+    "                         airspace.integration from the configuration\n"
+    "                         (docs/config.md), else the main worktree's\n"
+    "                         branch)\n"
     "  --fail-on LEVEL        exit 1 when a 'traffic' or 'resolution'\n"
     "                         advisory (or worse) exists\n"
     "  --model NAME           'airspace' (default) or 'ecc' (compatible\n"
-    "                         settings of the reference model)\n"
-    "  --set KEY=VALUE        override a model constant (docs/risk-model.md)\n"
+    "                         settings of the reference model); either\n"
+    "                         ignores the [risk] settings of config files\n"
+    "  --set KEY=VALUE        override a model constant (docs/risk-model.md),\n"
+    "                         over the config files (docs/config.md)\n"
     "  --no-merge             skip the speculative merge channel\n"
     "  --no-graph             skip the import graph (no dependency/symbol)\n"
     "  --now MS               evaluate at this time (ms since the epoch)\n"
@@ -398,6 +407,8 @@ parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
             m = argv[i + 1];
         else if (!strncmp(argv[i], "--model=", 8))
             m = argv[i] + 8;
+        if (m)
+            o->model_given = true;
         if (m && !strcmp(m, "ecc"))
             risk_config_ecc(cfg);
         else if (m && strcmp(m, "airspace"))
@@ -441,11 +452,17 @@ parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
             char *eq = strchr(optarg, '=');
             if (!eq)
                 return usage_error("--set takes KEY=VALUE, not '%s'", optarg);
+            /* Checked now, applied over the config files later. */
+            struct risk_config scratch;
+            risk_config_default(&scratch);
             char *key = xstrndup(optarg, (size_t)(eq - optarg));
-            int rc = risk_config_set(cfg, key, eq + 1, &e);
+            int rc = risk_config_set(&scratch, key, eq + 1, &e);
             free(key);
             if (rc)
                 return usage_error("--set: %s", e.msg);
+            if (o->nset == SCAN_MAX_SETS)
+                return usage_error("too many --set options");
+            o->sets[o->nset++] = optarg;
             break;
         }
         case O_NOMERGE:
@@ -494,6 +511,29 @@ parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
     return 0;
 }
 
+/* The model: --model's or the built-in defaults, then the config files'
+ * [risk] settings (not with --model), then --set; checked as a whole. */
+static int
+scan_config(const struct scan_opts *o, struct repo *repo,
+    struct risk_config *cfg, struct as_err *e)
+{
+    struct config c;
+    config_init(&c);
+    int rc = config_read(&c, repo, e);
+    if (!rc && !o->model_given)
+        config_apply_risk(&c, cfg);
+    config_release(&c);
+    for (size_t i = 0; !rc && i < o->nset; i++) {
+        const char *eq = strchr(o->sets[i], '=');
+        char *key = xstrndup(o->sets[i], (size_t)(eq - o->sets[i]));
+        rc = risk_config_set(cfg, key, eq + 1, e);
+        free(key);
+    }
+    if (!rc)
+        rc = risk_config_check(cfg, e);
+    return rc;
+}
+
 int
 cmd_scan(int argc, char **argv)
 {
@@ -537,8 +577,18 @@ cmd_scan(int argc, char **argv)
                 exit_code = CLI_EXIT_USAGE;
                 goto out;
             }
+        }
+        /* A plain directory (or none) has the user file only. */
+        if (o.repo_dir && repo_open(o.repo_dir, &repo, &e))
+            repo = NULL;
+        if (scan_config(&o, repo, &r.cfg, &e)) {
+            fprintf(stderr, "airspace scan: %s\n", e.msg);
+            exit_code = CLI_EXIT_USAGE;
+            goto out;
+        }
+        if (o.repo_dir && !o.no_graph) {
             r.repository = realpath(o.repo_dir, NULL);
-            if (repo_open(o.repo_dir, &repo, &e) == 0) {
+            if (repo) {
                 if (o.integration)
                     r.integration = xstrdup(o.integration);
                 else if (repo_integration_branch(repo, &r.integration, &e))
@@ -556,6 +606,11 @@ cmd_scan(int argc, char **argv)
     } else {
         rc = repo_open(o.repo_dir ? o.repo_dir : ".", &repo, &e);
         if (rc) {
+            fprintf(stderr, "airspace scan: %s\n", e.msg);
+            exit_code = CLI_EXIT_USAGE;
+            goto out;
+        }
+        if (scan_config(&o, repo, &r.cfg, &e)) {
             fprintf(stderr, "airspace scan: %s\n", e.msg);
             exit_code = CLI_EXIT_USAGE;
             goto out;

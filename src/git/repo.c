@@ -11,6 +11,7 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 
+#include "git/config.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -166,29 +167,27 @@ head_branch(git_repository *g)
 int
 repo_integration_branch(struct repo *r, char **out, struct as_err *e)
 {
-    git_config *cfg = NULL;
-    git_buf buf = GIT_BUF_INIT;
+    struct config c;
     int err;
 
     *out = NULL;
-    if (git_repository_config_snapshot(&cfg, r->git) < 0)
-        return repo_git_errorf(e, "cannot read config of '%s'", r->common_dir);
-    err = git_config_get_string_buf(&buf, cfg, "airspace.integration");
-    git_config_free(cfg);
-    if (err == 0 && buf.size > 0) {
-        *out = xstrdup(buf.ptr);
-        git_buf_dispose(&buf);
-        return 0;
+    config_init(&c);
+    if ((err = config_read(&c, r, e))) {
+        config_release(&c);
+        return err;
     }
-    git_buf_dispose(&buf);
-    if (err < 0 && err != GIT_ENOTFOUND)
-        return repo_git_errorf(e, "cannot read 'airspace.integration'");
+    *out = c.integration;
+    c.integration = NULL;
+    config_release(&c);
+    if (*out)
+        return 0;
 
     *out = head_branch(r->git);
     if (!*out)
         return as_errorf(e, AS_ENOENT,
             "cannot find the integration branch of '%s': the main worktree "
-            "is detached and 'airspace.integration' is not set",
+            "is detached and 'airspace.integration' is not set "
+            "(docs/config.md)",
             r->common_dir);
     return 0;
 }

@@ -52,9 +52,11 @@ git_repository *repo_git(struct repo *r);
 void repo_forget_created(struct repo *r);
 
 /*
- * The integration branch (short name, new string in *out): git config
- * `airspace.integration` if set, else the main worktree's current branch.
- * A detached main worktree without the config is AS_ENOENT.
+ * The integration branch (short name, new string in *out): `airspace.
+ * integration` from the configuration layers (config.h: the airspace files
+ * and the repository's git config) if set, else the main worktree's current
+ * branch. A detached main worktree without the setting is AS_ENOENT; a bad
+ * configuration file is config_read()'s error.
  */
 int repo_integration_branch(struct repo *r, char **out, struct as_err *e);
 

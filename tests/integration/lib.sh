@@ -8,6 +8,7 @@ export GIT_AUTHOR_NAME=tester GIT_AUTHOR_EMAIL=t@example.invalid
 export GIT_COMMITTER_NAME=tester GIT_COMMITTER_EMAIL=t@example.invalid
 export GIT_AUTHOR_DATE="2026-01-01T10:00:00Z" GIT_COMMITTER_DATE="2026-01-01T10:00:00Z"
 export GIT_CONFIG_NOSYSTEM=1 HOME="$TMP/home" NO_COLOR=1
+export XDG_CONFIG_HOME="$HOME/.config" # no user config file leaks in
 mkdir -p "$HOME"
 PASSED=0
 FAILED=0

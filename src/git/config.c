@@ -1,0 +1,273 @@
+/*
+ * config.c - the layered configuration files, parsed by libgit2.
+ */
+#include "git/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const struct {
+    const char *name;
+    int64_t min;
+} timers[CONFIG_NTIMERS] = {
+    [CONFIG_STALE_MS] = { "stale-ms", 1 },
+    [CONFIG_RESCAN_MS] = { "rescan-ms", 10 },
+    [CONFIG_DEBOUNCE_MS] = { "debounce-ms", 0 },
+    [CONFIG_TICK_MS] = { "tick-ms", 10 },
+    [CONFIG_WINDOW_MS] = { "window-ms", 1 },
+};
+
+void
+config_init(struct config *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (int t = 0; t < CONFIG_NTIMERS; t++)
+        c->timer[t] = -1;
+}
+
+void
+config_release(struct config *c)
+{
+    for (size_t i = 0; i < c->nrisk; i++) {
+        free(c->risk[i].key);
+        free(c->risk[i].value);
+    }
+    free(c->risk);
+    free(c->integration);
+    config_init(c);
+}
+
+const char *
+config_timer_name(enum config_timer t)
+{
+    return (int)t >= 0 && (int)t < CONFIG_NTIMERS ? timers[t].name : "unknown";
+}
+
+struct reader {
+    struct config *c;
+    const char *path;
+    struct as_err *e;
+    int rc;
+};
+
+static int
+bad_entry(struct reader *rd, const git_config_entry *en, const char *why)
+{
+    rd->rc = as_errorf(rd->e, AS_EINVAL, "config file '%s': %s = %s: %s",
+        rd->path, en->name, en->value ? en->value : "(no value)", why);
+    return 1;
+}
+
+static void
+risk_put(struct config *c, char *key, const char *value)
+{
+    for (size_t i = 0; i < c->nrisk; i++)
+        if (!strcmp(c->risk[i].key, key)) {
+            free(key);
+            free(c->risk[i].value);
+            c->risk[i].value = xstrdup(value);
+            return;
+        }
+    c->risk = xrealloc(c->risk, (c->nrisk + 1) * sizeof(*c->risk));
+    c->risk[c->nrisk].key = key;
+    c->risk[c->nrisk].value = xstrdup(value);
+    c->nrisk++;
+}
+
+/* risk.<k>: the model key k with '-' read as '_'. */
+static int
+read_risk(struct reader *rd, const git_config_entry *en, const char *rest)
+{
+    struct risk_config scratch;
+    struct as_err re;
+    char *key = xstrdup(rest);
+    for (char *p = key; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    /* A bare name is git's "true": only the boolean key takes it. */
+    const char *value = en->value ? en->value : "true";
+    risk_config_default(&scratch);
+    if (risk_config_set(&scratch, key, value, &re)) {
+        free(key);
+        return bad_entry(rd, en, en->value ? re.msg : "no value given");
+    }
+    risk_put(rd->c, key, value);
+    return 0;
+}
+
+static int
+read_daemon(struct reader *rd, const git_config_entry *en, const char *rest)
+{
+    for (int t = 0; t < CONFIG_NTIMERS; t++) {
+        if (strcmp(rest, timers[t].name))
+            continue;
+        const char *v = en->value;
+        char *end;
+        errno = 0;
+        long long n = v ? strtoll(v, &end, 10) : -1;
+        if (!v || errno || end == v || *end || n < timers[t].min) {
+            char why[96];
+            snprintf(why, sizeof(why), "want whole milliseconds >= %lld",
+                (long long)timers[t].min);
+            return bad_entry(rd, en, why);
+        }
+        rd->c->timer[t] = n;
+        return 0;
+    }
+    return bad_entry(rd, en, "unknown key (docs/config.md)");
+}
+
+/* A branch name git would accept, with or without refs/heads/. */
+static bool
+branch_name_ok(const char *v)
+{
+    if (!*v)
+        return false;
+    if (!strncmp(v, "refs/heads/", 11))
+        v += 11;
+    char *full = xasprintf("refs/heads/%s", v);
+    int valid = 0;
+    bool ok = git_reference_name_is_valid(&valid, full) == 0 && valid;
+    free(full);
+    return ok;
+}
+
+static int
+read_airspace(struct reader *rd, const git_config_entry *en, const char *rest)
+{
+    if (strcmp(rest, "integration"))
+        return bad_entry(rd, en, "unknown key (docs/config.md)");
+    if (!en->value || !branch_name_ok(en->value))
+        return bad_entry(rd, en, "want a branch name");
+    free(rd->c->integration);
+    rd->c->integration = xstrdup(en->value);
+    return 0;
+}
+
+static int
+read_entry(const git_config_entry *en, void *payload)
+{
+    struct reader *rd = payload;
+    const char *dot = strchr(en->name, '.');
+    if (!dot)
+        return 0;
+    size_t n = (size_t)(dot - en->name);
+    if (n == 4 && !strncmp(en->name, "risk", n))
+        return read_risk(rd, en, dot + 1);
+    if (n == 6 && !strncmp(en->name, "daemon", n))
+        return read_daemon(rd, en, dot + 1);
+    if (n == 8 && !strncmp(en->name, "airspace", n))
+        return read_airspace(rd, en, dot + 1);
+    return 0; /* other sections are not ours */
+}
+
+int
+config_read_file(struct config *c, const char *path, struct as_err *e)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        return as_errorf(e, AS_EIO, "cannot read config file '%s': %s", path,
+            strerror(errno));
+    }
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    close(fd);
+    if (!regular)
+        return as_errorf(e, AS_EIO,
+            "cannot read config file '%s': not a regular file", path);
+
+    git_libgit2_init();
+    git_config *cfg = NULL;
+    int rc = 0;
+    if (git_config_new(&cfg) < 0 || git_config_add_file_ondisk(cfg, path,
+                                        GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
+        const git_error *ge = git_error_last();
+        rc = as_errorf(e, AS_EPARSE, "cannot read config file '%s': %s", path,
+            ge && ge->message ? ge->message : "unknown libgit2 error");
+        goto out;
+    }
+    struct reader rd = { c, path, e, 0 };
+    int frc = git_config_foreach(cfg, read_entry, &rd);
+    if (rd.rc)
+        rc = rd.rc;
+    else if (frc < 0)
+        rc = repo_git_errorf(e, "cannot read config file '%s'", path);
+out:
+    git_config_free(cfg);
+    git_libgit2_shutdown();
+    return rc;
+}
+
+char *
+config_user_path(void)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg == '/')
+        return xasprintf("%s/airspace/config", xdg);
+    if (home && *home == '/')
+        return xasprintf("%s/.config/airspace/config", home);
+    return NULL;
+}
+
+/* `airspace.integration` from the repository's git config, if set. */
+static int
+read_git_integration(struct config *c, struct repo *r, struct as_err *e)
+{
+    git_config *cfg = NULL;
+    git_buf buf = GIT_BUF_INIT;
+    if (git_repository_config_snapshot(&cfg, repo_git(r)) < 0)
+        return repo_git_errorf(
+            e, "cannot read git config of '%s'", repo_common_dir(r));
+    int err = git_config_get_string_buf(&buf, cfg, "airspace.integration");
+    git_config_free(cfg);
+    if (err == 0 && buf.size > 0) {
+        free(c->integration);
+        c->integration = xstrdup(buf.ptr);
+    }
+    git_buf_dispose(&buf);
+    if (err < 0 && err != GIT_ENOTFOUND)
+        return repo_git_errorf(e, "cannot read 'airspace.integration'");
+    return 0;
+}
+
+int
+config_read(struct config *c, struct repo *r, struct as_err *e)
+{
+    char *path = config_user_path();
+    int rc = path ? config_read_file(c, path, e) : 0;
+    free(path);
+    if (rc || !r)
+        return rc;
+    if (repo_main_workdir(r)) {
+        path = xasprintf("%s/.airspace/config", repo_main_workdir(r));
+        rc = config_read_file(c, path, e);
+        free(path);
+        if (rc)
+            return rc;
+    }
+    if ((rc = read_git_integration(c, r, e)))
+        return rc;
+    path = xasprintf("%s/airspace/config", repo_common_dir(r));
+    rc = config_read_file(c, path, e);
+    free(path);
+    return rc;
+}
+
+void
+config_apply_risk(const struct config *c, struct risk_config *cfg)
+{
+    for (size_t i = 0; i < c->nrisk; i++)
+        (void)risk_config_set(cfg, c->risk[i].key, c->risk[i].value, NULL);
+}

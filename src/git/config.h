@@ -1,0 +1,96 @@
+/*
+ * config.h - airspace's configuration files (docs/config.md).
+ *
+ * Git-config syntax, read with libgit2's parser, in layers from low to
+ * high precedence:
+ *
+ *   user        $XDG_CONFIG_HOME/airspace/config (~/.config/airspace/config)
+ *   repository  <main worktree>/.airspace/config (committed team policy)
+ *   git config  `airspace.integration` only, from the repository's git
+ *               config (any git level), as before these files existed
+ *   local       $GIT_COMMON_DIR/airspace/config
+ *
+ * Built-in defaults lie below every layer; command-line flags above all of
+ * them (the callers apply those). A missing file is an empty layer. A file
+ * that cannot be read or parsed, an unknown key in an airspace section
+ * ([risk], [daemon], [airspace]) or a bad value is an error naming the file
+ * (and, from libgit2's parser, the line) or the file, key and value; other
+ * sections are ignored.
+ *
+ * Keys: `risk.<k>` is the risk model's key k (risk_config_set()) with every
+ * '-' read as '_': `[risk "weight"] merge` is weight.merge, `[risk]
+ * dwell-ms` is dwell_ms, `[risk "recency"] half-life-ms` is
+ * recency.half_life_ms. `daemon.<timer>` sets serve's --<timer> (stale-ms,
+ * rescan-ms, debounce-ms, tick-ms, window-ms). `airspace.integration` names
+ * the integration branch.
+ *
+ * No clock, no environment except config_user_path(). A struct config owns
+ * its strings: config_init() / config_release().
+ */
+#ifndef AIRSPACE_GIT_CONFIG_H
+#define AIRSPACE_GIT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/risk.h"
+#include "git/repo.h"
+#include "util/error.h"
+
+/* One risk model setting: risk_config_set()'s key and the text value. */
+struct config_risk {
+    char *key;
+    char *value;
+};
+
+enum config_timer {
+    CONFIG_STALE_MS,
+    CONFIG_RESCAN_MS,
+    CONFIG_DEBOUNCE_MS,
+    CONFIG_TICK_MS,
+    CONFIG_WINDOW_MS,
+    CONFIG_NTIMERS
+};
+
+struct config {
+    struct config_risk *risk; /* one per key, already checked */
+    size_t nrisk;
+    int64_t timer[CONFIG_NTIMERS]; /* -1: not set */
+    char *integration;             /* NULL: not set */
+};
+
+void config_init(struct config *c);
+void config_release(struct config *c);
+
+/* serve's option name of a timer ("stale-ms", ...). */
+const char *config_timer_name(enum config_timer t);
+
+/*
+ * Read one file into c; its settings override those already in c. A
+ * missing file reads as empty. Returns 0, or AS_EIO (cannot read it),
+ * AS_EPARSE (malformed: libgit2's message names the file and line) or
+ * AS_EINVAL (unknown key or bad value: names file, key and value); c may
+ * hold part of the file then.
+ */
+int config_read_file(struct config *c, const char *path, struct as_err *e);
+
+/*
+ * The user file: $XDG_CONFIG_HOME/airspace/config when XDG_CONFIG_HOME is
+ * absolute, else $HOME/.config/airspace/config; NULL when HOME is not
+ * absolute either. New string.
+ */
+char *config_user_path(void);
+
+/*
+ * Read every layer for repository r into c, low to high (see above); r NULL
+ * reads the user file only. Errors as config_read_file(); a git config
+ * that cannot be read is AS_EGIT.
+ */
+int config_read(struct config *c, struct repo *r, struct as_err *e);
+
+/* Apply c's risk settings to cfg. Cannot fail: they were checked when
+ * read. */
+void config_apply_risk(const struct config *c, struct risk_config *cfg);
+
+#endif
