@@ -8,6 +8,9 @@
 #ifndef AIRSPACE_CLI_CLI_H
 #define AIRSPACE_CLI_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 enum {
     CLI_EXIT_OK = 0,
     CLI_EXIT_FAIL = 1,
@@ -27,9 +30,11 @@ struct cli_command {
 };
 
 cli_fn cmd_advisories;
+cli_fn cmd_agent;
 cli_fn cmd_agents;
 cli_fn cmd_api;
 cli_fn cmd_claim;
+cli_fn cmd_commit;
 cli_fn cmd_conflicts;
 cli_fn cmd_hook;
 cli_fn cmd_inbox;
@@ -50,5 +55,32 @@ cli_fn cmd_status;
 cli_fn cmd_stop;
 cli_fn cmd_version;
 cli_fn cmd_watch;
+
+/*
+ * A scoped commit (cmd_commit.c, docs/cli.md "airspace commit"), shared by
+ * `airspace commit` and the MCP tool `commit`.
+ */
+struct client;
+struct json_t;
+
+struct scoped_commit {
+    const char *dir;     /* where paths are relative to; in the working tree */
+    const char *agent;   /* NULL: $AIRSPACE_AGENT, else the tree's agent */
+    const char *message; /* the commit message */
+    char *const *paths;  /* as given: relative to dir, or absolute */
+    size_t npaths;       /* 0: the agent's own changes */
+    bool force;          /* commit paths other agents hold */
+    struct client *cl;   /* a connected daemon, or NULL: none */
+    const char *no_daemon; /* why there is none (for the note) */
+};
+
+/*
+ * Commit as described in docs/cli.md. Returns the exit code: 0 with
+ * *result (a new JSON object: commit, branch, parent, files, retries,
+ * index_updated, agent); otherwise *error (a new string). *notes (new
+ * string, or NULL) holds the warnings, one per line, either way.
+ */
+int scoped_commit_run(const struct scoped_commit *sc, struct json_t **result,
+    char **notes, char **error);
 
 #endif

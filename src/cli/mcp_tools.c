@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/init_git.h"
 #include "util/glob.h"
 #include "util/path.h"
@@ -883,6 +884,56 @@ t_inbox(struct mcp_session *s, json_t *args)
     return r;
 }
 
+static json_t *
+t_commit(struct mcp_session *s, json_t *args)
+{
+    json_t *err = NULL;
+    const char *self = me(s, &err);
+    if (!self)
+        return err;
+    if (!toplevel(s))
+        return fail(s, "the MCP server is not running inside a git working "
+                       "tree: nothing to commit");
+    json_t *jp = json_object_get(args, "paths");
+    size_t n = json_array_size(jp);
+    char **paths = xcalloc(n + 1, sizeof(*paths));
+    for (size_t i = 0; i < n; i++)
+        paths[i] = (char *)json_string_value(json_array_get(jp, i));
+    struct scoped_commit sc = {
+        .dir = s->toplevel,
+        .agent = self,
+        .message = str(args, "message"),
+        .paths = paths,
+        .npaths = n,
+        .force = json_is_true(json_object_get(args, "force")),
+        .cl = &s->cl,
+    };
+    json_t *res = NULL;
+    char *notes = NULL, *error = NULL;
+    int code = scoped_commit_run(&sc, &res, &notes, &error);
+    free(paths);
+    struct text t = { 0 };
+    if (code) {
+        text_addf(&t,
+            "commit refused (nothing committed unless said "
+            "otherwise): %s\n",
+            error ? error : "?");
+    } else {
+        text_addf(&t, "committed %.7s on %s: %s\n", str(res, "commit"),
+            *str(res, "branch") ? str(res, "branch") : "a detached HEAD",
+            str(res, "subject"));
+        size_t i;
+        json_t *f;
+        json_array_foreach(json_object_get(res, "files"), i, f)
+            text_addf(&t, "  %s %s\n", str(f, "status"), str(f, "path"));
+    }
+    if (notes)
+        text_addf(&t, "%s", notes);
+    free(notes);
+    free(error);
+    return result(s, code != 0, &t, res);
+}
+
 #define PATTERNS                                                               \
     "\"patterns\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":64,"         \
     "\"items\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},"      \
@@ -988,6 +1039,25 @@ static const struct tool {
         "\"body\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":8192}},"
         "\"required\":[\"to\",\"body\"],\"additionalProperties\":false}",
         t_send_message },
+    { "commit",
+        "Commit only your own files, without touching .git/index.lock, so "
+        "agents sharing a working tree never block each other: the given "
+        "paths (files, or directories for the changed files under them), "
+        "else your changes (every change of a worktree only you use; in a "
+        "shared working tree, the files you reported editing). Refused "
+        "when another agent holds one of them (unless force) or committed "
+        "it meanwhile.",
+        "{\"type\":\"object\",\"properties\":{"
+        "\"message\":{\"type\":\"string\",\"minLength\":1,"
+        "\"maxLength\":65536,\"description\":\"the commit message\"},"
+        "\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":1024,"
+        "\"items\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":"
+        "4096},\"description\":\"repository-relative (or absolute) paths "
+        "to commit; default: your own changes\"},"
+        "\"force\":{\"type\":\"boolean\",\"description\":\"commit paths "
+        "another agent holds\"}},"
+        "\"required\":[\"message\"],\"additionalProperties\":false}",
+        t_commit },
     { "inbox", "Read the messages other agents sent you.",
         "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
         "false}",

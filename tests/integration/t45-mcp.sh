@@ -57,6 +57,12 @@ else
 fi
 tail -n 1 "$TMP/node.out"
 
+# The commit tool committed src/mine.c alone, and nothing of src/held.c.
+check "the MCP commit is HEAD" [ "$(git log -1 --format=%s)" = "mcp commit" ]
+check "... with src/mine.c only" [ "$(git show --format= --name-only HEAD)" = src/mine.c ]
+check "... src/held.c and src/free.c still uncommitted" \
+    [ "$(git status --porcelain src | tr '\n' ' ')" = " M src/free.c  M src/held.c " ]
+
 # The SDK session took the main worktree over (keeping its id) and, not
 # having created it, left it as it was: active, the person's lock kept.
 as api GET /v1/agents > "$TMP/agents.json"

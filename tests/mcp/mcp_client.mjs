@@ -5,6 +5,7 @@
 // "bob" must hold an exclusive lock on src/held.c and a claim on
 // src/bclaim.c. Prints "N passed, N failed" last; exits 1 on any failure.
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const bin = process.env.AIRSPACE_BIN;
@@ -42,9 +43,9 @@ check('ping', (await client.ping()) !== undefined);
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
-const want = ['advisories', 'claim', 'contest', 'inbox', 'intent', 'lock',
-    'near', 'release', 'send_message', 'status'];
-check('ten tools', JSON.stringify(names) === JSON.stringify(want), names);
+const want = ['advisories', 'claim', 'commit', 'contest', 'inbox', 'intent',
+    'lock', 'near', 'release', 'send_message', 'status'];
+check('eleven tools', JSON.stringify(names) === JSON.stringify(want), names);
 for (const t of tools) {
     check(`${t.name} has a description`, t.description?.length > 10);
     check(`${t.name} schema is an object schema`,
@@ -97,6 +98,30 @@ r = await call('send_message', { to: 'bob', type: 'shout', body: 'x' });
 check('an unknown message type is refused', r.isError === true, r);
 r = await call('inbox', {});
 check('inbox read', !r.isError, r);
+
+// commit: scoped to the given paths; refused on another agent's lock
+writeFileSync('src/mine.c', 'int mine(void)\n{\n    return 1;\n}\n');
+writeFileSync('src/free.c', 'int free_(void)\n{\n    return 2;\n}\n');
+r = await call('commit', { message: 'mcp commit', paths: ['src/mine.c'] });
+check('commit ok', !r.isError, r);
+check('commit reports the commit id', /^[0-9a-f]{40}$/.test(r.structuredContent?.commit ?? ''), r);
+check('commit names the file', JSON.stringify(r.structuredContent?.files) ===
+    JSON.stringify([{ path: 'src/mine.c', status: 'modified' }]), r.structuredContent);
+check('commit text says so', /committed [0-9a-f]{7} on main: mcp commit/.test(text(r)), text(r));
+writeFileSync('src/held.c', 'int held(void)\n{\n    return 3;\n}\n');
+r = await call('commit', { message: 'take held', paths: ['src/held.c'] });
+check('commit of a file bob holds is a tool error', r.isError === true, r);
+check('the refusal names bob and the pattern', /held by bob/.test(text(r)) &&
+    /src\/held\.c/.test(text(r)), text(r));
+r = await call('commit', { message: 'x', paths: ['../../etc/passwd'] });
+check('commit outside the repository is a tool error', r.isError === true &&
+    /outside the repository/.test(text(r)), text(r));
+r = await call('commit', { message: 'x', paths: ['src/claimed.c'] });
+check('commit of an unchanged file is a tool error', r.isError === true &&
+    /no change/.test(text(r)), text(r));
+r = await call('commit', { paths: ['src/free.c'] });
+check('commit without a message is a tool error', r.isError === true &&
+    /message/.test(text(r)), text(r));
 
 r = await call('lock', { patterns: [] });
 check('empty patterns is a tool error', r.isError === true && /patterns/.test(text(r)), r);

@@ -1,0 +1,331 @@
+/*
+ * cmd_agent.c - `airspace agent new|rm|list`: a worktree and a branch per
+ * agent (git/worktree.h), registered with the daemon when it is there.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/dcli.h"
+#include "git/worktree.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char usage[] =
+    "usage: airspace agent new NAME [--base REV] [--dir DIR] [--json]\n"
+    "                          [--no-start]\n"
+    "       airspace agent rm NAME [--force] [--json] [--no-start]\n"
+    "       airspace agent list [--json]\n\n"
+    "new: make a worktree for agent NAME on a new branch airspace/NAME\n"
+    "from REV (default HEAD), in DIR (default <repo>.airspace/NAME beside\n"
+    "the repository), register it with the daemon and print its path.\n"
+    "rm: remove that worktree (refused with uncommitted changes unless\n"
+    "--force) and its branch when it is merged; the daemon is told the\n"
+    "agent exited. list: the same as 'airspace agents'.\n";
+
+struct aopts {
+    const char *base, *dir;
+    bool json, force, no_start;
+};
+
+static int
+parse(int argc, char **argv, struct aopts *o, const char *cmd)
+{
+    static const struct option longopts[] = {
+        { "base", required_argument, NULL, 'b' },
+        { "dir", required_argument, NULL, 'd' },
+        { "json", no_argument, NULL, 'j' },
+        { "force", no_argument, NULL, 'f' },
+        { "no-start", no_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    memset(o, 0, sizeof(*o));
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            o->base = optarg;
+            break;
+        case 'd':
+            o->dir = optarg;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 'f':
+            o->force = true;
+            break;
+        case 'n':
+            o->no_start = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            return dcli_usage(
+                cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!strcmp(cmd, "agent new") && o->force)
+        return dcli_usage(cmd, "--force is an option of 'agent rm'");
+    if (!strcmp(cmd, "agent rm") && (o->base || o->dir))
+        return dcli_usage(cmd, "--base and --dir are options of 'agent new'");
+    if (optind + 1 != argc)
+        return dcli_usage(cmd, optind >= argc ? "expected the agent's NAME"
+                                              : "expected one NAME, not more");
+    return 0;
+}
+
+static int
+exit_for(int rc)
+{
+    switch (rc) {
+    case AS_EINVAL:
+    case AS_ENOENT:
+        return CLI_EXIT_USAGE;
+    case AS_ECONFLICT:
+        return CLI_EXIT_FAIL;
+    default:
+        return CLI_EXIT_ERROR;
+    }
+}
+
+static const char *
+jstr(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+/* s escaped for a URL path segment (new string). */
+static char *
+url_escape(const char *s)
+{
+    size_t len = 0;
+    char *out = xmalloc(strlen(s) * 3 + 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                     (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+                     *p == '-';
+        len += (size_t)snprintf(out + len, 4, plain ? "%c" : "%%%02X", *p);
+    }
+    out[len] = '\0';
+    return out;
+}
+
+/* The daemon, if it can be had; a note on stderr when not. */
+static bool
+daemon_open(struct client *cl, bool no_start, const char *cmd)
+{
+    struct as_err e;
+    if (client_open(cl, ".", !no_start, &e)) {
+        client_close(cl);
+        fprintf(stderr,
+            "airspace %s: the daemon cannot be reached (%s): it is not told\n",
+            cmd, e.msg);
+        return false;
+    }
+    cl->timeout_ms = 10000;
+    return true;
+}
+
+/* GET /v1/agents: the reply ({agents: [...]}; json_decref it), or NULL. */
+static json_t *
+agents_list(struct client *cl)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    if (client_request(cl, "GET", "/v1/agents", NULL, &status, &reply, &e) ||
+        status != 200) {
+        if (reply)
+            json_decref(reply);
+        return NULL;
+    }
+    return reply;
+}
+
+static int
+agent_new(int argc, char **argv)
+{
+    struct aopts o;
+    int rc = parse(argc, argv, &o, "agent new");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    const char *name = argv[optind];
+    if (!worktree_name_valid(name))
+        return dcli_usage("agent new",
+            "'%s' cannot name an agent: use 1 to %d letters, digits, '.', "
+            "'_' or '-' (not starting with '.' or '-')",
+            name, WORKTREE_NAME_MAX);
+    struct client cl;
+    bool have = daemon_open(&cl, o.no_start, "agent new");
+    if (have) {
+        json_t *reply = agents_list(&cl);
+        size_t i;
+        json_t *a;
+        json_array_foreach(json_object_get(reply, "agents"), i, a)
+        {
+            const char *id = jstr(a, "id"), *st = jstr(a, "status");
+            if (!id || strcmp(id, name) || (st && !strcmp(st, "exited")))
+                continue;
+            const char *wt = jstr(a, "worktree");
+            fprintf(stderr,
+                "airspace agent new: agent '%s' already flies (%s%s%s): "
+                "pick another name\n",
+                name, st ? st : "active", wt ? ", in " : "", wt ? wt : "");
+            json_decref(reply);
+            client_close(&cl);
+            return CLI_EXIT_FAIL;
+        }
+        if (reply)
+            json_decref(reply);
+    }
+    struct worktree_info w;
+    struct as_err e;
+    if ((rc = worktree_new(".", name, o.base, o.dir, &w, &e))) {
+        fprintf(stderr, "airspace agent new: %s\n", e.msg);
+        if (have)
+            client_close(&cl);
+        return exit_for(rc);
+    }
+    bool registered = false;
+    if (have) {
+        json_t *body = json_pack("{s:s, s:s, s:s, s:s}", "id", name, "client",
+            "airspace", "worktree", w.path, "branch", w.branch);
+        long status;
+        json_t *reply = NULL;
+        if (client_request(
+                &cl, "POST", "/v1/agents", body, &status, &reply, &e) == 0 &&
+            status == 200)
+            registered = true;
+        else
+            fprintf(stderr,
+                "airspace agent new: the worktree is made, but the daemon did "
+                "not register '%s': %s\n",
+                name, reply ? client_error_message(reply) : e.msg);
+        if (reply)
+            json_decref(reply);
+        json_decref(body);
+        client_close(&cl);
+    }
+    if (o.json) {
+        json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:b}", "agent", name,
+            "worktree", w.path, "branch", w.branch, "base", w.base,
+            "registered", registered);
+        dcli_print_json(out);
+        json_decref(out);
+    } else {
+        fprintf(stderr,
+            "airspace agent new: agent '%s' on branch '%s' from %.7s%s\n", name,
+            w.branch, w.base, registered ? ", registered" : "");
+        printf("%s\n", w.path);
+    }
+    worktree_info_release(&w);
+    return CLI_EXIT_OK;
+}
+
+static int
+agent_rm(int argc, char **argv)
+{
+    struct aopts o;
+    int rc = parse(argc, argv, &o, "agent rm");
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    const char *name = argv[optind];
+    struct client cl;
+    bool have = daemon_open(&cl, o.no_start, "agent rm");
+    json_t *agents = have ? agents_list(&cl) : NULL;
+    const char *hint = NULL;
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(agents, "agents"), i, a)
+    {
+        if (jstr(a, "id") && !strcmp(jstr(a, "id"), name))
+            hint = jstr(a, "worktree");
+    }
+    struct worktree_info w;
+    struct as_err e;
+    if ((rc = worktree_remove(".", name, hint, o.force, &w, &e))) {
+        fprintf(stderr, "airspace agent rm: %s\n", e.msg);
+        if (agents)
+            json_decref(agents);
+        if (have)
+            client_close(&cl);
+        return exit_for(rc);
+    }
+    /* every agent that flew in it has left */
+    json_t *exited = json_array();
+    json_array_foreach(json_object_get(agents, "agents"), i, a)
+    {
+        const char *id = jstr(a, "id"), *wt = jstr(a, "worktree"),
+                   *st = jstr(a, "status");
+        if (!id || (st && !strcmp(st, "exited")) ||
+            (strcmp(id, name) && (!wt || strcmp(wt, w.path))))
+            continue;
+        char *esc = url_escape(id);
+        char *path = xasprintf("/v1/agents/%s/exit", esc);
+        free(esc);
+        long status;
+        json_t *reply = NULL;
+        if (client_request(&cl, "POST", path, NULL, &status, &reply, &e) == 0 &&
+            status == 200)
+            json_array_append_new(exited, json_string(id));
+        if (reply)
+            json_decref(reply);
+        free(path);
+    }
+    if (agents)
+        json_decref(agents);
+    if (have)
+        client_close(&cl);
+    if (o.json) {
+        json_t *out = json_pack("{s:s, s:s, s:o, s:b, s:o, s:b}", "agent", name,
+            "worktree", w.path, "branch",
+            w.branch ? json_string(w.branch) : json_null(), "branchDeleted",
+            w.branch_deleted, "exited", exited, "forced", w.forced);
+        if (w.branch_kept)
+            json_object_set_new(out, "branchKept", json_string(w.branch_kept));
+        dcli_print_json(out);
+        json_decref(out);
+    } else {
+        printf("removed worktree %s%s\n", w.path,
+            w.forced ? " (uncommitted changes discarded)" : "");
+        if (w.branch_deleted)
+            printf("deleted branch %s (was %.7s)\n", w.branch, w.base);
+        else if (w.branch)
+            printf("kept branch %s: %s\n", w.branch,
+                w.branch_kept ? w.branch_kept : "not merged");
+        json_decref(exited);
+    }
+    worktree_info_release(&w);
+    return CLI_EXIT_OK;
+}
+
+int
+cmd_agent(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "new"))
+        return agent_new(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "rm"))
+        return agent_rm(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "list"))
+        return cmd_agents(argc - 1, argv + 1);
+    return dcli_usage(
+        "agent", "unknown subcommand '%s' (new, rm, list)", argv[1]);
+}

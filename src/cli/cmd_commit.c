@@ -1,0 +1,615 @@
+/*
+ * cmd_commit.c - `airspace commit`: commit only this agent's own files,
+ * without the index lock (git/commit.h), after asking the daemon whose
+ * files they are and whether someone else holds them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/dcli.h"
+#include "git/commit.h"
+#include "util/path.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* ---- growing text ---- */
+
+struct sbuf {
+    char *p;
+    size_t n, a;
+};
+
+__attribute__((format(printf, 2, 3))) static void
+sb_addf(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0)
+        return;
+    ALLOC_GROW(b->p, b->n + (size_t)need + 1, b->a);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)need;
+}
+
+/* ---- the daemon ---- */
+
+/* Whether two directories are the same place (real paths compared). */
+static bool
+same_dir(const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    if (!strcmp(a, b))
+        return true;
+    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+    bool same = ra && rb && !strcmp(ra, rb);
+    free(ra);
+    free(rb);
+    return same;
+}
+
+static const char *
+jstr(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static bool
+flies(json_t *a)
+{
+    const char *st = jstr(a, "status");
+    return !st || strcmp(st, "exited");
+}
+
+/* The daemon's agents (with files); NULL with *error on failure. */
+static json_t *
+get_agents(struct client *cl, char **error, int *code)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    if (client_request(
+            cl, "GET", "/v1/agents?files=1", NULL, &status, &reply, &e)) {
+        *error = xasprintf("the daemon stopped answering: %s", e.msg);
+        *code = CLI_EXIT_UNREACHABLE;
+        return NULL;
+    }
+    json_t *agents = json_object_get(reply, "agents");
+    if (status != 200 || !json_is_array(agents)) {
+        *error = xasprintf(
+            "cannot list the agents: %s", client_error_message(reply));
+        *code = client_exit_code(status) ? client_exit_code(status)
+                                         : CLI_EXIT_ERROR;
+        if (reply)
+            json_decref(reply);
+        return NULL;
+    }
+    json_incref(agents);
+    json_decref(reply);
+    return agents;
+}
+
+static void
+post_quiet(struct client *cl, const char *path)
+{
+    long status, saved = cl->timeout_ms;
+    json_t *reply = NULL;
+    struct as_err e;
+    cl->timeout_ms = 3000;
+    client_request(cl, "POST", path, NULL, &status, &reply, &e);
+    cl->timeout_ms = saved;
+    if (reply)
+        json_decref(reply);
+}
+
+/*
+ * Who commits, and whether the tree is shared: *me (borrowed from agents)
+ * and *shared. Returns 0 or an exit code with *error.
+ */
+static int
+find_me(struct client *cl, const char *want, const char *top, json_t **agents,
+    json_t **me, bool *shared, char **error)
+{
+    int code = 0;
+    *me = NULL;
+    *shared = false;
+    for (int round = 0; round < 2 && !*me; round++) {
+        if (round) /* a worktree made a moment ago: let the daemon see it */
+            post_quiet(cl, "/v1/refresh");
+        if (*agents)
+            json_decref(*agents);
+        if (!(*agents = get_agents(cl, error, &code)))
+            return code;
+        size_t i;
+        json_t *a;
+        if (want) {
+            json_array_foreach(*agents, i, a)
+            {
+                const char *id = jstr(a, "id");
+                if (id && !strcmp(id, want))
+                    *me = a;
+            }
+            if (!*me && round) {
+                *error = xasprintf("unknown agent '%s': the daemon knows no "
+                                   "such agent (see airspace agents)",
+                    want);
+                return CLI_EXIT_USAGE;
+            }
+            continue;
+        }
+        struct sbuf names = { 0 };
+        size_t n = 0;
+        json_array_foreach(*agents, i, a)
+        {
+            if (!flies(a) || !same_dir(jstr(a, "worktree"), top))
+                continue;
+            sb_addf(&names, "%s%s", n ? ", " : "", jstr(a, "id"));
+            *me = a;
+            n++;
+        }
+        if (n > 1) {
+            *error = xasprintf(
+                "several agents fly in '%s' (%s): name yours with --agent "
+                "or AIRSPACE_AGENT",
+                top, names.p);
+            free(names.p);
+            return CLI_EXIT_USAGE;
+        }
+        free(names.p);
+        if (!*me && round) {
+            *error = xasprintf("no agent flies in '%s': name one with "
+                               "--agent or AIRSPACE_AGENT",
+                top);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    const char *wt = jstr(*me, "worktree");
+    if (wt && !same_dir(wt, top)) {
+        *error = xasprintf("agent '%s' flies in '%s', not in this working "
+                           "tree '%s': commit from there",
+            jstr(*me, "id"), wt, top);
+        return CLI_EXIT_USAGE;
+    }
+    size_t i;
+    json_t *a;
+    json_array_foreach(*agents, i, a)
+    {
+        if (a != *me && flies(a) && same_dir(jstr(a, "worktree"), top))
+            *shared = true;
+    }
+    return 0;
+}
+
+/* The files agent me reported (shared tree): new array of new strings. */
+static char **
+reported_files(json_t *me, size_t *n)
+{
+    size_t i, k = 0, alloc = 0;
+    char **v = NULL;
+    json_t *f;
+    *n = 0;
+    json_array_foreach(json_object_get(me, "files"), i, f)
+    {
+        const char *p[2] = { jstr(f, "path"), jstr(f, "newPath") };
+        for (int j = 0; j < 2; j++) {
+            char *norm = NULL;
+            if (!p[j] || path_normalize(p[j], NULL, &norm) || !*norm) {
+                free(norm);
+                continue;
+            }
+            ALLOC_GROW(v, k + 1, alloc);
+            v[k++] = norm;
+        }
+    }
+    *n = k;
+    return v;
+}
+
+static void
+free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/*
+ * A path as given, relative to dir (or absolute), as a normalised path in
+ * the working tree top: 0, or -1 when it lies outside.
+ */
+static int
+repo_path(const char *given, const char *dir_real, const char *top, char **out)
+{
+    *out = NULL;
+    if (given[0] == '/') {
+        /* the parent's real path: a symbolic link itself stays a path */
+        char *copy = xstrdup(given);
+        char *slash = strrchr(copy, '/');
+        char *resolved = NULL;
+        *slash = '\0';
+        char *parent = realpath(*copy ? copy : "/", NULL);
+        if (parent)
+            resolved = xasprintf("%s/%s", parent, slash + 1);
+        free(parent);
+        free(copy);
+        int rc = path_normalize(resolved ? resolved : given, top, out);
+        free(resolved);
+        return rc ? -1 : 0;
+    }
+    size_t tl = strlen(top);
+    const char *prefix = "";
+    if (!strncmp(dir_real, top, tl) && dir_real[tl] == '/')
+        prefix = dir_real + tl + 1;
+    return path_join(prefix, given, out) ? -1 : 0;
+}
+
+/* Ask the daemon whether other agents hold the files. */
+static int
+check_locks(struct client *cl, const char *me, const struct commit_file *files,
+    size_t n, bool force, struct sbuf *notes, char **error)
+{
+    struct sbuf held = { 0 };
+    size_t nheld = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *body = json_pack("{s:s, s:s, s:s}", "agent", me, "path",
+            files[i].path, "mode", "shared");
+        long status;
+        json_t *reply = NULL;
+        struct as_err e;
+        int rc = client_request(
+            cl, "POST", "/v1/locks/check", body, &status, &reply, &e);
+        json_decref(body);
+        if (rc) {
+            free(held.p);
+            *error = xasprintf("the daemon stopped answering while checking "
+                               "locks: %s; nothing committed",
+                e.msg);
+            return CLI_EXIT_UNREACHABLE;
+        }
+        if (status != 200) {
+            free(held.p);
+            *error = xasprintf("cannot check the locks on '%s': %s; nothing "
+                               "committed",
+                files[i].path, client_error_message(reply));
+            if (reply)
+                json_decref(reply);
+            return client_exit_code(status) ? client_exit_code(status)
+                                            : CLI_EXIT_ERROR;
+        }
+        if (json_is_false(json_object_get(reply, "free"))) {
+            json_t *h = json_object_get(reply, "holder");
+            const char *reason = jstr(h, "reason");
+            sb_addf(force ? notes : &held,
+                "%s'%s' is held by %s (%s %s '%s', %lld s left%s%s)%s\n",
+                force ? "committing anyway (--force): " : "", files[i].path,
+                jstr(h, "holder") ? jstr(h, "holder") : "?",
+                jstr(h, "mode") ? jstr(h, "mode") : "?",
+                jstr(h, "kind") ? jstr(h, "kind") : "lock",
+                jstr(h, "pattern") ? jstr(h, "pattern") : "?",
+                (long long)json_integer_value(
+                    json_object_get(h, "expiresInMs")) /
+                    1000,
+                reason ? ", reason: " : "", reason ? reason : "", "");
+            nheld++;
+        }
+        if (reply)
+            json_decref(reply);
+    }
+    if (nheld && !force) {
+        *error = xasprintf("%scommit refused: %zu file%s held by another "
+                           "agent; nothing committed (ask the holder, wait, "
+                           "or use --force)",
+            held.p, nheld, nheld == 1 ? " is" : "s are");
+        free(held.p);
+        return CLI_EXIT_FAIL;
+    }
+    free(held.p);
+    return 0;
+}
+
+static int
+exit_for(int rc)
+{
+    switch (rc) {
+    case AS_EINVAL:
+    case AS_ENOENT:
+        return CLI_EXIT_USAGE;
+    case AS_ECONFLICT:
+        return CLI_EXIT_FAIL;
+    default:
+        return CLI_EXIT_ERROR;
+    }
+}
+
+int
+scoped_commit_run(const struct scoped_commit *sc, json_t **result,
+    char **notes_out, char **error)
+{
+    *result = NULL;
+    *notes_out = NULL;
+    *error = NULL;
+    struct sbuf notes = { 0 };
+    struct commit_tree *t = NULL;
+    json_t *agents = NULL, *me = NULL;
+    char **specs = NULL;
+    size_t nspecs = 0;
+    struct commit_file *files = NULL;
+    size_t nfiles = 0;
+    struct commit_result res;
+    memset(&res, 0, sizeof(res));
+    char *dir_real = NULL;
+    struct as_err e;
+    int code = 0, rc;
+    bool shared = false;
+    const char *agent = sc->agent;
+    if (!agent && getenv("AIRSPACE_AGENT") && *getenv("AIRSPACE_AGENT"))
+        agent = getenv("AIRSPACE_AGENT");
+
+    if (!sc->message || !*sc->message) {
+        *error = xstrdup("a commit message is required (-m MESSAGE)");
+        return CLI_EXIT_USAGE;
+    }
+    if ((rc = commit_open(sc->dir, &t, &e))) {
+        *error = xstrdup(e.msg);
+        return exit_for(rc);
+    }
+    const char *top = commit_toplevel(t);
+    dir_real = realpath(sc->dir, NULL);
+    specs = xcalloc(sc->npaths + 1, sizeof(*specs));
+    for (size_t i = 0; i < sc->npaths; i++) {
+        char *norm;
+        if (repo_path(sc->paths[i], dir_real ? dir_real : top, top, &norm)) {
+            *error = xasprintf("'%s' is outside the repository ('%s'); "
+                               "nothing committed",
+                sc->paths[i], top);
+            code = CLI_EXIT_USAGE;
+            goto out;
+        }
+        specs[nspecs++] = norm;
+    }
+
+    if (sc->cl) {
+        if ((code = find_me(sc->cl, agent, top, &agents, &me, &shared, error)))
+            goto out;
+        agent = jstr(me, "id");
+    } else {
+        sb_addf(&notes,
+            "the daemon cannot be reached (%s): no lock check, and no record "
+            "of this commit\n",
+            sc->no_daemon ? sc->no_daemon : "not asked");
+        if (!nspecs && commit_is_main(t)) {
+            *error = xasprintf(
+                "without the daemon, airspace cannot tell which changes in "
+                "the main working tree '%s' are yours (other agents may "
+                "share it): name the PATHs to commit",
+                top);
+            code = CLI_EXIT_UNREACHABLE;
+            goto out;
+        }
+    }
+
+    unsigned flags = COMMIT_SELECT_STRICT;
+    if (!nspecs && shared) {
+        free(specs);
+        specs = reported_files(me, &nspecs);
+        flags = 0;
+        if (!nspecs) {
+            *error = xasprintf("agent '%s' reported no edits in this shared "
+                               "working tree: nothing to commit (name the "
+                               "PATHs)",
+                agent);
+            code = CLI_EXIT_FAIL;
+            goto out;
+        }
+    } else if (!nspecs) {
+        free(specs);
+        specs = NULL;
+        if ((rc = commit_changed_paths(t, &specs, &nspecs, &e))) {
+            *error = xstrdup(e.msg);
+            code = exit_for(rc);
+            goto out;
+        }
+        flags = 0;
+    }
+    if ((rc = commit_select(t, specs, nspecs, flags, &files, &nfiles, &e))) {
+        *error = xasprintf("%s; nothing committed", e.msg);
+        code = exit_for(rc);
+        goto out;
+    }
+    if (!nfiles) {
+        *error = xasprintf("nothing to commit: %s",
+            shared ? "the files this agent reported are as in HEAD"
+                   : "the working tree is as in HEAD");
+        code = CLI_EXIT_FAIL;
+        goto out;
+    }
+    if (sc->cl && (code = check_locks(
+                       sc->cl, agent, files, nfiles, sc->force, &notes, error)))
+        goto out;
+
+    struct commit_options o;
+    memset(&o, 0, sizeof(o));
+    o.message = sc->message;
+    if ((rc = commit_create(t, files, nfiles, &o, &res, &e))) {
+        *error = xstrdup(e.msg);
+        code = exit_for(rc);
+        goto out;
+    }
+    if (res.index_note)
+        sb_addf(&notes, "%s\n", res.index_note);
+    if (sc->cl)
+        post_quiet(sc->cl, "/v1/refresh"); /* as git's post-commit hook does */
+
+    json_t *jf = json_array();
+    for (size_t i = 0; i < nfiles; i++)
+        json_array_append_new(
+            jf, json_pack("{s:s, s:s}", "path", files[i].path, "status",
+                    commit_status_name(files[i].status)));
+    *result = json_pack("{s:s, s:o, s:o, s:o, s:I, s:b, s:o, s:s}", "commit",
+        res.commit, "branch",
+        res.branch ? json_string(res.branch) : json_null(), "parent",
+        res.root ? json_null() : json_string(res.parent), "files", jf,
+        "retries", (json_int_t)res.retries, "index_updated", res.index_updated,
+        "agent", agent ? json_string(agent) : json_null(), "subject",
+        res.subject ? res.subject : "");
+    if (res.index_note)
+        json_object_set_new(*result, "index_note", json_string(res.index_note));
+out:
+    commit_result_release(&res);
+    commit_files_free(files, nfiles);
+    free_strv(specs, nspecs);
+    if (agents)
+        json_decref(agents);
+    free(dir_real);
+    commit_close(t);
+    *notes_out = notes.p;
+    return code;
+}
+
+/* ---- the command ---- */
+
+static const char usage[] =
+    "usage: airspace commit -m MESSAGE [--agent ID] [--json] [--force]\n"
+    "                       [--no-start] [PATH...]\n\n"
+    "Commit only this agent's own files, without the index lock: PATHs\n"
+    "(files, or directories for the changed files under them), else the\n"
+    "agent's changes: every change of a worktree only it uses, or in a\n"
+    "working tree shared with other agents the files it reported editing.\n"
+    "A file another agent holds is refused unless --force. See docs/cli.md.\n";
+
+/* Print notes, each line as "airspace commit: LINE". */
+static void
+print_lines(const char *text)
+{
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        fprintf(stderr, "airspace commit: %.*s\n", (int)len, p);
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+int
+cmd_commit(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "message", required_argument, NULL, 'm' },
+        { "agent", required_argument, NULL, 'a' },
+        { "json", no_argument, NULL, 'j' },
+        { "force", no_argument, NULL, 'f' },
+        { "no-start", no_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct sbuf msg = { 0 };
+    bool json = false, force = false, no_start = false, have_msg = false;
+    const char *agent = NULL;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "m:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            /* several -m are paragraphs, as with git */
+            sb_addf(&msg, "%s%s", have_msg ? "\n\n" : "", optarg);
+            have_msg = true;
+            break;
+        case 'a':
+            agent = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'f':
+            force = true;
+            break;
+        case 'n':
+            no_start = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            free(msg.p);
+            return CLI_EXIT_OK;
+        default:
+            free(msg.p);
+            return dcli_usage("commit", "unknown or incomplete option '%s'",
+                argv[optind - 1]);
+        }
+    }
+    if (!have_msg) {
+        free(msg.p);
+        return dcli_usage(
+            "commit", "a commit message is required (-m MESSAGE)");
+    }
+    if (agent && !*agent) {
+        free(msg.p);
+        return dcli_usage("commit", "--agent needs an agent id");
+    }
+    struct client cl;
+    struct as_err e;
+    bool connected = false;
+    char *why = NULL;
+    int orc = client_open(&cl, ".", !no_start, &e);
+    if (orc == AS_ENOENT) {
+        fprintf(stderr, "airspace commit: %s\n", e.msg);
+        client_close(&cl);
+        free(msg.p);
+        return CLI_EXIT_USAGE;
+    }
+    if (orc) {
+        why = xstrdup(e.msg);
+        client_close(&cl);
+    } else {
+        connected = true;
+    }
+    struct scoped_commit sc = {
+        .dir = ".",
+        .agent = agent,
+        .message = msg.p ? msg.p : "",
+        .paths = argv + optind,
+        .npaths = (size_t)(argc - optind),
+        .force = force,
+        .cl = connected ? &cl : NULL,
+        .no_daemon = why,
+    };
+    json_t *res = NULL;
+    char *notes = NULL, *error = NULL;
+    int code = scoped_commit_run(&sc, &res, &notes, &error);
+    print_lines(notes);
+    if (code) {
+        print_lines(error);
+    } else if (json) {
+        dcli_print_json(res);
+    } else {
+        const char *branch = jstr(res, "branch");
+        size_t n = json_array_size(json_object_get(res, "files"));
+        printf("[%s%s %.7s] %s (%zu file%s)\n",
+            branch ? branch : "detached HEAD",
+            json_is_null(json_object_get(res, "parent")) ? " (root-commit)"
+                                                         : "",
+            jstr(res, "commit"), jstr(res, "subject"), n, n == 1 ? "" : "s");
+    }
+    if (res)
+        json_decref(res);
+    free(notes);
+    free(error);
+    free(why);
+    free(msg.p);
+    if (connected)
+        client_close(&cl);
+    return code;
+}
