@@ -32,6 +32,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/path.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -300,32 +301,6 @@ register_agent(struct hook *h)
         json_decref(r);
 }
 
-/* A growing string: the crew update has no size limit of its own. */
-struct text {
-    char *s;
-    size_t n, a;
-};
-
-static void text_addf(struct text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-text_addf(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    ALLOC_GROW(t->s, t->n + (w > 0 ? (size_t)w : 0) + 1, t->a);
-    t->s[t->n] = '\0';
-    if (w <= 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->n, (size_t)w + 1, fmt, ap);
-    va_end(ap);
-    t->n += (size_t)w;
-}
-
 static const char *
 str_or(json_t *o, const char *key, const char *dflt)
 {
@@ -340,8 +315,8 @@ crew_status(struct hook *h)
     json_t *ag = call(h, "GET", "/v1/agents", NULL);
     json_t *adv = call(h, "GET", "/v1/advisories", NULL);
     json_t *locks = call(h, "GET", "/v1/locks", NULL);
-    struct text t = { NULL, 0, 0 };
-    text_addf(&t, "airspace crew update for %s:\n", h->agent);
+    struct strbuf t = STRBUF_INIT; /* the crew update: no size limit */
+    strbuf_addf(&t, "airspace crew update for %s:\n", h->agent);
     size_t i, others = 0;
     json_t *a;
     json_array_foreach(json_object_get(ag, "agents"), i, a)
@@ -352,19 +327,19 @@ crew_status(struct hook *h)
             !json_integer_value(json_object_get(a, "fileCount")))
             continue;
         if (others++ < 8)
-            text_addf(&t, "- %s (%s) has %lld changed files\n", id,
+            strbuf_addf(&t, "- %s (%s) has %lld changed files\n", id,
                 str_or(a, "client", "?"),
                 (long long)json_integer_value(json_object_get(a, "fileCount")));
     }
     if (!others)
-        text_addf(&t, "- nobody else is changing files\n");
+        strbuf_addf(&t, "- nobody else is changing files\n");
     json_array_foreach(json_object_get(adv, "advisories"), i, a)
     {
         const char *x = json_string_value(json_object_get(a, "a"));
         const char *y = json_string_value(json_object_get(a, "b"));
         if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
             continue;
-        text_addf(&t, "- %s advisory with %s (risk %.2f); %s holds\n",
+        strbuf_addf(&t, "- %s advisory with %s (risk %.2f); %s holds\n",
             str_or(a, "level", "?"), strcmp(x, h->agent) ? x : y,
             json_real_value(json_object_get(a, "risk")),
             str_or(a, "hold", "?"));
@@ -373,7 +348,7 @@ crew_status(struct hook *h)
     {
         const char *who = json_string_value(json_object_get(a, "holder"));
         if (who && strcmp(who, h->agent) && i < 8)
-            text_addf(&t, "- %s holds %s\n", who, str_or(a, "pattern", "?"));
+            strbuf_addf(&t, "- %s holds %s\n", who, str_or(a, "pattern", "?"));
     }
     json_t *all[] = { ag, adv, locks };
     for (size_t k = 0; k < 3; k++)
@@ -394,9 +369,9 @@ inbox(struct hook *h, bool peek)
 }
 
 static void
-add_message(struct text *t, json_t *m)
+add_message(struct strbuf *t, json_t *m)
 {
-    text_addf(t, "- message from %s: %s\n", str_or(m, "from", "?"),
+    strbuf_addf(t, "- message from %s: %s\n", str_or(m, "from", "?"),
         str_or(m, "body", ""));
 }
 
@@ -408,7 +383,7 @@ add_message(struct text *t, json_t *m)
 static char *
 add_messages(struct hook *h, char *t, json_t *peeked)
 {
-    struct text x = { t, t ? strlen(t) : 0, t ? strlen(t) + 1 : 0 };
+    struct strbuf x = { t, t ? strlen(t) : 0, t ? strlen(t) + 1 : 0 };
     json_t *seen = json_object_get(peeked, "messages");
     size_t i, k;
     json_t *m, *o;

@@ -13,41 +13,22 @@
 #include "cli/init_git.h"
 #include "util/glob.h"
 #include "util/path.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
 /* ---- text replies ---- */
 
-struct text {
-    char *p;
-    size_t n, a;
-};
-
-__attribute__((format(printf, 2, 3))) static void
-text_addf(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (need < 0)
-        return;
-    ALLOC_GROW(t->p, t->n + (size_t)need + 1, t->a);
-    va_start(ap, fmt);
-    vsnprintf(t->p + t->n, (size_t)need + 1, fmt, ap);
-    va_end(ap);
-    t->n += (size_t)need;
-}
-
 /* A CallToolResult; takes t's text and structured (may be NULL). */
 static json_t *
-result(struct mcp_session *s, bool is_error, struct text *t, json_t *structured)
+result(
+    struct mcp_session *s, bool is_error, struct strbuf *t, json_t *structured)
 {
-    while (t->n && t->p[t->n - 1] == '\n')
-        t->p[--t->n] = '\0';
+    while (t->len && t->s[t->len - 1] == '\n')
+        t->s[--t->len] = '\0';
     json_t *r = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
-        "text", t->p ? t->p : "", "isError", is_error);
-    free(t->p);
+        "text", t->s ? t->s : "", "isError", is_error);
+    free(t->s);
     memset(t, 0, sizeof(*t));
     if (structured && json_is_object(structured) && s->structured)
         json_object_set_new(r, "structuredContent", structured);
@@ -59,16 +40,11 @@ result(struct mcp_session *s, bool is_error, struct text *t, json_t *structured)
 __attribute__((format(printf, 2, 3))) static json_t *
 fail(struct mcp_session *s, const char *fmt, ...)
 {
-    struct text t = { 0 };
+    struct strbuf t = STRBUF_INIT;
     va_list ap;
     va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
+    strbuf_vaddf(&t, fmt, ap);
     va_end(ap);
-    t.p = xmalloc((size_t)(need > 0 ? need : 0) + 1);
-    va_start(ap, fmt);
-    vsnprintf(t.p, (size_t)(need > 0 ? need : 0) + 1, fmt, ap);
-    va_end(ap);
-    t.n = strlen(t.p);
     return result(s, true, &t, NULL);
 }
 
@@ -259,81 +235,82 @@ num(json_t *o, const char *key)
 }
 
 static void
-add_lock(struct text *t, json_t *l)
+add_lock(struct strbuf *t, json_t *l)
 {
     const char *reason = str(l, "reason"), *by = str(l, "contestedBy");
-    text_addf(t, "  %s held by %s (%s %s, token %lld, %lld s left)%s%s%s%s\n",
+    strbuf_addf(t, "  %s held by %s (%s %s, token %lld, %lld s left)%s%s%s%s\n",
         str(l, "pattern"), str(l, "holder"), str(l, "mode"), str(l, "kind"),
         (long long)num(l, "token"), (long long)num(l, "expiresInMs") / 1000,
         *by ? ", contested by " : "", by, *reason ? ": " : "", reason);
 }
 
 static void
-add_agent(struct text *t, json_t *a, const char *self)
+add_agent(struct strbuf *t, json_t *a, const char *self)
 {
     const char *id = str(a, "id");
-    text_addf(t, "  %s%s [%s %s, %s]", id, !strcmp(id, self) ? " (you)" : "",
+    strbuf_addf(t, "  %s%s [%s %s, %s]", id, !strcmp(id, self) ? " (you)" : "",
         str(a, "kind"), str(a, "client"), str(a, "status"));
     if (*str(a, "branch"))
-        text_addf(t, " branch %s", str(a, "branch"));
+        strbuf_addf(t, " branch %s", str(a, "branch"));
     json_t *files = json_object_get(a, "files");
     size_t n = json_array_size(files);
     if (!files)
         n = (size_t)num(a, "fileCount");
-    text_addf(t, ", %zu changed file%s", n, n == 1 ? "" : "s");
+    strbuf_addf(t, ", %zu changed file%s", n, n == 1 ? "" : "s");
     for (size_t i = 0; i < n && i < 6 && files; i++)
-        text_addf(
+        strbuf_addf(
             t, "%s%s", i ? ", " : ": ", str(json_array_get(files, i), "path"));
     if (files && n > 6)
-        text_addf(t, ", ...");
-    text_addf(t, "\n");
+        strbuf_addf(t, ", ...");
+    strbuf_addf(t, "\n");
 }
 
 static void
-add_pair(struct text *t, json_t *p)
+add_pair(struct strbuf *t, json_t *p)
 {
     const char *level = str(p, "level");
-    text_addf(t, "  %s %s <-> %s, risk %.2f", level, str(p, "a"), str(p, "b"),
+    strbuf_addf(t, "  %s %s <-> %s, risk %.2f", level, str(p, "a"), str(p, "b"),
         json_number_value(json_object_get(p, "risk")));
     if (*str(p, "steer"))
-        text_addf(t, " (hold: %s, steer: %s)", str(p, "hold"), str(p, "steer"));
+        strbuf_addf(
+            t, " (hold: %s, steer: %s)", str(p, "hold"), str(p, "steer"));
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(p, "contested"), i, c)
-        text_addf(t, "%s%s", i ? ", " : "; contested: ", str(c, "path"));
+        strbuf_addf(t, "%s%s", i ? ", " : "; contested: ", str(c, "path"));
     if (*str(p, "guidance"))
-        text_addf(t, "; guidance: %s", str(p, "guidance"));
-    text_addf(t, "\n");
+        strbuf_addf(t, "; guidance: %s", str(p, "guidance"));
+    strbuf_addf(t, "\n");
 }
 
 static void
-add_intent(struct text *t, json_t *in)
+add_intent(struct strbuf *t, json_t *in)
 {
-    text_addf(t, "  %s:", str(in, "agent"));
+    strbuf_addf(t, "  %s:", str(in, "agent"));
     size_t i;
     json_t *f;
     json_array_foreach(json_object_get(in, "files"), i, f)
-        text_addf(t, "%s%s", i ? ", " : " ", json_string_value(f));
+        strbuf_addf(t, "%s%s", i ? ", " : " ", json_string_value(f));
     if (*str(in, "summary"))
-        text_addf(t, " - %s", str(in, "summary"));
-    text_addf(t, "\n");
+        strbuf_addf(t, " - %s", str(in, "summary"));
+    strbuf_addf(t, "\n");
 }
 
 /* ---- argument checking (the subset of JSON Schema the tools use) ---- */
 
 static bool
-check_value(json_t *schema, json_t *v, const char *name, struct text *err)
+check_value(json_t *schema, json_t *v, const char *name, struct strbuf *err)
 {
     const char *type = str(schema, "type");
     if (!strcmp(type, "string")) {
         if (!json_is_string(v)) {
-            text_addf(err, "'%s' must be a string", name);
+            strbuf_addf(err, "'%s' must be a string", name);
             return false;
         }
         json_int_t max = num(schema, "maxLength");
         if (json_string_length(v) < (size_t)num(schema, "minLength") ||
             (max && json_string_length(v) > (size_t)max)) {
-            text_addf(err, "'%s' must be %lld to %lld characters long", name,
+            strbuf_addf(err, "'%s' must be %lld to %lld characters long", name,
                 (long long)num(schema, "minLength"), (long long)max);
             return false;
         }
@@ -342,9 +319,9 @@ check_value(json_t *schema, json_t *v, const char *name, struct text *err)
             size_t i;
             json_t *x;
             json_array_foreach(en, i, x) if (json_equal(x, v)) return true;
-            text_addf(err, "'%s' must be one of", name);
-            json_array_foreach(en, i, x)
-                text_addf(err, "%s'%s'", i ? ", " : " ", json_string_value(x));
+            strbuf_addf(err, "'%s' must be one of", name);
+            json_array_foreach(en, i, x) strbuf_addf(
+                err, "%s'%s'", i ? ", " : " ", json_string_value(x));
             return false;
         }
         return true;
@@ -355,7 +332,7 @@ check_value(json_t *schema, json_t *v, const char *name, struct text *err)
         if (!json_is_integer(v) ||
             (min && json_integer_value(v) < json_integer_value(min)) ||
             (max && json_integer_value(v) > json_integer_value(max))) {
-            text_addf(err, "'%s' must be an integer from %lld to %lld", name,
+            strbuf_addf(err, "'%s' must be an integer from %lld to %lld", name,
                 (long long)json_integer_value(min),
                 (long long)json_integer_value(max));
             return false;
@@ -364,7 +341,7 @@ check_value(json_t *schema, json_t *v, const char *name, struct text *err)
     }
     if (!strcmp(type, "boolean")) {
         if (!json_is_boolean(v)) {
-            text_addf(err, "'%s' must be true or false", name);
+            strbuf_addf(err, "'%s' must be true or false", name);
             return false;
         }
         return true;
@@ -374,8 +351,8 @@ check_value(json_t *schema, json_t *v, const char *name, struct text *err)
         json_int_t max = num(schema, "maxItems");
         if (!json_is_array(v) || n < (size_t)num(schema, "minItems") ||
             (max && n > (size_t)max)) {
-            text_addf(err, "'%s' must be an array of %lld to %lld items", name,
-                (long long)num(schema, "minItems"), (long long)max);
+            strbuf_addf(err, "'%s' must be an array of %lld to %lld items",
+                name, (long long)num(schema, "minItems"), (long long)max);
             return false;
         }
         size_t i;
@@ -393,7 +370,7 @@ check_value(json_t *schema, json_t *v, const char *name, struct text *err)
     }
     if (!strcmp(type, "object")) {
         if (!json_is_object(v)) {
-            text_addf(err, "'%s' must be an object", name);
+            strbuf_addf(err, "'%s' must be an object", name);
             return false;
         }
         json_t *props = json_object_get(schema, "properties");
@@ -403,7 +380,7 @@ check_value(json_t *schema, json_t *v, const char *name, struct text *err)
         {
             json_t *ps = json_object_get(props, k);
             if (!ps) {
-                text_addf(err, "unknown argument '%s%s%s'", *name ? name : "",
+                strbuf_addf(err, "unknown argument '%s%s%s'", *name ? name : "",
                     *name ? "." : "", k);
                 return false;
             }
@@ -418,7 +395,7 @@ check_value(json_t *schema, json_t *v, const char *name, struct text *err)
         json_array_foreach(json_object_get(schema, "required"), i, r)
         {
             if (!json_object_get(v, json_string_value(r))) {
-                text_addf(err, "missing argument '%s%s%s'", *name ? name : "",
+                strbuf_addf(err, "missing argument '%s%s%s'", *name ? name : "",
                     *name ? "." : "", json_string_value(r));
                 return false;
             }
@@ -463,9 +440,9 @@ t_status(struct mcp_session *s, json_t *args)
     json_t *adv = get_optional(s, "/v1/advisories", "advisories");
     json_t *locks = get_optional(s, "/v1/locks", "locks");
     json_t *intents = get_optional(s, "/v1/intents", "intents");
-    struct text t = { 0 };
+    struct strbuf t = { 0 };
     json_t *adv_st = json_object_get(st, "advisories");
-    text_addf(&t,
+    strbuf_addf(&t,
         "airspace crew update for %s: %lld agents (%lld active), %lld "
         "traffic and %lld resolution advisories, %zu locks\n",
         self, (long long)num(json_object_get(st, "agents"), "total"),
@@ -474,18 +451,18 @@ t_status(struct mcp_session *s, json_t *args)
         json_array_size(locks));
     size_t i;
     json_t *x;
-    text_addf(&t, "agents:\n");
+    strbuf_addf(&t, "agents:\n");
     json_array_foreach(agents, i, x) add_agent(&t, x, self);
     if (json_array_size(adv)) {
-        text_addf(&t, "advisories:\n");
+        strbuf_addf(&t, "advisories:\n");
         json_array_foreach(adv, i, x) add_pair(&t, x);
     }
     if (json_array_size(locks)) {
-        text_addf(&t, "locks:\n");
+        strbuf_addf(&t, "locks:\n");
         json_array_foreach(locks, i, x) add_lock(&t, x);
     }
     if (json_array_size(intents)) {
-        text_addf(&t, "intents:\n");
+        strbuf_addf(&t, "intents:\n");
         json_array_foreach(intents, i, x) add_intent(&t, x);
     }
     json_t *sc = json_pack("{s:s, s:O, s:o, s:o, s:o}", "agent", self, "status",
@@ -542,12 +519,12 @@ t_near(struct mcp_session *s, json_t *args)
     json_t *intents = get_optional(s, "/v1/intents", "intents");
     json_t *near_agents = json_array(), *near_locks = json_array(),
            *near_adv = json_array(), *near_intents = json_array();
-    struct text t = { 0 };
+    struct strbuf t = { 0 };
     if (start > 0)
-        text_addf(&t, "near %s lines %lld-%lld:\n", path, (long long)start,
+        strbuf_addf(&t, "near %s lines %lld-%lld:\n", path, (long long)start,
             (long long)end);
     else
-        text_addf(&t, "near %s:\n", path);
+        strbuf_addf(&t, "near %s:\n", path);
     size_t i, k;
     json_t *x, *f;
     json_array_foreach(agents, i, x)
@@ -561,14 +538,14 @@ t_near(struct mcp_session *s, json_t *args)
                     strcmp(str(f, "newPath"), path)) ||
                 !lines_touch(json_object_get(f, "lines"), start, end))
                 continue;
-            text_addf(&t, "  agent %s changed it (%s)", id, str(f, "status"));
+            strbuf_addf(&t, "  agent %s changed it (%s)", id, str(f, "status"));
             size_t r;
             json_t *rg;
             json_array_foreach(json_object_get(f, "lines"), r, rg)
-                text_addf(&t, "%s%lld-%lld", r ? ", " : ", lines ",
+                strbuf_addf(&t, "%s%lld-%lld", r ? ", " : ", lines ",
                     (long long)json_integer_value(json_array_get(rg, 0)),
                     (long long)json_integer_value(json_array_get(rg, 1)));
-            text_addf(&t, "\n");
+            strbuf_addf(&t, "\n");
             json_array_append_new(
                 near_agents, json_pack("{s:s, s:O}", "agent", id, "file", f));
             break;
@@ -587,7 +564,7 @@ t_near(struct mcp_session *s, json_t *args)
         json_array_foreach(json_object_get(x, "files"), k, f) hit =
             hit || glob_match(json_string_value(f), path);
         if (hit && strcmp(str(x, "agent"), self)) {
-            text_addf(&t, "  intent");
+            strbuf_addf(&t, "  intent");
             add_intent(&t, x);
             json_array_append(near_intents, x);
         }
@@ -613,7 +590,7 @@ t_near(struct mcp_session *s, json_t *args)
     }
     if (!json_array_size(near_agents) && !json_array_size(near_locks) &&
         !json_array_size(near_adv) && !json_array_size(near_intents))
-        text_addf(&t, "  clear: nobody else is working there\n");
+        strbuf_addf(&t, "  clear: nobody else is working there\n");
     json_t *sc = json_pack("{s:s, s:o, s:o, s:o, s:o}", "path", path, "agents",
         near_agents, "locks", near_locks, "advisories", near_adv, "intents",
         near_intents);
@@ -669,13 +646,13 @@ t_intent(struct mcp_session *s, json_t *args)
     if (status / 100 != 2) {
         r = refused(s, "declaring an intent", status, reply);
     } else {
-        struct text t = { 0 };
-        text_addf(&t, "intent declared for %s:", self);
+        struct strbuf t = { 0 };
+        strbuf_addf(&t, "intent declared for %s:", self);
         size_t i;
         json_t *f;
         json_array_foreach(json_object_get(args, "files"), i, f)
-            text_addf(&t, "%s%s", i ? ", " : " ", json_string_value(f));
-        text_addf(&t, "\n");
+            strbuf_addf(&t, "%s%s", i ? ", " : " ", json_string_value(f));
+        strbuf_addf(&t, "\n");
         r = result(s, false, &t, json_incref(reply));
     }
     if (reply)
@@ -692,7 +669,7 @@ each_pattern(struct mcp_session *s, json_t *args, const char *path,
     const char *self = me(s, &err);
     if (!self)
         return err;
-    struct text t = { 0 };
+    struct strbuf t = { 0 };
     json_t *results = json_array();
     bool failed = false;
     size_t i;
@@ -719,26 +696,26 @@ each_pattern(struct mcp_session *s, json_t *args, const char *path,
         json_decref(body);
         if (rc) {
             json_decref(results);
-            free(t.p);
+            free(t.s);
             return err;
         }
         if (status / 100 == 2) {
-            text_addf(&t, "%s '%s'", verb, pattern);
+            strbuf_addf(&t, "%s '%s'", verb, pattern);
             if (json_object_get(reply, "token"))
-                text_addf(&t, " (%s %s, token %lld, %lld s)%s%s",
+                strbuf_addf(&t, " (%s %s, token %lld, %lld s)%s%s",
                     str(reply, "mode"), str(reply, "kind"),
                     (long long)num(reply, "token"),
                     (long long)num(reply, "expiresInMs") / 1000,
                     *str(reply, "outcome") ? ", " : "", str(reply, "outcome"));
-            text_addf(&t, "\n");
+            strbuf_addf(&t, "\n");
         } else {
             failed = true;
             json_t *h =
                 json_object_get(json_object_get(reply, "error"), "holder");
-            text_addf(
+            strbuf_addf(
                 &t, "refused '%s': %s\n", pattern, client_error_message(reply));
             if (json_is_object(h))
-                text_addf(&t, "  holder: %s (%s %s '%s', %lld s left)%s%s\n",
+                strbuf_addf(&t, "  holder: %s (%s %s '%s', %lld s left)%s%s\n",
                     str(h, "holder"), str(h, "mode"), str(h, "kind"),
                     str(h, "pattern"), (long long)num(h, "expiresInMs") / 1000,
                     *str(h, "reason") ? ", reason: " : "", str(h, "reason"));
@@ -797,7 +774,7 @@ t_advisories(struct mcp_session *s, json_t *args)
         return r;
     }
     json_t *mine = json_array();
-    struct text t = { 0 };
+    struct strbuf t = { 0 };
     size_t i;
     json_t *x;
     json_array_foreach(json_object_get(reply, "advisories"), i, x)
@@ -808,7 +785,7 @@ t_advisories(struct mcp_session *s, json_t *args)
         json_array_append(mine, x);
     }
     if (!json_array_size(mine))
-        text_addf(&t, "no advisories involve %s: clear of traffic\n", self);
+        strbuf_addf(&t, "no advisories involve %s: clear of traffic\n", self);
     json_decref(reply);
     return result(s, false, &t,
         json_pack("{s:s, s:o}", "agent", self, "advisories", mine));
@@ -835,8 +812,8 @@ t_send_message(struct mcp_session *s, json_t *args)
     if (status / 100 != 2) {
         r = refused(s, "sending a message", status, reply);
     } else {
-        struct text t = { 0 };
-        text_addf(&t, "message sent to %s\n", str(args, "to"));
+        struct strbuf t = { 0 };
+        strbuf_addf(&t, "message sent to %s\n", str(args, "to"));
         r = result(s, false, &t, json_incref(reply));
     }
     if (reply)
@@ -869,14 +846,15 @@ t_inbox(struct mcp_session *s, json_t *args)
         else
             r = refused(s, "reading the inbox", status, reply);
     } else {
-        struct text t = { 0 };
+        struct strbuf t = { 0 };
         json_t *msgs = json_object_get(reply, "messages");
         if (!json_array_size(msgs))
-            text_addf(&t, "no messages for %s\n", self);
+            strbuf_addf(&t, "no messages for %s\n", self);
         size_t i;
         json_t *m;
-        json_array_foreach(msgs, i, m) text_addf(&t, "from %s to %s [%s]: %s\n",
-            str(m, "from"), str(m, "to"), str(m, "type"), str(m, "body"));
+        json_array_foreach(msgs, i, m)
+            strbuf_addf(&t, "from %s to %s [%s]: %s\n", str(m, "from"),
+                str(m, "to"), str(m, "type"), str(m, "body"));
         r = result(s, false, &t, json_incref(reply));
     }
     if (reply)
@@ -912,23 +890,23 @@ t_commit(struct mcp_session *s, json_t *args)
     char *notes = NULL, *error = NULL;
     int code = scoped_commit_run(&sc, &res, &notes, &error);
     free(paths);
-    struct text t = { 0 };
+    struct strbuf t = { 0 };
     if (code) {
-        text_addf(&t,
+        strbuf_addf(&t,
             "commit refused (nothing committed unless said "
             "otherwise): %s\n",
             error ? error : "?");
     } else {
-        text_addf(&t, "committed %.7s on %s: %s\n", str(res, "commit"),
+        strbuf_addf(&t, "committed %.7s on %s: %s\n", str(res, "commit"),
             *str(res, "branch") ? str(res, "branch") : "a detached HEAD",
             str(res, "subject"));
         size_t i;
         json_t *f;
         json_array_foreach(json_object_get(res, "files"), i, f)
-            text_addf(&t, "  %s %s\n", str(f, "status"), str(f, "path"));
+            strbuf_addf(&t, "  %s %s\n", str(f, "status"), str(f, "path"));
     }
     if (notes)
-        text_addf(&t, "%s", notes);
+        strbuf_addf(&t, "%s", notes);
     free(notes);
     free(error);
     return result(s, code != 0, &t, res);
@@ -1107,10 +1085,10 @@ mcp_tools_call(struct mcp_session *s, const char *name, json_t *args)
             continue;
         json_t *schema = schema_of(&tools[i]);
         json_t *empty = args ? NULL : json_object();
-        struct text err = { 0 };
+        struct strbuf err = { 0 };
         json_t *r;
         if (!check_value(schema, args ? args : empty, "", &err)) {
-            text_addf(&err, " (tool '%s')", name);
+            strbuf_addf(&err, " (tool '%s')", name);
             r = result(s, true, &err, NULL);
         } else {
             r = tools[i].run(s, args ? args : empty);

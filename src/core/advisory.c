@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -195,30 +196,6 @@ advisory_right_of_way(const struct agent *a, const struct agent *b)
 }
 
 /* A growable string. */
-struct text {
-    char *s;
-    size_t len, alloc;
-};
-
-static void text_add(struct text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-text_add(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    ALLOC_GROW(t->s, t->len + (size_t)n + 1, t->alloc);
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-}
-
 static int
 cmp_alt(const void *x, const void *y)
 {
@@ -239,8 +216,8 @@ advisory_steer_text(const struct agent *steer, const struct agent *hold,
     double risk, const struct risk_evidence *ev,
     const struct advisory_alt *alts, size_t nalts)
 {
-    struct text t = { NULL, 0, 0 };
-    text_add(&t,
+    struct strbuf t = STRBUF_INIT;
+    strbuf_addf(&t,
         "resolution advisory for '%s': your work collides with '%s' "
         "(risk %.2f); '%s' has right of way.\n",
         who(steer), who(hold), risk, who(hold));
@@ -248,53 +225,54 @@ advisory_steer_text(const struct agent *steer, const struct agent *hold,
     for (size_t i = 0; ev && i < ev->ncontested; i++) {
         const struct risk_contested *c = &ev->contested[i];
         if (!any)
-            text_add(&t, "contested:\n");
+            strbuf_addf(&t, "contested:\n");
         any = true;
-        text_add(&t, "  %s", c->path);
+        strbuf_addf(&t, "  %s", c->path);
         if (c->whole) {
-            text_add(&t, " (whole file)");
+            strbuf_addf(&t, " (whole file)");
         } else {
-            text_add(&t, " lines");
+            strbuf_addf(&t, " lines");
             for (size_t k = 0; k < c->ranges.n; k++) {
                 const struct range *r = &c->ranges.v[k];
                 if (r->start == r->end)
-                    text_add(&t, "%s %u", k ? "," : "", r->start);
+                    strbuf_addf(&t, "%s %u", k ? "," : "", r->start);
                 else
-                    text_add(&t, "%s %u-%u", k ? "," : "", r->start, r->end);
+                    strbuf_addf(&t, "%s %u-%u", k ? "," : "", r->start, r->end);
             }
         }
-        text_add(&t, "\n");
+        strbuf_addf(&t, "\n");
     }
     if (ev && ev->dep.present) {
-        text_add(
+        strbuf_addf(
             &t, "coupled: %s imports %s", ev->dep.downstream, ev->dep.upstream);
         if (ev->dep.nchain > 2)
-            text_add(&t, " through %zu files", ev->dep.nchain - 2);
+            strbuf_addf(&t, " through %zu files", ev->dep.nchain - 2);
         for (size_t i = 0; i < ev->dep.nsymbols; i++)
-            text_add(&t, "%s%s", i ? ", " : "; uses ", ev->dep.symbols[i]);
-        text_add(&t, "\n");
+            strbuf_addf(&t, "%s%s", i ? ", " : "; uses ", ev->dep.symbols[i]);
+        strbuf_addf(&t, "\n");
     }
     for (size_t i = 0; ev && i < ev->nsymbols && i < 3; i++) {
         const struct risk_symbol_hit *h = &ev->symbols[i];
-        text_add(&t, "symbol: %s (defined in %s) is used at %s:%u\n", h->name,
-            h->def_path, h->use_path, h->use_line);
+        strbuf_addf(&t, "symbol: %s (defined in %s) is used at %s:%u\n",
+            h->name, h->def_path, h->use_path, h->use_line);
     }
-    text_add(&t, "options:\n");
+    strbuf_addf(&t, "options:\n");
     int opt = 1;
     if (nalts) {
         struct advisory_alt *v = xmalloc(nalts * sizeof(*v));
         memcpy(v, alts, nalts * sizeof(*v));
         qsort(v, nalts, sizeof(*v), cmp_alt);
-        text_add(&t, "  %d. switch to", opt++);
+        strbuf_addf(&t, "  %d. switch to", opt++);
         for (size_t i = 0; i < nalts && i < 3; i++)
-            text_add(
+            strbuf_addf(
                 &t, "%s %s (risk %.2f)", i ? "," : "", v[i].path, v[i].risk);
-        text_add(&t, " from your own work\n");
+        strbuf_addf(&t, " from your own work\n");
         free(v);
     }
-    text_add(&t, "  %d. wait until '%s' commits or lands; you will be told\n",
-        opt++, who(hold));
-    text_add(
+    strbuf_addf(&t,
+        "  %d. wait until '%s' commits or lands; you will be told\n", opt++,
+        who(hold));
+    strbuf_addf(
         &t, "  %d. message '%s' to agree who changes what\n", opt++, who(hold));
     return t.s;
 }
