@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "util/isotime.h"
 #include "util/path.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -39,47 +40,10 @@ check_keys(json_t *obj, const char *const *allowed, const char *where,
 int
 parse_iso8601_ms(const char *s, int64_t *out)
 {
-    int y, mo, d, h = 0, mi = 0, sec = 0, used = 0;
-    if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &used) != 3)
+    struct iso_time t;
+    if (iso_time_parse(s, &t))
         return -1;
-    const char *p = s + used;
-    long ms = 0;
-    if (*p == 'T' || *p == ' ') {
-        if (sscanf(p + 1, "%2d:%2d:%2d%n", &h, &mi, &sec, &used) != 3)
-            return -1;
-        p += 1 + used;
-        if (*p == '.') {
-            p++;
-            long scale = 100;
-            while (*p >= '0' && *p <= '9') {
-                ms += (*p - '0') * scale;
-                scale /= 10;
-                p++;
-            }
-        }
-    }
-    long off = 0;
-    if (*p == 'Z') {
-        p++;
-    } else if (*p == '+' || *p == '-') {
-        int oh, om;
-        if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2)
-            return -1;
-        off = (oh * 60L + om) * 60L * (*p == '-' ? -1 : 1);
-        p += 6;
-    }
-    if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-        sec > 60)
-        return -1;
-    struct tm tm = { 0 };
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = sec;
-    time_t t = timegm(&tm);
-    *out = ((int64_t)t - off) * 1000 + ms;
+    *out = t.utc_s * 1000 + t.ms; /* no zone: UTC */
     return 0;
 }
 

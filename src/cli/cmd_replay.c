@@ -14,6 +14,7 @@
 #include "cli/replay.h"
 #include "git/config.h"
 #include "git/repo.h"
+#include "util/isotime.h"
 #include "util/banned.h"
 
 #define MAX_SETS 64
@@ -38,7 +39,6 @@ usage(FILE *f)
 static int
 parse_date(const char *v, int64_t *out)
 {
-    struct tm tm;
     char *end;
     if (v[0] == '@') {
         long long n = strtoll(v + 1, &end, 10);
@@ -47,23 +47,10 @@ parse_date(const char *v, int64_t *out)
         *out = n;
         return 0;
     }
-    memset(&tm, 0, sizeof(tm));
-    end = strptime(v, "%Y-%m-%d", &tm);
-    if (!end)
+    struct iso_time t;
+    if (iso_time_parse(v, &t))
         return -1;
-    if (*end == 'T' || *end == ' ') {
-        char *e2 = strptime(end + 1, "%H:%M:%S", &tm);
-        if (!e2)
-            e2 = strptime(end + 1, "%H:%M", &tm);
-        if (!e2)
-            return -1;
-        end = e2;
-    }
-    if (*end == 'Z')
-        end++;
-    if (*end)
-        return -1;
-    *out = (int64_t)timegm(&tm);
+    *out = t.utc_s; /* no zone: UTC */
     return 0;
 }
 
@@ -212,7 +199,8 @@ cmd_replay(int argc, char **argv)
             if (parse_date(v, &go.history.since_s)) {
                 fprintf(stderr,
                     "airspace replay: bad --since '%s' (want YYYY-MM-DD, "
-                    "YYYY-MM-DDTHH:MM[:SS] or @SECONDS, UTC)\n",
+                    "YYYY-MM-DDTHH:MM[:SS][ZONE], UTC without a zone, or "
+                    "@SECONDS)\n",
                     v);
                 return CLI_EXIT_USAGE;
             }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "git/repo.h"
+#include "util/isotime.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -656,58 +657,6 @@ commit_select(struct commit_tree *t, char *const *specs, size_t nspecs,
 
 /* ---- identity ---- */
 
-static int64_t
-days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-static bool
-read_num(const char **p, int digits, int *out)
-{
-    int v = 0;
-    for (int i = 0; i < digits; i++) {
-        if ((*p)[i] < '0' || (*p)[i] > '9')
-            return false;
-        v = v * 10 + ((*p)[i] - '0');
-    }
-    *p += digits;
-    *out = v;
-    return true;
-}
-
-/* A zone "Z", "+HHMM", "+HH:MM" or "+HH" at *p; minutes east of UTC. */
-static bool
-read_zone(const char **p, int *minutes)
-{
-    const char *s = *p;
-    if (*s == 'Z' || *s == 'z') {
-        *minutes = 0;
-        *p = s + 1;
-        return true;
-    }
-    if (*s != '+' && *s != '-')
-        return false;
-    int sign = *s == '-' ? -1 : 1, hh, mm = 0;
-    s++;
-    if (!read_num(&s, 2, &hh))
-        return false;
-    if (*s == ':')
-        s++;
-    if (*s >= '0' && *s <= '9' && !read_num(&s, 2, &mm))
-        return false;
-    if (hh > 23 || mm > 59)
-        return false;
-    *minutes = sign * (hh * 60 + mm);
-    *p = s;
-    return true;
-}
-
 /*
  * A date as git takes it in GIT_AUTHOR_DATE: "@SECONDS [+ZZZZ]",
  * "SECONDS +ZZZZ", or ISO 8601 "YYYY-MM-DD[T ]HH:MM[:SS[.frac]][zone]"
@@ -737,7 +686,7 @@ parse_date(const char *s, git_time_t *when, int *offset)
             q++;
         if (!at && !*q)
             return false;
-        if (*q && (!read_zone(&q, &zone) || *q))
+        if (*q && (!iso_zone_parse(&q, &zone) || *q))
             return false;
         *when = (git_time_t)secs;
         *offset = zone;
@@ -745,44 +694,22 @@ parse_date(const char *s, git_time_t *when, int *offset)
     }
     if (at)
         return false;
-    int y, mo, d, h, mi, sec = 0;
-    p = s;
-    if (!read_num(&p, 4, &y) || *p++ != '-' || !read_num(&p, 2, &mo) ||
-        *p++ != '-' || !read_num(&p, 2, &d) || (*p != 'T' && *p != ' '))
+    struct iso_time t;
+    if (iso_time_parse(s, &t) || !t.has_time)
         return false;
-    p++;
-    if (!read_num(&p, 2, &h) || *p++ != ':' || !read_num(&p, 2, &mi))
-        return false;
-    if (*p == ':') {
-        p++;
-        if (!read_num(&p, 2, &sec))
-            return false;
-        if (*p == '.' || *p == ',')
-            for (p++; *p >= '0' && *p <= '9'; p++)
-                ;
-    }
-    while (*p == ' ')
-        p++;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-        return false;
-    int zone;
-    if (*p) {
-        if (!read_zone(&p, &zone) || *p)
-            return false;
-        *when =
-            (git_time_t)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
-                         h * 3600 + mi * 60 + sec) -
-            (git_time_t)zone * 60;
-        *offset = zone;
+    if (t.has_zone) {
+        *when = (git_time_t)t.utc_s;
+        *offset = t.zone_minutes;
         return true;
     }
+    /* no zone: local time, as git reads it */
     struct tm tm = { 0 };
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = sec;
+    tm.tm_year = t.year - 1900;
+    tm.tm_mon = t.month - 1;
+    tm.tm_mday = t.day;
+    tm.tm_hour = t.hour;
+    tm.tm_min = t.minute;
+    tm.tm_sec = t.second;
     tm.tm_isdst = -1;
     time_t tt = mktime(&tm);
     if (tt == (time_t)-1)
