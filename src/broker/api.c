@@ -555,15 +555,20 @@ h_edit(struct api_ctx *c)
     }
     struct broker *b = c->b;
     broker_drop_engine(b);
-    struct ws_file *f = agent_add_file(&b->ag[i], norm, st);
-    f->status = st;
-    if (!lines || st != WS_MODIFIED)
-        f->whole = true;
-    for (size_t k = 0; k < rs.n; k++)
-        range_set_add(&f->ranges, rs.v[k].start, rs.v[k].end);
-    f->changed_at_ms = broker_now();
-    f->weight = 1.0;
-    agent_sort(&b->ag[i]);
+    /* into its working set now, and into its reports, which a shared
+     * worktree's working sets are made of at each read of git */
+    struct agent *into[2] = { &b->ag[i], &b->meta[i].reports };
+    for (size_t t = 0; t < 2; t++) {
+        struct ws_file *f = agent_add_file(into[t], norm, st);
+        f->status = st;
+        if (!lines || st != WS_MODIFIED)
+            f->whole = true;
+        for (size_t k = 0; k < rs.n; k++)
+            range_set_add(&f->ranges, rs.v[k].start, rs.v[k].end);
+        f->changed_at_ms = broker_now();
+        f->weight = 1.0;
+        agent_sort(into[t]);
+    }
     range_set_release(&rs);
     broker_agent_seen(b, (size_t)i);
     /* Activity on a file renews the agent's locks covering it. */
@@ -580,6 +585,129 @@ h_edit(struct api_ctx *c)
     if (b->meta[i].shared)
         broker_refresh_residual(b, b->ag[i].worktree);
     api_reply_json(c->req, 200, broker_agent_json(b, (size_t)i, true));
+}
+
+/* Whether v is null or a commit id: 40 (SHA-1) or 64 (SHA-256) lowercase
+ * hex digits. */
+static bool
+is_oid(json_t *v, bool null_ok)
+{
+    if (json_is_null(v))
+        return null_ok;
+    const char *s = json_string_value(v);
+    size_t n = s ? strlen(s) : 0;
+    if (n != 40 && n != 64)
+        return false;
+    return strspn(s, "0123456789abcdef") == n;
+}
+
+#define API_COMMIT_FILES_MAX 100000
+
+/* A commit the agent made (airspace commit): checked whole, recorded as a
+ * git.commit event, and the agent's working set read again from git. */
+static void
+h_commits(struct api_ctx *c)
+{
+    static const char *const keys[] = { "commit", "branch", "parent", "files",
+        "subject", NULL };
+    static const char *const statuses[] = { "added", "modified", "deleted",
+        "mode", "typechange" };
+    ssize_t i = api_agent_arg(c, 2);
+    if (i < 0 || api_check_keys(c, keys) ||
+        api_want_string(c, "subject", false, 4096))
+        return;
+    json_t *body = c->body;
+    json_t *branch = json_object_get(body, "branch");
+    json_t *files = json_object_get(body, "files");
+    if (!is_oid(json_object_get(body, "commit"), false)) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'commit' must be a commit id (40 or 64 lowercase hex digits)");
+        return;
+    }
+    if (json_object_get(body, "parent") &&
+        !is_oid(json_object_get(body, "parent"), true)) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'parent' must be a commit id or null (a root commit)");
+        return;
+    }
+    if (branch && !json_is_null(branch) &&
+        (!json_is_string(branch) || !json_string_length(branch) ||
+            json_string_length(branch) > 1024)) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'branch' must be a non-empty string of at most 1024 bytes or "
+            "null (a detached HEAD)");
+        return;
+    }
+    if (!json_is_array(files) || !json_array_size(files) ||
+        json_array_size(files) > API_COMMIT_FILES_MAX) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'files' must be an array of 1 to %d {path, status}",
+            API_COMMIT_FILES_MAX);
+        return;
+    }
+    json_t *clean = json_array();
+    size_t k;
+    json_t *f;
+    json_array_foreach(files, k, f)
+    {
+        json_t *jp = json_object_get(f, "path");
+        const char *st = json_string_value(json_object_get(f, "status"));
+        bool known = false;
+        for (size_t t = 0; st && t < sizeof(statuses) / sizeof(*statuses); t++)
+            known = known || !strcmp(st, statuses[t]);
+        if (!json_is_object(f) || json_object_size(f) != 2 ||
+            !json_is_string(jp) || json_string_length(jp) > 4096 || !known) {
+            json_decref(clean);
+            api_reply_error(c->req, 400, "bad_field",
+                "'files[%zu]' must be {path, status} with status added, "
+                "modified, deleted, mode or typechange",
+                k);
+            return;
+        }
+        char *norm;
+        if (api_norm_path(c, (size_t)i, json_string_value(jp), &norm) < 0) {
+            json_decref(clean);
+            api_reply_error(c->req, 400, "bad_path",
+                "path '%s' is not a file inside the repository",
+                json_string_value(jp));
+            return;
+        }
+        json_array_append_new(
+            clean, json_pack("{s:s, s:s}", "path", norm, "status", st));
+        free(norm);
+    }
+    struct broker *b = c->b;
+    json_t *parent = json_object_get(body, "parent");
+    json_t *d = json_pack("{s:O, s:O, s:O, s:o}", "commit",
+        json_object_get(body, "commit"), "branch",
+        branch ? branch : json_null(), "parent", parent ? parent : json_null(),
+        "files", clean);
+    json_t *subject = json_object_get(body, "subject");
+    if (subject)
+        json_object_set(d, "subject", subject);
+    broker_agent_seen(b, (size_t)i);
+    broker_emit(b, "git.commit", b->ag[i].id, d);
+    uint64_t id = b->next_event_id - 1;
+    /* what it committed is no longer its change against a base that
+     * moved with it: read its worktree again */
+    const char *wt = b->ag[i].worktree;
+    struct as_err e;
+    if (wt && b->meta[i].shared) {
+        broker_refresh_residual(b, wt);
+    } else if (wt && b->meta[i].from_worktree) {
+        if (broker_refresh_agent(b, (size_t)i, &e))
+            broker_log(b, "refresh %s: %s", b->ag[i].id, e.msg);
+        json_t *w = json_object();
+        json_object_set_new(
+            w, "files", json_integer((json_int_t)b->ag[i].nfiles));
+        broker_emit(b, "workset.changed", b->ag[i].id, w);
+        broker_rescore(b, (size_t)i);
+    } else if (broker_rescan(b, &e)) { /* which worktree: not known */
+        broker_log(b, "rescan: %s", e.msg);
+    }
+    json_t *o = json_pack("{s:I}", "event", (json_int_t)id);
+    json_object_set_new(o, "agent", broker_agent_json(b, (size_t)i, true));
+    api_reply_json(c->req, 200, o);
 }
 
 static void
@@ -936,6 +1064,7 @@ static const struct api_route routes[] = {
     { EVHTTP_REQ_POST, "v1/agents/*/heartbeat", h_heartbeat },
     { EVHTTP_REQ_POST, "v1/agents/*/exit", h_exit },
     { EVHTTP_REQ_POST, "v1/agents/*/edits", h_edit },
+    { EVHTTP_REQ_POST, "v1/agents/*/commits", h_commits },
     { EVHTTP_REQ_GET, "v1/advisories", h_advisories },
     { EVHTTP_REQ_GET, "v1/events", h_events },
     { EVHTTP_REQ_GET, "v1/locks", h_locks },

@@ -107,12 +107,26 @@ add_agent(struct broker *b, const char *id)
     size_t i = b->nagents++;
     agent_init(&b->ag[i], id);
     memset(&b->meta[i], 0, sizeof(b->meta[i]));
+    agent_init(&b->meta[i].reports, id);
     b->meta[i].registered_at = b->meta[i].last_seen = broker_now();
     b->ag[i].started_at_ms = b->meta[i].registered_at;
     return i;
 }
 
 static const char *const status_names[] = { "active", "exited", "stale" };
+
+/* Whether another agent that has not exited, or the human of a shared
+ * worktree, flies in agent i's worktree. */
+static bool
+flies_shared(const struct broker *b, size_t i)
+{
+    const char *wt = b->ag[i].worktree;
+    for (size_t j = 0; wt && j < b->nagents; j++)
+        if (j != i && b->ag[j].worktree && !strcmp(b->ag[j].worktree, wt) &&
+            (b->meta[j].human_residual || b->meta[j].status != BAGENT_EXITED))
+            return true;
+    return false;
+}
 
 json_t *
 broker_agent_json(const struct broker *b, size_t i, bool files)
@@ -142,7 +156,14 @@ broker_agent_json(const struct broker *b, size_t i, bool files)
     for (size_t k = 0; k < m->nlanes; k++)
         json_array_append_new(lanes, json_string(m->lanes[k]));
     json_object_set_new(o, "lanes", lanes);
+    json_object_set_new(o, "shared", json_boolean(flies_shared(b, i)));
     json_object_set_new(o, "fileCount", json_integer((json_int_t)a->nfiles));
+    if (files && m->shared) {
+        json_t *rp = json_array();
+        for (size_t k = 0; k < m->reports.nfiles; k++)
+            json_array_append_new(rp, json_string(m->reports.files[k].path));
+        json_object_set_new(o, "reported", rp);
+    }
     if (files) {
         json_t *fs = json_array();
         for (size_t k = 0; k < a->nfiles; k++) {
@@ -233,6 +254,131 @@ subtract_reported(struct broker *b, const char *wt, struct agent *w)
     w->nfiles = o;
 }
 
+/* The change of w to path (in base or new naming), or NULL. */
+static const struct ws_file *
+find_change(const struct agent *w, const char *path)
+{
+    for (size_t k = 0; k < w->nfiles; k++)
+        if (!strcmp(w->files[k].path, path) ||
+            (w->files[k].new_path && !strcmp(w->files[k].new_path, path)))
+            return &w->files[k];
+    return NULL;
+}
+
+/* out = the lines of d (a file's real change, base coordinates) that the
+ * reported lines r meet: d ∩ r, and the line of each pure insertion after
+ * base line k whose first line, k + 1, r holds (an agent reports the lines
+ * it wrote); d's insertions stay insertions. */
+static void
+met_lines(
+    struct range_set *out, const struct range_set *d, const struct range_set *r)
+{
+    struct range_set met = RANGE_SET_INIT, rest = RANGE_SET_INIT;
+    range_set_intersect(&met, d, r);
+    for (size_t k = 0; k < d->nins; k++)
+        if (range_set_contains(r, d->ins[k] + 1)) {
+            uint32_t line = d->ins[k] ? d->ins[k] : 1;
+            range_set_add(&met, line, line);
+        }
+    range_set_subtract(&rest, d, &met);
+    range_set_subtract(out, d, &rest);
+    range_set_release(&met);
+    range_set_release(&rest);
+}
+
+static bool
+same_ranges(const struct range_set *x, const struct range_set *y)
+{
+    return x->n == y->n && x->nins == y->nins &&
+           (!x->n || !memcmp(x->v, y->v, x->n * sizeof(*x->v))) &&
+           (!x->nins || !memcmp(x->ins, y->ins, x->nins * sizeof(*x->ins)));
+}
+
+static bool
+same_files(const struct agent *x, const struct agent *y)
+{
+    if (x->nfiles != y->nfiles)
+        return false;
+    for (size_t k = 0; k < x->nfiles; k++) {
+        const struct ws_file *f = &x->files[k], *g = &y->files[k];
+        if (strcmp(f->path, g->path) || f->status != g->status ||
+            f->whole != g->whole || !same_ranges(&f->ranges, &g->ranges))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The agents sharing worktree wt follow git. w is the whole worktree's
+ * working set, just read and aligned (before the human's share is taken
+ * out). Each agent's working set becomes, for every path it reported, that
+ * path's real change: the lines its reports meet (met_lines), or all of
+ * them when they meet none (a whole file, or lines reported in other
+ * coordinates); a path as in the base is left out, so a committed or
+ * reverted file leaves at once. Its reports then hold those lines, base
+ * coordinates, or none for a path as in the base: changed again later, it
+ * is still that agent's.
+ */
+static void
+sync_shared(struct broker *b, const char *wt, const struct agent *w)
+{
+    for (size_t j = 0; j < b->nagents; j++) {
+        struct bagent *m = &b->meta[j];
+        if (!m->shared || m->human_residual || !b->ag[j].worktree ||
+            strcmp(b->ag[j].worktree, wt))
+            continue;
+        struct agent fresh;
+        agent_init(&fresh, b->ag[j].id);
+        for (size_t k = 0; k < m->reports.nfiles; k++) {
+            struct ws_file *r = &m->reports.files[k];
+            const struct ws_file *d = find_change(w, r->path);
+            if (!d) {
+                range_set_clear(&r->ranges);
+                continue;
+            }
+            struct range_set got = RANGE_SET_INIT;
+            bool all = r->whole || d->whole || ws_status_whole(d->status);
+            if (!all) {
+                met_lines(&got, &d->ranges, &r->ranges);
+                all = got.n == 0;
+            }
+            if (all)
+                range_set_copy(&got, &d->ranges);
+            struct ws_file *f = agent_add_file(&fresh, d->path, d->status);
+            if (d->new_path && !f->new_path)
+                f->new_path = xstrdup(d->new_path);
+            f->whole = d->whole;
+            range_set_add_set(&f->ranges, &got);
+            if (r->changed_at_ms > f->changed_at_ms)
+                f->changed_at_ms = r->changed_at_ms;
+            f->weight = r->weight;
+            f->added_lines = d->added_lines;
+            f->deleted_lines = d->deleted_lines;
+            if (!r->whole)
+                range_set_copy(&r->ranges, &got);
+            range_set_release(&got);
+        }
+        agent_sort(&fresh);
+        struct agent *a = &b->ag[j];
+        bool changed = !same_files(a, &fresh);
+        for (size_t k = 0; k < a->nfiles; k++)
+            ws_file_release(&a->files[k]);
+        free(a->files);
+        a->files = fresh.files;
+        a->nfiles = fresh.nfiles;
+        a->afiles = fresh.afiles;
+        fresh.files = NULL;
+        fresh.nfiles = fresh.afiles = 0;
+        agent_release(&fresh);
+        if (!changed)
+            continue;
+        b->reshared = true;
+        json_t *d = json_object();
+        json_object_set_new(d, "files", json_integer((json_int_t)a->nfiles));
+        broker_emit(b, "workset.changed", a->id, d);
+    }
+}
+
 /* Read agent i's working set from git (worktree agents), in its own
  * base's coordinates and without its names: align_finish() completes it. */
 static int
@@ -296,6 +442,8 @@ align_finish(struct broker *b, const bool *read)
             b->realigned = true;
         if (!read[i] && !moved)
             continue;
+        if (b->meta[i].human_residual && read[i])
+            sync_shared(b, b->ag[i].worktree, &b->ag[i]);
         if (b->meta[i].human_residual)
             subtract_reported(b, b->ag[i].worktree, &b->ag[i]);
         if (b->have_graph)
@@ -973,9 +1121,10 @@ void
 broker_rescore(struct broker *b, size_t changed)
 {
     int64_t now = broker_now();
-    if (b->realigned) /* every pair's coordinates changed */
+    if (b->realigned || b->reshared) /* every pair's coordinates, or
+                                          several agents, changed */
         changed = SIZE_MAX;
-    b->realigned = false;
+    b->realigned = b->reshared = false;
     broker_drop_engine(b);
     /* The engine scores active agents only; index map back to ours. */
     size_t *idx = xcalloc(b->nagents + 1, sizeof(*idx));
@@ -1471,6 +1620,7 @@ broker_free(struct broker *b)
     free(b->watches);
     for (size_t i = 0; i < b->nagents; i++) {
         agent_release(&b->ag[i]);
+        agent_release(&b->meta[i].reports);
         free(b->meta[i].client);
         for (size_t k = 0; k < b->meta[i].nlanes; k++)
             free(b->meta[i].lanes[k]);

@@ -51,6 +51,12 @@ struct bagent {
     bool human_residual; /* the person at the keyboard of a shared
                             worktree: git's changes minus what the agents
                             there reported */
+    /* the edits it reported (POST .../edits), by path, kept until the
+     * daemon stops: in a shared worktree its working set is their paths'
+     * real changes (sync_shared in broker.c); after each read of that
+     * worktree, their lines are the lines of the real change they met
+     * (base coordinates), none for a path as in the base */
+    struct agent reports;
     int64_t registered_at, last_seen;
     int64_t stored_seen;       /* last_seen as last stored */
     int64_t dirty_since;       /* a file changed; 0 when clean */
@@ -131,6 +137,8 @@ struct broker {
     bool unaligned; /* no base descends from every other (logged once) */
     bool realigned; /* agents were moved since the last scoring: score
                        every pair */
+    bool reshared;  /* a shared worktree's agents' working sets followed
+                       git since the last scoring: score every pair */
     /* the engine of the last scoring, for evidence; NULL once any agent's
      * working set changed after it (it borrows their tables) */
     struct risk_engine *engine;

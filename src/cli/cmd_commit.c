@@ -75,6 +75,8 @@ flies(json_t *a)
     return !st || strcmp(st, "exited");
 }
 
+static void post_quiet(struct client *cl, const char *path);
+
 /* The daemon's agents (with files); NULL with *error on failure. */
 static json_t *
 get_agents(struct client *cl, char **error, int *code)
@@ -101,6 +103,60 @@ get_agents(struct client *cl, char **error, int *code)
     json_incref(agents);
     json_decref(reply);
     return agents;
+}
+
+/* s percent-encoded for a URL path segment: a new string. */
+static char *
+url_escape(const char *s)
+{
+    size_t len = 0;
+    char *out = xmalloc(strlen(s) * 3 + 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                     (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+                     *p == '-';
+        len += (size_t)snprintf(out + len, 4, plain ? "%c" : "%%%02X", *p);
+    }
+    out[len] = '\0';
+    return out;
+}
+
+/*
+ * Tell the daemon about the commit made (POST /v1/agents/{id}/commits: the
+ * ledger records it and the agent's working set follows at once); when it
+ * does not take it, ask for a rescan instead, as git's post-commit hook
+ * does, with a note.
+ */
+static void
+record_commit(
+    struct client *cl, const char *agent, json_t *result, struct sbuf *notes)
+{
+    json_t *body = json_pack("{s:O, s:O, s:O, s:O, s:O}", "commit",
+        json_object_get(result, "commit"), "branch",
+        json_object_get(result, "branch"), "parent",
+        json_object_get(result, "parent"), "files",
+        json_object_get(result, "files"), "subject",
+        json_object_get(result, "subject"));
+    if (!json_string_length(json_object_get(body, "subject")))
+        json_object_del(body, "subject");
+    char *esc = url_escape(agent);
+    char *path = xasprintf("/v1/agents/%s/commits", esc);
+    long status = 0, saved = cl->timeout_ms;
+    json_t *reply = NULL;
+    struct as_err e;
+    cl->timeout_ms = 10000;
+    int rc = client_request(cl, "POST", path, body, &status, &reply, &e);
+    cl->timeout_ms = saved;
+    if (rc || status != 200) {
+        sb_addf(notes, "the daemon did not record this commit (%s)\n",
+            rc ? e.msg : client_error_message(reply));
+        post_quiet(cl, "/v1/refresh");
+    }
+    if (reply)
+        json_decref(reply);
+    json_decref(body);
+    free(path);
+    free(esc);
 }
 
 static void
@@ -184,27 +240,36 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
             jstr(*me, "id"), wt, top);
         return CLI_EXIT_USAGE;
     }
+    /* the daemon says whether another agent (or the human) flies in its
+     * worktree; an agent with no worktree of its own is a guest in this
+     * one, shared when anyone else flies here */
+    *shared = json_is_true(json_object_get(*me, "shared"));
     size_t i;
     json_t *a;
     json_array_foreach(*agents, i, a)
     {
-        if (a != *me && flies(a) && same_dir(jstr(a, "worktree"), top))
+        if (!wt && a != *me && flies(a) && same_dir(jstr(a, "worktree"), top))
             *shared = true;
     }
     return 0;
 }
 
-/* The files agent me reported (shared tree): new array of new strings. */
+/* The files agent me reported (shared tree): the daemon's `reported`
+ * paths (its working set leaves out those as in the base, or not yet seen
+ * changed), else its files. New array of new strings. */
 static char **
 reported_files(json_t *me, size_t *n)
 {
     size_t i, k = 0, alloc = 0;
     char **v = NULL;
     json_t *f;
+    json_t *reported = json_object_get(me, "reported");
     *n = 0;
-    json_array_foreach(json_object_get(me, "files"), i, f)
+    json_array_foreach(reported ? reported : json_object_get(me, "files"), i, f)
     {
-        const char *p[2] = { jstr(f, "path"), jstr(f, "newPath") };
+        const char *p[2] = { json_is_string(f) ? json_string_value(f)
+                                               : jstr(f, "path"),
+            jstr(f, "newPath") };
         for (int j = 0; j < 2; j++) {
             char *norm = NULL;
             if (!p[j] || path_normalize(p[j], NULL, &norm) || !*norm) {
@@ -451,8 +516,6 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
     }
     if (res.index_note)
         sb_addf(&notes, "%s\n", res.index_note);
-    if (sc->cl)
-        post_quiet(sc->cl, "/v1/refresh"); /* as git's post-commit hook does */
 
     json_t *jf = json_array();
     for (size_t i = 0; i < nfiles; i++)
@@ -468,6 +531,8 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
         res.subject ? res.subject : "");
     if (res.index_note)
         json_object_set_new(*result, "index_note", json_string(res.index_note));
+    if (sc->cl)
+        record_commit(sc->cl, agent, *result, &notes);
 out:
     commit_result_release(&res);
     commit_files_free(files, nfiles);
