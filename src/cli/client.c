@@ -297,3 +297,22 @@ client_stream(struct client *c, const char *path, client_event_fn *fn,
     free(url);
     return rc;
 }
+
+char *
+client_path_escape(const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *out = xmalloc(strlen(s) * 3 + 1), *o = out;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+            (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-') {
+            *o++ = (char)*p;
+        } else {
+            *o++ = '%';
+            *o++ = hex[*p >> 4];
+            *o++ = hex[*p & 15];
+        }
+    }
+    *o = '\0';
+    return out;
+}

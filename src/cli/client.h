@@ -55,4 +55,8 @@ int client_exit_code(long status);
 /* The message of an error reply, or a fallback. Borrowed from reply. */
 const char *client_error_message(json_t *reply);
 
+/* s percent-encoded for one segment of a request path (an agent id in
+ * /v1/agents/{id}/...): a new string. */
+char *client_path_escape(const char *s);
+
 #endif

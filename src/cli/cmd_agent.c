@@ -84,40 +84,10 @@ parse(int argc, char **argv, struct aopts *o, const char *cmd)
     return 0;
 }
 
-static int
-exit_for(int rc)
-{
-    switch (rc) {
-    case AS_EINVAL:
-    case AS_ENOENT:
-        return CLI_EXIT_USAGE;
-    case AS_ECONFLICT:
-        return CLI_EXIT_FAIL;
-    default:
-        return CLI_EXIT_ERROR;
-    }
-}
-
 static const char *
 jstr(json_t *o, const char *k)
 {
     return json_string_value(json_object_get(o, k));
-}
-
-/* s escaped for a URL path segment (new string). */
-static char *
-url_escape(const char *s)
-{
-    size_t len = 0;
-    char *out = xmalloc(strlen(s) * 3 + 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                     (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
-                     *p == '-';
-        len += (size_t)snprintf(out + len, 4, plain ? "%c" : "%%%02X", *p);
-    }
-    out[len] = '\0';
-    return out;
 }
 
 /* The daemon, if it can be had; a note on stderr when not. */
@@ -194,7 +164,7 @@ agent_new(int argc, char **argv)
         fprintf(stderr, "airspace agent new: %s\n", e.msg);
         if (have)
             client_close(&cl);
-        return exit_for(rc);
+        return cli_exit_for(rc);
     }
     bool registered = false;
     if (have) {
@@ -259,7 +229,7 @@ agent_rm(int argc, char **argv)
             json_decref(agents);
         if (have)
             client_close(&cl);
-        return exit_for(rc);
+        return cli_exit_for(rc);
     }
     /* every agent that flew in it has left */
     json_t *exited = json_array();
@@ -270,7 +240,7 @@ agent_rm(int argc, char **argv)
         if (!id || (st && !strcmp(st, "exited")) ||
             (strcmp(id, name) && (!wt || strcmp(wt, w.path))))
             continue;
-        char *esc = url_escape(id);
+        char *esc = client_path_escape(id);
         char *path = xasprintf("/v1/agents/%s/exit", esc);
         free(esc);
         long status;

@@ -19,31 +19,9 @@
 #include "cli/dcli.h"
 #include "git/commit.h"
 #include "util/path.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-/* ---- growing text ---- */
-
-struct sbuf {
-    char *p;
-    size_t n, a;
-};
-
-__attribute__((format(printf, 2, 3))) static void
-sb_addf(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (need < 0)
-        return;
-    ALLOC_GROW(b->p, b->n + (size_t)need + 1, b->a);
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->n, (size_t)need + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)need;
-}
 
 /* ---- the daemon ---- */
 
@@ -105,22 +83,6 @@ get_agents(struct client *cl, char **error, int *code)
     return agents;
 }
 
-/* s percent-encoded for a URL path segment: a new string. */
-static char *
-url_escape(const char *s)
-{
-    size_t len = 0;
-    char *out = xmalloc(strlen(s) * 3 + 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                     (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
-                     *p == '-';
-        len += (size_t)snprintf(out + len, 4, plain ? "%c" : "%%%02X", *p);
-    }
-    out[len] = '\0';
-    return out;
-}
-
 /*
  * Tell the daemon about the commit made (POST /v1/agents/{id}/commits: the
  * ledger records it and the agent's working set follows at once); when it
@@ -129,7 +91,7 @@ url_escape(const char *s)
  */
 static void
 record_commit(
-    struct client *cl, const char *agent, json_t *result, struct sbuf *notes)
+    struct client *cl, const char *agent, json_t *result, struct strbuf *notes)
 {
     json_t *body = json_pack("{s:O, s:O, s:O, s:O, s:O}", "commit",
         json_object_get(result, "commit"), "branch",
@@ -139,7 +101,7 @@ record_commit(
         json_object_get(result, "subject"));
     if (!json_string_length(json_object_get(body, "subject")))
         json_object_del(body, "subject");
-    char *esc = url_escape(agent);
+    char *esc = client_path_escape(agent);
     char *path = xasprintf("/v1/agents/%s/commits", esc);
     long status = 0, saved = cl->timeout_ms;
     json_t *reply = NULL;
@@ -148,7 +110,7 @@ record_commit(
     int rc = client_request(cl, "POST", path, body, &status, &reply, &e);
     cl->timeout_ms = saved;
     if (rc || status != 200) {
-        sb_addf(notes, "the daemon did not record this commit (%s)\n",
+        strbuf_addf(notes, "the daemon did not record this commit (%s)\n",
             rc ? e.msg : client_error_message(reply));
         post_quiet(cl, "/v1/refresh");
     }
@@ -207,13 +169,13 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
             }
             continue;
         }
-        struct sbuf names = { 0 };
+        struct strbuf names = STRBUF_INIT;
         size_t n = 0;
         json_array_foreach(*agents, i, a)
         {
             if (!flies(a) || !same_dir(jstr(a, "worktree"), top))
                 continue;
-            sb_addf(&names, "%s%s", n ? ", " : "", jstr(a, "id"));
+            strbuf_addf(&names, "%s%s", n ? ", " : "", jstr(a, "id"));
             *me = a;
             n++;
         }
@@ -221,11 +183,11 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
             *error = xasprintf(
                 "several agents fly in '%s' (%s): name yours with --agent "
                 "or AIRSPACE_AGENT",
-                top, names.p);
-            free(names.p);
+                top, names.s);
+            free(names.s);
             return CLI_EXIT_USAGE;
         }
-        free(names.p);
+        free(names.s);
         if (!*me && round) {
             *error = xasprintf("no agent flies in '%s': name one with "
                                "--agent or AIRSPACE_AGENT",
@@ -325,9 +287,9 @@ repo_path(const char *given, const char *dir_real, const char *top, char **out)
 /* Ask the daemon whether other agents hold the files. */
 static int
 check_locks(struct client *cl, const char *me, const struct commit_file *files,
-    size_t n, bool force, struct sbuf *notes, char **error)
+    size_t n, bool force, struct strbuf *notes, char **error)
 {
-    struct sbuf held = { 0 };
+    struct strbuf held = STRBUF_INIT;
     size_t nheld = 0;
     for (size_t i = 0; i < n; i++) {
         json_t *body = json_pack("{s:s, s:s, s:s}", "agent", me, "path",
@@ -339,14 +301,14 @@ check_locks(struct client *cl, const char *me, const struct commit_file *files,
             cl, "POST", "/v1/locks/check", body, &status, &reply, &e);
         json_decref(body);
         if (rc) {
-            free(held.p);
+            free(held.s);
             *error = xasprintf("the daemon stopped answering while checking "
                                "locks: %s; nothing committed",
                 e.msg);
             return CLI_EXIT_UNREACHABLE;
         }
         if (status != 200) {
-            free(held.p);
+            free(held.s);
             *error = xasprintf("cannot check the locks on '%s': %s; nothing "
                                "committed",
                 files[i].path, client_error_message(reply));
@@ -358,7 +320,7 @@ check_locks(struct client *cl, const char *me, const struct commit_file *files,
         if (json_is_false(json_object_get(reply, "free"))) {
             json_t *h = json_object_get(reply, "holder");
             const char *reason = jstr(h, "reason");
-            sb_addf(force ? notes : &held,
+            strbuf_addf(force ? notes : &held,
                 "%s'%s' is held by %s (%s %s '%s', %lld s left%s%s)%s\n",
                 force ? "committing anyway (--force): " : "", files[i].path,
                 jstr(h, "holder") ? jstr(h, "holder") : "?",
@@ -378,26 +340,12 @@ check_locks(struct client *cl, const char *me, const struct commit_file *files,
         *error = xasprintf("%scommit refused: %zu file%s held by another "
                            "agent; nothing committed (ask the holder, wait, "
                            "or use --force)",
-            held.p, nheld, nheld == 1 ? " is" : "s are");
-        free(held.p);
+            held.s, nheld, nheld == 1 ? " is" : "s are");
+        free(held.s);
         return CLI_EXIT_FAIL;
     }
-    free(held.p);
+    free(held.s);
     return 0;
-}
-
-static int
-exit_for(int rc)
-{
-    switch (rc) {
-    case AS_EINVAL:
-    case AS_ENOENT:
-        return CLI_EXIT_USAGE;
-    case AS_ECONFLICT:
-        return CLI_EXIT_FAIL;
-    default:
-        return CLI_EXIT_ERROR;
-    }
 }
 
 int
@@ -407,7 +355,7 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
     *result = NULL;
     *notes_out = NULL;
     *error = NULL;
-    struct sbuf notes = { 0 };
+    struct strbuf notes = STRBUF_INIT;
     struct commit_tree *t = NULL;
     json_t *agents = NULL, *me = NULL;
     char **specs = NULL;
@@ -430,7 +378,7 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
     }
     if ((rc = commit_open(sc->dir, &t, &e))) {
         *error = xstrdup(e.msg);
-        return exit_for(rc);
+        return cli_exit_for(rc);
     }
     const char *top = commit_toplevel(t);
     dir_real = realpath(sc->dir, NULL);
@@ -452,7 +400,7 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
             goto out;
         agent = jstr(me, "id");
     } else {
-        sb_addf(&notes,
+        strbuf_addf(&notes,
             "the daemon cannot be reached (%s): no lock check, and no record "
             "of this commit\n",
             sc->no_daemon ? sc->no_daemon : "not asked");
@@ -485,14 +433,14 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
         specs = NULL;
         if ((rc = commit_changed_paths(t, &specs, &nspecs, &e))) {
             *error = xstrdup(e.msg);
-            code = exit_for(rc);
+            code = cli_exit_for(rc);
             goto out;
         }
         flags = 0;
     }
     if ((rc = commit_select(t, specs, nspecs, flags, &files, &nfiles, &e))) {
         *error = xasprintf("%s; nothing committed", e.msg);
-        code = exit_for(rc);
+        code = cli_exit_for(rc);
         goto out;
     }
     if (!nfiles) {
@@ -511,11 +459,11 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
     o.message = sc->message;
     if ((rc = commit_create(t, files, nfiles, &o, &res, &e))) {
         *error = xstrdup(e.msg);
-        code = exit_for(rc);
+        code = cli_exit_for(rc);
         goto out;
     }
     if (res.index_note)
-        sb_addf(&notes, "%s\n", res.index_note);
+        strbuf_addf(&notes, "%s\n", res.index_note);
 
     json_t *jf = json_array();
     for (size_t i = 0; i < nfiles; i++)
@@ -541,7 +489,7 @@ out:
         json_decref(agents);
     free(dir_real);
     commit_close(t);
-    *notes_out = notes.p;
+    *notes_out = notes.s;
     return code;
 }
 
@@ -580,7 +528,7 @@ cmd_commit(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct sbuf msg = { 0 };
+    struct strbuf msg = STRBUF_INIT;
     bool json = false, force = false, no_start = false, have_msg = false;
     const char *agent = NULL;
     opterr = 0;
@@ -590,7 +538,7 @@ cmd_commit(int argc, char **argv)
         switch (c) {
         case 'm':
             /* several -m are paragraphs, as with git */
-            sb_addf(&msg, "%s%s", have_msg ? "\n\n" : "", optarg);
+            strbuf_addf(&msg, "%s%s", have_msg ? "\n\n" : "", optarg);
             have_msg = true;
             break;
         case 'a':
@@ -607,21 +555,21 @@ cmd_commit(int argc, char **argv)
             break;
         case 'h':
             fputs(usage, stdout);
-            free(msg.p);
+            free(msg.s);
             return CLI_EXIT_OK;
         default:
-            free(msg.p);
+            free(msg.s);
             return dcli_usage("commit", "unknown or incomplete option '%s'",
                 argv[optind - 1]);
         }
     }
     if (!have_msg) {
-        free(msg.p);
+        free(msg.s);
         return dcli_usage(
             "commit", "a commit message is required (-m MESSAGE)");
     }
     if (agent && !*agent) {
-        free(msg.p);
+        free(msg.s);
         return dcli_usage("commit", "--agent needs an agent id");
     }
     struct client cl;
@@ -632,7 +580,7 @@ cmd_commit(int argc, char **argv)
     if (orc == AS_ENOENT) {
         fprintf(stderr, "airspace commit: %s\n", e.msg);
         client_close(&cl);
-        free(msg.p);
+        free(msg.s);
         return CLI_EXIT_USAGE;
     }
     if (orc) {
@@ -644,7 +592,7 @@ cmd_commit(int argc, char **argv)
     struct scoped_commit sc = {
         .dir = ".",
         .agent = agent,
-        .message = msg.p ? msg.p : "",
+        .message = msg.s ? msg.s : "",
         .paths = argv + optind,
         .npaths = (size_t)(argc - optind),
         .force = force,
@@ -673,7 +621,7 @@ cmd_commit(int argc, char **argv)
     free(notes);
     free(error);
     free(why);
-    free(msg.p);
+    free(msg.s);
     if (connected)
         client_close(&cl);
     return code;
