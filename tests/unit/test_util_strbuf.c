@@ -42,7 +42,7 @@ test_growth(void)
     free(b.s);
 }
 
-static void
+__attribute__((format(printf, 2, 3))) static void
 vadd(struct strbuf *b, const char *fmt, ...)
 {
     va_list ap;
