@@ -60,6 +60,7 @@ cli_fn cmd_conflicts;
 cli_fn cmd_hook;
 cli_fn cmd_inbox;
 cli_fn cmd_intent;
+cli_fn cmd_land;
 cli_fn cmd_log;
 cli_fn cmd_msg;
 cli_fn cmd_contest;

@@ -20,13 +20,16 @@ static const char usage[] =
     "usage: airspace agent new NAME [--base REV] [--dir DIR] [--json]\n"
     "                          [--no-start]\n"
     "       airspace agent rm NAME [--force] [--json] [--no-start]\n"
+    "       airspace agent prune [--dry-run] [--json] [--no-start]\n"
     "       airspace agent list [--json]\n\n"
     "new: make a worktree for agent NAME on a new branch airspace/NAME\n"
     "from REV (default HEAD), in DIR (default <repo>.airspace/NAME beside\n"
     "the repository), register it with the daemon and print its path.\n"
     "rm: remove that worktree (refused with uncommitted changes unless\n"
     "--force) and its branch when it is merged; the daemon is told the\n"
-    "agent exited. list: the same as 'airspace agents'.\n";
+    "agent exited. prune: forget agents' worktrees whose directory is\n"
+    "gone, deleting their branches when merged. list: the same as\n"
+    "'airspace agents'.\n";
 
 struct aopts {
     const char *base, *dir;
@@ -279,6 +282,123 @@ agent_rm(int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
+static int
+agent_prune(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "dry-run", no_argument, NULL, 'd' },
+        { "no-start", no_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    bool json = false, dry_run = false, no_start = false;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = true;
+            break;
+        case 'd':
+            dry_run = true;
+            break;
+        case 'n':
+            no_start = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        default:
+            return dcli_usage("agent prune",
+                "unknown or incomplete option "
+                "'%s'",
+                argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return dcli_usage("agent prune", "takes no NAME");
+    struct worktree_info *v = NULL;
+    size_t n = 0;
+    struct as_err e;
+    int rc = worktree_prune_agents(".", dry_run, &v, &n, &e);
+    if (rc) {
+        fprintf(stderr, "airspace agent prune: %s\n", e.msg);
+        return cli_exit_for(rc);
+    }
+    /* the agents that flew in them have left */
+    json_t *exited = json_array();
+    struct client cl;
+    if (n && !dry_run && daemon_open(&cl, no_start, "agent prune")) {
+        json_t *agents = agents_list(&cl);
+        size_t i;
+        json_t *a;
+        json_array_foreach(json_object_get(agents, "agents"), i, a)
+        {
+            const char *id = jstr(a, "id"), *wt = jstr(a, "worktree"),
+                       *st = jstr(a, "status");
+            bool hit = false;
+            for (size_t k = 0; k < n && id && wt; k++)
+                hit = hit || !strcmp(wt, v[k].path);
+            if (!hit || (st && !strcmp(st, "exited")))
+                continue;
+            char *esc = client_path_escape(id);
+            char *path = xasprintf("/v1/agents/%s/exit", esc);
+            free(esc);
+            long status;
+            json_t *reply = NULL;
+            if (client_request(&cl, "POST", path, NULL, &status, &reply, &e) ==
+                    0 &&
+                status == 200)
+                json_array_append_new(exited, json_string(id));
+            if (reply)
+                json_decref(reply);
+            free(path);
+        }
+        if (agents)
+            json_decref(agents);
+        client_close(&cl);
+    }
+    json_t *out = json_array();
+    for (size_t k = 0; k < n; k++) {
+        struct worktree_info *w = &v[k];
+        json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:b}", "agent", w->name,
+            "worktree", w->path, "branch", w->branch, "tip",
+            w->base[0] ? json_string(w->base) : json_null(), "branchDeleted",
+            w->branch_deleted);
+        if (w->branch_kept)
+            json_object_set_new(o, "branchKept", json_string(w->branch_kept));
+        json_array_append_new(out, o);
+        if (json)
+            continue;
+        printf("%s worktree %s of agent %s\n",
+            dry_run ? "would prune" : "pruned", w->path, w->name);
+        if (w->branch_deleted)
+            printf("deleted branch %s (was %.7s)\n", w->branch, w->base);
+        else if (!w->base[0])
+            printf("branch %s is gone already\n", w->branch);
+        else if (!dry_run)
+            printf("kept branch %s: %s\n", w->branch,
+                w->branch_kept ? w->branch_kept : "not merged");
+    }
+    if (json) {
+        json_t *o = json_pack("{s:o, s:o, s:b}", "pruned", out, "exited",
+            exited, "dry_run", dry_run);
+        dcli_print_json(o);
+        json_decref(o);
+    } else {
+        if (!n)
+            printf("no agent worktree to prune\n");
+        json_decref(out);
+        json_decref(exited);
+    }
+    for (size_t k = 0; k < n; k++)
+        worktree_info_release(&v[k]);
+    free(v);
+    return CLI_EXIT_OK;
+}
+
 int
 cmd_agent(int argc, char **argv)
 {
@@ -294,8 +414,10 @@ cmd_agent(int argc, char **argv)
         return agent_new(argc - 1, argv + 1);
     if (!strcmp(argv[1], "rm"))
         return agent_rm(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "prune"))
+        return agent_prune(argc - 1, argv + 1);
     if (!strcmp(argv[1], "list"))
         return cmd_agents(argc - 1, argv + 1);
     return dcli_usage(
-        "agent", "unknown subcommand '%s' (new, rm, list)", argv[1]);
+        "agent", "unknown subcommand '%s' (new, rm, prune, list)", argv[1]);
 }

@@ -16,6 +16,7 @@ static const struct cli_command commands[] = {
     { "agent", "make or remove an agent's worktree and branch", cmd_agent },
     { "commit", "commit only your own files, without the index lock",
         cmd_commit },
+    { "land", "merge an agent's branch into the integration branch", cmd_land },
     { "advisories", "list the live traffic and resolution advisories",
         cmd_advisories },
     { "watch", "follow the live events", cmd_watch },

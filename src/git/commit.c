@@ -737,14 +737,21 @@ int
 commit_identity(struct commit_tree *t, const char *which, git_signature **out,
     struct as_err *e)
 {
+    return commit_identity_in(t->g, t->top, which, out, e);
+}
+
+int
+commit_identity_in(git_repository *g, const char *where, const char *which,
+    git_signature **out, struct as_err *e)
+{
     *out = NULL;
     bool author = !strcmp(which, "author");
     const char *up = author ? "AUTHOR" : "COMMITTER";
     char key[64];
     git_config *cfg = NULL;
-    if (git_repository_config_snapshot(&cfg, t->g) < 0)
+    if (git_repository_config_snapshot(&cfg, g) < 0)
         return repo_git_errorf(
-            e, "cannot read the configuration of '%s'", t->top);
+            e, "cannot read the configuration of '%s'", where);
     char *name = NULL, *email = NULL;
     snprintf(key, sizeof(key), "GIT_%s_NAME", up);
     if (getenv(key))
@@ -766,7 +773,7 @@ commit_identity(struct commit_tree *t, const char *which, git_signature **out,
             "no %s identity in '%s': set it with git config user.name "
             "\"Your Name\" and git config user.email you@example.com (or "
             "GIT_%s_NAME and GIT_%s_EMAIL)",
-            which, t->top, up, up);
+            which, where, up, up);
         goto out;
     }
     snprintf(key, sizeof(key), "GIT_%s_DATE", up);

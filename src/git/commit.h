@@ -174,4 +174,9 @@ int commit_create(struct commit_tree *t, const struct commit_file *files,
 int commit_identity(struct commit_tree *t, const char *which,
     git_signature **out, struct as_err *e);
 
+/* commit_identity() for any repository handle g; where names it in the
+ * message (its directory). */
+int commit_identity_in(git_repository *g, const char *where, const char *which,
+    git_signature **out, struct as_err *e);
+
 #endif

@@ -487,3 +487,92 @@ out:
     free(branch);
     return rc;
 }
+
+/* The branch the administrative HEAD file of worktree admin names
+ * ("refs/heads/x" -> "x"), or NULL. New string. */
+static char *
+admin_head_branch(const char *common, const char *admin)
+{
+    char *path = xasprintf("%s/worktrees/%s/HEAD", common, admin);
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f)
+        return NULL;
+    char line[1024];
+    char *branch = NULL;
+    if (fgets(line, sizeof(line), f) &&
+        !strncmp(line, "ref: refs/heads/", 16)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        branch = xstrdup(line + 16);
+    }
+    fclose(f);
+    return branch;
+}
+
+int
+worktree_prune_agents(const char *from, bool dry_run,
+    struct worktree_info **out, size_t *n, struct as_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    struct repo *r = NULL;
+    struct repo_worktree *wts = NULL;
+    size_t nwts = 0, alloc = 0;
+    git_repository *g = NULL;
+    int rc = repo_open(from, &r, e);
+    if (rc)
+        return rc;
+    if ((rc = repo_worktrees(r, &wts, &nwts, e)))
+        goto out;
+    if (git_repository_open(&g, repo_common_dir(r)) < 0) {
+        rc = repo_git_errorf(e, "cannot open '%s'", repo_common_dir(r));
+        goto out;
+    }
+    size_t pl = strlen(WORKTREE_BRANCH_PREFIX);
+    for (size_t i = 0; i < nwts; i++) {
+        if (wts[i].is_main || !wts[i].prunable)
+            continue;
+        char *branch = admin_head_branch(repo_common_dir(r), wts[i].name);
+        if (!branch || strncmp(branch, WORKTREE_BRANCH_PREFIX, pl) ||
+            !branch[pl]) {
+            free(branch);
+            continue;
+        }
+        git_worktree *wt = NULL;
+        if (git_worktree_lookup(&wt, g, wts[i].name) < 0) {
+            git_error_clear();
+            free(branch);
+            continue;
+        }
+        bool locked = git_worktree_is_locked(NULL, wt) > 0;
+        git_worktree_prune_options po;
+        git_worktree_prune_options_init(
+            &po, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
+        if (locked || (!dry_run && git_worktree_prune(wt, &po) < 0)) {
+            git_error_clear();
+            git_worktree_free(wt);
+            free(branch);
+            continue;
+        }
+        git_worktree_free(wt);
+        ALLOC_GROW(*out, *n + 1, alloc);
+        struct worktree_info *w = &(*out)[(*n)++];
+        memset(w, 0, sizeof(*w));
+        w->name = xstrdup(branch + pl);
+        w->path = xstrdup(wts[i].path);
+        w->branch = branch;
+        char *ref = xasprintf("refs/heads/%s", branch);
+        git_oid tip;
+        if (git_reference_name_to_id(&tip, g, ref) == 0)
+            git_oid_tostr(w->base, sizeof(w->base), &tip);
+        git_error_clear();
+        free(ref);
+        if (!dry_run && w->base[0])
+            drop_branch(r, g, w);
+    }
+out:
+    git_repository_free(g);
+    repo_worktrees_free(wts, nwts);
+    repo_free(r);
+    return rc;
+}

@@ -16,6 +16,7 @@
 #define AIRSPACE_GIT_WORKTREE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "util/error.h"
 
@@ -74,5 +75,21 @@ int worktree_new(const char *from, const char *name, const char *base,
  */
 int worktree_remove(const char *from, const char *name, const char *path_hint,
     bool force, struct worktree_info *out, struct as_err *e);
+
+/*
+ * `airspace agent prune`: every linked worktree whose directory is gone
+ * and whose HEAD names a branch `airspace/<name>` is pruned as `git
+ * worktree prune` does (its administrative files removed; a locked one
+ * is left alone, as git leaves it); its branch is then deleted when the
+ * integration branch contains it, else kept (branch_kept says why).
+ * Worktrees of other branches are left to `git worktree prune`. New array
+ * in *out, one worktree_info per pruned worktree (name, path, branch,
+ * base: the branch tip, branch_deleted, branch_kept); free each with
+ * worktree_info_release() and the array with free(). With dry_run,
+ * nothing is removed and the branches are not judged. Returns 0,
+ * AS_ENOENT (from is not in a repository) or AS_EGIT.
+ */
+int worktree_prune_agents(const char *from, bool dry_run,
+    struct worktree_info **out, size_t *n, struct as_err *e);
 
 #endif

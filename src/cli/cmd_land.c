@@ -1,0 +1,604 @@
+/*
+ * cmd_land.c - `airspace land`: merge an agent's branch into the
+ * integration branch (git/land.h) after a speculative merge check and a
+ * scope check against what the agent holds or declared in the daemon.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/dcli.h"
+#include "git/land.h"
+#include "git/repo.h"
+#include "git/worktree.h"
+#include "util/glob.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char usage[] =
+    "usage: airspace land [NAME | --branch BRANCH] [--into BRANCH]\n"
+    "                     [-m MESSAGE] [--force] [--dry-run] [--json]\n"
+    "                     [--no-start]\n\n"
+    "Land agent NAME's branch (default: the agent of this worktree) on the\n"
+    "integration branch (or --into BRANCH): refused when the merge\n"
+    "conflicts, or when the branch changes files the agent holds no lock,\n"
+    "claim or intent on (unless --force). A fast-forward when it can be,\n"
+    "else a merge commit; the target's checked-out worktree follows.\n"
+    "See docs/cli.md.\n";
+
+struct lopts {
+    const char *name, *branch, *into, *message;
+    bool force, dry_run, json, no_start;
+};
+
+static const char *
+jstr(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static bool
+same_dir(const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    if (!strcmp(a, b))
+        return true;
+    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+    bool same = ra && rb && !strcmp(ra, rb);
+    free(ra);
+    free(rb);
+    return same;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("airspace land: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* GET path; the member key of the reply (an array; json_decref it), or
+ * NULL with *why. */
+static json_t *
+get_array(struct client *cl, const char *path, const char *key, char **why)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    if (client_request(cl, "GET", path, NULL, &status, &reply, &e)) {
+        *why = xstrdup(e.msg);
+        return NULL;
+    }
+    json_t *v = json_object_get(reply, key);
+    if (status != 200 || !json_is_array(v)) {
+        *why = xstrdup(client_error_message(reply));
+        if (reply)
+            json_decref(reply);
+        return NULL;
+    }
+    json_incref(v);
+    json_decref(reply);
+    return v;
+}
+
+static void
+post_quiet(struct client *cl, const char *path, json_t *body, bool *ok)
+{
+    long status = 0, saved = cl->timeout_ms;
+    json_t *reply = NULL;
+    struct as_err e;
+    cl->timeout_ms = 10000;
+    int rc = client_request(cl, "POST", path, body, &status, &reply, &e);
+    cl->timeout_ms = saved;
+    if (ok)
+        *ok = !rc && status == 200;
+    if (reply)
+        json_decref(reply);
+}
+
+/*
+ * Which branch to land and whose it is: *branch (new), *agent (new, or
+ * NULL: nobody's) and *known (the daemon knows the agent). Returns 0 or
+ * an exit code after saying why.
+ */
+static int
+resolve_source(const struct lopts *o, json_t *agents, const char *target,
+    char **branch, char **agent, bool *known)
+{
+    size_t i;
+    json_t *a;
+    *branch = *agent = NULL;
+    *known = false;
+    if (o->name) {
+        json_array_foreach(agents, i, a)
+        {
+            if (jstr(a, "id") && !strcmp(jstr(a, "id"), o->name)) {
+                *known = true;
+                if (jstr(a, "branch"))
+                    *branch = xstrdup(jstr(a, "branch"));
+            }
+        }
+        *agent = xstrdup(o->name);
+        if (!*branch)
+            *branch = xasprintf(WORKTREE_BRANCH_PREFIX "%s", o->name);
+        return 0;
+    }
+    if (o->branch) {
+        *branch = xstrdup(o->branch);
+        json_t *hit = NULL;
+        json_array_foreach(agents, i, a)
+        {
+            const char *b = jstr(a, "branch"), *st = jstr(a, "status");
+            if (b && !strcmp(b, o->branch) &&
+                (!hit || !st || strcmp(st, "exited")))
+                hit = a;
+        }
+        size_t pl = strlen(WORKTREE_BRANCH_PREFIX);
+        if (hit) {
+            *agent = xstrdup(jstr(hit, "id"));
+            *known = true;
+        } else if (!strncmp(o->branch, WORKTREE_BRANCH_PREFIX, pl) &&
+                   o->branch[pl]) {
+            *agent = xstrdup(o->branch + pl);
+        }
+        return 0;
+    }
+    /* this worktree: its branch, and the agent flying in it */
+    char *top = NULL;
+    struct as_err e;
+    int rc = land_here(".", &top, branch, &e);
+    if (rc == AS_ENOENT) {
+        say("not in a working tree: name the agent (airspace land NAME) or "
+            "the branch (--branch)");
+        goto usage;
+    }
+    if (rc) {
+        say("%s: name the agent or --branch", e.msg);
+        goto usage;
+    }
+    if (!strcmp(*branch, target)) {
+        say("this working tree ('%s') is on '%s', the branch to land on: "
+            "name the agent to land (airspace land NAME) or --branch",
+            top, target);
+        goto usage;
+    }
+    size_t n = 0;
+    struct strbuf names = STRBUF_INIT;
+    json_array_foreach(agents, i, a)
+    {
+        const char *st = jstr(a, "status");
+        if ((st && !strcmp(st, "exited")) ||
+            !same_dir(jstr(a, "worktree"), top) || !jstr(a, "id"))
+            continue;
+        strbuf_addf(&names, "%s%s", n++ ? ", " : "", jstr(a, "id"));
+        free(*agent);
+        *agent = xstrdup(jstr(a, "id"));
+        *known = true;
+    }
+    if (n > 1) {
+        say("several agents fly in '%s' (%s): name the one to land", top,
+            names.s);
+        free(names.s);
+        goto usage;
+    }
+    free(names.s);
+    size_t pl = strlen(WORKTREE_BRANCH_PREFIX);
+    if (!*agent && !strncmp(*branch, WORKTREE_BRANCH_PREFIX, pl))
+        *agent = xstrdup(*branch + pl);
+    free(top);
+    return 0;
+usage:
+    free(top);
+    free(*branch);
+    free(*agent);
+    *branch = *agent = NULL;
+    return CLI_EXIT_USAGE;
+}
+
+/* Whether one of patterns covers path. */
+static bool
+covered(json_t *patterns, const char *path)
+{
+    size_t i;
+    json_t *p;
+    json_array_foreach(patterns, i, p)
+    {
+        if (json_is_string(p) && glob_match(json_string_value(p), path))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * The scope check: the files of plan that none of agent's locks, claims
+ * or live intents covers, into out (a JSON array of strings). Returns 0
+ * or an exit code after saying why.
+ */
+static int
+scope_check(struct client *cl, const char *agent, const struct land_plan *p,
+    json_t *out)
+{
+    char *esc = client_path_escape(agent);
+    char *lp = xasprintf("/v1/locks?agent=%s", esc);
+    char *ip = xasprintf("/v1/intents?agent=%s", esc);
+    char *why = NULL;
+    json_t *locks = get_array(cl, lp, "locks", &why);
+    json_t *intents = locks ? get_array(cl, ip, "intents", &why) : NULL;
+    free(esc);
+    free(lp);
+    free(ip);
+    if (!locks || !intents) {
+        say("cannot read the locks and intents of '%s' from the daemon: %s; "
+            "nothing landed",
+            agent, why ? why : "?");
+        free(why);
+        if (locks)
+            json_decref(locks);
+        return CLI_EXIT_UNREACHABLE;
+    }
+    json_t *pats = json_array();
+    size_t i, j;
+    json_t *x, *f;
+    json_array_foreach(locks, i, x)
+    {
+        if (jstr(x, "holder") && !strcmp(jstr(x, "holder"), agent) &&
+            jstr(x, "pattern"))
+            json_array_append(pats, json_object_get(x, "pattern"));
+    }
+    json_array_foreach(intents, i, x)
+    {
+        if (!jstr(x, "agent") || strcmp(jstr(x, "agent"), agent))
+            continue;
+        json_array_foreach(json_object_get(x, "files"), j, f)
+            json_array_append(pats, f);
+    }
+    for (i = 0; i < p->nfiles; i++)
+        if (!covered(pats, p->files[i]))
+            json_array_append_new(out, json_string(p->files[i]));
+    json_decref(pats);
+    json_decref(locks);
+    json_decref(intents);
+    return 0;
+}
+
+static json_t *
+strv_json(char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+/* "a, b, c" of a JSON array of strings. */
+static char *
+join(json_t *a)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+    json_t *s;
+    json_array_foreach(a, i, s)
+        strbuf_addf(&sb, "%s%s", i ? ", " : "", json_string_value(s));
+    return sb.s ? sb.s : xstrdup("");
+}
+
+/* Tell the daemon: the land as a commit of the agent (the ledger's
+ * git.commit; its working set read again), and a rescan (every agent's
+ * base moved). */
+static void
+tell_daemon(struct client *cl, const char *agent, bool known,
+    const struct land_plan *p, const struct land_result *res,
+    const char *subject)
+{
+    bool ok = false;
+    if (agent && known && res->nfiles) {
+        json_t *files = json_array();
+        for (size_t i = 0; i < res->nfiles && i < 100000; i++)
+            json_array_append_new(
+                files, json_pack("{s:s, s:s}", "path", res->files[i].path,
+                           "status", commit_status_name(res->files[i].status)));
+        json_t *body = json_pack("{s:s, s:s, s:s, s:o, s:s}", "commit",
+            res->commit, "branch", p->target, "parent", res->parent, "files",
+            files, "subject", subject);
+        char *esc = client_path_escape(agent);
+        char *path = xasprintf("/v1/agents/%s/commits", esc);
+        post_quiet(cl, path, body, &ok);
+        if (!ok)
+            say("the daemon did not record this land");
+        free(path);
+        free(esc);
+        json_decref(body);
+    }
+    post_quiet(cl, "/v1/refresh", NULL, NULL);
+}
+
+static int
+parse(int argc, char **argv, struct lopts *o)
+{
+    static const struct option longopts[] = {
+        { "branch", required_argument, NULL, 'b' },
+        { "into", required_argument, NULL, 'i' },
+        { "message", required_argument, NULL, 'm' },
+        { "force", no_argument, NULL, 'f' },
+        { "dry-run", no_argument, NULL, 'd' },
+        { "json", no_argument, NULL, 'j' },
+        { "no-start", no_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    memset(o, 0, sizeof(*o));
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "m:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            o->branch = optarg;
+            break;
+        case 'i':
+            o->into = optarg;
+            break;
+        case 'm':
+            o->message = optarg;
+            break;
+        case 'f':
+            o->force = true;
+            break;
+        case 'd':
+            o->dry_run = true;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 'n':
+            o->no_start = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            return dcli_usage(
+                "land", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        o->name = argv[optind++];
+    if (optind < argc)
+        return dcli_usage("land", "expected one NAME, not more");
+    if (o->name && o->branch)
+        return dcli_usage("land", "give a NAME or --branch, not both");
+    if ((o->name && !*o->name) || (o->branch && !*o->branch) ||
+        (o->into && !*o->into))
+        return dcli_usage("land", "an empty NAME or branch");
+    if (o->message && !*o->message)
+        return dcli_usage("land", "an empty message (-m)");
+    return 0;
+}
+
+int
+cmd_land(int argc, char **argv)
+{
+    struct lopts o;
+    int code = parse(argc, argv, &o);
+    if (code)
+        return code < 0 ? CLI_EXIT_OK : code;
+    struct client cl;
+    struct as_err e;
+    bool connected = false;
+    char *no_daemon = NULL, *target = NULL, *branch = NULL, *agent = NULL;
+    json_t *agents = NULL, *out_of_scope = json_array(), *out = NULL;
+    struct strbuf notes = STRBUF_INIT;
+    struct land_plan plan;
+    struct land_result res;
+    memset(&plan, 0, sizeof(plan));
+    memset(&res, 0, sizeof(res));
+    bool known = false;
+    int rc = client_open(&cl, ".", !o.no_start, &e);
+    if (rc == AS_ENOENT) {
+        say("%s", e.msg);
+        client_close(&cl);
+        json_decref(out_of_scope);
+        return CLI_EXIT_USAGE;
+    }
+    if (rc) {
+        no_daemon = xstrdup(e.msg);
+        client_close(&cl);
+    } else {
+        connected = true;
+        cl.timeout_ms = 10000;
+        char *why = NULL;
+        if (!(agents = get_array(&cl, "/v1/agents", "agents", &why))) {
+            say("cannot list the agents: %s", why);
+            free(why);
+            code = CLI_EXIT_UNREACHABLE;
+            goto out;
+        }
+    }
+    if (o.into) {
+        target = xstrdup(o.into);
+    } else {
+        struct repo *r = NULL;
+        if ((rc = repo_open(".", &r, &e)) ||
+            (rc = repo_integration_branch(r, &target, &e))) {
+            say("%s", e.msg);
+            repo_free(r);
+            code = cli_exit_for(rc);
+            goto out;
+        }
+        repo_free(r);
+    }
+    if ((code = resolve_source(&o, agents, target, &branch, &agent, &known)))
+        goto out;
+    if ((rc = land_prepare(".", branch, target, &plan, &e))) {
+        if (rc == AS_ENOENT && o.name && !known)
+            say("unknown agent '%s': %s no such agent, and there is no "
+                "branch '%s'",
+                o.name, connected ? "the daemon knows" : "(no daemon) knows",
+                branch);
+        else
+            say("%s", e.msg);
+        code = cli_exit_for(rc);
+        goto out;
+    }
+    if (plan.nconflicts) {
+        struct strbuf sb = STRBUF_INIT;
+        for (size_t i = 0; i < plan.nconflicts; i++)
+            strbuf_addf(&sb, "%s%s", i ? ", " : "", plan.conflicts[i]);
+        say("merging '%s' into '%s' conflicts in %zu path%s: %s; nothing "
+            "landed (merge '%s' into '%s' and resolve, then land again)",
+            branch, target, plan.nconflicts, plan.nconflicts == 1 ? "" : "s",
+            sb.s, target, branch);
+        free(sb.s);
+        code = CLI_EXIT_FAIL;
+        goto report;
+    }
+    /* the scope check */
+    if (!plan.up_to_date) {
+        if (!connected) {
+            if (!o.force) {
+                say("the daemon cannot be reached (%s): which files agent "
+                    "'%s' may land cannot be checked; nothing landed (start "
+                    "it, or use --force)",
+                    no_daemon, agent ? agent : "?");
+                code = CLI_EXIT_UNREACHABLE;
+                goto out;
+            }
+            strbuf_addf(&notes,
+                "landing without a scope check (--force): the daemon cannot "
+                "be reached (%s)\n",
+                no_daemon);
+        } else if (!agent) {
+            if (!o.force) {
+                say("no agent owns branch '%s': its scope cannot be checked; "
+                    "nothing landed (name the agent, or use --force)",
+                    branch);
+                code = CLI_EXIT_FAIL;
+                goto out;
+            }
+            strbuf_addf(&notes,
+                "landing without a scope check (--force): no agent owns "
+                "'%s'\n",
+                branch);
+        } else {
+            if (!known)
+                strbuf_addf(
+                    &notes, "the daemon does not know agent '%s'\n", agent);
+            if ((code = scope_check(&cl, agent, &plan, out_of_scope)))
+                goto out;
+            size_t n = json_array_size(out_of_scope);
+            if (n) {
+                char *list = join(out_of_scope);
+                if (!o.force) {
+                    say("'%s' changes %zu file%s that agent '%s' holds no "
+                        "lock, claim or intent on: %s; nothing landed (claim "
+                        "them, or use --force)",
+                        branch, n, n == 1 ? "" : "s", agent, list);
+                    free(list);
+                    code = CLI_EXIT_FAIL;
+                    goto report;
+                }
+                strbuf_addf(&notes,
+                    "landing anyway (--force): outside agent '%s''s scope: "
+                    "%s\n",
+                    agent, list);
+                free(list);
+            }
+        }
+    }
+    struct land_options lo;
+    memset(&lo, 0, sizeof(lo));
+    lo.message = o.message;
+    lo.dry_run = o.dry_run;
+    if ((rc = land_apply(".", &plan, &lo, &res, &e))) {
+        say("%s", e.msg);
+        code = cli_exit_for(rc);
+        goto report;
+    }
+    if (res.note)
+        strbuf_addf(&notes, "%s\n", res.note);
+    char *subject = o.message ? xstrndup(o.message, strcspn(o.message, "\n"))
+                              : xasprintf("Land %s into %s", branch, target);
+    if (connected && !o.dry_run && !res.up_to_date)
+        tell_daemon(&cl, agent, known, &plan, &res, subject);
+    free(subject);
+report:
+    for (const char *p = notes.s; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        say("%.*s", (int)len, p);
+        p += len + (p[len] ? 1 : 0);
+    }
+    if (o.json) {
+        json_t *changed = json_array();
+        for (size_t i = 0; i < res.nfiles; i++)
+            json_array_append_new(changed,
+                json_pack("{s:s, s:s}", "path", res.files[i].path, "status",
+                    commit_status_name(res.files[i].status)));
+        bool landed = !code && !o.dry_run && !res.up_to_date;
+        out = json_pack(
+            "{s:b, s:b, s:s, s:s, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, "
+            "s:o, s:b, s:I}",
+            "landed", landed, "dry_run", o.dry_run, "target", target, "from",
+            branch, "agent", agent ? json_string(agent) : json_null(), "commit",
+            res.commit[0] ? json_string(res.commit) : json_null(), "parent",
+            plan.target_tip, "fast_forward",
+            json_boolean(code ? plan.fast_forward : res.fast_forward),
+            "up_to_date", code ? plan.up_to_date : res.up_to_date, "files",
+            strv_json(plan.files, plan.nfiles), "changed", changed, "conflicts",
+            strv_json(plan.conflicts, plan.nconflicts), "out_of_scope",
+            json_incref(out_of_scope), "worktree_updated", res.worktree_updated,
+            "retries", (json_int_t)res.retries);
+        if (!code && res.parent[0])
+            json_object_set_new(out, "parent", json_string(res.parent));
+        if (plan.worktree)
+            json_object_set_new(out, "worktree", json_string(plan.worktree));
+        dcli_print_json(out);
+    } else if (!code && res.up_to_date) {
+        printf("'%s' already contains '%s': nothing to land\n", target, branch);
+    } else if (!code) {
+        char what[64];
+        if (res.fast_forward)
+            snprintf(what, sizeof(what), "fast-forward to %.7s", res.commit);
+        else if (res.commit[0])
+            snprintf(what, sizeof(what), "merge %.7s", res.commit);
+        else
+            snprintf(what, sizeof(what), "a merge commit");
+        printf("%s %s into %s: %s (%zu file%s changed)\n",
+            o.dry_run ? "would land" : "landed", branch, target, what,
+            res.nfiles, res.nfiles == 1 ? "" : "s");
+        if (res.worktree_updated)
+            printf("updated the checkout of %s in %s\n", target, res.worktree);
+        else if (o.dry_run && plan.worktree)
+            printf("would update the checkout of %s in %s\n", target,
+                plan.worktree);
+    }
+out:
+    if (out)
+        json_decref(out);
+    json_decref(out_of_scope);
+    if (agents)
+        json_decref(agents);
+    land_result_release(&res);
+    land_plan_release(&plan);
+    free(notes.s);
+    free(target);
+    free(branch);
+    free(agent);
+    free(no_daemon);
+    if (connected)
+        client_close(&cl);
+    return code;
+}
