@@ -567,6 +567,8 @@ h_edit(struct api_ctx *c)
             range_set_add(&f->ranges, rs.v[k].start, rs.v[k].end);
         f->changed_at_ms = broker_now();
         f->weight = 1.0;
+        if (t == 1) /* acknowledged below: stored in this transaction */
+            broker_persist_report(b, (size_t)i, f);
         agent_sort(into[t]);
     }
     range_set_release(&rs);

@@ -51,7 +51,7 @@ broker_now(void)
 }
 
 /* One line of the log: the UTC time to the millisecond, then the text. */
-static void
+__attribute__((format(printf, 2, 0))) static void
 log_line(FILE *f, const char *fmt, va_list ap)
 {
     struct timespec ts;
@@ -66,7 +66,7 @@ log_line(FILE *f, const char *fmt, va_list ap)
     fflush(f);
 }
 
-static void
+__attribute__((format(printf, 2, 3))) static void
 log_to(FILE *f, const char *fmt, ...)
 {
     va_list ap;
@@ -308,6 +308,21 @@ same_files(const struct agent *x, const struct agent *y)
     return true;
 }
 
+/* Store report r of agent j that sync_shared rewrote, opening the
+ * transaction of that read at the first (*tx). */
+static void
+persist_synced(struct broker *b, size_t j, const struct ws_file *r, bool *tx)
+{
+    struct as_err e;
+    if (!*tx && b->meta[j].registered) {
+        if (db_begin(b->db, &e))
+            broker_log(b, "store: %s", e.msg);
+        else
+            *tx = true;
+    }
+    broker_persist_report(b, j, r);
+}
+
 /*
  * The agents sharing worktree wt follow git. w is the whole worktree's
  * working set, just read and aligned (before the human's share is taken
@@ -317,11 +332,13 @@ same_files(const struct agent *x, const struct agent *y)
  * coordinates); a path as in the base is left out, so a committed or
  * reverted file leaves at once. Its reports then hold those lines, base
  * coordinates, or none for a path as in the base: changed again later, it
- * is still that agent's.
+ * is still that agent's. The reports that change are stored in one
+ * transaction (the request's, when a request reads).
  */
 static void
 sync_shared(struct broker *b, const char *wt, const struct agent *w)
 {
+    bool tx = false;
     for (size_t j = 0; j < b->nagents; j++) {
         struct bagent *m = &b->meta[j];
         if (!m->shared || m->human_residual || !b->ag[j].worktree ||
@@ -333,7 +350,10 @@ sync_shared(struct broker *b, const char *wt, const struct agent *w)
             struct ws_file *r = &m->reports.files[k];
             const struct ws_file *d = find_change(w, r->path);
             if (!d) {
-                range_set_clear(&r->ranges);
+                if (r->ranges.n || r->ranges.nins) {
+                    range_set_clear(&r->ranges);
+                    persist_synced(b, j, r, &tx);
+                }
                 continue;
             }
             struct range_set got = RANGE_SET_INIT;
@@ -354,8 +374,10 @@ sync_shared(struct broker *b, const char *wt, const struct agent *w)
             f->weight = r->weight;
             f->added_lines = d->added_lines;
             f->deleted_lines = d->deleted_lines;
-            if (!r->whole)
+            if (!r->whole && !same_ranges(&r->ranges, &got)) {
                 range_set_copy(&r->ranges, &got);
+                persist_synced(b, j, r, &tx);
+            }
             range_set_release(&got);
         }
         agent_sort(&fresh);
@@ -377,6 +399,9 @@ sync_shared(struct broker *b, const char *wt, const struct agent *w)
         json_object_set_new(d, "files", json_integer((json_int_t)a->nfiles));
         broker_emit(b, "workset.changed", a->id, d);
     }
+    struct as_err e;
+    if (tx && db_commit(b->db, &e))
+        broker_log(b, "store: %s", e.msg);
 }
 
 /* Read agent i's working set from git (worktree agents), in its own
@@ -529,6 +554,31 @@ broker_rescan(struct broker *b, struct as_err *e)
     return 0;
 }
 
+/* The person at the keyboard of shared worktree wt, unless it is there:
+ * made and stored (a restart finds it, with its id). */
+static void
+add_human(struct broker *b, const char *wt)
+{
+    for (size_t j = 0; j < b->nagents; j++)
+        if (b->meta[j].human_residual && !strcmp(b->ag[j].worktree, wt))
+            return;
+    const char *slash = strrchr(wt, '/');
+    char *want = xasprintf("human@%s", slash ? slash + 1 : wt);
+    char *id = gitview_unique_id(b->ag, b->nagents, want);
+    free(want);
+    char *wt_copy = xstrdup(wt);
+    size_t h = add_agent(b, id);
+    free(id);
+    b->ag[h].kind = AGENT_HUMAN;
+    b->ag[h].worktree = wt_copy;
+    b->meta[h].client = xstrdup("human");
+    b->meta[h].from_worktree = true;
+    b->meta[h].human_residual = true;
+    broker_persist_agent(b, h);
+    broker_emit(
+        b, "agent.discovered", b->ag[h].id, broker_agent_json(b, h, false));
+}
+
 /*
  * Agent i registered in its worktree. When another registered agent flies
  * in the same worktree, it is shared: every registered agent there keeps
@@ -562,23 +612,7 @@ share_worktree(struct broker *b, size_t i)
         agent_init(&fresh, b->ag[j].id);
         adopt_workset(b, j, &fresh);
     }
-    for (size_t j = 0; j < b->nagents; j++)
-        if (b->meta[j].human_residual && !strcmp(b->ag[j].worktree, wt))
-            return;
-    const char *slash = strrchr(wt, '/');
-    char *want = xasprintf("human@%s", slash ? slash + 1 : wt);
-    char *id = gitview_unique_id(b->ag, b->nagents, want);
-    free(want);
-    char *wt_copy = xstrdup(wt);
-    size_t h = add_agent(b, id);
-    free(id);
-    b->ag[h].kind = AGENT_HUMAN;
-    b->ag[h].worktree = wt_copy;
-    b->meta[h].client = xstrdup("human");
-    b->meta[h].from_worktree = true;
-    b->meta[h].human_residual = true;
-    broker_emit(
-        b, "agent.discovered", b->ag[h].id, broker_agent_json(b, h, false));
+    add_human(b, wt);
 }
 
 void
@@ -599,9 +633,9 @@ static void clear_merge(struct bpair *p);
 /*
  * Agent i, known as `old` until now, was taken over under a new id: what
  * the daemon keys by id follows it. Its locks change holder (persisted),
- * its intents change owner, its inbox moves (persisted; its prompt topics
- * are agent i's and stay), the detector forgets the old id (the caller
- * tells it the new one, with its intents and files), and its pairs
+ * its intents change owner, its inbox and its reports move (persisted;
+ * its prompt topics are agent i's and stay), the detector forgets the old id
+ * (the caller tells it the new one, with its intents and files), and its pairs
  * restart under the new id.
  */
 static void
@@ -615,6 +649,11 @@ rename_agent(struct broker *b, size_t i, const char *old)
     broker_lock_events(b, &lev);
     lock_events_release(&lev);
     broker_inbox_move(b, old, id);
+    free(b->meta[i].reports.id);
+    b->meta[i].reports.id = xstrdup(id);
+    struct as_err e;
+    if (db_reports_move(b->db, old, id, &e))
+        broker_log(b, "store: %s", e.msg);
 
     conflicts_agent_remove(b->conflicts, old, now);
     for (size_t k = 0; k < b->nintents; k++) {
@@ -746,6 +785,9 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     m->last_seen = broker_now();
     *out = i;
     broker_persist_agent(b, i);
+    /* a discovered agent's reports were not stored: now they are */
+    for (size_t k = 0; renamed_from && k < m->reports.nfiles; k++)
+        broker_persist_report(b, i, &m->reports.files[k]);
     broker_conflicts_agent(b, i);
     json_t *reg = broker_agent_json(b, i, false);
     if (renamed_from)
@@ -763,6 +805,30 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     return 0;
 }
 
+/* Agent i exited: it forgets what it reported (memory and store), and an
+ * agent without a worktree, whose working set is its reports, its working
+ * set; in a shared worktree its changes are the human's from the next
+ * read. */
+static void
+drop_reports(struct broker *b, size_t i)
+{
+    struct bagent *m = &b->meta[i];
+    struct agent *a = &b->ag[i];
+    if (!m->reports.nfiles)
+        return;
+    agent_release(&m->reports);
+    agent_init(&m->reports, a->id);
+    if (!a->worktree) {
+        broker_drop_engine(b); /* it borrows the working sets */
+        for (size_t k = 0; k < a->nfiles; k++)
+            ws_file_release(&a->files[k]);
+        a->nfiles = 0;
+    }
+    struct as_err e;
+    if (m->registered && db_reports_drop(b->db, a->id, &e))
+        broker_log(b, "store: %s", e.msg);
+}
+
 void
 broker_set_status(
     struct broker *b, size_t i, enum bagent_status s, const char *why)
@@ -771,6 +837,8 @@ broker_set_status(
         return;
     b->meta[i].status = s;
     broker_persist_agent(b, i);
+    if (s == BAGENT_EXITED)
+        drop_reports(b, i);
     if (s != BAGENT_ACTIVE) {
         broker_release_agent_locks(b, i);
         conflicts_agent_remove(b->conflicts, b->ag[i].id, broker_now());
@@ -787,6 +855,8 @@ broker_set_status(
     if (s == BAGENT_ACTIVE) /* back: the detector is told it again, whole */
         broker_conflicts_agent(b, i);
     broker_rescore(b, i);
+    if (s == BAGENT_EXITED && b->meta[i].shared && b->ag[i].worktree)
+        broker_refresh_residual(b, b->ag[i].worktree);
 }
 
 /* ---- persistence ---- */
@@ -829,6 +899,18 @@ broker_persist_agent(struct broker *b, size_t i)
     else
         b->meta[i].stored_seen = m->last_seen;
     free(lt);
+}
+
+void
+broker_persist_report(struct broker *b, size_t i, const struct ws_file *r)
+{
+    if (!b->meta[i].registered)
+        return; /* a discovered worktree's: stored when it is taken over */
+    struct db_report dr = { b->ag[i].id, r->path, r->status, r->whole,
+        &r->ranges, r->changed_at_ms, r->weight };
+    struct as_err e;
+    if (db_report_put(b->db, &dr, &e))
+        broker_log(b, "store: %s", e.msg);
 }
 
 static void
@@ -874,6 +956,37 @@ restore_agent(void *ctx, const struct db_agent *da)
             (const char *const *)m->lanes, m->nlanes, broker_now(), &cm, &ce))
         broker_log(b, "conflicts: %s", ce.msg);
     conflict_msgs_release(&cm); /* told before the restart */
+}
+
+struct restore_reports {
+    struct broker *b;
+    ssize_t at; /* the agent of the last row */
+    size_t n;
+};
+
+/* A stored report into its agent's reports, and into the working set of an
+ * agent without a worktree (its reports are its working set); a shared
+ * worktree's agents' working sets are made of them at its first read. */
+static void
+restore_report(void *ctx, const struct db_report *dr)
+{
+    struct restore_reports *rr = ctx;
+    struct broker *b = rr->b;
+    if (rr->at < 0 || strcmp(b->ag[rr->at].id, dr->agent))
+        rr->at = broker_find_agent(b, dr->agent);
+    if (rr->at < 0)
+        return;
+    size_t i = (size_t)rr->at;
+    struct agent *into[2] = { &b->meta[i].reports, &b->ag[i] };
+    for (size_t t = 0; t < (b->ag[i].worktree ? 1u : 2u); t++) {
+        struct ws_file *f = agent_add_file(into[t], dr->path, dr->status);
+        f->status = dr->status;
+        f->whole = dr->whole;
+        range_set_copy(&f->ranges, dr->ranges);
+        f->changed_at_ms = dr->changed_at;
+        f->weight = dr->weight;
+    }
+    rr->n++;
 }
 
 static void
@@ -943,7 +1056,9 @@ broker_restore(struct broker *b, struct as_err *e)
 {
     int rc;
     uint64_t next_token, next_event;
+    struct restore_reports rr = { b, -1, 0 };
     if ((rc = db_agents_load(b->db, restore_agent, b, e)) ||
+        (rc = db_reports_load(b->db, restore_report, &rr, e)) ||
         (rc = db_locks_load(b->db, restore_lock, b, &next_token, e)) ||
         (rc = db_intents_load(b->db, restore_intent, b, e)) ||
         (rc = db_messages_load(b->db, restore_message, b, e)) ||
@@ -952,12 +1067,23 @@ broker_restore(struct broker *b, struct as_err *e)
     if (next_token > lock_table_next_token(b->locks))
         lock_table_set_next_token(b->locks, next_token);
     b->next_event_id = b->ring_first = next_event;
+    for (size_t i = 0; i < b->nagents; i++) {
+        agent_sort(&b->meta[i].reports);
+        agent_sort(&b->ag[i]);
+    }
+    /* a store of an airspace that did not keep the human of a shared
+     * worktree: it is made again */
+    for (size_t i = 0, n = b->nagents; i < n; i++)
+        if (b->meta[i].shared && b->ag[i].worktree)
+            add_human(b, b->ag[i].worktree);
     broker_sync_intents(b);
     size_t nl;
     lock_table_list(b->locks, broker_now(), &nl);
     broker_log(b,
-        "restored %zu agents, %zu locks, %zu intents; next event %llu",
-        b->nagents, nl, b->nintents, (unsigned long long)b->next_event_id);
+        "restored %zu agents, %zu reports, %zu locks, %zu intents; next "
+        "event %llu",
+        b->nagents, rr.n, nl, b->nintents,
+        (unsigned long long)b->next_event_id);
     return 0;
 }
 

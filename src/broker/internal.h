@@ -51,11 +51,12 @@ struct bagent {
     bool human_residual; /* the person at the keyboard of a shared
                             worktree: git's changes minus what the agents
                             there reported */
-    /* the edits it reported (POST .../edits), by path, kept until the
-     * daemon stops: in a shared worktree its working set is their paths'
-     * real changes (sync_shared in broker.c); after each read of that
-     * worktree, their lines are the lines of the real change they met
-     * (base coordinates), none for a path as in the base */
+    /* the edits it reported (POST .../edits), by path, kept until it
+     * exits, and stored (a registered agent's) as they change: in a shared
+     * worktree its working set is their paths' real changes (sync_shared
+     * in broker.c); after each read of that worktree, their lines are the
+     * lines of the real change they met (base coordinates), none for a
+     * path as in the base */
     struct agent reports;
     int64_t registered_at, last_seen;
     int64_t stored_seen;       /* last_seen as last stored */
@@ -236,6 +237,9 @@ void broker_events_release(struct broker *b);
 void broker_lock_events(struct broker *b, struct lock_events *ev);
 /* Persist agent i's registration and status. */
 void broker_persist_agent(struct broker *b, size_t i);
+/* Persist report r of agent i (a registered agent's; in the request's
+ * transaction when there is one). */
+void broker_persist_report(struct broker *b, size_t i, const struct ws_file *r);
 /* Agent i was heard from (any call of its own): last_seen is now, and is
  * stored when the stored one is older than min(1 s, stale_ms / 4), so a
  * restart does not take a busy agent for a silent one. */

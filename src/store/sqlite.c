@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -49,7 +50,17 @@ static const char *const migrations[] = {
      * goes (a prefix and an optional match use no index), so those two
      * indexes only cost every append two more pages; ts serves retention. */
     "DROP INDEX ledger_type; DROP INDEX ledger_agent;",
+    /* The edits agents report (POST .../edits), one row per agent and path:
+     * lines are the replaced ranges ("s-e,s-e"), ins the pure insertions
+     * ("k,k"), as range_set keeps them. */
+    "CREATE TABLE reports (agent TEXT NOT NULL, path TEXT NOT NULL,"
+    " status TEXT NOT NULL, whole INTEGER NOT NULL, lines TEXT NOT NULL,"
+    " ins TEXT NOT NULL, changed_at INTEGER NOT NULL, weight REAL NOT NULL,"
+    " PRIMARY KEY (agent, path)) STRICT, WITHOUT ROWID;",
 };
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,
+    "one migration per schema version");
 
 enum stmt_id {
     S_AGENT_PUT,
@@ -63,6 +74,9 @@ enum stmt_id {
     S_MSG_DROP,
     S_MSG_MOVE,
     S_LEDGER_PUT,
+    S_REPORT_PUT,
+    S_REPORT_DROP,
+    S_REPORT_MOVE,
     S_COUNT
 };
 
@@ -83,6 +97,11 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_MSG_MOVE] = "UPDATE OR REPLACE messages SET owner = ?2 WHERE owner = ?1",
     [S_LEDGER_PUT] =
         "INSERT OR REPLACE INTO ledger VALUES (?1, ?2, ?3, ?4, ?5)",
+    [S_REPORT_PUT] = "INSERT OR REPLACE INTO reports VALUES "
+                     "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [S_REPORT_DROP] = "DELETE FROM reports WHERE agent = ?1",
+    [S_REPORT_MOVE] =
+        "UPDATE OR REPLACE reports SET agent = ?2 WHERE agent = ?1",
 };
 
 struct qevent {
@@ -357,6 +376,130 @@ db_agents_load(struct db *d, db_agent_fn *fn, void *ctx, struct as_err *e)
             sqlite3_column_int(s, 8) != 0, sqlite3_column_int(s, 9) != 0,
             sqlite3_column_int64(s, 10), sqlite3_column_int64(s, 11) };
         fn(ctx, &a);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* ---- reported edits ---- */
+
+/* A report's lines as text: the replaced ranges ("s-e,s-e") into *lines,
+ * the pure insertions ("k,k") into *ins; re-adding them in that order
+ * (range_set_add, then range_set_add_insertion) gives the same set. */
+static void
+ranges_text(
+    const struct range_set *rs, struct strbuf *lines, struct strbuf *ins)
+{
+    struct range_set rep = RANGE_SET_INIT;
+    range_set_replaced(&rep, rs);
+    for (size_t k = 0; k < rep.n; k++)
+        strbuf_addf(
+            lines, "%s%u-%u", k ? "," : "", rep.v[k].start, rep.v[k].end);
+    for (size_t k = 0; k < rs->nins; k++)
+        strbuf_addf(ins, "%s%u", k ? "," : "", rs->ins[k]);
+    range_set_release(&rep);
+}
+
+/* One number of a list in *p (advanced past it): -1 when there is none. */
+static int64_t
+list_number(const char **p)
+{
+    if (**p < '0' || **p > '9')
+        return -1;
+    char *end;
+    unsigned long long v = strtoull(*p, &end, 10);
+    *p = end;
+    return v > UINT32_MAX ? -1 : (int64_t)v;
+}
+
+/* Past the separator after an item of a list: false when none follows
+ * where one must (the list goes on) or something else is there. */
+static bool
+list_next(const char **p)
+{
+    if (!**p)
+        return true;
+    return *(*p)++ == ',' && **p;
+}
+
+/* Parse ranges_text()'s lines and ins into rs: 0, or -1 on bad text. */
+static int
+ranges_parse(struct range_set *rs, const char *lines, const char *ins)
+{
+    for (const char *p = lines; p && *p;) {
+        int64_t s = list_number(&p), e = s;
+        if (s >= 0 && *p == '-') {
+            p++;
+            e = list_number(&p);
+        }
+        if (s < 1 || e < s || !list_next(&p))
+            return -1;
+        range_set_add(rs, (uint32_t)s, (uint32_t)e);
+    }
+    for (const char *p = ins; p && *p;) {
+        int64_t k = list_number(&p);
+        if (k < 0 || !list_next(&p))
+            return -1;
+        range_set_add_insertion(rs, (uint32_t)k);
+    }
+    return 0;
+}
+
+int
+db_report_put(struct db *d, const struct db_report *r, struct as_err *e)
+{
+    struct strbuf lines = STRBUF_INIT, ins = STRBUF_INIT;
+    ranges_text(r->ranges, &lines, &ins);
+    sqlite3_stmt *s = d->st[S_REPORT_PUT];
+    bind_text(s, 1, r->agent);
+    bind_text(s, 2, r->path);
+    bind_text(s, 3, ws_status_name(r->status));
+    sqlite3_bind_int(s, 4, r->whole);
+    sqlite3_bind_text(s, 5, lines.s ? lines.s : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 6, ins.s ? ins.s : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 7, r->changed_at);
+    sqlite3_bind_double(s, 8, r->weight);
+    int rc = run(d, s, e, "cannot store a report");
+    free(lines.s);
+    free(ins.s);
+    return rc;
+}
+
+int
+db_reports_drop(struct db *d, const char *agent, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_REPORT_DROP];
+    bind_text(s, 1, agent);
+    return run(d, s, e, "cannot drop reports");
+}
+
+int
+db_reports_move(
+    struct db *d, const char *from, const char *to, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_REPORT_MOVE];
+    bind_text(s, 1, from);
+    bind_text(s, 2, to);
+    return run(d, s, e, "cannot move reports");
+}
+
+int
+db_reports_load(struct db *d, db_report_fn *fn, void *ctx, struct as_err *e)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(d->h, "SELECT * FROM reports ORDER BY agent, path",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read reports");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        struct range_set rs = RANGE_SET_INIT;
+        struct db_report r = { col(s, 0), col(s, 1), WS_MODIFIED,
+            sqlite3_column_int(s, 3) != 0, &rs, sqlite3_column_int64(s, 6),
+            sqlite3_column_double(s, 7) };
+        if (r.agent && r.path && col(s, 2) &&
+            ws_status_parse(col(s, 2), &r.status) == 0 &&
+            ranges_parse(&rs, col(s, 4), col(s, 5)) == 0)
+            fn(ctx, &r);
+        range_set_release(&rs);
     }
     sqlite3_finalize(s);
     return 0;

@@ -1,6 +1,6 @@
 /*
  * store.h - the daemon's durable state (implemented over SQLite in
- * sqlite.c): agents, locks and claims
+ * sqlite.c): agents, the edits they report, locks and claims
  * (with the fencing counter), intents, messages and the ledger of events.
  *
  * Every write function commits before it returns (durable across a crash
@@ -26,9 +26,10 @@
 #include <stdint.h>
 
 #include "core/locks.h"
+#include "core/workset.h"
 #include "util/error.h"
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 3 /* one migration each (sqlite.c) */
 #define DB_LEDGER_BATCH 64
 #define DB_TOKEN_BLOCK 1024 /* fencing tokens reserved per counter write */
 #define DB_EVENT_BLOCK 1024 /* event ids reserved per counter write */
@@ -66,6 +67,31 @@ struct db_agent {
 int db_agent_put(struct db *d, const struct db_agent *a, struct as_err *e);
 typedef void db_agent_fn(void *ctx, const struct db_agent *a);
 int db_agents_load(struct db *d, db_agent_fn *fn, void *ctx, struct as_err *e);
+
+/* ---- reported edits: one per agent and path (POST .../edits) ---- */
+
+struct db_report {
+    const char *agent, *path;
+    enum ws_status status;
+    bool whole;
+    const struct range_set *ranges; /* its lines, pure insertions marked */
+    int64_t changed_at;
+    double weight;
+};
+
+/* Store r (replacing the agent's report on that path). */
+int db_report_put(struct db *d, const struct db_report *r, struct as_err *e);
+/* Forget every report of agent. */
+int db_reports_drop(struct db *d, const char *agent, struct as_err *e);
+/* Every report of agent `from` becomes agent `to`'s (one of `to`'s on the
+ * same path is replaced). */
+int db_reports_move(
+    struct db *d, const char *from, const char *to, struct as_err *e);
+/* Every report, by agent then path; r->ranges is borrowed for the call. A
+ * row that does not parse is skipped. */
+typedef void db_report_fn(void *ctx, const struct db_report *r);
+int db_reports_load(
+    struct db *d, db_report_fn *fn, void *ctx, struct as_err *e);
 
 /* ---- locks ---- */
 

@@ -126,6 +126,49 @@ sleep 0.3
 check "the daemon still answers after clients hung up early" \
     sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --unix-socket '$SOCK' http://a/v1/status)\" = 200 ]"
 check "and is still the same process" kill -0 $DPID
+# kill -9 during streams of reported edits by two agents sharing the main
+# working tree (three clients at once): after a restart each one
+# acknowledged is in its agent's `reported` list, and no other
+post /v1/agents "{\"id\":\"e1\",\"worktree\":\"$R\"}" > /dev/null
+post /v1/agents "{\"id\":\"e2\",\"worktree\":\"$R\"}" > /dev/null
+: > "$TMP/acked"
+WPIDS=
+for w in a b c; do
+    (
+        k=0
+        while :; do
+            k=$((k + 1))
+            for e in e1 e2; do
+                c=$(post /v1/agents/$e/edits "{\"path\":\"rep/$e-$w$k.c\",\"lines\":[[$k,$k]]}" "$TMP/last.$w")
+                [ "$c" = 200 ] && echo "$e rep/$e-$w$k.c" >> "$TMP/acked"
+            done
+        done
+    ) &
+    WPIDS="$WPIDS $!"
+done
+sleep 0.5
+kill -9 $DPID
+wait $DPID 2>/dev/null || true
+sleep 0.1
+# shellcheck disable=SC2086
+kill $WPIDS 2>/dev/null || true
+# shellcheck disable=SC2086
+wait $WPIDS 2>/dev/null || true
+check "reports: restarts" start
+missing=0
+nacked=0
+for e in e1 e2; do
+    curl -s --unix-socket "$SOCK" "http://a/v1/agents/$e?files=1" > "$TMP/$e.json"
+done
+while read -r e what; do
+    nacked=$((nacked + 1))
+    jq -e --arg p "$what" '.reported | index($p) != null' "$TMP/$e.json" > /dev/null ||
+        missing=$((missing + 1))
+done < "$TMP/acked"
+check "reports: every one of $nacked acknowledged survived ($missing missing)" [ "$missing" = 0 ]
+check "reports: some were acknowledged ($nacked)" [ "$nacked" -gt 3 ]
+check "reports: each agent has only its own" jqt "$TMP/e1.json" \
+    '[.reported[] | select(startswith("rep/e1-") | not)] == []'
 kill $DPID
 wait $DPID 2>/dev/null || true
 finish

@@ -1,7 +1,9 @@
 /*
  * test_store_db.c - the SQLite store: round trips, the fencing counter
  * across reopen, ledger batching (not on disk before a flush, visible
- * after; queries flush first), retention, schema versions.
+ * after; queries flush first), retention, reported edits (round trip
+ * with their lines and insertions, move, drop, a bad row skipped), schema
+ * versions and the migrations from schemas 1 and 2.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -190,7 +192,7 @@ test_ledger_batching(void)
 }
 
 /* The ledger keeps only its ts index; a schema-1 store loses the other two
- * on open and keeps its rows. */
+ * on open and keeps its rows (and gains schema 3's reports). */
 static void
 test_ledger_indexes(void)
 {
@@ -209,6 +211,7 @@ test_ledger_indexes(void)
                   "CREATE INDEX ledger_type ON ledger (type);"
                   "CREATE INDEX ledger_agent ON ledger (agent);"
                   "INSERT INTO ledger VALUES (7, 1, 'lock.granted', 'a', '{}');"
+                  "DROP TABLE reports;" /* schema 3's */
                   "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
                   NULL, NULL, NULL),
         SQLITE_OK);
@@ -218,6 +221,7 @@ test_ledger_indexes(void)
     db_close(d);
     CHECK_INT(count_on_disk(p, ours), 0);
     CHECK_INT(count_on_disk(p, "ledger"), 1);
+    CHECK_INT(count_on_disk(p, "sqlite_master WHERE name = 'reports'"), 1);
     free(p);
 }
 
@@ -250,6 +254,138 @@ test_schema(void)
     free(p);
 }
 
+/* What db_reports_load gave: "agent path status whole lines|ins changed
+ * weight;" per row. */
+static void
+on_report(void *ctx, const struct db_report *r)
+{
+    struct seen *s = ctx;
+    size_t n = strlen(s->what);
+    int w = snprintf(s->what + n, sizeof(s->what) - n, "%s %s %s %d ", r->agent,
+        r->path, ws_status_name(r->status), r->whole);
+    for (size_t k = 0; w > 0 && k < r->ranges->n; k++) {
+        n = strlen(s->what);
+        w = snprintf(s->what + n, sizeof(s->what) - n, "%u-%u,",
+            r->ranges->v[k].start, r->ranges->v[k].end);
+    }
+    n = strlen(s->what);
+    snprintf(s->what + n, sizeof(s->what) - n, "|");
+    for (size_t k = 0; k < r->ranges->nins; k++) {
+        n = strlen(s->what);
+        snprintf(s->what + n, sizeof(s->what) - n, "%u,", r->ranges->ins[k]);
+    }
+    n = strlen(s->what);
+    snprintf(s->what + n, sizeof(s->what) - n, " %lld %.2f;",
+        (long long)r->changed_at, r->weight);
+    s->n++;
+}
+
+static void
+test_reports(void)
+{
+    char *p = dbpath("r.db");
+    struct db *d;
+    struct as_err e;
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct range_set rs = RANGE_SET_INIT;
+    range_set_add(&rs, 3, 5);
+    range_set_add_insertion(&rs, 9); /* line 9 stands for an insertion */
+    range_set_add_insertion(&rs, 0); /* at the top: line 1 */
+    range_set_add(&rs, 20, 20);
+    struct db_report r = { "alice", "src/a.c", WS_MODIFIED, false, &rs, 1234,
+        0.5 };
+    CHECK_INT(db_report_put(d, &r, &e), 0);
+    struct range_set none = RANGE_SET_INIT;
+    struct db_report w = { "bob", "b.c", WS_ADDED, true, &none, 7, 1.0 };
+    CHECK_INT(db_report_put(d, &w, &e), 0);
+    db_close(d);
+
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct seen s = { 0 };
+    CHECK_INT(db_reports_load(d, on_report, &s, &e), 0);
+    CHECK_INT(s.n, 2);
+    CHECK_STR(s.what, "alice src/a.c modified 0 1-1,3-5,9-9,20-20,|0,9, "
+                      "1234 0.50;bob b.c added 1 | 7 1.00;");
+    /* the same path again replaces it */
+    range_set_clear(&rs);
+    range_set_add(&rs, 4, 4);
+    r.changed_at = 99;
+    CHECK_INT(db_report_put(d, &r, &e), 0);
+    /* a takeover: bob's become carol's; alice leaves */
+    CHECK_INT(db_reports_move(d, "bob", "carol", &e), 0);
+    CHECK_INT(db_reports_drop(d, "nobody", &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_reports_load(d, on_report, &s, &e), 0);
+    CHECK_STR(s.what, "alice src/a.c modified 0 4-4,| 99 0.50;"
+                      "carol b.c added 1 | 7 1.00;");
+    CHECK_INT(db_reports_drop(d, "alice", &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_reports_load(d, on_report, &s, &e), 0);
+    CHECK_STR(s.what, "carol b.c added 1 | 7 1.00;");
+    db_close(d);
+    /* rows that do not parse are skipped, not fatal */
+    sqlite3 *h;
+    sqlite3_open(p, &h);
+    CHECK_INT(sqlite3_exec(h,
+                  "INSERT INTO reports VALUES "
+                  "('x', 'a', 'modified', 0, '5-2', '', 0, 1.0),"
+                  "('x', 'b', 'modified', 0, '1-2,', '', 0, 1.0),"
+                  "('x', 'c', 'mangled', 0, '', '', 0, 1.0),"
+                  "('x', 'd', 'modified', 0, '0-1', '', 0, 1.0),"
+                  "('x', 'e', 'modified', 0, '1-99999999999', '', 0, 1.0),"
+                  "('x', 'f', 'modified', 0, '', 'z', 0, 1.0)",
+                  NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(h);
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_reports_load(d, on_report, &s, &e), 0);
+    CHECK_STR(s.what, "carol b.c added 1 | 7 1.00;");
+    db_close(d);
+    range_set_release(&rs);
+    free(p);
+}
+
+/* A schema-2 store (no reports) opens as schema 3, keeping its rows, and
+ * then stores reports. */
+static void
+test_reports_migration(void)
+{
+    char *p = dbpath("m.db");
+    struct db *d;
+    struct as_err e;
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct db_agent a = { "alice", "agent", "claude-code", NULL, "/w", NULL,
+        "[]", "active", true, false, 1, 2 };
+    CHECK_INT(db_agent_put(d, &a, &e), 0);
+    db_close(d);
+    CHECK_INT(count_on_disk(p, "sqlite_master WHERE name = 'reports'"), 1);
+    sqlite3 *h;
+    sqlite3_open(p, &h);
+    CHECK_INT(sqlite3_exec(h,
+                  "DROP TABLE reports;"
+                  "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+                  NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(h);
+    CHECK_INT(count_on_disk(p, "sqlite_master WHERE name = 'reports'"), 0);
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct range_set rs = RANGE_SET_INIT;
+    range_set_add(&rs, 2, 3);
+    struct db_report r = { "alice", "a.c", WS_MODIFIED, false, &rs, 5, 1.0 };
+    CHECK_INT(db_report_put(d, &r, &e), 0);
+    struct seen s = { 0 };
+    CHECK_INT(db_agents_load(d, on_agent, &s, &e), 0);
+    CHECK_STR(s.what, "alice claude-code active 1");
+    db_close(d);
+    range_set_release(&rs);
+    CHECK_INT(count_on_disk(p, "reports"), 1);
+    CHECK_INT(count_on_disk(p, "meta WHERE key = 'schema_version' AND "
+                               "value = '3'"),
+        1);
+    free(p);
+}
+
 int
 main(void)
 {
@@ -261,6 +397,8 @@ main(void)
     TEST_RUN("schema versions and bad files", test_schema);
     TEST_RUN("ledger indexes, and the migration that drops two",
         test_ledger_indexes);
+    TEST_RUN("reported edits: round trip, move, drop", test_reports);
+    TEST_RUN("the migration that adds reports", test_reports_migration);
     /* every database the tests made, with its -wal and -shm */
     DIR *dh = opendir(dir);
     for (struct dirent *de; dh && (de = readdir(dh));) {
