@@ -36,6 +36,7 @@ struct commit_tree {
     git_oid start;           /* HEAD at open (zero when unborn) */
     git_tree *start_tree;    /* NULL when unborn */
     bool filemode, symlinks; /* core.filemode, core.symlinks */
+    git_config *cfg;         /* a snapshot of its configuration */
     git_index *idx; /* the worktree's index as read at open; may be NULL */
     char **changed; /* commit_changed_paths(), once asked */
     size_t nchanged;
@@ -202,15 +203,13 @@ commit_open(const char *dir, struct commit_tree **out, struct as_err *e)
                                             : xasprintf("%sindex", gitdir);
     if ((rc = read_head(t, e)))
         goto fail;
-    git_config *cfg = NULL;
-    if (git_repository_config_snapshot(&cfg, g) < 0) {
+    if (git_repository_config_snapshot(&t->cfg, g) < 0) {
         rc =
             repo_git_errorf(e, "cannot read the configuration of '%s'", t->top);
         goto fail;
     }
-    t->filemode = config_bool(cfg, "core.filemode", true);
-    t->symlinks = config_bool(cfg, "core.symlinks", true);
-    git_config_free(cfg);
+    t->filemode = config_bool(t->cfg, "core.filemode", true);
+    t->symlinks = config_bool(t->cfg, "core.symlinks", true);
     if (git_repository_index(&t->idx, g) < 0) {
         git_error_clear(); /* only used to see sparse-checkout entries */
         t->idx = NULL;
@@ -228,6 +227,7 @@ commit_close(struct commit_tree *t)
     if (!t)
         return;
     git_index_free(t->idx);
+    git_config_free(t->cfg);
     git_tree_free(t->start_tree);
     git_repository_free(t->g);
     for (size_t i = 0; i < t->nchanged; i++)
@@ -357,12 +357,19 @@ same_stat(const struct stat *a, const struct stat *b)
            a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+static const git_index_entry *
+index_entry(struct commit_tree *t, const char *path)
+{
+    return t->idx ? git_index_get_bypath(t->idx, path, 0) : NULL;
+}
+
 /* Refuse (strict) or drop (return 1) a spec. */
 #define REFUSE(...) (strict ? as_errorf(e, AS_EINVAL, __VA_ARGS__) : 1)
 
 /*
- * Where a parent of path is a symbolic link (AS_EINVAL when strict, 1
- * otherwise) or not a directory (*absent), or all are directories (0).
+ * Where a parent of path is a symbolic link or a submodule (AS_EINVAL
+ * when strict, 1 otherwise) or not a directory (*absent), or all are
+ * directories (0).
  */
 static int
 check_parents(struct commit_tree *t, const char *path, bool strict,
@@ -375,7 +382,16 @@ check_parents(struct commit_tree *t, const char *path, bool strict,
     for (char *s = strchr(full + toplen + 1, '/'); s; s = strchr(s + 1, '/')) {
         *s = '\0';
         struct stat st;
-        if (lstat(full, &st) < 0) {
+        const char *prefix = full + toplen + 1;
+        uint32_t mode = 0;
+        const git_index_entry *ie = index_entry(t, prefix);
+        if ((entry_at(t->start_tree, prefix, NULL, &mode) &&
+                mode == GIT_FILEMODE_COMMIT) ||
+            (ie && ie->mode == GIT_FILEMODE_COMMIT)) {
+            rc = REFUSE("'%s' is inside the submodule '%s': commit inside "
+                        "it with git",
+                path, prefix);
+        } else if (lstat(full, &st) < 0) {
             *absent = true;
         } else if (S_ISLNK(st.st_mode)) {
             rc = REFUSE("'%s' is beyond a symbolic link ('%s')", path,
@@ -389,12 +405,6 @@ check_parents(struct commit_tree *t, const char *path, bool strict,
     }
     free(full);
     return rc;
-}
-
-static const git_index_entry *
-index_entry(struct commit_tree *t, const char *path)
-{
-    return t->idx ? git_index_get_bypath(t->idx, path, 0) : NULL;
 }
 
 /* The mode git would record for a working file of lstat st. */
@@ -417,6 +427,46 @@ file_mode(struct commit_tree *t, const char *path, const struct stat *st,
 }
 
 /*
+ * What `git add` would do to path that libgit2 cannot: a filter driver
+ * configured for its `filter` attribute (Git LFS, for one) or a
+ * `working-tree-encoding`. AS_EINVAL naming it, else 0: committing such
+ * a file as it lies in the working tree would commit the wrong content.
+ */
+static char *config_str(git_config *cfg, const char *key);
+
+static int
+check_filters(struct commit_tree *t, const char *path, struct as_err *e)
+{
+    const char *names[2] = { "filter", "working-tree-encoding" };
+    const char *vals[2] = { NULL, NULL };
+    if (git_attr_get_many(vals, t->g, 0, path, 2, names) < 0)
+        return repo_git_errorf(e, "cannot read the attributes of '%s'", path);
+    if (git_attr_value(vals[0]) == GIT_ATTR_VALUE_STRING) {
+        bool driver = false;
+        const char *keys[2] = { "clean", "process" };
+        for (int i = 0; i < 2 && !driver; i++) {
+            char *key = xasprintf("filter.%s.%s", vals[0], keys[i]);
+            char *v = config_str(t->cfg, key);
+            driver = v && *v;
+            free(v);
+            free(key);
+        }
+        if (driver)
+            return as_errorf(e, AS_EINVAL,
+                "'%s' goes through git's filter driver '%s' (.gitattributes), "
+                "which airspace cannot run: commit it with git",
+                path, vals[0]);
+    }
+    if (git_attr_value(vals[1]) == GIT_ATTR_VALUE_STRING &&
+        strcasecmp(vals[1], "UTF-8") && strcasecmp(vals[1], "UTF8"))
+        return as_errorf(e, AS_EINVAL,
+            "'%s' has working-tree-encoding=%s (.gitattributes), which "
+            "airspace cannot convert: commit it with git",
+            path, vals[1]);
+    return 0;
+}
+
+/*
  * Read one file path: its change against the start into *f. Returns 0 with
  * *changed, 1 to drop it (not strict), or an error.
  */
@@ -435,8 +485,6 @@ read_one(struct commit_tree *t, const char *path, bool strict,
     bool in_head = entry_at(t->start_tree, path, &head_oid, &head_mode);
     if (in_head && head_mode == GIT_FILEMODE_COMMIT)
         return REFUSE("'%s' is a submodule: commit inside it with git", path);
-    if (in_head && head_mode == GIT_FILEMODE_TREE)
-        return REFUSE("'%s' is a directory in HEAD", path);
     char *full = xasprintf("%s/%s", t->top, path);
     struct stat st;
     if (!absent && lstat(full, &st) < 0) {
@@ -446,6 +494,13 @@ read_one(struct commit_tree *t, const char *path, bool strict,
             goto out;
         }
         absent = true;
+    }
+    if (in_head && head_mode == GIT_FILEMODE_TREE) {
+        if (absent || S_ISDIR(st.st_mode)) {
+            rc = REFUSE("'%s' is a directory in HEAD", path);
+            goto out;
+        }
+        in_head = false; /* a file now where a directory was: added */
     }
     if (absent) {
         const git_index_entry *ie = index_entry(t, path);
@@ -466,10 +521,18 @@ read_one(struct commit_tree *t, const char *path, bool strict,
         char *dotgit = xasprintf("%s/.git", full);
         bool nested = access(dotgit, F_OK) == 0;
         free(dotgit);
-        rc = nested ? REFUSE("'%s' is a nested git repository: commit inside "
-                             "it with git",
-                          path)
-                    : REFUSE("'%s' is a directory", path);
+        if (nested) {
+            rc = REFUSE("'%s' is a nested git repository: commit inside it "
+                        "with git",
+                path);
+        } else if (in_head) {
+            /* a directory now where a file was: the file is deleted */
+            f->path = xstrdup(path);
+            f->status = COMMIT_DELETED;
+            *changed = true;
+        } else {
+            rc = REFUSE("'%s' is a directory", path);
+        }
         goto out;
     }
     if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
@@ -484,11 +547,12 @@ read_one(struct commit_tree *t, const char *path, bool strict,
             goto out;
         }
         if (ignored) {
-            rc =
-                REFUSE("'%s' is ignored (.gitignore); nothing committed", path);
+            rc = REFUSE("'%s' is ignored (.gitignore)", path);
             goto out;
         }
     }
+    if ((rc = check_filters(t, path, e)))
+        goto out;
     /* a snapshot: the lstat before and after the read must agree */
     int tries = 0;
     for (;;) {
@@ -556,21 +620,30 @@ is_under(const char *path, const char *dir)
     return !n || (!strncmp(path, dir, n) && path[n] == '/');
 }
 
-/* Whether spec names a directory: in the working tree or in HEAD. */
+/*
+ * How spec stands: a directory (in the working tree, or in HEAD and gone
+ * from it; "" is the top), and whether its type switched between HEAD
+ * and the working tree (a file where a directory was, or the reverse):
+ * then both the path itself and the paths under it change.
+ */
 static bool
-names_dir(struct commit_tree *t, const char *spec)
+names_dir(struct commit_tree *t, const char *spec, bool *switched)
 {
+    *switched = false;
     if (!*spec)
         return true;
     char *full = xasprintf("%s/%s", t->top, spec);
     struct stat st;
-    bool dir = lstat(full, &st) == 0 && S_ISDIR(st.st_mode);
+    bool exists = lstat(full, &st) == 0;
     free(full);
-    if (dir)
-        return true;
+    bool wt_dir = exists && S_ISDIR(st.st_mode);
     uint32_t mode = 0;
-    return entry_at(t->start_tree, spec, NULL, &mode) &&
-           mode == GIT_FILEMODE_TREE;
+    bool in_head = entry_at(t->start_tree, spec, NULL, &mode);
+    bool head_tree = in_head && mode == GIT_FILEMODE_TREE;
+    *switched =
+        (head_tree && exists && !wt_dir) ||
+        (in_head && !head_tree && mode != GIT_FILEMODE_COMMIT && wt_dir);
+    return wt_dir || head_tree;
 }
 
 int
@@ -594,13 +667,20 @@ commit_select(struct commit_tree *t, char *const *specs, size_t nspecs,
                     e, AS_EINVAL, "'%s' is inside the git directory", spec);
             continue;
         }
-        bool dir = names_dir(t, spec);
-        if (dir && !strict)
+        bool switched;
+        bool dir = names_dir(t, spec, &switched);
+        if (dir && !strict && !switched)
             continue;
         if (dir) {
             bool escape_link = false;
-            if (*spec && (rc = check_parents(t, spec, true, &escape_link, e)))
+            int pr =
+                *spec ? check_parents(t, spec, strict, &escape_link, e) : 0;
+            if (pr < 0) {
+                rc = pr;
                 break;
+            }
+            if (pr > 0)
+                continue;
             if ((rc = changed_paths_cached(t, e)))
                 break;
             size_t found = 0;
@@ -619,7 +699,19 @@ commit_select(struct commit_tree *t, char *const *specs, size_t nspecs,
                     found++;
                 }
             }
-            if (!rc && !found)
+            if (!rc && switched) {
+                struct commit_file f;
+                bool changed;
+                int r = read_one(t, spec, strict, &f, &changed, e);
+                if (r < 0) {
+                    rc = r;
+                } else if (r == 0 && changed) {
+                    ALLOC_GROW(v, k + 1, alloc);
+                    v[k++] = f;
+                    found++;
+                }
+            }
+            if (!rc && !found && strict)
                 rc = as_errorf(e, AS_EINVAL,
                     "'%s' has no changes to commit under it",
                     *spec ? spec : ".");
@@ -891,8 +983,9 @@ verify_tree(struct commit_tree *t, git_tree *parent, git_tree *tree,
         git_oid oid;
         uint32_t mode = 0;
         bool found = entry_at(tree, files[i].path, &oid, &mode);
+        /* a deleted file may have become a directory */
         bool ok = files[i].status == COMMIT_DELETED
-                      ? !found
+                      ? !found || mode == GIT_FILEMODE_TREE
                       : found && mode == files[i].mode &&
                             git_oid_equal(&oid, &files[i].blob);
         if (!ok)
@@ -1056,8 +1149,9 @@ read_back(struct commit_tree *t, const git_oid *id, const git_oid *parent,
         git_oid oid;
         uint32_t mode = 0;
         bool found = entry_at(tree, files[i].path, &oid, &mode);
+        /* a deleted file may have become a directory */
         bool ok = files[i].status == COMMIT_DELETED
-                      ? !found
+                      ? !found || mode == GIT_FILEMODE_TREE
                       : found && mode == files[i].mode &&
                             git_oid_equal(&oid, &files[i].blob);
         if (!ok) {
@@ -1142,12 +1236,31 @@ index_note(struct commit_result *res, const struct commit_file *files, size_t n,
     free(paths);
 }
 
-/* Put the committed paths into the index at idx_path (git's lock held). */
+/* Whether tree holds f as committed (deleted: nothing, or a directory). */
+static bool
+holds(git_tree *tree, const struct commit_file *f)
+{
+    git_oid oid;
+    uint32_t mode = 0;
+    bool found = entry_at(tree, f->path, &oid, &mode);
+    return f->status == COMMIT_DELETED
+               ? !found || mode == GIT_FILEMODE_TREE
+               : found && mode == f->mode && git_oid_equal(&oid, &f->blob);
+}
+
+/*
+ * Put the committed paths into the index (git's lock held), those that
+ * HEAD's tree (head) still holds as committed: a path a later commit
+ * changed again keeps the entry that commit's own index update left.
+ */
 static int
-index_apply(git_index *idx, const struct commit_file *files, size_t n)
+index_apply(
+    git_index *idx, git_tree *head, const struct commit_file *files, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const struct commit_file *f = &files[i];
+        if (!holds(head, f))
+            continue;
         if (git_index_conflict_remove(idx, f->path) < 0)
             git_error_clear();
         if (f->status == COMMIT_DELETED) {
@@ -1175,6 +1288,18 @@ index_apply(git_index *idx, const struct commit_file *files, size_t n)
     return 0;
 }
 
+/* The tree of commit id into *out; -1 on failure. */
+static int
+commit_tree_at(struct commit_tree *t, const git_oid *id, git_tree **out)
+{
+    git_commit *c = NULL;
+    int rc = git_commit_lookup(&c, t->g, id) < 0 || git_commit_tree(out, c) < 0
+                 ? -1
+                 : 0;
+    git_commit_free(c);
+    return rc;
+}
+
 /*
  * Bring the worktree's index in line for the committed paths, by git's
  * protocol: create index.lock exclusively (a few tries), read the index,
@@ -1190,13 +1315,10 @@ update_index(struct commit_tree *t, const struct commit_file *files, size_t n,
     unsigned wait =
         o->index_wait_ms ? o->index_wait_ms : COMMIT_DEFAULT_INDEX_WAIT_MS;
     struct as_err e;
-    if (head_unchanged(t, &e)) {
-        index_note(res, files, n, "HEAD moved to another branch meanwhile");
-        return;
-    }
     char *lock = xasprintf("%s.lock", t->index_path);
     char *tmp = xasprintf("%s.airspace-XXXXXX", t->index_path);
     git_index *idx = NULL;
+    git_tree *head = NULL;
     int fd = -1;
     for (unsigned i = 0; i < tries; i++) {
         fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -1217,6 +1339,17 @@ update_index(struct commit_tree *t, const struct commit_file *files, size_t n,
         goto out;
     }
     close(fd);
+    /* HEAD as it is now, with the lock held: what the index must follow */
+    git_oid now;
+    bool exists = false;
+    if (head_unchanged(t, &e) || read_ref(t, &now, &exists, &e) || !exists ||
+        commit_tree_at(t, &now, &head) < 0) {
+        git_error_clear();
+        index_note(res, files, n,
+            "HEAD moved to another branch meanwhile, or cannot be read");
+        unlink(lock);
+        goto out;
+    }
     int tfd = mkstemp(tmp);
     if (tfd < 0) {
         index_note(res, files, n, "cannot make a temporary index");
@@ -1228,7 +1361,7 @@ update_index(struct commit_tree *t, const struct commit_file *files, size_t n,
     if (c > 0)
         unlink(tmp); /* no index yet: start from an empty one */
     if (c < 0 || git_index_open(&idx, tmp) < 0 ||
-        index_apply(idx, files, n) < 0 || git_index_write(idx) < 0 ||
+        index_apply(idx, head, files, n) < 0 || git_index_write(idx) < 0 ||
         rename(tmp, lock) < 0 || rename(lock, t->index_path) < 0) {
         char why[600];
         const git_error *ge = git_error_last();
@@ -1242,6 +1375,7 @@ update_index(struct commit_tree *t, const struct commit_file *files, size_t n,
     }
     res->index_updated = true;
 out:
+    git_tree_free(head);
     git_index_free(idx);
     free(tmp);
     free(lock);
@@ -1382,6 +1516,8 @@ commit_create(struct commit_tree *t, const struct commit_file *files, size_t n,
     res->branch = t->branch ? xstrdup(t->branch) : NULL;
     if ((rc = read_back(t, &id, have_parent ? &parent : NULL, files, n, e)))
         goto out;
+    if (o->before_index)
+        o->before_index(o->hook_ctx, 0);
     update_index(t, files, n, o, res);
 out:
     git_commit_free(parent_commit);

@@ -22,9 +22,10 @@
  *   4. the result is read back through a fresh handle (the commit, its
  *      parent and each chosen path's blob and mode);
  *   5. the worktree's own index is brought in line for the committed
- *      paths only, best-effort, under git's lock protocol: it is left alone
- *      when the lock stays held (the commit stands; res->index_note says
- *      so).
+ *      paths only — those HEAD still holds as committed (a later commit
+ *      of the same path keeps its own entry) — best-effort, under git's
+ *      lock protocol: it is left alone when the lock stays held (the
+ *      commit stands; res->index_note says so).
  *
  * Objects go to the repository's object directory, so this module opens
  * its own libgit2 handle: a struct repo (repo.h) writes only to memory.
@@ -111,17 +112,23 @@ enum {
  * Read the files named by specs (normalised repository-relative paths,
  * see util/path.h) from the working tree and write their blobs. Result:
  * one commit_file per changed file, sorted by path, without duplicates, in
- * *files (free with commit_files_free()). A path under the git directory,
- * beyond a symbolic link, ignored and untracked, outside the sparse
- * checkout, a submodule or a nested repository, or neither a regular file
- * nor a symbolic link is refused (AS_EINVAL) in strict mode and dropped
- * otherwise. Returns 0, AS_EINVAL (message names the path), AS_EIO, AS_EGIT.
+ * *files (free with commit_files_free()). A path whose type switched (a
+ * file where HEAD has a directory, or the reverse) brings both sides: the
+ * path itself and the changes under it. A path under the git directory,
+ * beyond a symbolic link, inside a submodule, ignored and untracked,
+ * outside the sparse checkout, a submodule or a nested repository, or
+ * neither a regular file nor a symbolic link is refused (AS_EINVAL) in
+ * strict mode and dropped otherwise. A file `git add` would pass through
+ * a filter driver or a working-tree-encoding (which libgit2 cannot run)
+ * is refused in either mode. Returns 0, AS_EINVAL (message names the
+ * path), AS_EIO, AS_EGIT.
  */
 int commit_select(struct commit_tree *t, char *const *specs, size_t nspecs,
     unsigned flags, struct commit_file **files, size_t *nfiles,
     struct as_err *e);
 
-/* Called just before each ref update (tests move the branch in it). */
+/* Called just before each ref update (tests move the branch in it), and
+ * once before the index update. */
 typedef void commit_hook_fn(void *ctx, unsigned attempt);
 
 struct commit_options {
@@ -130,6 +137,7 @@ struct commit_options {
     unsigned index_tries;   /* tries for the index lock (0: 5) */
     unsigned index_wait_ms; /* between them (0: 40) */
     commit_hook_fn *before_update; /* may be NULL */
+    commit_hook_fn *before_index;  /* before the index update; may be NULL */
     void *hook_ctx;
 };
 

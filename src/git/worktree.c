@@ -136,7 +136,7 @@ worktree_new(const char *from, const char *name, const char *base,
     char *branch = xasprintf(WORKTREE_BRANCH_PREFIX "%s", name);
     char *refname = xasprintf("refs/heads/%s", branch);
     char *path = NULL, *admin = NULL;
-    bool made_branch = false, made_dir = false;
+    bool made_branch = false, made_dir = false, emptied = false;
     int rc = repo_open(from, &r, e);
     if (rc)
         goto out;
@@ -226,6 +226,16 @@ worktree_new(const char *from, const char *name, const char *base,
             strerror(errno));
         goto out;
     }
+    /* an empty directory is taken, as git worktree add takes it; libgit2
+     * makes the directory itself (and refuses one that exists) */
+    if (!made_dir) {
+        if (rmdir(path) < 0) {
+            rc = as_errorf(
+                e, AS_EIO, "cannot use '%s': %s", path, strerror(errno));
+            goto out;
+        }
+        emptied = true;
+    }
     if (git_branch_create(&bref, g, branch, commit, 0) < 0) {
         rc = repo_git_errorf(e, "cannot create branch '%s'", branch);
         goto out;
@@ -256,10 +266,16 @@ out:
             git_worktree_prune_options po;
             git_worktree_prune_options_init(
                 &po, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
-            po.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED |
-                       (made_dir ? GIT_WORKTREE_PRUNE_WORKING_TREE : 0);
+            po.flags =
+                GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED |
+                (made_dir || emptied ? GIT_WORKTREE_PRUNE_WORKING_TREE : 0);
             git_worktree_prune(half, &po);
             git_worktree_free(half);
+        } else if (admin) {
+            /* made before the step that failed, with nothing in it yet */
+            char *adm = xasprintf("%s/worktrees/%s", repo_common_dir(r), admin);
+            rmdir(adm);
+            free(adm);
         }
         if (bref && git_reference_delete(bref) == 0)
             git_reflog_delete(g, refname);
@@ -267,6 +283,8 @@ out:
     }
     if (rc && made_dir && path)
         rmdir(path); /* only if it stayed empty */
+    if (rc && emptied && path)
+        (void)mkdir(path, 0777); /* the empty directory it was given, back */
     git_worktree_free(wt);
     git_reference_free(bref);
     git_commit_free(commit);

@@ -48,6 +48,71 @@ check "git status: only the file not committed" \
 check "author from the environment, as git" \
     [ "$(git -C "$G" log -1 --format='%an <%ae> %aI')" = "tester <t@example.invalid> 2026-01-01T10:00:00+00:00" ]
 
+# a file where a directory was, and a directory where a file was: the
+# path named (or the directory above) commits both sides, as git add does
+S="$TMP/switch"
+new_repo "$S"
+mkdir -p "$S/was-dir" "$S/both"
+echo 1 > "$S/was-dir/f"
+echo 2 > "$S/was-dir/g"
+echo file > "$S/was-file"
+echo file > "$S/both/was-file"
+git -C "$S" add -A
+git -C "$S" commit -qm base
+SB=$(head_of "$S")
+rm -r "$S/was-dir" && echo now-a-file > "$S/was-dir"
+rm "$S/was-file" && mkdir "$S/was-file" && echo x > "$S/was-file/x"
+rm "$S/both/was-file" && mkdir "$S/both/was-file" && echo y > "$S/both/was-file/y"
+cp -a "$S" "$TMP/switch-git"
+(cd "$TMP/switch-git" && git add -A -- was-dir was-file both && git commit -qm s)
+(cd "$S" && as commit --no-start -m s was-dir was-file both 2> "$TMP/err" > /dev/null) && rc=0 || rc=$?
+check "file <-> directory switches commit ($rc: $(tail -1 "$TMP/err"))" [ "$rc" -eq 0 ]
+check "... the tree equals git add + git commit's" \
+    [ "$(git -C "$S" rev-parse 'HEAD^{tree}')" = "$(git -C "$TMP/switch-git" rev-parse 'HEAD^{tree}')" ]
+check "... and git status is clean" [ -z "$(git -C "$S" status --porcelain)" ]
+git -C "$S" worktree add -q -b side2 "$TMP/switch-wt" "$SB"
+rm -r "$TMP/switch-wt/was-dir" && echo now-a-file > "$TMP/switch-wt/was-dir"
+rm "$TMP/switch-wt/was-file" && mkdir "$TMP/switch-wt/was-file" && echo x > "$TMP/switch-wt/was-file/x"
+(cd "$TMP/switch-wt" && as commit --no-start -m all 2> "$TMP/err" > /dev/null) && rc=0 || rc=$?
+check "commit-all with file <-> directory switches ($rc: $(tail -1 "$TMP/err"))" [ "$rc" -eq 0 ]
+check "... nothing left behind" [ -z "$(git -C "$TMP/switch-wt" status --porcelain)" ]
+
+# what git add would pass through a filter driver (Git LFS) or a
+# working-tree-encoding cannot be committed as it lies: refused
+F="$TMP/filters"
+new_repo "$F"
+git -C "$F" config filter.up.clean 'tr a-z A-Z'
+git -C "$F" config filter.up.smudge cat
+printf '*.up filter=up\n*.u16 working-tree-encoding=UTF-16LE\n*.none filter=undefined\n' > "$F/.gitattributes"
+git -C "$F" add -A
+git -C "$F" commit -qm base
+echo hello > "$F/f.up"
+printf 'h\000i\000' > "$F/e.u16"
+echo plain > "$F/p.none"
+H=$(head_of "$F")
+for f in f.up e.u16; do
+    (cd "$F" && as commit --no-start -m s "$f" 2> "$TMP/err" > /dev/null) && rc=0 || rc=$?
+    check "$f (filter or encoding): refused, exit 2 ($rc)" [ "$rc" -eq 2 ]
+    check "... names it" grep -q "'$f'.*commit it with git" "$TMP/err"
+    check "... nothing committed" [ "$(head_of "$F")" = "$H" ]
+done
+(cd "$F" && as commit --no-start -m s p.none 2> /dev/null > /dev/null) && rc=0 || rc=$?
+check "a filter attribute with no driver configured commits, as with git ($rc)" [ "$rc" -eq 0 ]
+
+# a file inside a submodule: refused as such (exit 2), not as a tree change
+M="$TMP/withsub"
+new_repo "$M"
+echo a > "$M/a"
+git -C "$M" add a
+git -C "$M" update-index --add --cacheinfo "160000,$(git -C "$M" hash-object -t blob /dev/null),sub"
+git -C "$M" commit -qm base
+mkdir "$M/sub" && echo s > "$M/sub/s"
+H=$(head_of "$M")
+(cd "$M" && as commit --no-start -m s sub/s 2> "$TMP/err" > /dev/null) && rc=0 || rc=$?
+check "a file inside a submodule: exit 2 ($rc)" [ "$rc" -eq 2 ]
+check "... says so" grep -q "'sub/s' is inside the submodule 'sub'" "$TMP/err"
+check "... nothing committed" [ "$(head_of "$M")" = "$H" ]
+
 # no daemon, no PATHs: the main worktree refuses (exit 3), a linked one commits all
 H=$(head_of "$G")
 (cd "$G" && as commit --no-start -m all 2> "$TMP/err") && rc=0 || rc=$?

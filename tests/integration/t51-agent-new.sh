@@ -39,6 +39,12 @@ check "bob starts at HEAD~1" [ "$(git -C "$WB" rev-parse HEAD)" = "$(git rev-par
 as agent new dave --dir "$TMP/elsewhere/dave" > /dev/null 2>&1 && rc=0 || rc=$?
 check "--dir puts it there ($rc)" test "$rc" -eq 0 -a -f "$TMP/elsewhere/dave/.git"
 
+mkdir -p "$TMP/empty/hank"
+as agent new hank --dir "$TMP/empty/hank" > /dev/null 2> "$TMP/err" && rc=0 || rc=$?
+check "--dir an empty directory takes it, as git worktree add does ($rc: $(cat "$TMP/err"))" \
+    test "$rc" -eq 0 -a -f "$TMP/empty/hank/.git"
+check "... on its branch" [ "$(git -C "$TMP/empty/hank" symbolic-ref --short HEAD)" = airspace/hank ]
+
 # refusals change nothing
 refused() { # refused NAME WANT-RC WANT-IN-MESSAGE ARGS...
     rname=$1 rwant=$2 rmsg=$3

@@ -417,6 +417,52 @@ test_index(void)
     commit_result_release(&res);
 }
 
+/* Another commit of the same path lands between our swap and our index
+ * update (it was made on ours): our older entry must not overwrite its. */
+static void
+later_commit_hook(void *ctx, unsigned attempt)
+{
+    const char *dir = ctx;
+    (void)attempt;
+    fx_write(dir, "a.txt", "later\n");
+    fx_clock += 60;
+    fx_git(dir, "commit", "-q", "-m", "later", "--", "a.txt", NULL);
+}
+
+static void
+test_index_later_commit(void)
+{
+    char dir[600], out[256];
+    race_repo(dir, sizeof(dir), "index-later");
+    struct commit_tree *t = NULL;
+    struct commit_file *files = NULL;
+    size_t nfiles = 0;
+    struct commit_result res;
+    struct as_err e;
+    char *specs[1] = { "a.txt" };
+    memset(&res, 0, sizeof(res));
+    CHECK_INT(commit_open(dir, &t, &e), 0);
+    CHECK_INT(
+        commit_select(t, specs, 1, COMMIT_SELECT_STRICT, &files, &nfiles, &e),
+        0);
+    struct commit_options o;
+    memset(&o, 0, sizeof(o));
+    o.message = "mine";
+    o.before_index = later_commit_hook;
+    o.hook_ctx = dir;
+    CHECK_INT(commit_create(t, files, nfiles, &o, &res, &e), 0);
+    CHECK_STR(git_out(dir, out, sizeof(out), "log", "-2", "--format=%s", NULL),
+        "later\nmine");
+    CHECK_STR(
+        git_out(dir, out, sizeof(out), "diff", "--cached", "--name-only", NULL),
+        "");
+    CHECK_STR(
+        git_out(dir, out, sizeof(out), "status", "--porcelain", NULL), "");
+    commit_result_release(&res);
+    commit_files_free(files, nfiles);
+    commit_close(t);
+}
+
 /* ---- root, detached, refusals of the tree ---- */
 
 static void
@@ -580,6 +626,7 @@ main(void)
     TEST_RUN("the branch rewound: refused", test_race_rewind);
     TEST_RUN("the ref lock held once: retried", test_race_ref_lock);
     TEST_RUN("the worktree's index", test_index);
+    TEST_RUN("the index keeps a later commit's entry", test_index_later_commit);
     TEST_RUN("root and detached commits", test_root_and_detached);
     TEST_RUN("a merge in progress is refused", test_merge_in_progress);
     test_identity();
