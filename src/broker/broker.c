@@ -24,6 +24,7 @@
 #include "broker/gitview.h"
 #include "core/owners.h"
 #include "git/workset.h"
+#include "git/worktree.h"
 #include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -552,6 +553,86 @@ broker_rescan(struct broker *b, struct as_err *e)
     free(read);
     broker_rescore(b, SIZE_MAX);
     return 0;
+}
+
+/* Whether worktree paths x and y name one directory (either may end in
+ * '/'; the directory may be gone, so they are compared as written). */
+static bool
+same_worktree(const char *x, const char *y)
+{
+    size_t nx = strlen(x), ny = strlen(y);
+    while (nx > 1 && x[nx - 1] == '/')
+        nx--;
+    while (ny > 1 && y[ny - 1] == '/')
+        ny--;
+    return nx == ny && !memcmp(x, y, nx);
+}
+
+/*
+ * At start, before worktrees are discovered: the orphaned agent worktrees
+ * (directory gone) are pruned as `airspace agent prune` does
+ * (worktree_prune_agents()). Each one is logged and announced
+ * (`worktree.pruned`); the agents stored as flying there exit, as on
+ * `POST /v1/agents/{id}/exit` (their locks and claims released). A failure
+ * is logged: the daemon serves anyway.
+ */
+static void
+prune_orphans(struct broker *b)
+{
+    struct worktree_info *v = NULL;
+    size_t n = 0;
+    struct as_err e;
+    if (worktree_prune_agents(b->o.repo_path, false, &v, &n, &e)) {
+        broker_log(
+            b, "prune: %s; orphaned worktrees are left as they are", e.msg);
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        struct worktree_info *w = &v[k];
+        if (w->branch_deleted)
+            broker_log(b,
+                "prune: worktree %s of agent %s is gone: pruned, branch %s "
+                "deleted (was %.7s)",
+                w->path, w->name, w->branch, w->base);
+        else if (!w->base[0])
+            broker_log(b,
+                "prune: worktree %s of agent %s is gone: pruned, branch %s "
+                "is gone already",
+                w->path, w->name, w->branch);
+        else
+            broker_log(b,
+                "prune: worktree %s of agent %s is gone: pruned, branch %s "
+                "kept (%s)",
+                w->path, w->name, w->branch,
+                w->branch_kept ? w->branch_kept : "not merged");
+        size_t *gone = xcalloc(b->nagents + 1, sizeof(*gone));
+        size_t ngone = 0;
+        json_t *exited = json_array();
+        for (size_t i = 0; i < b->nagents; i++)
+            if (b->ag[i].worktree && b->meta[i].status != BAGENT_EXITED &&
+                same_worktree(b->ag[i].worktree, w->path)) {
+                gone[ngone++] = i;
+                json_array_append_new(exited, json_string(b->ag[i].id));
+            }
+        json_t *d = json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}", "agent",
+            w->name, "worktree", w->path, "branch", w->branch, "tip",
+            w->base[0] ? json_string(w->base) : json_null(), "branchDeleted",
+            w->branch_deleted, "exited", exited);
+        if (w->branch_kept)
+            json_object_set_new(d, "branchKept", json_string(w->branch_kept));
+        broker_emit(b, "worktree.pruned", w->name, d);
+        for (size_t g = 0; g < ngone; g++) {
+            broker_log(b, "prune: agent %s exits (its worktree is gone)",
+                b->ag[gone[g]].id);
+            broker_set_status(b, gone[g], BAGENT_EXITED, "worktree pruned");
+        }
+        free(gone);
+        worktree_info_release(w);
+    }
+    if (n)
+        broker_log(b, "prune: %zu orphaned agent worktree%s pruned", n,
+            n == 1 ? "" : "s");
+    free(v);
 }
 
 /* The person at the keyboard of shared worktree wt, unless it is there:
@@ -1926,6 +2007,7 @@ broker_run(const struct broker_options *o, struct as_err *e)
     event_add(b->prune_ev, &prune);
     if ((rc = broker_restore(b, e)))
         goto out;
+    prune_orphans(b); /* DESIGN §5: orphaned worktrees are cleaned at start */
     struct as_err se;
     if (broker_rescan(b, &se))
         broker_log(b, "rescan: %s", se.msg);

@@ -1,9 +1,11 @@
 /*
  * mcp_tools.h - the tools `airspace mcp` offers an agent: crew status, who
- * is near a file, intents, locks and claims, advisories, messages and a
- * scoped commit. Each tool is a call (or a few) to the repository's daemon
- * over its socket; `commit` also writes to the repository
- * (scoped_commit_run(), as `airspace commit`).
+ * is near a file, intents, locks and claims, advisories, messages, a
+ * scoped commit and a land. Each tool is a call (or a few) to the
+ * repository's daemon over its socket; `commit` also writes to the
+ * repository (scoped_commit_run(), as `airspace commit`), and so does
+ * `land` (cmd_land() itself, `airspace land ID --json`, in a forked child
+ * whose stdout and stderr are captured).
  *
  * Tool failures (bad arguments, a refused lock, a daemon that cannot be
  * reached, a route the daemon does not have) are results with isError set

@@ -3,7 +3,8 @@
 # list, every tool, a lock refused because another agent holds it, protocol
 # errors; then the session, having taken over the main worktree's agent,
 # leaves it (and the lock the person there took) when the client disconnects,
-# while a session that created its own agent exits it.
+# while a session that created its own agent exits it. A session in agent
+# feat's worktree lands its branch with the land tool (scope check first).
 . "$(dirname "$0")/lib.sh"
 
 : "${AIRSPACE_SOURCE_DIR:?AIRSPACE_SOURCE_DIR must point at the source tree}"
@@ -48,7 +49,15 @@ check "the person locks src/human.c" as lock --reason "editing by hand" src/huma
 check "bob locks src/held.c" as lock --agent bob --reason "bob is here" src/held.c
 check "bob claims src/bclaim.c" as claim --agent bob src/bclaim.c
 
-if MCP_NODE_MODULES="$NM" node "$AIRSPACE_SOURCE_DIR/tests/mcp/mcp_client.mjs" \
+# agent feat: a worktree with a commit of its own, for the land tool
+as agent new feat > /dev/null 2> "$TMP/err" || fail "agent new feat: $(cat "$TMP/err")"
+WF="$TMP/repo.airspace/feat"
+printf 'int feat(void)\n{\n    return 0;\n}\n' > "$WF/src/feat.c"
+git -C "$WF" add src/feat.c
+git -C "$WF" commit -qm "feat's work"
+FEAT_TIP=$(git -C "$WF" rev-parse HEAD)
+
+if MCP_LAND_DIR="$WF" MCP_NODE_MODULES="$NM" node "$AIRSPACE_SOURCE_DIR/tests/mcp/mcp_client.mjs" \
     > "$TMP/node.out" 2> "$TMP/node.err"; then
     ok
 else
@@ -57,9 +66,14 @@ else
 fi
 tail -n 1 "$TMP/node.out"
 
+# The land tool merged feat's branch (main had moved: a merge commit), and
+# main's checkout followed.
+check "the MCP land is HEAD" [ "$(git log -1 --format=%s)" = "land feat" ]
+check "... merging feat's tip" [ "$(git rev-parse HEAD^2)" = "$FEAT_TIP" ]
+check "... src/feat.c checked out in main's worktree" [ -f src/feat.c ]
 # The commit tool committed src/mine.c alone, and nothing of src/held.c.
-check "the MCP commit is HEAD" [ "$(git log -1 --format=%s)" = "mcp commit" ]
-check "... with src/mine.c only" [ "$(git show --format= --name-only HEAD)" = src/mine.c ]
+check "the MCP commit is HEAD's first parent" [ "$(git log -1 --format=%s HEAD^1)" = "mcp commit" ]
+check "... with src/mine.c only" [ "$(git show --format= --name-only HEAD^1)" = src/mine.c ]
 check "... src/held.c and src/free.c still uncommitted" \
     [ "$(git status --porcelain src | tr '\n' ' ')" = " M src/free.c  M src/held.c " ]
 

@@ -44,8 +44,8 @@ check('ping', (await client.ping()) !== undefined);
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
 const want = ['advisories', 'claim', 'commit', 'contest', 'inbox', 'intent',
-    'lock', 'near', 'release', 'send_message', 'status'];
-check('eleven tools', JSON.stringify(names) === JSON.stringify(want), names);
+    'land', 'lock', 'near', 'release', 'send_message', 'status'];
+check('twelve tools', JSON.stringify(names) === JSON.stringify(want), names);
 for (const t of tools) {
     check(`${t.name} has a description`, t.description?.length > 10);
     check(`${t.name} schema is an object schema`,
@@ -138,6 +138,49 @@ try {
 }
 check('unknown tool is a JSON-RPC invalid-params error', code === -32602, code);
 await client.close();
+
+// ---- land: a session in agent feat's worktree lands its branch ----
+if (process.env.MCP_LAND_DIR) {
+    const lt = new StdioClientTransport({
+        command: bin, args: ['mcp'], cwd: process.env.MCP_LAND_DIR,
+        env: { ...env, AIRSPACE_AGENT: 'feat' }, stderr: 'inherit',
+    });
+    const lc = new Client({ name: 'sdk-land', version: '1.0.0' });
+    await lc.connect(lt);
+    const lcall = (name, args) => lc.callTool({ name, arguments: args });
+    r = await lcall('land', {});
+    check('land out of scope is a tool error', r.isError === true &&
+        /holds no lock, claim or intent on: src\/feat\.c/.test(text(r)), text(r));
+    check('... structured: out_of_scope, nothing landed',
+        JSON.stringify(r.structuredContent?.out_of_scope) === '["src/feat.c"]' &&
+        r.structuredContent?.landed === false, r.structuredContent);
+    r = await lcall('lock', { patterns: ['src/feat.c'] });
+    check('feat locks src/feat.c', !r.isError, r);
+    r = await lcall('land', { dry_run: true });
+    check('land dry run ok', !r.isError &&
+        /would land airspace\/feat into main/.test(text(r)), text(r));
+    check('... nothing landed', r.structuredContent?.landed === false &&
+        r.structuredContent?.dry_run === true, r.structuredContent);
+    r = await lcall('land', { into: 'no-such-branch' });
+    check('land into a missing branch is a tool error', r.isError === true &&
+        /no-such-branch/.test(text(r)), text(r));
+    r = await lcall('land', { message: 'land feat' });
+    check('land ok', !r.isError &&
+        /landed airspace\/feat into main: merge [0-9a-f]{7}/.test(text(r)), text(r));
+    check('... structured: landed, the commit, the file',
+        r.structuredContent?.landed === true &&
+        /^[0-9a-f]{40}$/.test(r.structuredContent?.commit ?? '') &&
+        r.structuredContent?.agent === 'feat' &&
+        JSON.stringify(r.structuredContent?.changed) ===
+            JSON.stringify([{ path: 'src/feat.c', status: 'added' }]),
+        r.structuredContent);
+    r = await lcall('land', {});
+    check('landing again: nothing to land', !r.isError &&
+        /already contains/.test(text(r)), text(r));
+    r = await lcall('land', { force: 'yes' });
+    check('a non-boolean force is a tool error', r.isError === true, r);
+    await lc.close();
+}
 
 // ---- raw lines ----
 function raw(lines, extraArgs = []) {
