@@ -34,8 +34,8 @@ static const char usage[] =
     "See docs/cli.md.\n";
 
 struct lopts {
-    const char *name, *branch, *into, *message;
-    bool force, dry_run, json, no_start;
+    struct land_request rq;
+    bool json, no_start;
 };
 
 static const char *
@@ -113,11 +113,11 @@ post_quiet(struct client *cl, const char *path, json_t *body, bool *ok)
 /*
  * Which branch to land and whose it is: *branch (new), *agent (new, or
  * NULL: nobody's) and *known (the daemon knows the agent). Returns 0 or
- * an exit code after saying why.
+ * an exit code with *error (new string).
  */
 static int
-resolve_source(const struct lopts *o, json_t *agents, const char *target,
-    char **branch, char **agent, bool *known)
+resolve_source(const struct land_request *o, json_t *agents, const char *target,
+    char **branch, char **agent, bool *known, char **error)
 {
     size_t i;
     json_t *a;
@@ -160,19 +160,20 @@ resolve_source(const struct lopts *o, json_t *agents, const char *target,
     /* this worktree: its branch, and the agent flying in it */
     char *top = NULL;
     struct as_err e;
-    int rc = land_here(".", &top, branch, &e);
+    int rc = land_here(o->dir, &top, branch, &e);
     if (rc == AS_ENOENT) {
-        say("not in a working tree: name the agent (airspace land NAME) or "
-            "the branch (--branch)");
+        *error = xstrdup("not in a working tree: name the agent (airspace "
+                         "land NAME) or the branch (--branch)");
         goto usage;
     }
     if (rc) {
-        say("%s: name the agent or --branch", e.msg);
+        *error = xasprintf("%s: name the agent or --branch", e.msg);
         goto usage;
     }
     if (!strcmp(*branch, target)) {
-        say("this working tree ('%s') is on '%s', the branch to land on: "
-            "name the agent to land (airspace land NAME) or --branch",
+        *error = xasprintf("this working tree ('%s') is on '%s', the branch "
+                           "to land on: name the agent to land (airspace "
+                           "land NAME) or --branch",
             top, target);
         goto usage;
     }
@@ -190,8 +191,9 @@ resolve_source(const struct lopts *o, json_t *agents, const char *target,
         *known = true;
     }
     if (n > 1) {
-        say("several agents fly in '%s' (%s): name the one to land", top,
-            names.s);
+        *error =
+            xasprintf("several agents fly in '%s' (%s): name the one to land",
+                top, names.s);
         free(names.s);
         goto usage;
     }
@@ -226,11 +228,11 @@ covered(json_t *patterns, const char *path)
 /*
  * The scope check: the files of plan that none of agent's locks, claims
  * or live intents covers, into out (a JSON array of strings). Returns 0
- * or an exit code after saying why.
+ * or an exit code with *error (new string).
  */
 static int
 scope_check(struct client *cl, const char *agent, const struct land_plan *p,
-    json_t *out)
+    json_t *out, char **error)
 {
     char *esc = client_path_escape(agent);
     char *lp = xasprintf("/v1/locks?agent=%s", esc);
@@ -242,8 +244,8 @@ scope_check(struct client *cl, const char *agent, const struct land_plan *p,
     free(lp);
     free(ip);
     if (!locks || !intents) {
-        say("cannot read the locks and intents of '%s' from the daemon: %s; "
-            "nothing landed",
+        *error = xasprintf("cannot read the locks and intents of '%s' from "
+                           "the daemon: %s; nothing landed",
             agent, why ? why : "?");
         free(why);
         if (locks)
@@ -302,7 +304,7 @@ join(json_t *a)
 static void
 tell_daemon(struct client *cl, const char *agent, bool known,
     const struct land_plan *p, const struct land_result *res,
-    const char *subject)
+    const char *subject, struct strbuf *notes)
 {
     bool ok = false;
     if (agent && known && res->nfiles) {
@@ -318,7 +320,7 @@ tell_daemon(struct client *cl, const char *agent, bool known,
         char *path = xasprintf("/v1/agents/%s/commits", esc);
         post_quiet(cl, path, body, &ok);
         if (!ok)
-            say("the daemon did not record this land");
+            strbuf_addf(notes, "the daemon did not record this land\n");
         free(path);
         free(esc);
         json_decref(body);
@@ -341,25 +343,27 @@ parse(int argc, char **argv, struct lopts *o)
         { NULL, 0, NULL, 0 },
     };
     memset(o, 0, sizeof(*o));
+    struct land_request *rq = &o->rq;
+    rq->dir = ".";
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "m:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
-            o->branch = optarg;
+            rq->branch = optarg;
             break;
         case 'i':
-            o->into = optarg;
+            rq->into = optarg;
             break;
         case 'm':
-            o->message = optarg;
+            rq->message = optarg;
             break;
         case 'f':
-            o->force = true;
+            rq->force = true;
             break;
         case 'd':
-            o->dry_run = true;
+            rq->dry_run = true;
             break;
         case 'j':
             o->json = true;
@@ -376,17 +380,203 @@ parse(int argc, char **argv, struct lopts *o)
         }
     }
     if (optind < argc)
-        o->name = argv[optind++];
+        rq->name = argv[optind++];
     if (optind < argc)
         return dcli_usage("land", "expected one NAME, not more");
-    if (o->name && o->branch)
+    if (rq->name && rq->branch)
         return dcli_usage("land", "give a NAME or --branch, not both");
-    if ((o->name && !*o->name) || (o->branch && !*o->branch) ||
-        (o->into && !*o->into))
+    if ((rq->name && !*rq->name) || (rq->branch && !*rq->branch) ||
+        (rq->into && !*rq->into))
         return dcli_usage("land", "an empty NAME or branch");
-    if (o->message && !*o->message)
+    if (rq->message && !*rq->message)
         return dcli_usage("land", "an empty message (-m)");
     return 0;
+}
+
+int
+land_run(const struct land_request *rq, json_t **result, char **notes_out,
+    char **error)
+{
+    *result = NULL;
+    *notes_out = *error = NULL;
+    struct client *cl = rq->cl;
+    const char *dir = rq->dir ? rq->dir : ".";
+    const char *force = rq->tool ? "force" : "--force";
+    struct as_err e;
+    int code = 0, rc;
+    long saved_timeout = cl ? cl->timeout_ms : 0;
+    char *target = NULL, *branch = NULL, *agent = NULL;
+    json_t *agents = NULL, *out_of_scope = json_array();
+    struct strbuf notes = STRBUF_INIT;
+    struct land_plan plan;
+    struct land_result res;
+    memset(&plan, 0, sizeof(plan));
+    memset(&res, 0, sizeof(res));
+    bool known = false;
+    if (cl) {
+        cl->timeout_ms = 10000;
+        char *why = NULL;
+        if (!(agents = get_array(cl, "/v1/agents", "agents", &why))) {
+            *error = xasprintf("cannot list the agents: %s", why);
+            free(why);
+            code = CLI_EXIT_UNREACHABLE;
+            goto out;
+        }
+    }
+    if (rq->into) {
+        target = xstrdup(rq->into);
+    } else {
+        struct repo *r = NULL;
+        if ((rc = repo_open(dir, &r, &e)) ||
+            (rc = repo_integration_branch(r, &target, &e))) {
+            *error = xstrdup(e.msg);
+            repo_free(r);
+            code = cli_exit_for(rc);
+            goto out;
+        }
+        repo_free(r);
+    }
+    if ((code = resolve_source(
+             rq, agents, target, &branch, &agent, &known, error)))
+        goto out;
+    if ((rc = land_prepare(dir, branch, target, &plan, &e))) {
+        if (rc == AS_ENOENT && rq->name && !known)
+            *error = xasprintf("unknown agent '%s': %s no such agent, and "
+                               "there is no branch '%s'",
+                rq->name, cl ? "the daemon knows" : "(no daemon) knows",
+                branch);
+        else
+            *error = xstrdup(e.msg);
+        code = cli_exit_for(rc);
+        goto out;
+    }
+    if (plan.nconflicts) {
+        struct strbuf sb = STRBUF_INIT;
+        for (size_t i = 0; i < plan.nconflicts; i++)
+            strbuf_addf(&sb, "%s%s", i ? ", " : "", plan.conflicts[i]);
+        *error = xasprintf("merging '%s' into '%s' conflicts in %zu path%s: "
+                           "%s; nothing landed (merge '%s' into '%s' and "
+                           "resolve, then land again)",
+            branch, target, plan.nconflicts, plan.nconflicts == 1 ? "" : "s",
+            sb.s, target, branch);
+        free(sb.s);
+        code = CLI_EXIT_FAIL;
+        goto report;
+    }
+    /* the scope check */
+    if (!plan.up_to_date) {
+        if (!cl) {
+            if (!rq->force) {
+                *error = xasprintf("the daemon cannot be reached (%s): which "
+                                   "files agent '%s' may land cannot be "
+                                   "checked; nothing landed (start it, or "
+                                   "use %s)",
+                    rq->no_daemon ? rq->no_daemon : "?", agent ? agent : "?",
+                    force);
+                code = CLI_EXIT_UNREACHABLE;
+                goto out;
+            }
+            strbuf_addf(&notes,
+                "landing without a scope check (%s): the daemon cannot "
+                "be reached (%s)\n",
+                force, rq->no_daemon ? rq->no_daemon : "?");
+        } else if (!agent) {
+            if (!rq->force) {
+                *error = xasprintf("no agent owns branch '%s': its scope "
+                                   "cannot be checked; nothing landed (name "
+                                   "the agent, or use %s)",
+                    branch, force);
+                code = CLI_EXIT_FAIL;
+                goto out;
+            }
+            strbuf_addf(&notes,
+                "landing without a scope check (%s): no agent owns "
+                "'%s'\n",
+                force, branch);
+        } else {
+            if (!known)
+                strbuf_addf(
+                    &notes, "the daemon does not know agent '%s'\n", agent);
+            if ((code = scope_check(cl, agent, &plan, out_of_scope, error)))
+                goto out;
+            size_t n = json_array_size(out_of_scope);
+            if (n) {
+                char *list = join(out_of_scope);
+                if (!rq->force) {
+                    *error = xasprintf("'%s' changes %zu file%s that agent "
+                                       "'%s' holds no lock, claim or intent "
+                                       "on: %s; nothing landed (claim them, "
+                                       "or use %s)",
+                        branch, n, n == 1 ? "" : "s", agent, list, force);
+                    free(list);
+                    code = CLI_EXIT_FAIL;
+                    goto report;
+                }
+                strbuf_addf(&notes,
+                    "landing anyway (%s): outside agent '%s''s scope: "
+                    "%s\n",
+                    force, agent, list);
+                free(list);
+            }
+        }
+    }
+    struct land_options lo;
+    memset(&lo, 0, sizeof(lo));
+    lo.message = rq->message;
+    lo.dry_run = rq->dry_run;
+    if ((rc = land_apply(dir, &plan, &lo, &res, &e))) {
+        *error = xstrdup(e.msg);
+        code = cli_exit_for(rc);
+        goto report;
+    }
+    if (res.note)
+        strbuf_addf(&notes, "%s\n", res.note);
+    char *subject = rq->message
+                        ? xstrndup(rq->message, strcspn(rq->message, "\n"))
+                        : xasprintf("Land %s into %s", branch, target);
+    if (cl && !rq->dry_run && !res.up_to_date)
+        tell_daemon(cl, agent, known, &plan, &res, subject, &notes);
+    free(subject);
+report:;
+    json_t *changed = json_array();
+    for (size_t i = 0; i < res.nfiles; i++)
+        json_array_append_new(
+            changed, json_pack("{s:s, s:s}", "path", res.files[i].path,
+                         "status", commit_status_name(res.files[i].status)));
+    bool landed = !code && !rq->dry_run && !res.up_to_date;
+    json_t *out = json_pack(
+        "{s:b, s:b, s:s, s:s, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, "
+        "s:o, s:b, s:I}",
+        "landed", landed, "dry_run", rq->dry_run, "target", target, "from",
+        branch, "agent", agent ? json_string(agent) : json_null(), "commit",
+        res.commit[0] ? json_string(res.commit) : json_null(), "parent",
+        plan.target_tip, "fast_forward",
+        json_boolean(code ? plan.fast_forward : res.fast_forward), "up_to_date",
+        code ? plan.up_to_date : res.up_to_date, "files",
+        strv_json(plan.files, plan.nfiles), "changed", changed, "conflicts",
+        strv_json(plan.conflicts, plan.nconflicts), "out_of_scope",
+        json_incref(out_of_scope), "worktree_updated", res.worktree_updated,
+        "retries", (json_int_t)res.retries);
+    if (!code && res.parent[0])
+        json_object_set_new(out, "parent", json_string(res.parent));
+    if (plan.worktree)
+        json_object_set_new(out, "worktree", json_string(plan.worktree));
+    *result = out;
+    *notes_out = notes.s;
+    notes.s = NULL;
+out:
+    if (cl)
+        cl->timeout_ms = saved_timeout;
+    json_decref(out_of_scope);
+    if (agents)
+        json_decref(agents);
+    land_result_release(&res);
+    land_plan_release(&plan);
+    free(notes.s); /* a refusal before the merge check: no notes */
+    free(target);
+    free(branch);
+    free(agent);
+    return code;
 }
 
 int
@@ -399,19 +589,11 @@ cmd_land(int argc, char **argv)
     struct client cl;
     struct as_err e;
     bool connected = false;
-    char *no_daemon = NULL, *target = NULL, *branch = NULL, *agent = NULL;
-    json_t *agents = NULL, *out_of_scope = json_array(), *out = NULL;
-    struct strbuf notes = STRBUF_INIT;
-    struct land_plan plan;
-    struct land_result res;
-    memset(&plan, 0, sizeof(plan));
-    memset(&res, 0, sizeof(res));
-    bool known = false;
+    char *no_daemon = NULL;
     int rc = client_open(&cl, ".", !o.no_start, &e);
     if (rc == AS_ENOENT) {
         say("%s", e.msg);
         client_close(&cl);
-        json_decref(out_of_scope);
         return CLI_EXIT_USAGE;
     }
     if (rc) {
@@ -419,184 +601,48 @@ cmd_land(int argc, char **argv)
         client_close(&cl);
     } else {
         connected = true;
-        cl.timeout_ms = 10000;
-        char *why = NULL;
-        if (!(agents = get_array(&cl, "/v1/agents", "agents", &why))) {
-            say("cannot list the agents: %s", why);
-            free(why);
-            code = CLI_EXIT_UNREACHABLE;
-            goto out;
-        }
     }
-    if (o.into) {
-        target = xstrdup(o.into);
-    } else {
-        struct repo *r = NULL;
-        if ((rc = repo_open(".", &r, &e)) ||
-            (rc = repo_integration_branch(r, &target, &e))) {
-            say("%s", e.msg);
-            repo_free(r);
-            code = cli_exit_for(rc);
-            goto out;
-        }
-        repo_free(r);
-    }
-    if ((code = resolve_source(&o, agents, target, &branch, &agent, &known)))
-        goto out;
-    if ((rc = land_prepare(".", branch, target, &plan, &e))) {
-        if (rc == AS_ENOENT && o.name && !known)
-            say("unknown agent '%s': %s no such agent, and there is no "
-                "branch '%s'",
-                o.name, connected ? "the daemon knows" : "(no daemon) knows",
-                branch);
-        else
-            say("%s", e.msg);
-        code = cli_exit_for(rc);
-        goto out;
-    }
-    if (plan.nconflicts) {
-        struct strbuf sb = STRBUF_INIT;
-        for (size_t i = 0; i < plan.nconflicts; i++)
-            strbuf_addf(&sb, "%s%s", i ? ", " : "", plan.conflicts[i]);
-        say("merging '%s' into '%s' conflicts in %zu path%s: %s; nothing "
-            "landed (merge '%s' into '%s' and resolve, then land again)",
-            branch, target, plan.nconflicts, plan.nconflicts == 1 ? "" : "s",
-            sb.s, target, branch);
-        free(sb.s);
-        code = CLI_EXIT_FAIL;
-        goto report;
-    }
-    /* the scope check */
-    if (!plan.up_to_date) {
-        if (!connected) {
-            if (!o.force) {
-                say("the daemon cannot be reached (%s): which files agent "
-                    "'%s' may land cannot be checked; nothing landed (start "
-                    "it, or use --force)",
-                    no_daemon, agent ? agent : "?");
-                code = CLI_EXIT_UNREACHABLE;
-                goto out;
-            }
-            strbuf_addf(&notes,
-                "landing without a scope check (--force): the daemon cannot "
-                "be reached (%s)\n",
-                no_daemon);
-        } else if (!agent) {
-            if (!o.force) {
-                say("no agent owns branch '%s': its scope cannot be checked; "
-                    "nothing landed (name the agent, or use --force)",
-                    branch);
-                code = CLI_EXIT_FAIL;
-                goto out;
-            }
-            strbuf_addf(&notes,
-                "landing without a scope check (--force): no agent owns "
-                "'%s'\n",
-                branch);
-        } else {
-            if (!known)
-                strbuf_addf(
-                    &notes, "the daemon does not know agent '%s'\n", agent);
-            if ((code = scope_check(&cl, agent, &plan, out_of_scope)))
-                goto out;
-            size_t n = json_array_size(out_of_scope);
-            if (n) {
-                char *list = join(out_of_scope);
-                if (!o.force) {
-                    say("'%s' changes %zu file%s that agent '%s' holds no "
-                        "lock, claim or intent on: %s; nothing landed (claim "
-                        "them, or use --force)",
-                        branch, n, n == 1 ? "" : "s", agent, list);
-                    free(list);
-                    code = CLI_EXIT_FAIL;
-                    goto report;
-                }
-                strbuf_addf(&notes,
-                    "landing anyway (--force): outside agent '%s''s scope: "
-                    "%s\n",
-                    agent, list);
-                free(list);
-            }
-        }
-    }
-    struct land_options lo;
-    memset(&lo, 0, sizeof(lo));
-    lo.message = o.message;
-    lo.dry_run = o.dry_run;
-    if ((rc = land_apply(".", &plan, &lo, &res, &e))) {
-        say("%s", e.msg);
-        code = cli_exit_for(rc);
-        goto report;
-    }
-    if (res.note)
-        strbuf_addf(&notes, "%s\n", res.note);
-    char *subject = o.message ? xstrndup(o.message, strcspn(o.message, "\n"))
-                              : xasprintf("Land %s into %s", branch, target);
-    if (connected && !o.dry_run && !res.up_to_date)
-        tell_daemon(&cl, agent, known, &plan, &res, subject);
-    free(subject);
-report:
-    for (const char *p = notes.s; p && *p;) {
+    o.rq.cl = connected ? &cl : NULL;
+    o.rq.no_daemon = no_daemon;
+    json_t *out = NULL;
+    char *notes = NULL, *error = NULL;
+    code = land_run(&o.rq, &out, &notes, &error);
+    if (error)
+        say("%s", error);
+    for (const char *p = notes; p && *p;) {
         size_t len = strcspn(p, "\n");
         say("%.*s", (int)len, p);
         p += len + (p[len] ? 1 : 0);
     }
-    if (o.json) {
-        json_t *changed = json_array();
-        for (size_t i = 0; i < res.nfiles; i++)
-            json_array_append_new(changed,
-                json_pack("{s:s, s:s}", "path", res.files[i].path, "status",
-                    commit_status_name(res.files[i].status)));
-        bool landed = !code && !o.dry_run && !res.up_to_date;
-        out = json_pack(
-            "{s:b, s:b, s:s, s:s, s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, "
-            "s:o, s:b, s:I}",
-            "landed", landed, "dry_run", o.dry_run, "target", target, "from",
-            branch, "agent", agent ? json_string(agent) : json_null(), "commit",
-            res.commit[0] ? json_string(res.commit) : json_null(), "parent",
-            plan.target_tip, "fast_forward",
-            json_boolean(code ? plan.fast_forward : res.fast_forward),
-            "up_to_date", code ? plan.up_to_date : res.up_to_date, "files",
-            strv_json(plan.files, plan.nfiles), "changed", changed, "conflicts",
-            strv_json(plan.conflicts, plan.nconflicts), "out_of_scope",
-            json_incref(out_of_scope), "worktree_updated", res.worktree_updated,
-            "retries", (json_int_t)res.retries);
-        if (!code && res.parent[0])
-            json_object_set_new(out, "parent", json_string(res.parent));
-        if (plan.worktree)
-            json_object_set_new(out, "worktree", json_string(plan.worktree));
+    const char *target = jstr(out, "target"), *branch = jstr(out, "from");
+    if (o.json && out) {
         dcli_print_json(out);
-    } else if (!code && res.up_to_date) {
+    } else if (!code && json_is_true(json_object_get(out, "up_to_date"))) {
         printf("'%s' already contains '%s': nothing to land\n", target, branch);
     } else if (!code) {
+        const char *commit = jstr(out, "commit");
+        size_t n = json_array_size(json_object_get(out, "changed"));
         char what[64];
-        if (res.fast_forward)
-            snprintf(what, sizeof(what), "fast-forward to %.7s", res.commit);
-        else if (res.commit[0])
-            snprintf(what, sizeof(what), "merge %.7s", res.commit);
+        if (json_is_true(json_object_get(out, "fast_forward")))
+            snprintf(what, sizeof(what), "fast-forward to %.7s", commit);
+        else if (commit)
+            snprintf(what, sizeof(what), "merge %.7s", commit);
         else
             snprintf(what, sizeof(what), "a merge commit");
         printf("%s %s into %s: %s (%zu file%s changed)\n",
-            o.dry_run ? "would land" : "landed", branch, target, what,
-            res.nfiles, res.nfiles == 1 ? "" : "s");
-        if (res.worktree_updated)
-            printf("updated the checkout of %s in %s\n", target, res.worktree);
-        else if (o.dry_run && plan.worktree)
+            o.rq.dry_run ? "would land" : "landed", branch, target, what, n,
+            n == 1 ? "" : "s");
+        if (json_is_true(json_object_get(out, "worktree_updated")))
+            printf("updated the checkout of %s in %s\n", target,
+                jstr(out, "worktree"));
+        else if (o.rq.dry_run && jstr(out, "worktree"))
             printf("would update the checkout of %s in %s\n", target,
-                plan.worktree);
+                jstr(out, "worktree"));
     }
-out:
     if (out)
         json_decref(out);
-    json_decref(out_of_scope);
-    if (agents)
-        json_decref(agents);
-    land_result_release(&res);
-    land_plan_release(&plan);
-    free(notes.s);
-    free(target);
-    free(branch);
-    free(agent);
+    free(notes);
+    free(error);
     free(no_daemon);
     if (connected)
         client_close(&cl);

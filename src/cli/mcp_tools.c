@@ -4,14 +4,10 @@
  */
 #include "cli/mcp_tools.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/init_git.h"
@@ -916,105 +912,8 @@ t_commit(struct mcp_session *s, json_t *args)
     return result(s, code != 0, &t, res);
 }
 
-/* ---- a CLI subcommand, run as the CLI runs it ---- */
-
-#define CAPTURE_MAX (4u << 20) /* bytes kept of a child's stdout, stderr */
-
-/* What f holds from its start, at most CAPTURE_MAX bytes (new string). */
-static char *
-slurp(FILE *f)
-{
-    struct strbuf sb = STRBUF_INIT;
-    char buf[8192];
-    size_t got;
-    rewind(f);
-    while (sb.len < CAPTURE_MAX && (got = fread(buf, 1, sizeof(buf), f)))
-        strbuf_addf(&sb, "%.*s", (int)got, buf);
-    return sb.s ? sb.s : xstrdup("");
-}
-
-/*
- * Run the subcommand fn with argv (argv[0] its name, NULL-terminated) in a
- * child: this process forked, working in dir, so the code path is the
- * CLI's own, and its stdout and stderr go to files, never to this
- * session's stdout (the protocol). Returns its exit code with *out and
- * *err (new strings); -1 when it could not run (*out, *err NULL, errno).
- */
-static int
-run_cli(cli_fn *fn, const char *dir, char **argv, char **out, char **err)
-{
-    *out = *err = NULL;
-    FILE *fo = tmpfile(), *fe = fo ? tmpfile() : NULL;
-    if (!fe) {
-        int saved = errno;
-        if (fo)
-            fclose(fo);
-        errno = saved;
-        return -1;
-    }
-    fflush(NULL); /* nothing buffered here is written twice */
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDONLY);
-        if (null < 0 || dup2(null, 0) < 0 || dup2(fileno(fo), 1) < 0 ||
-            dup2(fileno(fe), 2) < 0)
-            _exit(CLI_EXIT_ERROR);
-        if (chdir(dir) < 0) {
-            fprintf(stderr, "airspace %s: cannot enter '%s': %s\n", argv[0],
-                dir, strerror(errno));
-            fflush(stderr);
-            _exit(CLI_EXIT_ERROR);
-        }
-        int argc = 0;
-        while (argv[argc])
-            argc++;
-        int code = fn(argc, argv);
-        fflush(NULL);
-        _exit(code); /* neither the session's exit handlers nor its buffers */
-    }
-    int status = 0, code = -1, saved = errno;
-    if (pid > 0) {
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        code = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_ERROR;
-        *out = slurp(fo);
-        *err = slurp(fe);
-        if (WIFSIGNALED(status)) {
-            char *e = xasprintf("%sairspace %s: killed by signal %d\n", *err,
-                argv[0], WTERMSIG(status));
-            free(*err);
-            *err = e;
-        }
-    }
-    fclose(fo);
-    fclose(fe);
-    errno = saved;
-    return code;
-}
-
-/* The lines of text a subcommand cmd wrote to stderr, into t without
- * its "airspace CMD: " prefix. */
-static void
-add_said(struct strbuf *t, const char *said, const char *cmd)
-{
-    char *prefix = xasprintf("airspace %s: ", cmd);
-    size_t pl = strlen(prefix);
-    for (const char *p = said; p && *p;) {
-        size_t len = strcspn(p, "\n");
-        const char *line = p;
-        if (len >= pl && !strncmp(line, prefix, pl)) {
-            line += pl;
-            len -= pl;
-        }
-        if (len)
-            strbuf_addf(t, "%.*s\n", (int)len, line);
-        p = line + len + (line[len] ? 1 : 0);
-    }
-    free(prefix);
-}
-
-/* `airspace land AGENT --json` for this session's agent (cmd_land.c: the
- * merge check, the scope check, the land, the daemon told). */
+/* A land of this session's agent's branch (cmd_land.c: the merge check,
+ * the scope check, the land, the daemon told). */
 static json_t *
 t_land(struct mcp_session *s, json_t *args)
 {
@@ -1022,47 +921,29 @@ t_land(struct mcp_session *s, json_t *args)
     const char *self = me(s, &err);
     if (!self)
         return err;
-    const char *into = json_string_value(json_object_get(args, "into"));
-    const char *message = json_string_value(json_object_get(args, "message"));
-    bool force = json_is_true(json_object_get(args, "force"));
     bool dry_run = json_is_true(json_object_get(args, "dry_run"));
-    char *argv[12];
-    size_t n = 0;
-    argv[n++] = "land";
-    argv[n++] = "--json";
-    argv[n++] = "--no-start"; /* me() reached it: the one this session uses */
-    if (into) {
-        argv[n++] = "--into";
-        argv[n++] = (char *)into;
-    }
-    if (message) {
-        argv[n++] = "--message";
-        argv[n++] = (char *)message;
-    }
-    if (force)
-        argv[n++] = "--force";
-    if (dry_run)
-        argv[n++] = "--dry-run";
-    argv[n++] = "--";
-    argv[n++] = (char *)self;
-    argv[n] = NULL;
-    char *out = NULL, *said = NULL;
-    int code = run_cli(cmd_land, s->repo, argv, &out, &said);
-    if (code < 0)
-        return fail(s, "cannot run the land: %s", strerror(errno));
-    json_t *res = *out ? json_loads(out, 0, NULL) : NULL;
-    if (res && !json_is_object(res)) {
-        json_decref(res);
-        res = NULL;
-    }
+    struct land_request rq = {
+        .dir = s->repo,
+        .name = self,
+        .into = json_string_value(json_object_get(args, "into")),
+        .message = json_string_value(json_object_get(args, "message")),
+        .force = json_is_true(json_object_get(args, "force")),
+        .dry_run = dry_run,
+        .tool = true,
+        .cl = s->connected ? &s->cl : NULL,
+        .no_daemon = "not connected",
+    };
+    json_t *res = NULL;
+    char *notes = NULL, *error = NULL;
+    int code = land_run(&rq, &res, &notes, &error);
     struct strbuf t = { 0 };
     const char *target = str(res, "target"), *from = str(res, "from");
     if (code) {
-        strbuf_addf(&t, "land refused:\n");
+        strbuf_addf(&t, "land refused: %s\n", error ? error : "?");
     } else if (json_is_true(json_object_get(res, "up_to_date"))) {
         strbuf_addf(
             &t, "'%s' already contains '%s': nothing to land\n", target, from);
-    } else if (res) {
+    } else {
         const char *commit = str(res, "commit");
         bool ff = json_is_true(json_object_get(res, "fast_forward"));
         size_t nchanged = json_array_size(json_object_get(res, "changed"));
@@ -1084,11 +965,10 @@ t_land(struct mcp_session *s, json_t *args)
             strbuf_addf(&t, "updated the checkout of %s in %s\n", target,
                 str(res, "worktree"));
     }
-    add_said(&t, said, "land");
-    if (code && !*said && !res)
-        strbuf_addf(&t, "airspace land exited %d\n", code);
-    free(out);
-    free(said);
+    if (notes)
+        strbuf_addf(&t, "%s", notes);
+    free(notes);
+    free(error);
     return result(s, code != 0, &t, res);
 }
 

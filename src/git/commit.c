@@ -426,44 +426,66 @@ file_mode(struct commit_tree *t, const char *path, const struct stat *st,
                                    : GIT_FILEMODE_BLOB;
 }
 
+static char *config_str(git_config *cfg, const char *key);
+
+int
+commit_filter_of(git_repository *g, git_config *cfg, git_attr_options *opts,
+    const char *path, bool checkout, char **value, struct as_err *e)
+{
+    *value = NULL;
+    const char *names[2] = { "filter", "working-tree-encoding" };
+    const char *vals[2] = { NULL, NULL };
+    int err = opts ? git_attr_get_many_ext(vals, g, opts, path, 2, names)
+                   : git_attr_get_many(vals, g, 0, path, 2, names);
+    if (err < 0)
+        return repo_git_errorf(e, "cannot read the attributes of '%s'", path);
+    if (git_attr_value(vals[0]) == GIT_ATTR_VALUE_STRING) {
+        bool driver = false;
+        const char *keys[2] = { checkout ? "smudge" : "clean", "process" };
+        for (int i = 0; i < 2 && !driver; i++) {
+            char *key = xasprintf("filter.%s.%s", vals[0], keys[i]);
+            char *v = config_str(cfg, key);
+            driver = v && *v;
+            free(v);
+            free(key);
+        }
+        if (driver) {
+            *value = xstrdup(vals[0]);
+            return COMMIT_FILTER_DRIVER;
+        }
+    }
+    if (git_attr_value(vals[1]) == GIT_ATTR_VALUE_STRING &&
+        strcasecmp(vals[1], "UTF-8") && strcasecmp(vals[1], "UTF8")) {
+        *value = xstrdup(vals[1]);
+        return COMMIT_FILTER_ENCODING;
+    }
+    return COMMIT_FILTER_NONE;
+}
+
 /*
  * What `git add` would do to path that libgit2 cannot: a filter driver
  * configured for its `filter` attribute (Git LFS, for one) or a
  * `working-tree-encoding`. AS_EINVAL naming it, else 0: committing such
  * a file as it lies in the working tree would commit the wrong content.
  */
-static char *config_str(git_config *cfg, const char *key);
-
 static int
 check_filters(struct commit_tree *t, const char *path, struct as_err *e)
 {
-    const char *names[2] = { "filter", "working-tree-encoding" };
-    const char *vals[2] = { NULL, NULL };
-    if (git_attr_get_many(vals, t->g, 0, path, 2, names) < 0)
-        return repo_git_errorf(e, "cannot read the attributes of '%s'", path);
-    if (git_attr_value(vals[0]) == GIT_ATTR_VALUE_STRING) {
-        bool driver = false;
-        const char *keys[2] = { "clean", "process" };
-        for (int i = 0; i < 2 && !driver; i++) {
-            char *key = xasprintf("filter.%s.%s", vals[0], keys[i]);
-            char *v = config_str(t->cfg, key);
-            driver = v && *v;
-            free(v);
-            free(key);
-        }
-        if (driver)
-            return as_errorf(e, AS_EINVAL,
-                "'%s' goes through git's filter driver '%s' (.gitattributes), "
-                "which airspace cannot run: commit it with git",
-                path, vals[0]);
-    }
-    if (git_attr_value(vals[1]) == GIT_ATTR_VALUE_STRING &&
-        strcasecmp(vals[1], "UTF-8") && strcasecmp(vals[1], "UTF8"))
-        return as_errorf(e, AS_EINVAL,
+    char *v = NULL;
+    int kind = commit_filter_of(t->g, t->cfg, NULL, path, false, &v, e);
+    int rc = kind < 0 ? kind : 0;
+    if (kind == COMMIT_FILTER_DRIVER)
+        rc = as_errorf(e, AS_EINVAL,
+            "'%s' goes through git's filter driver '%s' (.gitattributes), "
+            "which airspace cannot run: commit it with git",
+            path, v);
+    else if (kind == COMMIT_FILTER_ENCODING)
+        rc = as_errorf(e, AS_EINVAL,
             "'%s' has working-tree-encoding=%s (.gitattributes), which "
             "airspace cannot convert: commit it with git",
-            path, vals[1]);
-    return 0;
+            path, v);
+    free(v);
+    return rc;
 }
 
 /*

@@ -127,6 +127,25 @@ int commit_select(struct commit_tree *t, char *const *specs, size_t nspecs,
     unsigned flags, struct commit_file **files, size_t *nfiles,
     struct as_err *e);
 
+enum commit_filter {
+    COMMIT_FILTER_NONE = 0,
+    COMMIT_FILTER_DRIVER,   /* a filter driver (*value: its name) */
+    COMMIT_FILTER_ENCODING, /* a working-tree-encoding (*value: it) */
+};
+
+/*
+ * Whether git would pass path through what libgit2 cannot run: a filter
+ * driver configured in cfg for its `filter` attribute (Git LFS, for one:
+ * its clean or process command going in, checkout false; its smudge or
+ * process command going out to the working tree, checkout true) or a
+ * `working-tree-encoding` other than UTF-8. Attributes read in g with
+ * opts (NULL: the working tree's .gitattributes, then the index's).
+ * Returns an enum commit_filter with *value (new string, or NULL for
+ * none), or AS_EGIT. commit_select() refuses the files it names.
+ */
+int commit_filter_of(git_repository *g, git_config *cfg, git_attr_options *opts,
+    const char *path, bool checkout, char **value, struct as_err *e);
+
 /* Called just before each ref update (tests move the branch in it), and
  * once before the index update. */
 typedef void commit_hook_fn(void *ctx, unsigned attempt);

@@ -403,6 +403,56 @@ wt_dirty(
 }
 
 /*
+ * Refuse (AS_ECONFLICT) when a path the land writes into the worktree w
+ * would go through what libgit2's checkout cannot run: a smudge filter
+ * driver configured there (Git LFS) or a working-tree-encoding, by the
+ * attributes of the worktree or of the source commit. Its raw blob (an
+ * LFS pointer) would land in the files.
+ */
+static int
+wt_filters(git_repository *w, const char *path, const char *target,
+    const git_oid *source, const struct land_file *files, size_t n,
+    struct as_err *e)
+{
+    git_config *cfg = NULL;
+    if (git_repository_config_snapshot(&cfg, w) < 0)
+        return repo_git_errorf(
+            e, "cannot read the configuration of '%s'", path);
+    git_attr_options ao = GIT_ATTR_OPTIONS_INIT;
+    ao.flags = GIT_ATTR_CHECK_FILE_THEN_INDEX | GIT_ATTR_CHECK_INCLUDE_COMMIT;
+    git_oid_cpy(&ao.attr_commit_id, source);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (files[i].status == COMMIT_DELETED)
+            continue;
+        for (int k = 0; k < 2 && !rc; k++) {
+            char *v = NULL;
+            int kind = commit_filter_of(
+                w, cfg, k ? &ao : NULL, files[i].path, true, &v, e);
+            if (kind < 0)
+                rc = kind;
+            else if (kind == COMMIT_FILTER_DRIVER)
+                rc = as_errorf(e, AS_ECONFLICT,
+                    "'%s' goes through git's filter driver '%s' "
+                    "(.gitattributes), which airspace cannot run to check it "
+                    "out in '%s' (where '%s' is checked out): land it with "
+                    "`git merge` there; nothing landed",
+                    files[i].path, v, path, target);
+            else if (kind == COMMIT_FILTER_ENCODING)
+                rc = as_errorf(e, AS_ECONFLICT,
+                    "'%s' has working-tree-encoding=%s (.gitattributes), "
+                    "which airspace cannot convert to check it out in '%s' "
+                    "(where '%s' is checked out): land it with `git merge` "
+                    "there; nothing landed",
+                    files[i].path, v, path, target);
+            free(v);
+        }
+    }
+    git_config_free(cfg);
+    return rc;
+}
+
+/*
  * Take the index lock of the worktree at path (which must still have
  * refname checked out, with nothing in progress), and refuse when any of
  * the changed paths has uncommitted changes there or a checkout from
@@ -411,8 +461,8 @@ wt_dirty(
 static int
 wt_begin(struct wt_lock *l, const char *path, const char *target,
     const char *refname, git_tree *now_tree, const git_oid *result,
-    const struct land_file *files, size_t n, const struct land_options *o,
-    struct as_err *e)
+    const git_oid *source, const struct land_file *files, size_t n,
+    const struct land_options *o, struct as_err *e)
 {
     memset(l, 0, sizeof(*l));
     git_reference *head = NULL;
@@ -443,6 +493,8 @@ wt_begin(struct wt_lock *l, const char *path, const char *target,
             path, target);
         goto out;
     }
+    if ((rc = wt_filters(l->w, path, target, source, files, n, e)))
+        goto out;
     l->index_path = xasprintf("%sindex", git_repository_path(l->w));
     l->lock = xasprintf("%s.lock", l->index_path);
     unsigned tries = o->index_tries ? o->index_tries : LAND_DEFAULT_INDEX_TRIES;
@@ -777,7 +829,7 @@ land_apply(const char *from, const struct land_plan *p,
             goto out;
         if (p->worktree &&
             (rc = wt_begin(&wl, p->worktree, p->target, refname, now_tree,
-                 &tree_id, res->files, res->nfiles, o, e)))
+                 &tree_id, &src, res->files, res->nfiles, o, e)))
             goto out;
         if (o->dry_run) {
             if (res->fast_forward)

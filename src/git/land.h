@@ -25,7 +25,12 @@
  * the swap, the changed paths are checked out in its files and index
  * (libgit2's safe checkout from the old tip's tree) and the index is
  * renamed into place. A lock that stays held refuses the land with
- * nothing changed. Its other changes are left alone.
+ * nothing changed. Its other changes are left alone. libgit2's checkout
+ * runs no filter driver and no working-tree-encoding, so a land that
+ * would check out a path with one there (a smudge or process driver
+ * configured for its `filter` attribute, such as Git LFS, by the
+ * attributes of that worktree or of the source; commit_filter_of()) is
+ * refused before anything moves: `git merge` lands it.
  *
  * Objects of a real land go to the repository's object directory;
  * a dry run merges in memory (repo.h) and writes nothing.
@@ -123,8 +128,9 @@ void land_result_release(struct land_result *r);
  * Fills res (release it either way). Returns 0 (res->up_to_date when the
  * target meanwhile contains the source: nothing done); AS_ECONFLICT
  * (nothing landed: the merge conflicts, or uncommitted changes in the
- * target's worktree, or its index stayed locked, or the branch was
- * deleted — the message names the paths); AS_EINVAL (no identity, an
+ * target's worktree, or a path to check out there through a filter
+ * driver or working-tree-encoding, or its index stayed locked, or the
+ * branch was deleted — the message names the paths); AS_EINVAL (no identity, an
  * empty message); AS_EIO (the target kept moving); AS_EGIT (also when the
  * land is made but does not read back as intended: the message says so).
  * When the ref moved but the worktree could not be brought in line, 0

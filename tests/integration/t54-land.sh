@@ -4,7 +4,8 @@
 # check (a file outside the agent's locks refused, --force lands, an
 # intent counts); --dry-run changes nothing; the checked-out target (main
 # worktree) follows, or the land is refused when it has uncommitted
-# changes to a landed path; bad input and no daemon; `agent prune`.
+# changes to a landed path; a landed path through a filter driver is
+# refused; bad input and no daemon; `agent prune`.
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
@@ -178,6 +179,47 @@ check "then it lands ($RC: $(cat "$TMP/err"))" [ "$RC" -eq 0 ]
 check "... and the main worktree follows" [ "$(cat d.txt)" = dave ] && [ -z "$(git status --porcelain)" ]
 landed dave
 check "landing again: nothing to land ($RC)" grep -q "already contains" "$TMP/out"
+
+# ---- a filter driver on a landed path: refused, as libgit2 cannot smudge
+git config filter.fake.smudge cat
+git config filter.fake.clean cat
+echo '*.bin filter=fake' > .gitattributes
+commit 00:05 'main: attributes'
+as agent new gus > /dev/null 2>&1
+WG="$TMP/repo.airspace/gus"
+lock gus g.bin
+lock gus g.dat
+echo g > "$WG/g.bin"
+echo g > "$WG/g.dat"
+git -C "$WG" add -A && git -C "$WG" commit -qm gus
+before=$(state)
+landed gus --json
+check "filter driver: exit 1 ($RC)" [ "$RC" -eq 1 ]
+check "... names the path and the filter, says git merge" \
+    grep -q "'g.bin' goes through git's filter driver 'fake'.*git merge" "$TMP/err"
+check "... JSON: nothing landed" jqt "$TMP/out" '(.landed | not) and .files == ["g.bin", "g.dat"]'
+check "... nothing changed" [ "$(state)" = "$before" ] && [ ! -e g.bin ]
+landed gus --dry-run
+check "... even --dry-run ($RC)" [ "$RC" -eq 1 ]
+git config --unset filter.fake.smudge
+landed gus --dry-run
+check "a clean filter alone does not matter on land ($RC: $(cat "$TMP/err"))" [ "$RC" -eq 0 ]
+git config filter.fake.smudge cat
+git rm -q .gitattributes && commit 00:06 'main: no attributes'
+as agent new hal > /dev/null 2>&1
+WH="$TMP/repo.airspace/hal"
+lock hal h.dat
+lock hal .gitattributes
+echo '*.dat filter=fake' > "$WH/.gitattributes"
+echo h > "$WH/h.dat"
+git -C "$WH" add -A && git -C "$WH" commit -qm hal
+before=$(state)
+landed hal
+check "a filter the branch brings: exit 1 ($RC)" [ "$RC" -eq 1 ]
+check "... names it" grep -q "'h.dat' goes through git's filter driver 'fake'" "$TMP/err"
+check "... nothing changed" [ "$(state)" = "$before" ] && [ ! -e h.dat ]
+git config --unset filter.fake.smudge
+git config --unset filter.fake.clean
 
 # ---- bad input ----
 landed zed

@@ -151,6 +151,8 @@ if (process.env.MCP_LAND_DIR) {
     r = await lcall('land', {});
     check('land out of scope is a tool error', r.isError === true &&
         /holds no lock, claim or intent on: src\/feat\.c/.test(text(r)), text(r));
+    check('... naming the tool\'s argument force, not --force',
+        /or use force\)/.test(text(r)) && !/--force/.test(text(r)), text(r));
     check('... structured: out_of_scope, nothing landed',
         JSON.stringify(r.structuredContent?.out_of_scope) === '["src/feat.c"]' &&
         r.structuredContent?.landed === false, r.structuredContent);
