@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "git/indexlock.h"
 #include "git/repo.h"
 #include "util/isotime.h"
 #include "util/xalloc.h"
@@ -1199,46 +1200,6 @@ out:
 
 /* ---- the worktree's own index ---- */
 
-static int
-copy_file(const char *from, const char *to)
-{
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return errno == ENOENT ? 1 : -1;
-    int out = open(to, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (out < 0) {
-        close(in);
-        return -1;
-    }
-    char buf[65536];
-    ssize_t r;
-    int rc = 0;
-    while ((r = read(in, buf, sizeof(buf))) != 0) {
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -1;
-            break;
-        }
-        for (ssize_t off = 0; off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                rc = -1;
-                break;
-            }
-            off += w;
-        }
-        if (rc)
-            break;
-    }
-    close(in);
-    if (close(out) < 0)
-        rc = -1;
-    return rc;
-}
-
 static void
 index_note(struct commit_result *res, const struct commit_file *files, size_t n,
     const char *why)
@@ -1337,30 +1298,12 @@ update_index(struct commit_tree *t, const struct commit_file *files, size_t n,
     unsigned wait =
         o->index_wait_ms ? o->index_wait_ms : COMMIT_DEFAULT_INDEX_WAIT_MS;
     struct as_err e;
-    char *lock = xasprintf("%s.lock", t->index_path);
-    char *tmp = xasprintf("%s.airspace-XXXXXX", t->index_path);
-    git_index *idx = NULL;
+    struct index_lock l;
     git_tree *head = NULL;
-    int fd = -1;
-    for (unsigned i = 0; i < tries; i++) {
-        fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            break;
-        if (i + 1 < tries)
-            sleep_ms(wait);
+    if (index_lock_take(&l, t->top, t->index_path, tries, wait, &e)) {
+        index_note(res, files, n, e.msg);
+        return;
     }
-    if (fd < 0) {
-        char why[600];
-        if (errno == EEXIST)
-            snprintf(why, sizeof(why),
-                "'%s' stayed locked: another git process is using it", lock);
-        else
-            snprintf(why, sizeof(why), "cannot create '%s': %s", lock,
-                strerror(errno));
-        index_note(res, files, n, why);
-        goto out;
-    }
-    close(fd);
     /* HEAD as it is now, with the lock held: what the index must follow */
     git_oid now;
     bool exists = false;
@@ -1369,38 +1312,27 @@ update_index(struct commit_tree *t, const struct commit_file *files, size_t n,
         git_error_clear();
         index_note(res, files, n,
             "HEAD moved to another branch meanwhile, or cannot be read");
-        unlink(lock);
+        index_lock_abort(&l);
         goto out;
     }
-    int tfd = mkstemp(tmp);
-    if (tfd < 0) {
-        index_note(res, files, n, "cannot make a temporary index");
-        unlink(lock);
-        goto out;
-    }
-    close(tfd);
-    int c = copy_file(t->index_path, tmp);
-    if (c > 0)
-        unlink(tmp); /* no index yet: start from an empty one */
-    if (c < 0 || git_index_open(&idx, tmp) < 0 ||
-        index_apply(idx, head, files, n) < 0 || git_index_write(idx) < 0 ||
-        rename(tmp, lock) < 0 || rename(lock, t->index_path) < 0) {
+    if (index_apply(l.idx, head, files, n) < 0) {
         char why[600];
         const git_error *ge = git_error_last();
         snprintf(why, sizeof(why), "cannot rewrite '%s': %s", t->index_path,
-            ge && ge->message ? ge->message : strerror(errno));
+            ge && ge->message ? ge->message : "unknown error");
         git_error_clear();
         index_note(res, files, n, why);
-        unlink(tmp);
-        unlink(lock);
+        index_lock_abort(&l);
+        goto out;
+    }
+    if (index_lock_commit(&l, &e)) {
+        git_error_clear();
+        index_note(res, files, n, e.msg);
         goto out;
     }
     res->index_updated = true;
 out:
     git_tree_free(head);
-    git_index_free(idx);
-    free(tmp);
-    free(lock);
 }
 
 int

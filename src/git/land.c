@@ -15,6 +15,7 @@
 #include <git2.h>
 #include <git2/sys/repository.h>
 
+#include "git/indexlock.h"
 #include "git/merge.h"
 #include "git/repo.h"
 #include "git/shallow.h"
@@ -285,61 +286,15 @@ out:
 
 struct wt_lock {
     git_repository *w;
-    git_index *idx; /* a copy of its index, at tmp */
-    char *index_path, *lock, *tmp;
-    bool locked;
+    struct index_lock il; /* its index, locked; il.idx the copy to change */
 };
 
 static void
 wt_abort(struct wt_lock *l)
 {
-    git_index_free(l->idx);
+    index_lock_abort(&l->il);
     git_repository_free(l->w);
-    if (l->tmp)
-        unlink(l->tmp);
-    if (l->locked)
-        unlink(l->lock);
-    free(l->index_path);
-    free(l->lock);
-    free(l->tmp);
     memset(l, 0, sizeof(*l));
-}
-
-static int
-copy_file(const char *from, const char *to)
-{
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return errno == ENOENT ? 1 : -1;
-    int out = open(to, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (out < 0) {
-        close(in);
-        return -1;
-    }
-    char buf[65536];
-    ssize_t n;
-    int rc = 0;
-    while (!rc && (n = read(in, buf, sizeof(buf))) != 0) {
-        if (n < 0) {
-            if (errno != EINTR)
-                rc = -1;
-            continue;
-        }
-        for (ssize_t off = 0; off < n;) {
-            ssize_t w = write(out, buf + off, (size_t)(n - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                rc = -1;
-                break;
-            }
-            off += w;
-        }
-    }
-    close(in);
-    if (close(out) < 0)
-        rc = -1;
-    return rc;
 }
 
 struct wt_conflicts {
@@ -495,49 +450,23 @@ wt_begin(struct wt_lock *l, const char *path, const char *target,
     }
     if ((rc = wt_filters(l->w, path, target, source, files, n, e)))
         goto out;
-    l->index_path = xasprintf("%sindex", git_repository_path(l->w));
-    l->lock = xasprintf("%s.lock", l->index_path);
     unsigned tries = o->index_tries ? o->index_tries : LAND_DEFAULT_INDEX_TRIES;
     unsigned wait =
         o->index_wait_ms ? o->index_wait_ms : LAND_DEFAULT_INDEX_WAIT_MS;
-    int fd = -1;
-    for (unsigned i = 0; i < tries; i++) {
-        fd = open(l->lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            break;
-        if (i + 1 < tries)
-            sleep_ms(wait);
-    }
-    if (fd < 0) {
+    struct as_err le;
+    rc = index_lock_take(&l->il, path, NULL, tries, wait, &le);
+    if (rc == AS_ECONFLICT) {
         rc = as_errorf(e, AS_ECONFLICT,
-            errno == EEXIST
-                ? "'%s' stayed locked: another git process is using the "
-                  "worktree where '%s' is checked out; nothing landed"
-                : "cannot lock '%s' (the index of the worktree where '%s' "
-                  "is checked out); nothing landed",
-            l->lock, target);
+            "%s (the index of the worktree where '%s' is checked out); "
+            "nothing landed",
+            le.msg, target);
         goto out;
     }
-    close(fd);
-    l->locked = true;
-    l->tmp = xasprintf("%s.airspace-XXXXXX", l->index_path);
-    int tfd = mkstemp(l->tmp);
-    if (tfd < 0) {
-        free(l->tmp);
-        l->tmp = NULL;
-        rc = as_errorf(e, AS_EIO, "cannot make a temporary index beside '%s'",
-            l->index_path);
+    if (rc) {
+        rc = as_errorf(e, rc, "%s; nothing landed", le.msg);
         goto out;
     }
-    close(tfd);
-    int cp = copy_file(l->index_path, l->tmp);
-    if (cp > 0)
-        unlink(l->tmp); /* no index yet: start from an empty one */
-    if (cp < 0 || git_index_open(&l->idx, l->tmp) < 0) {
-        rc = repo_git_errorf(e, "cannot read the index '%s'", l->index_path);
-        goto out;
-    }
-    git_repository_set_index(l->w, l->idx);
+    git_repository_set_index(l->w, l->il.idx);
     if (!n)
         goto out;
     /* uncommitted changes to a path the land changes */
@@ -604,18 +533,14 @@ wt_finish(struct wt_lock *l, const char *path, git_tree *baseline,
 {
     git_tree *rt = NULL, *base = NULL;
     git_checkout_options co;
+    struct as_err le = { "" };
     if (git_tree_lookup(&rt, l->w, result_tree) < 0 ||
         git_tree_lookup(&base, l->w, git_tree_id(baseline)) < 0)
         goto fail;
     checkout_options(&co, base, false, NULL);
     if (git_checkout_tree(l->w, (git_object *)rt, &co) < 0 ||
-        git_index_write(l->idx) < 0 || rename(l->tmp, l->lock) < 0)
+        index_lock_commit(&l->il, &le) < 0)
         goto fail;
-    free(l->tmp);
-    l->tmp = NULL;
-    if (rename(l->lock, l->index_path) < 0)
-        goto fail;
-    l->locked = false;
     res->worktree_updated = true;
     goto out;
 fail:;
@@ -625,8 +550,11 @@ fail:;
     res->note = xasprintf(
         "landed, but the files and index of '%s' could not follow (%s): "
         "bring them in line there with `git read-tree -m -u %.12s %s`",
-        path, ge && ge->message ? ge->message : strerror(errno), oh,
-        res->commit);
+        path,
+        le.msg[0]           ? le.msg
+        : ge && ge->message ? ge->message
+                            : "?",
+        oh, res->commit);
     git_error_clear();
 out:
     git_tree_free(rt);

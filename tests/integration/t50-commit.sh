@@ -316,4 +316,26 @@ check "git fsck is clean" git fsck --strict --no-progress > /dev/null 2>&1
 check "the history is linear" [ "$(git rev-list --merges --count HEAD)" = 0 ]
 git reset -q
 check "after git reset, the working tree matches HEAD" [ -z "$(git status --porcelain)" ]
+
+# Racy git: a file changed in the very second the index was written, to
+# the same size, is found by git only because that entry's time is not
+# older than the index's. The index rewrite must keep that judgement: a
+# change the person made must not vanish from git status.
+RR="$TMP/racy"
+new_repo "$RR"
+git -C "$RR" config core.trustctime false
+echo aaa > "$RR/f"
+echo g0 > "$RR/g"
+git -C "$RR" add -A
+git -C "$RR" commit -qm init
+M=$(($(date +%s) - 100))
+touch -d "@$M" "$RR/f"
+git -C "$RR" add f
+echo bbb > "$RR/f" # same size, same second: racily clean
+touch -d "@$M" "$RR/f" "$RR/.git/index"
+echo g1 > "$RR/g"
+(cd "$RR" && as commit --no-start -m g g > /dev/null 2>&1)
+check "the racy commit of g landed" [ "$(git -C "$RR" show HEAD:g)" = g1 ]
+check "f's change is still seen after the index rewrite" \
+    [ "$(git -C "$RR" status --porcelain f)" = " M f" ]
 finish
