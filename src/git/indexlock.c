@@ -57,8 +57,12 @@ copy_index(const char *from, const char *to)
         }
     }
     struct stat st;
-    if (!rc && fstat(in, &st) == 0) { /* racy-git judgement needs it */
+    if (!rc && fstat(in, &st) == 0) {
+        /* racy-git judgement needs it, to the second as git judges
+         * (libgit2 would judge to the nanosecond, and miss an entry git
+         * takes as racy: written in the same second, earlier in it) */
         struct timespec times[2] = { st.st_atim, st.st_mtim };
+        times[1].tv_nsec = 0;
         if (futimens(out, times) < 0)
             rc = -1;
     }

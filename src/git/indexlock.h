@@ -16,8 +16,9 @@
  * status` for good. libgit2 guards against it (it compares those entries
  * with the files and marks the changed ones) only for an index that a
  * repository owns and judged against the index file's time: so the copy
- * keeps the index's modification time and is owned by a handle of the
- * worktree.
+ * keeps the index's modification time, to the second as git judges (its
+ * nanoseconds zero, or libgit2 would pass over an entry written earlier in
+ * that second), and is owned by a handle of the worktree.
  *
  * Ownership: the struct is the caller's; index_lock_commit() and
  * index_lock_abort() release what it holds (the lock file included).

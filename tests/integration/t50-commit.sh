@@ -338,4 +338,16 @@ echo g1 > "$RR/g"
 check "the racy commit of g landed" [ "$(git -C "$RR" show HEAD:g)" = g1 ]
 check "f's change is still seen after the index rewrite" \
     [ "$(git -C "$RR" status --porcelain f)" = " M f" ]
+# the same within one second, to git's granularity: the entry written at
+# .5, the file changed at .7, the index at .9 of that second
+touch -d "@$((M - 10)).5" "$RR/f"
+git -C "$RR" add f
+echo ccc > "$RR/f"
+touch -d "@$((M - 10)).7" "$RR/f"
+touch -d "@$((M - 10)).9" "$RR/.git/index"
+echo g2 > "$RR/g"
+(cd "$RR" && as commit --no-start -m g2 g > /dev/null 2>&1)
+check "the second racy commit of g landed" [ "$(git -C "$RR" show HEAD:g)" = g2 ]
+check "f's change in the index's second is still seen (bbb staged, ccc not)" \
+    [ "$(git -C "$RR" status --porcelain f)" = "MM f" ]
 finish
