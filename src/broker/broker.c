@@ -801,6 +801,8 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     }
     size_t i;
     *created = at < 0;
+    /* a discovered agent taken over, under a new id or its own */
+    bool taken = at >= 0 && !b->meta[at].registered;
     if (at >= 0) {
         i = (size_t)at;
         if (id && strcmp(b->ag[i].id, id)) {
@@ -867,7 +869,7 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     *out = i;
     broker_persist_agent(b, i);
     /* a discovered agent's reports were not stored: now they are */
-    for (size_t k = 0; renamed_from && k < m->reports.nfiles; k++)
+    for (size_t k = 0; taken && k < m->reports.nfiles; k++)
         broker_persist_report(b, i, &m->reports.files[k]);
     broker_conflicts_agent(b, i);
     json_t *reg = broker_agent_json(b, i, false);
@@ -2007,7 +2009,15 @@ broker_run(const struct broker_options *o, struct as_err *e)
     event_add(b->prune_ev, &prune);
     if ((rc = broker_restore(b, e)))
         goto out;
-    prune_orphans(b); /* DESIGN §5: orphaned worktrees are cleaned at start */
+    {
+        /* DESIGN §5: orphaned worktrees are cleaned at start; their agents'
+         * exits (rows, reports, locks) land together or not at all */
+        struct as_err pe;
+        bool tx = db_begin(b->db, &pe) == 0;
+        prune_orphans(b);
+        if (tx && db_commit(b->db, &pe))
+            broker_log(b, "store: %s", pe.msg);
+    }
     struct as_err se;
     if (broker_rescan(b, &se))
         broker_log(b, "rescan: %s", se.msg);
