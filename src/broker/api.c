@@ -513,6 +513,11 @@ h_edit(struct api_ctx *c)
     if (i < 0 || api_check_keys(c, keys) ||
         api_want_string(c, "path", true, 4096))
         return;
+    if (c->b->meta[i].status == BAGENT_EXITED) { /* its reports are gone */
+        api_reply_error(c->req, 409, "refused",
+            "agent '%s' has exited; register it again first", c->b->ag[i].id);
+        return;
+    }
     char *norm;
     const char *path = json_string_value(json_object_get(c->body, "path"));
     if (api_norm_path(c, (size_t)i, path, &norm) < 0) {

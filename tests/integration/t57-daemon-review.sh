@@ -57,6 +57,14 @@ humans() {
 check "one human agent ($(humans))" [ "$(humans)" = 1 ]
 check "restarts again" crash
 check "still one human agent after two restarts ($(humans))" [ "$(humans)" = 1 ]
+
+# an agent that exited reports nothing more: its reports went with it
+api POST /v1/agents/dave/exit
+api POST /v1/agents/dave/edits '{"path":"x.txt","lines":[[1,1]]}'
+check "an exited agent's edit is refused (409, got $CODE)" [ "$CODE" = 409 ]
+check "it says to register again" grep -q "register it again" "$TMP/body"
+api GET '/v1/agents/dave?files=1'
+check "nothing was stored for it" jqt "$TMP/body" '(.files | length) == 0'
 kill $DPID
 wait $DPID 2> /dev/null || true
 finish
