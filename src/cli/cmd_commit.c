@@ -18,27 +18,13 @@
 #include "cli/client.h"
 #include "cli/dcli.h"
 #include "git/commit.h"
+#include "util/file.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
 /* ---- the daemon ---- */
-
-/* Whether two directories are the same place (real paths compared). */
-static bool
-same_dir(const char *a, const char *b)
-{
-    if (!a || !b)
-        return false;
-    if (!strcmp(a, b))
-        return true;
-    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
-    bool same = ra && rb && !strcmp(ra, rb);
-    free(ra);
-    free(rb);
-    return same;
-}
 
 static const char *
 jstr(json_t *o, const char *k)
@@ -173,7 +159,7 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
         size_t n = 0;
         json_array_foreach(*agents, i, a)
         {
-            if (!flies(a) || !same_dir(jstr(a, "worktree"), top))
+            if (!flies(a) || !file_same_dir(jstr(a, "worktree"), top))
                 continue;
             strbuf_addf(&names, "%s%s", n ? ", " : "", jstr(a, "id"));
             *me = a;
@@ -196,7 +182,7 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
         }
     }
     const char *wt = jstr(*me, "worktree");
-    if (wt && !same_dir(wt, top)) {
+    if (wt && !file_same_dir(wt, top)) {
         *error = xasprintf("agent '%s' flies in '%s', not in this working "
                            "tree '%s': commit from there",
             jstr(*me, "id"), wt, top);
@@ -210,7 +196,8 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
     json_t *a;
     json_array_foreach(*agents, i, a)
     {
-        if (!wt && a != *me && flies(a) && same_dir(jstr(a, "worktree"), top))
+        if (!wt && a != *me && flies(a) &&
+            file_same_dir(jstr(a, "worktree"), top))
             *shared = true;
     }
     return 0;

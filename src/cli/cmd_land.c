@@ -17,6 +17,7 @@
 #include "git/land.h"
 #include "git/repo.h"
 #include "git/worktree.h"
+#include "util/file.h"
 #include "util/glob.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -42,20 +43,6 @@ static const char *
 jstr(json_t *o, const char *k)
 {
     return json_string_value(json_object_get(o, k));
-}
-
-static bool
-same_dir(const char *a, const char *b)
-{
-    if (!a || !b)
-        return false;
-    if (!strcmp(a, b))
-        return true;
-    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
-    bool same = ra && rb && !strcmp(ra, rb);
-    free(ra);
-    free(rb);
-    return same;
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -183,7 +170,7 @@ resolve_source(const struct land_request *o, json_t *agents, const char *target,
     {
         const char *st = jstr(a, "status");
         if ((st && !strcmp(st, "exited")) ||
-            !same_dir(jstr(a, "worktree"), top) || !jstr(a, "id"))
+            !file_same_dir(jstr(a, "worktree"), top) || !jstr(a, "id"))
             continue;
         strbuf_addf(&names, "%s%s", n++ ? ", " : "", jstr(a, "id"));
         free(*agent);

@@ -93,3 +93,17 @@ out_unlink:
     free(tmp);
     return rc;
 }
+
+bool
+file_same_dir(const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    if (!strcmp(a, b))
+        return true;
+    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+    bool same = ra && rb && !strcmp(ra, rb);
+    free(ra);
+    free(rb);
+    return same;
+}

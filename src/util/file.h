@@ -26,4 +26,8 @@ struct as_err;
 int file_write_atomic(
     const char *path, const void *data, size_t len, struct as_err *e);
 
+/* Whether directories a and b are the same place: the same string, or the
+ * same real path (symbolic links resolved). False when either is NULL. */
+bool file_same_dir(const char *a, const char *b);
+
 #endif
