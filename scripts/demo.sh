@@ -10,6 +10,9 @@
 #   carol  (worktree demo-carol) changes src/app/page.c, which calls
 #          conn_open() through src/net/conn.h, two directories away
 #   dave   (worktree demo-dave)  only touches docs/guide.md
+# Then the daemon: a lock, a refused lock, and the git workflow: bob's
+# scoped commit refused (alice holds conn.c), alice's branch landed, bob's
+# refused by the merge check.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -134,5 +137,21 @@ AIRSPACE_AGENT=alice "$AIRSPACE" lock --reason "reworking the dial path" \
     src/net/conn.c
 AIRSPACE_AGENT=bob "$AIRSPACE" lock src/net/conn.c || true
 "$AIRSPACE" locks
+
+# Scoped commits (only the agent's files, never .git/index.lock) and
+# landing (a merge check and a scope check before the branch moves in).
+echo >&2
+echo "== the git workflow: airspace commit, airspace land" >&2
+cd "$DEMO/demo-bob"
+AIRSPACE_AGENT=bob "$AIRSPACE" commit -m "conn: reuse pooled descriptors" ||
+    echo "(bob's commit is refused: alice holds src/net/conn.c)" >&2
+cd "$REPO"
+"$AIRSPACE" land alice
+cd "$DEMO/demo-bob"
+AIRSPACE_AGENT=bob "$AIRSPACE" commit --force -m "conn: reuse pooled descriptors"
+cd "$REPO"
+"$AIRSPACE" land bob --force ||
+    echo "(bob's land is refused: it conflicts with what alice landed)" >&2
+git log --oneline -3
 "$AIRSPACE" stop
 echo "(the daemon is stopped; 'airspace status' in $REPO starts it again)" >&2
