@@ -4,6 +4,8 @@
 #
 #   scripts/setup.sh            release build in build/release
 #   scripts/setup.sh --asan     also the sanitizer build in build/asan
+#   scripts/setup.sh --clients  also the pinned agent clients the end-to-end
+#                               tests run (tests/clients/package-lock.json)
 #
 # Installs Debian packages (needs root or sudo; skipped when all are present)
 # and the npm packages pinned in package-lock.json (tree-sitter grammars).
@@ -36,6 +38,15 @@ if [ ! -f node_modules/.package-lock.json ] ||
     echo "setup: installing npm packages (package-lock.json)" >&2
     npm ci --no-audit --no-fund --ignore-scripts >&2
 fi
+
+for a in "$@"; do
+    if [ "$a" = "--clients" ] &&
+        { [ ! -f tests/clients/node_modules/.package-lock.json ] ||
+            [ tests/clients/package-lock.json -nt tests/clients/node_modules/.package-lock.json ]; }; then
+        echo "setup: installing the pinned agent clients (tests/clients)" >&2
+        (cd tests/clients && npm ci --no-audit --no-fund --ignore-scripts >&2)
+    fi
+done
 
 build() {
     dir=$1

@@ -3,7 +3,7 @@
 # and run the whole test suite. The last line is ctest's summary.
 set -eu
 cd "$(dirname "$0")/.."
-scripts/setup.sh --asan
+scripts/setup.sh --asan --clients
 scripts/check-format.sh
 scripts/check-layers.sh
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
