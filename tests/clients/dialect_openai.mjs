@@ -1,20 +1,33 @@
 // dialect_openai.mjs - the OpenAI Responses API, as far as the Codex CLI
-// uses it with a custom provider (wire_api = "responses").
+// (0.169) uses it with a custom provider (wire_api = "responses").
 //
-//   POST /v1/responses      the model's next move, streamed as SSE:
-//                           response.created, response.output_item.added /
-//                           .done for one item, response.completed (usage)
-//   anything else under /v1 a side request (the model list, a compaction):
-//                           answered without taking a step
+//   POST /v1/responses   the model's next move, streamed as SSE:
+//                        response.created, response.output_item.added and
+//                        .done for one item (for a message also its
+//                        content part and text delta), response.completed
+//                        with usage
+//   GET /v1/models       an empty model list (a side request)
 //
-// A step { tool, input } becomes one tool call. The tools the request
-// offers decide its shape: a "custom" (freeform) tool gets a
-// custom_tool_call whose input is the string input (or input.input /
-// input.patch when the step gives an object), a "function" tool a
-// function_call with input as its JSON arguments. A step naming a tool the
-// request does not offer is still sent as a function_call (the client's
-// answer to that is part of what a test may want to see). { text } is an
-// assistant message that ends the turn.
+// A /v1/responses request that is not the agent's own turn is a side
+// request answered "ok": one without tools (the summary of a compaction),
+// a subagent's (the guardian reviewing an approval request), or one whose
+// turn metadata names another request kind than "turn".
+//
+// A step { tool, input } becomes one tool call, shaped by what the request
+// offers:
+//   - a "custom" tool (Codex's freeform apply_patch): custom_tool_call with
+//     the input string (or input.input / input.patch of an object);
+//   - tool_search (Codex defers MCP tools behind it): tool_search_call with
+//     input as its arguments ({query, limit});
+//   - "<namespace>__<tool>" where an offered namespace, or one an earlier
+//     tool_search returned, holds the tool (mcp__airspace__lock):
+//     function_call with that namespace and name;
+//   - anything else: function_call with input as its JSON arguments (also a
+//     tool the request does not offer: the client's answer to that is for
+//     the test to see).
+// { text } is an assistant message, which ends the turn. A step may carry
+// "tokens": N, the total_tokens its usage reports (N above the client's
+// auto-compaction limit makes it compact before its next request).
 
 function sse(res, events) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -26,23 +39,27 @@ function sse(res, events) {
     res.end();
 }
 
-// The tool named name in the request's tool list, or null.
-function offered(body, name) {
-    for (const t of (body && Array.isArray(body.tools) ? body.tools : [])) {
-        if (t && (t.name === name || (t.function && t.function.name === name))) return t;
-    }
-    return null;
+function tools(body) {
+    return body && Array.isArray(body.tools) ? body.tools : [];
 }
 
-// The namespace (an MCP server's tools: in the request's tools, or found by
-// an earlier tool_search) holding the tool a step names as
-// "<namespace>__<tool>" (mcp__airspace__lock), or null.
+// The tool named name in the request's tool list, or null.
+function offered(body, name) {
+    return tools(body).find((t) => t && (t.name === name || (t.function && t.function.name === name))) || null;
+}
+
+function offeredType(body, type) {
+    return tools(body).some((t) => t && t.type === type);
+}
+
+// The namespace (an MCP server's tools: among the request's tools, or
+// returned by an earlier tool_search) holding the tool a step names
+// "<namespace>__<tool>", as {namespace, name}; or null.
 function namespaced(body, name) {
-    const spaces = [];
-    for (const t of (body && Array.isArray(body.tools) ? body.tools : [])) if (t && t.type === 'namespace') spaces.push(t);
+    const spaces = tools(body).filter((t) => t && t.type === 'namespace');
     for (const it of (body && Array.isArray(body.input) ? body.input : [])) {
         if (it && it.type === 'tool_search_output' && Array.isArray(it.tools)) {
-            for (const t of it.tools) if (t && t.type === 'namespace') spaces.push(t);
+            spaces.push(...it.tools.filter((t) => t && t.type === 'namespace'));
         }
     }
     for (const ns of spaces) {
@@ -51,10 +68,6 @@ function namespaced(body, name) {
         }
     }
     return null;
-}
-
-function offeredType(body, type) {
-    return (body && Array.isArray(body.tools) ? body.tools : []).some((t) => t && t.type === type);
 }
 
 function freeformText(input) {
@@ -96,7 +109,7 @@ function respond(body, res, ctx, it, tokens) {
         input_tokens: 100, input_tokens_details: { cached_tokens: 0 },
         output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110,
     };
-    if (Number.isInteger(tokens)) {
+    if (Number.isInteger(tokens) && tokens > 10) {
         usage.input_tokens = tokens - 10;
         usage.total_tokens = tokens;
     }
@@ -105,14 +118,29 @@ function respond(body, res, ctx, it, tokens) {
     ev.push({ type: 'response.output_item.added', output_index: 0, item: added });
     if (it.type === 'message') {
         const text = it.content[0].text;
-        ev.push({ type: 'response.content_part.added', item_id: it.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-        ev.push({ type: 'response.output_text.delta', item_id: it.id, output_index: 0, content_index: 0, delta: text });
-        ev.push({ type: 'response.output_text.done', item_id: it.id, output_index: 0, content_index: 0, text });
-        ev.push({ type: 'response.content_part.done', item_id: it.id, output_index: 0, content_index: 0, part: it.content[0] });
+        const at = { item_id: it.id, output_index: 0, content_index: 0 };
+        ev.push({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } });
+        ev.push({ type: 'response.output_text.delta', ...at, delta: text });
+        ev.push({ type: 'response.output_text.done', ...at, text });
+        ev.push({ type: 'response.content_part.done', ...at, part: it.content[0] });
     }
     ev.push({ type: 'response.output_item.done', output_index: 0, item: it });
     ev.push({ type: 'response.completed', response: { ...base, status: 'completed', output: [it], usage } });
     sse(res, ev);
+}
+
+// Not the agent's own turn (see the header).
+function isSide(body) {
+    if (!body || tools(body).length === 0) return true;
+    const meta = body.client_metadata || {};
+    if (meta['x-openai-subagent']) return true;
+    try {
+        const turn = JSON.parse(meta['x-codex-turn-metadata'] || '{}');
+        if (turn.subagent_kind || (turn.request_kind && turn.request_kind !== 'turn')) return true;
+    } catch {
+        // not JSON: judged by the rest
+    }
+    return false;
 }
 
 function json(res, status, obj) {
@@ -128,8 +156,7 @@ export default {
     },
     handle(req, url, body, res, ctx) {
         if (req.method === 'POST' && url.pathname === '/v1/responses') {
-            // a request without tools is not the agent's turn (a title, a summary)
-            if (!body || !Array.isArray(body.tools) || body.tools.length === 0) {
+            if (isSide(body)) {
                 ctx.side();
                 respond(body, res, ctx, item({ text: 'ok' }, body, ctx));
                 return;
@@ -139,7 +166,7 @@ export default {
             return;
         }
         ctx.side();
-        if (url.pathname === '/v1/models') {
+        if (req.method === 'GET' && url.pathname === '/v1/models') {
             json(res, 200, { object: 'list', data: [], models: [] });
             return;
         }
