@@ -2,14 +2,17 @@
  * cmd_hook.c - `airspace hook claude-code|codex|gemini`: one hook call of
  * an agent client. Reads the client's hook JSON on stdin, tells the daemon
  * (register, heartbeat, edits, exit), and answers in the client's dialect:
- * allow, allow with context (traffic, the crew), or deny (a lock held by
- * another agent, or a resolution advisory in which this agent steers).
+ * deny (a lock held by another agent, or a resolution advisory in which
+ * this agent steers), context for the model (the crew update, traffic on
+ * approach), or nothing. It never grants a permission: what it does not
+ * deny goes on to the client's own permission checks.
  *
  * It never hangs or breaks the agent: every daemon call has a deadline
  * (AIRSPACE_HOOK_TIMEOUT_MS, default 500), a daemon that is not running
- * (no socket, or a dead one's) is started in the background and the tool
- * call is allowed with a note, and bad input is allowed with a note. The
- * exit status is always 0, even for bad arguments: 2 would block the call.
+ * (no socket, or a dead one's) is started in the background and the call
+ * goes on unchecked with a note, and bad input is a line in the hook log.
+ * The exit status is always 0, even for bad arguments: 2 would block the
+ * call. The session's agent id comes from cli/session.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,7 @@
 #include "broker/sockpath.h"
 #include "cli/hook_http.h"
 #include "cli/hook_parse.h"
+#include "cli/session.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/path.h"
@@ -51,7 +55,7 @@ struct hook {
     char *dir;         /* the airspace directory (crew update records) */
     long timeout;      /* per request, ms */
     bool connected;
-    char note[512]; /* something to tell the model even on allow */
+    char note[512]; /* something to tell the model with the answer */
 };
 
 /* ---- input ---- */
@@ -104,28 +108,67 @@ worktree_root(const char *dir)
     return NULL;
 }
 
-/* "cc-" and the first 8 safe characters of the session id. */
-static char *
-agent_id(enum dialect d, const char *session)
+static const char *
+prefix_of(enum dialect d)
 {
-    const char *pre = d == D_CLAUDE ? "cc" : d == D_CODEX ? "codex" : "gemini";
-    char id[24];
-    size_t k = 0;
-    for (const char *s = session ? session : ""; *s && k < 8; s++)
-        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-            (*s >= '0' && *s <= '9'))
-            id[k++] = *s;
-    id[k] = '\0';
-    return xasprintf("%s-%s", pre, k ? id : "session");
+    return d == D_CLAUDE ? "cc" : d == D_CODEX ? "codex" : "gemini";
 }
 
 /* ---- output ---- */
 
+/*
+ * One line in <airspace>/hook.log (or on stderr when the airspace
+ * directory is not known): what the client is not told.
+ */
 static void
-emit(struct hook *h, const char *decision, const char *reason,
-    const char *context)
+hook_log(struct hook *h, const char *fmt, ...)
 {
-    json_t *out = json_object();
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    FILE *f = NULL;
+    if (h->dir) {
+        char *p = xasprintf("%s/hook.log", h->dir);
+        f = fopen(p, "a");
+        free(p);
+    }
+    time_t t = time(NULL);
+    struct tm tm;
+    char when[32];
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    fprintf(f ? f : stderr, "%s %s %s: %s\n", when, h->agent ? h->agent : "-",
+        h->event ? h->event : "-", msg);
+    if (f)
+        fclose(f);
+}
+
+/* The events whose answer may carry context for the model. */
+static bool
+takes_context(const struct hook *h)
+{
+    static const char *const claude[] = { "SessionStart", "UserPromptSubmit",
+        "PreToolUse", "PostToolUse", NULL };
+    static const char *const gemini[] = { "SessionStart", "BeforeAgent",
+        "BeforeTool", "AfterTool", NULL };
+    const char *const *ev = h->d == D_GEMINI ? gemini : claude;
+    for (size_t i = 0; h->event && ev[i]; i++)
+        if (!strcmp(h->event, ev[i]))
+            return true;
+    return false;
+}
+
+/*
+ * Answer the client: a denial with its reason, or context for the model,
+ * or nothing at all. airspace never grants a permission: a tool call it
+ * does not deny goes on to the client's own permission checks. The shape
+ * is the one each client's hook reference gives for the event; an event
+ * that takes no context gets no output (the context goes to the log).
+ */
+static void
+emit(struct hook *h, const char *deny, const char *context)
+{
     char *ctx = NULL;
     if (h->note[0])
         ctx =
@@ -135,44 +178,46 @@ emit(struct hook *h, const char *decision, const char *reason,
     json_t *jctx = ctx ? json_string(ctx) : NULL;
     if (ctx && !jctx) /* not UTF-8: say so rather than vanish */
         jctx = json_string("airspace: (the update was not valid UTF-8)");
+    if (jctx && !deny && !takes_context(h)) {
+        hook_log(h, "%s", ctx);
+        json_decref(jctx);
+        jctx = NULL;
+    }
+    json_t *out = NULL;
     if (h->d == D_GEMINI) {
-        /* Gemini CLI: a top-level decision and reason; the context for the
-         * model in hookSpecificOutput (BeforeAgent, SessionStart,
-         * AfterTool), and for the person in systemMessage */
-        if (decision && !strcmp(decision, "deny")) {
+        /* Gemini CLI: a top-level decision and reason; the context for
+         * the model in hookSpecificOutput */
+        if (deny || jctx)
+            out = json_object();
+        if (deny) {
             json_object_set_new(out, "decision", json_string("deny"));
-            json_object_set_new(
-                out, "reason", json_string(reason ? reason : ""));
-        }
-        if (jctx) {
-            json_t *hs = json_pack("{s:s, s:O}", "hookEventName",
-                h->event ? h->event : "", "additionalContext", jctx);
-            json_object_set_new(out, "hookSpecificOutput", hs);
-            json_object_set(out, "systemMessage", jctx);
-        }
-    } else {
-        /* Claude Code (and Codex, which takes the same shape) */
-        json_t *hs = json_object();
-        json_object_set_new(
-            hs, "hookEventName", json_string(h->event ? h->event : ""));
-        if (decision) {
-            json_object_set_new(
-                hs, "permissionDecision", json_string(decision));
-            if (reason)
-                json_object_set_new(
-                    hs, "permissionDecisionReason", json_string(reason));
+            json_object_set_new(out, "reason", json_string(deny));
         }
         if (jctx)
+            json_object_set_new(out, "hookSpecificOutput",
+                json_pack("{s:s, s:O}", "hookEventName", h->event,
+                    "additionalContext", jctx));
+    } else if (deny || jctx) {
+        /* Claude Code, and Codex, which reads the same shape */
+        json_t *hs = json_pack("{s:s}", "hookEventName", h->event);
+        if (deny) {
+            json_object_set_new(hs, "permissionDecision", json_string("deny"));
+            json_object_set_new(
+                hs, "permissionDecisionReason", json_string(deny));
+        } else {
             json_object_set(hs, "additionalContext", jctx);
-        json_object_set_new(out, "hookSpecificOutput", hs);
+        }
+        out = json_pack("{s:o}", "hookSpecificOutput", hs);
     }
     if (jctx)
         json_decref(jctx);
-    char *s = json_dumps(out, JSON_COMPACT);
-    puts(s);
-    free(s);
+    if (out) {
+        char *s = json_dumps(out, JSON_COMPACT);
+        puts(s);
+        free(s);
+        json_decref(out);
+    }
     free(ctx);
-    json_decref(out);
 }
 
 /* ---- daemon ---- */
@@ -240,16 +285,13 @@ connect_daemon(struct hook *h)
             "airspace: not in a git worktree; not tracked");
         return false;
     }
-    char *common = broker_common_dir_of(h->root);
-    if (!common) {
+    if (!h->dir) {
         snprintf(h->note, sizeof(h->note),
             "airspace: cannot find the git directory of '%s'; not tracked",
             h->root);
         return false;
     }
-    h->dir = xasprintf("%s/airspace", common);
     h->sock = broker_socket_path(h->dir, NULL);
-    free(common);
     h->timeout = timeout_ms();
     h->connected = true; /* the first request tells */
     return true;
@@ -272,11 +314,11 @@ call(struct hook *h, const char *method, const char *path, json_t *body)
             spawn_daemon(h->root);
             snprintf(h->note, sizeof(h->note),
                 "airspace: the coordination daemon was not running; starting "
-                "it (this call is allowed unchecked)");
+                "it (this call was not checked)");
         } else {
             snprintf(h->note, sizeof(h->note),
-                "airspace: the daemon did not answer in time; allowed "
-                "unchecked");
+                "airspace: the daemon did not answer in time; this call "
+                "was not checked");
         }
         return NULL;
     }
@@ -290,7 +332,8 @@ call(struct hook *h, const char *method, const char *path, json_t *body)
 static void
 register_agent(struct hook *h)
 {
-    json_t *body = json_pack("{s:s, s:s, s:s}", "id", h->agent, "client",
+    json_t *body = json_pack("{s:s, s:s, s:s, s:s}", "id", h->agent, "kind",
+        "agent", "client",
         h->d == D_CLAUDE  ? "claude-code"
         : h->d == D_CODEX ? "codex"
                           : "gemini",
@@ -312,7 +355,7 @@ str_or(json_t *o, const char *key, const char *dflt)
 static char *
 crew_status(struct hook *h)
 {
-    json_t *ag = call(h, "GET", "/v1/agents", NULL);
+    json_t *ag = call(h, "GET", "/v1/agents?files=1", NULL);
     json_t *adv = call(h, "GET", "/v1/advisories", NULL);
     json_t *locks = call(h, "GET", "/v1/locks", NULL);
     struct strbuf t = STRBUF_INIT; /* the crew update: no size limit */
@@ -326,10 +369,31 @@ crew_status(struct hook *h)
         if (!id || !strcmp(id, h->agent) || !st || strcmp(st, "active") ||
             !json_integer_value(json_object_get(a, "fileCount")))
             continue;
-        if (others++ < 8)
-            strbuf_addf(&t, "- %s (%s) has %lld changed files\n", id,
-                str_or(a, "client", "?"),
-                (long long)json_integer_value(json_object_get(a, "fileCount")));
+        if (others++ < 8) {
+            json_t *fs = json_object_get(a, "files");
+            strbuf_addf(
+                &t, "- %s (%s) is changing", id, str_or(a, "client", "?"));
+            size_t k;
+            json_t *f;
+            json_array_foreach(fs, k, f)
+            {
+                if (k == 3)
+                    break;
+                strbuf_addf(&t, "%s %s", k ? "," : "", str_or(f, "path", "?"));
+                json_t *lines = json_object_get(f, "lines");
+                size_t nl = json_array_size(lines);
+                if (nl)
+                    strbuf_addf(&t, " (lines %lld-%lld%s)",
+                        (long long)json_integer_value(
+                            json_array_get(json_array_get(lines, 0), 0)),
+                        (long long)json_integer_value(
+                            json_array_get(json_array_get(lines, 0), 1)),
+                        nl > 1 ? ", ..." : "");
+            }
+            if (json_array_size(fs) > 3)
+                strbuf_addf(&t, " and %zu more files", json_array_size(fs) - 3);
+            strbuf_addf(&t, "\n");
+        }
     }
     if (!others)
         strbuf_addf(&t, "- nobody else is changing files\n");
@@ -547,13 +611,33 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
         (*out)[0] = r;
         return 1;
     }
-    /* A shell command that obviously writes files (best effort) */
-    const char *cmd = json_string_value(json_object_get(ti, "command"));
-    if ((!strcmp(tool, "Bash") || !strcmp(tool, "run_shell_command") ||
-            !strcmp(tool, "shell")) &&
-        cmd) {
+    /* Codex: apply_patch carries the patch text, as its input, or as the
+     * command of its shell tool (["apply_patch", PATCH], or a shell
+     * here-document); so may any shell command */
+    const char *patch = json_string_value(json_object_get(ti, "input"));
+    if (!patch)
+        patch = json_string_value(json_object_get(ti, "patch"));
+    json_t *cmdv = json_object_get(ti, "command");
+    const char *cmd = json_string_value(cmdv);
+    if (!patch && json_is_array(cmdv)) {
+        /* the last word of ["apply_patch", P] or ["bash", "-lc", S] */
+        cmd =
+            json_string_value(json_array_get(cmdv, json_array_size(cmdv) - 1));
+    }
+    if (!patch && cmd && strstr(cmd, "*** Begin Patch"))
+        patch = cmd;
+    if (patch) {
+        /* relative to the shell call's workdir, if it has one */
+        const char *wd = json_string_value(json_object_get(ti, "workdir"));
+        char *saved = h->cwd;
+        if (wd) {
+            char *abs = wd[0] == '/'
+                            ? xstrdup(wd)
+                            : xasprintf("%s/%s", saved ? saved : h->root, wd);
+            h->cwd = abs;
+        }
         char **raw;
-        size_t n = hook_shell_scan(cmd, &raw, unchecked), k = 0;
+        size_t n = hook_patch_paths(patch, &raw), k = 0;
         *out = xcalloc(n + 1, sizeof(**out));
         for (size_t i = 0; i < n; i++) {
             char *r = rel_path(h, raw[i]);
@@ -562,15 +646,19 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
             free(raw[i]);
         }
         free(raw);
+        if (wd) {
+            free(h->cwd);
+            h->cwd = saved;
+        }
         return k;
     }
-    /* Codex: apply_patch carries the patch text */
-    const char *patch = json_string_value(json_object_get(ti, "input"));
-    if (!patch)
-        patch = json_string_value(json_object_get(ti, "patch"));
-    if (!strcmp(tool, "apply_patch") && patch) {
+    /* A shell command that obviously writes files (best effort) */
+    if ((!strcmp(tool, "Bash") || !strcmp(tool, "run_shell_command") ||
+            !strcmp(tool, "shell") || !strcmp(tool, "exec_command") ||
+            !strcmp(tool, "local_shell")) &&
+        cmd) {
         char **raw;
-        size_t n = hook_patch_paths(patch, &raw), k = 0;
+        size_t n = hook_shell_scan(cmd, &raw, unchecked), k = 0;
         *out = xcalloc(n + 1, sizeof(**out));
         for (size_t i = 0; i < n; i++) {
             char *r = rel_path(h, raw[i]);
@@ -807,40 +895,261 @@ post_tool(struct hook *h)
     free(paths);
 }
 
+#define APPROACH_MARGIN 5       /* lines: "near" another's change */
+#define APPROACH_TELL_MS 600000 /* tell the other again after 10 min */
+
+/* The lines of rel an edit tool call is about to change (where its
+ * old_string sits now), or -1 when it is not known (a whole file, a
+ * patch, a shell command). */
+static int
+target_lines(struct hook *h, const char *rel, uint32_t *s, uint32_t *e)
+{
+    json_t *ti = json_object_get(h->in, "tool_input");
+    const char *old = json_string_value(json_object_get(ti, "old_string"));
+    json_t *edits = json_object_get(ti, "edits");
+    if (!old && json_is_array(edits))
+        old = json_string_value(
+            json_object_get(json_array_get(edits, 0), "old_string"));
+    char *full = xasprintf("%s/%s", h->root, rel);
+    int rc = old ? locate(full, old, s, e) : -1;
+    free(full);
+    return rc;
+}
+
+/* Whether this agent told other about path lately; records it now. */
+static bool
+told_lately(struct hook *h, const char *other, const char *path)
+{
+    uint64_t x = 1469598103934665603ULL;
+    for (const char *c = other; *c; c++)
+        x = (x ^ (uint8_t)*c) * 1099511628211ULL;
+    x = (x ^ '\n') * 1099511628211ULL;
+    for (const char *c = path; *c; c++)
+        x = (x ^ (uint8_t)*c) * 1099511628211ULL;
+    char *d = xasprintf("%s/crew", h->dir);
+    mkdir(d, 0700);
+    char *rec =
+        xasprintf("%s/%s-told-%016llx", d, h->agent, (unsigned long long)x);
+    free(d);
+    char *buf;
+    size_t len;
+    long long at = 0;
+    if (file_read_max(rec, 64, false, &buf, &len) == 0) {
+        at = atoll(buf);
+        free(buf);
+    }
+    int64_t now = now_ms();
+    bool lately = at && now - at < APPROACH_TELL_MS;
+    if (!lately) {
+        char line[32];
+        int n = snprintf(line, sizeof(line), "%lld\n", (long long)now);
+        struct as_err e;
+        file_write_atomic(rec, line, (size_t)n, &e);
+    }
+    free(rec);
+    return lately;
+}
+
+/*
+ * Warn on approach: another agent has changed lines of rel within
+ * APPROACH_MARGIN of the lines this call is about to change (any of its
+ * lines when those are not known). Appends a line for the model to *ctx
+ * and tells the other agent once in a while (a message, in its next crew
+ * update). agents is GET /v1/agents?files=1.
+ */
+static void
+approach(struct hook *h, json_t *agents, const char *rel, struct strbuf *ctx)
+{
+    uint32_t ts = 0, te = 0;
+    bool known = target_lines(h, rel, &ts, &te) == 0;
+    size_t i, k, r;
+    json_t *a, *f, *rg;
+    json_array_foreach(json_object_get(agents, "agents"), i, a)
+    {
+        const char *id = json_string_value(json_object_get(a, "id"));
+        const char *st = json_string_value(json_object_get(a, "status"));
+        if (!id || !strcmp(id, h->agent) || (st && !strcmp(st, "exited")))
+            continue;
+        json_array_foreach(json_object_get(a, "files"), k, f)
+        {
+            const char *p = json_string_value(json_object_get(f, "path"));
+            if (!p || strcmp(p, rel))
+                continue;
+            struct strbuf near = STRBUF_INIT;
+            size_t hits = 0;
+            json_array_foreach(json_object_get(f, "lines"), r, rg)
+            {
+                json_int_t s = json_integer_value(json_array_get(rg, 0));
+                json_int_t e = json_integer_value(json_array_get(rg, 1));
+                if (known && (e + APPROACH_MARGIN < (json_int_t)ts ||
+                                 s > (json_int_t)te + APPROACH_MARGIN))
+                    continue;
+                if (hits++ < 4)
+                    strbuf_addf(&near, "%s%lld-%lld", hits > 1 ? ", " : "",
+                        (long long)s, (long long)e);
+            }
+            bool whole = !json_array_size(json_object_get(f, "lines"));
+            if (!hits && !(whole && !known)) {
+                free(near.s);
+                continue;
+            }
+            char mine[64] = "";
+            if (known)
+                snprintf(mine, sizeof(mine),
+                    " (you are about to change "
+                    "lines %u-%u)",
+                    (unsigned)ts, (unsigned)te);
+            strbuf_addf(ctx,
+                "airspace: traffic: '%s' (%s) has changed %s%s of %s%s. "
+                "Coordinate before you edit: message them (airspace msg "
+                "%s ...), or work elsewhere.\n",
+                id, str_or(a, "client", "?"), hits ? "lines " : "the file",
+                hits ? near.s : "", rel, mine, id);
+            if (!told_lately(h, id, rel)) {
+                char *body =
+                    known
+                        ? xasprintf("airspace: '%s' is about to change lines "
+                                    "%u-%u of %s, near your change (lines %s)",
+                              h->agent, (unsigned)ts, (unsigned)te, rel,
+                              hits ? near.s : "whole file")
+                        : xasprintf("airspace: '%s' is about to change %s, "
+                                    "where you have changed lines %s",
+                              h->agent, rel, hits ? near.s : "(whole file)");
+                json_t *msg = json_pack("{s:s, s:s, s:s}", "from", h->agent,
+                    "to", id, "body", body);
+                json_t *rr = call(h, "POST", "/v1/messages", msg);
+                if (rr)
+                    json_decref(rr);
+                json_decref(msg);
+                free(body);
+            }
+            free(near.s);
+        }
+    }
+}
+
 static void
 pre_tool(struct hook *h)
 {
     char **paths;
     size_t unchecked;
     size_t n = tool_paths(h, &paths, &unchecked);
-    char *deny = NULL, *ctx = NULL;
+    char *deny = NULL, *adv = NULL;
+    json_t *agents = NULL;
+    struct strbuf ctx = STRBUF_INIT;
     for (size_t k = 0; k < n; k++) {
         if (!deny && h->connected)
-            deny = check_path(h, paths[k], &ctx);
+            deny = check_path(h, paths[k], &adv);
+        if (!deny && h->connected) {
+            if (!agents)
+                agents = call(h, "GET", "/v1/agents?files=1", NULL);
+            approach(h, agents, paths[k], &ctx);
+        }
         if (!deny)
             snapshot(h, paths[k]); /* for the exact span afterwards */
         free(paths[k]);
     }
     free(paths);
-    if (unchecked && !deny) { /* say so rather than check a wrong path */
-        char *note = xasprintf(
+    if (agents)
+        json_decref(agents);
+    if (adv)
+        strbuf_addf(&ctx, "%s\n", adv);
+    if (unchecked && !deny) /* say so rather than check a wrong path */
+        strbuf_addf(&ctx,
             "airspace: %zu path(s) this command writes were not checked for "
             "locks: written after a cd it cannot follow (to a variable, ~ "
             "or -, inside a condition or loop), or too deep in it to read. "
             "Use absolute paths, or cd to a literal directory, to have "
-            "them checked.",
+            "them checked.\n",
             unchecked);
-        char *all = ctx ? xasprintf("%s\n%s", ctx, note) : xstrdup(note);
-        free(ctx);
-        free(note);
-        ctx = all;
-    }
-    if (deny)
-        emit(h, "deny", deny, NULL);
-    else
-        emit(h, "allow", NULL, ctx);
+    if (ctx.len && ctx.s[ctx.len - 1] == '\n')
+        ctx.s[--ctx.len] = '\0';
+    emit(h, deny, deny || !ctx.len ? NULL : ctx.s);
     free(deny);
-    free(ctx);
+    free(adv);
+    free(ctx.s);
+}
+
+/* A heartbeat; a session the daemon does not know registers again. */
+static void
+heartbeat(struct hook *h)
+{
+    char *hb = xasprintf("/v1/agents/%s/heartbeat", h->agent);
+    json_t *r = call(h, "POST", hb, NULL);
+    free(hb);
+    if (r)
+        json_decref(r);
+    else if (h->connected)
+        register_agent(h);
+}
+
+/* The topics of the prompt, if any: a line per agent converging with
+ * this one, or NULL. */
+static char *
+prompt_topics(struct hook *h)
+{
+    const char *prompt = json_string_value(json_object_get(h->in, "prompt"));
+    if (!prompt || !h->connected)
+        return NULL;
+    char *pp = xasprintf("/v1/agents/%s/prompt", h->agent);
+    json_t *body = json_pack("{s:s}", "prompt", prompt);
+    json_t *r = call(h, "POST", pp, body);
+    json_decref(body);
+    free(pp);
+    struct strbuf conv = STRBUF_INIT;
+    size_t k;
+    json_t *cv;
+    json_array_foreach(json_object_get(r, "converging"), k, cv)
+    {
+        json_t *ts = json_object_get(cv, "topics");
+        strbuf_addf(&conv,
+            "airspace: your prompts are converging with '%s' on '%s'%s; "
+            "declare an intent or message them\n",
+            str_or(cv, "agent", "?"), json_string_value(json_array_get(ts, 0)),
+            json_array_size(ts) > 1 ? " and more" : "");
+    }
+    if (r)
+        json_decref(r);
+    return conv.s;
+}
+
+/*
+ * SessionStart, a prompt: the crew update (forced at the start of a
+ * session, after a compaction and with unread messages; on a prompt only
+ * when it changed) and the prompt's convergence lines.
+ */
+static void
+update_crew(struct hook *h, bool forced, bool prompt_ev)
+{
+    char *conv = prompt_ev ? prompt_topics(h) : NULL;
+    char *crew = h->connected ? crew_status(h) : NULL;
+    json_t *unread = h->connected ? inbox(h, true) : NULL;
+    size_t nmsg = json_array_size(json_object_get(unread, "messages"));
+    if (crew && !h->connected) { /* a partial picture: say nothing */
+        free(crew);
+        crew = NULL;
+    }
+    if (crew)
+        crew = cap_lines(crew);
+    if (crew && !crew_due(h, crew, forced || nmsg > 0)) {
+        free(crew);
+        crew = NULL;
+    }
+    /* the messages whole, past the line cap, and read only now */
+    if (crew && nmsg)
+        crew = add_messages(h, crew, unread);
+    if (unread)
+        json_decref(unread);
+    if (conv) {
+        char *both = crew ? xasprintf("%s%s", crew, conv) : conv;
+        if (crew) {
+            free(crew);
+            free(conv);
+        }
+        crew = both;
+    }
+    emit(h, NULL, crew);
+    free(crew);
 }
 
 int
@@ -864,122 +1173,65 @@ cmd_hook(int argc, char **argv)
     json_error_t je;
     h.in = raw ? json_loadb(raw, len, 0, &je) : NULL;
     free(raw);
-    if (!json_is_object(h.in)) {
-        snprintf(h.note, sizeof(h.note),
-            "airspace: could not read the hook input; allowed unchecked");
-        emit(&h, NULL, NULL, NULL);
-        if (h.in)
-            json_decref(h.in);
-        return CLI_EXIT_OK;
-    }
-    h.event = json_string_value(json_object_get(h.in, "hook_event_name"));
-    h.agent =
-        agent_id(h.d, json_string_value(json_object_get(h.in, "session_id")));
     const char *cwd = json_string_value(json_object_get(h.in, "cwd"));
     h.cwd = realpath(cwd ? cwd : ".", NULL);
     h.root = worktree_root(cwd);
+    if (h.root) {
+        char *common = broker_common_dir_of(h.root);
+        if (common)
+            h.dir = xasprintf("%s/airspace", common);
+        free(common);
+    }
+    if (!json_is_object(h.in)) {
+        /* nothing the client would act on: a line in the log only */
+        hook_log(&h, "could not read the hook input (%s); nothing checked",
+            h.in  ? "not an object"
+            : len ? je.text
+                  : "empty");
+        if (h.in)
+            json_decref(h.in);
+        free(h.cwd);
+        free(h.root);
+        free(h.dir);
+        return CLI_EXIT_OK;
+    }
+    h.event = json_string_value(json_object_get(h.in, "hook_event_name"));
+    const char *session =
+        json_string_value(json_object_get(h.in, "session_id"));
+    const char *named = getenv("AIRSPACE_AGENT");
+    h.agent = named && *named
+                  ? xstrdup(named)
+                  : session_agent(h.dir, prefix_of(h.d), session, h.root);
     const char *ev = h.event ? h.event : "";
     connect_daemon(&h);
-    /* Gemini's BeforeAgent is its UserPromptSubmit */
-    bool prompt_ev =
-        !strcmp(ev, "UserPromptSubmit") || !strcmp(ev, "BeforeAgent");
-    if (!strcmp(ev, "SessionStart") || prompt_ev || !strcmp(ev, "PreCompact") ||
-        !strcmp(ev, "PreCompress")) {
-        bool start = !strcmp(ev, "SessionStart");
-        if (start) {
-            register_agent(&h);
-        } else {
-            char *hb = xasprintf("/v1/agents/%s/heartbeat", h.agent);
-            json_t *r = call(&h, "POST", hb, NULL);
-            free(hb);
-            if (r)
-                json_decref(r);
-            else if (h.connected)
-                register_agent(&h); /* a session the daemon does not know */
-        }
-        /* the prompt's topics: converging with someone is said every time */
-        char *conv = NULL;
-        const char *prompt = json_string_value(json_object_get(h.in, "prompt"));
-        if (prompt && h.connected) {
-            char *pp = xasprintf("/v1/agents/%s/prompt", h.agent);
-            json_t *body = json_pack("{s:s}", "prompt", prompt);
-            json_t *r = call(&h, "POST", pp, body);
-            json_decref(body);
-            free(pp);
-            size_t k;
-            json_t *cv;
-            json_array_foreach(json_object_get(r, "converging"), k, cv)
-            {
-                json_t *ts = json_object_get(cv, "topics");
-                char *line = xasprintf("airspace: your prompts are "
-                                       "converging with '%s' on '%s'%s; "
-                                       "declare an intent or message them\n",
-                    json_string_value(json_object_get(cv, "agent")),
-                    json_string_value(json_array_get(ts, 0)),
-                    json_array_size(ts) > 1 ? " and more" : "");
-                char *joined = conv ? xasprintf("%s%s", conv, line) : line;
-                if (conv) {
-                    free(conv);
-                    free(line);
-                }
-                conv = joined;
-            }
-            if (r)
-                json_decref(r);
-        }
-        char *crew = h.connected ? crew_status(&h) : NULL;
-        json_t *unread = h.connected ? inbox(&h, true) : NULL;
-        size_t nmsg = json_array_size(json_object_get(unread, "messages"));
-        if (crew && !h.connected) { /* a partial picture: say nothing */
-            free(crew);
-            crew = NULL;
-        }
-        if (crew)
-            crew = cap_lines(crew);
-        /* the whole update at the start, after compaction (the model lost
-         * it) and with unread messages; on a prompt only when it changed */
-        if (crew && !crew_due(&h, crew, !prompt_ev || nmsg > 0)) {
-            free(crew);
-            crew = NULL;
-        }
-        /* the messages whole, past the line cap, and read only now */
-        if (crew && nmsg)
-            crew = add_messages(&h, crew, unread);
-        if (unread)
-            json_decref(unread);
-        if (conv) {
-            char *both = crew ? xasprintf("%s%s", crew, conv) : conv;
-            if (crew) {
-                free(crew);
-                free(conv);
-            }
-            crew = both;
-        }
-        emit(&h, NULL, NULL, crew);
-        free(crew);
+    if (!strcmp(ev, "SessionStart")) {
+        register_agent(&h);
+        update_crew(&h, true, false);
+    } else if (!strcmp(ev, "UserPromptSubmit") || !strcmp(ev, "BeforeAgent")) {
+        /* Gemini's BeforeAgent is its UserPromptSubmit */
+        heartbeat(&h);
+        update_crew(&h, false, true);
+    } else if (!strcmp(ev, "PreCompact") || !strcmp(ev, "PreCompress")) {
+        /* the update follows the compaction: Claude Code's SessionStart
+         * (source "compact") carries it whole; this event takes none */
+        heartbeat(&h);
+        emit(&h, NULL, NULL);
     } else if (!strcmp(ev, "PreToolUse") || !strcmp(ev, "BeforeTool")) {
-        /* two round trips only: the lock check and my advisories (the
-         * session registered at its start; edits keep it alive) */
         pre_tool(&h);
     } else if (!strcmp(ev, "PostToolUse") || !strcmp(ev, "AfterTool")) {
-        char *hb = xasprintf("/v1/agents/%s/heartbeat", h.agent);
-        json_t *r = call(&h, "POST", hb, NULL);
-        free(hb);
-        if (r)
-            json_decref(r);
-        else if (h.connected)
-            register_agent(&h); /* a session the daemon does not know */
+        heartbeat(&h);
         post_tool(&h);
-        emit(&h, NULL, NULL, NULL);
+        emit(&h, NULL, NULL);
     } else if (!strcmp(ev, "SessionEnd")) {
         char *path = xasprintf("/v1/agents/%s/exit", h.agent);
         json_t *r = call(&h, "POST", path, NULL);
         if (r)
             json_decref(r);
         free(path);
-        emit(&h, NULL, NULL, NULL);
+        session_forget(h.dir, prefix_of(h.d), session);
+        emit(&h, NULL, NULL);
     } else {
-        emit(&h, NULL, NULL, NULL);
+        emit(&h, NULL, NULL);
     }
     free(h.sock);
     free(h.dir);

@@ -191,3 +191,13 @@ J
     git -C "$1" add -A
     git -C "$1" commit -qm base
 }
+
+# hook_agent PREFIX SESSION: the agent id the hooks give a session that has
+# no worktree agent's name: PREFIX-<8 hex digits of FNV-1a of SESSION>.
+hook_agent() {
+    python3 -c 'import sys
+h = 1469598103934665603
+for c in sys.argv[2].encode():
+    h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+print("%s-%08x" % (sys.argv[1], (h ^ (h >> 32)) & 0xFFFFFFFF))' "$1" "$2"
+}

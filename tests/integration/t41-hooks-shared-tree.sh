@@ -31,7 +31,7 @@ sed -i '10s/.*/typed by the person/' src/c.txt
 sed -i '11s/.*/written by session two/' src/c.txt
 hook claude-code "{\"session_id\":\"22222222\",\"cwd\":\"$R\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$R/src/c.txt\",\"old_string\":\"line 11\",\"new_string\":\"written by session two\"},\"tool_response\":{}}" > /dev/null
 level() {
-    curl -s --unix-socket "$SOCK" "http://a/v1/advisories?all=1&agent=cc-22222222" |
+    curl -s --unix-socket "$SOCK" "http://a/v1/advisories?all=1&agent=cc-865f5bc0" |
         jq -r --arg h "$HUMAN" '[.advisories[] | select(.a == $h or .b == $h)][0].level // "none"'
 }
 n=0
@@ -39,20 +39,20 @@ while [ "$(level)" != resolution ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)
 check "the session and the person: resolution ($(level))" [ "$(level)" = resolution ]
 pre() {
     hook claude-code "{\"session_id\":\"$1\",\"cwd\":\"$R\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$R/$2\"}}" |
-        jq -r '.hookSpecificOutput.permissionDecision + "|" + (.hookSpecificOutput.permissionDecisionReason // "")'
+        jq -rs '(.[0].hookSpecificOutput.permissionDecision // "none") + "|" + (.[0].hookSpecificOutput.permissionDecisionReason // "")'
 }
 d=$(pre 22222222 src/c.txt)
 check "session two is denied on the person's file, the person holds ($d)" \
     sh -c "case \"\$1\" in deny*$HUMAN*) true;; *) false;; esac" x "$d"
 d=$(pre 11111111 src/a.txt)
-check "session one, elsewhere, is allowed ($d)" sh -c "case \"\$1\" in allow*) true;; *) false;; esac" x "$d"
+check "session one, elsewhere, is allowed ($d)" sh -c "case \"\$1\" in none*) true;; *) false;; esac" x "$d"
 
 # the exact changed lines, from the file before and after the tool: a
 # Write that changes lines 5-7 of a 30-line file reports 5-7, not 1-30
 hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$R\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"$R/src/a.txt\",\"content\":\"...\"}}" > /dev/null
 sed -i '5,7s/line/LINE/' src/a.txt
 hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$R\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"$R/src/a.txt\",\"content\":\"...\"},\"tool_response\":{}}" > /dev/null
-api GET /v1/agents/cc-11111111
+api GET /v1/agents/cc-8ae145ba
 check "a Write reports exactly the lines it changed" jqt "$TMP/body" \
     '[.files[] | select(.path == "src/a.txt") | .lines] == [[[5, 7]]]'
 
@@ -64,12 +64,12 @@ ev() { # ev CWD TOOL-INPUT: PreToolUse, then the change, then PostToolUse
     hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$1\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"$2\",\"tool_input\":$3,\"tool_response\":{}}" > /dev/null
 }
 ev "$R" Edit "{\"file_path\":\"$TMP/link/src/d.txt\",\"old_string\":\"line 3\",\"new_string\":\"LINE 3\"}" "sed -i '3s/line/LINE/' src/d.txt"
-api GET /v1/agents/cc-11111111
+api GET /v1/agents/cc-8ae145ba
 check "an Edit through a symlinked directory is reported on its file" jqt "$TMP/body" \
     '[.files[] | select(.path == "src/d.txt") | .lines] == [[[3, 3]]]'
 # a shell command in src/ writing a relative path reports src/<path>
 ev "$R/src" Bash '{"command":"sed -i 9s/line/LINE/ d.txt"}' "sed -i '9s/line/LINE/' src/d.txt"
-api GET /v1/agents/cc-11111111
+api GET /v1/agents/cc-8ae145ba
 check "a relative shell path is reported from the hook's cwd" jqt "$TMP/body" \
     '[.files[] | select(.path == "src/d.txt") | .lines] == [[[3, 3], [9, 9]]]'
 check "and not from the worktree root" jqt "$TMP/body" \
