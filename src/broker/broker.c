@@ -224,7 +224,7 @@ subtract_reported(struct broker *b, const char *wt, struct agent *w)
     size_t o = 0;
     for (size_t k = 0; k < w->nfiles; k++) {
         struct ws_file *f = &w->files[k];
-        bool drop = false;
+        bool drop = broker_client_config(f->path);
         for (size_t i = 0; i < b->nagents && !drop; i++) {
             const struct bagent *m = &b->meta[i];
             const struct agent *a = &b->ag[i];
@@ -795,7 +795,7 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
         char *real = realpath(worktree, NULL);
         for (size_t i = 0; i < b->nagents && at < 0 && real; i++)
             if (b->ag[i].worktree && !strcmp(b->ag[i].worktree, real) &&
-                !b->meta[i].registered)
+                !b->meta[i].registered && !b->meta[i].human_residual)
                 at = (ssize_t)i;
         free(real);
     }

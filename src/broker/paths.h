@@ -31,4 +31,12 @@ int broker_paths_resolve(
     const char *path, bool create, struct broker_paths *p, struct as_err *e);
 void broker_paths_release(struct broker_paths *p);
 
+/*
+ * Whether path (repository-relative) is an agent client's settings file
+ * that `airspace init` writes (.claude/settings.json, .mcp.json, ...): a
+ * change there is the tooling's, never the work of the person at the
+ * keyboard of a shared worktree.
+ */
+bool broker_client_config(const char *path);
+
 #endif

@@ -2,17 +2,23 @@
  * cmd_agent.c - `airspace agent new|rm|list`: a worktree and a branch per
  * agent (git/worktree.h), registered with the daemon when it is there.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/dcli.h"
+#include "cli/init_git.h"
 #include "git/worktree.h"
+#include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -125,6 +131,52 @@ agents_list(struct client *cl)
     return reply;
 }
 
+/* The agent clients' settings `airspace init` writes; git carries those
+ * that are committed, and agent new copies the others. */
+static const char *const client_config[] = { ".claude/settings.json",
+    ".claude/settings.local.json", ".mcp.json", ".codex/hooks.json",
+    ".codex/config.toml", ".gemini/settings.json", NULL };
+
+/*
+ * Copy into the new worktree to each client setting the current worktree
+ * has (top) and the new one lacks (not committed, so not checked out), so
+ * that a client started there has the same hooks and MCP server. Returns
+ * the paths copied (a JSON array).
+ */
+static json_t *
+copy_client_config(const char *top, const char *to)
+{
+    json_t *copied = json_array();
+    for (size_t i = 0; client_config[i]; i++) {
+        char *src = xasprintf("%s/%s", top, client_config[i]);
+        char *dst = xasprintf("%s/%s", to, client_config[i]);
+        struct stat sb, db;
+        char *buf;
+        size_t len;
+        if (stat(src, &sb) == 0 && S_ISREG(sb.st_mode) &&
+            lstat(dst, &db) != 0 && errno == ENOENT &&
+            file_read_max(src, 16u << 20, false, &buf, &len) == 0) {
+            char *slash = strrchr(dst, '/');
+            *slash = '\0';
+            mkdir(dst, 0755); /* .claude, .codex, .gemini (or the top) */
+            *slash = '/';
+            int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL, sb.st_mode & 0777);
+            if (fd >= 0) {
+                bool ok = write(fd, buf, len) == (ssize_t)len;
+                if (close(fd) == 0 && ok)
+                    json_array_append_new(
+                        copied, json_string(client_config[i]));
+                else
+                    unlink(dst);
+            }
+            free(buf);
+        }
+        free(src);
+        free(dst);
+    }
+    return copied;
+}
+
 static int
 agent_new(int argc, char **argv)
 {
@@ -169,6 +221,15 @@ agent_new(int argc, char **argv)
             client_close(&cl);
         return cli_exit_for(rc);
     }
+    /* the clients' settings the worktree did not get from git */
+    struct init_git g;
+    json_t *copied;
+    if (init_git_resolve(&g, &e) == 0) {
+        copied = copy_client_config(g.toplevel, w.path);
+        init_git_release(&g);
+    } else {
+        copied = json_array();
+    }
     bool registered = false;
     if (have) {
         json_t *body = json_pack("{s:s, s:s, s:s, s:s}", "id", name, "client",
@@ -190,17 +251,27 @@ agent_new(int argc, char **argv)
         client_close(&cl);
     }
     if (o.json) {
-        json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:b}", "agent", name,
+        json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:b, s:O}", "agent", name,
             "worktree", w.path, "branch", w.branch, "base", w.base,
-            "registered", registered);
+            "registered", registered, "copied", copied);
         dcli_print_json(out);
         json_decref(out);
     } else {
         fprintf(stderr,
             "airspace agent new: agent '%s' on branch '%s' from %.7s%s\n", name,
             w.branch, w.base, registered ? ", registered" : "");
+        size_t k;
+        json_t *c;
+        json_array_foreach(copied, k, c)
+        {
+            fprintf(stderr,
+                "airspace agent new: copied %s (not committed) into the "
+                "worktree\n",
+                json_string_value(c));
+        }
         printf("%s\n", w.path);
     }
+    json_decref(copied);
     worktree_info_release(&w);
     return CLI_EXIT_OK;
 }

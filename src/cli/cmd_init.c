@@ -823,6 +823,19 @@ cmd_init(int argc, char **argv)
             init_git_release(&g);
             return CLI_EXIT_ERROR;
         }
+        /* the settings may be committed: name the binary as $PATH finds
+         * it when that is this binary, not by one machine's path */
+        char *found = init_on_path("airspace");
+        if (found && !strcmp(found, bin)) {
+            free(bin);
+            bin = xstrdup("airspace");
+        } else if (o.clients[0] || o.clients[1] || o.clients[2]) {
+            printf("note: 'airspace' on $PATH is not %s: the settings name "
+                   "it by that path; commit them only where every machine "
+                   "has it there\n",
+                bin);
+        }
+        free(found);
         if (!o.clients[0] && !o.clients[1] && !o.clients[2])
             printf("no client chosen (--claude-code, --codex, --gemini, "
                    "--all): git hooks only\n");

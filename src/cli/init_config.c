@@ -67,6 +67,25 @@ init_client_name(enum init_client c)
 }
 
 char *
+init_on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        if (n && p[0] == '/') {
+            char *cand = xasprintf("%.*s/%s", (int)n, p, name);
+            char *real = access(cand, X_OK) == 0 ? realpath(cand, NULL) : NULL;
+            free(cand);
+            if (real)
+                return real;
+        }
+        p = colon ? colon + 1 : NULL;
+    }
+    return NULL;
+}
+
+char *
 init_shell_quote(const char *bin)
 {
     bool plain = *bin != '\0';
@@ -262,7 +281,11 @@ init_merge_hooks(const char *old, const char *file, enum init_client c,
      * faster (docs/hooks.md); else the binary's own `hook` command. */
     char *lean = NULL;
     const char *slash = strrchr(bin, '/');
-    if (slash) {
+    if (!slash) { /* bin is found on $PATH: so must the lean one be */
+        char *found = init_on_path("airspace-hook");
+        lean = found ? xstrdup("airspace-hook") : NULL;
+        free(found);
+    } else {
         lean = xasprintf("%.*s/airspace-hook", (int)(slash - bin), bin);
         if (access(lean, X_OK) != 0) {
             free(lean);

@@ -28,6 +28,10 @@ const char *init_client_name(enum init_client c);
 /* bin quoted for a POSIX shell when it needs it (new string, free()). */
 char *init_shell_quote(const char *bin);
 
+/* The real path of the executable `name` the shell would run from $PATH,
+ * or NULL (a new string). */
+char *init_on_path(const char *name);
+
 /*
  * Merge the client's hook entries (command `<bin> hook <client>`) into the
  * JSON settings text old (NULL or empty: a new file); with mcp, also an

@@ -93,6 +93,21 @@ check "alice is told who approaches ($upd)" ctx_has "$upd" "message from bob: ai
 upd=$(hook_in s-bob "$WB" UserPromptSubmit ",\"prompt\":\"what now\"")
 check "the crew update names the other agent's paths ($upd)" ctx_has "$upd" "alice .claude-code. is changing src/table.c .lines 10-12."
 
+# alice's worktree is shared (two sessions): what nobody reported is the
+# human's, but never the clients' settings that init writes
+echo '{"mcpServers":{}}' > "$WA/.mcp.json"
+mkdir -p "$WA/.claude"
+echo '{}' > "$WA/.claude/settings.json"
+echo 'int extra;' > "$WA/src/extra.c"
+api POST /v1/refresh
+n=0
+until curl -s --unix-socket "$SOCK" 'http://a/v1/agents?files=1' | jq -e '.agents[] | select(.kind == "human") | .files | map(.path) | index("src/extra.c") != null' > /dev/null 2>&1 || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+curl -s --unix-socket "$SOCK" 'http://a/v1/agents?files=1' > "$TMP/human.json"
+check "the human of the shared worktree has the unreported file" jqt "$TMP/human.json" \
+    '[.agents[] | select(.kind == "human") | .files[].path] | index("src/extra.c") != null'
+check "... and not the clients' settings" jqt "$TMP/human.json" \
+    '[.agents[] | select(.kind == "human") | .files[].path] | (index(".mcp.json") == null and index(".claude/settings.json") == null)'
+
 # the session ends: the agent exits, its records go
 hook_in s-bob "$WB" SessionEnd ",\"reason\":\"other\"" > "$TMP/end.out"
 check "SessionEnd prints nothing" [ ! -s "$TMP/end.out" ]

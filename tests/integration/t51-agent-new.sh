@@ -99,4 +99,31 @@ check "the commit is still there" [ "$(git log -1 --format=%s airspace/bob)" = "
 
 # agent list is agents
 check "agent list lists the agents" sh -c "'$AIRSPACE_BIN' agent list --json | jq -e '.agents | map(.id) | index(\"dave\") != null' > /dev/null"
+# the clients' settings init wrote, not committed, are copied into a new
+# worktree (a committed one comes from git); nothing is overwritten
+as init --claude-code --gemini > /dev/null
+git add .gemini/settings.json
+git commit -qm "gemini settings"
+as agent new fay --json > "$TMP/fay.json"
+WE="$TMP/repo.airspace/fay"
+check "agent new copies the uncommitted client settings" jqt "$TMP/fay.json" \
+    '.copied == [".claude/settings.json", ".mcp.json"]'
+check "the copies are the same bytes" cmp -s .claude/settings.json "$WE/.claude/settings.json"
+check "... the MCP server too" cmp -s .mcp.json "$WE/.mcp.json"
+check "the committed one comes from git" sh -c "[ -f '$WE/.gemini/settings.json' ] && [ -z \"\$(git -C '$WE' status --porcelain .gemini)\" ]"
+
+# on $PATH, init names the binary, not one machine's path to it
+BIN_DIR="$TMP/bin"
+mkdir -p "$BIN_DIR"
+ln -s "$AIRSPACE_BIN" "$BIN_DIR/airspace"
+R2="$TMP/repo2"
+base_repo "$R2"
+PATH="$BIN_DIR:$PATH" "$AIRSPACE_BIN" init --claude-code > "$TMP/init.out"
+check "the hook command is 'airspace hook claude-code'" \
+    jqt .claude/settings.json '[.hooks.SessionStart[].hooks[].command] == ["airspace hook claude-code"]'
+check "the MCP server is 'airspace mcp'" jqt .mcp.json '.mcpServers.airspace.command == "airspace"'
+R3="$TMP/repo3"
+base_repo "$R3"
+"$AIRSPACE_BIN" init --claude-code > "$TMP/init3.out"
+check "off \$PATH, init says the settings carry its path" grep -q "is not $(realpath "$AIRSPACE_BIN")" "$TMP/init3.out"
 finish
