@@ -1117,6 +1117,7 @@ broker_api_handle(struct evhttp_request *req, void *arg)
     memset(&c, 0, sizeof(c));
     c.b = arg;
     c.req = req;
+    c.b->busy_at = broker_now(); /* a client: not idle */
     TAILQ_INIT(&c.query);
     if (check_peer(&c))
         return;

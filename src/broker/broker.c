@@ -40,6 +40,7 @@ broker_options_init(struct broker_options *o)
     o->tick_ms = 1000;
     o->threads = 2;
     o->window_ms = CONFLICTS_DEFAULT_WINDOW_MS;
+    o->idle_exit_ms = 30 * 60 * 1000;
     o->ready_fd = -1;
 }
 
@@ -1585,6 +1586,8 @@ on_inotify(evutil_socket_t fd, short what, void *arg)
 
 /* ---- timers and signals ---- */
 
+static void check_lifetime(struct broker *b, int64_t now);
+
 static void
 on_tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -1617,6 +1620,55 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     for (size_t k = 0; k < b->npairs; k++)
         if (b->pairs[k].live && b->pairs[k].level != ADVISORY_CLEAR)
             feed_pair(b, k, b->pairs[k].res.risk, now);
+    check_lifetime(b, now);
+}
+
+static void
+shut_down(struct broker *b, const char *why)
+{
+    broker_log(b, "%s: shutting down", why);
+    b->stopping = true;
+    event_base_loopexit(b->base, NULL);
+}
+
+/* Whether the repository is gone: its common git directory deleted or
+ * replaced (another directory at that path), or its main worktree
+ * deleted. A directory moved elsewhere is gone too: clients look for the
+ * daemon at the new path. */
+static bool
+repo_gone(struct broker *b)
+{
+    struct stat st;
+    if (stat(b->paths.common_dir, &st) < 0)
+        return errno == ENOENT || errno == ENOTDIR;
+    if (b->repo_ino && (st.st_dev != b->repo_dev || st.st_ino != b->repo_ino))
+        return true;
+    const char *wd = repo_main_workdir(b->repo);
+    return wd && stat(wd, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+/* The daemon's own lifetime, at every tick: it leaves when its repository
+ * is gone, or after idle_exit_ms with no registered agent active, no event
+ * stream open and no request (the next command starts it again). */
+static void
+check_lifetime(struct broker *b, int64_t now)
+{
+    if (repo_gone(b)) {
+        shut_down(b, "repository gone");
+        return;
+    }
+    bool busy = b->sse != NULL;
+    for (size_t i = 0; i < b->nagents && !busy; i++)
+        busy = b->meta[i].registered && b->meta[i].status == BAGENT_ACTIVE;
+    if (busy)
+        b->busy_at = now;
+    if (b->o.idle_exit_ms > 0 && now - b->busy_at >= b->o.idle_exit_ms) {
+        char why[96];
+        snprintf(why, sizeof(why),
+            "idle for %lld ms (no active agent, no client)",
+            (long long)(now - b->busy_at));
+        shut_down(b, why);
+    }
 }
 
 static void
@@ -1738,6 +1790,15 @@ listen_unix(struct broker *b, struct as_err *e)
         return as_errorf(e, AS_EIO, "cannot listen on '%s': %s",
             b->paths.socket, strerror(errno));
     chmod(b->paths.socket, 0600);
+    struct stat st;
+    const char *slash = strrchr(b->paths.socket, '/');
+    char *dir =
+        slash ? xstrndup(b->paths.socket, (size_t)(slash - b->paths.socket))
+              : xstrdup(".");
+    b->sock_dirfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (stat(b->paths.socket, &st) == 0)
+        b->sock_ino = st.st_ino;
     b->http_unix = evhttp_new(b->base);
     evhttp_bind_listener(b->http_unix, l);
     return 0;
@@ -1855,10 +1916,17 @@ broker_free(struct broker *b)
         repo_free(b->repo);
     if (b->base)
         event_base_free(b->base);
-    if (b->lock_fd >= 0) {
-        unlink(b->paths.socket);
-        close(b->lock_fd);
+    if (b->sock_dirfd >= 0) {
+        const char *slash = strrchr(b->paths.socket, '/');
+        const char *name = slash ? slash + 1 : b->paths.socket;
+        struct stat st;
+        if (fstatat(b->sock_dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            st.st_ino == b->sock_ino)
+            unlinkat(b->sock_dirfd, name, 0);
+        close(b->sock_dirfd);
     }
+    if (b->lock_fd >= 0)
+        close(b->lock_fd);
     free(b->token);
     if (b->log)
         fclose(b->log);
@@ -1903,6 +1971,7 @@ broker_run(const struct broker_options *o, struct as_err *e)
     memset(b, 0, sizeof(*b));
     b->o = *o;
     b->lock_fd = -1;
+    b->sock_dirfd = -1;
     b->inotify_fd = -1;
     b->next_event_id = b->ring_first = 1;
     strmap_init(&b->pair_idx);
@@ -1933,11 +2002,16 @@ broker_run(const struct broker_options *o, struct as_err *e)
     }
     if ((rc = take_lock(b, e)))
         goto out;
-    b->started_at = broker_now();
+    b->started_at = b->busy_at = broker_now();
     broker_log(
         b, "starting: pid %ld, airspace %s", (long)getpid(), b->paths.dir);
     if ((rc = repo_open(o->repo_path, &b->repo, e)))
         goto out;
+    struct stat rst;
+    if (stat(b->paths.common_dir, &rst) == 0) {
+        b->repo_dev = rst.st_dev;
+        b->repo_ino = rst.st_ino;
+    }
     if ((rc = repo_integration_branch(b->repo, &b->integration, e)))
         goto out;
     b->mcache = merge_cache_new();

@@ -31,6 +31,8 @@ struct broker_options {
     int64_t tick_ms;        /* advisory dwell and staleness checks */
     unsigned threads;       /* graph parsing and scoring */
     int64_t window_ms;      /* unresolved conflicts escalate after this */
+    int64_t idle_exit_ms;   /* exit after this long with no active agent,
+                               client or request (0: never) */
     bool log_stderr;        /* log to stderr instead of the log file */
     int ready_fd;           /* >= 0: write one byte when serving, close */
     const char *const *set; /* "key=value" overrides of the risk model */
@@ -40,9 +42,11 @@ struct broker_options {
 void broker_options_init(struct broker_options *o);
 
 /*
- * Run the daemon until SIGTERM/SIGINT or a stop request. Returns 0 after a
- * clean shutdown; AS_ECONFLICT when another daemon serves this airspace; other
- * codes (with a message) when it cannot start.
+ * Run the daemon until SIGTERM/SIGINT, a stop request, its repository
+ * gone (the common git directory or the main worktree deleted or moved)
+ * or idle_exit_ms idle. Returns 0 after a clean shutdown; AS_ECONFLICT when
+ * another daemon serves this airspace; other codes (with a message) when it
+ * cannot start.
  */
 int broker_run(const struct broker_options *o, struct as_err *e);
 /* The daemon of o will not serve: say why in its log (when the log exists

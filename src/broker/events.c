@@ -140,6 +140,10 @@ on_sse_close(struct evhttp_connection *conn, void *arg)
             *p = me->next;
             break;
         }
+    /* The client hung up on an unfinished reply: libevent detached the
+     * request from its connection and leaves freeing it to us. */
+    if (!evhttp_request_get_connection(me->req))
+        evhttp_request_free(me->req);
     free(me);
 }
 

@@ -124,6 +124,17 @@ struct broker {
     int lock_fd;
     bool stopping;
     int64_t started_at;
+    /* the last time a registered agent was active, an event stream was
+     * open or a request came: idle_exit_ms counts from it */
+    int64_t busy_at;
+    /* the common git directory at start: deleted, or another directory at
+     * its path, means the repository is gone */
+    dev_t repo_dev;
+    ino_t repo_ino;
+    /* the socket's directory and the socket: removed there at exit, even
+     * when the repository was moved, never another daemon's socket */
+    int sock_dirfd;
+    ino_t sock_ino;
 
     struct repo *repo;
     char *integration;

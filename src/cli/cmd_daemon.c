@@ -69,10 +69,12 @@ static const char serve_usage[] =
     "                      [--rescan-ms MS] [--debounce-ms MS] [--tick-ms MS]\n"
     "                      [--threads N] [--window-ms MS] [--set "
     "KEY=VALUE]...\n"
-    "                      [--log-stderr]\n"
+    "                      [--idle-exit-ms MS] [--log-stderr]\n"
     "\n"
-    "Run the repository's daemon in the foreground until SIGTERM or\n"
-    "'airspace stop'. Commands that need it start it on demand.\n"
+    "Run the repository's daemon in the foreground until SIGTERM,\n"
+    "'airspace stop', its repository is gone, or --idle-exit-ms (default\n"
+    "1800000, 0: never) pass with no active agent and no client.\n"
+    "Commands that need it start it on demand.\n"
     "The config files' [daemon] and [risk] settings (docs/config.md) apply\n"
     "under these options.\n";
 
@@ -106,6 +108,7 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
         [CONFIG_DEBOUNCE_MS] = &o->debounce_ms,
         [CONFIG_TICK_MS] = &o->tick_ms,
         [CONFIG_WINDOW_MS] = &o->window_ms,
+        [CONFIG_IDLE_EXIT_MS] = &o->idle_exit_ms,
     };
     struct repo *repo = NULL;
     struct config c;
@@ -159,6 +162,7 @@ cmd_serve(int argc, char **argv)
         { "ready-fd", required_argument, NULL, 'f' },
         { "set", required_argument, NULL, 'S' },
         { "window-ms", required_argument, NULL, 'w' },
+        { "idle-exit-ms", required_argument, NULL, 'i' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -217,6 +221,11 @@ cmd_serve(int argc, char **argv)
             if (!parse_ms(optarg, 1, &o.window_ms))
                 return dcli_usage("serve", "--window-ms takes ms > 0");
             given[CONFIG_WINDOW_MS] = true;
+            break;
+        case 'i':
+            if (!parse_ms(optarg, 0, &o.idle_exit_ms))
+                return dcli_usage("serve", "--idle-exit-ms takes ms >= 0");
+            given[CONFIG_IDLE_EXIT_MS] = true;
             break;
         case 'S':
             if (nset == sizeof(sets) / sizeof(sets[0]))

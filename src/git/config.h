@@ -21,8 +21,8 @@
  * '-' read as '_': `[risk "weight"] merge` is weight.merge, `[risk]
  * dwell-ms` is dwell_ms, `[risk "recency"] half-life-ms` is
  * recency.half_life_ms. `daemon.<timer>` sets serve's --<timer> (stale-ms,
- * rescan-ms, debounce-ms, tick-ms, window-ms). `airspace.integration` names
- * the integration branch.
+ * rescan-ms, debounce-ms, tick-ms, window-ms, idle-exit-ms).
+ * `airspace.integration` names the integration branch.
  *
  * No clock, no environment except config_user_path(). A struct config owns
  * its strings: config_init() / config_release().
@@ -50,6 +50,7 @@ enum config_timer {
     CONFIG_DEBOUNCE_MS,
     CONFIG_TICK_MS,
     CONFIG_WINDOW_MS,
+    CONFIG_IDLE_EXIT_MS,
     CONFIG_NTIMERS
 };
 

@@ -154,6 +154,7 @@ test_mapping_forms(void)
                      "[risk.weight]\n\tmerge = 0.2\n"
                      "[RISK]\n\tSymbols\n\tMargin = 3\n\tmargin = 4\n"
                      "[daemon]\n\tstale-ms = 250\n\ttick-ms = 10\n"
+                     "\tidle-exit-ms = 0\n"
                      "[airspace]\n\tintegration = trunk\n");
     CHECK_INT(config_read_file(&c, path, &e), 0);
     risk_config_default(&got);
@@ -165,6 +166,7 @@ test_mapping_forms(void)
     CHECK_INT(c.timer[CONFIG_STALE_MS], 250);
     CHECK_INT(c.timer[CONFIG_TICK_MS], 10);
     CHECK_INT(c.timer[CONFIG_RESCAN_MS], -1);
+    CHECK_INT(c.timer[CONFIG_IDLE_EXIT_MS], 0); /* 0: never */
     CHECK_STR(c.integration, "trunk");
     config_release(&c);
 
@@ -203,6 +205,8 @@ static const struct {
         { "daemon.stale-ms", "1.5s", ">= 1" } },
     { "timer below its minimum", "[daemon]\n\ttick-ms = 5\n", AS_EINVAL,
         { "daemon.tick-ms", "= 5", ">= 10" } },
+    { "negative idle exit", "[daemon]\n\tidle-exit-ms = -1\n", AS_EINVAL,
+        { "daemon.idle-exit-ms", "= -1", ">= 0" } },
     { "unknown airspace key", "[airspace]\n\tintegrate = main\n", AS_EINVAL,
         { "airspace.integrate", "main", NULL } },
     { "bad branch name", "[airspace]\n\tintegration = a..b\n", AS_EINVAL,
