@@ -9,9 +9,9 @@
 #  2. airspace never grants: a shell command Gemini's own approval refuses
 #     (default mode, only `ls` allowed) stays refused, after airspace's
 #     BeforeTool hook saw it
-#  3. traffic before the first collision: A changed lines 5-6 of b.txt; B,
-#     about to change line 8, is warned before the edit (naming A, the file,
-#     the lines), and A is told too
+#  3. traffic before the first collision: while B is at work, A changes
+#     lines 5-6 of b.txt; B, about to change line 8, is warned before the
+#     edit (naming A, the file, the lines), and A is told too
 #  4. one identity: a lock taken with the MCP tool, then an edit of that file
 #     in the same session is allowed; one agent per session, none human
 #  5. no hook or MCP error or warning in the client's debug output, and every
@@ -149,47 +149,57 @@ check "2: pwned.txt not made" [ ! -e "$(wt carol)/pwned.txt" ]
 check "2: the allowed command ran (the shell tool works)" jq -e '.output | test("a.txt")' "$TMP/s2.r1" > /dev/null
 
 # ---- 3. traffic: B is warned before editing near A's lines; A is told ----
-cat > "$TMP/s3a.json" << JSON
+# B is at work (waiting for its build) when A changes lines 5-6 of b.txt;
+# then B changes line 8, while A waits for its own build
+cat > "$TMP/s3b.json" << JSON
 {"steps": [
-  {"tool": "replace", "input": {"file_path": "b.txt", "instruction": "upper-case lines 5 and 6",
-    "old_string": "line5\nline6\n", "new_string": "LINE5\nLINE6\n"}},
-  {"tool": "run_shell_command", "input": {"command": "while [ ! -e '$TMP/go' ]; do sleep 0.1; done",
+  {"tool": "run_shell_command", "input": {"command": "while [ ! -e '$TMP/go1' ]; do sleep 0.1; done",
     "description": "wait for the build"}},
-  {"text": "done"}]}
-JSON
-cat > "$TMP/s3b.json" << 'JSON'
-{"steps": [
   {"tool": "replace", "input": {"file_path": "b.txt", "instruction": "upper-case line 8",
     "old_string": "line8\n", "new_string": "LINE8\n"}},
   {"text": "done"}]}
 JSON
-gemini_start s3a "$(wt dave)" "$TMP/s3a.json" -p "Change lines 5 and 6 of b.txt" --approval-mode yolo
-# A waits (its shell command) once it has changed b.txt
-a_waits() {
-    [ -s "$TMP/s3a.log" ] && grep -q LINE5 "$(wt dave)/b.txt" &&
-        gemini_main s3a | jq -e 'select(.step.tool == "run_shell_command")' > /dev/null 2>&1
+cat > "$TMP/s3a.json" << JSON
+{"steps": [
+  {"tool": "replace", "input": {"file_path": "b.txt", "instruction": "upper-case lines 5 and 6",
+    "old_string": "line5\nline6\n", "new_string": "LINE5\nLINE6\n"}},
+  {"tool": "run_shell_command", "input": {"command": "while [ ! -e '$TMP/go2' ]; do sleep 0.1; done",
+    "description": "wait for the build"}},
+  {"text": "done"}]}
+JSON
+# waits TAG: the session TAG runs its shell command (waits for its build)
+waits() {
+    [ -s "$TMP/$1.log" ] &&
+        gemini_main "$1" | jq -e 'select(.step.tool == "run_shell_command")' > /dev/null 2>&1
 }
-n=0
-until a_waits || [ $n -ge 400 ]; do
-    sleep 0.1
-    n=$((n + 1))
-done
-check "3: A changed b.txt and waits" a_waits
-# the daemon knows A's change (its report, or its scan of A's worktree)
-n=0
-until as agents --json | jq -e --arg w "$(realpath "$(wt dave)")" \
-    '[.agents[] | select(.worktree == $w and .fileCount > 0)] | length > 0' > /dev/null; do
-    sleep 0.1
-    n=$((n + 1))
-    [ $n -lt 50 ] || break
-done
-gemini_run s3b "$(wt erin)" "$TMP/s3b.json" -p "Change line 8 of b.txt" --approval-mode auto_edit
+# known_a: the daemon knows A's changed lines of b.txt
+known_a() {
+    as api GET '/v1/agents?files=1' | jq -e --arg w "$(realpath "$(wt dave)")" \
+        'any(.agents[] | select(.worktree == $w) | .files[]?; .path == "b.txt")' > /dev/null
+}
+# until_ COMMAND...: wait up to 40 s for COMMAND to succeed
+until_() {
+    n=0
+    until "$@" || [ $n -ge 400 ]; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+}
+gemini_start s3b "$(wt erin)" "$TMP/s3b.json" -p "Change line 8 of b.txt" --approval-mode yolo
+until_ waits s3b
+gemini_start s3a "$(wt dave)" "$TMP/s3a.json" -p "Change lines 5 and 6 of b.txt" --approval-mode yolo
+until_ waits s3a
+check "3: A changed b.txt and waits" sh -c 'grep -q LINE5 "$1"' _ "$(wt dave)/b.txt"
+until_ known_a
+check "3: the daemon knows A's change" known_a
+touch "$TMP/go1"
+gemini_wait s3b
 check "3: B's session ran (rc $GEMINI_RC)" [ "$GEMINI_RC" = 0 ]
-touch "$TMP/go"
+touch "$TMP/go2"
 gemini_wait s3a
 check "3: A's session ran (rc $GEMINI_RC)" [ "$GEMINI_RC" = 0 ]
 # what airspace told B before its edit was made
-airspace_said s3b 0 > "$TMP/s3b.before"
+airspace_said s3b 1 > "$TMP/s3b.before"
 check "3: B is warned before the edit: A, b.txt, lines 5-6 ($(head -c 300 "$TMP/s3b.before"))" \
     warns "$TMP/s3b.before" dave '5 *(-|–|\.\.|to|and) *6'
 # what A was told after B's edit: with the result of its wait
