@@ -118,7 +118,7 @@ E0=$(last_event)
 codex_run s1 "$ALICE" "$S1" -c model_auto_compact_token_limit=20000 -- "change lib/held.txt"
 check "S1: codex ran (exit 0)" [ "$(cat "$CODEX_DIR/s1.rc")" = 0 ]
 for k in 0 1 2 3; do
-    what=$(codex_calls s1 | jq -r ".[$k] | .name + \": \" + (.input | tostring | gsub(\"\\\\s+\"; \" \") | .[0:48])")
+    what=$(codex_calls s1 | jq -r ".[$k] | .name + \": \" + (.input | tostring | gsub(\"\\\\s+\"; \" \") | .[0:48])" | tr -d '\\')
     check "S1/S6: call $k ($what) denied, the model told bob holds it" \
         sh -c 'printf "%s" "$1" | grep -q "blocked by PreToolUse hook" && printf "%s" "$1" | grep -q "bob"' \
         _ "$(call_output s1 $k)"
@@ -210,7 +210,7 @@ E3=$(last_event)
 codex_start s3a "$ALICE" "$A" -- "change v10 to v12"
 # alice's patch is made and reported once her model is asked again
 n=0
-until [ "$(grep -c '"side":false' "$CODEX_DIR/s3a.log" 2> /dev/null)" -ge 2 ] || [ $n -gt 300 ]; do
+until [ "$(cat "$CODEX_DIR/s3a.log" 2> /dev/null | grep -c '"side":false' || :)" -ge 2 ] || [ $n -gt 300 ]; do
     sleep 0.1
     n=$((n + 1))
 done
