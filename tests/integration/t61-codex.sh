@@ -77,14 +77,19 @@ acting_agents() {
     as log --json --limit 100000 > "$TMP/all-events.json"
     as log --json --after "$1" --limit 100000 > "$TMP/events.json"
     as agents --json > "$TMP/agents.json"
-    # each agent's worktree: as registered, else as listed now
+    # an agent is in the worktree its registrations after $1 name (one id
+    # registered from two worktrees is in both); without one there, in its
+    # last registered worktree, else the one listed now
     jq -r --arg w "$2" --slurpfile all "$TMP/all-events.json" --slurpfile a "$TMP/agents.json" '
         (($all[0].events | map(select(.type == "agent.registered" or .type == "agent.discovered") |
                                {(.agent): .data.worktree}) | add) // {}) as $reg |
         (($a[0].agents | map({(.id): .worktree}) | add) // {}) as $now |
+        (reduce (.events[] | select(.type == "agent.registered")) as $e ({};
+            .[$e.agent] += [$e.data.worktree])) as $here |
         [.events[] | select(.type == "agent.registered" or .type == "prompt.topics" or
-                            .type == "lock.granted" or .type == "workset.edit") |
-         .agent | select(($reg[.] // $now[.]) == $w)] | unique | .[]' "$TMP/events.json"
+                            .type == "lock.granted" or .type == "workset.edit") | .agent] | unique |
+        map(select(if $here[.] then ($here[.] | index($w)) != null
+                   else ($reg[.] // $now[.]) == $w end)) | .[]' "$TMP/events.json"
 }
 # the output the model got for the session's call number $2 (from 0)
 call_output() {
@@ -239,6 +244,10 @@ distinct() { # distinct A B: both non-empty, no agent in both
     [ -n "$1" ] && [ -n "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort | uniq -d | grep -c .)" = 0 ]
 }
 check "S4: concurrent sessions in alice's and bob's worktrees are distinct agents" distinct "$A_AGENTS" "$B_AGENTS"
+PROMPTERS=$(jq -r '[.events[] | select(.type == "prompt.topics") | .agent] | unique | join(" ")' "$TMP/events.json")
+check "S4: ... their prompts came from two agents (got: $PROMPTERS)" [ "$(echo $PROMPTERS | wc -w)" = 2 ]
+check "S4: session s3a is one agent (got: $(echo $A_AGENTS))" [ "$(echo "$A_AGENTS" | grep -c .)" = 1 ]
+check "S4: session s3b is one agent (got: $(echo $B_AGENTS))" [ "$(echo "$B_AGENTS" | grep -c .)" = 1 ]
 
 # ---- S5: across every session ----
 cat "$CODEX_DIR"/*.err > "$TMP/all.err"
