@@ -1,9 +1,13 @@
 /*
  * cmd_mcp.c - `airspace mcp`: serve the Model Context Protocol on stdin
- * and stdout, one JSON-RPC message per line, until stdin closes.
+ * and stdout, one JSON-RPC message per line, until stdin closes or a
+ * SIGINT, SIGTERM or SIGHUP arrives; either way the session leaves the
+ * daemon as mcp_server_release() says.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +23,63 @@ static const char usage[] =
     "usage: airspace mcp [--agent ID] [--repo DIR]\n\n"
     "Serve the Model Context Protocol over stdio for one agent session.\n"
     "Without --agent (or AIRSPACE_AGENT) the session registers an agent\n"
-    "when the client initializes. Logs go to stderr. See docs/mcp.md.\n";
+    "when the client initializes. It leaves on end of input, SIGINT,\n"
+    "SIGTERM or SIGHUP. Logs go to stderr. See docs/mcp.md.\n";
 
-/* Write all of buf, then a newline. */
+/* The signal that asked us to leave (0: none), and the pipe its handler
+ * writes a byte to so that poll() wakes up. */
+static volatile sig_atomic_t leave_signal;
+static int leave_pipe[2] = { -1, -1 };
+
+static void
+on_leave_signal(int sig)
+{
+    int saved = errno;
+    if (!leave_signal)
+        leave_signal = sig;
+    if (leave_pipe[1] >= 0) {
+        ssize_t w = write(leave_pipe[1], "x", 1);
+        (void)w; /* a full pipe already wakes the reader */
+    }
+    errno = saved;
+}
+
+/* Catch the signals that end a session, without SA_RESTART so that a
+ * blocked read or write returns; SIGINT and SIGTERM even when ignored (a
+ * script's background job starts with SIGINT ignored, and whoever sends
+ * it to this process means it), SIGHUP unless ignored (nohup). Returns 0,
+ * or -1 with errno set. */
+static int
+catch_leave_signals(void)
+{
+    if (pipe(leave_pipe) < 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        int fl = fcntl(leave_pipe[i], F_GETFL);
+        if (fl < 0 || fcntl(leave_pipe[i], F_SETFL, fl | O_NONBLOCK) < 0 ||
+            fcntl(leave_pipe[i], F_SETFD, FD_CLOEXEC) < 0)
+            return -1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_leave_signal;
+    sigemptyset(&sa.sa_mask);
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) < 0)
+            return -1;
+        if (sigs[i] == SIGHUP && old.sa_handler == SIG_IGN)
+            continue;
+        if (sigaction(sigs[i], &sa, NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Write all of buf, then a newline; gives up (-1) when asked to leave. */
 static int
 write_line(const char *buf)
 {
@@ -31,7 +89,7 @@ write_line(const char *buf)
         size_t n = pass ? 1 : len;
         while (n) {
             ssize_t w = write(1, p, n);
-            if (w < 0 && errno == EINTR)
+            if (w < 0 && errno == EINTR && !leave_signal)
                 continue;
             if (w <= 0)
                 return -1;
@@ -89,6 +147,11 @@ cmd_mcp(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (catch_leave_signals() < 0) {
+        fprintf(stderr, "airspace mcp: cannot catch signals: %s\n",
+            strerror(errno));
+        return CLI_EXIT_ERROR;
+    }
 
     struct mcp_server s;
     mcp_server_init(&s, repo, agent);
@@ -98,10 +161,22 @@ cmd_mcp(int argc, char **argv)
     size_t n = 0, a = 0;
     bool dropping = false;
     int rc = CLI_EXIT_OK;
+    struct pollfd pfd[2] = { { .fd = 0, .events = POLLIN },
+        { .fd = leave_pipe[0], .events = POLLIN } };
     for (;;) {
+        if (leave_signal)
+            goto out;
+        if (poll(pfd, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            fprintf(stderr, "airspace mcp: poll: %s\n", strerror(errno));
+            goto out;
+        }
+        if (leave_signal)
+            goto out;
         ALLOC_GROW(buf, n + 65536, a);
         ssize_t r = read(0, buf + n, 65536);
-        if (r < 0 && errno == EINTR)
+        if (r < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (r <= 0)
             break;
@@ -109,7 +184,8 @@ cmd_mcp(int argc, char **argv)
         for (size_t i = n; i < end; i++) {
             if (buf[i] != '\n')
                 continue;
-            if (answer(&s, buf + start, i - start, dropping) < 0)
+            if (answer(&s, buf + start, i - start, dropping) < 0 ||
+                leave_signal)
                 goto out;
             dropping = false;
             start = i + 1;
@@ -125,6 +201,19 @@ cmd_mcp(int argc, char **argv)
         answer(&s, buf, n, dropping); /* a last line without newline */
 out:
     free(buf);
+    int sig = leave_signal;
+    if (sig)
+        fprintf(stderr, "airspace mcp: %s: leaving\n",
+            sig == SIGINT    ? "SIGINT"
+            : sig == SIGTERM ? "SIGTERM"
+                             : "SIGHUP");
     mcp_server_release(&s);
+    close(leave_pipe[0]);
+    close(leave_pipe[1]);
+    if (sig) {
+        /* Die of the signal, as the one who sent it expects. */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
     return rc;
 }
