@@ -73,8 +73,8 @@ gemini_start() {
     (
         cd "$g_dir" &&
             GEMINI_API_KEY=dummy-key GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$g_port" \
-                HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 \
-                http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
+                HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 ALL_PROXY=http://127.0.0.1:9 \
+                http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 all_proxy=http://127.0.0.1:9 \
                 NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
                 exec timeout 60 "$GEMINI_BIN" --debug "$@" \
                 > "$TMP/$g_tag.out" 2> "$TMP/$g_tag.err" < /dev/null

@@ -1,8 +1,9 @@
 # t62-gemini.sh - the real Gemini CLI (pinned in tests/clients/package.json),
 # headless and offline against the scripted model server, in a repository
-# set up as a user sets it up: git init, a commit, `airspace init --gemini`
-# (committed, so every agent's worktree has it), `airspace agent new` per
-# agent, the daemon (`airspace status`), the worktrees trusted.
+# set up as a user sets it up: git init, a commit, `airspace init --gemini`,
+# `airspace agent new` per agent (it copies the uncommitted .gemini/ into
+# the worktree), the daemon (`airspace status`), the worktrees trusted
+# (~/.gemini/trustedFolders.json, as Gemini's trust dialog writes it).
 #
 #  1. an edit (write_file, replace) of a file another agent locked is denied;
 #     the model is told why, naming the holder; the file is unchanged
@@ -42,12 +43,12 @@ git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
 as init --gemini > "$TMP/init.out"
-git add .gemini
-git commit -qm "airspace for Gemini"
 for n in alice bob carol dave erin frank; do
     as agent new "$n" > "$TMP/wt.$n" 2>> "$TMP/agent-new.err"
     gemini_trust "$(cat "$TMP/wt.$n")"
 done
+check "agent new gives every worktree airspace's Gemini settings" \
+    cmp -s .gemini/settings.json "$(cat "$TMP/wt.frank")/.gemini/settings.json"
 as status > /dev/null
 trap 'as stop > /dev/null 2>&1 || true
     for p in "$TMP"/*.server.pid; do kill "$(cat "$p")" 2> /dev/null || true; done
@@ -255,7 +256,7 @@ check "7: the session's agents are gone ($(comm -12 "$TMP/s7.registered" "$TMP/s
 for s in s1 s2 s3a s3b s4; do
     # (the message bus's dumps of tool calls carry the tools' own texts;
     # what a hook prints that is not JSON shows as its "system message")
-    grep -av '^\[MESSAGE_BUS\]' "$TMP/$s.err" | grep -anE 'Hook\(s\) \[|Hook execution error|[0-9]+ failed \(|Discarding invalid hook|Invalid hook|Hook configuration error|missing command|not an array|timed out|\[MCP error\]|MCP issues|Error (connecting to|during discovery)|\[WARNING\]|Hook system message: [^a]' \
+    grep -av '^\[MESSAGE_BUS\]' "$TMP/$s.err" | grep -anE 'Hook\(s\) \[|Hook execution error|[0-9]+ failed \(|Discarding invalid hook|Invalid hook|Hook configuration error|missing command|not an array|timed out|\[MCP error\]|MCP issues|Error (connecting to|during discovery|closing MCP|refreshing MCP)|MCP tool .* failed|output schema|structured content|Truncating MCP|MCP server .*Skipping|\[WARNING\]|Hook system message: [^a]' \
         > "$TMP/$s.bad" || true
     check "5: $s: no hook or MCP error or warning ($(head -c 300 "$TMP/$s.bad"))" [ ! -s "$TMP/$s.bad" ]
 done
