@@ -29,7 +29,7 @@ PIN=$(jq -r '.devDependencies["@anthropic-ai/claude-code"]' "$CLIENTS/package.js
 CLAUDE="$CLIENTS/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
 client_skip_unless "$CLAUDE" "Claude Code $PIN"
 offline
-v=$("$CLAUDE" --version 2> /dev/null || true)
+v=$(timeout 20 "$CLAUDE" --version 2> /dev/null || true)
 case $v in
 "$PIN "*) ;;
 *)
@@ -213,14 +213,16 @@ check "3: A edited and went on to its build" wait_for 30 took_bash s3a
 cc s3b "$WB" "tune the connection values" --session-id "$(uuid)" --allowedTools Edit "Bash(sh $TMP/wait-a.sh)" &
 PB=$!
 check "3: B edited and went on to its build" wait_for 30 took_bash s3b
+AID=$(edit_agent "$WA" src/conn.c "$EV3")
+BID=$(edit_agent "$WB" src/conn.c "$EV3")
+paired() { as advisories --json | jq -e --arg a "$AID" --arg b "$BID" 'tostring | contains($a) and contains($b)' > /dev/null; }
+wait_for 5 paired || true # the daemon has seen both edits (no check: A's check below tells)
 touch "$TMP/b-edited"
 wait $PA || true
 touch "$TMP/a-done"
 wait $PB || true
 check "3: A's session ran" ran s3a
 check "3: B's session ran" ran s3b
-AID=$(edit_agent "$WA" src/conn.c "$EV3")
-BID=$(edit_agent "$WB" src/conn.c "$EV3")
 check "3: A's and B's edits were reported ($AID, $BID)" [ -n "$AID" -a -n "$BID" ]
 check "3: B's edit went through (traffic warns, it does not deny)" grep -q 'int v14 = 140;' "$WB/src/conn.c"
 pre=$(ms_new_after "$TMP/s3b.log" '.tool == "Edit"' |
