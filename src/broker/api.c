@@ -500,6 +500,7 @@ h_exit(struct api_ctx *c)
     ssize_t i = api_agent_arg(c, 2);
     if (i < 0)
         return;
+    c->b->meta[i].last_seen = broker_now(); /* its last word */
     broker_set_status(c->b, (size_t)i, BAGENT_EXITED, "exit");
     api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
 }

@@ -41,6 +41,7 @@ broker_options_init(struct broker_options *o)
     o->threads = 2;
     o->window_ms = CONFLICTS_DEFAULT_WINDOW_MS;
     o->idle_exit_ms = 30 * 60 * 1000;
+    o->agent_timeout_ms = 60 * 60 * 1000;
     o->ready_fd = -1;
 }
 
@@ -712,6 +713,42 @@ broker_refresh_residual(struct broker *b, const char *wt)
 
 static void clear_merge(struct bpair *p);
 
+/* Forget every pair of agent id; a live one above clear is announced
+ * clear first, with reason why. */
+static void
+drop_pairs(struct broker *b, const char *id, const char *why)
+{
+    size_t o = 0;
+    for (size_t k = 0; k < b->npairs; k++) {
+        struct bpair *p = &b->pairs[k];
+        if (strcmp(p->a, id) && strcmp(p->b, id)) {
+            b->pairs[o++] = *p;
+            continue;
+        }
+        if (p->live && p->level != ADVISORY_CLEAR) {
+            json_t *d = broker_pair_json(b, k, false);
+            json_object_set_new(
+                d, "from", json_string(advisory_level_name(p->level)));
+            json_object_set_new(d, "level", json_string("clear"));
+            json_object_set_new(d, "reason", json_string(why));
+            broker_emit(b, "advisory", NULL, d);
+        }
+        clear_merge(p);
+        free(p->a);
+        free(p->b);
+    }
+    if (o != b->npairs) {
+        b->npairs = o;
+        strmap_release(&b->pair_idx);
+        strmap_init(&b->pair_idx);
+        for (size_t k = 0; k < b->npairs; k++) {
+            char *key = xasprintf("%s\t%s", b->pairs[k].a, b->pairs[k].b);
+            strmap_put(&b->pair_idx, key, strlen(key), (uint32_t)k, NULL);
+            free(key);
+        }
+    }
+}
+
 /*
  * Agent i, known as `old` until now, was taken over under a new id: what
  * the daemon keys by id follows it. Its locks change holder (persisted),
@@ -747,35 +784,7 @@ rename_agent(struct broker *b, size_t i, const char *old)
         broker_persist_intent(b, in);
     }
 
-    size_t o = 0;
-    for (size_t k = 0; k < b->npairs; k++) {
-        struct bpair *p = &b->pairs[k];
-        if (strcmp(p->a, old) && strcmp(p->b, old)) {
-            b->pairs[o++] = *p;
-            continue;
-        }
-        if (p->live && p->level != ADVISORY_CLEAR) {
-            json_t *d = broker_pair_json(b, k, false);
-            json_object_set_new(
-                d, "from", json_string(advisory_level_name(p->level)));
-            json_object_set_new(d, "level", json_string("clear"));
-            json_object_set_new(d, "reason", json_string("agent renamed"));
-            broker_emit(b, "advisory", NULL, d);
-        }
-        clear_merge(p);
-        free(p->a);
-        free(p->b);
-    }
-    if (o != b->npairs) {
-        b->npairs = o;
-        strmap_release(&b->pair_idx);
-        strmap_init(&b->pair_idx);
-        for (size_t k = 0; k < b->npairs; k++) {
-            char *key = xasprintf("%s\t%s", b->pairs[k].a, b->pairs[k].b);
-            strmap_put(&b->pair_idx, key, strlen(key), (uint32_t)k, NULL);
-            free(key);
-        }
-    }
+    drop_pairs(b, old, "agent renamed");
 }
 
 int
@@ -941,6 +950,89 @@ broker_set_status(
     broker_rescore(b, i);
     if (s == BAGENT_EXITED && b->meta[i].shared && b->ag[i].worktree)
         broker_refresh_residual(b, b->ag[i].worktree);
+}
+
+/* Agent i leaves the agent table: the watches of its worktree pass to
+ * another agent there (else they are removed), and every index above i
+ * moves down by one. */
+static void
+remove_agent(struct broker *b, size_t i)
+{
+    broker_drop_engine(b); /* it borrows the working sets by index */
+    const char *wt = b->ag[i].worktree;
+    size_t heir = SIZE_MAX;
+    for (size_t j = 0; wt && j < b->nagents && heir == SIZE_MAX; j++)
+        if (j != i && b->ag[j].worktree && !strcmp(b->ag[j].worktree, wt))
+            heir = j;
+    for (size_t k = 0; k < b->nwatches; k++) {
+        struct bwatch *w = &b->watches[k];
+        if (!w->dir)
+            continue;
+        if (w->agent == i && heir == SIZE_MAX) {
+            inotify_rm_watch(b->inotify_fd, (int)k);
+            free(w->dir);
+            w->dir = NULL;
+            continue;
+        }
+        if (w->agent == i)
+            w->agent = (uint32_t)heir;
+        if (w->agent > i)
+            w->agent--;
+    }
+    for (size_t k = 0; k < b->npairs; k++) {
+        b->pairs[k].hold -= b->pairs[k].hold > i;
+        b->pairs[k].steer -= b->pairs[k].steer > i;
+    }
+    struct bagent *m = &b->meta[i];
+    agent_release(&b->ag[i]);
+    agent_release(&m->reports);
+    free(m->client);
+    for (size_t k = 0; k < m->nlanes; k++)
+        free(m->lanes[k]);
+    free(m->lanes);
+    memmove(&b->ag[i], &b->ag[i + 1], (b->nagents - i - 1) * sizeof(*b->ag));
+    memmove(
+        &b->meta[i], &b->meta[i + 1], (b->nagents - i - 1) * sizeof(*b->meta));
+    b->nagents--;
+}
+
+/*
+ * Registered agent i is gone: nothing was heard from it for
+ * agent_timeout_ms. What it held goes as when it exits (its locks and
+ * claims released, one event each; its reports forgotten, in a shared
+ * worktree its changes are the human's), its intents are dropped
+ * (`intent.dropped`), its pairs forgotten (a live advisory announced
+ * clear), and it leaves the daemon and the store with its inbox:
+ * `agent.gone`.
+ */
+static void
+forget_agent(struct broker *b, size_t i, const char *why)
+{
+    char *id = xstrdup(b->ag[i].id);
+    char *wt = b->meta[i].shared && b->ag[i].worktree
+                   ? xstrdup(b->ag[i].worktree)
+                   : NULL;
+    json_t *d = broker_agent_json(b, i, false);
+    json_object_set_new(d, "reason", json_string(why));
+    struct as_err e;
+    bool tx = db_begin(b->db, &e) == 0;
+    broker_release_agent_locks(b, i);
+    drop_reports(b, i);
+    conflicts_agent_remove(b->conflicts, id, broker_now());
+    broker_drop_intents_of(b, id);
+    drop_pairs(b, id, "agent gone");
+    broker_inbox_forget(b, id);
+    if (db_agent_drop(b->db, id, &e))
+        broker_log(b, "store: %s", e.msg);
+    remove_agent(b, (size_t)broker_find_agent(b, id));
+    broker_emit(b, "agent.gone", id, d);
+    if (tx && db_commit(b->db, &e))
+        broker_log(b, "store: %s", e.msg);
+    broker_log(b, "agent %s is gone (%s)", id, why);
+    if (wt)
+        broker_refresh_residual(b, wt);
+    free(wt);
+    free(id);
 }
 
 /* ---- persistence ---- */
@@ -1604,6 +1696,15 @@ on_tick(evutil_socket_t fd, short what, void *arg)
         if (m->registered && m->status == BAGENT_ACTIVE &&
             now - since > b->o.stale_ms)
             broker_set_status(b, i, BAGENT_STALE, "silent");
+    }
+    /* gone: by its last word, the daemon's downtime included (a live
+     * session's next call starts the daemon and registers it again) */
+    for (size_t i = 0; b->o.agent_timeout_ms > 0 && i < b->nagents;) {
+        const struct bagent *m = &b->meta[i];
+        if (m->registered && now - m->last_seen > b->o.agent_timeout_ms)
+            forget_agent(b, i, "silent");
+        else
+            i++;
     }
     broker_expire_intents(b, now);
     struct conflict_msgs cm;

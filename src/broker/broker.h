@@ -23,19 +23,21 @@
 #include "util/error.h"
 
 struct broker_options {
-    const char *repo_path;  /* any path inside the repository */
-    int tcp_port;           /* > 0: also listen on 127.0.0.1:port */
-    int64_t stale_ms;       /* silence after which an agent is stale */
-    int64_t rescan_ms;      /* periodic working-set rescan */
-    int64_t debounce_ms;    /* after a file change, before rescanning */
-    int64_t tick_ms;        /* advisory dwell and staleness checks */
-    unsigned threads;       /* graph parsing and scoring */
-    int64_t window_ms;      /* unresolved conflicts escalate after this */
-    int64_t idle_exit_ms;   /* exit after this long with no active agent,
-                               client or request (0: never) */
-    bool log_stderr;        /* log to stderr instead of the log file */
-    int ready_fd;           /* >= 0: write one byte when serving, close */
-    const char *const *set; /* "key=value" overrides of the risk model */
+    const char *repo_path;    /* any path inside the repository */
+    int tcp_port;             /* > 0: also listen on 127.0.0.1:port */
+    int64_t stale_ms;         /* silence after which an agent is stale */
+    int64_t rescan_ms;        /* periodic working-set rescan */
+    int64_t debounce_ms;      /* after a file change, before rescanning */
+    int64_t tick_ms;          /* advisory dwell and staleness checks */
+    unsigned threads;         /* graph parsing and scoring */
+    int64_t window_ms;        /* unresolved conflicts escalate after this */
+    int64_t idle_exit_ms;     /* exit after this long with no active agent,
+                                 client or request (0: never) */
+    int64_t agent_timeout_ms; /* a registered agent silent this long is
+                                 forgotten (0: never) */
+    bool log_stderr;          /* log to stderr instead of the log file */
+    int ready_fd;             /* >= 0: write one byte when serving, close */
+    const char *const *set;   /* "key=value" overrides of the risk model */
     size_t nset;
 };
 

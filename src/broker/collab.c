@@ -116,6 +116,32 @@ broker_expire_intents(struct broker *b, int64_t now)
     }
 }
 
+void
+broker_drop_intents_of(struct broker *b, const char *agent)
+{
+    size_t o = 0;
+    bool changed = false;
+    for (size_t k = 0; k < b->nintents; k++) {
+        struct bintent *in = &b->intents[k];
+        if (strcmp(in->agent, agent)) {
+            b->intents[o++] = *in;
+            continue;
+        }
+        broker_forget_intent(b, in->id);
+        broker_emit(b, "intent.dropped", in->agent, broker_intent_json(in));
+        struct conflict_msgs cm;
+        conflict_msgs_init(&cm);
+        conflicts_intent_drop(b->conflicts, in->id, broker_now(), &cm);
+        broker_conflict_msgs(b, &cm);
+        conflict_msgs_release(&cm);
+        intent_release(in);
+        changed = true;
+    }
+    b->nintents = o;
+    if (changed)
+        broker_sync_intents(b);
+}
+
 struct binbox *
 broker_inbox(struct broker *b, const char *owner)
 {
@@ -188,6 +214,20 @@ deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
         m->at, false };
     if (db_message_put(b->db, &dm, &e))
         broker_log(b, "store: %s", e.msg);
+}
+
+void
+broker_inbox_forget(struct broker *b, const char *owner)
+{
+    uint32_t at;
+    if (!strmap_get(&b->inbox_idx, owner, strlen(owner), &at))
+        return;
+    struct binbox *x = &b->inboxes[at];
+    for (size_t k = 0; k < x->n; k++)
+        message_release(&x->v[k]);
+    free(x->v);
+    x->v = NULL;
+    x->n = x->a = 0;
 }
 
 void

@@ -280,6 +280,8 @@ void broker_expire_intents(struct broker *b, int64_t now);
 json_t *broker_intent_json(const struct bintent *in);
 void broker_persist_intent(struct broker *b, const struct bintent *in);
 void broker_forget_intent(struct broker *b, uint64_t id);
+/* Drop every intent of agent (stored, `intent.dropped`, the detector told). */
+void broker_drop_intents_of(struct broker *b, const char *agent);
 /* Deliver to an id, a label, "all" (every active agent but the sender) or
  * "supervisor"; returns how many inboxes got it. */
 size_t broker_send(struct broker *b, const char *from, const char *to,
@@ -288,6 +290,8 @@ struct binbox *broker_inbox(struct broker *b, const char *owner);
 /* Every message in inbox `from`, read or not, moves to inbox `to` (in id
  * order with what it holds, within BROKER_INBOX_MAX), stored moved. */
 void broker_inbox_move(struct broker *b, const char *from, const char *to);
+/* Empty inbox `owner` in memory (the store's copy is the caller's). */
+void broker_inbox_forget(struct broker *b, const char *owner);
 json_t *broker_message_json(const struct bmessage *m);
 void broker_collab_release(struct broker *b);
 

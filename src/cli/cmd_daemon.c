@@ -69,12 +69,14 @@ static const char serve_usage[] =
     "                      [--rescan-ms MS] [--debounce-ms MS] [--tick-ms MS]\n"
     "                      [--threads N] [--window-ms MS] [--set "
     "KEY=VALUE]...\n"
-    "                      [--idle-exit-ms MS] [--log-stderr]\n"
+    "                      [--idle-exit-ms MS] [--agent-timeout-ms MS]\n"
+    "                      [--log-stderr]\n"
     "\n"
     "Run the repository's daemon in the foreground until SIGTERM,\n"
     "'airspace stop', its repository is gone, or --idle-exit-ms (default\n"
     "1800000, 0: never) pass with no active agent and no client.\n"
-    "Commands that need it start it on demand.\n"
+    "Commands that need it start it on demand. A registered agent silent\n"
+    "for --agent-timeout-ms (default 3600000, 0: never) is forgotten.\n"
     "The config files' [daemon] and [risk] settings (docs/config.md) apply\n"
     "under these options.\n";
 
@@ -109,6 +111,7 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
         [CONFIG_TICK_MS] = &o->tick_ms,
         [CONFIG_WINDOW_MS] = &o->window_ms,
         [CONFIG_IDLE_EXIT_MS] = &o->idle_exit_ms,
+        [CONFIG_AGENT_TIMEOUT_MS] = &o->agent_timeout_ms,
     };
     struct repo *repo = NULL;
     struct config c;
@@ -163,6 +166,7 @@ cmd_serve(int argc, char **argv)
         { "set", required_argument, NULL, 'S' },
         { "window-ms", required_argument, NULL, 'w' },
         { "idle-exit-ms", required_argument, NULL, 'i' },
+        { "agent-timeout-ms", required_argument, NULL, 'g' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -226,6 +230,11 @@ cmd_serve(int argc, char **argv)
             if (!parse_ms(optarg, 0, &o.idle_exit_ms))
                 return dcli_usage("serve", "--idle-exit-ms takes ms >= 0");
             given[CONFIG_IDLE_EXIT_MS] = true;
+            break;
+        case 'g':
+            if (!parse_ms(optarg, 0, &o.agent_timeout_ms))
+                return dcli_usage("serve", "--agent-timeout-ms takes ms >= 0");
+            given[CONFIG_AGENT_TIMEOUT_MS] = true;
             break;
         case 'S':
             if (nset == sizeof(sets) / sizeof(sets[0]))

@@ -26,6 +26,7 @@ static const struct {
     [CONFIG_TICK_MS] = { "tick-ms", 10 },
     [CONFIG_WINDOW_MS] = { "window-ms", 1 },
     [CONFIG_IDLE_EXIT_MS] = { "idle-exit-ms", 0 },
+    [CONFIG_AGENT_TIMEOUT_MS] = { "agent-timeout-ms", 0 },
 };
 
 void

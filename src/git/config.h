@@ -21,7 +21,8 @@
  * '-' read as '_': `[risk "weight"] merge` is weight.merge, `[risk]
  * dwell-ms` is dwell_ms, `[risk "recency"] half-life-ms` is
  * recency.half_life_ms. `daemon.<timer>` sets serve's --<timer> (stale-ms,
- * rescan-ms, debounce-ms, tick-ms, window-ms, idle-exit-ms).
+ * rescan-ms, debounce-ms, tick-ms, window-ms, idle-exit-ms,
+ * agent-timeout-ms).
  * `airspace.integration` names the integration branch.
  *
  * No clock, no environment except config_user_path(). A struct config owns
@@ -51,6 +52,7 @@ enum config_timer {
     CONFIG_TICK_MS,
     CONFIG_WINDOW_MS,
     CONFIG_IDLE_EXIT_MS,
+    CONFIG_AGENT_TIMEOUT_MS,
     CONFIG_NTIMERS
 };
 

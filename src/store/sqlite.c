@@ -64,6 +64,7 @@ _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,
 
 enum stmt_id {
     S_AGENT_PUT,
+    S_AGENT_DROP,
     S_LOCK_PUT,
     S_LOCK_DEL,
     S_COUNTER_PUT,
@@ -73,6 +74,7 @@ enum stmt_id {
     S_MSG_READ,
     S_MSG_DROP,
     S_MSG_MOVE,
+    S_MSG_DROP_ALL,
     S_LEDGER_PUT,
     S_REPORT_PUT,
     S_REPORT_DROP,
@@ -83,6 +85,7 @@ enum stmt_id {
 static const char *const stmt_sql[S_COUNT] = {
     [S_AGENT_PUT] = "INSERT OR REPLACE INTO agents VALUES "
                     "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    [S_AGENT_DROP] = "DELETE FROM agents WHERE id = ?1",
     [S_LOCK_PUT] = "INSERT OR REPLACE INTO locks VALUES "
                    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [S_LOCK_DEL] = "DELETE FROM locks WHERE token = ?1",
@@ -95,6 +98,7 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_MSG_READ] = "UPDATE messages SET read = 1 WHERE owner = ?1 AND id = ?2",
     [S_MSG_DROP] = "DELETE FROM messages WHERE owner = ?1 AND id = ?2",
     [S_MSG_MOVE] = "UPDATE OR REPLACE messages SET owner = ?2 WHERE owner = ?1",
+    [S_MSG_DROP_ALL] = "DELETE FROM messages WHERE owner = ?1",
     [S_LEDGER_PUT] =
         "INSERT OR REPLACE INTO ledger VALUES (?1, ?2, ?3, ?4, ?5)",
     [S_REPORT_PUT] = "INSERT OR REPLACE INTO reports VALUES "
@@ -361,6 +365,23 @@ db_agent_put(struct db *d, const struct db_agent *a, struct as_err *e)
     sqlite3_bind_int64(s, 11, a->registered_at);
     sqlite3_bind_int64(s, 12, a->last_seen);
     return run(d, s, e, "cannot store an agent");
+}
+
+int
+db_agent_drop(struct db *d, const char *id, struct as_err *e)
+{
+    int rc = db_begin(d, e);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st[] = { d->st[S_AGENT_DROP], d->st[S_REPORT_DROP],
+        d->st[S_MSG_DROP_ALL] };
+    for (size_t k = 0; k < sizeof(st) / sizeof(st[0]) && !rc; k++) {
+        bind_text(st[k], 1, id);
+        rc = run(d, st[k], e, "cannot forget an agent");
+    }
+    /* deletions only: what ran before an error may stay */
+    int crc = db_commit(d, rc ? NULL : e);
+    return rc ? rc : crc;
 }
 
 int

@@ -65,6 +65,9 @@ struct db_agent {
 };
 
 int db_agent_put(struct db *d, const struct db_agent *a, struct as_err *e);
+/* Forget agent id: its row, its reports and its inbox's messages, in one
+ * transaction (or the caller's). An unknown id is no error. */
+int db_agent_drop(struct db *d, const char *id, struct as_err *e);
 typedef void db_agent_fn(void *ctx, const struct db_agent *a);
 int db_agents_load(struct db *d, db_agent_fn *fn, void *ctx, struct as_err *e);
 

@@ -154,7 +154,7 @@ test_mapping_forms(void)
                      "[risk.weight]\n\tmerge = 0.2\n"
                      "[RISK]\n\tSymbols\n\tMargin = 3\n\tmargin = 4\n"
                      "[daemon]\n\tstale-ms = 250\n\ttick-ms = 10\n"
-                     "\tidle-exit-ms = 0\n"
+                     "\tidle-exit-ms = 0\n\tagent-timeout-ms = 90000\n"
                      "[airspace]\n\tintegration = trunk\n");
     CHECK_INT(config_read_file(&c, path, &e), 0);
     risk_config_default(&got);
@@ -167,6 +167,7 @@ test_mapping_forms(void)
     CHECK_INT(c.timer[CONFIG_TICK_MS], 10);
     CHECK_INT(c.timer[CONFIG_RESCAN_MS], -1);
     CHECK_INT(c.timer[CONFIG_IDLE_EXIT_MS], 0); /* 0: never */
+    CHECK_INT(c.timer[CONFIG_AGENT_TIMEOUT_MS], 90000);
     CHECK_STR(c.integration, "trunk");
     config_release(&c);
 

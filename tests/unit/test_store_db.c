@@ -1,9 +1,10 @@
 /*
  * test_store_db.c - the SQLite store: round trips, the fencing counter
- * across reopen, ledger batching (not on disk before a flush, visible
- * after; queries flush first), retention, reported edits (round trip
- * with their lines and insertions, move, drop, a bad row skipped), schema
- * versions and the migrations from schemas 1 and 2.
+ * across reopen, an agent forgotten (its row, reports and inbox), ledger
+ * batching (not on disk before a flush, visible after; queries flush
+ * first), retention, reported edits (round trip with their lines and
+ * insertions, move, drop, a bad row skipped), schema versions and the
+ * migrations from schemas 1 and 2.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -141,6 +142,24 @@ test_round_trips(void)
     CHECK_INT(db_lock_put(d, &l, 9 + DB_TOKEN_BLOCK, &e), 0);
     CHECK_INT(db_locks_load(d, on_lock, &s, &next, &e), 0);
     CHECK_INT(next, 9 + 2 * DB_TOKEN_BLOCK);
+    /* an agent forgotten: its row, its reports and its inbox go; another
+     * agent's stay, and an unknown id is no error */
+    struct db_agent b = { "bob", "agent", "codex", NULL, NULL, NULL, "[]",
+        "exited", false, false, 3, 4 };
+    CHECK_INT(db_agent_put(d, &b, &e), 0);
+    struct range_set none = RANGE_SET_INIT;
+    struct db_report r = { "bob", "b.c", WS_ADDED, true, &none, 7, 1.0 };
+    CHECK_INT(db_report_put(d, &r, &e), 0);
+    struct db_message m2 = { 4, "alice", "bob", "bob", "info", "yo", 6, false };
+    CHECK_INT(db_message_put(d, &m2, &e), 0);
+    CHECK_INT(db_agent_drop(d, "bob", &e), 0);
+    CHECK_INT(db_agent_drop(d, "nobody", &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_agents_load(d, on_agent, &s, &e), 0);
+    CHECK_INT(s.n, 1);
+    CHECK_STR(s.what, "alice claude-code active 1");
+    CHECK_INT(count_on_disk(p, "reports"), 0);
+    CHECK_INT(count_on_disk(p, "messages"), 1); /* bob's message to alice */
     db_close(d);
     free(p);
 }
