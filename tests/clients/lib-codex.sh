@@ -19,6 +19,9 @@
 #   codex_told NAME            every text the model was given after its
 #                              first request: tool outputs and the
 #                              developer messages hooks added (one string)
+#   codex_followed NAME SCRIPT true when the session asked for every step
+#                              of SCRIPT, no more, and the model server
+#                              understood every request
 #   codex_failed_hooks NAME    the "hook: EVENT Failed" lines of its output
 #
 # Files: $CODEX_DIR/NAME.log (the model server's request log), .out and
@@ -149,6 +152,12 @@ codex_told() {
             (.output | if type == "string" then . elif type == "array" then (map(.text? // "") | join("\n"))
              else tostring end)
         else empty end' "$CODEX_DIR/$1.log"
+}
+
+codex_followed() {
+    [ "$(jq -s '[.[] | select(.step != null)] | length' "$CODEX_DIR/$1.log")" = \
+        "$(jq '.steps | length' "$2")" ] &&
+        [ "$(jq -s '[.[] | select(.dialect == null)] | length' "$CODEX_DIR/$1.log")" = 0 ]
 }
 
 codex_failed_hooks() {

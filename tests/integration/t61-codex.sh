@@ -121,7 +121,11 @@ EOF
 )
 E0=$(last_event)
 codex_run s1 "$ALICE" "$S1" -c model_auto_compact_token_limit=20000 -- "change lib/held.txt"
-check "S1: codex ran (exit 0)" [ "$(cat "$CODEX_DIR/s1.rc")" = 0 ]
+ran() { # ran NAME SCRIPT: the session exited 0 having followed its script
+    check "$1: codex exited 0 and followed its script" sh -c '[ "$(cat "$1")" = 0 ]' _ "$CODEX_DIR/$1.rc"
+    check "$1: ... to the end" codex_followed "$1" "$2"
+}
+ran s1 "$S1"
 for k in 0 1 2 3; do
     what=$(codex_calls s1 | jq -r ".[$k] | .name + \": \" + (.input | tostring | gsub(\"\\\\s+\"; \" \") | .[0:48])" | tr -d '\\')
     check "S1/S6: call $k ($what) denied, the model told bob holds it" \
@@ -142,6 +146,7 @@ EOF
 )
 E1=$(last_event)
 codex_run s2 "$ALICE" "$S2" -s read-only -- "add two files"
+ran s2 "$S2"
 check "S2: the read-only sandbox refused the patch" [ ! -e "$ALICE/lib/ro1.txt" ]
 check "S2: ... and the shell write" [ ! -e "$ALICE/lib/ro2.txt" ]
 check "S2: the PreToolUse hook ran for both" [ "$(grep -c '^hook: PreToolUse$' "$CODEX_DIR/s2.err")" -ge 2 ]
@@ -164,6 +169,7 @@ E2=$(last_event)
 codex_run s4 "$ALICE" "$S4" -c 'mcp_servers.airspace.tools.lock.approval_mode="approve"' \
     -c 'mcp_servers.airspace.tools.commit.approval_mode="approve"' \
     -c 'mcp_servers.airspace.tools.land.approval_mode="approve"' -- "add lib/s4.txt, commit and land it"
+ran s4 "$S4"
 check "S4: the MCP lock was granted" sh -c 'printf "%s" "$1" | grep -q granted' _ "$(call_output s4 1)"
 check "S4: the session's own edit of the file it locked is allowed" [ -f "$ALICE/lib/s4.txt" ]
 check "S4: the MCP commit committed it on alice's branch" git -C "$ALICE" cat-file -e HEAD:lib/s4.txt
@@ -222,6 +228,8 @@ done
 codex_run s3b "$BOB" "$B" -- "change v14"
 touch "$FLAG"
 codex_wait s3a
+ran s3a "$A"
+ran s3b "$B"
 A_AGENTS=$(acting_agents "$E3" "$ALICE")
 B_AGENTS=$(acting_agents "$E3" "$BOB")
 check "S3: alice's patch was applied" grep -q '^v10 = 100$' "$ALICE/src/app.py"
