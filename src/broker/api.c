@@ -377,16 +377,19 @@ h_status(struct api_ctx *c)
         resolution +=
             b->pairs[k].live && b->pairs[k].level == ADVISORY_RESOLUTION;
     }
+    json_t *esc = broker_escalations_json(b, NULL);
     api_reply_json(c->req, 200,
         json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s, s:{s:I, s:I}, "
-                  "s:{s:I, s:I}, s:I}",
+                  "s:{s:I, s:I}, s:I, s:I}",
             "version", "1", "pid", (json_int_t)getpid(), "startedAt",
             (json_int_t)b->started_at, "repository", b->paths.common_dir,
             "integration", b->integration, "socket", b->paths.socket, "agents",
             "total", (json_int_t)b->nagents, "active", (json_int_t)active,
             "advisories", "traffic", (json_int_t)traffic, "resolution",
-            (json_int_t)resolution, "lastEventId",
+            (json_int_t)resolution, "escalations",
+            (json_int_t)json_array_size(esc), "lastEventId",
             (json_int_t)(b->next_event_id - 1)));
+    json_decref(esc);
 }
 
 static void
@@ -404,8 +407,12 @@ static void
 h_agent(struct api_ctx *c)
 {
     ssize_t i = api_agent_arg(c, 2);
-    if (i >= 0)
-        api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, true));
+    if (i < 0)
+        return;
+    json_t *o = broker_agent_json(c->b, (size_t)i, true);
+    json_object_set_new(
+        o, "escalations", broker_escalations_json(c->b, c->b->ag[i].id));
+    api_reply_json(c->req, 200, o);
 }
 
 static void
@@ -733,7 +740,9 @@ h_advisories(struct api_ctx *c)
             continue;
         json_array_append_new(v, broker_pair_json(c->b, k, true));
     }
-    api_reply_json(c->req, 200, json_pack("{s:o}", "advisories", v));
+    api_reply_json(c->req, 200,
+        json_pack("{s:o, s:o}", "advisories", v, "escalations",
+            broker_escalations_json(c->b, agent)));
 }
 
 static void

@@ -356,6 +356,16 @@ h_inbox(struct api_ctx *c)
     api_reply_json(c->req, 200, json_pack("{s:o}", "messages", v));
 }
 
+/* GET /v1/escalations[?agent=ID]: what waits for a human. */
+static void
+h_escalations(struct api_ctx *c)
+{
+    const char *agent = evhttp_find_header(&c->query, "agent");
+    api_reply_json(c->req, 200,
+        json_pack(
+            "{s:o}", "escalations", broker_escalations_json(c->b, agent)));
+}
+
 /* GET /v1/conflicts: the detector's current conflicts. */
 static void
 h_conflicts(struct api_ctx *c)
@@ -681,6 +691,7 @@ const struct api_route api_collab_routes[] = {
     { EVHTTP_REQ_POST, "v1/messages", h_message },
     { EVHTTP_REQ_GET, "v1/agents/*/inbox", h_inbox },
     { EVHTTP_REQ_GET, "v1/conflicts", h_conflicts },
+    { EVHTTP_REQ_GET, "v1/escalations", h_escalations },
 };
 const size_t api_collab_nroutes =
     sizeof(api_collab_routes) / sizeof(api_collab_routes[0]);

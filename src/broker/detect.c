@@ -1,7 +1,7 @@
 /*
  * detect.c - the daemon's side of the conflict detector (core/conflicts.h):
  * feeding it agents, intents, working sets, merge results and ownership,
- * and delivering what it says.
+ * delivering what it says, and the escalations waiting for a human.
  */
 #include "broker/internal.h"
 
@@ -127,4 +127,75 @@ broker_conflicts_intent(
     free(files);
     if (regions)
         json_decref(regions);
+}
+
+/* Whether escalation party p (an agent id, or an owner: a label) names
+ * agent id (whose label is label, or NULL). */
+static bool
+names_agent(const char *p, const char *id, const char *label)
+{
+    return p && (!strcmp(p, id) || (label && !strcmp(p, label)));
+}
+
+/* One escalation: its kind, the agents it involves, when and the text. */
+static json_t *
+escalation_json(
+    const char *kind, const char *a, const char *b, int64_t at, char *text)
+{
+    json_t *o = json_pack("{s:s, s:[s], s:I, s:s}", "kind", kind, "agents", a,
+        "since", (json_int_t)at, "text", text);
+    if (b && *b)
+        json_array_append_new(json_object_get(o, "agents"), json_string(b));
+    free(text);
+    return o;
+}
+
+json_t *
+broker_escalations_json(struct broker *b, const char *agent)
+{
+    const char *label = NULL;
+    ssize_t ai = agent ? broker_find_agent(b, agent) : -1;
+    if (ai >= 0)
+        label = b->ag[ai].label;
+    json_t *v = json_array();
+    struct conflict_list l;
+    conflict_list_init(&l);
+    conflicts_list(b->conflicts, broker_now(), &l);
+    for (size_t k = 0; k < l.n; k++) {
+        const struct conflict_view *x = &l.v[k];
+        if (!x->escalated || (agent && !names_agent(x->a, agent, label) &&
+                                 !names_agent(x->b, agent, label)))
+            continue;
+        char *text =
+            x->shape == CONFLICT_OWNERSHIP
+                ? xasprintf("ownership: '%s' modified %s, which belongs to "
+                            "'%s'",
+                      x->a, x->file, x->b)
+                : xasprintf("%s conflict between '%s' and '%s' on %s",
+                      conflict_shape_name(x->shape), x->a, x->b, x->file);
+        json_t *o = escalation_json("conflict", x->a, x->b, x->since, text);
+        json_object_set_new(
+            o, "shape", json_string(conflict_shape_name(x->shape)));
+        json_object_set_new(o, "file", json_string(x->file));
+        json_array_append_new(v, o);
+    }
+    conflict_list_release(&l);
+    /* what agents asked the supervisor and nobody has read yet (its
+     * conflict notices are the conflicts above, while they hold) */
+    uint32_t at;
+    if (strmap_get(&b->inbox_idx, CONFLICTS_DEFAULT_SUPERVISOR,
+            strlen(CONFLICTS_DEFAULT_SUPERVISOR), &at)) {
+        const struct binbox *x = &b->inboxes[at];
+        for (size_t k = 0; k < x->n; k++) {
+            const struct bmessage *m = &x->v[k];
+            if (m->read || !strcmp(m->from, CONFLICTS_DEFAULT_SUPERVISOR) ||
+                (agent && strcmp(m->from, agent)))
+                continue;
+            json_t *o = escalation_json("message", m->from, NULL, m->at,
+                xasprintf("%s from '%s': %s", m->type, m->from, m->body));
+            json_object_set_new(o, "message", broker_message_json(m));
+            json_array_append_new(v, o);
+        }
+    }
+    return v;
 }

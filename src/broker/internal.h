@@ -269,6 +269,12 @@ void broker_conflicts_modified(struct broker *b, size_t i);
  * and its working set (at registration, and when it is active again after
  * the detector forgot it). */
 void broker_conflicts_agent(struct broker *b, size_t i);
+/* The escalations waiting for a human: every conflict escalated to the
+ * supervisor that still holds (by shape, pair and file), then every unread
+ * message an agent sent the supervisor (oldest first); with agent not
+ * NULL, those involving it. A new array of escalation objects
+ * (docs/protocol.md). */
+json_t *broker_escalations_json(struct broker *b, const char *agent);
 /* An intent as the detector takes it (regions parsed from its JSON). */
 void broker_conflicts_intent(
     struct broker *b, const struct bintent *in, struct conflict_msgs *out);

@@ -306,7 +306,8 @@ cmd_status(int argc, char **argv)
     struct copts o = { 0 };
     int rc = client_opts(argc, argv, &o,
         "usage: airspace status [--repo DIR] [--json] [--no-start]\n\n"
-        "One screen: the daemon, agents, advisories, conflicts and locks.\n");
+        "One screen: the daemon, agents, advisories, conflicts, escalations\n"
+        "waiting for a human, and locks.\n");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
@@ -318,12 +319,17 @@ cmd_status(int argc, char **argv)
         !(rc = dcli_call(&cl, "status", "GET", "/v1/advisories", NULL, &adv)) &&
         !(rc = dcli_call(&cl, "status", "GET", "/v1/locks", NULL, &lk)) &&
         !(rc = dcli_call(&cl, "status", "GET", "/v1/conflicts", NULL, &cf))) {
+        /* the advisories' reply carries the escalations */
+        json_t *esc = json_object_get(adv, "escalations");
+        if (!json_is_array(esc))
+            esc = NULL;
         if (o.json) {
-            json_t *all = json_pack("{s:O, s:O, s:O, s:O, s:O}", "daemon", st,
-                "agents", json_object_get(ag, "agents"), "advisories",
+            json_t *all = json_pack("{s:O, s:O, s:O, s:O, s:O, s:o}", "daemon",
+                st, "agents", json_object_get(ag, "agents"), "advisories",
                 json_object_get(adv, "advisories"), "locks",
                 json_object_get(lk, "locks"), "conflicts",
-                json_object_get(cf, "conflicts"));
+                json_object_get(cf, "conflicts"), "escalations",
+                esc ? json_incref(esc) : json_array());
             dcli_print_json(all);
             json_decref(all);
         } else {
@@ -366,6 +372,12 @@ cmd_status(int argc, char **argv)
                         ? "  (escalated)"
                         : "");
             }
+            if (json_array_size(esc))
+                printf("\n%zu escalation%s wait%s for a human (read them with "
+                       "'airspace inbox --agent supervisor'):\n",
+                    json_array_size(esc), json_array_size(esc) == 1 ? "" : "s",
+                    json_array_size(esc) == 1 ? "s" : "");
+            json_array_foreach(esc, i, a) printf("  %s\n", dcli_str(a, "text"));
             list = json_object_get(lk, "locks");
             if (json_array_size(list))
                 printf("\n%-40s %-20s %-6s %s\n", "LOCK", "HOLDER", "KIND",
