@@ -176,7 +176,7 @@ handle_message(struct mcp_server *s, json_t *msg)
         return error_reply(id, MCP_INVALID_REQUEST,
             "the session is not initialized: send 'initialize' first", NULL);
     if (!strcmp(method, "tools/list")) {
-        json_t *res = json_pack("{s:o}", "tools", mcp_tools_list());
+        json_t *res = json_pack("{s:o}", "tools", mcp_tools_list(s->version));
         json_t *r = result_reply(id, res);
         json_decref(res);
         return r;

@@ -984,18 +984,142 @@ t_land(struct mcp_session *s, json_t *args)
     "\"reason\":{\"type\":\"string\",\"maxLength\":512,"                       \
     "\"description\":\"why, shown to whoever is refused\"}"
 
+/* Output schemas: what structuredContent holds. The daemon's objects are
+ * described by the members the tools and their readers rely on; members
+ * added later are allowed. */
+#define STR "{\"type\":\"string\"}"
+#define INT "{\"type\":\"integer\"}"
+#define NUM "{\"type\":\"number\"}"
+#define BOOL "{\"type\":\"boolean\"}"
+#define STR_OR_NULL "{\"type\":[\"string\",\"null\"]}"
+#define STRS "{\"type\":\"array\",\"items\":" STR "}"
+#define ARRAY(items) "{\"type\":\"array\",\"items\":" items "}"
+#define OBJECT(props, required)                                                \
+    "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" required  \
+    "]}"
+
+#define OUT_FILE                                                               \
+    OBJECT("\"path\":" STR ",\"status\":" STR ",\"newPath\":" STR, "\"path\"")
+#define OUT_FILES ARRAY(OUT_FILE)
+#define OUT_LOCK                                                               \
+    OBJECT("\"token\":" INT ",\"pattern\":" STR ",\"holder\":" STR             \
+           ",\"mode\":{\"enum\":[\"exclusive\",\"shared\"]},"                  \
+           "\"kind\":{\"enum\":[\"lock\",\"claim\"]},\"expiresInMs\":" INT     \
+           ",\"reason\":" STR ",\"contestedBy\":" STR,                         \
+        "\"token\",\"pattern\",\"holder\",\"mode\",\"kind\"")
+#define OUT_AGENT                                                              \
+    OBJECT("\"id\":" STR ",\"kind\":{\"enum\":[\"agent\",\"human\"]},"         \
+           "\"status\":" STR ",\"client\":" STR ",\"branch\":" STR             \
+           ",\"worktree\":" STR ",\"files\":" OUT_FILES,                       \
+        "\"id\",\"kind\",\"status\"")
+#define OUT_PAIR                                                               \
+    OBJECT("\"a\":" STR ",\"b\":" STR                                          \
+           ",\"level\":{\"enum\":[\"clear\",\"traffic\",\"resolution\"]},"     \
+           "\"risk\":" NUM ",\"hold\":" STR ",\"steer\":" STR,                 \
+        "\"a\",\"b\",\"level\",\"risk\"")
+#define OUT_INTENT                                                             \
+    OBJECT("\"id\":" INT ",\"agent\":" STR ",\"files\":" STRS                  \
+           ",\"summary\":" STR ",\"createdAt\":" INT ",\"expiresAt\":" INT,    \
+        "\"id\",\"agent\",\"files\"")
+#define OUT_MESSAGE                                                            \
+    OBJECT("\"id\":" INT ",\"from\":" STR ",\"to\":" STR ",\"type\":" STR      \
+           ",\"body\":" STR ",\"at\":" INT,                                    \
+        "\"id\",\"from\",\"to\",\"type\",\"body\"")
+#define OUT_CHANGE                                                             \
+    OBJECT("\"path\":" STR ",\"status\":{\"enum\":[\"added\",\"modified\","    \
+           "\"deleted\",\"mode\",\"typechange\"]}",                            \
+        "\"path\",\"status\"")
+#define OUT_NEAR_AGENT                                                         \
+    OBJECT("\"agent\":" STR ",\"file\":" OUT_FILE, "\"agent\",\"file\"")
+#define OUT_CONFLICT                                                           \
+    OBJECT("\"shape\":" STR ",\"with\":" STR ",\"file\":" STR                  \
+           ",\"text\":" STR,                                                   \
+        "\"shape\",\"with\",\"file\",\"text\"")
+#define OUT_SIMILAR                                                            \
+    OBJECT("\"agent\":" STR ",\"summary\":" STR ",\"intent\":" INT             \
+           ",\"score\":" NUM,                                                  \
+        "\"agent\",\"summary\",\"intent\",\"score\"")
+#define OUT_PATTERN_RESULT                                                     \
+    OBJECT("\"pattern\":" STR ",\"status\":" INT                               \
+           ",\"reply\":{\"type\":[\"object\",\"null\"]}",                      \
+        "\"pattern\",\"status\",\"reply\"")
+
+#define OUT_AGENTS ARRAY(OUT_AGENT)
+#define OUT_PAIRS ARRAY(OUT_PAIR)
+#define OUT_LOCKS ARRAY(OUT_LOCK)
+#define OUT_INTENTS ARRAY(OUT_INTENT)
+#define OUT_NEAR_AGENTS ARRAY(OUT_NEAR_AGENT)
+#define OUT_CONFLICTS ARRAY(OUT_CONFLICT)
+#define OUT_CHANGES ARRAY(OUT_CHANGE)
+#define OUT_MESSAGES ARRAY(OUT_MESSAGE)
+#define OUT_PATTERN_RESULTS ARRAY(OUT_PATTERN_RESULT)
+
+#define OUT_STATUS                                                             \
+    OBJECT("\"agent\":" STR ",\"status\":{\"type\":\"object\"}"                \
+           ",\"agents\":" OUT_AGENTS ",\"advisories\":" OUT_PAIRS              \
+           ",\"locks\":" OUT_LOCKS ",\"intents\":" OUT_INTENTS,                \
+        "\"agent\",\"status\",\"agents\",\"advisories\",\"locks\"")
+#define OUT_NEAR                                                               \
+    OBJECT("\"path\":" STR ",\"agents\":" OUT_NEAR_AGENTS                      \
+           ",\"locks\":" OUT_LOCKS ",\"advisories\":" OUT_PAIRS                \
+           ",\"intents\":" OUT_INTENTS,                                        \
+        "\"path\",\"agents\",\"locks\",\"advisories\",\"intents\"")
+#define OUT_INTENT_DECLARED                                                    \
+    OBJECT("\"id\":" INT ",\"agent\":" STR ",\"files\":" STRS                  \
+           ",\"summary\":" STR ",\"expiresAt\":" INT                           \
+           ",\"conflicts\":" OUT_CONFLICTS ",\"similar\":" OUT_SIMILAR,        \
+        "\"id\",\"agent\",\"files\",\"conflicts\"")
+/* lock, claim, contest, release: one result per pattern. */
+#define OUT_EACH_PATTERN                                                       \
+    OBJECT("\"results\":" OUT_PATTERN_RESULTS, "\"results\"")
+#define OUT_ADVISORIES                                                         \
+    OBJECT("\"agent\":" STR ",\"advisories\":" OUT_PAIRS,                      \
+        "\"agent\",\"advisories\"")
+#define OUT_SENT OBJECT("\"delivered\":" INT, "\"delivered\"")
+#define OUT_INBOX OBJECT("\"messages\":" OUT_MESSAGES, "\"messages\"")
+/* the --json documents of airspace commit and airspace land */
+#define OUT_COMMIT                                                             \
+    OBJECT("\"commit\":{\"type\":\"string\",\"pattern\":"                      \
+           "\"^[0-9a-f]{40}([0-9a-f]{24})?$\"},\"branch\":" STR_OR_NULL        \
+           ",\"parent\":" STR_OR_NULL ",\"files\":" OUT_CHANGES                \
+           ",\"retries\":" INT ",\"index_updated\":" BOOL                      \
+           ",\"index_note\":" STR ",\"agent\":" STR_OR_NULL                    \
+           ",\"subject\":" STR,                                                \
+        "\"commit\",\"branch\",\"parent\",\"files\",\"retries\","              \
+        "\"index_updated\",\"agent\",\"subject\"")
+#define OUT_LAND                                                               \
+    OBJECT(                                                                    \
+        "\"landed\":" BOOL ",\"dry_run\":" BOOL ",\"target\":" STR             \
+        ",\"from\":" STR ",\"agent\":" STR_OR_NULL ",\"commit\":" STR_OR_NULL  \
+        ",\"parent\":" STR ",\"fast_forward\":" BOOL ",\"up_to_date\":" BOOL   \
+        ",\"files\":" STRS ",\"changed\":" OUT_CHANGES ",\"conflicts\":" STRS  \
+        ",\"out_of_scope\":" STRS ",\"worktree\":" STR                         \
+        ",\"worktree_updated\":" BOOL ",\"retries\":" INT,                     \
+        "\"landed\",\"dry_run\",\"target\",\"from\",\"agent\",\"commit\","     \
+        "\"parent\",\"fast_forward\",\"up_to_date\",\"files\",\"changed\","    \
+        "\"conflicts\",\"out_of_scope\",\"worktree_updated\",\"retries\"")
+
+/* Annotations (hints for the client; every tool also sends a heartbeat and
+ * may register the session's agent, which they do not count). */
+enum {
+    T_READ_ONLY = 1 << 0,   /* changes nothing */
+    T_DESTRUCTIVE = 1 << 1, /* may change or remove what exists */
+    T_IDEMPOTENT = 1 << 2,  /* the same call again changes nothing more */
+};
+
 static const struct tool {
-    const char *name, *description, *schema;
+    const char *name, *title, *description, *schema, *output;
+    unsigned hints;
     tool_fn *run;
 } tools[] = {
-    { "status",
+    { "status", "Crew status",
         "Crew update: every agent flying in this repository (with the files "
         "it changed), the live traffic and resolution advisories, locks and "
         "declared intents.",
         "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
         "false}",
-        t_status },
-    { "near",
+        OUT_STATUS, T_READ_ONLY | T_IDEMPOTENT, t_status },
+    { "near", "Who is near a file",
         "Who is near a file or a line range: other agents whose changes "
         "touch it, locks covering it, declared intents and advisories about "
         "it. Call it before editing a file.",
@@ -1007,8 +1131,8 @@ static const struct tool {
         "\"endLine\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
         "100000000,\"description\":\"last line of the range (inclusive)\"}},"
         "\"required\":[\"path\"],\"additionalProperties\":false}",
-        t_near },
-    { "intent",
+        OUT_NEAR, T_READ_ONLY | T_IDEMPOTENT, t_near },
+    { "intent", "Declare an intent",
         "Declare the files (paths or globs) you are about to work on, with "
         "optional line regions and a one-line summary, so others are warned "
         "before they collide with you.",
@@ -1029,8 +1153,8 @@ static const struct tool {
         "\"summary\":{\"type\":\"string\",\"maxLength\":512,"
         "\"description\":\"what you are about to do, in one line\"}," TTL
         "},\"required\":[\"files\"],\"additionalProperties\":false}",
-        t_intent },
-    { "lock",
+        OUT_INTENT_DECLARED, 0, t_intent },
+    { "lock", "Lock files",
         "Lock paths or globs so nobody else edits them (exclusive unless "
         "mode is shared). Refused when another agent holds them; the "
         "holder is named.",
@@ -1038,34 +1162,34 @@ static const struct tool {
         "\"mode\":{\"type\":\"string\",\"enum\":[\"exclusive\",\"shared\"]}"
         "," TTL "," REASON "},\"required\":[\"patterns\"],"
         "\"additionalProperties\":false}",
-        t_lock },
-    { "claim",
+        OUT_EACH_PATTERN, T_IDEMPOTENT, t_lock },
+    { "claim", "Claim files",
         "Claim paths or globs: like a lock, but another agent may contest "
         "it and, after the contest timeout, take it over.",
         "{\"type\":\"object\",\"properties\":{" PATTERNS "," TTL "," REASON
         "},\"required\":[\"patterns\"],\"additionalProperties\":false}",
-        t_claim },
-    { "contest",
+        OUT_EACH_PATTERN, T_IDEMPOTENT, t_claim },
+    { "contest", "Contest a claim",
         "Contest another agent's claim; its holder is told. After the "
         "contest timeout, 'release' with force takes it over.",
         "{\"type\":\"object\",\"properties\":{" PATTERNS
         "},\"required\":[\"patterns\"],\"additionalProperties\":false}",
-        t_contest },
-    { "release",
+        OUT_EACH_PATTERN, T_IDEMPOTENT, t_contest },
+    { "release", "Release locks and claims",
         "Release locks or claims you hold; with force, take away a claim "
         "you contested once its contest timeout has passed.",
         "{\"type\":\"object\",\"properties\":{" PATTERNS ","
         "\"force\":{\"type\":\"boolean\",\"description\":\"force-release a "
         "contested claim\"}},\"required\":[\"patterns\"],"
         "\"additionalProperties\":false}",
-        t_release },
-    { "advisories",
+        OUT_EACH_PATTERN, T_IDEMPOTENT, t_release },
+    { "advisories", "Your advisories",
         "The traffic and resolution advisories involving you, with the "
         "contested files and, for a resolution, who holds and who steers.",
         "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
         "false}",
-        t_advisories },
-    { "send_message",
+        OUT_ADVISORIES, T_READ_ONLY | T_IDEMPOTENT, t_advisories },
+    { "send_message", "Send a message",
         "Send a message to another agent (by id or label) or to everyone "
         "('all').",
         "{\"type\":\"object\",\"properties\":{"
@@ -1076,8 +1200,8 @@ static const struct tool {
         "\"block\"],\"description\":\"kind of message (default info)\"},"
         "\"body\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":8192}},"
         "\"required\":[\"to\",\"body\"],\"additionalProperties\":false}",
-        t_send_message },
-    { "commit",
+        OUT_SENT, 0, t_send_message },
+    { "commit", "Commit your files",
         "Commit only your own files, without touching .git/index.lock, so "
         "agents sharing a working tree never block each other: the given "
         "paths (files, or directories for the changed files under them), "
@@ -1095,8 +1219,8 @@ static const struct tool {
         "\"force\":{\"type\":\"boolean\",\"description\":\"commit paths "
         "another agent holds\"}},"
         "\"required\":[\"message\"],\"additionalProperties\":false}",
-        t_commit },
-    { "land",
+        OUT_COMMIT, 0, t_commit },
+    { "land", "Land your branch",
         "Land your branch (your worktree's airspace/NAME) on the integration "
         "branch, or into: refused when the merge conflicts or when it "
         "changes files you hold no lock, claim or intent on (unless "
@@ -1114,36 +1238,61 @@ static const struct tool {
         "\"dry_run\":{\"type\":\"boolean\",\"description\":\"every "
         "check, nothing landed\"}},"
         "\"additionalProperties\":false}",
-        t_land },
-    { "inbox", "Read the messages other agents sent you.",
+        OUT_LAND, 0, t_land },
+    { "inbox", "Read your inbox", "Read the messages other agents sent you.",
         "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
         "false}",
-        t_inbox },
+        OUT_INBOX, T_IDEMPOTENT, t_inbox },
 };
 
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
 
 static json_t *
-schema_of(const struct tool *t)
+parse_schema(const char *name, const char *text)
 {
     json_error_t je;
-    json_t *s = json_loads(t->schema, JSON_PRESERVE_ORDER, &je);
+    json_t *s = json_loads(text, JSON_PRESERVE_ORDER, &je);
     if (!s) {
-        fprintf(stderr, "airspace mcp: bad schema for '%s': %s\n", t->name,
-            je.text);
+        fprintf(
+            stderr, "airspace mcp: bad schema for '%s': %s\n", name, je.text);
         abort();
     }
     return s;
 }
 
-json_t *
-mcp_tools_list(void)
+static json_t *
+schema_of(const struct tool *t)
 {
+    return parse_schema(t->name, t->schema);
+}
+
+json_t *
+mcp_tools_list(const char *version)
+{
+    /* title and outputSchema came with 2025-06-18, annotations with
+     * 2025-03-26; an older client is not told to expect them */
+    bool v0618 = strcmp(version, "2025-06-18") >= 0,
+         v0326 = strcmp(version, "2025-03-26") >= 0;
     json_t *list = json_array();
-    for (size_t i = 0; i < NTOOLS; i++)
-        json_array_append_new(list,
-            json_pack("{s:s, s:s, s:o}", "name", tools[i].name, "description",
-                tools[i].description, "inputSchema", schema_of(&tools[i])));
+    for (size_t i = 0; i < NTOOLS; i++) {
+        const struct tool *t = &tools[i];
+        json_t *o = json_pack("{s:s}", "name", t->name);
+        if (v0618)
+            json_object_set_new(o, "title", json_string(t->title));
+        json_object_set_new(o, "description", json_string(t->description));
+        json_object_set_new(o, "inputSchema", schema_of(t));
+        if (v0618)
+            json_object_set_new(
+                o, "outputSchema", parse_schema(t->name, t->output));
+        if (v0326)
+            json_object_set_new(o, "annotations",
+                json_pack("{s:s, s:b, s:b, s:b, s:b}", "title", t->title,
+                    "readOnlyHint", (t->hints & T_READ_ONLY) != 0,
+                    "destructiveHint", (t->hints & T_DESTRUCTIVE) != 0,
+                    "idempotentHint", (t->hints & T_IDEMPOTENT) != 0,
+                    "openWorldHint", 0));
+        json_array_append_new(list, o);
+    }
     return list;
 }
 

@@ -4,12 +4,13 @@
  * scoped commit and a land. Each tool is a call (or a few) to the
  * repository's daemon over its socket; `commit` also writes to the
  * repository (scoped_commit_run(), as `airspace commit`), and so does
- * `land` (cmd_land() itself, `airspace land ID --json`, in a forked child
- * whose stdout and stderr are captured).
+ * `land` (land_run(), as `airspace land ID --json`).
  *
  * Tool failures (bad arguments, a refused lock, a daemon that cannot be
  * reached, a route the daemon does not have) are results with isError set
- * and a text saying why, never protocol errors.
+ * and a text saying why, never protocol errors. Each tool has a title,
+ * annotations (hints) and an output schema that its structuredContent
+ * matches, refusals' included.
  */
 #ifndef AIRSPACE_CLI_MCP_TOOLS_H
 #define AIRSPACE_CLI_MCP_TOOLS_H
@@ -32,8 +33,12 @@ struct mcp_session {
     bool structured;   /* add structuredContent (2025-06-18 and later) */
 };
 
-/* The tool list, as tools/list returns it (new reference). */
-json_t *mcp_tools_list(void);
+/*
+ * The tool list, as tools/list returns it for protocol version (new
+ * reference): names, descriptions and input schemas; annotations from
+ * 2025-03-26 on; titles and output schemas from 2025-06-18 on.
+ */
+json_t *mcp_tools_list(const char *version);
 
 /* Whether name is one of the tools. */
 bool mcp_tools_has(const char *name);

@@ -54,7 +54,41 @@ for (const t of tools) {
 check('lock requires patterns',
     tools.find((t) => t.name === 'lock')?.inputSchema.required?.includes('patterns'));
 
-const call = (name, args) => client.callTool({ name, arguments: args });
+// Titles, annotations and output schemas (2025-06-18 on). Only status, near
+// and advisories change nothing; none reaches outside this repository.
+const readOnly = ['advisories', 'near', 'status'];
+const notIdempotent = ['commit', 'intent', 'land', 'send_message'];
+for (const t of tools) {
+    const a = t.annotations ?? {};
+    check(`${t.name} has a title`, typeof t.title === 'string' && t.title.length > 3, t.title);
+    check(`${t.name} annotations repeat the title`, a.title === t.title, a);
+    check(`${t.name} readOnlyHint`, a.readOnlyHint === readOnly.includes(t.name), a);
+    check(`${t.name} destructiveHint false`, a.destructiveHint === false, a);
+    check(`${t.name} idempotentHint`, a.idempotentHint === !notIdempotent.includes(t.name), a);
+    check(`${t.name} openWorldHint false`, a.openWorldHint === false, a);
+    check(`${t.name} has an object output schema`,
+        t.outputSchema?.type === 'object' && Array.isArray(t.outputSchema.required) &&
+        t.outputSchema.required.length > 0, t.outputSchema);
+}
+
+// The SDK checks every structuredContent against the tool's outputSchema
+// and throws on a mismatch; such a throw is a failure here, and so is a
+// successful result without structuredContent.
+async function call(name, args, c = client) {
+    let r;
+    try {
+        r = await c.callTool({ name, arguments: args });
+    } catch (e) {
+        if (!/structured content|output schema/i.test(e.message))
+            throw e;
+        check(`${name}: structuredContent matches the output schema`, false, e.message);
+        return { isError: true, content: [], schemaMismatch: true };
+    }
+    if (!r.isError)
+        check(`${name}: a result carries structuredContent`,
+            typeof r.structuredContent === 'object', r);
+    return r;
+}
 
 let r = await call('status', {});
 check('status ok', !r.isError, r);
@@ -137,6 +171,21 @@ try {
     code = e.code;
 }
 check('unknown tool is a JSON-RPC invalid-params error', code === -32602, code);
+
+// The check above is live: a schema the result does not match is caught.
+const strict = JSON.parse(JSON.stringify(tools));
+strict.find((t) => t.name === 'status').outputSchema.required.push('no_such_member');
+client.cacheToolMetadata(strict);
+code = null;
+try {
+    await client.callTool({ name: 'status', arguments: {} });
+} catch (e) {
+    code = e.code;
+}
+check('a result that does not match its output schema is refused by the SDK', code === -32602, code);
+await client.listTools();
+r = await call('status', {});
+check('status matches its real schema again', !r.isError, r);
 await client.close();
 
 // ---- land: a session in agent feat's worktree lands its branch ----
@@ -147,7 +196,8 @@ if (process.env.MCP_LAND_DIR) {
     });
     const lc = new Client({ name: 'sdk-land', version: '1.0.0' });
     await lc.connect(lt);
-    const lcall = (name, args) => lc.callTool({ name, arguments: args });
+    await lc.listTools(); // the output schemas the SDK checks results against
+    const lcall = (name, args) => call(name, args, lc);
     r = await lcall('land', {});
     check('land out of scope is a tool error', r.isError === true &&
         /holds no lock, claim or intent on: src\/feat\.c/.test(text(r)), text(r));
@@ -207,6 +257,26 @@ let res = await raw([init(1, '2024-11-05'), init(2, '2025-03-26'), init(3, '2025
 const vers = res.replies.map((x) => x.result?.protocolVersion);
 check('versions negotiated', JSON.stringify(vers) ===
     JSON.stringify(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2025-11-25']), vers);
+
+// What tools/list and tools/call carry depends on the version: titles,
+// output schemas and structuredContent from 2025-06-18, annotations from
+// 2025-03-26.
+for (const [v, ann, out] of [['2024-11-05', false, false], ['2025-03-26', true, false],
+    ['2025-06-18', true, true], ['2025-11-25', true, true]]) {
+    res = await raw([init(1, v), { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'advisories' } }],
+    ['--agent', 'raw-agent']);
+    const list = res.replies.find((x) => x.id === 2)?.result?.tools ?? [];
+    const adv = res.replies.find((x) => x.id === 3)?.result;
+    check(`${v}: twelve tools listed`, list.length === 12, list.length);
+    check(`${v}: annotations ${ann ? 'given' : 'left out'}`,
+        list.every((t) => (t.annotations !== undefined) === ann), list[0]);
+    check(`${v}: titles and output schemas ${out ? 'given' : 'left out'}`,
+        list.every((t) => (t.title !== undefined) === out &&
+            (t.outputSchema !== undefined) === out), list[0]);
+    check(`${v}: structuredContent ${out ? 'given' : 'left out'}`, adv && !adv.isError &&
+        (adv.structuredContent !== undefined) === out, adv);
+}
 
 const big = '{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"' + 'a'.repeat(5 << 20) + '"}}';
 res = await raw([
