@@ -1,11 +1,12 @@
 # t45-mcp.sh - `airspace mcp` driven by the official MCP TypeScript SDK
 # client (tests/mcp/mcp_client.mjs) against a live daemon: negotiation, tool
 # list (titles, hints, output schemas the SDK checks every result against,
-# and what each protocol version is given), every tool, a lock refused because another agent holds it, protocol
-# errors; then the session, having taken over the main worktree's agent,
-# leaves it (and the lock the person there took) when the client disconnects,
-# while a session that created its own agent exits it. A session in agent
-# feat's worktree lands its branch with the land tool (scope check first).
+# and what each protocol version is given), every tool, a lock refused
+# because another agent holds it, protocol errors; then the session, having
+# taken over the main worktree's agent, leaves it (and the lock the person
+# there took) when the client disconnects, while a session that created its
+# own agent exits it. A session in agent feat's worktree lands its branch
+# with the land tool (scope check first).
 . "$(dirname "$0")/lib.sh"
 
 : "${AIRSPACE_SOURCE_DIR:?AIRSPACE_SOURCE_DIR must point at the source tree}"
