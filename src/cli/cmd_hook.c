@@ -585,6 +585,23 @@ rel_path(struct hook *h, const char *p)
     return norm;
 }
 
+/* The n paths raw (taken) made repository-relative into *out (those in
+ * the worktree); returns their count. */
+static size_t
+rel_paths(struct hook *h, char **raw, size_t n, char ***out)
+{
+    size_t k = 0;
+    *out = xcalloc(n + 1, sizeof(**out));
+    for (size_t i = 0; i < n; i++) {
+        char *r = rel_path(h, raw[i]);
+        if (r)
+            (*out)[k++] = r;
+        free(raw[i]);
+    }
+    free(raw);
+    return k;
+}
+
 /* The files a tool call will write, repository-relative; *unchecked
  * counts those of a shell command it could not place (hook_shell_scan). */
 static size_t
@@ -624,8 +641,29 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
         cmd =
             json_string_value(json_array_get(cmdv, json_array_size(cmdv) - 1));
     }
-    if (!patch && cmd && strstr(cmd, "*** Begin Patch"))
+    const char *at = NULL;
+    if (!patch && cmd && strstr(cmd, "*** Begin Patch")) {
         patch = cmd;
+        at = strstr(cmd, "apply_patch");
+    }
+    if (at) {
+        /* a here-document in a shell command: its paths are those of the
+         * directory apply_patch runs in (after any cd before it), so the
+         * command is read as that prefix and `touch PATHS` */
+        char **raw;
+        size_t n = hook_patch_paths(patch, &raw);
+        struct strbuf sh = STRBUF_INIT;
+        strbuf_addf(&sh, "%.*s touch", (int)(at - cmd), cmd);
+        for (size_t i = 0; i < n; i++) {
+            if (!strchr(raw[i], '\''))
+                strbuf_addf(&sh, " '%s'", raw[i]);
+            free(raw[i]);
+        }
+        free(raw);
+        n = hook_shell_scan(sh.s, &raw, unchecked);
+        free(sh.s);
+        return rel_paths(h, raw, n, out);
+    }
     if (patch) {
         /* relative to the shell call's workdir, if it has one */
         const char *wd = json_string_value(json_object_get(ti, "workdir"));
@@ -637,15 +675,8 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
             h->cwd = abs;
         }
         char **raw;
-        size_t n = hook_patch_paths(patch, &raw), k = 0;
-        *out = xcalloc(n + 1, sizeof(**out));
-        for (size_t i = 0; i < n; i++) {
-            char *r = rel_path(h, raw[i]);
-            if (r)
-                (*out)[k++] = r;
-            free(raw[i]);
-        }
-        free(raw);
+        size_t n = hook_patch_paths(patch, &raw);
+        size_t k = rel_paths(h, raw, n, out);
         if (wd) {
             free(h->cwd);
             h->cwd = saved;
@@ -658,16 +689,8 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
             !strcmp(tool, "local_shell")) &&
         cmd) {
         char **raw;
-        size_t n = hook_shell_scan(cmd, &raw, unchecked), k = 0;
-        *out = xcalloc(n + 1, sizeof(**out));
-        for (size_t i = 0; i < n; i++) {
-            char *r = rel_path(h, raw[i]);
-            if (r)
-                (*out)[k++] = r;
-            free(raw[i]);
-        }
-        free(raw);
-        return k;
+        size_t n = hook_shell_scan(cmd, &raw, unchecked);
+        return rel_paths(h, raw, n, out);
     }
     return 0;
 }
@@ -676,7 +699,7 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
  * contesting it; returns the reason (new string) or NULL. Traffic adds to
  * *ctx. */
 static char *
-check_path(struct hook *h, const char *path, char **ctx)
+check_path(struct hook *h, const char *path, char **ctx, json_t **advs)
 {
     json_t *body = json_pack("{s:s, s:s}", "agent", h->agent, "path", path);
     json_t *r = call(h, "POST", "/v1/locks/check", body);
@@ -692,9 +715,12 @@ check_path(struct hook *h, const char *path, char **ctx)
         json_decref(r);
     if (deny)
         return deny;
-    char *apath = xasprintf("/v1/advisories?agent=%s", h->agent);
-    json_t *adv = call(h, "GET", apath, NULL);
-    free(apath);
+    if (!*advs) {
+        char *apath = xasprintf("/v1/advisories?agent=%s", h->agent);
+        *advs = call(h, "GET", apath, NULL);
+        free(apath);
+    }
+    json_t *adv = *advs;
     size_t i;
     json_t *a;
     json_array_foreach(json_object_get(adv, "advisories"), i, a)
@@ -724,8 +750,6 @@ check_path(struct hook *h, const char *path, char **ctx)
                 contested ? " on this file" : "");
         }
     }
-    if (adv)
-        json_decref(adv);
     return deny;
 }
 
@@ -916,9 +940,11 @@ target_lines(struct hook *h, const char *rel, uint32_t *s, uint32_t *e)
     return rc;
 }
 
-/* Whether this agent told other about path lately; records it now. */
+/* Whether this agent did `what` about other and path within the last
+ * APPROACH_TELL_MS; records it now. */
 static bool
-told_lately(struct hook *h, const char *other, const char *path)
+done_lately(
+    struct hook *h, const char *what, const char *other, const char *path)
 {
     uint64_t x = 1469598103934665603ULL;
     for (const char *c = other; *c; c++)
@@ -929,7 +955,7 @@ told_lately(struct hook *h, const char *other, const char *path)
     char *d = xasprintf("%s/crew", h->dir);
     mkdir(d, 0700);
     char *rec =
-        xasprintf("%s/%s-told-%016llx", d, h->agent, (unsigned long long)x);
+        xasprintf("%s/%s-%s-%016llx", d, h->agent, what, (unsigned long long)x);
     free(d);
     char *buf;
     size_t len;
@@ -955,10 +981,33 @@ told_lately(struct hook *h, const char *other, const char *path)
  * APPROACH_MARGIN of the lines this call is about to change (any of its
  * lines when those are not known). Appends a line for the model to *ctx
  * and tells the other agent once in a while (a message, in its next crew
- * update). agents is GET /v1/agents?files=1.
+ * update). The clients show a PreToolUse's context to the model only with
+ * the tool's result, after the edit: so the first approach to another's
+ * lines in a file sets *hold, and the call is denied once with the
+ * warning as its reason (repeating it goes through), unless this agent
+ * has right of way over the other. agents is GET /v1/agents?files=1.
  */
+/* Whether this agent has right of way over other: it holds a resolution
+ * advisory between them (advs: GET /v1/advisories?agent=me). */
+static bool
+right_of_way(struct hook *h, json_t *advs, const char *other)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(advs, "advisories"), i, a)
+    {
+        const char *x = str_or(a, "a", ""), *y = str_or(a, "b", "");
+        if (!strcmp(str_or(a, "level", ""), "resolution") &&
+            !strcmp(str_or(a, "hold", ""), h->agent) &&
+            (!strcmp(x, other) || !strcmp(y, other)))
+            return true;
+    }
+    return false;
+}
+
 static void
-approach(struct hook *h, json_t *agents, const char *rel, struct strbuf *ctx)
+approach(struct hook *h, json_t *agents, json_t *advs, const char *rel,
+    struct strbuf *ctx, bool *hold)
 {
     uint32_t ts = 0, te = 0;
     bool known = target_lines(h, rel, &ts, &te) == 0;
@@ -1005,7 +1054,10 @@ approach(struct hook *h, json_t *agents, const char *rel, struct strbuf *ctx)
                 "%s ...), or work elsewhere.\n",
                 id, str_or(a, "client", "?"), hits ? "lines " : "the file",
                 hits ? near.s : "", rel, mine, id);
-            if (!told_lately(h, id, rel)) {
+            if (hits && !*hold && !right_of_way(h, advs, id) &&
+                !done_lately(h, "held", id, rel))
+                *hold = true; /* once: the model reads it before editing */
+            if (!done_lately(h, "told", id, rel)) {
                 char *body =
                     known
                         ? xasprintf("airspace: '%s' is about to change lines "
@@ -1037,13 +1089,17 @@ pre_tool(struct hook *h)
     char *deny = NULL, *adv = NULL;
     json_t *agents = NULL;
     struct strbuf ctx = STRBUF_INIT;
+    json_t *advs = NULL; /* GET /v1/advisories?agent=me, once */
+    bool hold = false;
+    const char *mode = getenv("AIRSPACE_APPROACH");
+    bool tell_only = mode && !strcmp(mode, "tell");
     for (size_t k = 0; k < n; k++) {
         if (!deny && h->connected)
-            deny = check_path(h, paths[k], &adv);
+            deny = check_path(h, paths[k], &adv, &advs);
         if (!deny && h->connected) {
             if (!agents)
                 agents = call(h, "GET", "/v1/agents?files=1", NULL);
-            approach(h, agents, paths[k], &ctx);
+            approach(h, agents, advs, paths[k], &ctx, &hold);
         }
         if (!deny)
             snapshot(h, paths[k]); /* for the exact span afterwards */
@@ -1052,6 +1108,8 @@ pre_tool(struct hook *h)
     free(paths);
     if (agents)
         json_decref(agents);
+    if (advs)
+        json_decref(advs);
     if (adv)
         strbuf_addf(&ctx, "%s\n", adv);
     if (unchecked && !deny) /* say so rather than check a wrong path */
@@ -1064,6 +1122,11 @@ pre_tool(struct hook *h)
             unchecked);
     if (ctx.len && ctx.s[ctx.len - 1] == '\n')
         ctx.s[--ctx.len] = '\0';
+    if (hold && !deny && !tell_only)
+        deny = xasprintf("%s\nairspace: this call was held once so that you "
+                         "see this before you edit; repeat it to edit "
+                         "anyway.",
+            ctx.s);
     emit(h, deny, deny || !ctx.len ? NULL : ctx.s);
     free(deny);
     free(adv);
@@ -1215,6 +1278,9 @@ cmd_hook(int argc, char **argv)
         /* the update follows the compaction: Claude Code's SessionStart
          * (source "compact") carries it whole; this event takes none */
         heartbeat(&h);
+        emit(&h, NULL, NULL);
+    } else if (!strcmp(ev, "Stop") || !strcmp(ev, "AfterAgent")) {
+        heartbeat(&h); /* the end of a turn: alive, nothing to say */
         emit(&h, NULL, NULL);
     } else if (!strcmp(ev, "PreToolUse") || !strcmp(ev, "BeforeTool")) {
         pre_tool(&h);

@@ -469,6 +469,13 @@ install(const struct opts *o, const struct init_git *g, const char *bin)
         printf("airspace is already installed here: nothing to change\n");
     else if (!rc && o->dry_run)
         printf("(dry run: nothing written)\n");
+    if (!rc && o->clients[INIT_CODEX])
+        printf("note: Codex runs these hooks only in a trusted project "
+               "([projects.\"%s\"] trust_level = \"trusted\" in "
+               "~/.codex/config.toml) once the hooks themselves are trusted "
+               "(review them with /hooks in codex); until then it skips "
+               "them without a word\n",
+            g->toplevel);
     json_decref(rec);
     for (size_t i = 0; i < p.n; i++)
         change_release(&p.v[i]);

@@ -32,7 +32,8 @@ static const struct hook_spec claude_hooks[] = {
 };
 
 /* Codex names its tools differently across versions: every tool goes to
- * the hook, which ignores the ones that do not write. */
+ * the hook, which ignores the ones that do not write. It allows a
+ * session's end at most 3 s. */
 static const struct hook_spec codex_hooks[] = {
     { "SessionStart", NULL, 10 },
     { "UserPromptSubmit", NULL, 5 },
@@ -40,6 +41,7 @@ static const struct hook_spec codex_hooks[] = {
     { "PostToolUse", NULL, 5 },
     { "PreCompact", NULL, 5 },
     { "Stop", NULL, 5 },
+    { "SessionEnd", NULL, 3 },
 };
 
 #define GEMINI_TOOLS "write_file|replace|run_shell_command"

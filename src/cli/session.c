@@ -265,6 +265,21 @@ session_lookup(const char *dir)
         return NULL;
     char *sdir = xasprintf("%s/sessions", dir);
     char *id = NULL;
+    /* Claude Code names the session to everything it runs */
+    const char *cc = getenv("CLAUDE_CODE_SESSION_ID");
+    if (cc && *cc) {
+        char *spath =
+            xasprintf("%s/s-cc-%016llx", sdir, (unsigned long long)fnv1a(cc));
+        char *buf;
+        size_t len;
+        char name[256];
+        if (file_read_max(spath, 512, false, &buf, &len) == 0) {
+            if (sscanf(buf, "%255s", name) == 1)
+                id = xstrdup(name);
+            free(buf);
+        }
+        free(spath);
+    }
     pid_t pid = getppid();
     for (int depth = 0; !id && pid > 1 && depth < SESSION_DEPTH; depth++) {
         char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);

@@ -39,8 +39,10 @@ char *session_agent(const char *dir, const char *prefix, const char *session_id,
     const char *root);
 
 /*
- * The agent id of the session this process runs in (a p- record of one of
- * its ancestors, alive), or NULL. dir is the airspace directory.
+ * The agent id of the session this process runs in, or NULL: the record
+ * of the session $CLAUDE_CODE_SESSION_ID names (Claude Code sets it for
+ * its hooks, MCP servers and shell commands), else a p- record of one of
+ * its ancestors, alive. dir is the airspace directory.
  */
 char *session_lookup(const char *dir);
 

@@ -72,6 +72,10 @@ check "command [apply_patch, PATCH] on a locked file: deny" \
 check "a here-document patch in bash -lc: deny" \
     [ "$(shape "{\"command\":[\"bash\",\"-lc\",\"apply_patch <<'EOF'\\n$P\\nEOF\"]}")" = deny ]
 PSUB=$(patch calc.py)
+check "cd lib && a here-document patch: deny" \
+    [ "$(shape "{\"command\":\"cd lib && apply_patch <<'EOF'\\n$PSUB\\nEOF\"}")" = deny ]
+check "the same from the worktree's top, of lib/calc.py's namesake: not denied" \
+    [ "$(shape "{\"command\":\"apply_patch <<'EOF'\\n$PSUB\\nEOF\"}")" = none ]
 check "a patch relative to the call's workdir: deny" \
     [ "$(shape "{\"command\":[\"apply_patch\",\"$PSUB\"],\"workdir\":\"$TMP/two/lib\"}")" = deny ]
 PO=$(patch lib/other.py)

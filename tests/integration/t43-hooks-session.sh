@@ -76,12 +76,19 @@ n=0
 until as agents --json | jq -e '.agents[] | select(.id == "alice") | .fileCount == 1' > /dev/null 2>&1 || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
 hook_in s-bob "$WB" SessionStart > /dev/null
 
-# bob is about to edit line 11: warned before the edit, not denied
-pre=$(hook_in s-bob "$WB" PreToolUse ",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$WB/src/table.c\",\"old_string\":\"int v11 = 11;\",\"new_string\":\"int v11 = 7;\"}")
+# bob is about to edit line 11: warned before the edit. The clients show a
+# PreToolUse's context only after the tool ran, so the first approach is
+# held once with the warning as the reason; repeated, it goes through with
+# the warning as context, granting nothing
 ctx_has() { # ctx_has JSON REGEX: the answer's context matches
     printf '%s' "$1" | jq -e --arg re "$2" '.hookSpecificOutput.additionalContext | test($re)' > /dev/null
 }
-check "bob is warned before the edit ($pre)" ctx_has "$pre" "traffic: .alice. .claude-code. has changed lines 10-12 of src/table.c .you are about to change lines 11-11."
+WARN="traffic: .alice. .claude-code. has changed lines 10-12 of src/table.c .you are about to change lines 11-11."
+EDIT11=",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$WB/src/table.c\",\"old_string\":\"int v11 = 11;\",\"new_string\":\"int v11 = 7;\"}"
+pre=$(hook_in s-bob "$WB" PreToolUse "$EDIT11")
+check "bob's first approach is held with the warning ($pre)" sh -c "printf '%s' \"\$1\" | jq -e --arg re \"\$2\" '.hookSpecificOutput.permissionDecision == \"deny\" and (.hookSpecificOutput.permissionDecisionReason | test(\$re)) and (.hookSpecificOutput.permissionDecisionReason | test(\"repeat it\"))' > /dev/null" x "$pre" "$WARN"
+pre=$(hook_in s-bob "$WB" PreToolUse "$EDIT11")
+check "repeated, it is warned, not held ($pre)" ctx_has "$pre" "$WARN"
 check "the warning grants nothing" sh -c "printf '%s' \"\$1\" | jq -e '.hookSpecificOutput | has(\"permissionDecision\") | not' > /dev/null" x "$pre"
 # far from alice's lines: no warning
 far=$(hook_in s-bob "$WB" PreToolUse ",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$WB/src/table.c\",\"old_string\":\"int v35 = 35;\",\"new_string\":\"int v35 = 7;\"}")
