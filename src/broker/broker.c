@@ -423,6 +423,15 @@ read_workset(struct broker *b, size_t i, struct as_err *e)
         agent_release(&fresh);
         return rc;
     }
+    /* the clients' settings are the tooling's, not the agent's work */
+    size_t kept = 0;
+    for (size_t k = 0; k < fresh.nfiles; k++) {
+        if (broker_client_config(fresh.files[k].path))
+            ws_file_release(&fresh.files[k]);
+        else
+            fresh.files[kept++] = fresh.files[k];
+    }
+    fresh.nfiles = kept;
     gitview_recency(&b->cfg, &fresh, wo.now_ms);
     broker_drop_engine(b);
     adopt_workset(b, i, &fresh);

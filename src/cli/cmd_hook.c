@@ -151,7 +151,7 @@ takes_context(const struct hook *h)
     static const char *const claude[] = { "SessionStart", "UserPromptSubmit",
         "PreToolUse", "PostToolUse", NULL };
     static const char *const gemini[] = { "SessionStart", "BeforeAgent",
-        "BeforeTool", "AfterTool", NULL };
+        "AfterTool", NULL };
     const char *const *ev = h->d == D_GEMINI ? gemini : claude;
     for (size_t i = 0; h->event && ev[i]; i++)
         if (!strcmp(h->event, ev[i]))
@@ -1154,6 +1154,11 @@ prompt_topics(struct hook *h)
     const char *prompt = json_string_value(json_object_get(h->in, "prompt"));
     if (!prompt || !h->connected)
         return NULL;
+    /* Gemini CLI puts the context hooks gave it before a headless prompt:
+     * not the user's words */
+    const char *end = strstr(prompt, "</hook_context>");
+    if (!strncmp(prompt, "<hook_context>", 14) && end)
+        prompt = end + 15;
     char *pp = xasprintf("/v1/agents/%s/prompt", h->agent);
     json_t *body = json_pack("{s:s}", "prompt", prompt);
     json_t *r = call(h, "POST", pp, body);
@@ -1287,7 +1292,17 @@ cmd_hook(int argc, char **argv)
     } else if (!strcmp(ev, "PostToolUse") || !strcmp(ev, "AfterTool")) {
         heartbeat(&h);
         post_tool(&h);
-        emit(&h, NULL, NULL);
+        /* messages that came mid-turn reach the model with the tool's
+         * result (a headless turn has no prompt to carry them) */
+        json_t *unread = h.connected ? inbox(&h, true) : NULL;
+        char *msgs = NULL;
+        if (json_array_size(json_object_get(unread, "messages")))
+            msgs =
+                add_messages(&h, xstrdup("airspace: new messages:\n"), unread);
+        if (unread)
+            json_decref(unread);
+        emit(&h, NULL, msgs);
+        free(msgs);
     } else if (!strcmp(ev, "SessionEnd")) {
         char *path = xasprintf("/v1/agents/%s/exit", h.agent);
         json_t *r = call(&h, "POST", path, NULL);

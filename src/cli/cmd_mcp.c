@@ -22,9 +22,10 @@
 static const char usage[] =
     "usage: airspace mcp [--agent ID] [--repo DIR]\n\n"
     "Serve the Model Context Protocol over stdio for one agent session.\n"
-    "Without --agent (or AIRSPACE_AGENT) the session registers an agent\n"
-    "when the client initializes. It leaves on end of input, SIGINT,\n"
-    "SIGTERM or SIGHUP. Logs go to stderr. See docs/mcp.md.\n";
+    "Without --agent (or AIRSPACE_AGENT) it is the agent of the client\n"
+    "session that started it, or registers one at its first tool call.\n"
+    "It leaves on end of input, SIGINT,\n"
+    "SIGTERM or SIGHUP. Errors go to stderr. See docs/mcp.md.\n";
 
 /* The signal that asked us to leave (0: none), and the pipe its handler
  * writes a byte to so that poll() wakes up. */

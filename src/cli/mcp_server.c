@@ -84,13 +84,9 @@ initialize(struct mcp_server *s, json_t *id, json_t *params)
     s->session.client_name = cname ? xstrdup(cname) : NULL;
     s->initialized = true;
 
-    /* Register now so the agent shows up at once; a daemon that cannot be
-     * reached only delays it to the first tool call. */
-    struct as_err e;
-    if (mcp_session_agent(&s->session, &e))
-        fprintf(stderr, "airspace mcp: %s\n", e.msg);
-    else
-        fprintf(stderr, "airspace mcp: flying as '%s'\n", s->session.agent);
+    /* The agent is found (or registered) at the first tool call: by then
+     * the session's hooks have registered it. Nothing on stderr: the
+     * clients log a server's stderr as errors. */
 
     json_t *result = json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}",
         "protocolVersion", v, "capabilities", "tools", "listChanged", 0,

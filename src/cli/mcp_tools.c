@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/init_git.h"
+#include "cli/session.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -142,6 +143,44 @@ toplevel(struct mcp_session *s)
     return s->toplevel;
 }
 
+/* The airspace directory of the current worktree's repository, or NULL. */
+static char *
+airspace_dir(struct mcp_session *s)
+{
+    struct init_git g;
+    struct as_err e;
+    if (init_git_resolve(&g, &e))
+        return NULL;
+    char *dir = xasprintf("%s/airspace", g.common_dir);
+    if (!s->toplevel) {
+        s->toplevel = g.toplevel;
+        g.toplevel = NULL;
+    }
+    init_git_release(&g);
+    return dir;
+}
+
+/*
+ * The agent of the client session that started this server (cli/session.h):
+ * the one its hooks registered. With Claude Code's session id and no
+ * record yet (a tool call before the session's first hook), the id the
+ * hooks will take, recorded now. NULL: not in a session.
+ */
+static char *
+session_of(struct mcp_session *s, bool *ours)
+{
+    char *dir = airspace_dir(s);
+    char *id = session_lookup(dir);
+    *ours = false;
+    const char *cc = getenv("CLAUDE_CODE_SESSION_ID");
+    if (!id && dir && cc && *cc) {
+        id = session_agent(dir, "cc", cc, s->toplevel);
+        *ours = true; /* registered below, as the hooks would */
+    }
+    free(dir);
+    return id;
+}
+
 int
 mcp_session_agent(struct mcp_session *s, struct as_err *e)
 {
@@ -150,9 +189,19 @@ mcp_session_agent(struct mcp_session *s, struct as_err *e)
     int rc = connect_daemon(s, e);
     if (rc)
         return rc;
+    bool ours;
+    char *sid = session_of(s, &ours);
+    if (sid && !ours) {
+        s->agent = sid; /* the session's hooks registered it */
+        return 0;
+    }
     char *client = sanitize_client(s->client_name);
-    json_t *body = json_pack("{s:s}", "client", client);
+    json_t *body = json_pack("{s:s}", "client", sid ? "claude-code" : client);
     free(client);
+    if (sid)
+        json_object_set_new(body, "id", json_string(sid));
+    json_object_set_new(body, "kind", json_string("agent"));
+    free(sid);
     if (toplevel(s))
         json_object_set_new(body, "worktree", json_string(s->toplevel));
     long status;

@@ -78,7 +78,9 @@ start_daemon() {
     DPID=$!
     trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
     n=0
-    until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1; do
+    # answering, and done with its first index (jq -e is true on no input)
+    until st=$(curl -sf --unix-socket "$SOCK" http://a/v1/status 2> /dev/null) &&
+        printf '%s' "$st" | jq -e '.index.state != "indexing"' > /dev/null 2>&1; do
         sleep 0.05
         n=$((n + 1))
         [ $n -lt 600 ] || { echo "daemon did not start" >&2; cat "$TMP/daemon.log" >&2; return 1; }

@@ -88,9 +88,12 @@ check "the taken-over agent is still active after the client closed" \
     jqt "$TMP/agents.json" '[.agents[] | select(.client == "sdk-test")][0].status == "active"'
 check "the person's lock survived the session" \
     sh -c "'$AIRSPACE_BIN' locks --json | jq -e '.locks | map(select(.holder == \"$MAIN\" and .pattern == \"src/human.c\")) | length == 1' >/dev/null"
-# A second session finds the worktree's agent registered: it creates its own
-# agent (sharing the worktree), and that one exits when stdin closes.
+# A second session finds the worktree's agent registered: at its first
+# tool call it creates its own agent (sharing the worktree), and that one
+# exits when stdin closes.
 printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-client","version":"1"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{}}}' \
     | env -u AIRSPACE_AGENT "$AIRSPACE_BIN" mcp > "$TMP/raw.out" 2> "$TMP/raw.err"
 as api GET /v1/agents > "$TMP/agents.json"
 check "the second session created its own agent, which exited" \

@@ -201,6 +201,8 @@ jq -n --arg f "$WB/src/conn.c" --arg w "sh $TMP/wait-a.sh" '{steps: [
     {tool: "Read", input: {file_path: $f}},
     {tool: "Edit", input: {file_path: $f, old_string: "int v14 = 14;\nint v15 = 15;",
         new_string: "int v14 = 140;\nint v15 = 150;"}},
+    {tool: "Edit", input: {file_path: $f, old_string: "int v14 = 14;\nint v15 = 15;",
+        new_string: "int v14 = 140;\nint v15 = 150;", replace_all: false}},
     {tool: "Bash", input: {command: $w, description: "run the long build"}},
     {text: "tuned too"}]}' > "$TMP/s3b.script"
 took_bash() { # took_bash NAME: the session has asked for its shell step
@@ -224,12 +226,14 @@ wait $PB || true
 check "3: A's session ran" ran s3a
 check "3: B's session ran" ran s3b
 check "3: A's and B's edits were reported ($AID, $BID)" [ -n "$AID" -a -n "$BID" ]
-check "3: B's edit went through (traffic warns, it does not deny)" grep -q 'int v14 = 140;' "$WB/src/conn.c"
-pre=$(ms_new_after "$TMP/s3b.log" '.tool == "Edit"' |
-    jq -c '[.. | strings | select(contains("PreToolUse:Edit hook additional context"))]')
-check "3: B's model is warned by the PreToolUse of its edit, naming A and the file ($pre)" \
-    says "$pre" "$AID" "conn.c"
-check "3: ... and A's lines (10-12)" jt "$pre" 'tostring | test("\\b1[0-2]\\b")'
+# the clients show a PreToolUse's context only with the tool's result, so
+# B's first edit near A's lines is held once, the warning its reason: the
+# model reads it before it edits; repeated, the edit goes through
+pre=$(result "$TMP/s3b.log" '.tool == "Edit" and (.input | has("replace_all") | not)')
+check "3: B's first edit near A's lines is held, the warning read before the edit ($pre)" \
+    jt "$pre" '.is_error == true'
+check "3: ... naming A, the file and A's lines (10-12)" says "$pre" "$AID" "conn.c" "lines 10-12"
+check "3: B's repeated edit went through (traffic warns, it does not forbid)" grep -q 'int v14 = 140;' "$WB/src/conn.c"
 toldA=$(ms_all_after "$TMP/s3a.log" '.tool == "Bash"' | jq -c '[.. | strings | select(contains("hook additional context"))]')
 check "3: A's model is told of B by a hook ($toldA)" says "$toldA" "$BID"
 
