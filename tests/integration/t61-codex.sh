@@ -16,9 +16,10 @@
 #      lines; alice's session is told about bob's too
 #   S4 one identity per session: a lock taken through the MCP tool, then
 #      an edit of the file in the same session, is allowed; commit and land
-#      through MCP work; each session is one agent, sessions started within
-#      a minute are distinct agents, nothing is of kind human; the MCP
-#      tools are callable under Codex's default approval settings
+#      through MCP work; each session is one agent (sessions one after
+#      another in alice's worktree are agent alice, concurrent ones in two
+#      worktrees are two), nothing is of kind human; the MCP tools are
+#      callable under Codex's default approval settings
 #   S5 no hook fails and no hook warning, for every event airspace installs
 #   S6 every apply_patch shape Codex 0.169 sends is parsed: the freeform
 #      tool (tool_input.command is the patch), a here-document through the
@@ -36,6 +37,10 @@ fi
 
 R="$TMP/proj"
 [ -z "${AIRSPACE_TEST_KEEP:-}" ] || echo "keeping $TMP" >&2
+# a user's git identity lives in ~/.gitconfig: Codex passes its MCP servers
+# HOME, not the GIT_AUTHOR_* variables
+git config --global user.name tester
+git config --global user.email t@example.invalid
 new_repo "$R"
 mkdir -p "$R/lib" "$R/src"
 printf 'held one\nheld two\nheld three\n' > "$R/lib/held.txt"
@@ -177,8 +182,10 @@ check "S4: the MCP land put it on main" git -C "$R" cat-file -e main:lib/s4.txt
 S4_AGENTS=$(acting_agents "$E2" "$ALICE")
 check "S4: session s4 is one agent (got: $(echo $S4_AGENTS))" [ "$(echo "$S4_AGENTS" | grep -c .)" = 1 ]
 check "S4: session s1 is one agent (got: $(echo $S1_AGENTS))" [ "$(echo "$S1_AGENTS" | grep -c .)" = 1 ]
-check "S4: sessions s1, s2, s4 (within a minute) are distinct agents" \
-    [ "$(printf '%s\n%s\n%s\n' "$S1_AGENTS" "$S2_AGENTS" "$S4_AGENTS" | grep . | sort | uniq -d | grep -c .)" = 0 ]
+# one after another in the worktree `agent new alice` made, each session
+# is that worktree's agent (concurrent sessions are two agents: S3 below)
+check "S4: sessions s1, s2, s4, one after another in alice's worktree, are agent alice" \
+    [ "$(printf '%s\n%s\n%s\n' "$S1_AGENTS" "$S2_AGENTS" "$S4_AGENTS" | grep . | sort -u)" = alice ]
 as log --json --after "$E2" --limit 100000 > "$TMP/events.json"
 HOLDER=$(jq -r '[.events[] | select(.type == "lock.granted" and .data.pattern == "lib/s4.txt") | .data.holder][0] // ""' "$TMP/events.json")
 check "S4: the lock's holder (${HOLDER:-none}) is the session's agent" [ "${HOLDER:-none}" = "$S4_AGENTS" ]
