@@ -356,7 +356,9 @@ static char *
 crew_status(struct hook *h)
 {
     json_t *ag = call(h, "GET", "/v1/agents?files=1", NULL);
-    json_t *adv = call(h, "GET", "/v1/advisories", NULL);
+    char *apath = xasprintf("/v1/advisories?agent=%s", h->agent);
+    json_t *adv = call(h, "GET", apath, NULL);
+    free(apath);
     json_t *locks = call(h, "GET", "/v1/locks", NULL);
     struct strbuf t = STRBUF_INIT; /* the crew update: no size limit */
     strbuf_addf(&t, "airspace crew update for %s:\n", h->agent);
@@ -407,6 +409,10 @@ crew_status(struct hook *h)
             str_or(a, "level", "?"), strcmp(x, h->agent) ? x : y,
             json_real_value(json_object_get(a, "risk")),
             str_or(a, "hold", "?"));
+    }
+    json_array_foreach(json_object_get(adv, "escalations"), i, a)
+    {
+        strbuf_addf(&t, "- waiting for a human: %s\n", str_or(a, "text", "?"));
     }
     json_array_foreach(json_object_get(locks, "locks"), i, a)
     {

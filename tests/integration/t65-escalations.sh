@@ -33,6 +33,13 @@ check "nothing waits before the window" jqt /dev/stdin \
 $(esc)
 EOF
 check "the in-flight conflict is escalated after the window" wait_esc 1
+# the hooks' crew update of an agent involved says what waits for a human
+upd=$(printf '{"session_id":"s-alice","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"go on"}' "$R" |
+    AIRSPACE_AGENT=alice "$AIRSPACE_BIN" hook claude-code)
+check "alice's crew update says what waits for a human ($upd)" sh -c "printf '%s' \"\$1\" | jq -e '.hookSpecificOutput.additionalContext | test(\"waiting for a human: in-flight conflict between .alice. and .bob. on src/x.c\")' > /dev/null" x "$upd"
+upd=$(printf '{"session_id":"s-carol","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"go on"}' "$R" |
+    AIRSPACE_AGENT=carol "$AIRSPACE_BIN" hook claude-code)
+check "carol's, not involved, does not ($upd)" sh -c "! printf '%s' \"\$1\" | grep -q 'waiting for a human'" x "$upd"
 esc > "$TMP/e"
 check "an escalation: kind, shape, agents, file, since, text" jqt "$TMP/e" \
     '.escalations[0] | .kind == "conflict" and .shape == "in-flight" and
