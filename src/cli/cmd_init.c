@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/init_config.h"
+#include "cli/session.h"
 #include "cli/init_git.h"
 #include "util/file.h"
 #include "util/xalloc.h"
@@ -635,13 +636,17 @@ uninstall(const struct opts *o, const struct init_git *g)
 
 /* ---- what the installed git hooks run ---- */
 
-/* The agent committing: AIRSPACE_AGENT, or whoever flies this worktree. */
+/* The agent committing: AIRSPACE_AGENT, the client session running git
+ * (cli/session.h), or whoever flies this worktree. */
 static char *
-committer(struct client *cl, const char *top)
+committer(struct client *cl, const struct init_git *g)
 {
-    const char *env = getenv("AIRSPACE_AGENT");
-    if (env && *env)
-        return xstrdup(env);
+    const char *top = g->toplevel;
+    char *dir = xasprintf("%s/airspace", g->common_dir);
+    char *who = session_default_agent(dir);
+    free(dir);
+    if (who)
+        return who;
     long status;
     json_t *reply = NULL;
     struct as_err e;
@@ -671,7 +676,7 @@ pre_commit(struct client *cl, const struct init_git *g)
     struct as_err e;
     if (init_git_run(argv, &names, &e))
         return CLI_EXIT_OK;
-    char *me = committer(cl, g->toplevel);
+    char *me = committer(cl, g);
     int refused = 0;
     for (char *p = names; *p; p += strlen(p) + 1) {
         json_t *body = json_pack(
