@@ -33,8 +33,8 @@
 # command hooks only once a person trusted them (their hash in
 # config.toml); untrusted ones are skipped without a word.
 
-CODEX_PIN=0.169.0
 CODEX_CLIENTS="${AIRSPACE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/clients"
+CODEX_PIN=$(jq -r '.devDependencies["@openai/codex"]' "$CODEX_CLIENTS/package.json")
 CODEX_BIN="$CODEX_CLIENTS/node_modules/.bin/codex"
 CODEX_DIR="$TMP/codex"
 export CODEX_HOME="$HOME/.codex"
