@@ -12,17 +12,21 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/dcli.h"
+#include "cli/event_text.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
 struct copt {
     const char *repo, *agent, *summary, *type, *to, *filter_type;
     long ttl_s, after, limit;
-    bool json, no_start, agent_given;
+    bool json, no_start, agent_given, after_given;
 };
 
+/* Parse the options; shortopts is "h", or "hn:" for log's -n N. */
 static int
-cparse(int argc, char **argv, struct copt *o, const char *usage)
+cparse(int argc, char **argv, struct copt *o, const char *usage,
+    const char *shortopts)
 {
     static const struct option longopts[] = {
         { "repo", required_argument, NULL, 'r' },
@@ -33,7 +37,7 @@ cparse(int argc, char **argv, struct copt *o, const char *usage)
         { "after", required_argument, NULL, 'A' },
         { "limit", required_argument, NULL, 'l' },
         { "json", no_argument, NULL, 'j' },
-        { "no-start", no_argument, NULL, 'n' },
+        { "no-start", no_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -43,7 +47,7 @@ cparse(int argc, char **argv, struct copt *o, const char *usage)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         char *end;
         long *num = NULL;
         switch (c) {
@@ -65,14 +69,16 @@ cparse(int argc, char **argv, struct copt *o, const char *usage)
             break;
         case 'A':
             num = &o->after;
+            o->after_given = true;
             break;
         case 'l':
+        case 'n':
             num = &o->limit;
             break;
         case 'j':
             o->json = true;
             break;
-        case 'n':
+        case 'S':
             o->no_start = true;
             break;
         case 'h':
@@ -88,6 +94,8 @@ cparse(int argc, char **argv, struct copt *o, const char *usage)
             if (errno || *end || *num < 0)
                 return dcli_usage(
                     argv[0], "expected a number, not '%s'", optarg);
+            if (num == &o->limit && *num < 1)
+                return dcli_usage(argv[0], "-n takes a number > 0");
             if (num == &o->ttl_s && *num > LONG_MAX / 1000)
                 return dcli_usage(
                     argv[0], "--ttl is at most %ld seconds", LONG_MAX / 1000);
@@ -132,7 +140,8 @@ cmd_intent(int argc, char **argv)
         "usage: airspace intent [--agent ID] [--summary TEXT] [--ttl SECONDS]\n"
         "                       PATH-OR-GLOB...\n\n"
         "Declare what you are about to touch; agents whose intents overlap\n"
-        "are told (forward conflict).\n");
+        "are told (forward conflict).\n",
+        "h");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind >= argc)
@@ -185,7 +194,8 @@ cmd_conflicts(int argc, char **argv)
     int rc = cparse(argc, argv, &o,
         "usage: airspace conflicts [--json]\n\n"
         "Forward (intents overlap), in-flight (changes meet changes or an\n"
-        "intent) and committed (the speculative merge conflicts).\n");
+        "intent) and committed (the speculative merge conflicts).\n",
+        "h");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
@@ -212,7 +222,8 @@ cmd_msg(int argc, char **argv)
         "usage: airspace msg [--agent FROM] [--type TYPE] TO TEXT...\n\n"
         "Send a message to an agent, a label, 'all' or 'supervisor'. TYPE:\n"
         "info (default), question, claim, release, delegate, handoff, ack,\n"
-        "block.\n");
+        "block.\n",
+        "h");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (argc - optind < 2)
@@ -260,7 +271,8 @@ cmd_inbox(int argc, char **argv)
     struct copt o;
     int rc = cparse(argc, argv, &o,
         "usage: airspace inbox [--agent ID] [--json]\n\n"
-        "Read (and mark read) your new messages.\n");
+        "Read (and mark read) your new messages.\n",
+        "h");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (!o.agent)
@@ -275,15 +287,98 @@ cmd_inbox(int argc, char **argv)
     return rc;
 }
 
+/* ---- log ---- */
+
+#define LOG_DEFAULT 20
+#define LEDGER_PAGE 100000 /* the most GET /v1/ledger gives at once */
+
 static void
 show_log(json_t *r)
 {
     size_t i;
     json_t *ev;
-    json_array_foreach(json_object_get(r, "events"), i, ev)
-        printf("%6lld %-22s %s\n",
-            (long long)json_integer_value(json_object_get(ev, "id")),
-            dcli_str(ev, "type"), dcli_str(ev, "agent"));
+    json_t *list = json_object_get(r, "events");
+    json_array_foreach(list, i, ev)
+    {
+        struct strbuf line = STRBUF_INIT;
+        event_text_line(&line, ev, true);
+        puts(line.s);
+        free(line.s);
+    }
+    if (!json_array_size(list))
+        puts("no events");
+}
+
+/* The ledger query for the filters, after event id after. */
+static char *
+ledger_path(const struct copt *o, long after, long limit)
+{
+    struct strbuf q = STRBUF_INIT;
+    strbuf_addf(&q, "/v1/ledger?after=%ld&limit=%ld", after, limit);
+    if (o->type) {
+        char *t = client_path_escape(o->type);
+        strbuf_addf(&q, "&type=%s", t);
+        free(t);
+    }
+    if (o->agent_given) {
+        char *a = client_path_escape(o->agent);
+        strbuf_addf(&q, "&agent=%s", a);
+        free(a);
+    }
+    return q.s;
+}
+
+/*
+ * The last n events matching the filters, oldest first, in *out ({events}).
+ * The ledger answers oldest first from an id on, so the window before the
+ * last event id grows until it holds n of them or reaches the start.
+ */
+static int
+last_events(struct client *cl, const struct copt *o, long n, json_t **out)
+{
+    json_t *st = NULL;
+    int rc = dcli_call(cl, "log", "GET", "/v1/status", NULL, &st);
+    long last =
+        rc ? 0 : (long)json_integer_value(json_object_get(st, "lastEventId"));
+    if (st)
+        json_decref(st);
+    if (rc)
+        return rc;
+    json_t *ring = json_array();
+    for (long window = n * 2 > 64 ? n * 2 : 64;; window *= 8) {
+        long from = last > window ? last - window : 0, after = from;
+        json_array_clear(ring);
+        size_t got;
+        do {
+            char *path = ledger_path(o, after, LEDGER_PAGE);
+            json_t *reply = NULL;
+            rc = dcli_call(cl, "log", "GET", path, NULL, &reply);
+            free(path);
+            if (rc) {
+                if (reply)
+                    json_decref(reply);
+                json_decref(ring);
+                return rc;
+            }
+            json_t *evs = json_object_get(reply, "events");
+            got = json_array_size(evs);
+            size_t i;
+            json_t *ev;
+            json_array_foreach(evs, i, ev)
+            {
+                json_array_append(ring, ev);
+                if (json_array_size(ring) > (size_t)n)
+                    json_array_remove(ring, 0);
+                after = (long)json_integer_value(json_object_get(ev, "id"));
+            }
+            json_decref(reply);
+        } while (got == LEDGER_PAGE);
+        if (json_array_size(ring) >= (size_t)n || from == 0 ||
+            window > LONG_MAX / 8)
+            break;
+    }
+    *out = json_pack("{s:o}", "events", ring);
+    return 0;
 }
 
 int
@@ -292,19 +387,35 @@ cmd_log(int argc, char **argv)
     struct copt o;
     int rc = cparse(argc, argv, &o,
         "usage: airspace log [--agent ID] [--type PREFIX] [--after ID]\n"
-        "                    [--limit N] [--json]\n\n"
-        "What happened, oldest first.\n");
+        "                    [-n N] [--json]\n\n"
+        "What happened, one line per event, newest last: the last N events\n"
+        "(default 20), or with --after ID the first N after that event.\n",
+        "hn:");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
+    if (optind < argc)
+        return dcli_usage("log", "unexpected '%s'", argv[optind]);
+    long n = o.limit ? o.limit : LOG_DEFAULT;
+    if (n > LEDGER_PAGE)
+        return dcli_usage("log", "-n is at most %d", LEDGER_PAGE);
     struct client cl;
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "log")))
         return rc;
     /* --agent filters here; AIRSPACE_AGENT alone does not */
-    char *path = xasprintf("/v1/ledger?after=%ld&limit=%ld%s%s%s%s", o.after,
-        o.limit ? o.limit : 1000, o.type ? "&type=" : "", o.type ? o.type : "",
-        o.agent_given ? "&agent=" : "", o.agent_given ? o.agent : "");
-    rc = creq(&cl, &o, "log", "GET", path, NULL, show_log);
-    free(path);
+    json_t *reply = NULL;
+    if (o.after_given) {
+        char *path = ledger_path(&o, o.after, n);
+        rc = dcli_call(&cl, "log", "GET", path, NULL, &reply);
+        free(path);
+    } else {
+        rc = last_events(&cl, &o, n, &reply);
+    }
+    if (!rc && o.json)
+        dcli_print_json(reply);
+    else if (!rc)
+        show_log(reply);
+    if (reply)
+        json_decref(reply);
     client_close(&cl);
     return rc;
 }

@@ -14,8 +14,10 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/dcli.h"
+#include "cli/event_text.h"
 #include "git/config.h"
 #include "git/repo.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -482,16 +484,15 @@ on_event(void *ctx, const char *id, const char *type, const char *data)
         printf("%s\n", data);
     } else {
         json_t *ev = json_loads(data, 0, NULL);
-        const char *agent = ev ? dcli_str(ev, "agent") : "-";
-        printf("%s %-18s %s", id, type, agent);
-        json_t *d = ev ? json_object_get(ev, "data") : NULL;
-        if (!strcmp(type, "advisory"))
-            printf(" %s ~ %s: %s -> %s (risk %.2f)", dcli_str(d, "a"),
-                dcli_str(d, "b"), dcli_str(d, "from"), dcli_str(d, "level"),
-                json_real_value(json_object_get(d, "risk")));
-        printf("\n");
-        if (ev)
+        if (ev) {
+            struct strbuf line = STRBUF_INIT;
+            event_text_line(&line, ev, false);
+            printf("%s\n", line.s);
+            free(line.s);
             json_decref(ev);
+        } else {
+            printf("%s %s (unreadable event)\n", id, type);
+        }
     }
     fflush(stdout);
     if (w->remaining > 0 && --w->remaining == 0)
@@ -503,17 +504,20 @@ int
 cmd_watch(int argc, char **argv)
 {
     static const char usage[] =
-        "usage: airspace watch [--repo DIR] [--json] [--no-start] "
-        "[--after ID] [--count N]\n\n"
-        "Follow the live events of the airspace.\n";
+        "usage: airspace watch [--repo DIR] [--json] [--no-start]\n"
+        "                      [--since ID | --after ID] [--count N]\n\n"
+        "Follow the events of the airspace from now on, one line each with\n"
+        "what happened (--json: the event objects). --since ID first\n"
+        "replays the recorded events from ID on, --after ID those after ID.\n";
     struct copts o = { 0 };
     o.repo = ".";
-    long after = 0, count = -1;
+    long after = -1, count = -1;
     static const struct option longopts[] = {
         { "repo", required_argument, NULL, 'r' },
         { "json", no_argument, NULL, 'j' },
         { "no-start", no_argument, NULL, 'n' },
         { "after", required_argument, NULL, 'a' },
+        { "since", required_argument, NULL, 's' },
         { "count", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -538,6 +542,11 @@ cmd_watch(int argc, char **argv)
                 return dcli_usage("watch", "--after takes an event id");
             after = (long)v;
             break;
+        case 's':
+            if (!parse_ms(optarg, 1, &v))
+                return dcli_usage("watch", "--since takes an event id >= 1");
+            after = (long)v - 1;
+            break;
         case 'c':
             if (!parse_ms(optarg, 1, &v))
                 return dcli_usage("watch", "--count takes a number > 0");
@@ -551,12 +560,16 @@ cmd_watch(int argc, char **argv)
                 "watch", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
+    if (optind < argc)
+        return dcli_usage("watch", "unexpected '%s'", argv[optind]);
     struct client cl;
     int rc;
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "watch")))
         return rc;
     cl.timeout_ms = 0;
-    char *path = xasprintf("/v1/events?after=%ld", after);
+    /* without after the daemon replays nothing: from now on */
+    char *path = after >= 0 ? xasprintf("/v1/events?after=%ld", after)
+                            : xstrdup("/v1/events");
     struct watch w = { o.json, count };
     struct as_err e;
     rc = client_stream(&cl, path, on_event, &w, &e);

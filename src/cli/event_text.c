@@ -1,0 +1,222 @@
+/*
+ * event_text.c - the readable line of an event.
+ */
+#include "cli/event_text.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+static const char *
+str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* Free text: control characters as spaces, cut (at a character boundary)
+ * after EVENT_TEXT_FIELD_MAX bytes. */
+static void
+add_text(struct strbuf *sb, const char *s)
+{
+    size_t n = strlen(s), keep = n;
+    if (n > EVENT_TEXT_FIELD_MAX) {
+        keep = EVENT_TEXT_FIELD_MAX;
+        while (keep && ((unsigned char)s[keep] & 0xc0) == 0x80)
+            keep--;
+    }
+    for (size_t i = 0; i < keep; i++) {
+        unsigned char c = (unsigned char)s[i];
+        strbuf_addf(sb, "%c", c < 0x20 || c == 0x7f ? ' ' : (char)c);
+    }
+    if (keep < n)
+        strbuf_addf(sb, "...");
+}
+
+/* Up to six items of an array of strings (or of objects with a path). */
+static void
+add_list(struct strbuf *sb, json_t *list)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x)
+    {
+        if (i == 6) {
+            strbuf_addf(sb, ", ... (%zu in all)", json_array_size(list));
+            break;
+        }
+        const char *s =
+            json_is_string(x) ? json_string_value(x) : str(x, "path");
+        strbuf_addf(sb, "%s", i ? ", " : "");
+        add_text(sb, s ? s : "?");
+    }
+}
+
+static void
+lock_line(struct strbuf *sb, json_t *d, const char *type)
+{
+    const char *actor = str(d, "actor"), *holder = str(d, "holder"),
+               *by = str(d, "contestedBy"), *reason = str(d, "reason");
+    add_text(sb, str(d, "pattern") ? str(d, "pattern") : "?");
+    strbuf_addf(sb, " (%s %s, token %lld)",
+        str(d, "mode") ? str(d, "mode") : "?",
+        str(d, "kind") ? str(d, "kind") : "?",
+        (long long)json_integer_value(json_object_get(d, "token")));
+    if (!strcmp(type, "lock.reassigned") || !strcmp(type, "claim.reassigned"))
+        strbuf_addf(sb, " now held by %s", holder ? holder : "?");
+    if (actor && (!holder || strcmp(actor, holder)))
+        strbuf_addf(sb, " by %s", actor);
+    if (by)
+        strbuf_addf(sb, ", contested by %s", by);
+    if (reason) {
+        strbuf_addf(sb, ": ");
+        add_text(sb, reason);
+    }
+}
+
+static void
+advisory_line(struct strbuf *sb, json_t *d)
+{
+    strbuf_addf(sb, "%s ~ %s: %s -> %s (risk %.2f)",
+        str(d, "a") ? str(d, "a") : "?", str(d, "b") ? str(d, "b") : "?",
+        str(d, "from") ? str(d, "from") : "?",
+        str(d, "level") ? str(d, "level") : "?",
+        json_number_value(json_object_get(d, "risk")));
+    if (str(d, "hold") && str(d, "steer"))
+        strbuf_addf(
+            sb, ", %s holds, %s steers", str(d, "hold"), str(d, "steer"));
+    if (json_array_size(json_object_get(d, "contested"))) {
+        strbuf_addf(sb, "; contested: ");
+        add_list(sb, json_object_get(d, "contested"));
+    }
+}
+
+static void
+agent_line(struct strbuf *sb, json_t *d)
+{
+    static const char *const keys[] = { "client", "branch", "worktree",
+        "renamedFrom" };
+    static const char *const names[] = { "client", "branch", "worktree",
+        "renamed from" };
+    const char *sep = "";
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+        if (str(d, keys[k])) {
+            strbuf_addf(sb, "%s%s ", sep, names[k]);
+            add_text(sb, str(d, keys[k]));
+            sep = ", ";
+        }
+    if (str(d, "reason")) {
+        strbuf_addf(sb, "%sreason: ", sep);
+        add_text(sb, str(d, "reason"));
+    }
+}
+
+static void
+commit_line(struct strbuf *sb, json_t *d)
+{
+    const char *commit = str(d, "commit"), *branch = str(d, "branch");
+    size_t n = json_array_size(json_object_get(d, "files"));
+    strbuf_addf(sb, "%.7s on %s", commit ? commit : "?",
+        branch ? branch : "a detached HEAD");
+    if (str(d, "subject")) {
+        strbuf_addf(sb, ": ");
+        add_text(sb, str(d, "subject"));
+    }
+    strbuf_addf(sb, " (%zu file%s: ", n, n == 1 ? "" : "s");
+    add_list(sb, json_object_get(d, "files"));
+    strbuf_addf(sb, ")");
+}
+
+/* Any other event: its data's members, key=value. */
+static void
+generic_line(struct strbuf *sb, json_t *d)
+{
+    const char *k;
+    json_t *v;
+    const char *sep = "";
+    json_object_foreach(d, k, v)
+    {
+        if (json_is_object(v) || json_is_null(v))
+            continue;
+        strbuf_addf(sb, "%s%s=", sep, k);
+        sep = " ";
+        if (json_is_string(v))
+            add_text(sb, json_string_value(v));
+        else if (json_is_array(v))
+            add_list(sb, v);
+        else if (json_is_integer(v))
+            strbuf_addf(sb, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v))
+            strbuf_addf(sb, "%.2f", json_real_value(v));
+        else
+            strbuf_addf(sb, "%s", json_is_true(v) ? "true" : "false");
+    }
+}
+
+static bool
+prefix(const char *s, const char *p)
+{
+    return !strncmp(s, p, strlen(p));
+}
+
+static void
+details(struct strbuf *sb, const char *type, json_t *d)
+{
+    if (prefix(type, "lock.") || prefix(type, "claim.")) {
+        lock_line(sb, d, type);
+    } else if (!strcmp(type, "advisory")) {
+        advisory_line(sb, d);
+    } else if (prefix(type, "agent.")) {
+        agent_line(sb, d);
+    } else if (!strcmp(type, "git.commit")) {
+        commit_line(sb, d);
+    } else if (prefix(type, "intent.")) {
+        add_list(sb, json_object_get(d, "files"));
+        if (str(d, "summary")) {
+            strbuf_addf(sb, ": ");
+            add_text(sb, str(d, "summary"));
+        }
+    } else if (!strcmp(type, "message")) {
+        strbuf_addf(sb,
+            "%s -> %s [%s]: ", str(d, "from") ? str(d, "from") : "?",
+            str(d, "to") ? str(d, "to") : "?",
+            str(d, "type") ? str(d, "type") : "?");
+        add_text(sb, str(d, "body") ? str(d, "body") : "");
+    } else if (!strcmp(type, "workset.edit")) {
+        add_text(sb, str(d, "path") ? str(d, "path") : "?");
+    } else if (!strcmp(type, "workset.changed") &&
+               json_is_integer(json_object_get(d, "files"))) {
+        json_int_t n = json_integer_value(json_object_get(d, "files"));
+        strbuf_addf(sb, "%lld changed file%s", (long long)n, n == 1 ? "" : "s");
+    } else if (prefix(type, "conflict")) {
+        strbuf_addf(sb, "%s %s ~ %s", str(d, "shape") ? str(d, "shape") : "?",
+            str(d, "a") ? str(d, "a") : "?", str(d, "b") ? str(d, "b") : "?");
+        if (str(d, "file") && *str(d, "file"))
+            strbuf_addf(sb, " on %s", str(d, "file"));
+        strbuf_addf(sb, ", to %s: ", str(d, "to") ? str(d, "to") : "?");
+        add_text(sb, str(d, "text") ? str(d, "text") : "");
+    } else {
+        generic_line(sb, d);
+    }
+}
+
+void
+event_text_line(struct strbuf *sb, json_t *ev, bool with_date)
+{
+    json_int_t ts = json_integer_value(json_object_get(ev, "ts"));
+    time_t t = (time_t)(ts / 1000);
+    struct tm tm;
+    char when[32] = "?";
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof(when),
+            with_date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
+    const char *type = str(ev, "type") ? str(ev, "type") : "?";
+    strbuf_addf(sb, "%6lld %s %-18s %-14s ",
+        (long long)json_integer_value(json_object_get(ev, "id")), when, type,
+        str(ev, "agent") ? str(ev, "agent") : "-");
+    json_t *d = json_object_get(ev, "data");
+    if (json_is_object(d))
+        details(sb, type, d);
+    while (sb->len && sb->s[sb->len - 1] == ' ')
+        sb->s[--sb->len] = '\0';
+}

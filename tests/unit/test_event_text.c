@@ -1,0 +1,162 @@
+/*
+ * test_event_text.c - the readable line of an event: each kind of event
+ * with its details, free text kept on one line and cut, unknown events as
+ * key=value, the date for the log. Times are UTC (TZ is set).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/event_text.h"
+#include "test.h"
+#include "util/banned.h"
+
+/* 2026-01-01T10:00:00Z */
+#define TS "1767261600000"
+
+static const struct {
+    const char *name, *event, *want;
+    bool with_date;
+} cases[] = {
+    { .name = "lock granted",
+        .event = "{\"id\":7,\"type\":\"lock.granted\",\"ts\":" TS
+                 ",\"agent\":\"alice\",\"data\":{\"token\":3,\"pattern\":"
+                 "\"src/a.c\",\"holder\":\"alice\",\"mode\":\"exclusive\","
+                 "\"kind\":\"lock\",\"reason\":\"token refresh\","
+                 "\"actor\":\"alice\"}}",
+        .want = "     7 10:00:00 lock.granted       alice          src/a.c "
+                "(exclusive lock, token 3): token refresh" },
+    { .name = "claim released by someone else, contested",
+        .event = "{\"id\":8,\"type\":\"claim.force_released\",\"ts\":" TS
+                 ",\"agent\":\"bob\",\"data\":{\"token\":4,\"pattern\":"
+                 "\"docs/**\",\"holder\":\"bob\",\"mode\":\"exclusive\","
+                 "\"kind\":\"claim\",\"contestedBy\":\"alice\","
+                 "\"actor\":\"alice\"}}",
+        .want = "     8 10:00:00 claim.force_released bob            docs/** "
+                "(exclusive claim, token 4) by alice, contested by alice" },
+    { .name = "lock reassigned names the new holder",
+        .event = "{\"id\":9,\"type\":\"lock.reassigned\",\"ts\":" TS
+                 ",\"agent\":\"carol\",\"data\":{\"token\":5,\"pattern\":"
+                 "\"x\",\"holder\":\"carol\",\"mode\":\"shared\","
+                 "\"kind\":\"lock\"}}",
+        .want = "     9 10:00:00 lock.reassigned    carol          x (shared "
+                "lock, token 5) now held by carol" },
+    { .name = "advisory: the pair, the levels, who holds",
+        .event = "{\"id\":10,\"type\":\"advisory\",\"ts\":" TS
+                 ",\"data\":{\"a\":\"alice\",\"b\":\"bob\",\"level\":"
+                 "\"resolution\",\"risk\":0.8125,\"from\":\"traffic\","
+                 "\"hold\":\"alice\",\"steer\":\"bob\",\"contested\":[{"
+                 "\"path\":\"src/a.c\"},{\"path\":\"src/b.c\"}]}}",
+        .want = "    10 10:00:00 advisory           -              alice ~ "
+                "bob: traffic -> resolution (risk 0.81), alice holds, bob "
+                "steers; contested: src/a.c, src/b.c" },
+    { .name = "agent exited: client, worktree, reason",
+        .event = "{\"id\":11,\"type\":\"agent.exited\",\"ts\":" TS
+                 ",\"agent\":\"alice\",\"data\":{\"id\":\"alice\","
+                 "\"client\":\"claude-code\",\"worktree\":\"/r\","
+                 "\"status\":\"exited\",\"reason\":\"exit\"}}",
+        .want = "    11 10:00:00 agent.exited       alice          client "
+                "claude-code, worktree /r, reason: exit" },
+    { .name = "commit: short id, branch, subject, files",
+        .event = "{\"id\":12,\"type\":\"git.commit\",\"ts\":" TS
+                 ",\"agent\":\"alice\",\"data\":{\"commit\":"
+                 "\"1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d\",\"branch\":"
+                 "null,\"parent\":null,\"files\":[{\"path\":\"a\","
+                 "\"status\":\"added\"}],\"subject\":\"first\"}}",
+        .want = "    12 10:00:00 git.commit         alice          1a2b3c4 "
+                "on a detached HEAD: first (1 file: a)" },
+    { .name = "message: newlines and escapes stay off the terminal",
+        .event = "{\"id\":13,\"type\":\"message\",\"ts\":" TS
+                 ",\"agent\":\"alice\",\"data\":{\"from\":\"alice\",\"to\":"
+                 "\"bob\",\"type\":\"question\",\"body\":\"two\\nlines\\u001b"
+                 "[31m\"}}",
+        .want = "    13 10:00:00 message            alice          alice -> "
+                "bob [question]: two lines [31m" },
+    { .name = "intent with a summary",
+        .event = "{\"id\":14,\"type\":\"intent.declared\",\"ts\":" TS
+                 ",\"agent\":\"bob\",\"data\":{\"id\":2,\"agent\":\"bob\","
+                 "\"files\":[\"src/*.c\",\"README\"],\"summary\":\"rename\"}}",
+        .want = "    14 10:00:00 intent.declared    bob            src/*.c, "
+                "README: rename" },
+    { .name = "workset changed: a count",
+        .event = "{\"id\":15,\"type\":\"workset.changed\",\"ts\":" TS
+                 ",\"agent\":\"bob\",\"data\":{\"files\":1}}",
+        .want = "    15 10:00:00 workset.changed    bob            1 changed "
+                "file" },
+    { .name = "conflict",
+        .event = "{\"id\":16,\"type\":\"conflict\",\"ts\":" TS
+                 ",\"agent\":\"bob\",\"data\":{\"to\":\"bob\",\"shape\":"
+                 "\"in-flight\",\"a\":\"alice\",\"b\":\"bob\",\"file\":"
+                 "\"src/a.c\",\"additive\":false,\"text\":\"both edit it\"}}",
+        .want = "    16 10:00:00 conflict           bob            in-flight "
+                "alice ~ bob on src/a.c, to bob: both edit it" },
+    { .name = "an unknown event: its members",
+        .event = "{\"id\":17,\"type\":\"worktree.pruned\",\"ts\":" TS
+                 ",\"agent\":\"feat\",\"data\":{\"agent\":\"feat\","
+                 "\"worktree\":\"/r.airspace/feat\",\"tip\":null,"
+                 "\"branchDeleted\":true,\"exited\":[\"feat\"],\"n\":2,"
+                 "\"x\":{\"y\":1}}}",
+        .want = "    17 10:00:00 worktree.pruned    feat           agent=feat "
+                "worktree=/r.airspace/feat branchDeleted=true exited=feat "
+                "n=2" },
+    { .name = "no data, no agent",
+        .event = "{\"id\":18,\"type\":\"agent.gone\",\"ts\":" TS "}",
+        .want = "    18 10:00:00 agent.gone         -" },
+    { .name = "the log's date",
+        .event = "{\"id\":19,\"type\":\"workset.edit\",\"ts\":" TS
+                 ",\"agent\":\"bob\",\"data\":{\"path\":\"src/a.c\"}}",
+        .want = "    19 2026-01-01 10:00:00 workset.edit       bob         "
+                "   src/a.c",
+        .with_date = true },
+};
+
+static void
+test_long_text_cut(void)
+{
+    /* 300 bytes of text, "é" (2 bytes) straddling the cut */
+    char body[400];
+    memset(body, 'x', 199);
+    memcpy(body + 199, "\xc3\xa9", 2);
+    memset(body + 201, 'y', 99);
+    body[300] = '\0';
+    json_t *ev = json_pack("{s:i, s:s, s:I, s:{s:s, s:s, s:s, s:s}}", "id", 1,
+        "type", "message", "ts", (json_int_t)1767261600000, "data", "from", "a",
+        "to", "b", "type", "info", "body", body);
+    struct strbuf sb = STRBUF_INIT;
+    event_text_line(&sb, ev, false);
+    const char *text = strstr(sb.s, "[info]: ");
+    CHECK(text != NULL);
+    if (text) {
+        text += strlen("[info]: ");
+        /* cut before the two-byte character, not inside it */
+        CHECK_INT(strlen(text), 199 + 3);
+        CHECK(!strcmp(text + 199, "..."));
+    }
+    free(sb.s);
+    json_decref(ev);
+}
+
+int
+main(void)
+{
+    setenv("TZ", "UTC", 1);
+    tzset();
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        TEST_BEGIN(cases[i].name);
+        json_error_t je;
+        json_t *ev = json_loads(cases[i].event, 0, &je);
+        CHECK(ev != NULL);
+        if (ev) {
+            struct strbuf sb = STRBUF_INIT;
+            event_text_line(&sb, ev, cases[i].with_date);
+            CHECK_STR(sb.s, cases[i].want);
+            free(sb.s);
+            json_decref(ev);
+        } else {
+            fprintf(stderr, "  bad case JSON: %s\n", je.text);
+        }
+        TEST_END();
+    }
+    TEST_RUN("long text cut at a character boundary", test_long_text_cut);
+    return test_done();
+}
