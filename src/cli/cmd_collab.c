@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/cwd_path.h"
 #include "cli/dcli.h"
 #include "cli/event_text.h"
 #include "util/strbuf.h"
@@ -139,8 +140,9 @@ cmd_intent(int argc, char **argv)
     int rc = cparse(argc, argv, &o,
         "usage: airspace intent [--agent ID] [--summary TEXT] [--ttl SECONDS]\n"
         "                       PATH-OR-GLOB...\n\n"
-        "Declare what you are about to touch; agents whose intents overlap\n"
-        "are told (forward conflict).\n",
+        "Declare what you are about to touch (paths relative to the current\n"
+        "directory); agents whose intents overlap are told (forward\n"
+        "conflict).\n",
         "h");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
@@ -149,8 +151,23 @@ cmd_intent(int argc, char **argv)
     if (!o.agent)
         return dcli_usage("intent", "no agent: give --agent or AIRSPACE_AGENT");
     json_t *files = json_array();
-    for (int k = optind; k < argc; k++)
-        json_array_append_new(files, json_string(argv[k]));
+    struct cwd_path cp;
+    cwd_path_init(&cp, o.repo);
+    for (int k = optind; k < argc && !rc; k++) {
+        char *p;
+        struct as_err e;
+        if (cwd_path_pattern(&cp, argv[k], &p, &e)) {
+            rc = dcli_usage("intent", "%s", e.msg);
+            break;
+        }
+        json_array_append_new(files, json_string(p));
+        free(p);
+    }
+    cwd_path_release(&cp);
+    if (rc) {
+        json_decref(files);
+        return rc;
+    }
     json_t *body = json_pack("{s:s, s:o}", "agent", o.agent, "files", files);
     if (o.summary)
         json_object_set_new(body, "summary", json_string(o.summary));

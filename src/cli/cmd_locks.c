@@ -1,6 +1,7 @@
 /*
  * cmd_locks.c - locks and claims from the command line: lock, unlock,
- * locks, claim, contest, release.
+ * locks, claim, contest, release. Patterns are relative to the current
+ * directory (cwd_path.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/cwd_path.h"
 #include "cli/dcli.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -150,17 +152,28 @@ each_pattern(int argc, char **argv, const char *cmd, const char *path,
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind >= argc)
         return dcli_usage(cmd, "expected at least one PATTERN");
+    /* every pattern checked before anything is asked */
+    size_t npat = (size_t)(argc - optind);
+    char **pats = xcalloc(npat, sizeof(*pats));
+    struct cwd_path cp;
+    cwd_path_init(&cp, o.repo);
+    struct as_err pe;
+    for (size_t k = 0; k < npat && !rc; k++)
+        if (cwd_path_pattern(&cp, argv[optind + (int)k], &pats[k], &pe))
+            rc = dcli_usage(cmd, "%s", pe.msg);
+    cwd_path_release(&cp);
     struct client cl;
-    if ((rc = dcli_open(&cl, o.repo, o.no_start, cmd)))
-        return rc;
-    char *agent = resolve_agent(&cl, &o, cmd);
+    char *agent = NULL;
+    if (rc || (rc = dcli_open(&cl, o.repo, o.no_start, cmd)))
+        goto out_free;
+    agent = resolve_agent(&cl, &o, cmd);
     if (!agent) {
-        client_close(&cl);
-        return CLI_EXIT_USAGE;
+        rc = CLI_EXIT_USAGE;
+        goto out_close;
     }
-    for (int k = optind; k < argc && !rc; k++) {
+    for (size_t k = 0; k < npat && !rc; k++) {
         json_t *body =
-            json_pack("{s:s, s:s}", "agent", agent, "pattern", argv[k]);
+            json_pack("{s:s, s:s}", "agent", agent, "pattern", pats[k]);
         if (kind)
             json_object_set_new(body, "kind", json_string(kind));
         if (o.mode && !strcmp(path, "/v1/locks"))
@@ -195,7 +208,12 @@ each_pattern(int argc, char **argv, const char *cmd, const char *path,
         json_decref(body);
     }
     free(agent);
+out_close:
     client_close(&cl);
+out_free:
+    for (size_t k = 0; k < npat; k++)
+        free(pats[k]);
+    free(pats);
     return rc;
 }
 
@@ -205,7 +223,8 @@ cmd_lock(int argc, char **argv)
     return each_pattern(argc, argv, "lock", "/v1/locks", "lock",
         "usage: airspace lock [--agent ID] [--shared] [--ttl SECONDS]\n"
         "                     [--reason TEXT] PATTERN...\n\n"
-        "Lock paths or gitignore-style globs (exclusive unless --shared).\n"
+        "Lock paths or gitignore-style globs (exclusive unless --shared),\n"
+        "relative to the current directory.\n"
         "Exit 1 when someone else holds one; the holder is named.\n");
 }
 

@@ -365,3 +365,34 @@ repo_open_worktree(
     *out = g;
     return 0;
 }
+
+/* dir as a real path without a trailing slash (new string). */
+static char *
+real_dir(const char *dir)
+{
+    char *r = realpath(dir, NULL);
+    char *out = strip_slash(r ? r : dir);
+    free(r);
+    return out;
+}
+
+int
+repo_locate(const char *path, char **top, char **common_dir, struct as_err *e)
+{
+    git_repository *g = NULL;
+
+    *top = *common_dir = NULL;
+    git_libgit2_init();
+    if (git_repository_open_ext(&g, path, 0, NULL) < 0 ||
+        !git_repository_workdir(g)) {
+        git_error_clear();
+        git_repository_free(g);
+        git_libgit2_shutdown();
+        return as_errorf(e, AS_ENOENT, "'%s' is in no git working tree", path);
+    }
+    *top = real_dir(git_repository_workdir(g));
+    *common_dir = real_dir(git_repository_commondir(g));
+    git_repository_free(g);
+    git_libgit2_shutdown();
+    return 0;
+}

@@ -96,6 +96,16 @@ int repo_open_worktree(
     struct repo *r, const char *path, git_repository **out, struct as_err *e);
 
 /*
+ * The working tree holding directory path (searching upwards, as git
+ * does): its top directory in *top and the repository's common git
+ * directory in *common_dir, both absolute real paths without a trailing
+ * slash (new strings, free()). AS_ENOENT when path is in no working tree
+ * (outside any repository, or in a bare one). Needs no repo_open().
+ */
+int repo_locate(
+    const char *path, char **top, char **common_dir, struct as_err *e);
+
+/*
  * Fill e with the formatted text, ": ", and libgit2's last error message;
  * returns AS_EGIT. For this layer's own adapters.
  */
