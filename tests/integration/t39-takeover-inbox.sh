@@ -41,21 +41,21 @@ out=$(hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/feat\",\"h
 printf '%s' "$out" | jq -r '.hookSpecificOutput.additionalContext // ""' > "$TMP/ctx"
 api GET /v1/agents
 check "the session took feat over" jqt "$TMP/body" \
-    '.agents | map(.id) | sort == ["bob","cc-aaaa1111","main"]'
+    '.agents | map(.id) | sort == ["bob","cc-55de606f","main"]'
 check "its crew update carries the message sent to feat" \
     grep -q 'message from bob: please leave src/net alone' "$TMP/ctx"
 check "but not the one feat had read" sh -c "! grep -q 'first note' '$TMP/ctx'"
-api GET /v1/agents/cc-aaaa1111/inbox
+api GET /v1/agents/cc-55de606f/inbox
 check "the crew update read it" jqt "$TMP/body" '.messages | length == 0'
 api GET /v1/agents/feat/inbox
 check "no inbox under 'feat' (404, got $CODE)" [ "$CODE" = 404 ]
 
 api POST /v1/agents/bob/prompt '{"prompt":"websocket reconnect backoff jitter"}'
 check "bob still converges, with the new id" jqt "$TMP/body" \
-    '.converging | map(.agent) == ["cc-aaaa1111"]'
+    '.converging | map(.agent) == ["cc-55de606f"]'
 api GET '/v1/advisories?all=1'
 check "the pair's topic channel is 1" jqt "$TMP/body" \
-    '.advisories | map(select(.a == "bob" and .b == "cc-aaaa1111")) | .[0].channels.topic == 1'
+    '.advisories | map(select(.a == "bob" and .b == "cc-55de606f")) | .[0].channels.topic == 1'
 out=$(hook claude-code "{\"session_id\":\"aaaa1111-x\",\"cwd\":\"$TMP/feat\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"websocket reconnect backoff jitter\"}")
 check "the session is told it converges with bob" sh -c \
     "printf '%s' \"\$1\" | grep -q \"converging with 'bob'\"" x "$out"
@@ -71,10 +71,10 @@ wait "$DPID" 2>/dev/null || true
 start_daemon --tick-ms 50 --rescan-ms 600000
 api GET /v1/agents
 check "after a restart no 'main' or 'feat' came back" jqt "$TMP/body" \
-    '.agents | map(.id) | sort == ["alice","bob","cc-aaaa1111"]'
+    '.agents | map(.id) | sort == ["alice","bob","cc-55de606f"]'
 check "alice's inbox survived the restart" \
     [ "$(unread alice '.messages | map(.body) | join("|")')" = "rebase before you merge" ]
-api GET /v1/agents/cc-aaaa1111/inbox
+api GET /v1/agents/cc-55de606f/inbox
 check "the read messages stayed read" jqt "$TMP/body" '.messages | length == 0'
 api POST /v1/stop
 wait "$DPID" 2>/dev/null || true
