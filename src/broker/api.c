@@ -378,17 +378,17 @@ h_status(struct api_ctx *c)
             b->pairs[k].live && b->pairs[k].level == ADVISORY_RESOLUTION;
     }
     json_t *esc = broker_escalations_json(b, NULL);
-    api_reply_json(c->req, 200,
-        json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s, s:{s:I, s:I}, "
-                  "s:{s:I, s:I}, s:I, s:I}",
-            "version", "1", "pid", (json_int_t)getpid(), "startedAt",
-            (json_int_t)b->started_at, "repository", b->paths.common_dir,
-            "integration", b->integration, "socket", b->paths.socket, "agents",
-            "total", (json_int_t)b->nagents, "active", (json_int_t)active,
-            "advisories", "traffic", (json_int_t)traffic, "resolution",
-            (json_int_t)resolution, "escalations",
-            (json_int_t)json_array_size(esc), "lastEventId",
-            (json_int_t)(b->next_event_id - 1)));
+    json_t *st = json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s, s:{s:I, s:I}, "
+                           "s:{s:I, s:I}, s:I, s:I}",
+        "version", "1", "pid", (json_int_t)getpid(), "startedAt",
+        (json_int_t)b->started_at, "repository", b->paths.common_dir,
+        "integration", b->integration, "socket", b->paths.socket, "agents",
+        "total", (json_int_t)b->nagents, "active", (json_int_t)active,
+        "advisories", "traffic", (json_int_t)traffic, "resolution",
+        (json_int_t)resolution, "escalations", (json_int_t)json_array_size(esc),
+        "lastEventId", (json_int_t)(b->next_event_id - 1));
+    json_object_set_new(st, "index", broker_index_json(b));
+    api_reply_json(c->req, 200, st);
     json_decref(esc);
 }
 

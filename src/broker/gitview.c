@@ -25,7 +25,8 @@ int
 gitview_graph(struct repo *repo, const char *rev, unsigned threads,
     struct graph *g, struct repograph_stats *st, struct as_err *e)
 {
-    return gitview_graph_base(repo, rev, threads, NULL, g, NULL, st, e);
+    return gitview_graph_base(
+        repo, rev, threads, NULL, g, NULL, NULL, NULL, st, e);
 }
 
 int
@@ -33,7 +34,8 @@ gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
     const char *cache_path, struct graph *g, struct repograph_stats *st,
     struct as_err *e)
 {
-    return gitview_graph_base(repo, rev, threads, cache_path, g, NULL, st, e);
+    return gitview_graph_base(
+        repo, rev, threads, cache_path, g, NULL, NULL, NULL, st, e);
 }
 
 /* Keep what the base needs of a loaded repograph: its resolver and the
@@ -58,6 +60,7 @@ base_fill(struct gitview_base *base, struct repograph *rg,
 int
 gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
     const char *cache_path, struct graph *g, struct gitview_base *base,
+    repograph_progress_fn *progress, void *progress_ctx,
     struct repograph_stats *st, struct as_err *e)
 {
     struct git_file_entry *ents;
@@ -83,6 +86,8 @@ gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
     struct repograph_options ro = { 0 };
     ro.cache_path = cache;
     ro.threads = threads;
+    ro.progress = progress;
+    ro.progress_ctx = progress_ctx;
     struct repograph *rg = repograph_new(g, &ro);
     rc = repograph_load(rg, files, n, gitview_read_blob, repo, st, e);
     if (rc)

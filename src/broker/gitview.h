@@ -50,9 +50,12 @@ struct gitview_base {
 };
 
 /* gitview_graph_cached() (cache_path NULL: the default), and base filled
- * for gitview_agent_view(). On error g is released and base left empty. */
+ * for gitview_agent_view(); progress (NULL: none) is told how parsing goes
+ * and may stop it (repograph_progress_fn). On error g is released and base
+ * left empty. */
 int gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
     const char *cache_path, struct graph *g, struct gitview_base *base,
+    repograph_progress_fn *progress, void *progress_ctx,
     struct repograph_stats *st, struct as_err *e);
 void gitview_base_release(struct gitview_base *base);
 

@@ -141,6 +141,19 @@ struct broker {
     struct risk_config cfg;
     struct graph graph;
     bool have_graph;
+    /* the graph is built on a thread of its own while the daemon serves
+     * (broker.c): the build under way (NULL once done), its wake-up, and
+     * what status says of it */
+    struct bindex *index;
+    struct event *index_ev;
+    enum bindex_state {
+        BINDEX_BUILDING = 0,
+        BINDEX_READY,
+        BINDEX_FAILED,
+    } index_state;
+    int64_t index_started, index_ms;
+    struct repograph_stats index_stats;
+    char *index_error;
     struct gitview_base view_base; /* where each agent's view starts */
     struct merge_cache *mcache;
     /* agents' rebases onto the newest base (git/align.h): valid until
@@ -212,6 +225,11 @@ struct broker {
 int64_t broker_now(void);
 void broker_log(struct broker *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The graph's build for GET /v1/status: {state: "indexing", done, total,
+ * startedAt}, {state: "ready", files, edges, parsed, cached, ms} or
+ * {state: "failed", error, ms}. */
+json_t *broker_index_json(const struct broker *b);
 
 /* Agents. */
 ssize_t broker_find_agent(const struct broker *b, const char *id);

@@ -302,6 +302,25 @@ cmd_stop(int argc, char **argv)
     return rc;
 }
 
+/* What the daemon's import graph is doing, unless it is ready. */
+static void
+print_index(json_t *ix)
+{
+    const char *state = dcli_str(ix, "state");
+    long long done = json_integer_value(json_object_get(ix, "done"));
+    long long total = json_integer_value(json_object_get(ix, "total"));
+    if (!strcmp(state, "indexing") && total)
+        printf("indexing %lld/%lld files (the dependency and symbol channels "
+               "wait for it)\n",
+            done, total);
+    else if (!strcmp(state, "indexing"))
+        printf("indexing: listing the files (the dependency and symbol "
+               "channels wait for it)\n");
+    else if (!strcmp(state, "failed"))
+        printf("no import graph: %s (dependency and symbol channels off)\n",
+            dcli_str(ix, "error"));
+}
+
 int
 cmd_status(int argc, char **argv)
 {
@@ -338,6 +357,7 @@ cmd_status(int argc, char **argv)
             printf("airspace daemon pid %lld on %s (integration %s)\n",
                 (long long)json_integer_value(json_object_get(st, "pid")),
                 dcli_str(st, "repository"), dcli_str(st, "integration"));
+            print_index(json_object_get(st, "index"));
             size_t i;
             json_t *a;
             printf("\n%-20s %-8s %-12s %-8s %5s  %s\n", "AGENT", "KIND",

@@ -40,6 +40,7 @@ struct scan_opts {
     int color; /* -1 auto, 0 never, 1 always */
     int64_t now_ms;
     unsigned threads;
+    bool progress; /* stderr is a terminal, and no --json */
 };
 
 static const char scan_usage[] =
@@ -108,6 +109,37 @@ mono_ms(void)
 
 /* ---- graph sources ---- */
 
+/* A long first index's progress on stderr (a terminal): "airspace scan:
+ * indexing 3120/9600 files", drawn at most every 100 ms, erased when the
+ * graph is built; nothing when every file comes from the cache. */
+struct progress_line {
+    double last_ms;
+    int width; /* of the line drawn; 0: none yet */
+};
+
+static int
+progress_draw(void *ctx, size_t done, size_t total)
+{
+    struct progress_line *p = ctx;
+    double now = mono_ms();
+    if ((!p->width && done == total) ||
+        (p->width && done < total && now - p->last_ms < 100))
+        return 0;
+    p->last_ms = now;
+    int n =
+        fprintf(stderr, "\rairspace scan: indexing %zu/%zu files", done, total);
+    if (n > p->width)
+        p->width = n;
+    return 0;
+}
+
+static void
+progress_erase(struct progress_line *p)
+{
+    if (p->width)
+        fprintf(stderr, "\r%*s\r", p->width, "");
+}
+
 static void
 take_stats(struct scan_report *r, const struct repograph_stats *st, double t0)
 {
@@ -128,8 +160,10 @@ graph_from_git(struct scan_report *r, struct repo *repo,
 {
     double t0 = mono_ms();
     struct repograph_stats st = { 0 };
-    int rc = gitview_graph_base(
-        repo, r->integration, o->threads, NULL, &r->graph, base, &st, e);
+    struct progress_line pl = { 0 };
+    int rc = gitview_graph_base(repo, r->integration, o->threads, NULL,
+        &r->graph, base, o->progress ? progress_draw : NULL, &pl, &st, e);
+    progress_erase(&pl);
     if (!rc)
         take_stats(r, &st, t0);
     return rc;
@@ -189,10 +223,14 @@ graph_from_dir(struct scan_report *r, const char *dir,
     ro.threads = o->threads;
     char *cache = dir_cache_path(dir);
     ro.cache_path = cache;
+    struct progress_line pl = { 0 };
+    ro.progress = o->progress ? progress_draw : NULL;
+    ro.progress_ctx = &pl;
     struct repograph_stats st = { 0 };
     graph_init(&r->graph);
     rc = repograph_build(
         &r->graph, files, n, repograph_read_dir, (void *)dir, &ro, &st, e);
+    progress_erase(&pl);
     free(cache);
     if (!rc)
         take_stats(r, &st, t0);
@@ -547,6 +585,7 @@ cmd_scan(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     r.now_ms = o.now_ms ? o.now_ms : wall_ms();
+    o.progress = !o.json && isatty(STDERR_FILENO);
     if (!o.no_graph) {
         struct as_err ae;
         if (lang_check_abi(&ae)) {

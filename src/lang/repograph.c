@@ -333,19 +333,36 @@ struct job {
 struct pool {
     struct job *jobs;
     size_t njobs, next;
-    pthread_mutex_t lock;      /* next */
+    pthread_mutex_t lock;      /* next, done, stopped, the progress calls */
     pthread_mutex_t read_lock; /* the loader is never called concurrently */
     repograph_read_fn *read;
     void *ctx;
     size_t max;
+    repograph_progress_fn *progress;
+    void *progress_ctx;
+    size_t done, total; /* for progress: files with facts, source files */
+    bool stopped;       /* progress said stop: no job is handed out */
 };
+
+/* One more file has its facts (p->lock held). */
+static void
+pool_done(struct pool *p)
+{
+    p->done++;
+    if (p->progress && p->progress(p->progress_ctx, p->done, p->total)) {
+        p->stopped = true;
+        p->next = p->njobs;
+    }
+}
 
 static void *
 worker(void *arg)
 {
     struct pool *p = arg;
-    for (;;) {
+    for (bool finished = false;; finished = true) {
         pthread_mutex_lock(&p->lock);
+        if (finished)
+            pool_done(p);
         size_t i = p->next < p->njobs ? p->next++ : p->njobs;
         pthread_mutex_unlock(&p->lock);
         if (i >= p->njobs)
@@ -457,7 +474,11 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
     bool sc_dirty = false;
     if (sc_path)
         statcache_load(&sc, sc_path);
-    struct pool p = { .read = read, .ctx = ctx, .max = rg->o.max_file_bytes };
+    struct pool p = { .read = read,
+        .ctx = ctx,
+        .max = rg->o.max_file_bytes,
+        .progress = rg->o.progress,
+        .progress_ctx = rg->o.progress_ctx };
     pthread_mutex_init(&p.lock, NULL);
     pthread_mutex_init(&p.read_lock, NULL);
     size_t ajobs = 0;
@@ -503,10 +524,16 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
         j->len = len;
         lang_facts_init(&j->facts);
     }
-    run_pool(&p, rg->o.threads);
+    p.done = st->cached;
+    p.total = st->cached + p.njobs;
+    if (p.progress && p.progress(p.progress_ctx, p.done, p.total))
+        p.stopped = true;
+    if (!p.stopped)
+        run_pool(&p, rg->o.threads);
     for (size_t k = 0; k < p.njobs; k++) {
         struct job *j = &p.jobs[k];
         if (!j->ok) {
+            free(j->buf); /* a job never run, when stopped */
             lang_facts_release(&j->facts);
             continue;
         }
@@ -542,6 +569,12 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
     }
     statcache_release(&sc);
     free(sc_path);
+    if (p.stopped) {
+        factcache_release(&cache);
+        rc = as_errorf(e, AS_ECANCELED, "stopped after %zu of %zu source files",
+            p.done, p.total);
+        goto out_ids;
+    }
     for (uint32_t id = 0; id < rg->g->nfiles; id++)
         if (rg->f[id].has_facts)
             publish_symbols(rg, id);

@@ -52,12 +52,24 @@ struct repograph_file {
 typedef int repograph_read_fn(
     void *ctx, const struct repograph_file *f, char **buf, size_t *len);
 
+/*
+ * How a load goes: done of total source files have their facts (those
+ * from the cache count as done at once). Called once before parsing
+ * starts and after each file parsed, from any of the load's threads but
+ * never concurrently. A nonzero return stops the load: no further file is
+ * parsed, the cache keeps what was parsed, and repograph_load() returns
+ * AS_ECANCELED.
+ */
+typedef int repograph_progress_fn(void *ctx, size_t done, size_t total);
+
 struct repograph_options {
     const char *cache_path;          /* NULL: no cache */
     unsigned threads;                /* 0: 2 */
     const char *const *include_dirs; /* C/C++ include search, repo-relative */
     size_t ninclude;
     size_t max_file_bytes; /* 0: LANG_MAX_FILE_BYTES; larger are not parsed */
+    repograph_progress_fn *progress; /* NULL: none */
+    void *progress_ctx;
 };
 
 struct repograph_stats {
@@ -94,6 +106,7 @@ struct resolver *repograph_take_resolver(struct repograph *rg);
  * Call once per repograph. st (if not NULL) is filled. Returns 0, or an
  * error for a bad path (escaping the repository) or unusable options;
  * unreadable or oversized files are not errors (they stay unparsed nodes).
+ * Stopped by the progress callback: AS_ECANCELED, the graph incomplete.
  */
 int repograph_load(struct repograph *rg, const struct repograph_file *files,
     size_t n, repograph_read_fn *read, void *ctx, struct repograph_stats *st,

@@ -21,6 +21,7 @@ enum {
     AS_ETOOBIG = -6,   /* an input exceeded its cap */
     AS_ECONFLICT = -7, /* refused because someone else holds it */
     AS_EUNSUP = -8,    /* not supported here */
+    AS_ECANCELED = -9, /* stopped on request before it was done */
 };
 
 struct as_err {

@@ -1,7 +1,8 @@
 /*
  * test_lang_repograph.c - whole-repository graph over a fixture directory
  * created under /tmp: edges per language, header -> source links, the facts
- * cache (warm, corrupt), incremental updates and the directory scanner.
+ * cache (warm, corrupt), progress and a stop, incremental updates and the
+ * directory scanner.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -255,6 +256,90 @@ test_cache(void)
     graph_release(&warm);
 }
 
+struct progress {
+    size_t calls, first_done, first_total, last_done, last_total;
+    bool monotonic;
+    size_t stop_at;  /* stop once done reaches it (0: never) */
+    bool stop_first; /* stop at once */
+};
+
+static int
+on_progress(void *ctx, size_t done, size_t total)
+{
+    struct progress *p = ctx;
+    if (!p->calls++) {
+        p->first_done = done;
+        p->first_total = total;
+    } else if (done < p->last_done || total != p->last_total) {
+        p->monotonic = false;
+    }
+    p->last_done = done;
+    p->last_total = total;
+    return p->stop_first || (p->stop_at && done >= p->stop_at);
+}
+
+static int
+build_progress(
+    struct graph *g, const char *cache, struct progress *pr, unsigned threads)
+{
+    struct repograph_options o = { 0 };
+    o.cache_path = cache;
+    o.threads = threads;
+    o.progress = on_progress;
+    o.progress_ctx = pr;
+    pr->monotonic = true;
+    struct as_err e;
+    struct repograph_stats st;
+    graph_init(g);
+    return repograph_build(
+        g, files, nfiles, repograph_read_dir, root, &o, &st, &e);
+}
+
+/* Progress: once before parsing, then once per file parsed, up to every
+ * source file; the cache counts as done at once; a stop keeps what was
+ * parsed in the cache. */
+static void
+test_progress(void)
+{
+    char cache[128];
+    snprintf(cache, sizeof(cache), "%s/.git/progress.cache", root);
+    struct graph g;
+    struct progress pr = { 0 };
+    CHECK_INT(build_progress(&g, cache, &pr, 2), 0);
+    CHECK_INT(pr.calls, 14); /* before, and 13 source files */
+    CHECK_INT(pr.first_done, 0);
+    CHECK_INT(pr.first_total, 13);
+    CHECK_INT(pr.last_done, 13);
+    CHECK(pr.monotonic);
+    graph_release(&g);
+    memset(&pr, 0, sizeof(pr));
+    CHECK_INT(build_progress(&g, cache, &pr, 2), 0);
+    CHECK_INT(pr.calls, 1); /* all from the cache: nothing to parse */
+    CHECK_INT(pr.first_done, 13);
+    graph_release(&g);
+
+    /* stopped after 3 files (one thread: exactly 3 parsed) */
+    unlink(cache);
+    memset(&pr, 0, sizeof(pr));
+    pr.stop_at = 3;
+    CHECK_INT(build_progress(&g, cache, &pr, 1), AS_ECANCELED);
+    CHECK_INT(pr.last_done, 3);
+    graph_release(&g);
+    memset(&pr, 0, sizeof(pr));
+    CHECK_INT(build_progress(&g, cache, &pr, 1), 0);
+    CHECK_INT(pr.first_done, 3); /* the cache kept them */
+    CHECK_INT(pr.last_done, 13);
+    check_edges(&g);
+    graph_release(&g);
+    /* stopped at the first call: nothing parsed */
+    unlink(cache);
+    memset(&pr, 0, sizeof(pr));
+    pr.stop_first = true;
+    CHECK_INT(build_progress(&g, cache, &pr, 2), AS_ECANCELED);
+    CHECK_INT(pr.calls, 1);
+    graph_release(&g);
+}
+
 static void
 test_update(void)
 {
@@ -386,6 +471,7 @@ main(void)
     TEST_RUN("sha1 git blob ids", test_sha1);
     TEST_RUN("build edges and symbols", test_build);
     TEST_RUN("facts cache", test_cache);
+    TEST_RUN("progress, and a stop", test_progress);
     TEST_RUN("incremental update", test_update);
     TEST_RUN("scan dir", test_scan_dir);
     repograph_scan_dir_free(files, nfiles);
