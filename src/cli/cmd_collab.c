@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "cli/client.h"
 #include "cli/cwd_path.h"
 #include "cli/dcli.h"
@@ -44,7 +45,7 @@ cparse(int argc, char **argv, struct copt *o, const char *usage,
     };
     memset(o, 0, sizeof(*o));
     o->repo = ".";
-    o->agent = getenv("AIRSPACE_AGENT");
+    o->agent = NULL; /* after the options: --agent, else the session */
     opterr = 0;
     optind = 1;
     int c;
@@ -102,6 +103,8 @@ cparse(int argc, char **argv, struct copt *o, const char *usage,
                     argv[0], "--ttl is at most %ld seconds", LONG_MAX / 1000);
         }
     }
+    if (!o->agent)
+        o->agent = session_cli_agent(o->repo);
     return 0;
 }
 

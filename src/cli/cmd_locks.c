@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "cli/client.h"
 #include "cli/cwd_path.h"
 #include "cli/dcli.h"
@@ -22,6 +23,7 @@ struct lopts {
     const char *repo, *agent, *reason, *mode;
     long ttl_s;
     bool json, no_start, force;
+    bool named; /* --agent or AIRSPACE_AGENT, not found from the session */
 };
 
 static int
@@ -41,7 +43,7 @@ parse(int argc, char **argv, struct lopts *o, const char *usage)
     };
     memset(o, 0, sizeof(*o));
     o->repo = ".";
-    o->agent = getenv("AIRSPACE_AGENT");
+    o->agent = NULL; /* after the options: --agent, else the session */
     opterr = 0;
     optind = 1;
     int c;
@@ -85,6 +87,10 @@ parse(int argc, char **argv, struct lopts *o, const char *usage)
                 argv[0], "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
+    const char *env = getenv("AIRSPACE_AGENT");
+    o->named = o->agent || (env && *env);
+    if (!o->agent)
+        o->agent = session_cli_agent(o->repo);
     return 0;
 }
 
@@ -280,7 +286,7 @@ cmd_locks(int argc, char **argv)
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "locks")))
         return rc;
     char *path = xstrdup("/v1/locks");
-    if (o.agent) {
+    if (o.named) { /* a session's own command lists everyone's */
         free(path);
         path = xasprintf("/v1/locks?agent=%s", o.agent);
     }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/session.h"
+#include "broker/sockpath.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/xalloc.h"
@@ -311,6 +312,36 @@ session_default_agent(const char *dir)
     if (env && *env)
         return xstrdup(env);
     return session_lookup(dir);
+}
+
+const char *
+session_cli_agent(const char *repo)
+{
+    static char *agent; /* one command per process: kept */
+    static bool looked;
+    if (!looked) {
+        looked = true;
+        const char *env = getenv("AIRSPACE_AGENT");
+        if (env && *env)
+            return env;
+        /* the worktree holding repo: the nearest directory with .git */
+        char *top = realpath(repo ? repo : ".", NULL);
+        char *common = NULL;
+        while (top && !common) {
+            common = broker_common_dir_of(top);
+            char *slash = strrchr(top, '/');
+            if (common || !slash || slash == top)
+                break;
+            *slash = '\0';
+        }
+        char *dir = common ? xasprintf("%s/airspace", common) : NULL;
+        agent = session_lookup(dir);
+        free(dir);
+        free(common);
+        free(top);
+    }
+    const char *env = getenv("AIRSPACE_AGENT");
+    return env && *env ? env : agent;
 }
 
 void

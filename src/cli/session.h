@@ -52,6 +52,13 @@ char *session_lookup(const char *dir);
  */
 char *session_default_agent(const char *dir);
 
+/*
+ * For a CLI command run in repository repo (any directory in it) without
+ * --agent: session_default_agent of its airspace directory, kept for the
+ * life of the process (borrowed), or NULL.
+ */
+const char *session_cli_agent(const char *repo);
+
 /* Forget session session_id's records (its session ended). */
 void session_forget(
     const char *dir, const char *prefix, const char *session_id);

@@ -46,6 +46,18 @@ api GET /v1/agents
 check "one agent per worktree, none human" jqt "$TMP/body" \
     '([.agents[] | select(.status != "exited")] | length == 3) and ([.agents[] | select(.kind == "human")] | length == 0)'
 
+# two sessions in the main worktree: each one's shell commands act as it
+hook_in s-main-1 "$R" SessionStart > /dev/null
+client "printf '%s' '{\"session_id\":\"s-main-2\",\"cwd\":\"$R\",\"hook_event_name\":\"SessionStart\"}' | '$AIRSPACE_BIN' hook claude-code > /dev/null
+cd '$R/src' && '$AIRSPACE_BIN' lock table.c --reason two > '$TMP/m-lock.out' 2>&1
+'$AIRSPACE_BIN' msg alice 'from the second session' > /dev/null 2>&1"
+M2=$(hook_agent cc s-main-2)
+check "the second session's shell locks as it ($(cat "$TMP/m-lock.out"))" sh -c \
+    "'$AIRSPACE_BIN' locks --json | jq -e '.locks[] | select(.pattern == \"src/table.c\") | .holder == \"$M2\"' > /dev/null"
+check "... and sends as it" sh -c \
+    "curl -s --unix-socket '$SOCK' 'http://a/v1/agents/alice/inbox?peek=1' | jq -e '.messages | map(.from) | index(\"$M2\") != null' > /dev/null"
+as unlock --agent "$M2" src/table.c > /dev/null 2>&1
+
 # a second live session in alice's worktree does not take her name
 client "printf '%s' '{\"session_id\":\"s-alice-2\",\"cwd\":\"$WA\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}' | '$AIRSPACE_BIN' hook claude-code > '$TMP/a2.json'" &
 CL=$!
