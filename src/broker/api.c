@@ -311,9 +311,10 @@ broker_pair_json(struct broker *b, size_t k, bool evidence)
     json_t *o = json_object();
     json_object_set_new(o, "a", json_string(p->a));
     json_object_set_new(o, "b", json_string(p->b));
-    json_object_set_new(o, "level", json_string(advisory_level_name(p->level)));
+    json_object_set_new(
+        o, "level", json_string(advisory_level_name(p->adv.st.level)));
     json_object_set_new(o, "risk", json_real(p->res.risk));
-    json_object_set_new(o, "since", json_integer((json_int_t)p->since));
+    json_object_set_new(o, "since", json_integer((json_int_t)p->adv.since));
     bool ids_ok = p->hold < b->nagents && p->steer < b->nagents;
     if (ids_ok) {
         json_object_set_new(o, "hold", json_string(b->ag[p->hold].id));
@@ -352,7 +353,7 @@ broker_pair_json(struct broker *b, size_t k, bool evidence)
             json_array_append_new(cont, jc);
         }
         json_object_set_new(o, "contested", cont);
-        if (p->level == ADVISORY_RESOLUTION) {
+        if (p->adv.st.level == ADVISORY_RESOLUTION) {
             char *g = advisory_steer_text(
                 &b->ag[p->steer], &b->ag[p->hold], p->res.risk, &ev, NULL, 0);
             json_object_set_new(o, "guidance", json_string(g));
@@ -373,9 +374,10 @@ h_status(struct api_ctx *c)
     for (size_t i = 0; i < b->nagents; i++)
         active += b->meta[i].status == BAGENT_ACTIVE;
     for (size_t k = 0; k < b->npairs; k++) {
-        traffic += b->pairs[k].live && b->pairs[k].level == ADVISORY_TRAFFIC;
+        traffic +=
+            b->pairs[k].live && b->pairs[k].adv.st.level == ADVISORY_TRAFFIC;
         resolution +=
-            b->pairs[k].live && b->pairs[k].level == ADVISORY_RESOLUTION;
+            b->pairs[k].live && b->pairs[k].adv.st.level == ADVISORY_RESOLUTION;
     }
     json_t *esc = broker_escalations_json(b, NULL);
     json_t *st = json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s, s:{s:I, s:I}, "
@@ -734,7 +736,7 @@ h_advisories(struct api_ctx *c)
     json_t *v = json_array();
     for (size_t k = 0; k < c->b->npairs; k++) {
         struct bpair *p = &c->b->pairs[k];
-        if (!p->live || (!every && p->level == ADVISORY_CLEAR))
+        if (!p->live || (!every && p->adv.st.level == ADVISORY_CLEAR))
             continue;
         if (agent && strcmp(agent, p->a) && strcmp(agent, p->b))
             continue;

@@ -737,10 +737,10 @@ drop_pairs(struct broker *b, const char *id, const char *why)
             b->pairs[o++] = *p;
             continue;
         }
-        if (p->live && p->level != ADVISORY_CLEAR) {
+        if (p->live && p->adv.st.level != ADVISORY_CLEAR) {
             json_t *d = broker_pair_json(b, k, false);
             json_object_set_new(
-                d, "from", json_string(advisory_level_name(p->level)));
+                d, "from", json_string(advisory_level_name(p->adv.st.level)));
             json_object_set_new(d, "level", json_string("clear"));
             json_object_set_new(d, "reason", json_string(why));
             broker_emit(b, "advisory", NULL, d);
@@ -1363,7 +1363,7 @@ pair_index(struct broker *b, const char *x, const char *y)
     memset(p, 0, sizeof(*p));
     p->a = xstrdup(a);
     p->b = xstrdup(c);
-    advisory_state_init(&p->st);
+    pair_advisory_init(&p->adv);
     strmap_put(&b->pair_idx, key, strlen(key), (uint32_t)b->npairs, NULL);
     free(key);
     return b->npairs++;
@@ -1385,12 +1385,10 @@ static void
 feed_pair(struct broker *b, size_t k, double risk, int64_t now)
 {
     struct bpair *p = &b->pairs[k];
-    enum advisory_level was = p->level;
-    p->level = advisory_update(&b->cfg, &p->st, risk, now);
-    if (p->level == was)
+    enum advisory_level was;
+    if (!pair_advisory_step(&b->cfg, &p->adv, risk, now, &was))
         return;
-    p->since = now;
-    json_t *d = broker_pair_json(b, k, p->level == ADVISORY_RESOLUTION);
+    json_t *d = broker_pair_json(b, k, p->adv.st.level == ADVISORY_RESOLUTION);
     json_object_set_new(d, "from", json_string(advisory_level_name(was)));
     broker_emit(b, "advisory", NULL, d);
 }
@@ -1472,34 +1470,30 @@ broker_rescore(struct broker *b, size_t changed)
             size_t k = pair_index(b, b->ag[i].id, b->ag[j].id);
             struct bpair *p = &b->pairs[k];
             bool swapped = strcmp(b->ag[i].id, b->ag[j].id) > 0;
-            risk_engine_score(en, swapped ? y : x, swapped ? x : y, &p->res);
             /* context: a file one agent holds in its context (read, hot)
              * that the other has changed is stale for the first */
             double stale = stale_context(b, i, j, now);
             double stale2 = stale_context(b, j, i, now);
-            if (stale2 > stale)
-                stale = stale2;
-            if (stale > 0) {
-                p->res.r[RISK_CONTEXT] = stale;
-                p->res.risk = risk_combine(&b->cfg, p->res.r);
-            }
             /* topic: their prompts are converging on the same subject */
             struct topic_set conv;
-            if (topics_converge(
-                    &b->meta[i].topics, &b->meta[j].topics, &conv)) {
-                p->res.r[RISK_TOPIC] = 1.0;
-                p->res.risk = risk_combine(&b->cfg, p->res.r);
-            }
+            struct pair_input in = { .engine = en,
+                .cfg = &b->cfg,
+                .ea = swapped ? y : x,
+                .eb = swapped ? x : y,
+                .a = &b->ag[i],
+                .b = &b->ag[j],
+                .context = stale2 > stale ? stale2 : stale,
+                .topic = topics_converge(
+                             &b->meta[i].topics, &b->meta[j].topics, &conv) > 0,
+                .merge = gitview_merge_pair,
+                .merge_ctx = &mctx };
+            struct pair_score ps;
             clear_merge(p);
-            if (b->cfg.weight[RISK_MERGE] > 0 &&
-                agent_shares_path(&b->ag[i], &b->ag[j])) {
-                p->merge_checked = true;
-                if (gitview_merge_pair(&mctx, &b->ag[i], &b->ag[j],
-                        &p->merge_paths, &p->nmerge_paths) > 0) {
-                    p->res.r[RISK_MERGE] = 1.0;
-                    p->res.risk = risk_combine(&b->cfg, p->res.r);
-                }
-            }
+            pair_score(&in, &ps); /* an undecided merge is counted in mctx */
+            p->res = ps.res;
+            p->merge_checked = ps.merge_checked;
+            p->merge_paths = ps.merge_paths;
+            p->nmerge_paths = ps.nmerge_paths;
             if (p->nmerge_paths || p->merge_reported) {
                 /* committed conflicts: tell the detector of a conflict,
                  * and of the clean merge that ends it (it recomputes its
@@ -1513,9 +1507,8 @@ broker_rescore(struct broker *b, size_t changed)
                 broker_conflict_msgs(b, &cm);
                 conflict_msgs_release(&cm);
             }
-            int who = advisory_right_of_way(&b->ag[i], &b->ag[j]);
-            p->hold = (uint32_t)(who == 0 ? i : j);
-            p->steer = (uint32_t)(who == 0 ? j : i);
+            p->hold = (uint32_t)(ps.hold == 0 ? i : j);
+            p->steer = (uint32_t)(ps.hold == 0 ? j : i);
             p->live = true;
             feed_pair(b, k, p->res.risk, now);
         }
@@ -1534,10 +1527,8 @@ broker_rescore(struct broker *b, size_t changed)
             p->live = false;
             memset(&p->res, 0, sizeof(p->res));
             clear_merge(p);
-            advisory_state_init(&p->st);
-            if (p->level != ADVISORY_CLEAR) {
-                enum advisory_level was = p->level;
-                p->level = ADVISORY_CLEAR;
+            enum advisory_level was = pair_advisory_leave(&p->adv);
+            if (was != ADVISORY_CLEAR) {
                 json_t *d = broker_pair_json(b, k, false);
                 json_object_set_new(
                     d, "from", json_string(advisory_level_name(was)));
@@ -1731,7 +1722,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     lock_events_release(&lev);
     /* Levels above clear need samples over time to leave after dwell. */
     for (size_t k = 0; k < b->npairs; k++)
-        if (b->pairs[k].live && b->pairs[k].level != ADVISORY_CLEAR)
+        if (b->pairs[k].live && b->pairs[k].adv.st.level != ADVISORY_CLEAR)
             feed_pair(b, k, b->pairs[k].res.risk, now);
     check_lifetime(b, now);
 }

@@ -23,6 +23,7 @@
 #include "core/activity.h"
 #include "core/conflicts.h"
 #include "core/locks.h"
+#include "core/pair.h"
 #include "core/topics.h"
 #include "core/risk.h"
 #include "core/workset.h"
@@ -68,14 +69,12 @@ struct bagent {
 /* The advisory state of one pair (by agent ids, a < b). */
 struct bpair {
     char *a, *b;
-    struct advisory_state st;
-    enum advisory_level level;
+    struct pair_advisory adv; /* adv.st.level: the level, adv.since */
     struct risk_result res;
     bool merge_checked;
     char **merge_paths;
     size_t nmerge_paths;
     uint32_t hold, steer; /* agent indices at the last scoring */
-    int64_t since;        /* when the current level began */
     bool live;            /* both agents present at the last scoring */
     bool merge_reported;  /* the detector was last told of a conflict */
 };

@@ -13,6 +13,7 @@
 #include "cli/replay.h"
 #include "core/advisory.h"
 #include "core/metrics.h"
+#include "core/pair.h"
 #include "git/files.h"
 #include "git/merge.h"
 #include "lang/repograph.h"
@@ -501,9 +502,13 @@ score_point(struct replay *rp, size_t self, struct rp_point *pt)
         }
     }
     pt->risk = 1 - keep;
-    pt->level = pt->risk >= cfg->tau_ra   ? LVL_RESOLUTION
-                : pt->risk >= cfg->tau_ta ? LVL_TRAFFIC
-                                          : LVL_CLEAR;
+    /* the records' own model (docs/risk-model.md §10), classified as the
+     * live pipeline classifies a pair with no history */
+    struct risk_config rc;
+    risk_config_default(&rc);
+    rc.tau_ta = cfg->tau_ta;
+    rc.tau_ra = cfg->tau_ra;
+    pt->level = (int)pair_level(&rc, pt->risk);
 }
 
 void
@@ -1163,8 +1168,31 @@ struct git_walk {
     struct rp_merge *m;
     struct agent a[2];
     uint32_t k[2]; /* commits replayed per side */
-    struct advisory_state st;
+    struct pair_advisory adv;
+    struct as_err *e; /* walk_merge's error */
 };
+
+/* The merge channel of the walk (a pair_merge_fn): the two sides' trees
+ * over the merge's base, once both have a commit. */
+static int
+walk_merge(void *ctx, const struct agent *a, const struct agent *b,
+    char ***paths, size_t *npaths)
+{
+    struct git_walk *w = ctx;
+    *paths = NULL;
+    *npaths = 0;
+    if (!w->k[0] || !w->k[1])
+        return 0;
+    struct merge_result mr = { 0 };
+    int rc = merge_speculative(w->r, w->mc, w->hm->base, a->tree_oid,
+        w->hm->base, b->tree_oid, &mr, w->e);
+    if (rc)
+        return rc;
+    w->rp->merges_run++;
+    int conflicted = mr.conflicted;
+    merge_result_release(&mr);
+    return conflicted ? 1 : 0;
+}
 
 /* Score the pair at now_ms after a commit of one side. */
 static int
@@ -1179,27 +1207,27 @@ walk_score(
             f->weight = risk_recency_weight(cfg, now_ms - f->changed_at_ms);
         }
     struct risk_engine *eng = risk_engine_new(cfg, w->g, w->a, 2);
-    risk_engine_score(eng, 0, 1, &res);
+    struct pair_input in = { .engine = eng,
+        .cfg = cfg,
+        .ea = 0,
+        .eb = 1,
+        .a = &w->a[0],
+        .b = &w->a[1],
+        .merge = walk_merge,
+        .merge_ctx = w };
+    struct pair_score ps;
+    w->e = e;
+    int rc = pair_score(&in, &ps);
     risk_engine_free(eng);
-    if (cfg->weight[RISK_MERGE] > 0 && w->k[0] && w->k[1] &&
-        agent_shares_path(&w->a[0], &w->a[1])) {
-        struct merge_result mr = { 0 };
-        int rc = merge_speculative(w->r, w->mc, w->hm->base, w->a[0].tree_oid,
-            w->hm->base, w->a[1].tree_oid, &mr, e);
-        if (rc)
-            return rc;
-        w->rp->merges_run++;
-        if (mr.conflicted) {
-            res.r[RISK_MERGE] = 1.0;
-            res.risk = risk_combine(cfg, res.r);
-        }
-        merge_result_release(&mr);
-    }
+    if (rc)
+        return rc;
+    res = ps.res;
     memset(pt, 0, sizeof(*pt));
     pt->t = now_ms / 1000;
     pt->risk = res.risk;
     memcpy(pt->rc, res.r, sizeof(pt->rc));
-    pt->level = (int)advisory_update(cfg, &w->st, res.risk, now_ms);
+    pair_advisory_step(cfg, &w->adv, res.risk, now_ms, NULL);
+    pt->level = (int)w->adv.st.level;
     pt->na = (uint32_t)w->a[0].nfiles;
     pt->nb = (uint32_t)w->a[1].nfiles;
     baselines(&w->a[0], &w->a[1], w->rp->cfg.near, &pt->shared, &pt->near);
@@ -1266,7 +1294,7 @@ replay_merge(struct git_walk *w, struct as_err *e)
         m->side[s].tip_ms = hm->side[s][hm->nside[s] - 1].time_ms;
         m->side[s].half_ms = -1;
     }
-    advisory_state_init(&w->st);
+    pair_advisory_init(&w->adv);
     while (i[0] < hm->nside[0] || i[1] < hm->nside[1]) {
         int s = i[0] >= hm->nside[0]                                    ? 1
                 : i[1] >= hm->nside[1]                                  ? 0

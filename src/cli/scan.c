@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pair.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -25,7 +26,23 @@ struct score_part {
     size_t first, step;
 };
 
-/* Score pairs first, first + step, ... (the engine is read-only here). */
+/* What pair p is scored from (scan has no context or topic input). */
+static struct pair_input
+pair_in(struct scan_report *r, const struct scan_pair *p, scan_merge_fn *merge,
+    void *ctx)
+{
+    return (struct pair_input){ .engine = r->engine,
+        .cfg = &r->cfg,
+        .ea = p->a,
+        .eb = p->b,
+        .a = &r->agents[p->a],
+        .b = &r->agents[p->b],
+        .merge = merge,
+        .merge_ctx = ctx };
+}
+
+/* The engine's part of pairs first, first + step, ... (it is read-only
+ * here). */
 static void *
 score_run(void *arg)
 {
@@ -33,7 +50,10 @@ score_run(void *arg)
     struct scan_report *r = sp->r;
     for (size_t k = sp->first; k < r->npairs; k += sp->step) {
         struct scan_pair *p = &r->pairs[k];
-        risk_engine_score(r->engine, p->a, p->b, &p->res);
+        struct pair_input in = pair_in(r, p, NULL, NULL);
+        struct pair_score ps;
+        pair_channels(&in, &ps);
+        p->res = ps.res;
     }
     return NULL;
 }
@@ -82,29 +102,23 @@ scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx)
             r->pairs[k].b = (uint32_t)j;
         }
     score_all(r);
-    k = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++, k++) {
-            struct scan_pair *p = &r->pairs[k];
-            if (merge && r->cfg.weight[RISK_MERGE] > 0 &&
-                agent_shares_path(&r->agents[i], &r->agents[j])) {
-                p->merge_checked = true;
-                int c = merge(ctx, &r->agents[i], &r->agents[j],
-                    &p->merge_paths, &p->nmerge_paths);
-                if (c > 0) {
-                    p->res.r[RISK_MERGE] = 1.0;
-                    p->res.risk = risk_combine(&r->cfg, p->res.r);
-                }
-            }
-            p->level = advisory_classify(&r->cfg, p->res.risk);
-            int who = advisory_right_of_way(&r->agents[i], &r->agents[j]);
-            p->hold = who == 0 ? p->a : p->b;
-            p->steer = who == 0 ? p->b : p->a;
-            if (p->level == ADVISORY_TRAFFIC)
-                r->ntraffic++;
-            else if (p->level == ADVISORY_RESOLUTION)
-                r->nresolution++;
-        }
+    for (k = 0; k < r->npairs; k++) {
+        struct scan_pair *p = &r->pairs[k];
+        struct pair_input in = pair_in(r, p, merge, ctx);
+        struct pair_score ps = { .res = p->res };
+        pair_finish(&in, &ps); /* an undecided merge leaves the channel 0 */
+        p->res = ps.res;
+        p->merge_checked = ps.merge_checked;
+        p->merge_paths = ps.merge_paths;
+        p->nmerge_paths = ps.nmerge_paths;
+        p->level = pair_level(&r->cfg, p->res.risk);
+        p->hold = ps.hold == 0 ? p->a : p->b;
+        p->steer = ps.hold == 0 ? p->b : p->a;
+        if (p->level == ADVISORY_TRAFFIC)
+            r->ntraffic++;
+        else if (p->level == ADVISORY_RESOLUTION)
+            r->nresolution++;
+    }
     qsort(r->pairs, r->npairs, sizeof(*r->pairs), cmp_pair);
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/advisory.h"
 #include "core/graph.h"
+#include "core/pair.h"
 #include "core/risk.h"
 #include "core/workset.h"
 #include "util/error.h"
@@ -27,14 +28,9 @@ struct scan_pair {
     size_t nmerge_paths;
 };
 
-/*
- * The merge channel, supplied by the caller (the git layer in `scan`):
- * decide whether agents a and b's current work conflicts; on conflict return
- * 1 and a new array of paths (free each and the array), 0 when clean, a
- * negative code when it could not be decided (the channel then stays 0).
- */
-typedef int scan_merge_fn(void *ctx, const struct agent *a,
-    const struct agent *b, char ***paths, size_t *npaths);
+/* The merge channel, supplied by the caller (the git layer in `scan`): a
+ * pair_merge_fn (core/pair.h). */
+typedef pair_merge_fn scan_merge_fn;
 
 /* A worktree or branch left out of the report because it could not be read
  * (no commit, no common history with the integration branch, ...). */
@@ -70,11 +66,13 @@ struct scan_report {
 };
 
 /*
- * Score every pair of r->agents over r->graph (if have_graph) with r->cfg,
- * classify, give right of way and sort. Agents and graph must already be
- * filled. merge (may be NULL) runs only for pairs whose working sets share a
- * path, since a textual merge cannot conflict otherwise. The engine's
- * set-up and the scoring use r->threads threads; merge runs on this one.
+ * Score every pair of r->agents over r->graph (if have_graph) with r->cfg
+ * through the one pair pipeline (core/pair.h: the daemon's and replay's),
+ * classify as a pair with no history, give right of way and sort. Agents and
+ * graph must already be filled. merge (may be NULL) runs only for pairs whose
+ * working sets share a path, since a textual merge cannot conflict otherwise.
+ * The engine's set-up and the scoring use r->threads threads; merge runs on
+ * this one.
  */
 void scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx);
 

@@ -1,0 +1,79 @@
+#include "core/pair.h"
+
+#include <string.h>
+
+#include "util/banned.h"
+
+void
+pair_channels(const struct pair_input *in, struct pair_score *out)
+{
+    memset(out, 0, sizeof(*out));
+    risk_engine_score(in->engine, in->ea, in->eb, &out->res);
+    if (in->context > 0)
+        out->res.r[RISK_CONTEXT] = in->context;
+    if (in->topic)
+        out->res.r[RISK_TOPIC] = 1.0;
+}
+
+int
+pair_finish(const struct pair_input *in, struct pair_score *out)
+{
+    int rc = 0;
+    if (in->merge && in->cfg->weight[RISK_MERGE] > 0 &&
+        agent_shares_path(in->a, in->b)) {
+        out->merge_checked = true;
+        int c = in->merge(
+            in->merge_ctx, in->a, in->b, &out->merge_paths, &out->nmerge_paths);
+        if (c > 0)
+            out->res.r[RISK_MERGE] = 1.0;
+        else if (c < 0)
+            rc = c;
+    }
+    out->res.risk = risk_combine(in->cfg, out->res.r);
+    out->hold = advisory_right_of_way(in->a, in->b);
+    return rc;
+}
+
+int
+pair_score(const struct pair_input *in, struct pair_score *out)
+{
+    pair_channels(in, out);
+    return pair_finish(in, out);
+}
+
+void
+pair_advisory_init(struct pair_advisory *p)
+{
+    advisory_state_init(&p->st);
+    p->since = 0;
+}
+
+bool
+pair_advisory_step(const struct risk_config *c, struct pair_advisory *p,
+    double risk, int64_t now_ms, enum advisory_level *was)
+{
+    enum advisory_level before = p->st.level;
+    if (was)
+        *was = before;
+    if (advisory_update(c, &p->st, risk, now_ms) == before)
+        return false;
+    p->since = now_ms;
+    return true;
+}
+
+enum advisory_level
+pair_advisory_leave(struct pair_advisory *p)
+{
+    enum advisory_level before = p->st.level;
+    advisory_state_init(&p->st);
+    return before;
+}
+
+enum advisory_level
+pair_level(const struct risk_config *c, double risk)
+{
+    struct pair_advisory p;
+    pair_advisory_init(&p);
+    pair_advisory_step(c, &p, risk, 0, NULL);
+    return p.st.level;
+}

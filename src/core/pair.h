@@ -1,0 +1,98 @@
+/*
+ * pair.h - the one scoring pipeline for a pair of agents: channels, the
+ * inputs only the caller has, noisy-OR once, right of way, and the advisory
+ * state machine's step.
+ *
+ * Pure: no I/O, no clock (time comes in as now_ms), no git. `airspace
+ * scan`, the daemon and `airspace replay` all score a pair through here, so
+ * what replay measures is what the daemon tells agents
+ * (docs/decisions/0012-one-pair-pipeline.md). The git work of the merge
+ * channel is the caller's, behind a pair_merge_fn. The engine, the config
+ * and the agents are borrowed for the call.
+ *
+ * A pair's evaluation is pair_score() (or pair_channels() then
+ * pair_finish(), to score the engine's part on several threads) and then
+ * one pair_advisory_step() with the resulting risk.
+ */
+#ifndef AIRSPACE_CORE_PAIR_H
+#define AIRSPACE_CORE_PAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/advisory.h"
+#include "core/risk.h"
+#include "core/workset.h"
+
+/*
+ * The merge channel: whether a's and b's current work conflicts. Return 1
+ * on conflict with a new array of paths in *paths (free each and the
+ * array; may be NULL), 0 when clean, a negative code when it could not be
+ * decided (the channel then stays 0).
+ */
+typedef int pair_merge_fn(void *ctx, const struct agent *a,
+    const struct agent *b, char ***paths, size_t *npaths);
+
+/* What one pair is scored from (all borrowed). */
+struct pair_input {
+    struct risk_engine *engine;
+    const struct risk_config *cfg; /* the engine's */
+    size_t ea, eb;                 /* a's and b's indices in the engine */
+    const struct agent *a, *b;     /* for the merge channel, right of way */
+    double context;                /* stale context in [0, 1]; 0: none */
+    bool topic;                    /* their prompts converge */
+    pair_merge_fn *merge;          /* NULL: no merge channel */
+    void *merge_ctx;
+};
+
+struct pair_score {
+    struct risk_result res; /* final: every channel, R combined once */
+    bool merge_checked;     /* the merge channel ran */
+    char **merge_paths;     /* conflicting paths; the caller owns them */
+    size_t nmerge_paths;
+    int hold; /* 0: a holds (b steers), 1: b holds */
+};
+
+/*
+ * The whole pipeline: the engine's channels, context and topic from in,
+ * the merge channel (run only with weight.merge > 0 and a shared path, as a
+ * textual merge cannot conflict otherwise), R = risk_combine() once, and
+ * right of way. out is overwritten. Returns 0, or the merge function's
+ * negative code (out is still complete, merge channel 0).
+ */
+int pair_score(const struct pair_input *in, struct pair_score *out);
+
+/* Its first half: the engine's channels with context and topic, no merge
+ * and no R yet. Reads the engine only, so pairs may run on several threads
+ * at once. */
+void pair_channels(const struct pair_input *in, struct pair_score *out);
+/* Its second half, on what pair_channels() left in out: merge channel,
+ * R, right of way. Returns as pair_score(). */
+int pair_finish(const struct pair_input *in, struct pair_score *out);
+
+/* A pair's advisory: the state machine and when its level began. */
+struct pair_advisory {
+    struct advisory_state st; /* st.level is the pair's level */
+    int64_t since;            /* when the current level began */
+};
+
+void pair_advisory_init(struct pair_advisory *p);
+
+/*
+ * The state machine's one step: feed risk at now_ms (advisory_update).
+ * Returns true when the level changed, with the level before in *was (may
+ * be NULL) and since = now_ms.
+ */
+bool pair_advisory_step(const struct risk_config *c, struct pair_advisory *p,
+    double risk, int64_t now_ms, enum advisory_level *was);
+
+/* The pair is gone (an agent left): back to a fresh state machine at
+ * clear; since is kept. Returns the level it had. */
+enum advisory_level pair_advisory_leave(struct pair_advisory *p);
+
+/* The level a pair with no history gets: one step of a fresh state machine
+ * (the same as advisory_classify()). */
+enum advisory_level pair_level(const struct risk_config *c, double risk);
+
+#endif
