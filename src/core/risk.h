@@ -126,7 +126,8 @@ struct risk_engine *risk_engine_new_mt(const struct risk_config *c,
 void risk_engine_free(struct risk_engine *e);
 
 /* Score agents a and b (indices into the engine's agents). Merge, context
- * and topic are 0: callers fill them and call risk_combine again. */
+ * and topic are 0: a pair is scored whole through pair_score()
+ * (core/pair.h), which fills them and combines R once. */
 void risk_engine_score(
     struct risk_engine *e, size_t a, size_t b, struct risk_result *out);
 
