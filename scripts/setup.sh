@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake ninja-build pkg-config git ca-certificates \
 libgit2-dev libtree-sitter-dev libjansson-dev zlib1g-dev libsqlite3-dev libevent-dev \
-libcurl4-openssl-dev curl \
-clang-format python3 jq time libgit2-fixtures"
+libcurl4-openssl-dev curl libncurses-dev \
+clang-format python3 jq time libgit2-fixtures tmux"
 
 missing=""
 # Node.js and npm: keep whatever provides them (a NodeSource nodejs carries

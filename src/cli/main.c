@@ -20,6 +20,8 @@ static const struct cli_command commands[] = {
     { "advisories", "list the live traffic and resolution advisories",
         cmd_advisories },
     { "watch", "follow the live events", cmd_watch },
+    { "top", "the live picture in the terminal, updated as it changes",
+        cmd_top },
     { "lock", "lock paths or globs", cmd_lock },
     { "unlock", "release locks you hold", cmd_unlock },
     { "locks", "list live locks and claims", cmd_locks },
