@@ -39,11 +39,14 @@ struct pending_reply {
     struct evhttp_request *req; /* NULL when its connection closed */
     int code;
     struct evbuffer *buf;
+    bool writes; /* its request may change state: refused when the
+                    commit fails */
 };
 
 static struct {
     struct broker *b;
-    bool open; /* the group's db_begin is held */
+    bool open;    /* the group's db_begin is held */
+    bool writing; /* the request being handled may change state */
     struct event *ev;
     struct pending_reply *v;
     size_t n, cap;
@@ -94,15 +97,51 @@ reason_of(int code)
                          : "Server Error";
 }
 
-/* Commit the group's transaction, then send the replies that waited. */
+/* The error envelope refusing a write the store cannot keep. */
+static struct evbuffer *
+store_error_body(int status, const struct as_err *e)
+{
+    json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code",
+        status == 507 ? "store_full" : "store_failed", "message", e->msg);
+    char *s = json_dumps(doc, JSON_COMPACT);
+    struct evbuffer *buf = evbuffer_new();
+    evbuffer_add(buf, s, strlen(s));
+    evbuffer_add(buf, "\n", 1);
+    free(s);
+    json_decref(doc);
+    return buf;
+}
+
+/* Commit the group's transaction, then send the replies that waited. A
+ * store that cannot keep it (a failed write or commit):
+ * the transaction is rolled back and every request that may have changed
+ * something is answered 507/503 instead (broker_store_failed). */
 static void
 group_flush(void)
 {
     if (grp.open) {
         struct as_err e;
+        struct db *db = grp.b->db;
         grp.open = false;
-        if (db_commit(grp.b->db, &e))
-            broker_log(grp.b, "store: %s", e.msg);
+        int rc = db_health(db, &e);
+        if (rc)
+            db_rollback(db);
+        else
+            rc = db_commit(db, &e);
+        bool refused = false;
+        for (size_t k = 0; rc && k < grp.n; k++) {
+            struct pending_reply *p = &grp.v[k];
+            if (!p->writes || p->code >= 400)
+                continue;
+            p->code = rc == AS_ENOSPC ? 507 : 503;
+            evbuffer_free(p->buf);
+            p->buf = store_error_body(p->code, &e);
+            refused = true;
+        }
+        if (refused)
+            broker_store_failed(grp.b, rc, &e);
+        else if (rc)
+            broker_store_refusal(grp.b, &e); /* logged once */
     }
     for (size_t k = 0; k < grp.n; k++) {
         struct pending_reply *p = &grp.v[k];
@@ -150,7 +189,7 @@ api_reply_json(struct evhttp_request *req, int code, json_t *doc)
         grp.cap = grp.cap ? 2 * grp.cap : 16;
         grp.v = xrealloc(grp.v, grp.cap * sizeof(*grp.v));
     }
-    grp.v[grp.n++] = (struct pending_reply){ req, code, buf };
+    grp.v[grp.n++] = (struct pending_reply){ req, code, buf, grp.writing };
     evhttp_connection_set_closecb(
         evhttp_request_get_connection(req), on_pending_close, NULL);
     if (grp.n == 1)
@@ -390,6 +429,7 @@ h_status(struct api_ctx *c)
         (json_int_t)resolution, "escalations", (json_int_t)json_array_size(esc),
         "lastEventId", (json_int_t)(b->next_event_id - 1));
     json_object_set_new(st, "index", broker_index_json(b));
+    json_object_set_new(st, "store", broker_store_json(b));
     api_reply_json(c->req, 200, st);
     json_decref(esc);
 }
@@ -1103,6 +1143,35 @@ static const struct api_route *const tables[] = { routes, api_collab_routes,
 static const size_t *const table_sizes[] = { NULL, &api_collab_nroutes,
     &api_hook_nroutes };
 
+/* Whether a request may change state (and so the store): every POST but
+ * a stop and a lock check, and an inbox read that marks messages read. */
+static bool
+writes(struct api_ctx *c, const struct api_route *r)
+{
+    if (r->method == EVHTTP_REQ_POST)
+        return strcmp(r->pattern, "v1/stop") &&
+               strcmp(r->pattern, "v1/locks/check");
+    if (!strcmp(r->pattern, "v1/agents/*/inbox")) {
+        const char *peek = evhttp_find_header(&c->query, "peek");
+        return !(peek && !strcmp(peek, "1"));
+    }
+    return false;
+}
+
+/* A write while the store refuses writes is answered 507 `store_full` or
+ * 503 `store_failed` before it changes anything. */
+static int
+refuse_write(struct api_ctx *c, const struct api_route *r)
+{
+    struct as_err e;
+    int status;
+    if (!writes(c, r) || !(status = broker_store_refusal(c->b, &e)))
+        return 0;
+    api_reply_error(c->req, status,
+        status == 507 ? "store_full" : "store_failed", "%s", e.msg);
+    return -1;
+}
+
 static bool
 route_matches(const char *pattern, struct api_ctx *c)
 {
@@ -1182,10 +1251,12 @@ broker_api_handle(struct evhttp_request *req, void *arg)
                 "method not allowed on '%s'", path);
         else
             api_reply_error(req, 404, "unknown_route", "no route '%s'", path);
-    } else {
+    } else if (!refuse_write(&c, hit)) {
         enum evhttp_cmd_type m = evhttp_request_get_command(req);
+        grp.writing = writes(&c, hit);
         if ((m != EVHTTP_REQ_POST && m != EVHTTP_REQ_PUT) || !read_body(&c))
             hit->fn(&c);
+        grp.writing = false;
     }
     if (!grp.n)
         group_flush(); /* no reply waits (an event stream): commit now */

@@ -1682,6 +1682,7 @@ on_inotify(evutil_socket_t fd, short what, void *arg)
 /* ---- timers and signals ---- */
 
 static void check_lifetime(struct broker *b, int64_t now);
+static void check_store(struct broker *b);
 
 static void
 on_tick(evutil_socket_t fd, short what, void *arg)
@@ -1690,6 +1691,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct broker *b = arg;
     int64_t now = broker_now();
+    check_store(b);
     for (size_t i = 0; i < b->nagents; i++) {
         struct bagent *m = &b->meta[i];
         /* silence is counted from the daemon's start at the earliest:
@@ -1749,6 +1751,67 @@ repo_gone(struct broker *b)
         return true;
     const char *wd = repo_main_workdir(b->repo);
     return wd && stat(wd, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+/* ---- the store's health ---- */
+
+int
+broker_store_refusal(struct broker *b, struct as_err *e)
+{
+    int rc = b->db ? db_health(b->db, e) : 0;
+    if (!rc && b->store_rc)
+        rc = as_errorf(e, b->store_rc, "%s", b->store_error);
+    if (!rc) {
+        if (b->store_error[0])
+            broker_log(b, "store: writes are taken again");
+        b->store_error[0] = '\0';
+        return 0;
+    }
+    if (strcmp(b->store_error, e->msg)) {
+        snprintf(b->store_error, sizeof(b->store_error), "%s", e->msg);
+        broker_log(b, "store: %s; writes are refused", e->msg);
+    }
+    return rc == AS_ENOSPC ? 507 : 503;
+}
+
+void
+broker_store_failed(struct broker *b, int rc, const struct as_err *e)
+{
+    b->store_rc = rc;
+    snprintf(b->store_error, sizeof(b->store_error), "%s", e->msg);
+    broker_log(b, "store: %s; the requests of this turn were refused", e->msg);
+    if (b->restart)
+        return;
+    /* after the refusals are sent */
+    b->restart = true;
+    struct timeval soon = { 0, 100000 };
+    broker_log(b, "store: starting again from the store");
+    event_base_loopexit(b->base, &soon);
+}
+
+json_t *
+broker_store_json(struct broker *b)
+{
+    struct as_err e;
+    int code = broker_store_refusal(b, &e);
+    if (!code)
+        return json_pack("{s:s}", "state", "ok");
+    return json_pack(
+        "{s:s, s:s}", "state", code == 507 ? "full" : "failed", "error", e.msg);
+}
+
+/* At every tick: a store that refused writes is tried again (a disk with
+ * room again, a failure gone). */
+static void
+check_store(struct broker *b)
+{
+    struct as_err e;
+    if (!broker_store_refusal(b, &e) || b->restart)
+        return;
+    if (db_probe(b->db, &e) == 0) {
+        b->store_rc = 0;
+        broker_store_refusal(b, &e);
+    }
 }
 
 /* The daemon's own lifetime, at every tick: it leaves when its repository
@@ -2247,8 +2310,17 @@ broker_not_serving(const struct broker_options *o, const char *why)
     close(o->ready_fd);
 }
 
-int
-broker_run(const struct broker_options *o, struct as_err *e)
+/* What a start from the store after a failed commit keeps (serve_once). */
+struct store_carry {
+    bool restart;
+    int store_rc;
+    char store_error[sizeof(((struct as_err *)0)->msg)];
+    uint64_t next_token, next_event;
+};
+
+static int
+serve_once(
+    const struct broker_options *o, struct store_carry *carry, struct as_err *e)
 {
     struct broker bb;
     struct broker *b = &bb;
@@ -2358,6 +2430,19 @@ broker_run(const struct broker_options *o, struct as_err *e)
     index_start(b); /* listening already: requests wait for no graph */
     if ((rc = broker_restore(b, e)))
         goto out;
+    if (carry->restart) {
+        /* ids handed out before are never handed out again, and writes
+         * stay refused until the store takes one (check_store) */
+        if (carry->next_token > lock_table_next_token(b->locks))
+            lock_table_set_next_token(b->locks, carry->next_token);
+        if (carry->next_event > b->next_event_id)
+            b->next_event_id = b->ring_first = carry->next_event;
+        b->store_rc = carry->store_rc;
+        snprintf(
+            b->store_error, sizeof(b->store_error), "%s", carry->store_error);
+        broker_log(
+            b, "store: started again from the store: %s", carry->store_error);
+    }
     {
         /* DESIGN §5: orphaned worktrees are cleaned at start; their agents'
          * exits (rows, reports, locks) land together or not at all */
@@ -2378,7 +2463,15 @@ broker_run(const struct broker_options *o, struct as_err *e)
         close(o->ready_fd);
     }
     event_base_dispatch(b->base);
-    broker_log(b, "stopped");
+    carry->restart = b->restart && !b->stopping;
+    if (carry->restart) {
+        carry->store_rc = b->store_rc;
+        snprintf(carry->store_error, sizeof(carry->store_error), "%s",
+            b->store_error);
+        carry->next_token = lock_table_next_token(b->locks);
+        carry->next_event = b->next_event_id;
+    }
+    broker_log(b, carry->restart ? "stopped, to start again" : "stopped");
     broker_free(b);
     return rc;
 out:
@@ -2389,5 +2482,18 @@ out:
     }
     broker_not_serving(o, e->msg);
     broker_free(b);
+    return rc;
+}
+
+/* Serve; after a failed commit, again from the store (broker_store_failed). */
+int
+broker_run(const struct broker_options *o, struct as_err *e)
+{
+    struct store_carry carry;
+    memset(&carry, 0, sizeof(carry));
+    struct broker_options again = *o;
+    int rc;
+    while (!(rc = serve_once(&again, &carry, e)) && carry.restart)
+        again.ready_fd = -1; /* told once */
     return rc;
 }

@@ -175,6 +175,13 @@ struct broker {
     struct activity *activity;   /* who read, searched, wrote what */
     struct db *db; /* durable state; every acknowledged change is in it */
     struct event *flush_ev, *prune_ev;
+    /* the store refuses writes (broker_store_refusal): a failure carried
+     * over a restart (0: none), and why, as last logged ("" when fine);
+     * restart: a failed commit left memory ahead of the store, so the
+     * daemon starts again from it */
+    int store_rc;
+    char store_error[sizeof(((struct as_err *)0)->msg)];
+    bool restart;
 
     struct bintent *intents;
     size_t nintents, aintents;
@@ -274,6 +281,17 @@ void broker_persist_report(struct broker *b, size_t i, const struct ws_file *r);
 void broker_agent_seen(struct broker *b, size_t i);
 /* Restore the state of the store (start-up). */
 int broker_restore(struct broker *b, struct as_err *e);
+/* 0 when the store takes writes; else the HTTP status refusing one (507
+ * when its disk is full, else 503) with why in e, logged when it changes.
+ * A write is never acknowledged while this is not 0. */
+int broker_store_refusal(struct broker *b, struct as_err *e);
+/* The commit of requests failed (code rc, why in e): writes are refused,
+ * and the daemon starts again from its store (what memory holds of those
+ * requests is dropped), keeping the ids it gave (fencing tokens, events)
+ * from being given again. */
+void broker_store_failed(struct broker *b, int rc, const struct as_err *e);
+/* {state: "ok"|"full"|"failed", error?} for GET /v1/status. */
+json_t *broker_store_json(struct broker *b);
 void broker_release_agent_locks(struct broker *b, size_t i);
 json_t *broker_lock_json(const struct lock *l, int64_t now);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -123,15 +124,35 @@ struct db {
     uint64_t token_hwm; /* the stored fencing high-water mark */
     uint64_t event_hwm; /* the stored event-id high-water mark */
     uint64_t last_seq;  /* the highest seq queued since the open */
+    int fault;          /* a write failed: its code, until db_probe */
+    char fault_msg[sizeof(((struct as_err *)0)->msg)];
     struct qevent q[DB_LEDGER_BATCH];
     size_t nq;
 };
 
+/* The code of SQLite's last error: a full disk is told apart. */
+static int
+err_code(struct db *d)
+{
+    return sqlite3_errcode(d->h) == SQLITE_FULL ? AS_ENOSPC : AS_EIO;
+}
+
+/* A write failed: remembered until db_probe() (db_health). */
+static int
+fault(struct db *d, int rc, const char *msg)
+{
+    if (!d->fault) {
+        d->fault = rc;
+        snprintf(d->fault_msg, sizeof(d->fault_msg), "%s", msg);
+    }
+    return rc;
+}
+
 static int
 sql_err(struct db *d, struct as_err *e, const char *what)
 {
-    return as_errorf(
-        e, AS_EIO, "store '%s': %s: %s", d->path, what, sqlite3_errmsg(d->h));
+    return as_errorf(e, err_code(d), "store '%s': %s: %s", d->path, what,
+        sqlite3_errmsg(d->h));
 }
 
 static int
@@ -139,12 +160,52 @@ exec(struct db *d, const char *sql, struct as_err *e)
 {
     char *msg = NULL;
     if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int rc = as_errorf(e, AS_EIO, "store '%s': %s", d->path,
+        struct as_err me;
+        int rc = as_errorf(&me, err_code(d), "store '%s': %s", d->path,
             msg ? msg : sqlite3_errmsg(d->h));
         sqlite3_free(msg);
+        fault(d, rc, me.msg);
+        if (e)
+            *e = me;
         return rc;
     }
     return 0;
+}
+
+/* After a failed or abandoned write: no transaction stays open, and the
+ * cached marks are the stored ones again (a mark written in a transaction
+ * that did not commit was never stored). */
+static void
+tx_abandon(struct db *d)
+{
+    if (!sqlite3_get_autocommit(d->h))
+        sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+    d->depth = 0;
+    d->in_tx = false;
+    d->token_hwm = d->event_hwm = 0; /* unknown: the next write stores one */
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(d->h, "SELECT name, value FROM counters", -1, &s,
+            NULL) != SQLITE_OK)
+        return;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *n = (const char *)sqlite3_column_text(s, 0);
+        uint64_t v = (uint64_t)sqlite3_column_int64(s, 1);
+        if (n && !strcmp(n, "next_token"))
+            d->token_hwm = v;
+        else if (n && !strcmp(n, "next_event"))
+            d->event_hwm = v;
+    }
+    sqlite3_finalize(s);
+}
+
+/* End a transaction of the store's own: commit, or roll back when rc. */
+static int
+tx_end(struct db *d, int rc, struct as_err *e)
+{
+    if (!rc && !(rc = exec(d, "COMMIT", e)))
+        return 0;
+    tx_abandon(d);
+    return rc;
 }
 
 /* The counter name into *v (0 when it was never stored). */
@@ -314,8 +375,47 @@ db_commit(struct db *d, struct as_err *e)
     /* the queued ledger entries go in the same transaction */
     int rc = db_ledger_flush(d, e);
     d->in_tx = false;
-    int crc = exec(d, "COMMIT", rc ? NULL : e);
-    return rc ? rc : crc;
+    return tx_end(d, rc, e);
+}
+
+void
+db_rollback(struct db *d)
+{
+    for (size_t k = 0; k < d->nq; k++) {
+        free(d->q[k].type);
+        free(d->q[k].agent);
+        free(d->q[k].json);
+    }
+    d->nq = 0;
+    tx_abandon(d);
+}
+
+int
+db_health(struct db *d, struct as_err *e)
+{
+    if (d->fault)
+        as_errorf(e, d->fault, "%s", d->fault_msg);
+    return d->fault;
+}
+
+int
+db_probe(struct db *d, struct as_err *e)
+{
+    if (d->depth)
+        return db_health(d, e);
+    char sql[128];
+    snprintf(sql, sizeof(sql),
+        "BEGIN IMMEDIATE; INSERT OR REPLACE INTO meta VALUES ('probe', "
+        "'%lld'); COMMIT",
+        (long long)time(NULL));
+    int saved = d->fault;
+    d->fault = 0;
+    int rc = exec(d, sql, e);
+    if (rc) {
+        tx_abandon(d);
+        d->fault = saved ? saved : rc;
+    }
+    return rc;
 }
 
 /* ---- binding helpers ---- */
@@ -335,8 +435,14 @@ run(struct db *d, sqlite3_stmt *s, struct as_err *e, const char *what)
     int r = sqlite3_step(s);
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
-    if (r != SQLITE_DONE)
-        return sql_err(d, e, what);
+    if (r != SQLITE_DONE) {
+        struct as_err me;
+        int rc = sql_err(d, &me, what);
+        fault(d, rc, me.msg);
+        if (e)
+            *e = me;
+        return rc;
+    }
     return 0;
 }
 
@@ -564,7 +670,7 @@ db_lock_put(
             d->token_hwm = hwm;
     }
     if (own)
-        exec(d, rc ? "ROLLBACK" : "COMMIT", rc ? NULL : e);
+        rc = tx_end(d, rc, e);
     return rc;
 }
 
@@ -740,7 +846,7 @@ db_ledger_flush(struct db *d, struct as_err *e)
         rc = run(d, s, e, "cannot append to the ledger");
     }
     if (own)
-        exec(d, rc ? "ROLLBACK" : "COMMIT", rc ? NULL : e);
+        rc = tx_end(d, rc, e);
     for (size_t k = 0; k < d->nq; k++) {
         free(d->q[k].type);
         free(d->q[k].agent);

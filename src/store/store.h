@@ -52,7 +52,20 @@ void db_close(struct db *d);
  * outermost pair begins and commits (flushing the ledger queue into the
  * transaction first); an inner db_commit returns 0. */
 int db_begin(struct db *d, struct as_err *e);
+/* A commit that fails rolls the transaction back (the store is as before
+ * db_begin); so does a write the store begins and commits itself. */
 int db_commit(struct db *d, struct as_err *e);
+/* Abandon the open transaction (every nesting level) and the queued
+ * ledger entries: nothing of it is stored. */
+void db_rollback(struct db *d);
+
+/* Whether the store takes writes: 0, or the code of what stopped it
+ * (AS_ENOSPC: the disk is full; AS_EIO: another failure) with its
+ * message in e. A failed write is the answer until db_probe() succeeds. */
+int db_health(struct db *d, struct as_err *e);
+/* Try one small write in a transaction of its own; on success a failed
+ * write no longer counts (db_health is 0 again). Not within db_begin. */
+int db_probe(struct db *d, struct as_err *e);
 
 /* ---- agents (registered ones; discovered worktrees are not stored) ---- */
 

@@ -39,6 +39,8 @@ as_strerror(int code)
         return "conflict";
     case AS_EUNSUP:
         return "not supported";
+    case AS_ENOSPC:
+        return "no space left";
     case AS_ECANCELED:
         return "canceled";
     }

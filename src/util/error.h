@@ -22,6 +22,7 @@ enum {
     AS_ECONFLICT = -7, /* refused because someone else holds it */
     AS_EUNSUP = -8,    /* not supported here */
     AS_ECANCELED = -9, /* stopped on request before it was done */
+    AS_ENOSPC = -10,   /* no space left on the device */
 };
 
 struct as_err {

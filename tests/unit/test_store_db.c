@@ -4,7 +4,7 @@
  * batching (not on disk before a flush, visible after; queries flush
  * first), retention, reported edits (round trip with their lines and
  * insertions, move, drop, a bad row skipped), schema versions and the
- * migrations from schemas 1 and 2.
+ * migrations from schemas 1 and 2; a transaction abandoned.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -405,6 +405,40 @@ test_reports_migration(void)
     free(p);
 }
 
+/* A transaction abandoned takes its fencing mark with it (the cached mark
+ * is the stored one again, so the next grant stores one). */
+static void
+test_health(void)
+{
+    char *p = dbpath("health.db");
+    struct db *d;
+    struct as_err e;
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct seen s = { 0 };
+    uint64_t next;
+    CHECK_INT(db_locks_load(d, on_lock, &s, &next, &e), 0);
+    CHECK_INT(next, 1);
+    CHECK_INT(db_health(d, &e), 0);
+    struct lock l;
+    memset(&l, 0, sizeof(l));
+    l.pattern = "a.c";
+    l.holder = "alice";
+    l.mode = LOCK_EXCLUSIVE;
+    l.kind = LOCK_KIND_LOCK;
+    l.token = 1;
+    CHECK_INT(db_begin(d, &e), 0);
+    CHECK_INT(db_lock_put(d, &l, 2, &e), 0);
+    db_rollback(d);
+    CHECK_INT(count_on_disk(p, "locks"), 0);
+    l.token = 2;
+    CHECK_INT(db_lock_put(d, &l, 3, &e), 0); /* stores a mark again */
+    CHECK_INT(db_locks_load(d, on_lock, &s, &next, &e), 0);
+    CHECK_INT(next, 3 + DB_TOKEN_BLOCK);
+    CHECK_INT(db_probe(d, &e), 0);
+    db_close(d);
+    free(p);
+}
+
 int
 main(void)
 {
@@ -418,6 +452,7 @@ main(void)
         test_ledger_indexes);
     TEST_RUN("reported edits: round trip, move, drop", test_reports);
     TEST_RUN("the migration that adds reports", test_reports_migration);
+    TEST_RUN("failures: a transaction abandoned", test_health);
     /* every database the tests made, with its -wal and -shm */
     DIR *dh = opendir(dir);
     for (struct dirent *de; dh && (de = readdir(dh));) {
