@@ -113,7 +113,7 @@ store_error_body(int status, const struct as_err *e)
 }
 
 /* Commit the group's transaction, then send the replies that waited. A
- * store that cannot keep it (a failed write or commit):
+ * store that cannot keep it (a failed write or commit, its file gone):
  * the transaction is rolled back and every request that may have changed
  * something is answered 507/503 instead (broker_store_failed). */
 static void

@@ -1777,11 +1777,13 @@ broker_store_refusal(struct broker *b, struct as_err *e)
 void
 broker_store_failed(struct broker *b, int rc, const struct as_err *e)
 {
-    b->store_rc = rc;
-    snprintf(b->store_error, sizeof(b->store_error), "%s", e->msg);
+    if (!b->store_rc || rc != AS_ENOENT) {
+        b->store_rc = rc;
+        snprintf(b->store_error, sizeof(b->store_error), "%s", e->msg);
+    }
     broker_log(b, "store: %s; the requests of this turn were refused", e->msg);
-    if (b->restart)
-        return;
+    if (rc == AS_ENOENT || b->restart)
+        return; /* nothing to start again from */
     /* after the refusals are sent */
     b->restart = true;
     struct timeval soon = { 0, 100000 };
@@ -1801,7 +1803,7 @@ broker_store_json(struct broker *b)
 }
 
 /* At every tick: a store that refused writes is tried again (a disk with
- * room again, a failure gone). */
+ * room again, a failure gone), unless its file is gone. */
 static void
 check_store(struct broker *b)
 {

@@ -286,9 +286,9 @@ int broker_restore(struct broker *b, struct as_err *e);
  * A write is never acknowledged while this is not 0. */
 int broker_store_refusal(struct broker *b, struct as_err *e);
 /* The commit of requests failed (code rc, why in e): writes are refused,
- * and the daemon starts again from its store (what memory holds of those
- * requests is dropped), keeping the ids it gave (fencing tokens, events)
- * from being given again. */
+ * and unless the store file is gone the daemon starts again from its
+ * store (what memory holds of those requests is dropped), keeping the
+ * ids it gave (fencing tokens, events) from being given again. */
 void broker_store_failed(struct broker *b, int rc, const struct as_err *e);
 /* {state: "ok"|"full"|"failed", error?} for GET /v1/status. */
 json_t *broker_store_json(struct broker *b);

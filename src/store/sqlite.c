@@ -19,6 +19,7 @@
 static void bind_text(sqlite3_stmt *s, int i, const char *v);
 static int run(
     struct db *d, sqlite3_stmt *s, struct as_err *e, const char *what);
+static void write_back(struct db *d);
 
 /* Ordered migrations: migrations[k] takes schema k to k + 1. */
 static const char *const migrations[] = {
@@ -124,7 +125,11 @@ struct db {
     uint64_t token_hwm; /* the stored fencing high-water mark */
     uint64_t event_hwm; /* the stored event-id high-water mark */
     uint64_t last_seq;  /* the highest seq queued since the open */
-    int fault;          /* a write failed: its code, until db_probe */
+    dev_t dev;          /* the file opened, to notice it replaced */
+    ino_t ino;
+    int fault;   /* a write failed: its code, until db_probe */
+    bool gone;   /* the file was deleted or replaced */
+    bool orphan; /* deleted: to be written back there (write_back) */
     char fault_msg[sizeof(((struct as_err *)0)->msg)];
     struct qevent q[DB_LEDGER_BATCH];
     size_t nq;
@@ -320,6 +325,11 @@ db_open(const char *path, const struct db_options *o, struct db **out,
         }
     if ((rc = counter_get(d, "next_event", &d->event_hwm, e)))
         goto fail;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        d->dev = st.st_dev;
+        d->ino = st.st_ino;
+    }
     *out = d;
     return 0;
 fail:
@@ -388,11 +398,58 @@ db_rollback(struct db *d)
     }
     d->nq = 0;
     tx_abandon(d);
+    write_back(d);
+}
+
+/* The store's file was deleted: what it held (every committed write) is
+ * written back at its path, once and outside a transaction, so the next
+ * start finds it. Writes to the open file would still be lost: db_health
+ * goes on refusing them. */
+static void
+write_back(struct db *d)
+{
+    if (!d->orphan || d->depth)
+        return;
+    d->orphan = false;
+    const char *how = "written back there";
+    struct stat st;
+    int fd = open(d->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        how = "another file is there now";
+    } else {
+        bool made = fstat(fd, &st) == 0;
+        close(fd);
+        char *sql = sqlite3_mprintf("VACUUM INTO %Q", d->path);
+        if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
+            how = "it could not be written back there";
+            struct stat now;
+            if (made && stat(d->path, &now) == 0 && now.st_dev == st.st_dev &&
+                now.st_ino == st.st_ino)
+                unlink(d->path); /* our partial copy: no store is better */
+        }
+        sqlite3_free(sql);
+    }
+    snprintf(d->fault_msg, sizeof(d->fault_msg),
+        "store '%s' was deleted while in use (what it held: %s); writes "
+        "are refused until the daemon starts again",
+        d->path, how);
 }
 
 int
 db_health(struct db *d, struct as_err *e)
 {
+    struct stat st;
+    int missing = d->gone ? 0 : stat(d->path, &st) < 0 ? errno : 0;
+    if (!d->gone && (missing || st.st_dev != d->dev || st.st_ino != d->ino)) {
+        d->gone = true;
+        d->orphan = missing == ENOENT;
+        d->fault = AS_ENOENT;
+        snprintf(d->fault_msg, sizeof(d->fault_msg),
+            "store '%s' was %s while in use; writes are refused until the "
+            "daemon starts again",
+            d->path, d->orphan ? "deleted" : "replaced by another file");
+    }
+    write_back(d);
     if (d->fault)
         as_errorf(e, d->fault, "%s", d->fault_msg);
     return d->fault;
@@ -401,7 +458,7 @@ db_health(struct db *d, struct as_err *e)
 int
 db_probe(struct db *d, struct as_err *e)
 {
-    if (d->depth)
+    if (d->gone || d->depth)
         return db_health(d, e);
     char sql[128];
     snprintf(sql, sizeof(sql),

@@ -60,8 +60,11 @@ int db_commit(struct db *d, struct as_err *e);
 void db_rollback(struct db *d);
 
 /* Whether the store takes writes: 0, or the code of what stopped it
- * (AS_ENOSPC: the disk is full; AS_EIO: another failure) with its
- * message in e. A failed write is the answer until db_probe() succeeds. */
+ * (AS_ENOSPC: the disk is full; AS_EIO: another failure; AS_ENOENT: the
+ * file at its path was deleted or replaced since db_open, by device and
+ * inode, checked here) with its message in e. A failed write is the
+ * answer until db_probe() succeeds; a deleted or replaced file, until
+ * db_close, as whatever is written to the open file would be lost. */
 int db_health(struct db *d, struct as_err *e);
 /* Try one small write in a transaction of its own; on success a failed
  * write no longer counts (db_health is 0 again). Not within db_begin. */

@@ -4,7 +4,8 @@
  * batching (not on disk before a flush, visible after; queries flush
  * first), retention, reported edits (round trip with their lines and
  * insertions, move, drop, a bad row skipped), schema versions and the
- * migrations from schemas 1 and 2; a transaction abandoned.
+ * migrations from schemas 1 and 2; a transaction abandoned, the file
+ * deleted (written back) or replaced under the open store.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -406,7 +407,9 @@ test_reports_migration(void)
 }
 
 /* A transaction abandoned takes its fencing mark with it (the cached mark
- * is the stored one again, so the next grant stores one). */
+ * is the stored one again, so the next grant stores one); the file deleted
+ * under the open store is noticed, written back, and writes are refused;
+ * a file put in its place is noticed and left alone. */
 static void
 test_health(void)
 {
@@ -435,7 +438,36 @@ test_health(void)
     CHECK_INT(db_locks_load(d, on_lock, &s, &next, &e), 0);
     CHECK_INT(next, 3 + DB_TOKEN_BLOCK);
     CHECK_INT(db_probe(d, &e), 0);
+    /* deleted: written back, and refused from then on */
+    char *wal = xasprintf("%s-wal", p);
+    unlink(p);
+    unlink(wal);
+    CHECK_INT(db_health(d, &e), AS_ENOENT);
+    CHECK(strstr(e.msg, "was deleted while in use (what it held: written "
+                        "back there)") != NULL);
+    CHECK_INT(db_probe(d, &e), AS_ENOENT);
+    CHECK_INT(count_on_disk(p, "locks"), 1);
+    CHECK_INT(count_on_disk(p, "counters WHERE name = 'next_token'"), 1);
     db_close(d);
+    /* replaced: noticed, and the file there left as it is */
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    char *other = dbpath("other.db");
+    FILE *f = fopen(other, "w");
+    fputs("not a store", f);
+    fclose(f);
+    CHECK_INT(rename(other, p), 0);
+    CHECK_INT(db_health(d, &e), AS_ENOENT);
+    CHECK(strstr(e.msg, "replaced by another file") != NULL);
+    db_close(d);
+    f = fopen(p, "r");
+    char got[32] = "";
+    CHECK(f && fgets(got, sizeof(got), f));
+    fclose(f);
+    CHECK_STR(got, "not a store");
+    unlink(p);
+    unlink(wal);
+    free(wal);
+    free(other);
     free(p);
 }
 
@@ -452,7 +484,7 @@ main(void)
         test_ledger_indexes);
     TEST_RUN("reported edits: round trip, move, drop", test_reports);
     TEST_RUN("the migration that adds reports", test_reports_migration);
-    TEST_RUN("failures: a transaction abandoned", test_health);
+    TEST_RUN("failures: rollback, a deleted or replaced file", test_health);
     /* every database the tests made, with its -wal and -shm */
     DIR *dh = opendir(dir);
     for (struct dirent *de; dh && (de = readdir(dh));) {
