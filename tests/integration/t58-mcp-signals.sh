@@ -1,4 +1,4 @@
-# t45-mcp-signals.sh - `airspace mcp` stopped the way clients stop it: a
+# t58-mcp-signals.sh - `airspace mcp` stopped the way clients stop it: a
 # SIGINT, SIGTERM or SIGHUP while it waits for input. A session that
 # registered its agent tells the daemon the agent exited (its lock released,
 # with events) and then dies of the signal; a session flying as an agent

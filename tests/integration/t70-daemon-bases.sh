@@ -1,4 +1,4 @@
-# t39-daemon-bases.sh - the daemon with agents on different bases, as
+# t70-daemon-bases.sh - the daemon with agents on different bases, as
 # `airspace scan` in t15: their work is compared in the newest base's line
 # coordinates, and the merge channel blames a pair only for conflicts
 # between the two agents, never for one agent's conflict with what the

@@ -1,4 +1,4 @@
-# t39-daemon-new-imports.sh - the daemon sees what an agent's own copy
+# t71-daemon-new-imports.sh - the daemon sees what an agent's own copy
 # imports, as `airspace scan` does (t14): a file bob adds in his worktree
 # that includes util.h and calls add() is an edge of bob's view of the
 # graph, so alice's change of add() in util.c reaches bob through the

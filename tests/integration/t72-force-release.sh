@@ -1,4 +1,4 @@
-# t39-force-release.sh - force-release judges the holder of the claim being
+# t72-force-release.sh - force-release judges the holder of the claim being
 # taken, not other claims the caller contested; an exited agent cannot take
 # locks or contest, a stale one that does is active again.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,4 @@
-# t39-stale-detector.sh - an agent that went stale (the detector forgot
+# t73-stale-detector.sh - an agent that went stale (the detector forgot
 # it) and came back is told to the conflict detector again, whole: its
 # lanes, its live intents and its changed files, whether it comes back by
 # a heartbeat, a lock or any other call in its own name (an edit, a

@@ -1,4 +1,4 @@
-# t39-takeover-inbox.sh - a worktree taken over under a new id brings its
+# t74-takeover-inbox.sh - a worktree taken over under a new id brings its
 # inbox (read state kept, stored) and its prompt topics along: the session
 # that takes it over is given the messages sent to the old id in its crew
 # update, its topic channel goes on where the old id left it, and nothing

@@ -1,4 +1,4 @@
-# t39-validate.sh - input the daemon would store and then ignore is refused
+# t75-validate.sh - input the daemon would store and then ignore is refused
 # up front (regions, lanes), and absolute paths are taken against the
 # repository, never silently made relative; a refused request changes
 # nothing.

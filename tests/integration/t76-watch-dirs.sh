@@ -1,4 +1,4 @@
-# t39-watch-dirs.sh - directories made (mkdir, mkdir -p) or moved into a
+# t76-watch-dirs.sh - directories made (mkdir, mkdir -p) or moved into a
 # worktree are watched at once: a file created in them reaches the working
 # set long before the periodic rescan.
 . "$(dirname "$0")/lib.sh"
