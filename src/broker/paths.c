@@ -1,6 +1,7 @@
 #include "broker/paths.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,20 +15,40 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static int
-make_dir(const char *d, struct as_err *e)
+int
+broker_private_dir(const char *d, struct as_err *e)
 {
     if (mkdir(d, 0700) < 0 && errno != EEXIST)
         return as_errorf(
             e, AS_EIO, "cannot create '%s': %s", d, strerror(errno));
+    /* never through a symbolic link: another user may have planted it */
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat sb;
-    if (stat(d, &sb) < 0 || !S_ISDIR(sb.st_mode))
-        return as_errorf(e, AS_EIO, "'%s' is not a directory", d);
-    if (sb.st_uid != getuid())
-        return as_errorf(e, AS_EIO, "'%s' belongs to another user", d);
-    if ((sb.st_mode & 077) && chmod(d, 0700) < 0)
-        return as_errorf(
-            e, AS_EIO, "cannot make '%s' private: %s", d, strerror(errno));
+    if (fd < 0) {
+        int err = errno;
+        if (lstat(d, &sb) == 0 && S_ISLNK(sb.st_mode))
+            return as_errorf(e, AS_EIO,
+                "'%s' is a symbolic link, not a directory of yours: "
+                "refusing to use it (remove it)",
+                d);
+        if (err == ENOTDIR)
+            return as_errorf(e, AS_EIO, "'%s' is not a directory", d);
+        return as_errorf(e, AS_EIO, "cannot open '%s': %s", d, strerror(err));
+    }
+    int rc = fstat(fd, &sb);
+    close(fd);
+    if (rc < 0)
+        return as_errorf(e, AS_EIO, "cannot stat '%s': %s", d, strerror(errno));
+    if (sb.st_uid != geteuid())
+        return as_errorf(e, AS_EIO,
+            "'%s' belongs to another user (uid %u): refusing to use it "
+            "(remove it)",
+            d, (unsigned)sb.st_uid);
+    if (sb.st_mode & 077)
+        return as_errorf(e, AS_EIO,
+            "'%s' is open to other users (mode %03o): refusing to use it "
+            "(it must be 0700: chmod 700 it, or remove it)",
+            d, (unsigned)(sb.st_mode & 0777));
     return 0;
 }
 
@@ -52,13 +73,13 @@ broker_paths_resolve(
     p->db = xasprintf("%s/airspace.db", p->dir);
     char *fallback = NULL;
     p->socket = broker_socket_path(p->dir, &fallback);
-    if (fallback && create && (rc = make_dir(fallback, e))) {
+    if (fallback && create && (rc = broker_private_dir(fallback, e))) {
         free(fallback);
         broker_paths_release(p);
         return rc;
     }
     free(fallback);
-    if (create && (rc = make_dir(p->dir, e))) {
+    if (create && (rc = broker_private_dir(p->dir, e))) {
         broker_paths_release(p);
         return rc;
     }

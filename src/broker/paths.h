@@ -24,12 +24,22 @@ struct broker_paths {
 
 /*
  * Fill p for the repository containing path (any worktree). With create,
- * make the airspace directory (0700) and the runtime fallback directory.
- * Returns 0, AS_ENOENT when path is not in a git repository, AS_EIO.
+ * make the airspace directory and the runtime fallback directory, each
+ * checked by broker_private_dir(). Returns 0, AS_ENOENT when path is not
+ * in a git repository, AS_EIO.
  */
 int broker_paths_resolve(
     const char *path, bool create, struct broker_paths *p, struct as_err *e);
 void broker_paths_release(struct broker_paths *p);
+
+/*
+ * Make the directory d (0700) unless it exists, then check it without
+ * following a symbolic link: it must be a directory of this user that no
+ * one else can enter (mode 0700). It is never chmod'ed: a directory that
+ * is not so is refused, with a message naming it and what is wrong.
+ * Returns 0 or AS_EIO (the message says what is wrong).
+ */
+int broker_private_dir(const char *d, struct as_err *e);
 
 /*
  * Whether path (repository-relative) is an agent client's settings file

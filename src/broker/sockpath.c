@@ -1,8 +1,10 @@
+#define _GNU_SOURCE /* struct ucred */
 #include "broker/sockpath.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -34,6 +36,19 @@ broker_socket_path(const char *dir, char **fallback_dir)
     else
         free(base);
     return sock;
+}
+
+bool
+broker_socket_peer_is_us(int fd, unsigned *uid)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    *uid = (unsigned)-1;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+        len != sizeof(cred))
+        return false;
+    *uid = (unsigned)cred.uid;
+    return cred.uid == geteuid();
 }
 
 /* The first line of a small file, without its newline, or NULL. */

@@ -13,6 +13,7 @@
 
 #include <curl/curl.h>
 
+#include "broker/sockpath.h"
 #include "cli/cli.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -36,6 +37,36 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
     return len;
 }
 
+/* libcurl's new connection: remember its socket for on_prereq(). */
+static int
+on_socket(void *arg, curl_socket_t fd, curlsocktype purpose)
+{
+    struct client *c = arg;
+    if (purpose == CURLSOCKTYPE_IPCXN)
+        c->sock_fd = fd;
+    return CURL_SOCKOPT_OK;
+}
+
+/*
+ * Connected (or reusing a connection), nothing sent yet: the server must
+ * run as this user. A socket another user serves is an impostor's (its
+ * directory was theirs, or a link to one of theirs).
+ */
+static int
+on_prereq(void *arg, char *ip, char *local_ip, int port, int local_port)
+{
+    struct client *c = arg;
+    unsigned uid = (unsigned)-1;
+    (void)ip;
+    (void)local_ip;
+    (void)port;
+    (void)local_port;
+    if (c->sock_fd >= 0 && broker_socket_peer_is_us(c->sock_fd, &uid))
+        return CURL_PREREQFUNC_OK;
+    c->foreign_uid = uid;
+    return CURL_PREREQFUNC_ABORT;
+}
+
 static CURL *
 handle(struct client *c)
 {
@@ -52,7 +83,25 @@ handle(struct client *c)
     curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->paths.socket);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+    curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, on_socket);
+    curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, c);
+    curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, on_prereq);
+    curl_easy_setopt(h, CURLOPT_PREREQDATA, c);
+    c->foreign_uid = -1;
     return h;
+}
+
+/* The error of a request that did not reach the daemon. */
+static int
+unreachable(struct client *c, CURLcode cc, struct as_err *e)
+{
+    if (c->foreign_uid != -1)
+        return as_errorf(e, AS_ECONFLICT,
+            "'%s' is served by another user (uid %ld), not by your daemon: "
+            "refusing to talk to it",
+            c->paths.socket, c->foreign_uid);
+    return as_errorf(e, AS_EIO, "daemon at '%s' unreachable: %s",
+        c->paths.socket, curl_easy_strerror(cc));
 }
 
 int
@@ -80,8 +129,7 @@ client_request(struct client *c, const char *method, const char *path,
     CURLcode cc = curl_easy_perform(h);
     int rc = 0;
     if (cc != CURLE_OK) {
-        rc = as_errorf(e, AS_EIO, "daemon at '%s' unreachable: %s",
-            c->paths.socket, curl_easy_strerror(cc));
+        rc = unreachable(c, cc, e);
     } else {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
         if (g.n)
@@ -94,19 +142,29 @@ client_request(struct client *c, const char *method, const char *path,
     return rc;
 }
 
-bool
-client_ping(struct client *c)
+/* 0 when the daemon answers; AS_ECONFLICT when another user serves the
+ * socket; AS_EIO otherwise. */
+static int
+probe(struct client *c, struct as_err *e)
 {
     long status;
     json_t *reply;
-    struct as_err e;
     long t = c->timeout_ms;
     c->timeout_ms = 2000;
-    int rc = client_request(c, "GET", "/v1/status", NULL, &status, &reply, &e);
+    int rc = client_request(c, "GET", "/v1/status", NULL, &status, &reply, e);
     c->timeout_ms = t;
     if (reply)
         json_decref(reply);
-    return rc == 0 && status == 200;
+    if (!rc && status != 200)
+        rc = as_errorf(e, AS_EIO, "the daemon at '%s' answered %ld",
+            c->paths.socket, status);
+    return rc;
+}
+
+bool
+client_ping(struct client *c)
+{
+    return probe(c, NULL) == 0;
 }
 
 /* Start `airspace serve` detached and wait until it says it serves. */
@@ -177,18 +235,22 @@ client_open(
 {
     memset(c, 0, sizeof(*c));
     c->timeout_ms = 30000;
+    c->sock_fd = -1;
     int rc = broker_paths_resolve(repo_path, false, &c->paths, e);
     if (rc)
         return rc;
     char *real = realpath(repo_path, NULL);
     c->repo_path = real ? real : xstrdup(repo_path);
-    if (client_ping(c))
+    if (!(rc = probe(c, e)))
         return 0;
-    if (!autostart)
+    if (rc == AS_ECONFLICT)
+        ; /* an impostor serves the socket: no start, say so */
+    else if (!autostart)
         rc = as_errorf(e, AS_EIO,
             "no daemon serves '%s' (start it with 'airspace serve')",
             c->paths.common_dir);
-    else if (!(rc = start_daemon(c, e)) && !client_ping(c))
+    else if (!(rc = start_daemon(c, e)) && (rc = probe(c, e)) &&
+             rc != AS_ECONFLICT)
         rc = as_errorf(e, AS_EIO,
             "the daemon started but does not answer on '%s'", c->paths.socket);
     if (rc)
@@ -290,9 +352,11 @@ client_stream(struct client *c, const char *path, client_event_fn *fn,
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
     CURLcode cc = curl_easy_perform(h);
     int rc = 0;
-    if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.stop))
-        rc = as_errorf(e, AS_EIO, "event stream from '%s': %s", c->paths.socket,
-            curl_easy_strerror(cc));
+    if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.stop)) {
+        struct as_err ue;
+        rc = unreachable(c, cc, &ue);
+        as_errorf(e, rc, "event stream: %s", ue.msg);
+    }
     free(s.line.p);
     free(url);
     return rc;

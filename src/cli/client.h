@@ -15,15 +15,20 @@
 struct client {
     struct broker_paths paths;
     char *repo_path;
-    void *curl;      /* CURL *, reused across requests */
-    long timeout_ms; /* per request (0: none, for streams) */
+    void *curl;       /* CURL *, reused across requests */
+    long timeout_ms;  /* per request (0: none, for streams) */
+    int sock_fd;      /* the connection's socket (libcurl's), or -1 */
+    long foreign_uid; /* the last request's server, when not us; or -1 */
 };
 
 /*
  * Resolve the daemon for the repository containing repo_path. With
  * autostart, a daemon that does not answer is started (detached, logging
- * to its log file) and waited for. Returns 0, AS_ENOENT (not a repository),
- * AS_EIO (the daemon cannot be reached or started).
+ * to its log file) and waited for. Every connection is refused, before
+ * anything is sent, when the socket is served by another user. Returns 0,
+ * AS_ENOENT (not a repository), AS_ECONFLICT (another user serves the
+ * socket), AS_EIO (the daemon cannot be reached or started, or the
+ * airspace directory is not a private one of ours).
  */
 int client_open(
     struct client *c, const char *repo_path, bool autostart, struct as_err *e);
@@ -36,7 +41,8 @@ bool client_ping(struct client *c);
  * One request: method ("GET", "POST", "DELETE"), path ("/v1/..."), an
  * optional JSON body (borrowed). On an HTTP answer returns 0 with *status
  * and *reply (the parsed JSON, or NULL when not JSON; json_decref it);
- * AS_EIO with a message when the daemon cannot be reached.
+ * AS_EIO with a message when the daemon cannot be reached, AS_ECONFLICT
+ * (nothing sent) when another user serves the socket.
  */
 int client_request(struct client *c, const char *method, const char *path,
     json_t *body, long *status, json_t **reply, struct as_err *e);

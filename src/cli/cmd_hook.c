@@ -315,6 +315,14 @@ call(struct hook *h, const char *method, const char *path, json_t *body)
             snprintf(h->note, sizeof(h->note),
                 "airspace: the coordination daemon was not running; starting "
                 "it (this call was not checked)");
+        } else if (rc == AS_ECONFLICT) {
+            hook_log(h,
+                "'%s' is served by another user, not the daemon: "
+                "refused, nothing sent",
+                h->sock);
+            snprintf(h->note, sizeof(h->note),
+                "airspace: the daemon's socket is served by another user; "
+                "not talking to it (this call was not checked)");
         } else {
             snprintf(h->note, sizeof(h->note),
                 "airspace: the daemon did not answer in time; this call "

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "broker/sockpath.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -68,6 +69,11 @@ hook_http(const char *sock, const char *method, const char *path,
             /* nobody listens: no socket, or a dead daemon's socket */
             return err == ENOENT || err == ECONNREFUSED ? AS_ENOENT : AS_EIO;
         }
+    }
+    unsigned uid;
+    if (!broker_socket_peer_is_us(fd, &uid)) {
+        close(fd); /* another user's server: not one byte for it */
+        return AS_ECONFLICT;
     }
     size_t blen = body ? strlen(body) : 0;
     char *req = xasprintf("%s %s HTTP/1.1\r\nHost: airspace\r\n"

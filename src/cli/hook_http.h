@@ -14,8 +14,9 @@
  * within timeout_ms returns 0 with *status and *reply (the body, NUL
  * terminated; free it). AS_ENOENT when nobody listens there (no socket, or
  * a dead daemon's socket: the connection is refused), so the daemon can be
- * started; AS_EIO when the daemon did not answer in time or the exchange
- * failed.
+ * started; AS_ECONFLICT, having sent nothing, when another user serves the
+ * socket (an impostor); AS_EIO when the daemon did not answer in time or
+ * the exchange failed.
  */
 int hook_http(const char *sock, const char *method, const char *path,
     const char *body, long timeout_ms, long *status, char **reply);
