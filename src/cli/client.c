@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -167,9 +168,86 @@ client_ping(struct client *c)
     return probe(c, NULL) == 0;
 }
 
-/* Start `airspace serve` detached and wait until it says it serves. */
+static void
+sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+static long
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* How long a start may take: the ready wait of start_daemon(), and some. */
+#define CLIENT_START_WAIT_MS 125000
+
+/*
+ * Whether a daemon that is not answering yet holds the daemon lock (its
+ * pid is in the lock file, alive): it is starting, so wait for it.
+ */
+static bool
+daemon_starting(struct client *c)
+{
+    char buf[32] = "";
+    int fd = open(c->paths.lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    char *end;
+    long pid = strtol(buf, &end, 10);
+    return pid > 0 && end != buf &&
+           (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/*
+ * One on-demand start at a time (<airspace>/start.lock): the others wait
+ * for it, bounded, and then find its daemon answering. Returns the lock's
+ * descriptor (closing it releases the lock) or a negative code.
+ */
 static int
-start_daemon(struct client *c, struct as_err *e)
+start_lock(struct client *c, struct as_err *e)
+{
+    int rc = broker_private_dir(c->paths.dir, e);
+    if (rc)
+        return rc;
+    char *path = xasprintf("%s/start.lock", c->paths.dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        rc =
+            as_errorf(e, AS_EIO, "cannot open '%s': %s", path, strerror(errno));
+        free(path);
+        return rc;
+    }
+    long until = now_ms() + CLIENT_START_WAIT_MS;
+    while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || now_ms() > until) {
+            rc = as_errorf(e, AS_EIO,
+                "another start of the daemon holds '%s' for too long: %s", path,
+                strerror(errno));
+            close(fd);
+            free(path);
+            return rc;
+        }
+        sleep_ms(20);
+    }
+    free(path);
+    return fd;
+}
+
+/*
+ * Start `airspace serve` detached and wait until it says it serves. *raced
+ * is set when another daemon held the lock and then went away (one that
+ * was stopping): starting again may then succeed.
+ */
+static int
+spawn_daemon(struct client *c, bool *raced, struct as_err *e)
 {
     int pfd[2];
     if (pipe(pfd) < 0)
@@ -221,12 +299,35 @@ start_daemon(struct client *c, struct as_err *e)
     close(pfd[0]);
     if (len && msg[0] == 'R')
         return 0;
-    if (client_ping(c)) /* another start won the race: it serves */
+    /* another daemon won the race (one started by hand): wait for it */
+    for (long until = now_ms() + CLIENT_START_WAIT_MS;
+         now_ms() < until && daemon_starting(c); sleep_ms(50)) {
+        if (client_ping(c))
+            return 0;
+        *raced = true;
+    }
+    if (client_ping(c))
         return 0;
     if (len > 1 && msg[0] == 'E')
         return as_errorf(e, AS_EIO, "the daemon did not start: %s", msg + 1);
     return as_errorf(
         e, AS_EIO, "the daemon did not start; see '%s'", c->paths.log);
+}
+
+static int
+start_daemon(struct client *c, struct as_err *e)
+{
+    int fd = start_lock(c, e);
+    if (fd < 0)
+        return fd;
+    int rc = probe(c, e); /* the start we waited for, if any, serves */
+    bool raced = true;
+    for (int i = 0; i < 2 && raced && rc && rc != AS_ECONFLICT; i++) {
+        raced = false;
+        rc = spawn_daemon(c, &raced, e);
+    }
+    close(fd);
+    return rc;
 }
 
 int
