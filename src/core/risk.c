@@ -588,6 +588,119 @@ add_ref(struct scratch *sc, struct eagent *ea, size_t *arefs, uint32_t name,
     s->direct = direct;
 }
 
+/* Whether the changed lines rs or a pure insertion of all touch
+ * [start, end]: intersect it, or land strictly inside it. */
+static bool
+span_touched(const struct range_set *rs, const struct range_set *all,
+    uint32_t start, uint32_t end)
+{
+    return range_set_intersects(rs, start, end) ||
+           range_set_inserts_within(all, start, end);
+}
+
+/* Whether m, a member of class c, builds it: a constructor. */
+static bool
+is_constructor(
+    const struct graph *g, const struct graph_def *c, const struct graph_def *m)
+{
+    if (m->name == c->name)
+        return true; /* Java, C++ */
+    const char *s = g->name_str[m->name];
+    return !strcmp(s, "__init__") || !strcmp(s, "__new__") ||
+           !strcmp(s, "__post_init__") || !strcmp(s, "constructor");
+}
+
+/*
+ * Whether a change touches definition d of gf. A type with methods inside
+ * (a class) is touched only through its shape: its own lines outside every
+ * method (header, base classes, fields, decorators) or a constructor. A
+ * change inside another method touches that method alone.
+ */
+static bool
+def_touched(const struct graph *g, const struct graph_file *gf, uint32_t d,
+    const struct range_set *rs, const struct range_set *all)
+{
+    const struct graph_def *c = &gf->defs[d];
+    if (!span_touched(rs, all, c->start, c->end))
+        return false;
+    if (c->kind != GRAPH_SYM_TYPE)
+        return true;
+    struct range_set members, own, span;
+    range_set_init(&members);
+    bool any = false;
+    for (uint32_t j = d + 1; j < gf->ndefs && gf->defs[j].start <= c->end;
+         j++) {
+        const struct graph_def *m = &gf->defs[j];
+        if (m->end > c->end ||
+            (m->kind != GRAPH_SYM_FUNCTION && m->kind != GRAPH_SYM_METHOD) ||
+            (m->start == c->start && m->end == c->end))
+            continue;
+        any = true;
+        if (!is_constructor(g, c, m))
+            range_set_add(&members, m->start, m->end);
+    }
+    if (!any) {
+        range_set_release(&members);
+        return true;
+    }
+    range_set_init(&own);
+    range_set_init(&span);
+    range_set_add(&span, c->start, c->end);
+    range_set_subtract(&own, &span, &members);
+    bool touched = false;
+    for (size_t k = 0; k < own.n && !touched; k++)
+        touched = span_touched(rs, all, own.v[k].start, own.v[k].end);
+    range_set_release(&members);
+    range_set_release(&own);
+    range_set_release(&span);
+    return touched;
+}
+
+/* out = the lines of gf whose innermost definition is marked in hit:
+ * definitions applied outermost first, each adding its span when marked
+ * and removing it when not, so a deeper one decides its own lines. */
+static void
+innermost_changed(
+    const struct graph_file *gf, const uint8_t *hit, struct range_set *out)
+{
+    uint32_t *depth = xcalloc(gf->ndefs + 1, sizeof(*depth));
+    uint32_t *stack = xcalloc(gf->ndefs + 1, sizeof(*stack));
+    uint32_t top = 0, most = 0;
+    for (uint32_t d = 0; d < gf->ndefs; d++) {
+        const struct graph_def *x = &gf->defs[d];
+        while (top && !(gf->defs[stack[top - 1]].start <= x->start &&
+                          x->end <= gf->defs[stack[top - 1]].end))
+            top--;
+        depth[d] = top;
+        if (top > most)
+            most = top;
+        stack[top++] = d;
+    }
+    struct range_set tmp, one;
+    range_set_init(&tmp);
+    range_set_init(&one);
+    for (uint32_t level = 0; level <= most; level++)
+        for (uint32_t d = 0; d < gf->ndefs; d++) {
+            const struct graph_def *x = &gf->defs[d];
+            if (depth[d] != level)
+                continue;
+            if (hit[d]) {
+                range_set_add(out, x->start, x->end);
+            } else if (level && range_set_intersects(out, x->start, x->end)) {
+                range_set_clear(&one);
+                range_set_add(&one, x->start, x->end);
+                range_set_clear(&tmp);
+                range_set_subtract(&tmp, out, &one);
+                range_set_clear(out);
+                range_set_add_set(out, &tmp);
+            }
+        }
+    range_set_release(&tmp);
+    range_set_release(&one);
+    free(depth);
+    free(stack);
+}
+
 /* Changed definitions and the names the agent's changes use. */
 static void
 collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
@@ -614,27 +727,24 @@ collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
             memset(sc->name_stamp, 0, e->g->nnames * sizeof(*sc->name_stamp));
             sc->cur_name_stamp = 1;
         }
-        /* The spans of the definitions the agent changed, so that a
-         * reference is tested against them in O(log n), not def by def. */
-        struct range_set changed;
-        range_set_init(&changed);
-        /* defs come sorted by start: one walk over the ranges finds, for
-         * each, the first range ending at or after its start. */
-        size_t k0 = 0;
+        /* Which definitions the agent changed (a class only through its
+         * shape), and the lines whose innermost definition it changed, so
+         * that a reference is tested against them in O(log n). */
+        uint8_t *hit = xcalloc(gf->ndefs + 1, 1);
         for (uint32_t d = 0; d < gf->ndefs; d++) {
-            const struct graph_def *def = &gf->defs[d];
-            while (k0 < rs->n && rs->v[k0].end < def->start)
-                k0++;
-            if (!f->whole && !(k0 < rs->n && rs->v[k0].start <= def->end) &&
-                !range_set_inserts_within(all, def->start, def->end))
+            hit[d] = f->whole || def_touched(e->g, gf, d, rs, all);
+            if (!hit[d])
                 continue;
-            if (!f->whole)
-                range_set_add(&changed, def->start, def->end);
             ALLOC_GROW(ea->defs, ea->ndefs + 1, adefs);
-            ea->defs[ea->ndefs].name = def->name;
+            ea->defs[ea->ndefs].name = gf->defs[d].name;
             ea->defs[ea->ndefs].file = (uint32_t)i;
             ea->ndefs++;
         }
+        struct range_set changed;
+        range_set_init(&changed);
+        if (!f->whole)
+            innermost_changed(gf, hit, &changed);
+        free(hit);
         /* Definitions the agent's version adds. */
         for (size_t k = 0; k < f->ws->nnew_defs; k++) {
             const char *nm = f->ws->new_defs[k].name;

@@ -1,0 +1,242 @@
+/*
+ * test_lang_symbols.c - symbol evidence over real parses: small projects
+ * shaped like real ones are parsed into a graph, two agents edit them, and
+ * the dependency and symbol channels must point at what the edits share,
+ * no more: a class is not a use of every method in it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/risk.h"
+#include "lang/repograph.h"
+#include "util/xalloc.h"
+#include "test.h"
+#include "util/banned.h"
+
+static const char cart_py[] =
+    "from .pricing import unit_price\n"                              /* 1 */
+    "\n"                                                             /* 2 */
+    "\n"                                                             /* 3 */
+    "class Cart:\n"                                                  /* 4 */
+    "    \"\"\"A customer's basket.\"\"\"\n"                         /* 5 */
+    "\n"                                                             /* 6 */
+    "    currency = \"EUR\"\n"                                       /* 7 */
+    "\n"                                                             /* 8 */
+    "    def __init__(self, owner):\n"                               /* 9 */
+    "        self.owner = owner\n"                                   /* 10 */
+    "        self.lines = []\n"                                      /* 11 */
+    "\n"                                                             /* 12 */
+    "    def add(self, sku, qty=1):\n"                               /* 13 */
+    "        for line in self.lines:\n"                              /* 14 */
+    "            if line.sku == sku:\n"                              /* 15 */
+    "                line.qty += qty\n"                              /* 16 */
+    "                return line\n"                                  /* 17 */
+    "        line = Line(sku, qty)\n"                                /* 18 */
+    "        self.lines.append(line)\n"                              /* 19 */
+    "        return line\n"                                          /* 20 */
+    "\n"                                                             /* 21 */
+    "    def add_many(self, items):\n"                               /* 22 */
+    "        for sku, qty in items:\n"                               /* 23 */
+    "            self.add(sku, qty)\n"                               /* 24 */
+    "\n"                                                             /* 25 */
+    "    def remove(self, sku):\n"                                   /* 26 */
+    "        self.lines = [l for l in self.lines if l.sku != sku]\n" /* 27 */
+    "\n"                                                             /* 28 */
+    "    def total(self):\n"                                         /* 29 */
+    "        return sum(unit_price(l.sku) * l.qty for l in self.lines)\n"
+    "\n"
+    "\n"
+    "class Line:\n"
+    "    def __init__(self, sku, qty):\n"
+    "        self.sku = sku\n"
+    "        self.qty = qty\n";
+
+static const struct {
+    const char *path, *text;
+} project[] = {
+    { "shop/__init__.py", "" },
+    { "shop/cart.py", cart_py },
+    { "shop/pricing.py", "PRICES = {\"apple\": 3, \"pear\": 4}\n"
+                         "\n"
+                         "\n"
+                         "def unit_price(sku):\n"
+                         "    return PRICES[sku]\n" },
+    { "shop/checkout.py", "from .cart import Cart\n"
+                          "\n"
+                          "\n"
+                          "def checkout(owner, items):\n"
+                          "    cart = Cart(owner)\n"
+                          "    cart.add_many(items)\n"
+                          "    return cart.total()\n" },
+    { "shop/report.py", "from __future__ import annotations\n"
+                        "\n"
+                        "from typing import TYPE_CHECKING\n"
+                        "\n"
+                        "if TYPE_CHECKING:\n"
+                        "    from .cart import Cart\n"
+                        "\n"
+                        "\n"
+                        "def summary(cart: Cart) -> str:\n"
+                        "    return f\"{len(cart.lines)} lines\"\n" },
+    { "web/user.ts", "export interface User {\n"
+                     "  id: string;\n"
+                     "  name: string;\n"
+                     "}\n"
+                     "\n"
+                     "export function loadUser(id: string): User {\n"
+                     "  return { id, name: id };\n"
+                     "}\n" },
+    { "web/badge.ts", "import type { User } from './user';\n"
+                      "\n"
+                      "export function badge(u: User): string {\n"
+                      "  return `@${u.name}`;\n"
+                      "}\n" },
+    { "web/profile.ts", "import { type User, loadUser } from './user';\n"
+                        "\n"
+                        "export function profile(id: string): User {\n"
+                        "  return loadUser(id);\n"
+                        "}\n" },
+    { "src/net/conn.h", "#ifndef NET_CONN_H\n"
+                        "#define NET_CONN_H\n"
+                        "struct conn {\n"
+                        "    int fd;\n"
+                        "    int state;\n"
+                        "};\n"
+                        "int conn_open(struct conn *c, const char *host);\n"
+                        "#endif\n" },
+    { "src/net/net.h", "#ifndef NET_H\n"
+                       "#define NET_H\n"
+                       "#include \"conn.h\"\n"
+                       "int net_listen(int port);\n"
+                       "#endif\n" },
+    { "src/http.h", "#ifndef HTTP_H\n"
+                    "#define HTTP_H\n"
+                    "#include \"net/net.h\"\n"
+                    "struct conn; /* for HTTP_CONN() */\n"
+                    "#define HTTP_CONN(r) ((struct conn *)(r)->transport)\n"
+                    "struct request {\n"
+                    "    void *transport;\n"
+                    "    int status;\n"
+                    "};\n"
+                    "int http_reply(struct request *r, int status);\n"
+                    "#endif\n" },
+    { "src/server.c", "#include \"http.h\"\n"
+                      "\n"
+                      "int\n"
+                      "serve(struct request *r)\n"
+                      "{\n"
+                      "    return http_reply(r, 200);\n"
+                      "}\n" },
+};
+#define NPROJECT (sizeof(project) / sizeof(project[0]))
+
+static int
+read_project(void *ctx, const struct repograph_file *f, char **buf, size_t *len)
+{
+    (void)ctx;
+    for (size_t i = 0; i < NPROJECT; i++)
+        if (!strcmp(project[i].path, f->path)) {
+            *buf = xstrdup(project[i].text);
+            *len = strlen(project[i].text);
+            return 0;
+        }
+    return -1;
+}
+
+static void
+build(struct graph *g)
+{
+    struct repograph_file files[NPROJECT];
+    memset(files, 0, sizeof(files));
+    for (size_t i = 0; i < NPROJECT; i++)
+        files[i].path = project[i].path;
+    struct repograph_options o = { 0 };
+    o.threads = 1;
+    struct repograph_stats st;
+    struct as_err e;
+    graph_init(g);
+    CHECK_INT(
+        repograph_build(g, files, NPROJECT, read_project, NULL, &o, &st, &e),
+        0);
+}
+
+/* Agent id edits line of path (a fresh edit: weight 1). */
+static struct ws_file *
+edit(struct agent *a, const char *path, uint32_t line)
+{
+    struct ws_file *f = agent_add_file(a, path, WS_MODIFIED);
+    range_set_add(&f->ranges, line, line);
+    f->weight = 1.0;
+    return f;
+}
+
+/* Score one edit of a's against one of b's. */
+static struct risk_result
+score(const struct graph *g, const char *pa, uint32_t la, const char *pb,
+    uint32_t lb)
+{
+    struct agent ag[2];
+    agent_init(&ag[0], "ana");
+    agent_init(&ag[1], "ben");
+    edit(&ag[0], pa, la);
+    edit(&ag[1], pb, lb);
+    struct risk_config c;
+    risk_config_default(&c);
+    struct risk_engine *en = risk_engine_new(&c, g, ag, 2);
+    struct risk_result r;
+    risk_engine_score(en, 0, 1, &r);
+    risk_engine_free(en);
+    agent_release(&ag[0]);
+    agent_release(&ag[1]);
+    return r;
+}
+
+/* ---- class-level hits ---- */
+
+struct class_case {
+    const char *name;
+    const char *pa;
+    uint32_t la;
+    const char *pb;
+    uint32_t lb;
+    double symbol, dependency;
+};
+
+static const struct class_case class_cases[] = {
+    /* add (ana) and remove (ben): unrelated methods of one class */
+    { "unrelated methods", "shop/cart.py", 16, "shop/cart.py", 27, 0, 0 },
+    /* ben edits add_many, which calls add: a user of ana's change */
+    { "a caller in the same class", "shop/cart.py", 16, "shop/cart.py", 23, 0.6,
+        0 },
+    /* checkout uses Cart, add_many and total, not add */
+    { "importer of the class, not of the method", "shop/cart.py", 16,
+        "shop/checkout.py", 6, 0, 0.3 },
+    /* the constructor is the class's shape */
+    { "constructor changed", "shop/cart.py", 10, "shop/checkout.py", 6, 0.6,
+        1 },
+    /* so is a class attribute */
+    { "field changed", "shop/cart.py", 7, "shop/checkout.py", 6, 0.6, 1 },
+};
+
+static void
+test_class_hits(void)
+{
+    struct graph g;
+    build(&g);
+    for (size_t i = 0; i < sizeof(class_cases) / sizeof(class_cases[0]); i++) {
+        const struct class_case *k = &class_cases[i];
+        struct risk_result r = score(&g, k->pa, k->la, k->pb, k->lb);
+        TEST_BEGIN(k->name);
+        CHECK_NEAR(r.r[RISK_SYMBOL], k->symbol, 1e-12);
+        CHECK_NEAR(r.r[RISK_DEPENDENCY], k->dependency, 1e-12);
+        TEST_END();
+    }
+    graph_release(&g);
+}
+
+int
+main(void)
+{
+    test_class_hits();
+    return test_done();
+}
