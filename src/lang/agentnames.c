@@ -76,6 +76,8 @@ add_imports(const struct graph *g, struct resolver *r, struct ws_file *f,
     uint32_t self = graph_find_file(g, f->path);
     struct resolve_result res = { 0 };
     for (size_t i = 0; i < facts->nimports; i++) {
+        if (facts->imports[i].type_only)
+            continue;
         resolve_result_clear(&res);
         resolver_resolve(r, path, id, &facts->imports[i], &res);
         for (size_t k = 0; k < res.n; k++) {

@@ -193,10 +193,13 @@ factcache_decode(
     for (uint32_t k = 0; k < n && !r.bad; k++) {
         uint32_t line = (uint32_t)rd_int(&r, 4);
         int kind = (int)rd_int(&r, 1), level = (int)rd_int(&r, 1);
+        bool type_only = rd_int(&r, 1) != 0;
         size_t len;
         const char *s = rd_str(&r, &len);
-        if (!r.bad)
+        if (!r.bad) {
             lang_facts_add_import(&f, s, len, line, kind, level);
+            f.imports[f.nimports - 1].type_only = type_only;
+        }
     }
     n = (uint32_t)rd_int(&r, 4);
     for (uint32_t k = 0; k < n && !r.bad; k++) {
@@ -309,6 +312,7 @@ factcache_writer_add(struct factcache_writer *w, const uint8_t oid[20],
         wr_int(w, f->imports[i].line, 4);
         wr_int(w, f->imports[i].kind, 1);
         wr_int(w, f->imports[i].level, 1);
+        wr_int(w, f->imports[i].type_only, 1);
         wr_str(w, f->imports[i].spec);
     }
     wr_int(w, f->ndefs, 4);

@@ -5,7 +5,8 @@
  *   header  "ASFACTS\0" | u32 format | u32 LANG_EXTRACT_VERSION |
  *           u32 entries | u64 payload bytes | u64 FNV-1a-64 of the payload
  *   payload entries, each: 20-byte blob id | u8 language | u32 bytes | facts
- *   facts   u32 n imports {u32 line, u8 kind, u8 level, u16 len, bytes}
+ *   facts   u32 n imports {u32 line, u8 kind, u8 level, u8 type_only,
+ *                          u16 len, bytes}
  *           u32 n defs    {u32 start, u32 end, u8 kind, u8 decl, u16 len,
  *                          bytes}
  *           u32 n refs    {u32 line, u16 len, bytes}
@@ -23,7 +24,7 @@
 #include "lang/lang.h"
 #include "util/strmap.h"
 
-#define FACTCACHE_FORMAT 1
+#define FACTCACHE_FORMAT 2
 
 struct factcache {
     uint8_t *data; /* the whole file, or NULL */

@@ -43,6 +43,7 @@ lang_facts_add_import(struct lang_facts *f, const char *spec, size_t len,
     im->line = line;
     im->kind = (uint8_t)kind;
     im->level = (uint8_t)(level > 255 ? 255 : level);
+    im->type_only = false;
 }
 
 void
@@ -693,6 +694,107 @@ js_is_function_value(TSNode v)
            ntype_is(v, "generator_function");
 }
 
+/* Whether n has an anonymous child token "type" (TypeScript's `import
+ * type`, `export type`, `{ type X }`). */
+static bool
+has_type_token(TSNode n)
+{
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+        TSNode c = ts_node_child(n, i);
+        if (!ts_node_is_named(c) && !strcmp(ts_node_type(c), "type"))
+            return true;
+    }
+    return false;
+}
+
+/* Whether every specifier under list (named_imports, export_clause) is
+ * marked type, and there is one. */
+static bool
+all_specifiers_typed(TSNode list)
+{
+    uint32_t n = ts_node_named_child_count(list), k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode c = ts_node_named_child(list, i);
+        if (!ntype_is(c, "import_specifier") &&
+            !ntype_is(c, "export_specifier"))
+            continue;
+        if (!has_type_token(c))
+            return false;
+        k++;
+    }
+    return k > 0;
+}
+
+/* Whether a TypeScript import or export statement names types alone. */
+static bool
+ts_type_only(const struct walk *w, TSNode n)
+{
+    if (w->id != LANG_TYPESCRIPT && w->id != LANG_TSX)
+        return false;
+    if (has_type_token(n))
+        return true;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+        TSNode c = ts_node_named_child(n, i);
+        if (ntype_is(c, "export_clause"))
+            return all_specifiers_typed(c);
+        if (!ntype_is(c, "import_clause"))
+            continue;
+        /* a default or namespace import is a value */
+        if (ts_node_named_child_count(c) != 1 ||
+            !ntype_is(ts_node_named_child(c, 0), "named_imports"))
+            return false;
+        return all_specifiers_typed(ts_node_named_child(c, 0));
+    }
+    return false;
+}
+
+/* Whether the node being visited lies in the body of `if TYPE_CHECKING:`
+ * (or `if typing.TYPE_CHECKING:`), not its else branches. */
+static bool
+py_type_checking(const struct walk *w)
+{
+    for (size_t i = w->depth; i-- > 1;) {
+        TSNode blk = w->st[i].node, ifs = w->st[i - 1].node;
+        if (!ntype_is(blk, "block") || !ntype_is(ifs, "if_statement") ||
+            !ts_node_eq(field(ifs, "consequence"), blk))
+            continue;
+        TSNode cond = field(ifs, "condition");
+        if (ntype_is(cond, "attribute"))
+            cond = field(cond, "attribute");
+        size_t len;
+        const char *s = ts_node_is_null(cond) ? "" : ntext(w, cond, &len);
+        if (ntype_is(cond, "identifier") && len == 13 &&
+            !memcmp(s, "TYPE_CHECKING", 13))
+            return true;
+    }
+    return false;
+}
+
+/* Mark the imports added since first as type-only. */
+static void
+mark_type_only(struct walk *w, size_t first)
+{
+    for (size_t i = first; i < w->out->nimports; i++)
+        w->out->imports[i].type_only = true;
+}
+
+/* Whether a C/C++ struct, union, enum or class without a body stands alone
+ * as a forward declaration (`struct foo;`), not as the type of something
+ * declared. */
+static bool
+c_forward_decl(const struct frame *parent)
+{
+    TSNode p = parent->node;
+    if (ts_node_is_null(p))
+        return false;
+    const char *t = ts_node_type(p);
+    if (!strcmp(t, "declaration"))
+        return ts_node_is_null(field(p, "declarator"));
+    return !strcmp(t, "translation_unit") || !strcmp(t, "declaration_list") ||
+           !strcmp(t, "field_declaration_list") ||
+           !strcmp(t, "linkage_specification") || !strncmp(t, "preproc_", 8);
+}
+
 /* Handle node n (whose parent frame is parent); return false to skip its
  * subtree. *scope receives the scope n opens. */
 static bool
@@ -747,6 +849,8 @@ visit(struct walk *w, TSNode n, const struct frame *parent, uint8_t *scope)
             c_declaration(w, n, parent, true);
         return true;
     case A_C_TAGGED:
+        if (ts_node_is_null(field(n, "body")) && c_forward_decl(parent))
+            return false;
         if (!ts_node_is_null(field(n, "body"))) {
             add_def(w, field(n, "name"), n, LANG_DEF_TYPE, false);
             if (w->id == LANG_CPP)
@@ -769,13 +873,21 @@ visit(struct walk *w, TSNode n, const struct frame *parent, uint8_t *scope)
     case A_ENUMERATOR:
         add_def(w, field(n, "name"), n, LANG_DEF_CONSTANT, false);
         return true;
-    case A_JS_IMPORT:
+    case A_JS_IMPORT: {
+        size_t first = w->out->nimports;
         add_import_str(w, field(n, "source"), nline(n), LANG_IMPORT_ES);
+        if (ts_type_only(w, n))
+            mark_type_only(w, first);
         return true;
-    case A_JS_EXPORT:
+    }
+    case A_JS_EXPORT: {
+        size_t first = w->out->nimports;
         add_import_str(
             w, field(n, "source"), nline(n), LANG_IMPORT_EXPORT_FROM);
+        if (ts_type_only(w, n))
+            mark_type_only(w, first);
         return true;
+    }
     case A_JS_CALL: {
         TSNode fn = field(n, "function");
         TSNode args = field(n, "arguments");
@@ -800,7 +912,11 @@ visit(struct walk *w, TSNode n, const struct frame *parent, uint8_t *scope)
              ts_node_is_null(src) && i < ts_node_named_child_count(n); i++)
             if (ntype_is(ts_node_named_child(n, i), "string"))
                 src = ts_node_named_child(n, i);
+        size_t first = w->out->nimports;
         add_import_str(w, src, nline(n), LANG_IMPORT_REQUIRE);
+        if (ntype_is(parent->node, "import_statement") &&
+            has_type_token(parent->node))
+            mark_type_only(w, first);
         return true;
     }
     case A_JS_VAR: {
@@ -864,6 +980,7 @@ visit(struct walk *w, TSNode n, const struct frame *parent, uint8_t *scope)
         add_def(w, field(n, "name"), n, LANG_DEF_MACRO, false);
         return true;
     case A_PY_IMPORT: {
+        size_t first = w->out->nimports;
         TSNode names[FIELD_MAX];
         size_t nn = field_all(n, "name", names, FIELD_MAX);
         for (size_t i = 0; i < nn; i++) {
@@ -873,11 +990,17 @@ visit(struct walk *w, TSNode n, const struct frame *parent, uint8_t *scope)
             if (!ts_node_is_null(name))
                 add_import_path(w, "", name, nline(n), LANG_IMPORT_PY);
         }
+        if (py_type_checking(w))
+            mark_type_only(w, first);
         return true;
     }
-    case A_PY_FROM:
+    case A_PY_FROM: {
+        size_t first = w->out->nimports;
         py_from(w, n);
+        if (py_type_checking(w))
+            mark_type_only(w, first);
         return true;
+    }
     case A_PY_ASSIGN:
         if (!parent->infunc && parent->inner == SCOPE_NONE &&
             ntype_is(parent->node, "expression_statement") &&

@@ -6,7 +6,10 @@
  * plain facts: what a file imports (the raw specifier, unresolved), which
  * symbols it defines (with the lines each definition spans) and which names
  * it references. Nothing found inside comments or string literals is ever
- * reported: the parse tree tells code from text.
+ * reported: the parse tree tells code from text. Imports that name types
+ * alone are reported marked type_only (the graph gives them no edge), and
+ * a C/C++ forward declaration (`struct foo;`) is neither a definition nor
+ * a reference: it needs nothing of foo's shape.
  *
  * lang_extract() does no I/O and keeps no global state; it may be called from
  * several threads at once (each call uses its own parser). Module resolution
@@ -63,10 +66,12 @@ enum lang_def_kind {
 };
 
 struct lang_import {
-    char *spec;    /* owned; quotes and brackets stripped */
-    uint32_t line; /* 1-based */
-    uint8_t kind;  /* enum lang_import_kind */
-    uint8_t level; /* Python relative level: 0 absolute, 1 ".", 2 "..", ... */
+    char *spec;     /* owned; quotes and brackets stripped */
+    uint32_t line;  /* 1-based */
+    uint8_t kind;   /* enum lang_import_kind */
+    uint8_t level;  /* Python relative level: 0 absolute, 1 ".", 2 "..", ... */
+    bool type_only; /* names types alone, no runtime dependency: TypeScript
+                       `import type`, Python under `if TYPE_CHECKING:` */
 };
 
 struct lang_def {
@@ -92,7 +97,7 @@ struct lang_facts {
 };
 
 /* Bumped whenever extraction changes what it reports (invalidates caches). */
-#define LANG_EXTRACT_VERSION 1
+#define LANG_EXTRACT_VERSION 2
 
 /* Default cap on a source file's size; larger files are not parsed. */
 #define LANG_MAX_FILE_BYTES (2u * 1024 * 1024)

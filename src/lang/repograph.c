@@ -291,6 +291,8 @@ link_file(struct repograph *rg, const struct defmap *m, uint32_t id,
     size_t n = 0, a = 0;
     if (f->has_facts && resolver_has_file(rg->res, path)) {
         for (size_t i = 0; i < f->facts.nimports; i++) {
+            if (f->facts.imports[i].type_only)
+                continue; /* no runtime dependency */
             resolve_result_clear(res);
             resolver_resolve(rg->res, path, (enum lang_id)f->lang,
                 &f->facts.imports[i], res);

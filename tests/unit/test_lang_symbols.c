@@ -2,12 +2,14 @@
  * test_lang_symbols.c - symbol evidence over real parses: small projects
  * shaped like real ones are parsed into a graph, two agents edit them, and
  * the dependency and symbol channels must point at what the edits share,
- * no more: a class is not a use of every method in it.
+ * no more: a class is not a use of every method in it, and an import of
+ * types alone is no runtime dependency.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/risk.h"
+#include "lang/lang.h"
 #include "lang/repograph.h"
 #include "util/xalloc.h"
 #include "test.h"
@@ -160,6 +162,18 @@ build(struct graph *g)
         0);
 }
 
+static bool
+edge(const struct graph *g, const char *from, const char *to)
+{
+    uint32_t a = graph_find_file(g, from), b = graph_find_file(g, to);
+    if (a == GRAPH_NONE || b == GRAPH_NONE)
+        return false;
+    for (uint32_t i = 0; i < g->files[a].nout; i++)
+        if (g->files[a].out[i] == b)
+            return true;
+    return false;
+}
+
 /* Agent id edits line of path (a fresh edit: weight 1). */
 static struct ws_file *
 edit(struct agent *a, const char *path, uint32_t line)
@@ -234,9 +248,132 @@ test_class_hits(void)
     graph_release(&g);
 }
 
+/* ---- imports of types alone ---- */
+
+static bool
+has_import(const struct lang_facts *x, const char *spec, bool type_only)
+{
+    for (size_t i = 0; i < x->nimports; i++)
+        if (!strcmp(x->imports[i].spec, spec) &&
+            x->imports[i].type_only == type_only)
+            return true;
+    return false;
+}
+
+static bool
+has_ref(const struct lang_facts *x, const char *name, uint32_t line)
+{
+    for (size_t i = 0; i < x->nrefs; i++)
+        if (!strcmp(x->refs[i].name, name) && x->refs[i].line == line)
+            return true;
+    return false;
+}
+
+static void
+extract(enum lang_id id, const char *src, struct lang_facts *x)
+{
+    struct as_err e;
+    lang_facts_init(x);
+    CHECK_INT(lang_extract(id, src, strlen(src), x, &e), 0);
+}
+
+static void
+test_type_only_extract(void)
+{
+    struct lang_facts x;
+    extract(LANG_TYPESCRIPT,
+        "import type { A } from './a';\n"
+        "import { type B, C } from './b';\n"
+        "import { type D, type E } from './d';\n"
+        "export type { F } from './f';\n"
+        "export { G } from './g';\n"
+        "import H from './h';\n"
+        "import type I = require('./i');\n"
+        "import './side-effect';\n",
+        &x);
+    CHECK(has_import(&x, "./a", true));
+    CHECK(has_import(&x, "./b", false));
+    CHECK(has_import(&x, "./d", true));
+    CHECK(has_import(&x, "./f", true));
+    CHECK(has_import(&x, "./g", false));
+    CHECK(has_import(&x, "./h", false));
+    CHECK(has_import(&x, "./i", true));
+    CHECK(has_import(&x, "./side-effect", false));
+    lang_facts_release(&x);
+
+    extract(LANG_PYTHON,
+        "import typing\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from .models import User\n"
+        "    import app.db\n"
+        "else:\n"
+        "    from .compat import User\n"
+        "if typing.TYPE_CHECKING:\n"
+        "    from .orders import Order\n"
+        "if DEBUG:\n"
+        "    from .debug import trace\n",
+        &x);
+    CHECK(has_import(&x, "models", true));
+    CHECK(has_import(&x, "models.User", true));
+    CHECK(has_import(&x, "app.db", true));
+    CHECK(has_import(&x, "compat", false));
+    CHECK(has_import(&x, "orders", true));
+    CHECK(has_import(&x, "debug", false));
+    CHECK(has_import(&x, "typing", false));
+    lang_facts_release(&x);
+
+    extract(LANG_C,
+        "struct conn;\n"
+        "struct conn *conn_get(int fd);\n"
+        "typedef struct pool pool_t;\n",
+        &x);
+    CHECK(!has_ref(&x, "conn", 1));
+    CHECK(has_ref(&x, "conn", 2));
+    CHECK(has_ref(&x, "pool", 3));
+    lang_facts_release(&x);
+
+    extract(LANG_CPP,
+        "class Widget;\nnamespace ui { class Theme; }\n"
+        "Widget *make(ui::Theme *t);\n",
+        &x);
+    CHECK(!has_ref(&x, "Widget", 1));
+    CHECK(!has_ref(&x, "Theme", 2));
+    CHECK(has_ref(&x, "Widget", 3));
+    lang_facts_release(&x);
+}
+
+static void
+test_type_only_graph(void)
+{
+    struct graph g;
+    build(&g);
+    CHECK(!edge(&g, "web/badge.ts", "web/user.ts"));
+    CHECK(edge(&g, "web/profile.ts", "web/user.ts"));
+    CHECK(!edge(&g, "shop/report.py", "shop/cart.py"));
+    CHECK(edge(&g, "shop/checkout.py", "shop/cart.py"));
+    CHECK(edge(&g, "src/http.h", "src/net/net.h"));
+
+    /* ana reshapes User; ben edits the badge, which only names the type */
+    struct risk_result r = score(&g, "web/user.ts", 3, "web/badge.ts", 4);
+    CHECK_NEAR(r.r[RISK_DEPENDENCY], 0, 1e-12);
+    r = score(&g, "web/user.ts", 3, "web/profile.ts", 4);
+    CHECK(r.r[RISK_DEPENDENCY] > 0);
+    /* ana adds a field to Cart; the report only annotates with it */
+    r = score(&g, "shop/cart.py", 7, "shop/report.py", 10);
+    CHECK_NEAR(r.r[RISK_DEPENDENCY], 0, 1e-12);
+    /* ana changes struct conn; server.c reaches it through http.h, whose
+     * only mention of conn is a forward declaration: no use on the chain */
+    r = score(&g, "src/net/conn.h", 4, "src/server.c", 6);
+    CHECK_NEAR(r.r[RISK_DEPENDENCY], 0.25 * 0.3, 1e-12);
+    graph_release(&g);
+}
+
 int
 main(void)
 {
     test_class_hits();
+    TEST_RUN("type-only imports are marked", test_type_only_extract);
+    TEST_RUN("type-only imports are no edges", test_type_only_graph);
     return test_done();
 }
