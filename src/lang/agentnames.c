@@ -11,6 +11,7 @@
 struct nref {
     const char *name;
     uint32_t line;
+    bool inserted; /* not matched to a reference of the base version */
 };
 
 static int
@@ -92,6 +93,121 @@ add_imports(const struct graph *g, struct resolver *r, struct ws_file *f,
     resolve_result_release(&res);
 }
 
+/* A reference as a (line, name id) pair, for aligning two versions. */
+struct lref {
+    uint32_t line, name;
+};
+
+static int
+cmp_lref(const void *x, const void *y)
+{
+    const struct lref *a = x, *b = y;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* Largest middle part aligned exactly (cells of the table below). */
+#define ALIGN_MAX_CELLS ((size_t)1 << 22)
+
+/*
+ * Which references of the version (facts->refs, by index) are new: the
+ * version's and the base file's references, each in line order, are
+ * aligned as two sequences of names (common head and tail, then a longest
+ * common subsequence of the rest); a reference of the version left
+ * unmatched is one its edit wrote. A middle part too large to align
+ * exactly counts as inserted whole. Returns a new array of facts->nrefs
+ * flags.
+ */
+static bool *
+new_use_lines(
+    const struct graph *g, uint32_t gid, const struct lang_facts *facts)
+{
+    size_t nv = facts->nrefs, nb = 0;
+    bool *ins = xcalloc(nv ? nv : 1, sizeof(*ins));
+    struct lref *a = xmalloc((nv ? nv : 1) * sizeof(*a)), *b = NULL;
+    uint32_t *ia = xmalloc((nv ? nv : 1) * sizeof(*ia));
+    for (size_t i = 0; i < nv; i++) {
+        const struct lang_ref *r = &facts->refs[i];
+        a[i].line = r->line;
+        a[i].name = graph_find_name(g, r->name, strlen(r->name));
+    }
+    /* keep each version ref's index through the sort */
+    for (size_t i = 0; i < nv; i++)
+        ia[i] = (uint32_t)i;
+    for (size_t i = 1; i < nv; i++) /* insertion sort: nearly sorted */
+        for (size_t k = i; k > 0 && cmp_lref(&a[k - 1], &a[k]) > 0; k--) {
+            struct lref t = a[k];
+            a[k] = a[k - 1];
+            a[k - 1] = t;
+            uint32_t u = ia[k];
+            ia[k] = ia[k - 1];
+            ia[k - 1] = u;
+        }
+    if (gid != GRAPH_NONE) {
+        const struct graph_file *gf = &g->files[gid];
+        nb = gf->nrefs;
+        b = xmalloc((nb ? nb : 1) * sizeof(*b));
+        for (size_t i = 0; i < nb; i++) {
+            b[i].line = gf->refs[i].line;
+            b[i].name = gf->refs[i].name;
+        }
+        qsort(b, nb, sizeof(*b), cmp_lref);
+    }
+    size_t head = 0, tail = 0;
+    while (head < nv && head < nb && a[head].name != GRAPH_NONE &&
+           a[head].name == b[head].name)
+        head++;
+    while (tail < nv - head && tail < nb - head &&
+           a[nv - 1 - tail].name != GRAPH_NONE &&
+           a[nv - 1 - tail].name == b[nb - 1 - tail].name)
+        tail++;
+    size_t m = nv - head - tail, n = nb - head - tail;
+    if (m && n && (m + 1) * (n + 1) <= ALIGN_MAX_CELLS) {
+        /* L[i][j]: LCS of a[head + i ..] and b[head + j ..] */
+        uint32_t *L = xcalloc((m + 1) * (n + 1), sizeof(*L));
+        for (size_t i = m; i-- > 0;)
+            for (size_t j = n; j-- > 0;) {
+                uint32_t x = a[head + i].name;
+                uint32_t *c = &L[i * (n + 1) + j];
+                if (x != GRAPH_NONE && x == b[head + j].name)
+                    *c = L[(i + 1) * (n + 1) + j + 1] + 1;
+                else
+                    *c = L[(i + 1) * (n + 1) + j] > L[i * (n + 1) + j + 1]
+                             ? L[(i + 1) * (n + 1) + j]
+                             : L[i * (n + 1) + j + 1];
+            }
+        size_t i = 0, j = 0;
+        while (i < m) {
+            uint32_t x = a[head + i].name;
+            if (j < n && x != GRAPH_NONE && x == b[head + j].name) {
+                i++, j++;
+            } else if (j < n &&
+                       L[(i + 1) * (n + 1) + j] < L[i * (n + 1) + j + 1]) {
+                j++;
+            } else {
+                ins[ia[head + i]] = true;
+                i++;
+            }
+        }
+        free(L);
+    } else {
+        for (size_t i = 0; i < m; i++)
+            ins[ia[head + i]] = true;
+    }
+    free(a);
+    free(b);
+    free(ia);
+    return ins;
+}
+
+static void
+add_use(struct graph *g, struct ws_file *f, const struct nref *r)
+{
+    ws_file_add_name(f, false, r->name, strlen(r->name), r->line);
+    graph_intern_name(g, r->name, strlen(r->name));
+}
+
 int
 agentnames_fill(struct graph *g, struct ws_file *f, const char *path,
     const char *src, size_t len, struct as_err *e)
@@ -117,24 +233,35 @@ agentnames_fill_view(struct graph *g, struct resolver *r, struct ws_file *f,
     if (gid != GRAPH_NONE && !g->files[gid].parsed)
         gid = GRAPH_NONE;
 
-    /* Uses: per name, the occurrences beyond the base file's count. Which
-     * occurrence is the new one is not known without a line mapping; the
-     * later ones are reported, as code is more often added than moved. */
+    /* Uses: per name, the occurrences beyond the base file's count, at the
+     * lines the version inserted them (see new_use_lines). */
     struct nref *v = xmalloc((facts.nrefs ? facts.nrefs : 1) * sizeof(*v));
+    bool *ins = new_use_lines(g, gid, &facts);
     for (size_t i = 0; i < facts.nrefs; i++) {
         v[i].name = facts.refs[i].name;
         v[i].line = facts.refs[i].line;
+        v[i].inserted = ins[i];
     }
+    free(ins);
     qsort(v, facts.nrefs, sizeof(*v), cmp_nref);
     for (size_t i = 0; i < facts.nrefs;) {
         size_t j = i;
         while (j < facts.nrefs && !strcmp(v[j].name, v[i].name))
             j++;
         size_t base = base_uses(g, gid, v[i].name);
-        for (size_t k = i + base; k < j; k++) {
-            ws_file_add_name(f, false, v[k].name, strlen(v[k].name), v[k].line);
-            graph_intern_name(g, v[k].name, strlen(v[k].name));
-        }
+        size_t need = j - i > base ? j - i - base : 0;
+        /* the inserted occurrences first, in line order; then, should the
+         * alignment have found fewer, the last ones */
+        for (size_t k = i; k < j && need; k++)
+            if (v[k].inserted) {
+                add_use(g, f, &v[k]);
+                need--;
+            }
+        for (size_t k = j; k-- > i && need;)
+            if (!v[k].inserted) {
+                add_use(g, f, &v[k]);
+                need--;
+            }
         i = j;
     }
     free(v);

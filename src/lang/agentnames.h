@@ -5,8 +5,10 @@
  * The import graph is built from the integration branch, so a call an agent
  * has just written exists only in the agent's copy. Parsing that copy and
  * comparing its references and definitions with the base file's, name by
- * name, gives the symbol channel the agent's new uses and definitions
- * without mapping lines between versions. References are counted once per
+ * name, gives the symbol channel the agent's new uses and definitions. A
+ * new use is cited at the line the agent wrote it: the two versions'
+ * references, in line order, are aligned as sequences of names, and the
+ * ones left unmatched are the written ones. References are counted once per
  * line (as the extractor reports them), so a second call of a name on a line
  * that already called it is not a new use. With a resolver, the imports the
  * agent's version adds are recorded too: they are edges of the agent's own

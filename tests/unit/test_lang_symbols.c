@@ -2,13 +2,15 @@
  * test_lang_symbols.c - symbol evidence over real parses: small projects
  * shaped like real ones are parsed into a graph, two agents edit them, and
  * the dependency and symbol channels must point at what the edits share,
- * no more: a class is not a use of every method in it, and an import of
- * types alone is no runtime dependency.
+ * no more: a class is not a use of every method in it, a new call is
+ * cited where it was written, and an import of types alone is no runtime
+ * dependency.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/risk.h"
+#include "lang/agentnames.h"
 #include "lang/lang.h"
 #include "lang/repograph.h"
 #include "util/xalloc.h"
@@ -248,6 +250,63 @@ test_class_hits(void)
     graph_release(&g);
 }
 
+/* ---- a new call is cited where it was written ---- */
+
+static void
+test_new_call_line(void)
+{
+    struct graph g;
+    build(&g);
+    /* ben validates the sku at the top of add: one line inserted after 13,
+     * a call of unit_price at line 14 of his version; the file already
+     * calls it at its end (line 30, 31 in his version). */
+    size_t n = strlen(cart_py);
+    const char *at = strstr(cart_py, "        for line in self.lines:");
+    const char *line = "        unit_price(sku)  # unknown skus raise\n";
+    char *mine = xmalloc(n + strlen(line) + 1);
+    size_t k = (size_t)(at - cart_py);
+    memcpy(mine, cart_py, k);
+    memcpy(mine + k, line, strlen(line));
+    memcpy(mine + k + strlen(line), cart_py + k, n - k + 1);
+
+    struct agent ag[2];
+    agent_init(&ag[0], "ana");
+    agent_init(&ag[1], "ben");
+    edit(&ag[0], "shop/pricing.py", 5);
+    struct ws_file *f = agent_add_file(&ag[1], "shop/cart.py", WS_MODIFIED);
+    range_set_add_insertion(&f->ranges, 13);
+    f->weight = 1.0;
+    struct as_err e;
+    CHECK_INT(
+        agentnames_fill(&g, f, "shop/cart.py", mine, strlen(mine), &e), 0);
+    /* unit_price and sku are the uses the line adds */
+    CHECK_INT(f->nnew_uses, 2);
+    uint32_t at_line = 0;
+    for (size_t i = 0; i < f->nnew_uses; i++)
+        if (!strcmp(f->new_uses[i].name, "unit_price"))
+            at_line = f->new_uses[i].line;
+    CHECK_INT(at_line, 14);
+
+    struct risk_config c;
+    risk_config_default(&c);
+    struct risk_engine *en = risk_engine_new(&c, &g, ag, 2);
+    struct risk_evidence ev;
+    risk_engine_explain(en, 0, 1, &ev);
+    CHECK_NEAR(ev.result.r[RISK_SYMBOL], 1, 1e-12);
+    CHECK(ev.nsymbols >= 1);
+    if (ev.nsymbols) {
+        CHECK_STR(ev.symbols[0].name, "unit_price");
+        CHECK_STR(ev.symbols[0].use_path, "shop/cart.py");
+        CHECK_INT(ev.symbols[0].use_line, 14);
+    }
+    risk_evidence_release(&ev);
+    risk_engine_free(en);
+    agent_release(&ag[0]);
+    agent_release(&ag[1]);
+    free(mine);
+    graph_release(&g);
+}
+
 /* ---- imports of types alone ---- */
 
 static bool
@@ -373,6 +432,7 @@ int
 main(void)
 {
     test_class_hits();
+    TEST_RUN("a new call is cited at its line", test_new_call_line);
     TEST_RUN("type-only imports are marked", test_type_only_extract);
     TEST_RUN("type-only imports are no edges", test_type_only_graph);
     return test_done();
