@@ -2468,8 +2468,8 @@ serve_once(
     carry->restart = b->restart && !b->stopping;
     if (carry->restart) {
         carry->store_rc = b->store_rc;
-        snprintf(carry->store_error, sizeof(carry->store_error), "%s",
-            b->store_error);
+        snprintf(carry->store_error, sizeof(carry->store_error), "%.*s",
+            (int)sizeof(carry->store_error) - 1, b->store_error);
         carry->next_token = lock_table_next_token(b->locks);
         carry->next_event = b->next_event_id;
     }

@@ -761,7 +761,7 @@ py_type_checking(const struct walk *w)
         TSNode cond = field(ifs, "condition");
         if (ntype_is(cond, "attribute"))
             cond = field(cond, "attribute");
-        size_t len;
+        size_t len = 0;
         const char *s = ts_node_is_null(cond) ? "" : ntext(w, cond, &len);
         if (ntype_is(cond, "identifier") && len == 13 &&
             !memcmp(s, "TYPE_CHECKING", 13))
