@@ -30,6 +30,95 @@ sse_write(struct evhttp_request *req, const struct bevent *ev)
     evbuffer_free(buf);
 }
 
+/* The bytes queued for c that its connection has not written yet. */
+static size_t
+sse_pending(const struct sse_client *c)
+{
+    struct evhttp_connection *conn = evhttp_request_get_connection(c->req);
+    struct bufferevent *bev =
+        conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+    return bev ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
+}
+
+/* Forget c and close its connection, whatever it has not read. */
+static void
+sse_close(struct sse_client *c)
+{
+    struct broker *b = c->b;
+    for (struct sse_client **p = &b->sse; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    struct evhttp_connection *conn = evhttp_request_get_connection(c->req);
+    if (c->drop)
+        event_free(c->drop);
+    free(c);
+    if (conn) {
+        evhttp_connection_set_closecb(conn, NULL, NULL);
+        evhttp_connection_free(conn); /* frees the request too */
+    }
+}
+
+/* A dropped client's connection closes once it has read what was queued,
+ * the notice last, or after SSE_DROP_TICKS ticks at most. */
+#define SSE_DROP_TICK_MS 200
+#define SSE_DROP_TICKS 25
+
+static void
+on_sse_drop(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct sse_client *c = arg;
+    if (!sse_pending(c) || ++c->drop_ticks >= SSE_DROP_TICKS)
+        sse_close(c);
+}
+
+/* c fell too far behind: queue (if there is room) a notice naming the last
+ * event it was sent, send it nothing more, and close it soon. */
+static void
+sse_drop(struct sse_client *c, size_t pending)
+{
+    struct broker *b = c->b;
+    char *note = xasprintf("event: stream.dropped\ndata: {\"type\":"
+                           "\"stream.dropped\",\"ts\":%lld,\"data\":{"
+                           "\"after\":%llu,\"reason\":\"the client fell "
+                           "more than %u bytes behind\"}}\n\n",
+        (long long)broker_now(), (unsigned long long)c->last_id,
+        BROKER_SSE_MAX_PENDING);
+    if (pending + strlen(note) <= BROKER_SSE_MAX_PENDING) {
+        struct evbuffer *buf = evbuffer_new();
+        evbuffer_add(buf, note, strlen(note));
+        evhttp_send_reply_chunk(c->req, buf);
+        evbuffer_free(buf);
+    }
+    free(note);
+    broker_log(b,
+        "events: dropped a client %zu bytes behind (resume after %llu)",
+        pending, (unsigned long long)c->last_id);
+    c->drop = event_new(b->base, -1, EV_PERSIST, on_sse_drop, c);
+    struct timeval tv = { 0, SSE_DROP_TICK_MS * 1000 };
+    event_add(c->drop, &tv);
+}
+
+/* Queue ev for c unless that would leave more than BROKER_SSE_MAX_PENDING
+ * bytes unread: then c is dropped. */
+static void
+sse_send(struct sse_client *c, const struct bevent *ev)
+{
+    if (c->drop)
+        return;
+    size_t pending = sse_pending(c);
+    size_t size = strlen(ev->type) + strlen(ev->json) + 48;
+    if (pending + size > BROKER_SSE_MAX_PENDING) {
+        sse_drop(c, pending);
+        return;
+    }
+    sse_write(c->req, ev);
+    c->last_id = ev->id;
+}
+
 /* Whether an object member named key holds a secret (a name such as
  * "password" or "client_secret"), as the redactor judges "key": "v". */
 static bool
@@ -125,8 +214,10 @@ broker_emit(struct broker *b, const char *type, const char *agent, json_t *data)
         free(clean);
     }
     json_decref(ev);
-    for (struct sse_client *c = b->sse; c; c = c->next)
-        sse_write(c->req, slot);
+    for (struct sse_client *c = b->sse, *next; c; c = next) {
+        next = c->next;
+        sse_send(c, slot);
+    }
 }
 
 static void
@@ -135,6 +226,8 @@ on_sse_close(struct evhttp_connection *conn, void *arg)
     (void)conn;
     struct sse_client *me = arg;
     struct broker *b = me->b;
+    if (me->drop)
+        event_free(me->drop);
     for (struct sse_client **p = &b->sse; *p; p = &(*p)->next)
         if (*p == me) {
             *p = me->next;
@@ -148,7 +241,7 @@ on_sse_close(struct evhttp_connection *conn, void *arg)
 }
 
 struct sse_replay {
-    struct evhttp_request *req;
+    struct sse_client *c;
     uint64_t below; /* the ring holds this id and later */
 };
 
@@ -159,7 +252,7 @@ replay_one(void *ctx, const struct db_event *de)
     if (de->seq >= r->below)
         return;
     struct bevent ev = { de->seq, (char *)de->type, (char *)de->json };
-    sse_write(r->req, &ev);
+    sse_send(r->c, &ev);
 }
 
 void
@@ -170,6 +263,14 @@ broker_sse_attach(
     evhttp_add_header(h, "Content-Type", "text/event-stream");
     evhttp_add_header(h, "Cache-Control", "no-cache");
     evhttp_send_reply_start(req, 200, "OK");
+    struct sse_client *c = xcalloc(1, sizeof(*c));
+    c->req = req;
+    c->b = b;
+    c->last_id = replay ? after : b->next_event_id - 1;
+    c->next = b->sse;
+    b->sse = c;
+    evhttp_connection_set_closecb(
+        evhttp_request_get_connection(req), on_sse_close, c);
     /* What the client missed, oldest first: the ring holds the ids from
      * lo on (those of this process, at most the last BROKER_EVENT_RING);
      * older ones come from the ledger. An id at or past the last one
@@ -180,7 +281,7 @@ broker_sse_attach(
         if (lo < b->ring_first)
             lo = b->ring_first;
         if (b->db && after + 1 < lo) {
-            struct sse_replay r = { req, lo };
+            struct sse_replay r = { c, lo };
             struct as_err e;
             /* ids are unique: (after, lo) holds at most this many */
             uint64_t n = lo - 1 - after;
@@ -192,21 +293,16 @@ broker_sse_attach(
         for (uint64_t id = after + 1 > lo ? after + 1 : lo; id < next; id++) {
             const struct bevent *ev = &b->ring[id % BROKER_EVENT_RING];
             if (ev->id == id)
-                sse_write(req, ev);
+                sse_send(c, ev);
         }
     }
+    if (c->drop)
+        return;
     /* A comment so the client sees the stream is open. */
     struct evbuffer *buf = evbuffer_new();
     evbuffer_add_printf(buf, ": airspace events\n\n");
     evhttp_send_reply_chunk(req, buf);
     evbuffer_free(buf);
-    struct sse_client *c = xcalloc(1, sizeof(*c));
-    c->req = req;
-    c->b = b;
-    c->next = b->sse;
-    b->sse = c;
-    evhttp_connection_set_closecb(
-        evhttp_request_get_connection(req), on_sse_close, c);
 }
 
 void
@@ -218,6 +314,8 @@ broker_events_release(struct broker *b)
         evhttp_connection_set_closecb(
             evhttp_request_get_connection(c->req), NULL, NULL);
         evhttp_send_reply_end(c->req);
+        if (c->drop)
+            event_free(c->drop);
         free(c);
     }
     for (size_t i = 0; i < BROKER_EVENT_RING; i++) {

@@ -107,10 +107,17 @@ struct bevent {
 
 #define BROKER_EVENT_RING 8192
 
+/* What an event stream client may leave unread in the daemon's output
+ * before it is dropped (docs/protocol.md, "Events"). */
+#define BROKER_SSE_MAX_PENDING (4u << 20)
+
 struct sse_client {
     struct evhttp_request *req;
     struct broker *b;
     struct sse_client *next;
+    uint64_t last_id;   /* the last event id queued for it */
+    struct event *drop; /* dropped: sent nothing more, closed at this timer */
+    int drop_ticks;
 };
 
 struct broker {
