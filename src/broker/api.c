@@ -209,6 +209,87 @@ api_reply_error(struct evhttp_request *req, int code, const char *kind,
         json_pack("{s:{s:s, s:s}}", "error", "code", kind, "message", msg));
 }
 
+/* ---- errors of the HTTP layer ---- */
+
+/* The error code of a status libevent answers on its own. */
+static const char *
+http_error_code(int status, const char **message)
+{
+    switch (status) {
+    case 400:
+        *message = "malformed request (or headers over 64 KiB)";
+        return "bad_request";
+    case 413:
+        *message = "request body over 1 MiB";
+        return "too_large";
+    case 417:
+        *message = "unsupported Expect header";
+        return "bad_request";
+    case 501:
+        *message = "method not implemented";
+        return "not_implemented";
+    default:
+        *message = "refused by the HTTP layer";
+        return "http_error";
+    }
+}
+
+/*
+ * libevent answers some errors itself, before a request reaches
+ * broker_api_handle, with an HTML page (evhttp_send_error). Each such page
+ * is written whole into the connection's output, which nothing else shares
+ * at that time; it is replaced there by the JSON envelope. Our own replies
+ * never carry text/html, so nothing else matches.
+ */
+static void
+on_reply_out(
+    struct evbuffer *out, const struct evbuffer_cb_info *info, void *arg)
+{
+    (void)arg;
+    static bool busy; /* our own rewrite calls back */
+    char page[1024];
+    size_t len = evbuffer_get_length(out);
+    if (busy || !info->n_added || len < 16 || len >= sizeof(page))
+        return;
+    evbuffer_copyout(out, page, len);
+    page[len] = '\0';
+    char *end = strstr(page, "\r\n\r\n");
+    if (strncmp(page, "HTTP/1.", 7) || !end)
+        return;
+    *end = '\0';
+    const char *body = end + 4, *cl = strstr(page, "\r\nContent-Length: ");
+    if (!strstr(page, "\r\nContent-Type: text/html\r\n") || !cl ||
+        strtoul(cl + 18, NULL, 10) != strlen(body) ||
+        strncmp(body, "<HTML><HEAD>", 12))
+        return;
+    int status = (int)strtol(page + 9, NULL, 10);
+    if (status < 400 || status > 599)
+        return;
+    const char *message, *code = http_error_code(status, &message);
+    json_t *doc =
+        json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", message);
+    char *s = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    busy = true;
+    evbuffer_drain(out, len);
+    evbuffer_add_printf(out,
+        "HTTP/1.%c %d %s\r\nContent-Type: application/json\r\n"
+        "Connection: close\r\nContent-Length: %zu\r\n\r\n%s\n",
+        page[7], status, reason_of(status), strlen(s) + 1, s);
+    busy = false;
+    free(s);
+}
+
+struct bufferevent *
+broker_api_bev_new(struct event_base *base, void *arg)
+{
+    (void)arg;
+    struct bufferevent *bev =
+        bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+    evbuffer_add_cb(bufferevent_get_output(bev), on_reply_out, NULL);
+    return bev;
+}
+
 /* ---- request checks ---- */
 
 /* 0 when the request may proceed; else an error reply was sent. */
@@ -1202,6 +1283,14 @@ broker_api_handle(struct evhttp_request *req, void *arg)
     TAILQ_INIT(&c.query);
     if (check_peer(&c))
         return;
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+    if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_POST &&
+        cmd != EVHTTP_REQ_PUT && cmd != EVHTTP_REQ_DELETE) {
+        evhttp_add_header(
+            evhttp_request_get_output_headers(req), "Connection", "close");
+        api_reply_error(req, 501, "not_implemented", "method not implemented");
+        return;
+    }
     const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
     const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
     const char *q = uri ? evhttp_uri_get_query(uri) : NULL;

@@ -2189,8 +2189,10 @@ setup_http(struct broker *b, struct evhttp *h)
 {
     evhttp_set_max_body_size(h, 1 << 20);
     evhttp_set_max_headers_size(h, 64 << 10);
-    evhttp_set_allowed_methods(h,
-        EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT);
+    /* every method reaches broker_api_handle, which refuses in JSON those
+     * it does not serve */
+    evhttp_set_allowed_methods(h, 0xffff);
+    evhttp_set_bevcb(h, broker_api_bev_new, NULL);
     evhttp_set_gencb(h, broker_api_handle, b);
 }
 

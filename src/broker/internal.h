@@ -345,6 +345,10 @@ void broker_collab_release(struct broker *b);
 
 /* HTTP */
 void broker_api_handle(struct evhttp_request *req, void *arg);
+/* A connection's bufferevent (evhttp_set_bevcb): the errors libevent's HTTP
+ * layer answers itself (malformed request, too large, unknown method) leave
+ * it as the JSON error envelope, not as HTML. */
+struct bufferevent *broker_api_bev_new(struct event_base *base, void *arg);
 /* Commit and answer what waits for the group commit; free its event. */
 void broker_api_release(struct broker *b);
 json_t *broker_pair_json(struct broker *b, size_t k, bool evidence);
