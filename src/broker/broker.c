@@ -2146,6 +2146,7 @@ listen_unix(struct broker *b, struct as_err *e)
         b->sock_ino = st.st_ino;
     b->http_unix = evhttp_new(b->base);
     evhttp_bind_listener(b->http_unix, l);
+    b->listeners[0] = l;
     return 0;
 }
 
@@ -2153,8 +2154,9 @@ static int
 listen_tcp(struct broker *b, struct as_err *e)
 {
     b->http_tcp = evhttp_new(b->base);
-    if (!evhttp_bind_socket_with_handle(
-            b->http_tcp, "127.0.0.1", (ev_uint16_t)b->o.tcp_port))
+    b->tcp_socket = evhttp_bind_socket_with_handle(
+        b->http_tcp, "127.0.0.1", (ev_uint16_t)b->o.tcp_port);
+    if (!b->tcp_socket)
         return as_errorf(e, AS_EIO, "cannot listen on 127.0.0.1:%d: %s",
             b->o.tcp_port, strerror(errno));
     /* A fresh random token per start, readable by this user only. */
@@ -2184,9 +2186,59 @@ listen_tcp(struct broker *b, struct as_err *e)
     return 0;
 }
 
+/* How long the listeners rest after accept() failed, as it does at the
+ * descriptor limit: a listener left on would be called again at once. */
+#define BROKER_ACCEPT_PAUSE_MS 100
+
+/* The daemon whose listeners these are (their callbacks' argument is
+ * libevent's evhttp). */
+static struct broker *accepting;
+
+static void
+on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    for (size_t i = 0; i < 2; i++)
+        if (b->listeners[i])
+            evconnlistener_enable(b->listeners[i]);
+}
+
+static void
+on_accept_error(struct evconnlistener *l, void *arg)
+{
+    (void)l;
+    (void)arg;
+    struct broker *b = accepting;
+    int err = EVUTIL_SOCKET_ERROR();
+    for (size_t i = 0; i < 2; i++)
+        if (b->listeners[i])
+            evconnlistener_disable(b->listeners[i]);
+    if (!b->accept_ev)
+        b->accept_ev = evtimer_new(b->base, on_accept_resume, b);
+    struct timeval tv = { 0, BROKER_ACCEPT_PAUSE_MS * 1000 };
+    evtimer_add(b->accept_ev, &tv);
+    int64_t now = broker_now();
+    if (now - b->accept_logged_at >= 10000) {
+        b->accept_logged_at = now;
+        broker_log(
+            b, "cannot accept a connection: %s (new ones wait)", strerror(err));
+    }
+}
+
 static void
 setup_http(struct broker *b, struct evhttp *h)
 {
+    struct evconnlistener *l = NULL;
+    if (h == b->http_unix)
+        l = b->listeners[0];
+    else if (b->tcp_socket)
+        l = b->listeners[1] = evhttp_bound_socket_get_listener(b->tcp_socket);
+    if (l) {
+        accepting = b;
+        evconnlistener_set_error_cb(l, on_accept_error);
+    }
     evhttp_set_max_body_size(h, 1 << 20);
     evhttp_set_max_headers_size(h, 64 << 10);
     /* every method reaches broker_api_handle, which refuses in JSON those
@@ -2208,6 +2260,10 @@ broker_free(struct broker *b)
         evhttp_free(b->http_unix);
     if (b->http_tcp)
         evhttp_free(b->http_tcp);
+    if (b->accept_ev)
+        event_free(b->accept_ev);
+    if (accepting == b)
+        accepting = NULL;
     if (b->tick_ev)
         event_free(b->tick_ev);
     if (b->rescan_ev)

@@ -125,6 +125,11 @@ struct broker {
     struct broker_paths paths;
     struct event_base *base;
     struct evhttp *http_unix, *http_tcp;
+    /* accept() failed (no descriptor left): listening resumes at this timer */
+    struct evconnlistener *listeners[2];
+    struct evhttp_bound_socket *tcp_socket;
+    struct event *accept_ev;
+    int64_t accept_logged_at;
     char *token; /* TCP bearer token */
     FILE *log;
     int lock_fd;
