@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/file.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -23,9 +24,7 @@ broker_socket_path(const char *dir, char **fallback_dir)
     if (strlen(sock) < sizeof(sun.sun_path))
         return sock;
     free(sock);
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *c = dir; *c; c++)
-        h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    uint64_t h = fnv1a_str(FNV1A_INIT, dir);
     const char *rt = getenv("XDG_RUNTIME_DIR");
     char *base = rt && *rt == '/' && strlen(rt) < 60
                      ? xasprintf("%s/airspace", rt)

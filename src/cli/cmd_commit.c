@@ -16,7 +16,6 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
-#include "broker/sockpath.h"
 #include "cli/client.h"
 #include "cli/dcli.h"
 #include "git/commit.h"
@@ -357,7 +356,6 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
     struct as_err e;
     int code = 0, rc;
     bool shared = false;
-    char *session = NULL; /* the agent of the client session running us */
     const char *agent = sc->agent;
     if (!agent && getenv("AIRSPACE_AGENT") && *getenv("AIRSPACE_AGENT"))
         agent = getenv("AIRSPACE_AGENT");
@@ -371,14 +369,8 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
         return cli_exit_for(rc);
     }
     const char *top = commit_toplevel(t);
-    if (!agent) {
-        char *common = broker_common_dir_of(top);
-        char *adir = common ? xasprintf("%s/airspace", common) : NULL;
-        session = session_lookup(adir);
-        agent = session;
-        free(adir);
-        free(common);
-    }
+    if (!agent) /* the client session running us */
+        agent = session_cli_agent(top);
     dir_real = realpath(sc->dir, NULL);
     specs = xcalloc(sc->npaths + 1, sizeof(*specs));
     for (size_t i = 0; i < sc->npaths; i++) {
@@ -480,7 +472,6 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
     if (sc->cl)
         record_commit(sc->cl, agent, *result, &notes);
 out:
-    free(session);
     commit_result_release(&res);
     commit_files_free(files, nfiles);
     free_strv(specs, nspecs);

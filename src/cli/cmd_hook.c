@@ -35,6 +35,7 @@
 #include "cli/session.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/hash.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -530,9 +531,7 @@ now_ms(void)
 static bool
 crew_due(struct hook *h, const char *text, bool force)
 {
-    uint64_t hash = 1469598103934665603ULL;
-    for (const char *c = text; *c; c++)
-        hash = (hash ^ (uint8_t)*c) * 1099511628211ULL;
+    uint64_t hash = fnv1a_str(FNV1A_INIT, text);
     char *cdir = xasprintf("%s/crew", h->dir);
     mkdir(cdir, 0700);
     char *rec = xasprintf("%s/%s", cdir, h->agent);
@@ -810,9 +809,7 @@ count_lines(const char *file)
 static char *
 snapshot_path(struct hook *h, const char *rel)
 {
-    uint64_t x = 1469598103934665603ULL;
-    for (const char *c = rel; *c; c++)
-        x = (x ^ (uint8_t)*c) * 1099511628211ULL;
+    uint64_t x = fnv1a_str(FNV1A_INIT, rel);
     return xasprintf(
         "%s/hooks/%s-%016llx", h->dir, h->agent, (unsigned long long)x);
 }
@@ -960,12 +957,8 @@ static bool
 done_lately(
     struct hook *h, const char *what, const char *other, const char *path)
 {
-    uint64_t x = 1469598103934665603ULL;
-    for (const char *c = other; *c; c++)
-        x = (x ^ (uint8_t)*c) * 1099511628211ULL;
-    x = (x ^ '\n') * 1099511628211ULL;
-    for (const char *c = path; *c; c++)
-        x = (x ^ (uint8_t)*c) * 1099511628211ULL;
+    uint64_t x =
+        fnv1a_str(fnv1a_byte(fnv1a_str(FNV1A_INIT, other), '\n'), path);
     char *d = xasprintf("%s/crew", h->dir);
     mkdir(d, 0700);
     char *rec =

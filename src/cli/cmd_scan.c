@@ -26,6 +26,7 @@
 #include "git/workset.h"
 #include "lang/lang.h"
 #include "lang/repograph.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -198,9 +199,7 @@ dir_cache_path(const char *dir)
         free(real);
         return NULL;
     }
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a 64 */
-    for (const char *c = real; *c; c++)
-        h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    uint64_t h = fnv1a_str(FNV1A_INIT, real);
     char *path = xasprintf("%s/dir-%016llx.cache", base, (unsigned long long)h);
     free(parent);
     free(base);

@@ -16,6 +16,7 @@
 #include "broker/sockpath.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -24,10 +25,7 @@
 static uint64_t
 fnv1a(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-    return h;
+    return fnv1a_str(FNV1A_INIT, s);
 }
 
 /* Fields of /proc/pid/stat after the command name: state is field 3. */
@@ -319,11 +317,11 @@ session_cli_agent(const char *repo)
 {
     static char *agent; /* one command per process: kept */
     static bool looked;
+    const char *env = getenv("AIRSPACE_AGENT");
+    if (env && *env)
+        return env;
     if (!looked) {
         looked = true;
-        const char *env = getenv("AIRSPACE_AGENT");
-        if (env && *env)
-            return env;
         /* the worktree holding repo: the nearest directory with .git */
         char *top = realpath(repo ? repo : ".", NULL);
         char *common = NULL;
@@ -340,8 +338,7 @@ session_cli_agent(const char *repo)
         free(common);
         free(top);
     }
-    const char *env = getenv("AIRSPACE_AGENT");
-    return env && *env ? env : agent;
+    return agent;
 }
 
 void
