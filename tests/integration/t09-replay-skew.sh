@@ -1,4 +1,4 @@
-# t29-replay-skew.sh - git mode with a skewed clock inside a side: main's
+# t09-replay-skew.sh - git mode with a skewed clock inside a side: main's
 # first commit after the fork is dated 5000 (later than the merge, 1600, and
 # both tips), so the replay's clock reaches 5000 before the merge. The merge
 # is placed at the latest time it merges, so the lead is 0, never negative.

@@ -1,4 +1,4 @@
-# t29-replay-empty-own.sh - a side commit replayed onto the base (it forked
+# t17-replay-empty-own.sh - a side commit replayed onto the base (it forked
 # before the merge base; t22) follows git's rule for empty files: never the
 # source or the target of a rename (src/git/merge.c, merge_trees_as_git()).
 #
