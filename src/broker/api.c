@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* struct ucred */
 #include "broker/api.h"
+#include "broker/conns.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -146,7 +147,7 @@ group_flush(void)
     for (size_t k = 0; k < grp.n; k++) {
         struct pending_reply *p = &grp.v[k];
         if (p->req) {
-            evhttp_connection_set_closecb(
+            broker_conn_closecb(
                 evhttp_request_get_connection(p->req), NULL, NULL);
             evhttp_send_reply(p->req, p->code, reason_of(p->code), p->buf);
         }
@@ -190,7 +191,7 @@ api_reply_json(struct evhttp_request *req, int code, json_t *doc)
         grp.v = xrealloc(grp.v, grp.cap * sizeof(*grp.v));
     }
     grp.v[grp.n++] = (struct pending_reply){ req, code, buf, grp.writing };
-    evhttp_connection_set_closecb(
+    broker_conn_closecb(
         evhttp_request_get_connection(req), on_pending_close, NULL);
     if (grp.n == 1)
         event_active(grp.ev, EV_TIMEOUT, 1);
@@ -287,6 +288,7 @@ broker_api_bev_new(struct event_base *base, void *arg)
     struct bufferevent *bev =
         bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
     evbuffer_add_cb(bufferevent_get_output(bev), on_reply_out, NULL);
+    broker_conn_track(bev);
     return bev;
 }
 
@@ -1281,6 +1283,8 @@ broker_api_handle(struct evhttp_request *req, void *arg)
     c.req = req;
     c.b->busy_at = broker_now(); /* a client: not idle */
     TAILQ_INIT(&c.query);
+    if (broker_conn_request(req))
+        return;
     if (check_peer(&c))
         return;
     enum evhttp_cmd_type cmd = evhttp_request_get_command(req);

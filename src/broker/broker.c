@@ -24,6 +24,7 @@
 
 #include <event2/listener.h>
 
+#include "broker/conns.h"
 #include "broker/gitview.h"
 #include "core/owners.h"
 #include "git/workset.h"
@@ -45,6 +46,10 @@ broker_options_init(struct broker_options *o)
     o->window_ms = CONFLICTS_DEFAULT_WINDOW_MS;
     o->idle_exit_ms = 30 * 60 * 1000;
     o->agent_timeout_ms = 60 * 60 * 1000;
+    o->max_conns = 512;
+    o->max_peer_conns = 64;
+    o->request_timeout_ms = 10 * 1000;
+    o->conn_idle_ms = 60 * 1000;
     o->ready_fd = -1;
 }
 
@@ -2246,6 +2251,7 @@ setup_http(struct broker *b, struct evhttp *h)
     evhttp_set_allowed_methods(h, 0xffff);
     evhttp_set_bevcb(h, broker_api_bev_new, NULL);
     evhttp_set_gencb(h, broker_api_handle, b);
+    broker_conns_init(b);
 }
 
 static void
@@ -2256,6 +2262,7 @@ broker_free(struct broker *b)
     broker_drop_engine(b);
     broker_events_release(b);
     broker_collab_release(b);
+    broker_conns_release();
     if (b->http_unix)
         evhttp_free(b->http_unix);
     if (b->http_tcp)

@@ -35,6 +35,10 @@ struct broker_options {
                                  client or request (0: never) */
     int64_t agent_timeout_ms; /* a registered agent silent this long is
                                  forgotten (0: never) */
+    int max_conns;            /* connections served at once (conns.h) */
+    int max_peer_conns;       /* of them, from one process */
+    int64_t request_timeout_ms; /* a request's first byte to its last */
+    int64_t conn_idle_ms;     /* a connection with no request in it */
     bool log_stderr;          /* log to stderr instead of the log file */
     int ready_fd;             /* >= 0: write one byte when serving, close */
     const char *const *set;   /* "key=value" overrides of the risk model */

@@ -5,6 +5,7 @@
  * Last-Event-ID gets what it missed from the ring, and what the ring does
  * not hold (older events, those before a restart) from the ledger.
  */
+#include "broker/conns.h"
 #include "broker/internal.h"
 
 #include <limits.h>
@@ -55,7 +56,7 @@ sse_close(struct sse_client *c)
         event_free(c->drop);
     free(c);
     if (conn) {
-        evhttp_connection_set_closecb(conn, NULL, NULL);
+        broker_conn_closecb(conn, NULL, NULL);
         evhttp_connection_free(conn); /* frees the request too */
     }
 }
@@ -263,13 +264,14 @@ broker_sse_attach(
     evhttp_add_header(h, "Content-Type", "text/event-stream");
     evhttp_add_header(h, "Cache-Control", "no-cache");
     evhttp_send_reply_start(req, 200, "OK");
+    broker_conn_stream(req);
     struct sse_client *c = xcalloc(1, sizeof(*c));
     c->req = req;
     c->b = b;
     c->last_id = replay ? after : b->next_event_id - 1;
     c->next = b->sse;
     b->sse = c;
-    evhttp_connection_set_closecb(
+    broker_conn_closecb(
         evhttp_request_get_connection(req), on_sse_close, c);
     /* What the client missed, oldest first: the ring holds the ids from
      * lo on (those of this process, at most the last BROKER_EVENT_RING);
@@ -311,7 +313,7 @@ broker_events_release(struct broker *b)
     while (b->sse) {
         struct sse_client *c = b->sse;
         b->sse = c->next;
-        evhttp_connection_set_closecb(
+        broker_conn_closecb(
             evhttp_request_get_connection(c->req), NULL, NULL);
         evhttp_send_reply_end(c->req);
         if (c->drop)

@@ -72,6 +72,8 @@ static const char serve_usage[] =
     "                      [--threads N] [--window-ms MS] [--set "
     "KEY=VALUE]...\n"
     "                      [--idle-exit-ms MS] [--agent-timeout-ms MS]\n"
+    "                      [--request-timeout-ms MS] [--conn-idle-ms MS]\n"
+    "                      [--max-connections N] [--max-peer-connections N]\n"
     "                      [--log-stderr]\n"
     "\n"
     "Run the repository's daemon in the foreground until SIGTERM,\n"
@@ -79,6 +81,11 @@ static const char serve_usage[] =
     "1800000, 0: never) pass with no active agent and no client.\n"
     "Commands that need it start it on demand. A registered agent silent\n"
     "for --agent-timeout-ms (default 3600000, 0: never) is forgotten.\n"
+    "A request must arrive whole within --request-timeout-ms (default\n"
+    "10000) of its first byte; a connection with no request in it closes\n"
+    "after --conn-idle-ms (default 60000). At most --max-connections\n"
+    "(default 512) are served at once, --max-peer-connections (default 64)\n"
+    "of them from one process; more are answered 503.\n"
     "The config files' [daemon] and [risk] settings (docs/config.md) apply\n"
     "under these options.\n";
 
@@ -114,6 +121,8 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
         [CONFIG_WINDOW_MS] = &o->window_ms,
         [CONFIG_IDLE_EXIT_MS] = &o->idle_exit_ms,
         [CONFIG_AGENT_TIMEOUT_MS] = &o->agent_timeout_ms,
+        [CONFIG_REQUEST_TIMEOUT_MS] = &o->request_timeout_ms,
+        [CONFIG_CONN_IDLE_MS] = &o->conn_idle_ms,
     };
     struct repo *repo = NULL;
     struct config c;
@@ -169,6 +178,10 @@ cmd_serve(int argc, char **argv)
         { "window-ms", required_argument, NULL, 'w' },
         { "idle-exit-ms", required_argument, NULL, 'i' },
         { "agent-timeout-ms", required_argument, NULL, 'g' },
+        { "request-timeout-ms", required_argument, NULL, 'q' },
+        { "conn-idle-ms", required_argument, NULL, 'I' },
+        { "max-connections", required_argument, NULL, 'm' },
+        { "max-peer-connections", required_argument, NULL, 'p' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -237,6 +250,23 @@ cmd_serve(int argc, char **argv)
             if (!parse_ms(optarg, 0, &o.agent_timeout_ms))
                 return dcli_usage("serve", "--agent-timeout-ms takes ms >= 0");
             given[CONFIG_AGENT_TIMEOUT_MS] = true;
+            break;
+        case 'q':
+            if (!parse_ms(optarg, 100, &o.request_timeout_ms))
+                return dcli_usage("serve", "--request-timeout-ms takes ms >= 100");
+            given[CONFIG_REQUEST_TIMEOUT_MS] = true;
+            break;
+        case 'I':
+            if (!parse_ms(optarg, 100, &o.conn_idle_ms))
+                return dcli_usage("serve", "--conn-idle-ms takes ms >= 100");
+            given[CONFIG_CONN_IDLE_MS] = true;
+            break;
+        case 'm':
+        case 'p':
+            if (!parse_ms(optarg, 1, &v) || v > 1 << 20)
+                return dcli_usage("serve", "--max-%sconnections takes 1..%d",
+                    c == 'p' ? "peer-" : "", 1 << 20);
+            *(c == 'm' ? &o.max_conns : &o.max_peer_conns) = (int)v;
             break;
         case 'S':
             if (nset == sizeof(sets) / sizeof(sets[0]))

@@ -27,6 +27,8 @@ static const struct {
     [CONFIG_WINDOW_MS] = { "window-ms", 1 },
     [CONFIG_IDLE_EXIT_MS] = { "idle-exit-ms", 0 },
     [CONFIG_AGENT_TIMEOUT_MS] = { "agent-timeout-ms", 0 },
+    [CONFIG_REQUEST_TIMEOUT_MS] = { "request-timeout-ms", 100 },
+    [CONFIG_CONN_IDLE_MS] = { "conn-idle-ms", 100 },
 };
 
 void

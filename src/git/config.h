@@ -22,7 +22,7 @@
  * dwell-ms` is dwell_ms, `[risk "recency"] half-life-ms` is
  * recency.half_life_ms. `daemon.<timer>` sets serve's --<timer> (stale-ms,
  * rescan-ms, debounce-ms, tick-ms, window-ms, idle-exit-ms,
- * agent-timeout-ms).
+ * agent-timeout-ms, request-timeout-ms, conn-idle-ms).
  * `airspace.integration` names the integration branch.
  *
  * No clock, no environment except config_user_path(). A struct config owns
@@ -53,6 +53,8 @@ enum config_timer {
     CONFIG_WINDOW_MS,
     CONFIG_IDLE_EXIT_MS,
     CONFIG_AGENT_TIMEOUT_MS,
+    CONFIG_REQUEST_TIMEOUT_MS,
+    CONFIG_CONN_IDLE_MS,
     CONFIG_NTIMERS
 };
 
