@@ -21,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -250,11 +253,45 @@ airspace_exe(void)
     return self;
 }
 
-/* Start the daemon without waiting for it (a grandchild in its own
- * session); the next hook call will find it. */
+/*
+ * Start the daemon without waiting for it (a grandchild in its own
+ * session); the next hook call will find it. One start at a time, as the
+ * commands do it (<airspace>/start.lock, client.c): a hook that finds the
+ * lock held starts nothing, the start under way serves it soon. The lock
+ * goes to the daemon as its --ready-fd, so it stays held until the daemon
+ * serves (or says why it will not, or dies): a command that comes
+ * meanwhile waits for this start instead of making its own.
+ */
 static void
-spawn_daemon(const char *root)
+spawn_daemon(const char *root, const char *dir)
 {
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return;
+    char *path = xasprintf("%s/start.lock", dir);
+    int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    free(path);
+    if (lock < 0)
+        return;
+    if (flock(lock, LOCK_EX | LOCK_NB) < 0) {
+        close(lock); /* a start is under way */
+        return;
+    }
+    /* the start that held the lock before may have finished just now */
+    char *sock = broker_socket_path(dir, NULL);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sun = { .sun_family = AF_UNIX };
+    bool served = false;
+    if (fd >= 0 && strlen(sock) < sizeof(sun.sun_path)) {
+        memcpy(sun.sun_path, sock, strlen(sock) + 1);
+        served = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    free(sock);
+    if (served) {
+        close(lock);
+        return;
+    }
     char *exe = airspace_exe();
     pid_t pid = fork();
     if (pid != 0) {
@@ -262,6 +299,7 @@ spawn_daemon(const char *root)
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
         free(exe);
+        close(lock); /* the daemon holds it now */
         return;
     }
     setsid();
@@ -273,7 +311,17 @@ spawn_daemon(const char *root)
         dup2(null, 1);
         dup2(null, 2);
     }
-    char *argv[] = { "airspace", "serve", "--repo", (char *)root, NULL };
+    if (lock <= 2) { /* keep it clear of the standard descriptors */
+        int moved = fcntl(lock, F_DUPFD, 3);
+        if (moved < 0)
+            _exit(127);
+        lock = moved;
+    }
+    fcntl(lock, F_SETFD, 0); /* through exec */
+    char fdarg[16];
+    snprintf(fdarg, sizeof(fdarg), "%d", lock);
+    char *argv[] = { "airspace", "serve", "--repo", (char *)root, "--ready-fd",
+        fdarg, NULL };
     execv(exe, argv);
     _exit(127);
 }
@@ -312,7 +360,7 @@ call(struct hook *h, const char *method, const char *path, json_t *body)
     if (rc) {
         h->connected = false;
         if (rc == AS_ENOENT) { /* no socket, or a crashed daemon's */
-            spawn_daemon(h->root);
+            spawn_daemon(h->root, h->dir);
             snprintf(h->note, sizeof(h->note),
                 "airspace: the coordination daemon was not running; starting "
                 "it (this call was not checked)");
