@@ -513,6 +513,7 @@ h_status(struct api_ctx *c)
         "lastEventId", (json_int_t)(b->next_event_id - 1));
     json_object_set_new(st, "index", broker_index_json(b));
     json_object_set_new(st, "store", broker_store_json(b));
+    json_object_set_new(st, "alerts", broker_alerts_status(b));
     api_reply_json(c->req, 200, st);
     json_decref(esc);
 }
@@ -866,8 +867,9 @@ h_advisories(struct api_ctx *c)
         json_array_append_new(v, broker_pair_json(c->b, k, true));
     }
     api_reply_json(c->req, 200,
-        json_pack("{s:o, s:o}", "advisories", v, "escalations",
-            broker_escalations_json(c->b, agent)));
+        json_pack("{s:o, s:o, s:o}", "advisories", v, "escalations",
+            broker_escalations_json(c->b, agent), "alerts",
+            broker_alerts_json(c->b, agent)));
 }
 
 static void
@@ -1222,9 +1224,9 @@ static const struct api_route routes[] = {
 
 /* Route tables: the core routes above, then each extension's. */
 static const struct api_route *const tables[] = { routes, api_collab_routes,
-    api_hook_routes };
+    api_hook_routes, api_alerts_routes };
 static const size_t *const table_sizes[] = { NULL, &api_collab_nroutes,
-    &api_hook_nroutes };
+    &api_hook_nroutes, &api_alerts_nroutes };
 
 /* Whether a request may change state (and so the store): every POST but
  * a stop and a lock check, and an inbox read that marks messages read. */
@@ -1233,7 +1235,8 @@ writes(struct api_ctx *c, const struct api_route *r)
 {
     if (r->method == EVHTTP_REQ_POST)
         return strcmp(r->pattern, "v1/stop") &&
-               strcmp(r->pattern, "v1/locks/check");
+               strcmp(r->pattern, "v1/locks/check") &&
+               strcmp(r->pattern, "v1/fleet/*"); /* memory only */
     if (!strcmp(r->pattern, "v1/agents/*/inbox")) {
         const char *peek = evhttp_find_header(&c->query, "peek");
         return !(peek && !strcmp(peek, "1"));

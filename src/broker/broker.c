@@ -51,6 +51,7 @@ broker_options_init(struct broker_options *o)
     o->request_timeout_ms = 10 * 1000;
     o->conn_idle_ms = 60 * 1000;
     o->ready_fd = -1;
+    o->alerts_repeat_ms = o->alerts_cap = -1;
 }
 
 int64_t
@@ -1731,6 +1732,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     for (size_t k = 0; k < b->npairs; k++)
         if (b->pairs[k].live && b->pairs[k].adv.st.level != ADVISORY_CLEAR)
             feed_pair(b, k, b->pairs[k].res.risk, now);
+    broker_alerts_check(b);
     check_lifetime(b, now);
 }
 
@@ -2262,6 +2264,7 @@ broker_free(struct broker *b)
     broker_drop_engine(b);
     broker_events_release(b);
     broker_collab_release(b);
+    broker_alerts_release(b);
     broker_conns_release();
     if (b->http_unix)
         evhttp_free(b->http_unix);
@@ -2447,6 +2450,7 @@ serve_once(
     conflicts_config_init(&cc);
     cc.window_ms = o->window_ms > 0 ? o->window_ms : cc.window_ms;
     b->conflicts = conflicts_new(&cc);
+    broker_alerts_init(b);
     b->activity = activity_new();
     load_owners(b);
     struct db_options dbo = { .exclusive = true };

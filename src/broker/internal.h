@@ -238,6 +238,7 @@ struct broker {
     size_t nwatches;
     struct event *tick_ev, *rescan_ev, *debounce_ev, *sigterm_ev, *sigint_ev;
     bool debounce_armed;
+    struct balerts *alerts; /* alerting.c */
 };
 
 int64_t broker_now(void);
@@ -347,6 +348,22 @@ void broker_inbox_move(struct broker *b, const char *from, const char *to);
 void broker_inbox_forget(struct broker *b, const char *owner);
 json_t *broker_message_json(const struct bmessage *m);
 void broker_collab_release(struct broker *b);
+
+/* Alerts and the fleet's reports (alerting.c). */
+void broker_alerts_init(struct broker *b);
+void broker_alerts_release(struct broker *b);
+/* Evaluate the alerts now: publish each raised and cleared, notify. */
+void broker_alerts_check(struct broker *b);
+/* The alerts that hold (those concerning agent, when not NULL). */
+json_t *broker_alerts_json(struct broker *b, const char *agent);
+/* {count, command, notified, suppressed, dropped} for GET /v1/status. */
+json_t *broker_alerts_status(struct broker *b);
+/* A fleet agent's supervisor reports its state (fleet.state events; a
+ * given-up agent is an alert). */
+int broker_fleet_report(struct broker *b, const char *name, const char *state,
+    unsigned restarts, const char *lane, const char *why, int64_t pid,
+    struct as_err *e);
+json_t *broker_fleet_json(struct broker *b);
 
 /* HTTP */
 void broker_api_handle(struct evhttp_request *req, void *arg);

@@ -51,6 +51,7 @@ struct cli_command {
 };
 
 cli_fn cmd_advisories;
+cli_fn cmd_alerts;
 cli_fn cmd_agent;
 cli_fn cmd_agents;
 cli_fn cmd_api;

@@ -140,6 +140,19 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
     for (int t = 0; t < CONFIG_NTIMERS; t++)
         if (!given[t] && c.timer[t] >= 0)
             *timer[t] = c.timer[t];
+    if (c.alerts_silent_ms > 0)
+        o->alerts_silent_ms = c.alerts_silent_ms;
+    if (c.alerts_waiting_ms > 0)
+        o->alerts_waiting_ms = c.alerts_waiting_ms;
+    if (c.alerts_repeat_ms >= 0)
+        o->alerts_repeat_ms = c.alerts_repeat_ms;
+    if (c.alerts_cap >= 0)
+        o->alerts_cap = c.alerts_cap;
+    if (c.alerts_command) { /* the daemon's: kept for its whole life */
+        static char *command;
+        free(command);
+        o->alerts_command = command = xstrdup(c.alerts_command);
+    }
     *nfile = c.nrisk;
     *nset = c.nrisk + ncli;
     *sets = xcalloc(*nset + 1, sizeof(**sets));
@@ -381,6 +394,7 @@ cmd_status(int argc, char **argv)
                 json_object_get(lk, "locks"), "conflicts",
                 json_object_get(cf, "conflicts"), "escalations",
                 esc ? json_incref(esc) : json_array());
+            json_object_set(all, "alerts", json_object_get(adv, "alerts"));
             dcli_print_json(all);
             json_decref(all);
         } else {
@@ -430,6 +444,13 @@ cmd_status(int argc, char **argv)
                     json_array_size(esc), json_array_size(esc) == 1 ? "" : "s",
                     json_array_size(esc) == 1 ? "s" : "");
             json_array_foreach(esc, i, a) printf("  %s\n", dcli_str(a, "text"));
+            list = json_object_get(adv, "alerts");
+            if (json_array_size(list))
+                printf("\n%zu alert%s (airspace alerts):\n",
+                    json_array_size(list),
+                    json_array_size(list) == 1 ? "" : "s");
+            json_array_foreach(list, i, a) printf(
+                "  %-15s %s\n", dcli_str(a, "kind"), dcli_str(a, "text"));
             list = json_object_get(lk, "locks");
             if (json_array_size(list))
                 printf("\n%-40s %-20s %-6s %s\n", "LOCK", "HOLDER", "KIND",

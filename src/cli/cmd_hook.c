@@ -471,6 +471,8 @@ crew_status(struct hook *h)
     {
         strbuf_addf(&t, "- waiting for a human: %s\n", str_or(a, "text", "?"));
     }
+    json_array_foreach(json_object_get(adv, "alerts"), i, a)
+        strbuf_addf(&t, "- alert: %s\n", str_or(a, "text", "?"));
     json_array_foreach(json_object_get(locks, "locks"), i, a)
     {
         const char *who = json_string_value(json_object_get(a, "holder"));

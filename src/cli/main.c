@@ -19,6 +19,8 @@ static const struct cli_command commands[] = {
     { "land", "merge an agent's branch into the integration branch", cmd_land },
     { "advisories", "list the live traffic and resolution advisories",
         cmd_advisories },
+    { "alerts", "what needs a person now: silent agents, stale locks, ...",
+        cmd_alerts },
     { "watch", "follow the live events", cmd_watch },
     { "top", "the live picture in the terminal, updated as it changes",
         cmd_top },

@@ -37,6 +37,8 @@ config_init(struct config *c)
     memset(c, 0, sizeof(*c));
     for (int t = 0; t < CONFIG_NTIMERS; t++)
         c->timer[t] = -1;
+    c->alerts_silent_ms = c->alerts_waiting_ms = c->alerts_repeat_ms = -1;
+    c->alerts_cap = -1;
 }
 
 void
@@ -48,6 +50,7 @@ config_release(struct config *c)
     }
     free(c->risk);
     free(c->integration);
+    free(c->alerts_command);
     config_init(c);
 }
 
@@ -158,6 +161,45 @@ read_airspace(struct reader *rd, const git_config_entry *en, const char *rest)
     return 0;
 }
 
+/* alerts.<k>: seconds (silent, waiting: > 0; repeat: >= 0), cap (a
+ * count) and command (not from the committed repository file). */
+static int
+read_alerts(struct reader *rd, const git_config_entry *en, const char *rest)
+{
+    const char *v = en->value;
+    if (!strcmp(rest, "command")) {
+        if (rd->c->reading_committed)
+            return bad_entry(rd, en,
+                "a command to run is taken only from your own config files "
+                "(the user or the local file), not from the committed one");
+        if (!v || !*v)
+            return bad_entry(rd, en, "want a command");
+        free(rd->c->alerts_command);
+        rd->c->alerts_command = xstrdup(v);
+        return 0;
+    }
+    int64_t *dst = !strcmp(rest, "silent")    ? &rd->c->alerts_silent_ms
+                   : !strcmp(rest, "waiting") ? &rd->c->alerts_waiting_ms
+                   : !strcmp(rest, "repeat")  ? &rd->c->alerts_repeat_ms
+                   : !strcmp(rest, "cap")     ? &rd->c->alerts_cap
+                                              : NULL;
+    if (!dst)
+        return bad_entry(rd, en, "unknown key (docs/config.md)");
+    char *end;
+    errno = 0;
+    double n = v ? strtod(v, &end) : -1;
+    bool whole = dst == &rd->c->alerts_cap;
+    double min = dst == &rd->c->alerts_repeat_ms || whole ? 0 : 0.001;
+    if (!v || errno || end == v || *end || !(n >= min) || n > 1e9 ||
+        (whole && n != (double)(int64_t)n))
+        return bad_entry(rd, en,
+            whole     ? "want a whole number >= 0"
+            : min > 0 ? "want seconds > 0"
+                      : "want seconds >= 0");
+    *dst = whole ? (int64_t)n : (int64_t)(n * 1000 + 0.5);
+    return 0;
+}
+
 static int
 read_entry(const git_config_entry *en, void *payload)
 {
@@ -172,6 +214,8 @@ read_entry(const git_config_entry *en, void *payload)
         return read_daemon(rd, en, dot + 1);
     if (n == 8 && !strncmp(en->name, "airspace", n))
         return read_airspace(rd, en, dot + 1);
+    if (n == 6 && !strncmp(en->name, "alerts", n))
+        return read_alerts(rd, en, dot + 1);
     return 0; /* other sections are not ours */
 }
 
@@ -256,7 +300,9 @@ config_read(struct config *c, struct repo *r, struct as_err *e)
         return rc;
     if (repo_main_workdir(r)) {
         path = xasprintf("%s/.airspace/config", repo_main_workdir(r));
+        c->reading_committed = true;
         rc = config_read_file(c, path, e);
+        c->reading_committed = false;
         free(path);
         if (rc)
             return rc;

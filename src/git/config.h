@@ -23,7 +23,10 @@
  * recency.half_life_ms. `daemon.<timer>` sets serve's --<timer> (stale-ms,
  * rescan-ms, debounce-ms, tick-ms, window-ms, idle-exit-ms,
  * agent-timeout-ms, request-timeout-ms, conn-idle-ms).
- * `airspace.integration` names the integration branch.
+ * `airspace.integration` names the integration branch. `alerts.<k>`: the
+ * alert engine (silent, waiting, repeat: seconds; cap: a count; command:
+ * the notification command, taken from the user and local files only --
+ * the committed repository file cannot name a command to run).
  *
  * No clock, no environment except config_user_path(). A struct config owns
  * its strings: config_init() / config_release().
@@ -63,6 +66,11 @@ struct config {
     size_t nrisk;
     int64_t timer[CONFIG_NTIMERS]; /* -1: not set */
     char *integration;             /* NULL: not set */
+    /* [alerts]: -1 (cap: -1) when not set */
+    int64_t alerts_silent_ms, alerts_waiting_ms, alerts_repeat_ms;
+    int64_t alerts_cap;
+    char *alerts_command;   /* NULL: not set */
+    bool reading_committed; /* private: the repository file is being read */
 };
 
 void config_init(struct config *c);

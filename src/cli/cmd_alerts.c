@@ -1,0 +1,111 @@
+/*
+ * cmd_alerts.c - `airspace alerts`: what needs a person now (the daemon's
+ * alerts, docs/protocol.md "Alerts").
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/dcli.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char usage[] =
+    "usage: airspace alerts [--agent ID] [--json] [--repo DIR] [--no-start]\n\n"
+    "The alerts that hold now: locks held by silent agents, agents silent\n"
+    "too long, escalations and messages to the supervisor waiting for a\n"
+    "person, files changed by several agents with no advisory between them,\n"
+    "fleet agents given up, a store that refuses writes. --agent: those\n"
+    "concerning that agent. Exit 0 (1 with --fail when any holds).\n";
+
+int
+cmd_alerts(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "agent", required_argument, NULL, 'a' },
+        { "json", no_argument, NULL, 'j' },
+        { "repo", required_argument, NULL, 'r' },
+        { "no-start", no_argument, NULL, 'n' },
+        { "fail", no_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *agent = NULL, *repo = ".";
+    bool json = false, no_start = false, fail = false;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            agent = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'r':
+            repo = optarg;
+            break;
+        case 'n':
+            no_start = true;
+            break;
+        case 'f':
+            fail = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        default:
+            return dcli_usage(
+                "alerts", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return dcli_usage("alerts", "unexpected argument '%s'", argv[optind]);
+    struct client cl;
+    int rc = dcli_open(&cl, repo, no_start, "alerts");
+    if (rc)
+        return rc;
+    char *path = NULL;
+    if (agent) {
+        char *esc = client_path_escape(agent);
+        path = xasprintf("/v1/alerts?agent=%s", esc);
+        free(esc);
+    }
+    json_t *reply = NULL;
+    rc = dcli_call(
+        &cl, "alerts", "GET", path ? path : "/v1/alerts", NULL, &reply);
+    free(path);
+    json_t *list = json_object_get(reply, "alerts");
+    if (!rc) {
+        if (json) {
+            dcli_print_json(reply);
+        } else if (!json_array_size(list)) {
+            printf("no alerts\n");
+        } else {
+            size_t i;
+            json_t *a;
+            time_t now = time(NULL);
+            json_array_foreach(list, i, a)
+            {
+                long long since =
+                    json_integer_value(json_object_get(a, "since")) / 1000;
+                printf("%-15s %5llds ago  %s\n", dcli_str(a, "kind"),
+                    since && now >= since ? (long long)(now - since) : 0LL,
+                    dcli_str(a, "text"));
+            }
+        }
+        if (fail && json_array_size(list))
+            rc = CLI_EXIT_FAIL;
+    }
+    if (reply)
+        json_decref(reply);
+    client_close(&cl);
+    return rc;
+}

@@ -1,0 +1,226 @@
+/* test_alerts.c - the alert engine: each kind raised and cleared once, the
+ * agents concerned, and the notification rate limit. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alerts.h"
+#include "test.h"
+
+#define S 1000
+
+static struct alerts *
+engine(void)
+{
+    struct alerts_config c;
+    alerts_config_default(&c);
+    c.silent_ms = 60 * S;
+    c.waiting_ms = 30 * S;
+    c.repeat_ms = 100 * S;
+    c.cap = 3;
+    c.cap_window_ms = 60 * S;
+    return alerts_new(&c);
+}
+
+/* Evaluate; the number raised and cleared, and the first of each kept in
+ * *r / *c (kind and subject checked by the caller). */
+static size_t
+eval(struct alerts *s, const struct alerts_input *in, int64_t now,
+    struct alert_changes *ch)
+{
+    alert_changes_release(ch);
+    return alerts_eval(s, in, now, ch);
+}
+
+static void
+test_silent_agent_and_lock(void)
+{
+    struct alerts *s = engine();
+    const char *af[] = { "src/a.c" };
+    const char *bf[] = { "src/net/x.c" };
+    struct alert_agent ag[] = {
+        { "alice", true, false, false, 0, af, 1 },
+        { "bob", true, false, false, 0, bf, 1 },
+        { "carol", false, false, false, 0, NULL, 0 }, /* discovered */
+    };
+    struct alert_lock lk[] = { { 7, "src/net", "alice", false } };
+    struct alerts_input in = { 0 };
+    in.agents = ag;
+    in.nagents = 3;
+    in.locks = lk;
+    in.nlocks = 1;
+    struct alert_changes ch;
+    alert_changes_init(&ch);
+    ag[1].last_seen = 50 * S;
+    CHECK_INT(eval(s, &in, 59 * S, &ch), 0);
+    /* alice silent for 60 s: her agent alert and her lock's */
+    CHECK_INT(eval(s, &in, 60 * S, &ch), 2);
+    CHECK_INT(ch.nraised, 2);
+    CHECK_STR(alert_kind_name(ch.raised[0].kind), "stale-lock");
+    CHECK_STR(ch.raised[0].subject, "7");
+    CHECK_INT(ch.raised[0].nagents, 2); /* the holder and bob, under src/net */
+    CHECK_STR(ch.raised[0].agents[0], "alice");
+    CHECK_STR(ch.raised[0].agents[1], "bob");
+    CHECK(strstr(ch.raised[0].text, "src/net") != NULL);
+    CHECK_INT(ch.raised[0].since, 60 * S);
+    CHECK_STR(alert_kind_name(ch.raised[1].kind), "silent-agent");
+    CHECK_STR(ch.raised[1].subject, "alice");
+    CHECK(alert_concerns(&ch.raised[1], "alice"));
+    CHECK(!alert_concerns(&ch.raised[1], "bob"));
+    /* held: not raised again */
+    CHECK_INT(eval(s, &in, 70 * S, &ch), 0);
+    size_t n;
+    CHECK_INT((alerts_list(s, &n), n), 2);
+    /* the daemon's own staleness raises the lock alert before silent_ms */
+    ag[0].last_seen = 69 * S;
+    CHECK_INT(eval(s, &in, 70 * S, &ch), 2);
+    CHECK_INT(ch.ncleared, 2);
+    ag[0].stale = true;
+    CHECK_INT(eval(s, &in, 71 * S, &ch), 1);
+    CHECK_STR(alert_kind_name(ch.raised[0].kind), "stale-lock");
+    /* exited: nothing */
+    ag[0].exited = true;
+    CHECK_INT(eval(s, &in, 500 * S, &ch), 2); /* lock cleared; bob silent */
+    CHECK_INT(ch.ncleared, 1);
+    CHECK_INT(ch.nraised, 1);
+    CHECK_STR(ch.raised[0].subject, "bob");
+    alert_changes_release(&ch);
+    alerts_free(s);
+}
+
+static void
+test_waiting(void)
+{
+    struct alerts *s = engine();
+    const char *who[] = { "alice", "bob" };
+    struct alert_wait w[] = { { "message:4", "question from 'alice': why?", who,
+        2, 100 * S } };
+    struct alerts_input in = { 0 };
+    in.waits = w;
+    in.nwaits = 1;
+    struct alert_changes ch;
+    alert_changes_init(&ch);
+    CHECK_INT(eval(s, &in, 129 * S, &ch), 0);
+    CHECK_INT(eval(s, &in, 130 * S, &ch), 1);
+    CHECK_STR(alert_kind_name(ch.raised[0].kind), "waiting");
+    CHECK_STR(ch.raised[0].subject, "message:4");
+    CHECK_INT(ch.raised[0].nagents, 2);
+    CHECK(strstr(ch.raised[0].text, "why?") != NULL);
+    in.nwaits = 0; /* read */
+    CHECK_INT(eval(s, &in, 131 * S, &ch), 1);
+    CHECK_INT(ch.ncleared, 1);
+    CHECK_STR(ch.cleared[0].subject, "message:4");
+    CHECK_INT(ch.cleared[0].since, 130 * S);
+    alert_changes_release(&ch);
+    alerts_free(s);
+}
+
+static void
+test_unadvised(void)
+{
+    struct alerts *s = engine();
+    const char *af[] = { "a.c", "b.c" };
+    const char *bf[] = { "b.c" };
+    const char *cf[] = { "b.c", "c.c" };
+    struct alert_agent ag[] = {
+        { "alice", false, false, false, 0, af, 2 },
+        { "bob", false, false, false, 0, bf, 1 },
+        { "carol", false, true, false, 0, cf, 2 }, /* exited */
+    };
+    struct alert_pair adv[] = { { "bob", "alice" } };
+    struct alerts_input in = { 0 };
+    in.agents = ag;
+    in.nagents = 3;
+    in.advised = adv;
+    in.nadvised = 1;
+    struct alert_changes ch;
+    alert_changes_init(&ch);
+    /* an advisory covers the shared file; an exited agent counts not */
+    CHECK_INT(eval(s, &in, 1, &ch), 0);
+    in.nadvised = 0;
+    CHECK_INT(eval(s, &in, 2, &ch), 1);
+    CHECK_STR(alert_kind_name(ch.raised[0].kind), "unadvised-edit");
+    CHECK_STR(ch.raised[0].subject, "b.c");
+    CHECK_INT(ch.raised[0].nagents, 2);
+    CHECK_STR(ch.raised[0].text,
+        "b.c is changed by 'alice' and 'bob' with no advisory between them");
+    /* carol back: three on b.c, still one alert (held) */
+    ag[2].exited = false;
+    CHECK_INT(eval(s, &in, 3, &ch), 0);
+    /* an advisory between alice and bob, none with carol: still held */
+    in.advised = adv;
+    in.nadvised = 1;
+    CHECK_INT(eval(s, &in, 4, &ch), 0);
+    ag[2].nfiles = 0;
+    CHECK_INT(eval(s, &in, 5, &ch), 1);
+    CHECK_INT(ch.ncleared, 1);
+    alert_changes_release(&ch);
+    alerts_free(s);
+}
+
+static void
+test_fleet_and_store(void)
+{
+    struct alerts *s = engine();
+    struct alert_fleet f[] = { { "crashy", false, 2, NULL },
+        { "fine", false, 0, NULL } };
+    struct alerts_input in = { 0 };
+    in.fleet = f;
+    in.nfleet = 2;
+    struct alert_changes ch;
+    alert_changes_init(&ch);
+    CHECK_INT(eval(s, &in, 1, &ch), 0);
+    f[0].given_up = true;
+    f[0].why = "exit 3";
+    in.store_error = "database or disk is full";
+    CHECK_INT(eval(s, &in, 2, &ch), 2);
+    CHECK_STR(alert_kind_name(ch.raised[0].kind), "fleet-given-up");
+    CHECK_STR(ch.raised[0].subject, "crashy");
+    CHECK_STR(ch.raised[0].text,
+        "fleet agent 'crashy' was given up after 2 restarts: exit 3");
+    CHECK_STR(alert_kind_name(ch.raised[1].kind), "store-failing");
+    CHECK_INT(ch.raised[1].nagents, 0);
+    in.store_error = "";
+    f[0].given_up = false;
+    CHECK_INT(eval(s, &in, 3, &ch), 2);
+    CHECK_INT(ch.ncleared, 2);
+    size_t n;
+    CHECK_INT((alerts_list(s, &n), n), 0);
+    CHECK(alert_kind_name(ALERT_NKINDS) == NULL);
+    alert_changes_release(&ch);
+    alerts_free(s);
+}
+
+static void
+test_rate_limit(void)
+{
+    struct alerts *s = engine(); /* repeat 100 s, cap 3 per 60 s */
+    struct alert a = { ALERT_SILENT_AGENT, "alice", "t", NULL, 0, 0 };
+    struct alert b = { ALERT_SILENT_AGENT, "bob", "t", NULL, 0, 0 };
+    struct alert c = { ALERT_STALE_LOCK, "alice", "t", NULL, 0, 0 };
+    struct alert d = { ALERT_WAITING, "m", "t", NULL, 0, 0 };
+    const char *why;
+    CHECK(alerts_notify_take(s, &a, 0, &why));
+    CHECK(!alerts_notify_take(s, &a, 99 * S, &why));
+    CHECK_STR(why, "repeat");
+    CHECK(alerts_notify_take(s, &b, 1 * S, &why));
+    CHECK(alerts_notify_take(s, &c, 2 * S, &why)); /* another kind */
+    CHECK(!alerts_notify_take(s, &d, 3 * S, &why));
+    CHECK_STR(why, "cap");
+    /* the window moves on: the first left it at 60 s */
+    CHECK(alerts_notify_take(s, &d, 60 * S, &why));
+    CHECK(!alerts_notify_take(s, &a, 60 * S, &why));
+    CHECK_STR(why, "repeat");
+    CHECK(alerts_notify_take(s, &a, 100 * S, &why));
+    alerts_free(s);
+}
+
+int
+main(void)
+{
+    TEST_RUN("silent agent and the lock it holds", test_silent_agent_and_lock);
+    TEST_RUN("escalations and messages waiting", test_waiting);
+    TEST_RUN("one file, several agents, no advisory", test_unadvised);
+    TEST_RUN("fleet agent given up, store failing", test_fleet_and_store);
+    TEST_RUN("notifications: per subject and a global cap", test_rate_limit);
+    return test_done();
+}
