@@ -424,10 +424,13 @@ broker_fleet_report(struct broker *b, const char *name, const char *state,
         if (f->lane)
             json_object_set_new(d, "lane", json_string(f->lane));
         broker_emit(b, "fleet.state", name, d);
-        if (!strcmp(state, "given-up"))
-            broker_emit(b, "fleet.given_up", name,
-                json_pack("{s:s, s:I, s:s?}", "name", name, "restarts",
-                    (json_int_t)restarts, "why", why));
+        if (!strcmp(state, "given-up")) {
+            json_t *g = json_pack(
+                "{s:s, s:I}", "name", name, "restarts", (json_int_t)restarts);
+            if (why)
+                json_object_set_new(g, "why", json_string(why));
+            broker_emit(b, "fleet.given_up", name, g);
+        }
         broker_alerts_check(b);
     }
     return 0;

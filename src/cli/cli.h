@@ -58,6 +58,7 @@ cli_fn cmd_api;
 cli_fn cmd_claim;
 cli_fn cmd_commit;
 cli_fn cmd_conflicts;
+cli_fn cmd_fleet;
 cli_fn cmd_hook;
 cli_fn cmd_inbox;
 cli_fn cmd_intent;

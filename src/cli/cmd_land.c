@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/dcli.h"
+#include "git/fleet.h"
 #include "git/land.h"
 #include "git/repo.h"
 #include "git/worktree.h"
@@ -264,6 +265,57 @@ scope_check(struct client *cl, const char *agent, const struct land_plan *p,
     return 0;
 }
 
+/*
+ * The lane check: a fleet agent (.airspace/fleet, git/fleet.h) with lanes
+ * lands only files inside them, unless forced (then a note). 0, or
+ * CLI_EXIT_FAIL with *error.
+ */
+static int
+lane_check(const char *dir, const char *agent, const struct land_plan *p,
+    bool forced, const char *force, struct strbuf *notes, char **error)
+{
+    struct repo *r = NULL;
+    struct as_err e;
+    if (repo_open(dir, &r, &e) || !repo_main_workdir(r)) {
+        repo_free(r);
+        return 0;
+    }
+    char *path = xasprintf("%s/.airspace/fleet", repo_main_workdir(r));
+    repo_free(r);
+    struct fleet f;
+    int rc = fleet_read(path, &f, &e);
+    free(path);
+    if (rc) {
+        if (rc != AS_ENOENT)
+            strbuf_addf(notes, "no lane check: %s\n", e.msg);
+        return 0;
+    }
+    const struct fleet_agent *a = fleet_find(&f, agent);
+    struct strbuf out = STRBUF_INIT, lanes = STRBUF_INIT;
+    size_t n = 0;
+    for (size_t i = 0; a && a->nlanes && i < p->nfiles; i++)
+        if (!fleet_in_lane(a, p->files[i]))
+            strbuf_addf(&out, "%s%s", n++ ? ", " : "", p->files[i]);
+    for (size_t k = 0; a && k < a->nlanes; k++)
+        strbuf_addf(&lanes, "%s%s", k ? " " : "", a->lanes[k]);
+    int code = 0;
+    if (n && !forced) {
+        *error = xasprintf("fleet agent '%s' changes %zu file%s outside its "
+                           "lane (%s): %s; nothing landed (use %s)",
+            agent, n, n == 1 ? "" : "s", lanes.s, out.s, force);
+        code = CLI_EXIT_FAIL;
+    } else if (n) {
+        strbuf_addf(notes,
+            "landing anyway (%s): outside agent '%s''s lane "
+            "(%s): %s\n",
+            force, agent, lanes.s, out.s);
+    }
+    free(out.s);
+    free(lanes.s);
+    fleet_release(&f);
+    return code;
+}
+
 static json_t *
 strv_json(char *const *v, size_t n)
 {
@@ -505,6 +557,9 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
                     force, agent, list);
                 free(list);
             }
+            if ((code = lane_check(
+                     dir, agent, &plan, rq->force, force, &notes, error)))
+                goto report;
         }
     }
     struct land_options lo;

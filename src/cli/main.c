@@ -14,6 +14,7 @@ static const struct cli_command commands[] = {
     { "status", "the daemon, agents and advisories on one screen", cmd_status },
     { "agents", "list the agents flying in this repository", cmd_agents },
     { "agent", "make or remove an agent's worktree and branch", cmd_agent },
+    { "fleet", "start, watch and stop a fleet of agents in tmux", cmd_fleet },
     { "commit", "commit only your own files, without the index lock",
         cmd_commit },
     { "land", "merge an agent's branch into the integration branch", cmd_land },

@@ -1,0 +1,1038 @@
+/*
+ * cmd_fleet.c - `airspace fleet up|down|status|attach|run-agent`: a fleet
+ * of agents, each in its own worktree and lane, in one tmux session
+ * (docs/fleet.md).
+ *
+ * Who does what:
+ *   up        reads .airspace/fleet, makes or reuses each agent's worktree
+ *             (git/worktree.h; the .airspace/worktreeinclude files copied,
+ *             setup run once when made), registers each agent with its
+ *             lane as an intent, and starts a tmux session named for the
+ *             repository: a window "top" (`airspace top`) and one window
+ *             per agent running its supervisor.
+ *   run-agent the supervisor of one agent, in its window: waits for a slot
+ *             (at most [fleet] concurrency agents run at once: one lock
+ *             file per slot), runs the command in a process group of its
+ *             own (the terminal's foreground group), reports each state
+ *             to the daemon (POST /v1/fleet/NAME) and to a state file,
+ *             restarts a crash after backoff, doubling, up to [fleet]
+ *             restarts times, then gives up (an event and an alert) and
+ *             stays, reporting, until stopped.
+ *   down      stops every supervisor and its agent's process group (TERM,
+ *             then KILL after 3 s), kills the session, tells the daemon
+ *             each agent exited, and says which worktrees keep
+ *             uncommitted work (none is removed).
+ *
+ * The commands come from the fleet file, as make's come from a Makefile:
+ * `fleet up` runs what the repository's fleet file says. No string an
+ * agent chose reaches a shell here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/dcli.h"
+#include "git/fleet.h"
+#include "git/repo.h"
+#include "git/worktree.h"
+#include "util/file.h"
+#include "util/hash.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char usage[] =
+    "usage: airspace fleet up [--json]\n"
+    "       airspace fleet status [--json]\n"
+    "       airspace fleet down [--json]\n"
+    "       airspace fleet attach\n"
+    "       airspace fleet run-agent NAME   (run by 'up' in NAME's window)\n\n"
+    "A fleet of agents from .airspace/fleet (docs/fleet.md), each in its\n"
+    "own worktree and lane, in one tmux session: 'up' starts it, 'status'\n"
+    "lists agents, state, restarts, lane and advisories, 'down' stops every\n"
+    "agent and its children and says which worktrees keep uncommitted\n"
+    "work, 'attach' attaches to the session.\n";
+
+/* Everything a fleet command needs to know of the repository. */
+struct fctx {
+    struct repo *repo;
+    const char *main;   /* the main worktree */
+    char *fleet_path;   /* <main>/.airspace/fleet */
+    char *include_path; /* <main>/.airspace/worktreeinclude */
+    char *dir;          /* <common>/airspace/fleet: state files, slots */
+    char *session;      /* the tmux session */
+    struct fleet f;
+    char exe[PATH_MAX];
+};
+
+static void
+fctx_release(struct fctx *x)
+{
+    fleet_release(&x->f);
+    free(x->fleet_path);
+    free(x->include_path);
+    free(x->dir);
+    free(x->session);
+    if (x->repo)
+        repo_free(x->repo);
+}
+
+/* Open the repository at "." and read its fleet file. 0 or an exit code
+ * (printed). */
+static int
+fctx_open(struct fctx *x, const char *cmd)
+{
+    struct as_err e;
+    memset(x, 0, sizeof(*x));
+    int rc = repo_open(".", &x->repo, &e);
+    if (rc) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
+        return cli_exit_for(rc);
+    }
+    x->main = repo_main_workdir(x->repo);
+    if (!x->main) {
+        fprintf(stderr, "airspace %s: a bare repository has no fleet\n", cmd);
+        return CLI_EXIT_USAGE;
+    }
+    x->fleet_path = xasprintf("%s/.airspace/fleet", x->main);
+    x->include_path = xasprintf("%s/.airspace/worktreeinclude", x->main);
+    char *air = xasprintf("%s/airspace", repo_common_dir(x->repo));
+    mkdir(air, 0700);
+    x->dir = xasprintf("%s/fleet", air);
+    free(air);
+    mkdir(x->dir, 0700);
+    /* the session: the repository's name and a hash of where it is */
+    const char *base = strrchr(x->main, '/');
+    base = base ? base + 1 : x->main;
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "airspace-");
+    for (const char *p = base; *p && sb.len < 40; p++)
+        strbuf_addf(&sb, "%c",
+            (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'
+                ? *p
+                : '_');
+    strbuf_addf(
+        &sb, "-%04x", (unsigned)(fnv1a_str(FNV1A_INIT, x->main) & 0xffff));
+    x->session = sb.s;
+    ssize_t n = readlink("/proc/self/exe", x->exe, sizeof(x->exe) - 1);
+    if (n <= 0) {
+        fprintf(stderr, "airspace %s: cannot find this program: %s\n", cmd,
+            strerror(errno));
+        return CLI_EXIT_ERROR;
+    }
+    x->exe[n] = '\0';
+    if ((rc = fleet_read(x->fleet_path, &x->f, &e))) {
+        fprintf(stderr, "airspace %s: %s%s\n", cmd, e.msg,
+            rc == AS_ENOENT ? " (docs/fleet.md says what to write there)" : "");
+        return rc == AS_ENOENT ? CLI_EXIT_USAGE : cli_exit_for(rc);
+    }
+    return 0;
+}
+
+/* Run argv (no shell) in dir (NULL: here), quiet: output to /dev/null.
+ * Its exit status, or -1 when it could not run. */
+static int
+run(char *const argv[], const char *dir, bool quiet)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (quiet) {
+            int fd = open("/dev/null", O_RDWR);
+            if (fd >= 0) {
+                dup2(fd, 1);
+                dup2(fd, 2);
+            }
+        }
+        if (dir && chdir(dir) < 0)
+            _exit(126);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static bool
+session_up(const struct fctx *x)
+{
+    char *target = xasprintf("=%s", x->session);
+    char *argv[] = { "tmux", "has-session", "-t", target, NULL };
+    bool up = run(argv, NULL, true) == 0;
+    free(target);
+    return up;
+}
+
+static char *
+state_path(const struct fctx *x, const char *name)
+{
+    return xasprintf("%s/%s.json", x->dir, name);
+}
+
+/* The state file of agent name, or NULL. */
+static json_t *
+state_read(const struct fctx *x, const char *name)
+{
+    char *p = state_path(x, name);
+    json_t *j = json_load_file(p, 0, NULL);
+    free(p);
+    return json_is_object(j) ? j : (j ? (json_decref(j), NULL) : NULL);
+}
+
+static bool
+alive(pid_t pid)
+{
+    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+static json_t *
+lanes_json(const struct fleet_agent *a)
+{
+    json_t *v = json_array();
+    for (size_t k = 0; k < a->nlanes; k++)
+        json_array_append_new(v, json_string(a->lanes[k]));
+    return v;
+}
+
+/* ---- up ---- */
+
+static bool
+opt_json(int argc, char **argv, const char *cmd, int *rc)
+{
+    bool json = false;
+    *rc = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            *rc = -1;
+        } else
+            *rc = dcli_usage(cmd, "unexpected argument '%s'", argv[i]);
+    }
+    return json;
+}
+
+/* Make or reuse agent a's worktree: its path (new string) or NULL after
+ * printing why. */
+static char *
+agent_worktree(struct fctx *x, const struct fleet_agent *a, json_t *out)
+{
+    struct as_err e;
+    char *dir = worktree_default_dir(x->main, a->name);
+    char *dotgit = xasprintf("%s/.git", dir);
+    struct stat st;
+    bool exists = stat(dotgit, &st) == 0;
+    free(dotgit);
+    if (exists) {
+        json_object_set_new(out, "made", json_false());
+    } else {
+        struct worktree_info w;
+        int rc = worktree_new(x->main, a->name, NULL, dir, &w, &e);
+        if (rc) {
+            fprintf(
+                stderr, "airspace fleet up: agent '%s': %s\n", a->name, e.msg);
+            free(dir);
+            return NULL;
+        }
+        worktree_info_release(&w);
+        json_object_set_new(out, "made", json_true());
+    }
+    char **copied;
+    size_t n;
+    if (fleet_include_copy(x->main, dir, x->include_path, &copied, &n, &e)) {
+        fprintf(stderr, "airspace fleet up: %s\n", e.msg);
+        free(dir);
+        return NULL;
+    }
+    json_t *cv = json_array();
+    for (size_t k = 0; k < n; k++) {
+        json_array_append_new(cv, json_string(copied[k]));
+        free(copied[k]);
+    }
+    free(copied);
+    json_object_set_new(out, "copied", cv);
+    if (!exists && a->setup) {
+        fprintf(
+            stderr, "airspace fleet up: %s: setup: %s\n", a->name, a->setup);
+        char *argv[] = { "/bin/sh", "-c", a->setup, NULL };
+        int st2 = run(argv, dir, false);
+        if (st2) {
+            fprintf(stderr,
+                "airspace fleet up: agent '%s': setup '%s' failed (exit %d); "
+                "its worktree is at %s\n",
+                a->name, a->setup, st2, dir);
+            free(dir);
+            return NULL;
+        }
+        json_object_set_new(out, "setup", json_true());
+    }
+    return dir;
+}
+
+/* Register agent a and its lane (an intent) with the daemon. */
+static void
+agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
+    json_t *out)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    char *branch = xasprintf("%s%s", WORKTREE_BRANCH_PREFIX, a->name);
+    json_t *body =
+        json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", a->name, "client", "fleet",
+            "worktree", dir, "branch", branch, "lanes", lanes_json(a));
+    free(branch);
+    bool ok = client_request(
+                  cl, "POST", "/v1/agents", body, &status, &reply, &e) == 0 &&
+              status == 200;
+    json_decref(body);
+    if (!ok)
+        fprintf(stderr,
+            "airspace fleet up: the daemon did not register '%s': %s\n",
+            a->name, reply ? client_error_message(reply) : e.msg);
+    if (reply)
+        json_decref(reply);
+    reply = NULL;
+    if (ok && a->nlanes) {
+        body = json_pack("{s:s, s:o, s:s, s:I}", "agent", a->name, "files",
+            lanes_json(a), "summary", "fleet lane", "ttlMs",
+            (json_int_t)7 * 24 * 3600 * 1000);
+        ok = client_request(
+                 cl, "POST", "/v1/intents", body, &status, &reply, &e) == 0 &&
+             status == 200;
+        json_decref(body);
+        if (!ok)
+            fprintf(stderr,
+                "airspace fleet up: the lane of '%s' is not declared: %s\n",
+                a->name, reply ? client_error_message(reply) : e.msg);
+        if (reply)
+            json_decref(reply);
+    }
+    json_object_set_new(out, "registered", json_boolean(ok));
+}
+
+static int
+fleet_up(int argc, char **argv)
+{
+    int rc;
+    bool json = opt_json(argc, argv, "fleet up", &rc);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    struct fctx x;
+    if ((rc = fctx_open(&x, "fleet up"))) {
+        fctx_release(&x);
+        return rc;
+    }
+    char *version[] = { "tmux", "-V", NULL };
+    if (run(version, NULL, true) != 0) {
+        fprintf(stderr, "airspace fleet up: tmux is not installed (or does "
+                        "not run): the fleet runs in a tmux session\n");
+        fctx_release(&x);
+        return CLI_EXIT_ERROR;
+    }
+    if (session_up(&x)) {
+        fprintf(stderr,
+            "airspace fleet up: the fleet is up already (tmux session '%s'): "
+            "'airspace fleet down' first\n",
+            x.session);
+        fctx_release(&x);
+        return CLI_EXIT_FAIL;
+    }
+    struct client cl;
+    struct as_err e;
+    bool have = client_open(&cl, x.main, true, &e) == 0;
+    if (!have)
+        fprintf(stderr,
+            "airspace fleet up: the daemon cannot be reached (%s): lanes are "
+            "not declared\n",
+            e.msg);
+    else
+        cl.timeout_ms = 10000;
+    json_t *agents = json_array();
+    char **dirs = xcalloc(x.f.nagents, sizeof(*dirs));
+    rc = CLI_EXIT_OK;
+    for (size_t i = 0; i < x.f.nagents && !rc; i++) {
+        const struct fleet_agent *a = &x.f.agents[i];
+        json_t *o =
+            json_pack("{s:s, s:o}", "name", a->name, "lane", lanes_json(a));
+        if (!(dirs[i] = agent_worktree(&x, a, o))) {
+            json_decref(o);
+            rc = CLI_EXIT_FAIL;
+            break;
+        }
+        json_object_set_new(o, "worktree", json_string(dirs[i]));
+        if (have)
+            agent_register(&cl, a, dirs[i], o);
+        /* a fresh start: no state left from a former run */
+        char *sp = state_path(&x, a->name);
+        unlink(sp);
+        free(sp);
+        json_array_append_new(agents, o);
+    }
+    if (have)
+        client_close(&cl);
+    if (!rc) {
+        /* the session: the live view, then one window per agent */
+        char *target = xasprintf("=%s:", x.session);
+        char *top[] = { "tmux", "new-session", "-d", "-s", x.session, "-n",
+            "top", "-c", (char *)x.main, "-x", "200", "-y", "50", x.exe, "top",
+            NULL };
+        if (run(top, NULL, false) != 0) {
+            fprintf(stderr,
+                "airspace fleet up: tmux cannot start session "
+                "'%s'\n",
+                x.session);
+            rc = CLI_EXIT_ERROR;
+        }
+        for (size_t i = 0; !rc && i < x.f.nagents; i++) {
+            char *name = x.f.agents[i].name;
+            char *win[] = { "tmux", "new-window", "-d", "-t", target, "-n",
+                name, "-c", dirs[i], x.exe, "fleet", "run-agent", name, NULL };
+            if (run(win, NULL, false) != 0) {
+                fprintf(stderr,
+                    "airspace fleet up: tmux cannot open the window of '%s'\n",
+                    name);
+                rc = CLI_EXIT_ERROR;
+            }
+            char *wt = xasprintf("=%s:%s", x.session, name);
+            char *keep[] = { "tmux", "set-option", "-w", "-t", wt,
+                "remain-on-exit", "on", NULL };
+            run(keep, NULL, true);
+            free(wt);
+        }
+        free(target);
+    }
+    if (json) {
+        json_t *o =
+            json_pack("{s:s, s:b, s:I, s:O}", "session", x.session, "up", !rc,
+                "concurrency", (json_int_t)x.f.concurrency, "agents", agents);
+        dcli_print_json(o);
+        json_decref(o);
+    } else if (!rc) {
+        size_t i;
+        json_t *o;
+        json_array_foreach(agents, i, o)
+        {
+            printf("%-16s %s worktree %s, lane %s\n", dcli_str(o, "name"),
+                json_is_true(json_object_get(o, "made")) ? "new" : "reused",
+                dcli_str(o, "worktree"),
+                x.f.agents[i].nlanes ? x.f.agents[i].lanes[0] : "(none)");
+        }
+        printf("fleet up: %zu agents in tmux session '%s' (at most %u at "
+               "once); 'airspace fleet attach' to watch\n",
+            x.f.nagents, x.session, x.f.concurrency);
+    }
+    json_decref(agents);
+    for (size_t i = 0; i < x.f.nagents; i++)
+        free(dirs[i]);
+    free(dirs);
+    fctx_release(&x);
+    return rc;
+}
+
+/* ---- run-agent: one agent's supervisor ---- */
+
+static volatile sig_atomic_t stop_sig;
+
+static void
+on_stop(int sig)
+{
+    stop_sig = sig;
+}
+
+struct sup {
+    struct fctx *x;
+    const struct fleet_agent *a;
+    struct client cl;
+    bool have;
+    char *state;
+    unsigned restarts;
+    char *why;
+    pid_t child;
+    int64_t reported_at;
+};
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Write the state file and tell the daemon (best effort). */
+static void
+report(struct sup *s, const char *state, const char *why)
+{
+    if (state) {
+        free(s->state);
+        s->state = xstrdup(state);
+        free(s->why);
+        s->why = why ? xstrdup(why) : NULL;
+        printf("[airspace fleet] %s: %s%s%s\n", s->a->name, state,
+            s->why ? ": " : "", s->why ? s->why : "");
+        fflush(stdout);
+    }
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "name",
+        s->a->name, "state", s->state, "restarts", (json_int_t)s->restarts,
+        "pid", (json_int_t)getpid(), "pgid", (json_int_t)s->child, "at",
+        (json_int_t)now_ms(), "lane", lanes_json(s->a));
+    if (s->why)
+        json_object_set_new(o, "why", json_string(s->why));
+    char *text = json_dumps(o, JSON_COMPACT);
+    char *p = state_path(s->x, s->a->name);
+    struct as_err e;
+    if (file_write_atomic(p, text, strlen(text), &e))
+        fprintf(stderr, "[airspace fleet] %s\n", e.msg);
+    free(p);
+    free(text);
+    json_decref(o);
+    if (!s->have) {
+        s->have = client_open(&s->cl, s->x->main, true, &e) == 0;
+        if (!s->have)
+            client_close(&s->cl);
+        else
+            s->cl.timeout_ms = 3000;
+    }
+    if (!s->have)
+        return;
+    struct strbuf lane = STRBUF_INIT;
+    for (size_t k = 0; k < s->a->nlanes; k++)
+        strbuf_addf(&lane, "%s%s", k ? " " : "", s->a->lanes[k]);
+    json_t *body = json_pack("{s:s, s:I, s:I}", "state", s->state, "restarts",
+        (json_int_t)s->restarts, "pid", (json_int_t)getpid());
+    if (lane.s)
+        json_object_set_new(body, "lane", json_string(lane.s));
+    if (s->why)
+        json_object_set_new(body, "why", json_string(s->why));
+    free(lane.s);
+    char *path = xasprintf("/v1/fleet/%s", s->a->name);
+    long status;
+    json_t *reply = NULL;
+    if (client_request(&s->cl, "POST", path, body, &status, &reply, &e)) {
+        client_close(&s->cl);
+        s->have = false;
+    }
+    if (reply)
+        json_decref(reply);
+    reply = NULL;
+    if (s->have && !strcmp(s->state, "running")) {
+        /* its process is alive: the agent is heard from */
+        char *hb = xasprintf("/v1/agents/%s/heartbeat", s->a->name);
+        client_request(&s->cl, "POST", hb, NULL, &status, &reply, &e);
+        if (reply)
+            json_decref(reply);
+        free(hb);
+    }
+    free(path);
+    json_decref(body);
+    s->reported_at = now_ms();
+}
+
+/* Sleep ms, in small steps, until stopped. */
+static void
+nap(int64_t ms)
+{
+    for (int64_t t = 0; t < ms && !stop_sig; t += 50) {
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Wait for one of the concurrency slots: its locked fd, or -1 stopped. */
+static int
+take_slot(struct sup *s)
+{
+    bool queued = false;
+    while (!stop_sig) {
+        for (unsigned k = 0; k < s->x->f.concurrency; k++) {
+            char *p = xasprintf("%s/slot.%u", s->x->dir, k);
+            int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+            free(p);
+            if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+                return fd;
+            if (fd >= 0)
+                close(fd);
+        }
+        if (!queued) {
+            report(s, "queued", "waiting for a slot ([fleet] concurrency)");
+            queued = true;
+        }
+        nap(200);
+        if (now_ms() - s->reported_at > 5000)
+            report(s, NULL, NULL);
+    }
+    return -1;
+}
+
+/* Stop the child's process group: TERM, then KILL after 3 s. */
+static void
+stop_child(pid_t pgid)
+{
+    kill(-pgid, SIGTERM);
+    kill(-pgid, SIGCONT);
+    for (int k = 0; k < 60; k++) {
+        if (kill(-pgid, 0) < 0 && errno == ESRCH)
+            return;
+        int st;
+        waitpid(pgid, &st, WNOHANG);
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(-pgid, SIGKILL);
+}
+
+/* Run the command once: its wait status, or -1 when it could not start. */
+static int
+run_once(struct sup *s, bool tty)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        if (tty)
+            tcsetpgrp(0, getpid());
+        signal(SIGTTOU, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        setenv("AIRSPACE_AGENT", s->a->name, 1);
+        setenv("AIRSPACE_FLEET_AGENT", s->a->name, 1);
+        execl("/bin/sh", "sh", "-c", s->a->command, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    if (tty)
+        tcsetpgrp(0, pid);
+    s->child = pid;
+    report(s, "running", NULL);
+    int st = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR) {
+            st = -1;
+            break;
+        }
+        if (stop_sig) {
+            stop_child(pid);
+            waitpid(pid, &st, 0);
+            break;
+        }
+        nap(100);
+        if (now_ms() - s->reported_at > 5000)
+            report(s, NULL, NULL);
+    }
+    /* anything it left in its group goes with it */
+    if (kill(-pid, 0) == 0)
+        stop_child(pid);
+    if (tty)
+        tcsetpgrp(0, getpgrp());
+    return st;
+}
+
+static int
+fleet_run_agent(int argc, char **argv)
+{
+    if (argc != 2)
+        return dcli_usage("fleet run-agent", "expected the agent's NAME");
+    struct fctx x;
+    int rc;
+    if ((rc = fctx_open(&x, "fleet run-agent"))) {
+        fctx_release(&x);
+        return rc;
+    }
+    const struct fleet_agent *a = fleet_find(&x.f, argv[1]);
+    if (!a) {
+        fprintf(stderr, "airspace fleet run-agent: no agent '%s' in %s\n",
+            argv[1], x.fleet_path);
+        fctx_release(&x);
+        return CLI_EXIT_USAGE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGTTOU, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    bool tty = isatty(0) && tcgetpgrp(0) == getpgrp();
+    struct sup s;
+    memset(&s, 0, sizeof(s));
+    s.x = &x;
+    s.a = a;
+    report(&s, "starting", NULL);
+    for (;;) {
+        int slot = take_slot(&s);
+        if (slot < 0)
+            break;
+        int st = run_once(&s, tty);
+        close(slot);
+        if (stop_sig)
+            break;
+        if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+            report(&s, "exited", "exit 0");
+            break;
+        }
+        char why[64];
+        if (st < 0)
+            snprintf(why, sizeof(why), "could not start");
+        else if (WIFEXITED(st))
+            snprintf(why, sizeof(why), "exit %d", WEXITSTATUS(st));
+        else
+            snprintf(why, sizeof(why), "signal %d", WTERMSIG(st));
+        if (s.restarts >= x.f.restarts) {
+            report(&s, "given-up", why);
+            /* stays, so the window says so and the daemon keeps hearing
+             * it (a restarted daemon too) */
+            while (!stop_sig) {
+                nap(1000);
+                if (now_ms() - s.reported_at > 5000)
+                    report(&s, NULL, NULL);
+            }
+            break;
+        }
+        s.restarts++;
+        int64_t wait = x.f.backoff_ms;
+        for (unsigned k = 1; k < s.restarts && wait < 300000; k++)
+            wait *= 2;
+        if (wait > 300000)
+            wait = 300000;
+        char *w = xasprintf("%s; restart %u of %u in %.1fs", why, s.restarts,
+            x.f.restarts, (double)wait / 1000);
+        report(&s, "restarting", w);
+        free(w);
+        nap(wait);
+        if (stop_sig)
+            break;
+    }
+    if (stop_sig || !strcmp(s.state, "given-up"))
+        report(&s, "stopped", stop_sig ? "fleet down" : NULL);
+    if (s.have)
+        client_close(&s.cl);
+    free(s.state);
+    free(s.why);
+    fctx_release(&x);
+    return CLI_EXIT_OK;
+}
+
+/* ---- status ---- */
+
+/* Each agent: the fleet file, its state file, the daemon's advisories. */
+static json_t *
+status_json(struct fctx *x, struct client *cl, bool have)
+{
+    json_t *v = json_array();
+    for (size_t i = 0; i < x->f.nagents; i++) {
+        const struct fleet_agent *a = &x->f.agents[i];
+        json_t *st = state_read(x, a->name);
+        pid_t pid = (pid_t)json_integer_value(json_object_get(st, "pid"));
+        const char *state = json_string_value(json_object_get(st, "state"));
+        if (!state)
+            state = "down";
+        else if (strcmp(state, "stopped") && strcmp(state, "exited") &&
+                 !alive(pid))
+            state = "gone"; /* its supervisor died */
+        char *dir = worktree_default_dir(x->main, a->name);
+        json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:s}", "name", a->name,
+            "state", state, "restarts",
+            (json_int_t)json_integer_value(json_object_get(st, "restarts")),
+            "lane", lanes_json(a), "worktree", dir);
+        free(dir);
+        if (json_object_get(st, "why"))
+            json_object_set(o, "why", json_object_get(st, "why"));
+        if (pid && alive(pid))
+            json_object_set_new(o, "pid", json_integer(pid));
+        json_t *adv = json_array();
+        if (have) {
+            char *esc = client_path_escape(a->name);
+            char *p = xasprintf("/v1/advisories?agent=%s", esc);
+            long status;
+            json_t *reply = NULL;
+            struct as_err e;
+            if (client_request(cl, "GET", p, NULL, &status, &reply, &e) == 0 &&
+                status == 200) {
+                size_t k;
+                json_t *ad;
+                json_array_foreach(json_object_get(reply, "advisories"), k, ad)
+                {
+                    const char *pa = dcli_str(ad, "a"), *pb = dcli_str(ad, "b");
+                    json_array_append_new(
+                        adv, json_pack("{s:s, s:s, s:O}", "with",
+                                 strcmp(pa, a->name) ? pa : pb, "level",
+                                 dcli_str(ad, "level"), "risk",
+                                 json_object_get(ad, "risk")));
+                }
+            }
+            if (reply)
+                json_decref(reply);
+            free(p);
+            free(esc);
+        }
+        json_object_set_new(o, "advisories", adv);
+        json_array_append_new(v, o);
+        if (st)
+            json_decref(st);
+    }
+    return v;
+}
+
+static int
+fleet_status(int argc, char **argv)
+{
+    int rc;
+    bool json = opt_json(argc, argv, "fleet status", &rc);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    struct fctx x;
+    if ((rc = fctx_open(&x, "fleet status"))) {
+        fctx_release(&x);
+        return rc;
+    }
+    struct client cl;
+    struct as_err e;
+    bool have = client_open(&cl, x.main, false, &e) == 0;
+    if (have)
+        cl.timeout_ms = 5000;
+    json_t *agents = status_json(&x, &cl, have);
+    client_close(&cl);
+    bool up = session_up(&x);
+    if (json) {
+        json_t *o = json_pack("{s:s, s:b, s:I, s:I, s:I, s:o}", "session",
+            x.session, "up", up, "concurrency", (json_int_t)x.f.concurrency,
+            "restarts", (json_int_t)x.f.restarts, "backoffMs",
+            (json_int_t)x.f.backoff_ms, "agents", agents);
+        dcli_print_json(o);
+        json_decref(o);
+    } else {
+        printf(
+            "fleet %s (tmux session '%s')\n\n", up ? "up" : "down", x.session);
+        printf("%-16s %-11s %8s  %-24s %s\n", "AGENT", "STATE", "RESTARTS",
+            "LANE", "ADVISORIES");
+        size_t i;
+        json_t *a;
+        json_array_foreach(agents, i, a)
+        {
+            struct strbuf adv = STRBUF_INIT;
+            size_t k;
+            json_t *d;
+            json_array_foreach(json_object_get(a, "advisories"), k, d)
+                strbuf_addf(&adv, "%s%s with %s", k ? ", " : "",
+                    dcli_str(d, "level"), dcli_str(d, "with"));
+            json_t *lane = json_object_get(a, "lane");
+            printf("%-16s %-11s %8lld  %-24s %s\n", dcli_str(a, "name"),
+                dcli_str(a, "state"),
+                (long long)json_integer_value(json_object_get(a, "restarts")),
+                json_array_size(lane)
+                    ? json_string_value(json_array_get(lane, 0))
+                    : "-",
+                adv.s ? adv.s : "-");
+            free(adv.s);
+        }
+        json_decref(agents);
+    }
+    fctx_release(&x);
+    return CLI_EXIT_OK;
+}
+
+/* ---- down ---- */
+
+static int
+fleet_down(int argc, char **argv)
+{
+    int rc;
+    bool json = opt_json(argc, argv, "fleet down", &rc);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    struct fctx x;
+    if ((rc = fctx_open(&x, "fleet down"))) {
+        fctx_release(&x);
+        return rc;
+    }
+    size_t n = x.f.nagents;
+    pid_t *sup = xcalloc(n + 1, sizeof(*sup));
+    pid_t *grp = xcalloc(n + 1, sizeof(*grp));
+    for (size_t i = 0; i < n; i++) {
+        json_t *st = state_read(&x, x.f.agents[i].name);
+        sup[i] = (pid_t)json_integer_value(json_object_get(st, "pid"));
+        grp[i] = (pid_t)json_integer_value(json_object_get(st, "pgid"));
+        if (st)
+            json_decref(st);
+        if (sup[i] > 1 && alive(sup[i]))
+            kill(sup[i], SIGTERM);
+        else
+            sup[i] = 0;
+        if (grp[i] > 1 && kill(-grp[i], SIGTERM) == 0)
+            kill(-grp[i], SIGCONT);
+        else
+            grp[i] = 0;
+    }
+    /* the supervisors stop their groups and report; then the rest */
+    for (int t = 0; t < 80; t++) {
+        bool any = false;
+        for (size_t i = 0; i < n && !any; i++)
+            any = alive(sup[i]) || (grp[i] > 1 && kill(-grp[i], 0) == 0);
+        if (!any)
+            break;
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (grp[i] > 1)
+            kill(-grp[i], SIGKILL);
+        if (alive(sup[i]))
+            kill(sup[i], SIGKILL);
+    }
+    bool was_up = session_up(&x);
+    if (was_up) {
+        char *target = xasprintf("=%s", x.session);
+        char *kill_argv[] = { "tmux", "kill-session", "-t", target, NULL };
+        run(kill_argv, NULL, true);
+        free(target);
+    }
+    /* the daemon: each agent exited (its locks, claims and lane go) */
+    struct client cl;
+    struct as_err e;
+    bool have = client_open(&cl, x.main, false, &e) == 0;
+    json_t *agents = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const struct fleet_agent *a = &x.f.agents[i];
+        if (have) {
+            char *p = xasprintf("/v1/agents/%s/exit", a->name);
+            long status;
+            json_t *reply = NULL;
+            client_request(&cl, "POST", p, NULL, &status, &reply, &e);
+            if (reply)
+                json_decref(reply);
+            free(p);
+        }
+        char *dir = worktree_default_dir(x.main, a->name);
+        size_t dirty = 0;
+        char *some = NULL;
+        struct stat stt;
+        bool exists = stat(dir, &stt) == 0;
+        if (exists && fleet_worktree_dirty(dir, &dirty, &some, &e))
+            dirty = 0;
+        json_t *o =
+            json_pack("{s:s, s:s, s:b, s:I}", "name", a->name, "worktree", dir,
+                "exists", exists, "uncommitted", (json_int_t)dirty);
+        if (some)
+            json_object_set_new(o, "files", json_string(some));
+        json_array_append_new(agents, o);
+        if (!json && exists) {
+            if (dirty)
+                printf("%-16s left in place with uncommitted work (%zu "
+                       "file%s: %s): %s\n",
+                    a->name, dirty, dirty == 1 ? "" : "s", some, dir);
+            else
+                printf("%-16s clean, left in place: %s\n", a->name, dir);
+        }
+        free(some);
+        free(dir);
+    }
+    client_close(&cl);
+    if (json) {
+        json_t *o = json_pack("{s:s, s:b, s:o}", "session", x.session, "wasUp",
+            was_up, "agents", agents);
+        dcli_print_json(o);
+        json_decref(o);
+    } else {
+        json_decref(agents);
+        printf("fleet down: %s\n", was_up ? "every agent stopped, session "
+                                            "closed"
+                                          : "no session was up");
+    }
+    free(sup);
+    free(grp);
+    fctx_release(&x);
+    return CLI_EXIT_OK;
+}
+
+/* ---- attach ---- */
+
+static int
+fleet_attach(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc > 1)
+        return dcli_usage("fleet attach", "unexpected argument '%s'", argv[1]);
+    struct fctx x;
+    int rc;
+    if ((rc = fctx_open(&x, "fleet attach"))) {
+        fctx_release(&x);
+        return rc;
+    }
+    if (!session_up(&x)) {
+        fprintf(stderr, "airspace fleet attach: the fleet is not up ('airspace "
+                        "fleet up' starts it)\n");
+        fctx_release(&x);
+        return CLI_EXIT_FAIL;
+    }
+    char *target = xasprintf("=%s", x.session);
+    const char *tmux_env = getenv("TMUX");
+    char *argv2[] = { "tmux",
+        tmux_env && *tmux_env ? "switch-client" : "attach-session", "-t",
+        target, NULL };
+    fflush(NULL);
+    execvp("tmux", argv2);
+    fprintf(stderr, "airspace fleet attach: cannot run tmux: %s\n",
+        strerror(errno));
+    free(target);
+    fctx_release(&x);
+    return CLI_EXIT_ERROR;
+}
+
+int
+cmd_fleet(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+        fputs(usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(sub, "up"))
+        return fleet_up(argc - 1, argv + 1);
+    if (!strcmp(sub, "down"))
+        return fleet_down(argc - 1, argv + 1);
+    if (!strcmp(sub, "status"))
+        return fleet_status(argc - 1, argv + 1);
+    if (!strcmp(sub, "attach"))
+        return fleet_attach(argc - 1, argv + 1);
+    if (!strcmp(sub, "run-agent"))
+        return fleet_run_agent(argc - 1, argv + 1);
+    return dcli_usage("fleet", "unknown subcommand '%s'", sub);
+}

@@ -1,0 +1,60 @@
+# t69-land-lane.sh - `airspace land` keeps a fleet agent to its lane: a
+# branch changing a file outside the agent's lane (.airspace/fleet) is
+# refused, even when a claim covers it, naming the file and the lane, and
+# nothing lands; --force lands with a note; a file inside the lane lands;
+# an agent the fleet file does not name is checked as before.
+. "$(dirname "$0")/lib.sh"
+
+R="$TMP/repo"
+base_repo "$R"
+mkdir -p src/net docs
+echo a > src/net/a.c
+echo d > docs/d.md
+commit 00:01 files
+mkdir -p .airspace
+cat > .airspace/fleet << 'EOF'
+[agent "alice"]
+	command = "true"
+	lane = src/net/**
+	lane = docs/net.md
+EOF
+start_daemon --tick-ms 50 --rescan-ms 60000
+as agent new alice > /dev/null 2>&1
+WA="$TMP/repo.airspace/alice"
+landed() {
+    as land "$@" > "$TMP/out" 2> "$TMP/err" && RC=0 || RC=$?
+}
+# alice claims both files: only the lane stops her
+api POST /v1/locks '{"agent":"alice","pattern":"src/net/**","kind":"claim","ttlMs":3600000}'
+api POST /v1/locks '{"agent":"alice","pattern":"docs/d.md","kind":"claim","ttlMs":3600000}'
+echo a2 > "$WA/src/net/a.c"
+echo d2 > "$WA/docs/d.md"
+git -C "$WA" commit -qam 'alice: net and docs'
+before=$(git rev-parse main)
+landed alice
+check "outside the lane: refused (exit $RC)" [ "$RC" = 1 ]
+check "... naming the file and the lane" grep -q \
+    "fleet agent 'alice' changes 1 file outside its lane (src/net/\*\* docs/net.md): docs/d.md; nothing landed (use --force)" "$TMP/err"
+check "... nothing landed" [ "$(git rev-parse main)" = "$before" ]
+landed alice --force
+check "--force lands (exit $RC: $(cat "$TMP/err"))" [ "$RC" = 0 ]
+check "... with a note" grep -q "landing anyway (--force): outside agent 'alice''s lane (src/net/\*\* docs/net.md): docs/d.md" "$TMP/out" "$TMP/err"
+check "... main moved" [ "$(git rev-parse main)" != "$before" ]
+# inside the lane: lands
+git -C "$WA" merge -q --ff-only main
+echo a3 > "$WA/src/net/a.c"
+echo n > "$WA/docs/net.md"
+api POST /v1/locks '{"agent":"alice","pattern":"docs/net.md","kind":"claim","ttlMs":3600000}'
+git -C "$WA" add -A
+git -C "$WA" commit -qm 'alice: in her lane'
+landed alice
+check "inside the lane: lands (exit $RC: $(cat "$TMP/err"))" [ "$RC" = 0 ]
+# bob is no fleet agent: only his claims count
+as agent new bob > /dev/null 2>&1
+WB="$TMP/repo.airspace/bob"
+api POST /v1/locks '{"agent":"bob","pattern":"x","kind":"claim","ttlMs":3600000}'
+echo x2 > "$WB/x"
+git -C "$WB" commit -qam 'bob: x'
+landed bob
+check "an agent outside the fleet lands by its claims (exit $RC: $(cat "$TMP/err"))" [ "$RC" = 0 ]
+finish
