@@ -20,6 +20,7 @@
 #include <event2/bufferevent.h>
 #include <event2/keyvalq_struct.h>
 
+#include "broker/team.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/xalloc.h"
@@ -103,7 +104,10 @@ static struct evbuffer *
 store_error_body(int status, const struct as_err *e)
 {
     json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code",
-        status == 507 ? "store_full" : "store_failed", "message", e->msg);
+        status == 507               ? "store_full"
+        : db_unreachable(grp.b->db) ? "store_unreachable"
+                                    : "store_failed",
+        "message", e->msg);
     char *s = json_dumps(doc, JSON_COMPACT);
     struct evbuffer *buf = evbuffer_new();
     evbuffer_add(buf, s, strlen(s));
@@ -1065,12 +1069,19 @@ h_lock(struct api_ctx *c)
     if (api_agent_active(c, (size_t)i))
         return;
     r.file = api_pattern_is_file(c->b, r.pattern);
+    int64_t now;
+    if (team_locks_begin(c->b, &now, &e)) {
+        team_locks_end(c->b);
+        api_reply_error(c->req, 503, "store_unreachable", "%s", e.msg);
+        return;
+    }
     struct lock_events ev;
     lock_events_init(&ev);
     struct lock_result res;
-    int rc = lock_table_acquire(c->b->locks, &r, broker_now(), &res, &ev, &e);
+    int rc = lock_table_acquire(c->b->locks, &r, now, &res, &ev, &e);
     broker_lock_events(c->b, &ev);
     lock_events_release(&ev);
+    team_locks_end(c->b);
     broker_agent_seen(c->b, (size_t)i);
     if (rc) {
         lock_refused(c, rc, &e, res.lock);
@@ -1099,10 +1110,15 @@ lock_op(struct api_ctx *c, enum lock_op op)
     if ((op == OP_CONTEST || op == OP_FORCE) && api_agent_active(c, (size_t)i))
         return;
     const char *who = c->b->ag[i].id;
-    int64_t now = broker_now();
+    int64_t now;
+    struct as_err e;
+    if (team_locks_begin(c->b, &now, &e)) {
+        team_locks_end(c->b);
+        api_reply_error(c->req, 503, "store_unreachable", "%s", e.msg);
+        return;
+    }
     struct lock_events ev;
     lock_events_init(&ev);
-    struct as_err e;
     const struct lock *out = NULL;
     int rc = 0;
     switch (op) {
@@ -1133,6 +1149,7 @@ lock_op(struct api_ctx *c, enum lock_op op)
     }
     broker_lock_events(c->b, &ev);
     lock_events_release(&ev);
+    team_locks_end(c->b);
     broker_agent_seen(c->b, (size_t)i);
     if (rc < 0) {
         lock_refused(c, rc, &e, NULL);
@@ -1224,9 +1241,9 @@ static const struct api_route routes[] = {
 
 /* Route tables: the core routes above, then each extension's. */
 static const struct api_route *const tables[] = { routes, api_collab_routes,
-    api_hook_routes, api_alerts_routes };
+    api_team_routes, api_hook_routes, api_alerts_routes };
 static const size_t *const table_sizes[] = { NULL, &api_collab_nroutes,
-    &api_hook_nroutes, &api_alerts_nroutes };
+    &api_team_nroutes, &api_hook_nroutes, &api_alerts_nroutes };
 
 /* Whether a request may change state (and so the store): every POST but
  * a stop and a lock check, and an inbox read that marks messages read. */
@@ -1254,7 +1271,10 @@ refuse_write(struct api_ctx *c, const struct api_route *r)
     if (!writes(c, r) || !(status = broker_store_refusal(c->b, &e)))
         return 0;
     api_reply_error(c->req, status,
-        status == 507 ? "store_full" : "store_failed", "%s", e.msg);
+        status == 507              ? "store_full"
+        : db_unreachable(c->b->db) ? "store_unreachable"
+                                   : "store_failed",
+        "%s", e.msg);
     return -1;
 }
 

@@ -35,6 +35,8 @@ extern const struct api_route api_hook_routes[];
 extern const size_t api_hook_nroutes;
 extern const struct api_route api_collab_routes[];
 extern const size_t api_collab_nroutes;
+extern const struct api_route api_team_routes[];
+extern const size_t api_team_nroutes;
 extern const struct api_route api_alerts_routes[];
 extern const size_t api_alerts_nroutes;
 

@@ -26,6 +26,7 @@
 
 #include "broker/conns.h"
 #include "broker/gitview.h"
+#include "broker/team.h"
 #include "core/owners.h"
 #include "git/workset.h"
 #include "git/worktree.h"
@@ -1725,7 +1726,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     conflict_msgs_release(&cm);
     struct lock_events lev;
     lock_events_init(&lev);
-    if (lock_table_expire(b->locks, now, &lev))
+    if (lock_table_expire(b->locks, team_clock(b, now), &lev))
         broker_lock_events(b, &lev);
     lock_events_release(&lev);
     /* Levels above clear need samples over time to leave after dwell. */
@@ -1789,7 +1790,7 @@ broker_store_failed(struct broker *b, int rc, const struct as_err *e)
         snprintf(b->store_error, sizeof(b->store_error), "%s", e->msg);
     }
     broker_log(b, "store: %s; the requests of this turn were refused", e->msg);
-    if (rc == AS_ENOENT || b->restart)
+    if (rc == AS_ENOENT || b->restart || db_unreachable(b->db))
         return; /* nothing to start again from */
     /* after the refusals are sent */
     b->restart = true;
@@ -1803,10 +1804,11 @@ broker_store_json(struct broker *b)
 {
     struct as_err e;
     int code = broker_store_refusal(b, &e);
-    if (!code)
-        return json_pack("{s:s}", "state", "ok");
-    return json_pack(
-        "{s:s, s:s}", "state", code == 507 ? "full" : "failed", "error", e.msg);
+    json_t *o = !code ? json_pack("{s:s}", "state", "ok")
+                      : json_pack("{s:s, s:s}", "state",
+                            code == 507 ? "full" : "failed", "error", e.msg);
+    team_status_json(b, o);
+    return o;
 }
 
 /* At every tick: a store that refused writes is tried again (a disk with
@@ -1820,6 +1822,7 @@ check_store(struct broker *b)
     if (db_probe(b->db, &e) == 0) {
         b->store_rc = 0;
         broker_store_refusal(b, &e);
+        team_reconnected(b);
     }
 }
 
@@ -1867,6 +1870,7 @@ on_flush(evutil_socket_t fd, short what, void *arg)
     struct as_err e;
     if (db_ledger_flush(b->db, &e))
         broker_log(b, "ledger: %s", e.msg);
+    team_tick(b);
 }
 
 /* Ledger retention: the last 200 000 events of the last 30 days. */
@@ -2324,6 +2328,7 @@ broker_free(struct broker *b)
         conflicts_free(b->conflicts);
     if (b->activity)
         activity_free(b->activity);
+    team_close(b);
     db_close(b->db);
     if (b->have_graph)
         graph_release(&b->graph);
@@ -2453,8 +2458,7 @@ serve_once(
     broker_alerts_init(b);
     b->activity = activity_new();
     load_owners(b);
-    struct db_options dbo = { .exclusive = true };
-    if ((rc = db_open(b->paths.db, &dbo, &b->db, e)))
+    if ((rc = team_open(b, e)))
         goto out;
     b->base = event_base_new();
     if (!b->base) {

@@ -48,6 +48,10 @@ struct broker_options {
     int ready_fd;             /* >= 0: write one byte when serving, close */
     const char *const *set;   /* "key=value" overrides of the risk model */
     size_t nset;
+    /* the store (docs/team.md): NULL: the SQLite file in the airspace
+     * directory; a shared store's airspace (NULL: from the origin URL)
+     * and node (NULL: host:common directory) */
+    const char *store_url, *store_airspace, *store_node;
 };
 
 void broker_options_init(struct broker_options *o);

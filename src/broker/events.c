@@ -17,6 +17,7 @@
 #include <event2/bufferevent.h>
 #include <event2/keyvalq_struct.h>
 
+#include "broker/team.h"
 #include "util/redact.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -212,6 +213,7 @@ broker_emit(struct broker *b, const char *type, const char *agent, json_t *data)
         struct as_err e;
         if (db_ledger_append(b->db, &de, &e))
             broker_log(b, "ledger: %s", e.msg);
+        team_publish(b, clean);
         free(clean);
     }
     json_decref(ev);

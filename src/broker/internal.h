@@ -122,6 +122,7 @@ struct sse_client {
 
 struct broker {
     struct broker_options o;
+    struct team *team; /* a shared store's state (team.c), or NULL */
     struct broker_paths paths;
     struct event_base *base;
     struct evhttp *http_unix, *http_tcp;

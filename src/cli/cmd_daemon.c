@@ -87,7 +87,9 @@ static const char serve_usage[] =
     "(default 512) are served at once, --max-peer-connections (default 64)\n"
     "of them from one process; more are answered 503.\n"
     "The config files' [daemon] and [risk] settings (docs/config.md) apply\n"
-    "under these options.\n";
+    "under these options.\n"
+    "--store URL (or store.url) names the store: a path, sqlite:PATH, or\n"
+    "a postgresql:// URL shared by a team's daemons (docs/team.md).\n";
 
 static bool
 parse_ms(const char *s, int64_t min, int64_t *out)
@@ -137,6 +139,13 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
         config_release(&c);
         return rc;
     }
+    /* [store]: the daemon's for its whole life */
+    if (!o->store_url && c.store_url)
+        o->store_url = xstrdup(c.store_url);
+    if (c.store_airspace)
+        o->store_airspace = xstrdup(c.store_airspace);
+    if (c.store_node)
+        o->store_node = xstrdup(c.store_node);
     for (int t = 0; t < CONFIG_NTIMERS; t++)
         if (!given[t] && c.timer[t] >= 0)
             *timer[t] = c.timer[t];
@@ -188,6 +197,7 @@ cmd_serve(int argc, char **argv)
         { "log-stderr", no_argument, NULL, 'l' },
         { "ready-fd", required_argument, NULL, 'f' },
         { "set", required_argument, NULL, 'S' },
+        { "store", required_argument, NULL, 'U' },
         { "window-ms", required_argument, NULL, 'w' },
         { "idle-exit-ms", required_argument, NULL, 'i' },
         { "agent-timeout-ms", required_argument, NULL, 'g' },
@@ -280,6 +290,11 @@ cmd_serve(int argc, char **argv)
                 return dcli_usage("serve", "--max-%sconnections takes 1..%d",
                     c == 'p' ? "peer-" : "", 1 << 20);
             *(c == 'm' ? &o.max_conns : &o.max_peer_conns) = (int)v;
+            break;
+        case 'U':
+            if (!*optarg)
+                return dcli_usage("serve", "--store takes a path or a URL");
+            o.store_url = optarg;
             break;
         case 'S':
             if (nset == sizeof(sets) / sizeof(sets[0]))

@@ -44,6 +44,9 @@ config_init(struct config *c)
 void
 config_release(struct config *c)
 {
+    free(c->store_url);
+    free(c->store_airspace);
+    free(c->store_node);
     for (size_t i = 0; i < c->nrisk; i++) {
         free(c->risk[i].key);
         free(c->risk[i].value);
@@ -200,6 +203,31 @@ read_alerts(struct reader *rd, const git_config_entry *en, const char *rest)
     return 0;
 }
 
+/* store.url: a path, sqlite:PATH or postgres(ql)://...; store.airspace
+ * and store.node: names (printable, no spaces, at most 200 bytes). */
+static int
+read_store(struct reader *rd, const git_config_entry *en, const char *rest)
+{
+    const char *v = en->value;
+    char **dst = !strcmp(rest, "url")        ? &rd->c->store_url
+                 : !strcmp(rest, "airspace") ? &rd->c->store_airspace
+                 : !strcmp(rest, "node")     ? &rd->c->store_node
+                                             : NULL;
+    if (!dst)
+        return bad_entry(rd, en, "unknown key (docs/config.md)");
+    if (!v || !*v || strlen(v) > (dst == &rd->c->store_url ? 4096 : 200))
+        return bad_entry(rd, en,
+            dst == &rd->c->store_url
+                ? "want a path, sqlite:PATH or a postgresql:// URL"
+                : "want a name of at most 200 bytes");
+    for (const char *p = v; dst != &rd->c->store_url && *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return bad_entry(rd, en, "want a name without spaces");
+    free(*dst);
+    *dst = xstrdup(v);
+    return 0;
+}
+
 static int
 read_entry(const git_config_entry *en, void *payload)
 {
@@ -214,6 +242,8 @@ read_entry(const git_config_entry *en, void *payload)
         return read_daemon(rd, en, dot + 1);
     if (n == 8 && !strncmp(en->name, "airspace", n))
         return read_airspace(rd, en, dot + 1);
+    if (n == 5 && !strncmp(en->name, "store", n))
+        return read_store(rd, en, dot + 1);
     if (n == 6 && !strncmp(en->name, "alerts", n))
         return read_alerts(rd, en, dot + 1);
     return 0; /* other sections are not ours */

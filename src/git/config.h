@@ -28,6 +28,10 @@
  * the notification command, taken from the user and local files only --
  * the committed repository file cannot name a command to run).
  *
+ * `store.url` is the daemon's store (a path, sqlite:PATH or a libpq
+ * postgresql:// URL), `store.airspace` the name its clones share in a
+ * shared store, `store.node` this daemon's name in it (docs/team.md).
+ *
  * No clock, no environment except config_user_path(). A struct config owns
  * its strings: config_init() / config_release().
  */
@@ -62,6 +66,8 @@ enum config_timer {
 };
 
 struct config {
+    /* [store] url, airspace, node (docs/team.md): NULL when not set */
+    char *store_url, *store_airspace, *store_node;
     struct config_risk *risk; /* one per key, already checked */
     size_t nrisk;
     int64_t timer[CONFIG_NTIMERS]; /* -1: not set */

@@ -1,4 +1,4 @@
-#include "store/store.h"
+#include "store/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +18,8 @@
 
 static void bind_text(sqlite3_stmt *s, int i, const char *v);
 static int run(
-    struct db *d, sqlite3_stmt *s, struct as_err *e, const char *what);
-static void write_back(struct db *d);
+    struct sqlite_db *d, sqlite3_stmt *s, struct as_err *e, const char *what);
+static void write_back(struct sqlite_db *d);
 
 /* Ordered migrations: migrations[k] takes schema k to k + 1. */
 static const char *const migrations[] = {
@@ -116,7 +116,7 @@ struct qevent {
     char *type, *agent, *json;
 };
 
-struct db {
+struct sqlite_db {
     sqlite3 *h;
     char *path;
     sqlite3_stmt *st[S_COUNT];
@@ -137,14 +137,14 @@ struct db {
 
 /* The code of SQLite's last error: a full disk is told apart. */
 static int
-err_code(struct db *d)
+err_code(struct sqlite_db *d)
 {
     return sqlite3_errcode(d->h) == SQLITE_FULL ? AS_ENOSPC : AS_EIO;
 }
 
-/* A write failed: remembered until db_probe() (db_health). */
+/* A write failed: remembered until sqlite_db_probe() (db_health). */
 static int
-fault(struct db *d, int rc, const char *msg)
+fault(struct sqlite_db *d, int rc, const char *msg)
 {
     if (!d->fault) {
         d->fault = rc;
@@ -154,14 +154,14 @@ fault(struct db *d, int rc, const char *msg)
 }
 
 static int
-sql_err(struct db *d, struct as_err *e, const char *what)
+sql_err(struct sqlite_db *d, struct as_err *e, const char *what)
 {
     return as_errorf(e, err_code(d), "store '%s': %s: %s", d->path, what,
         sqlite3_errmsg(d->h));
 }
 
 static int
-exec(struct db *d, const char *sql, struct as_err *e)
+exec(struct sqlite_db *d, const char *sql, struct as_err *e)
 {
     char *msg = NULL;
     if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -181,7 +181,7 @@ exec(struct db *d, const char *sql, struct as_err *e)
  * cached marks are the stored ones again (a mark written in a transaction
  * that did not commit was never stored). */
 static void
-tx_abandon(struct db *d)
+tx_abandon(struct sqlite_db *d)
 {
     if (!sqlite3_get_autocommit(d->h))
         sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
@@ -205,7 +205,7 @@ tx_abandon(struct db *d)
 
 /* End a transaction of the store's own: commit, or roll back when rc. */
 static int
-tx_end(struct db *d, int rc, struct as_err *e)
+tx_end(struct sqlite_db *d, int rc, struct as_err *e)
 {
     if (!rc && !(rc = exec(d, "COMMIT", e)))
         return 0;
@@ -215,7 +215,8 @@ tx_end(struct db *d, int rc, struct as_err *e)
 
 /* The counter name into *v (0 when it was never stored). */
 static int
-counter_get(struct db *d, const char *name, uint64_t *v, struct as_err *e)
+counter_get(
+    struct sqlite_db *d, const char *name, uint64_t *v, struct as_err *e)
 {
     sqlite3_stmt *s;
     *v = 0;
@@ -230,7 +231,7 @@ counter_get(struct db *d, const char *name, uint64_t *v, struct as_err *e)
 }
 
 static int
-schema_version(struct db *d, int *v, struct as_err *e)
+schema_version(struct sqlite_db *d, int *v, struct as_err *e)
 {
     sqlite3_stmt *s;
     *v = 0;
@@ -253,7 +254,7 @@ schema_version(struct db *d, int *v, struct as_err *e)
 }
 
 static int
-migrate(struct db *d, struct as_err *e)
+migrate(struct sqlite_db *d, struct as_err *e)
 {
     int v, rc;
     if ((rc = schema_version(d, &v, e)))
@@ -282,8 +283,8 @@ migrate(struct db *d, struct as_err *e)
 }
 
 int
-db_open(const char *path, const struct db_options *o, struct db **out,
-    struct as_err *e)
+sqlite_db_open(const char *path, const struct db_options *o,
+    struct sqlite_db **out, struct as_err *e)
 {
     *out = NULL;
     /* Create it private before SQLite opens it. */
@@ -292,7 +293,7 @@ db_open(const char *path, const struct db_options *o, struct db **out,
         return as_errorf(
             e, AS_EIO, "cannot open store '%s': %s", path, strerror(errno));
     close(fd);
-    struct db *d = xcalloc(1, sizeof(*d));
+    struct sqlite_db *d = xcalloc(1, sizeof(*d));
     d->path = xstrdup(path);
     int rc = 0;
     if (sqlite3_open_v2(path, &d->h,
@@ -342,13 +343,13 @@ fail:
 }
 
 void
-db_close(struct db *d)
+sqlite_db_close(struct sqlite_db *d)
 {
     if (!d)
         return;
     struct as_err e;
     /* all written: the next start may continue right after the last id */
-    if (!db_ledger_flush(d, &e) && d->last_seq &&
+    if (!sqlite_db_ledger_flush(d, &e) && d->last_seq &&
         d->event_hwm > d->last_seq + 1) {
         sqlite3_stmt *c = d->st[S_COUNTER_PUT];
         bind_text(c, 1, "next_event");
@@ -363,7 +364,7 @@ db_close(struct db *d)
 }
 
 int
-db_begin(struct db *d, struct as_err *e)
+sqlite_db_begin(struct sqlite_db *d, struct as_err *e)
 {
     if (d->depth) {
         d->depth++;
@@ -378,18 +379,18 @@ db_begin(struct db *d, struct as_err *e)
 }
 
 int
-db_commit(struct db *d, struct as_err *e)
+sqlite_db_commit(struct sqlite_db *d, struct as_err *e)
 {
     if (!d->depth || --d->depth)
         return 0;
     /* the queued ledger entries go in the same transaction */
-    int rc = db_ledger_flush(d, e);
+    int rc = sqlite_db_ledger_flush(d, e);
     d->in_tx = false;
     return tx_end(d, rc, e);
 }
 
 void
-db_rollback(struct db *d)
+sqlite_db_rollback(struct sqlite_db *d)
 {
     for (size_t k = 0; k < d->nq; k++) {
         free(d->q[k].type);
@@ -406,7 +407,7 @@ db_rollback(struct db *d)
  * start finds it. Writes to the open file would still be lost: db_health
  * goes on refusing them. */
 static void
-write_back(struct db *d)
+write_back(struct sqlite_db *d)
 {
     if (!d->orphan || d->depth)
         return;
@@ -436,7 +437,7 @@ write_back(struct db *d)
 }
 
 int
-db_health(struct db *d, struct as_err *e)
+sqlite_db_health(struct sqlite_db *d, struct as_err *e)
 {
     struct stat st;
     int missing = d->gone ? 0 : stat(d->path, &st) < 0 ? errno : 0;
@@ -456,10 +457,10 @@ db_health(struct db *d, struct as_err *e)
 }
 
 int
-db_probe(struct db *d, struct as_err *e)
+sqlite_db_probe(struct sqlite_db *d, struct as_err *e)
 {
     if (d->gone || d->depth)
-        return db_health(d, e);
+        return sqlite_db_health(d, e);
     char sql[128];
     snprintf(sql, sizeof(sql),
         "BEGIN IMMEDIATE; INSERT OR REPLACE INTO meta VALUES ('probe', "
@@ -487,7 +488,7 @@ bind_text(sqlite3_stmt *s, int i, const char *v)
 }
 
 static int
-run(struct db *d, sqlite3_stmt *s, struct as_err *e, const char *what)
+run(struct sqlite_db *d, sqlite3_stmt *s, struct as_err *e, const char *what)
 {
     int r = sqlite3_step(s);
     sqlite3_reset(s);
@@ -512,7 +513,8 @@ col(sqlite3_stmt *s, int i)
 /* ---- agents ---- */
 
 int
-db_agent_put(struct db *d, const struct db_agent *a, struct as_err *e)
+sqlite_db_agent_put(
+    struct sqlite_db *d, const struct db_agent *a, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_AGENT_PUT];
     bind_text(s, 1, a->id);
@@ -531,9 +533,9 @@ db_agent_put(struct db *d, const struct db_agent *a, struct as_err *e)
 }
 
 int
-db_agent_drop(struct db *d, const char *id, struct as_err *e)
+sqlite_db_agent_drop(struct sqlite_db *d, const char *id, struct as_err *e)
 {
-    int rc = db_begin(d, e);
+    int rc = sqlite_db_begin(d, e);
     if (rc)
         return rc;
     sqlite3_stmt *st[] = { d->st[S_AGENT_DROP], d->st[S_REPORT_DROP],
@@ -543,12 +545,13 @@ db_agent_drop(struct db *d, const char *id, struct as_err *e)
         rc = run(d, st[k], e, "cannot forget an agent");
     }
     /* deletions only: what ran before an error may stay */
-    int crc = db_commit(d, rc ? NULL : e);
+    int crc = sqlite_db_commit(d, rc ? NULL : e);
     return rc ? rc : crc;
 }
 
 int
-db_agents_load(struct db *d, db_agent_fn *fn, void *ctx, struct as_err *e)
+sqlite_db_agents_load(
+    struct sqlite_db *d, db_agent_fn *fn, void *ctx, struct as_err *e)
 {
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(d->h, "SELECT * FROM agents ORDER BY registered_at",
@@ -630,7 +633,8 @@ ranges_parse(struct range_set *rs, const char *lines, const char *ins)
 }
 
 int
-db_report_put(struct db *d, const struct db_report *r, struct as_err *e)
+sqlite_db_report_put(
+    struct sqlite_db *d, const struct db_report *r, struct as_err *e)
 {
     struct strbuf lines = STRBUF_INIT, ins = STRBUF_INIT;
     ranges_text(r->ranges, &lines, &ins);
@@ -650,7 +654,7 @@ db_report_put(struct db *d, const struct db_report *r, struct as_err *e)
 }
 
 int
-db_reports_drop(struct db *d, const char *agent, struct as_err *e)
+sqlite_db_reports_drop(struct sqlite_db *d, const char *agent, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_REPORT_DROP];
     bind_text(s, 1, agent);
@@ -658,8 +662,8 @@ db_reports_drop(struct db *d, const char *agent, struct as_err *e)
 }
 
 int
-db_reports_move(
-    struct db *d, const char *from, const char *to, struct as_err *e)
+sqlite_db_reports_move(
+    struct sqlite_db *d, const char *from, const char *to, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_REPORT_MOVE];
     bind_text(s, 1, from);
@@ -668,7 +672,8 @@ db_reports_move(
 }
 
 int
-db_reports_load(struct db *d, db_report_fn *fn, void *ctx, struct as_err *e)
+sqlite_db_reports_load(
+    struct sqlite_db *d, db_report_fn *fn, void *ctx, struct as_err *e)
 {
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(d->h, "SELECT * FROM reports ORDER BY agent, path",
@@ -692,8 +697,8 @@ db_reports_load(struct db *d, db_report_fn *fn, void *ctx, struct as_err *e)
 /* ---- locks ---- */
 
 int
-db_lock_put(
-    struct db *d, const struct lock *l, uint64_t next_token, struct as_err *e)
+sqlite_db_lock_put(struct sqlite_db *d, const struct lock *l,
+    uint64_t next_token, struct as_err *e)
 {
     int rc;
     bool own = !d->in_tx;
@@ -732,7 +737,7 @@ db_lock_put(
 }
 
 int
-db_lock_delete(struct db *d, uint64_t token, struct as_err *e)
+sqlite_db_lock_delete(struct sqlite_db *d, uint64_t token, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_LOCK_DEL];
     sqlite3_bind_int64(s, 1, (sqlite3_int64)token);
@@ -740,8 +745,8 @@ db_lock_delete(struct db *d, uint64_t token, struct as_err *e)
 }
 
 int
-db_locks_load(struct db *d, db_lock_fn *fn, void *ctx, uint64_t *next_token,
-    struct as_err *e)
+sqlite_db_locks_load(struct sqlite_db *d, db_lock_fn *fn, void *ctx,
+    uint64_t *next_token, struct as_err *e)
 {
     sqlite3_stmt *s;
     *next_token = 1;
@@ -782,7 +787,8 @@ db_locks_load(struct db *d, db_lock_fn *fn, void *ctx, uint64_t *next_token,
 /* ---- intents ---- */
 
 int
-db_intent_put(struct db *d, const struct db_intent *in, struct as_err *e)
+sqlite_db_intent_put(
+    struct sqlite_db *d, const struct db_intent *in, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_INTENT_PUT];
     sqlite3_bind_int64(s, 1, (sqlite3_int64)in->id);
@@ -796,7 +802,7 @@ db_intent_put(struct db *d, const struct db_intent *in, struct as_err *e)
 }
 
 int
-db_intent_delete(struct db *d, uint64_t id, struct as_err *e)
+sqlite_db_intent_delete(struct sqlite_db *d, uint64_t id, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_INTENT_DEL];
     sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
@@ -804,7 +810,8 @@ db_intent_delete(struct db *d, uint64_t id, struct as_err *e)
 }
 
 int
-db_intents_load(struct db *d, db_intent_fn *fn, void *ctx, struct as_err *e)
+sqlite_db_intents_load(
+    struct sqlite_db *d, db_intent_fn *fn, void *ctx, struct as_err *e)
 {
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(d->h, "SELECT * FROM intents ORDER BY id", -1, &s,
@@ -823,7 +830,8 @@ db_intents_load(struct db *d, db_intent_fn *fn, void *ctx, struct as_err *e)
 /* ---- messages ---- */
 
 int
-db_message_put(struct db *d, const struct db_message *m, struct as_err *e)
+sqlite_db_message_put(
+    struct sqlite_db *d, const struct db_message *m, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_MSG_PUT];
     bind_text(s, 1, m->owner);
@@ -838,7 +846,8 @@ db_message_put(struct db *d, const struct db_message *m, struct as_err *e)
 }
 
 int
-db_message_read(struct db *d, const char *owner, uint64_t id, struct as_err *e)
+sqlite_db_message_read(
+    struct sqlite_db *d, const char *owner, uint64_t id, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_MSG_READ];
     bind_text(s, 1, owner);
@@ -847,7 +856,8 @@ db_message_read(struct db *d, const char *owner, uint64_t id, struct as_err *e)
 }
 
 int
-db_message_drop(struct db *d, const char *owner, uint64_t id, struct as_err *e)
+sqlite_db_message_drop(
+    struct sqlite_db *d, const char *owner, uint64_t id, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_MSG_DROP];
     bind_text(s, 1, owner);
@@ -856,8 +866,8 @@ db_message_drop(struct db *d, const char *owner, uint64_t id, struct as_err *e)
 }
 
 int
-db_messages_move(
-    struct db *d, const char *from, const char *to, struct as_err *e)
+sqlite_db_messages_move(
+    struct sqlite_db *d, const char *from, const char *to, struct as_err *e)
 {
     sqlite3_stmt *s = d->st[S_MSG_MOVE];
     bind_text(s, 1, from);
@@ -866,7 +876,8 @@ db_messages_move(
 }
 
 int
-db_messages_load(struct db *d, db_message_fn *fn, void *ctx, struct as_err *e)
+sqlite_db_messages_load(
+    struct sqlite_db *d, db_message_fn *fn, void *ctx, struct as_err *e)
 {
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(d->h, "SELECT * FROM messages ORDER BY owner, id",
@@ -885,7 +896,7 @@ db_messages_load(struct db *d, db_message_fn *fn, void *ctx, struct as_err *e)
 /* ---- ledger ---- */
 
 int
-db_ledger_flush(struct db *d, struct as_err *e)
+sqlite_db_ledger_flush(struct sqlite_db *d, struct as_err *e)
 {
     if (!d->nq)
         return 0;
@@ -914,7 +925,8 @@ db_ledger_flush(struct db *d, struct as_err *e)
 }
 
 int
-db_ledger_append(struct db *d, const struct db_event *ev, struct as_err *e)
+sqlite_db_ledger_append(
+    struct sqlite_db *d, const struct db_event *ev, struct as_err *e)
 {
     /* Like the fencing counter: a mark reserved in blocks, always above
      * every id handed out, so a crash that loses queued entries never
@@ -938,15 +950,15 @@ db_ledger_append(struct db *d, const struct db_event *ev, struct as_err *e)
     q->agent = ev->agent ? xstrdup(ev->agent) : NULL;
     q->json = xstrdup(ev->json);
     if (d->nq == DB_LEDGER_BATCH)
-        return db_ledger_flush(d, e);
+        return sqlite_db_ledger_flush(d, e);
     return 0;
 }
 
 int
-db_ledger_query(struct db *d, const struct db_ledger_filter *f, db_event_fn *fn,
-    void *ctx, struct as_err *e)
+sqlite_db_ledger_query(struct sqlite_db *d, const struct db_ledger_filter *f,
+    db_event_fn *fn, void *ctx, struct as_err *e)
 {
-    int rc = db_ledger_flush(d, e);
+    int rc = sqlite_db_ledger_flush(d, e);
     if (rc)
         return rc;
     if (f->after >= (uint64_t)INT64_MAX)
@@ -975,9 +987,9 @@ db_ledger_query(struct db *d, const struct db_ledger_filter *f, db_event_fn *fn,
 }
 
 int
-db_ledger_last(struct db *d, uint64_t *seq, struct as_err *e)
+sqlite_db_ledger_last(struct sqlite_db *d, uint64_t *seq, struct as_err *e)
 {
-    int rc = db_ledger_flush(d, e);
+    int rc = sqlite_db_ledger_flush(d, e);
     if (rc)
         return rc;
     sqlite3_stmt *s;
@@ -992,10 +1004,10 @@ db_ledger_last(struct db *d, uint64_t *seq, struct as_err *e)
 }
 
 int
-db_ledger_next(struct db *d, uint64_t *next, struct as_err *e)
+sqlite_db_ledger_next(struct sqlite_db *d, uint64_t *next, struct as_err *e)
 {
     uint64_t last;
-    int rc = db_ledger_last(d, &last, e);
+    int rc = sqlite_db_ledger_last(d, &last, e);
     if (rc)
         return rc;
     *next = last + 1 > d->event_hwm ? last + 1 : d->event_hwm;
@@ -1003,9 +1015,10 @@ db_ledger_next(struct db *d, uint64_t *next, struct as_err *e)
 }
 
 int
-db_ledger_prune(struct db *d, long max_count, int64_t min_ts, struct as_err *e)
+sqlite_db_ledger_prune(
+    struct sqlite_db *d, long max_count, int64_t min_ts, struct as_err *e)
 {
-    int rc = db_ledger_flush(d, e);
+    int rc = sqlite_db_ledger_flush(d, e);
     if (rc)
         return rc;
     char sql[256];

@@ -1,7 +1,7 @@
 /*
- * store.h - the daemon's durable state (implemented over SQLite in
- * sqlite.c): agents, the edits they report, locks and claims
- * (with the fencing counter), intents, messages and the ledger of events.
+ * store.h - the daemon's durable state: agents, the edits they report, locks
+ * and claims (with the fencing counter), intents, messages and the ledger of
+ * events.
  *
  * Every write function commits before it returns (durable across a crash
  * of the process: WAL with synchronous=NORMAL; synchronous=FULL on request
@@ -16,8 +16,17 @@
  *
  * The schema is versioned (table meta, key schema_version) and migrated in
  * order on open; a database from a newer airspace is refused. The file is
- * created 0600. Callers never see SQL; a second implementation (a shared
- * PostgreSQL for teams) can provide the same functions.
+ * created 0600. Callers never see SQL.
+ *
+ * Two backends (store.c dispatches): the embedded SQLite file of one
+ * daemon (sqlite.c, the default) and a PostgreSQL database shared by the
+ * daemons of a team (pg.c, docs/team.md). In PostgreSQL every row carries
+ * its airspace (the clones of one repository) and, except locks, the node
+ * (the daemon) that wrote it: a daemon restores only its own agents,
+ * reports, intents, messages and ledger, while locks are the airspace's,
+ * decided under a per-airspace lock on the database's clock with fencing
+ * tokens from a sequence (db_locks_sync). The functions below behave the
+ * same on both (tests/unit/test_store_conformance.c).
  */
 #ifndef AIRSPACE_STORE_STORE_H
 #define AIRSPACE_STORE_STORE_H
@@ -37,13 +46,20 @@
 struct db;
 
 struct db_options {
-    bool sync_full; /* synchronous=FULL (power-loss durable) */
-    bool exclusive; /* this process is the only one using the file: keep
-                       the lock (no lock syscalls per transaction) */
+    bool sync_full;       /* synchronous=FULL (power-loss durable) */
+    bool exclusive;       /* this process is the only one using the file: keep
+                             the lock (no lock syscalls per transaction) */
+    const char *airspace; /* shared stores: the airspace (NULL: "default") */
+    const char *node;     /* shared stores: this daemon (NULL: "default") */
 };
 
-int db_open(const char *path, const struct db_options *o, struct db **out,
+/* Open the store at `where`: a file path or "sqlite:PATH" (SQLite), or a
+ * libpq URL "postgresql://..." / "postgres://..." (PostgreSQL; the
+ * schema is created or migrated under an advisory lock). */
+int db_open(const char *where, const struct db_options *o, struct db **out,
     struct as_err *e);
+/* Whether `where` names a PostgreSQL store. */
+bool db_url_is_shared(const char *where);
 /* Flush the ledger queue and close (lowering the stored event-id mark to
  * just above the last id queued: a clean stop leaves no gap in ids). */
 void db_close(struct db *d);
@@ -198,5 +214,38 @@ int db_ledger_next(struct db *d, uint64_t *next, struct as_err *e);
 /* Keep at most max_count events and none older than min_ts. */
 int db_ledger_prune(
     struct db *d, long max_count, int64_t min_ts, struct as_err *e);
+
+/* ---- shared stores (PostgreSQL); SQLite: not shared, no-ops ---- */
+
+/* "sqlite" or "postgresql". */
+const char *db_backend(const struct db *d);
+/* Whether other daemons share this store (locks are decided in it). */
+bool db_shared(const struct db *d);
+/* Whether the database cannot be reached (the connection is down; writes
+ * fail with AS_EIO until db_probe reconnects). */
+bool db_unreachable(const struct db *d);
+
+/* The airspace's lock decision point. Within db_begin: takes the
+ * airspace's transaction-scoped advisory lock (held to db_commit, so no
+ * other daemon decides meanwhile), deletes its expired locks, and calls fn
+ * for every live one (by token); *now_ms is the database's clock and
+ * *next_token the next value of the fencing sequence (never given twice).
+ * AS_EUNSUP on a store that is not shared; AS_EINVAL outside db_begin. */
+int db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
+    uint64_t *next_token, struct as_err *e);
+
+/* Publish an event (its JSON) to every daemon of the airspace (NOTIFY,
+ * delivered at commit when within db_begin; an event over 7 900 bytes is
+ * sent without its data). */
+int db_publish(struct db *d, const char *json, struct as_err *e);
+/* The descriptor to watch for published events (-1: none); it changes
+ * when the store reconnects. */
+int db_events_fd(struct db *d);
+/* Every event published by another daemon since the last call. */
+typedef void db_notice_fn(void *ctx, const char *node, const char *json);
+void db_events_poll(struct db *d, db_notice_fn *fn, void *ctx);
+/* The agents other daemons of the airspace stored, with their node. */
+typedef void db_peer_fn(void *ctx, const char *node, const struct db_agent *a);
+int db_peers_load(struct db *d, db_peer_fn *fn, void *ctx, struct as_err *e);
 
 #endif

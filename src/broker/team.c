@@ -1,0 +1,400 @@
+/*
+ * team.c - the daemon in a team: a shared store (PostgreSQL) holds the
+ * airspace's locks, decided there; events travel between the daemons;
+ * the peers' agents are visible (GET /v1/team). docs/team.md.
+ */
+#include "broker/team.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <git2.h>
+
+#include "broker/api.h"
+#include "broker/internal.h"
+#include "core/locks.h"
+#include "git/repo.h"
+#include "store/store.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+struct team {
+    char *airspace, *node;
+    struct event *ev; /* the store's event descriptor, watched */
+    int fd;
+    int64_t offset;   /* the database's clock minus ours, at a decision */
+    int depth;        /* team_locks_begin calls open */
+    bool began;       /* the outermost one began a transaction */
+    bool relaying;    /* emitting an event another daemon published */
+    bool locks_stale; /* another daemon changed a lock: reload */
+    bool said_down;   /* logged that the store is unreachable */
+    bool primed;      /* the first decision was made (store guarded) */
+};
+
+/* ---- names ---- */
+
+/* The origin's URL as host/path (scheme, user, port, ".git" and a
+ * trailing '/' dropped; the host in lower case), so https and ssh clones
+ * of one repository agree; a local path stays a path. */
+static char *
+normalise_remote(const char *url)
+{
+    const char *p = url, *host = NULL, *path;
+    size_t hlen = 0;
+    const char *scheme = strstr(url, "://");
+    if (scheme && strncmp(url, "file://", 7)) {
+        p = scheme + 3;
+        const char *slash = strchr(p, '/');
+        const char *at = strchr(p, '@');
+        if (at && (!slash || at < slash))
+            p = at + 1;
+        slash = strchr(p, '/');
+        host = p;
+        hlen = slash ? (size_t)(slash - p) : strlen(p);
+        const char *colon = memchr(host, ':', hlen);
+        if (colon)
+            hlen = (size_t)(colon - host);
+        path = slash ? slash : "";
+    } else if (scheme) {
+        path = url + 7;
+    } else {
+        const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
+        if (colon && (!slash || colon < slash)) { /* user@host:path */
+            const char *at = strchr(url, '@');
+            host = at && at < colon ? at + 1 : url;
+            hlen = (size_t)(colon - host);
+            path = colon + 1;
+        } else {
+            path = url;
+        }
+    }
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t k = 0; k < hlen; k++)
+        strbuf_addf(&sb, "%c", tolower((unsigned char)host[k]));
+    if (host && *path != '/')
+        strbuf_addf(&sb, "/");
+    strbuf_addf(&sb, "%s", path);
+    char *s = sb.s ? sb.s : xstrdup("");
+    size_t n = strlen(s);
+    while (n > 1 && s[n - 1] == '/')
+        s[--n] = '\0';
+    if (n > 4 && !strcmp(s + n - 4, ".git"))
+        s[n - 4] = '\0';
+    n = strlen(s);
+    while (n > 1 && s[n - 1] == '/')
+        s[--n] = '\0';
+    return s;
+}
+
+static char *
+airspace_name(struct broker *b)
+{
+    if (b->o.store_airspace)
+        return xstrdup(b->o.store_airspace);
+    git_remote *r = NULL;
+    char *name = NULL;
+    if (git_remote_lookup(&r, repo_git(b->repo), "origin") == 0 &&
+        git_remote_url(r))
+        name = normalise_remote(git_remote_url(r));
+    git_remote_free(r);
+    return name ? name : xstrdup(b->paths.common_dir);
+}
+
+static char *
+node_name(struct broker *b)
+{
+    if (b->o.store_node)
+        return xstrdup(b->o.store_node);
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1))
+        snprintf(host, sizeof(host), "localhost");
+    return xasprintf("%s:%s", host, b->paths.common_dir);
+}
+
+int
+team_open(struct broker *b, struct as_err *e)
+{
+    const char *url = b->o.store_url ? b->o.store_url : b->paths.db;
+    struct db_options dbo = { .exclusive = true };
+    if (!db_url_is_shared(url))
+        return db_open(url, &dbo, &b->db, e);
+    struct team *t = xcalloc(1, sizeof(*t));
+    t->fd = -1;
+    t->airspace = airspace_name(b);
+    t->node = node_name(b);
+    dbo.exclusive = false;
+    dbo.airspace = t->airspace;
+    dbo.node = t->node;
+    b->team = t;
+    int rc = db_open(url, &dbo, &b->db, e);
+    if (!rc)
+        broker_log(
+            b, "team store: airspace '%s', node '%s'", t->airspace, t->node);
+    return rc;
+}
+
+void
+team_close(struct broker *b)
+{
+    struct team *t = b->team;
+    if (!t)
+        return;
+    if (t->ev)
+        event_free(t->ev);
+    free(t->airspace);
+    free(t->node);
+    free(t);
+    b->team = NULL;
+}
+
+/* ---- lock decisions ---- */
+
+static void
+restore_into(void *ctx, const struct lock *l)
+{
+    struct as_err e;
+    lock_table_restore(ctx, l, &e); /* a row it cannot take: left out */
+}
+
+int
+team_locks_begin(struct broker *b, int64_t *now, struct as_err *e)
+{
+    struct team *t = b->team;
+    *now = broker_now();
+    if (!t || !db_shared(b->db))
+        return 0;
+    if (t->depth++)
+        return 0;
+    /* the request's transaction when one is open, else one of our own */
+    int rc = db_begin(b->db, e);
+    t->began = rc == 0;
+    if (rc)
+        return rc;
+    struct lock_config lc;
+    lock_config_default(&lc);
+    lc.root = repo_main_workdir(b->repo);
+    struct lock_table *fresh = lock_table_new(&lc);
+    uint64_t next = 0;
+    int64_t db_now = 0;
+    rc = db_locks_sync(b->db, restore_into, fresh, &db_now, &next, e);
+    if (rc) {
+        lock_table_free(fresh);
+        return rc;
+    }
+    lock_table_set_next_token(fresh, next);
+    lock_table_free(b->locks);
+    b->locks = fresh;
+    t->offset = db_now - *now;
+    t->locks_stale = false;
+    t->primed = true;
+    *now = db_now;
+    return 0;
+}
+
+void
+team_locks_end(struct broker *b)
+{
+    struct team *t = b->team;
+    if (!t || !t->depth || --t->depth)
+        return;
+    struct as_err e;
+    if (t->began && db_commit(b->db, &e))
+        broker_log(b, "store: %s", e.msg);
+    t->began = false;
+}
+
+int64_t
+team_clock(struct broker *b, int64_t now)
+{
+    return b->team ? now + b->team->offset : now;
+}
+
+/* ---- events between daemons ---- */
+
+void
+team_publish(struct broker *b, const char *json)
+{
+    struct team *t = b->team;
+    if (!t || t->relaying || db_unreachable(b->db))
+        return;
+    struct as_err e;
+    if (db_publish(b->db, json, &e))
+        broker_log(b, "team: %s", e.msg);
+}
+
+/* An event another daemon published: emitted here too, its data telling
+ * where it came from (data.origin: node and id there). */
+static void
+on_notice(void *ctx, const char *node, const char *json)
+{
+    struct broker *b = ctx;
+    json_t *ev = json_loads(json, 0, NULL);
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    if (!type) {
+        json_decref(ev);
+        return;
+    }
+    if (!strncmp(type, "lock.", 5) || !strncmp(type, "claim.", 6))
+        b->team->locks_stale = true;
+    json_t *data = json_object_get(ev, "data");
+    data = json_is_object(data) ? json_deep_copy(data) : json_object();
+    json_object_set_new(data, "origin",
+        json_pack(
+            "{s:s, s:O?}", "node", node, "id", json_object_get(ev, "id")));
+    b->team->relaying = true;
+    broker_emit(b, type, json_string_value(json_object_get(ev, "agent")), data);
+    b->team->relaying = false;
+    json_decref(ev);
+}
+
+static void
+poll_events(struct broker *b)
+{
+    struct team *t = b->team;
+    db_events_poll(b->db, on_notice, b);
+    if (t->locks_stale && !db_unreachable(b->db)) {
+        /* the hooks answer from this table: it follows the others' grants */
+        int64_t now;
+        struct as_err e;
+        if (team_locks_begin(b, &now, &e))
+            broker_log(b, "team: cannot reload the locks: %s", e.msg);
+        team_locks_end(b);
+    }
+}
+
+static void
+on_readable(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    poll_events(b);
+    team_tick(b); /* a broken connection: stop watching it */
+}
+
+void
+team_tick(struct broker *b)
+{
+    struct team *t = b->team;
+    if (!t)
+        return;
+    int fd = db_events_fd(b->db);
+    if (fd != t->fd) {
+        if (t->ev)
+            event_free(t->ev);
+        t->ev = NULL;
+        t->fd = fd;
+        if (fd >= 0) {
+            t->ev =
+                event_new(b->base, fd, EV_READ | EV_PERSIST, on_readable, b);
+            event_add(t->ev, NULL);
+        }
+    }
+    if (db_unreachable(b->db)) {
+        if (!t->said_down) {
+            struct as_err e;
+            db_health(b->db, &e);
+            broker_log(b, "team: %s", e.msg);
+        }
+        t->said_down = true;
+        return;
+    }
+    if (!t->primed) /* from now on the store guards the lock rows */
+        t->locks_stale = true;
+    poll_events(b);
+}
+
+void
+team_reconnected(struct broker *b)
+{
+    struct team *t = b->team;
+    if (!t)
+        return;
+    if (t->said_down)
+        broker_log(b, "team: the store is back; catching up");
+    t->said_down = false;
+    struct as_err e;
+    bool tx = db_begin(b->db, &e) == 0;
+    for (size_t i = 0; i < b->nagents; i++)
+        broker_persist_agent(b, i);
+    if (tx && db_commit(b->db, &e))
+        broker_log(b, "store: %s", e.msg);
+    t->locks_stale = true;
+    team_tick(b);
+}
+
+/* ---- what the others do ---- */
+
+void
+team_status_json(struct broker *b, json_t *store)
+{
+    json_object_set_new(store, "backend", json_string(db_backend(b->db)));
+    struct team *t = b->team;
+    if (!t)
+        return;
+    json_object_set_new(store, "airspace", json_string(t->airspace));
+    json_object_set_new(store, "node", json_string(t->node));
+    if (db_unreachable(b->db)) {
+        json_object_set_new(store, "state", json_string("unreachable"));
+        json_object_set_new(store, "leases",
+            json_string("refused until the store is back; hooks answer "
+                        "from the locks last seen"));
+    }
+}
+
+static void
+add_peer(void *ctx, const char *node, const struct db_agent *a)
+{
+    json_t *peers = ctx;
+    json_t *p = json_object_get(peers, node);
+    if (!p) {
+        p = json_array();
+        json_object_set_new(peers, node, p);
+    }
+    json_array_append_new(
+        p, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:I}", "id",
+               a->id, "kind", a->kind, "client", a->client, "label", a->label,
+               "worktree", a->worktree, "branch", a->branch, "status",
+               a->status, "lastSeen", (json_int_t)a->last_seen));
+}
+
+static void
+h_team(struct api_ctx *c)
+{
+    struct broker *b = c->b;
+    struct team *t = b->team;
+    json_t *doc = json_pack("{s:s}", "store", db_backend(b->db));
+    json_t *peers = json_object();
+    if (t) {
+        json_object_set_new(doc, "airspace", json_string(t->airspace));
+        json_object_set_new(doc, "node", json_string(t->node));
+        struct as_err e;
+        if (db_peers_load(b->db, add_peer, peers, &e)) {
+            json_decref(peers);
+            json_decref(doc);
+            api_reply_error(c->req, 503, "store_unreachable", "%s", e.msg);
+            return;
+        }
+    }
+    json_t *list = json_array();
+    const char *node;
+    json_t *agents;
+    json_object_foreach(peers, node, agents)
+    {
+        json_array_append_new(
+            list, json_pack("{s:s, s:O}", "node", node, "agents", agents));
+    }
+    json_decref(peers);
+    json_object_set_new(doc, "peers", list);
+    api_reply_json(c->req, 200, doc);
+}
+
+const struct api_route api_team_routes[] = {
+    { EVHTTP_REQ_GET, "v1/team", h_team },
+};
+const size_t api_team_nroutes =
+    sizeof(api_team_routes) / sizeof(api_team_routes[0]);

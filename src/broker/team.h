@@ -1,0 +1,55 @@
+/*
+ * team.h - the daemon's side of a shared store (docs/team.md): which
+ * store it opens (store.url, serve --store), the airspace and node it is
+ * in there, lock decisions made in the database, events to and from the
+ * other daemons of the airspace, and the peers' agents. With the SQLite
+ * store every call is a no-op that changes nothing.
+ */
+#ifndef AIRSPACE_BROKER_TEAM_H
+#define AIRSPACE_BROKER_TEAM_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "util/error.h"
+
+struct broker;
+
+/* Open b->db: o.store_url when given, else the file at b->paths.db. A
+ * shared store is opened in the airspace o.store_airspace, else the
+ * repository's origin URL normalised (host/path: the clones of one
+ * repository agree), else its common directory; as node o.store_node,
+ * else hostname:common directory. */
+int team_open(struct broker *b, struct as_err *e);
+void team_close(struct broker *b);
+
+/* Before a lock decision: within a transaction (the request's, or one
+ * begun here), take the airspace's decision lock and load its live locks
+ * into b->locks (a fresh table), with the fencing sequence's next token;
+ * *now is the database's clock. team_locks_end after the decision and
+ * its writes (commits the transaction begun here). AS_EIO with the
+ * message when the store cannot decide (unreachable): no lease may be
+ * granted then. Not shared: *now = broker_now(), nothing else. */
+int team_locks_begin(struct broker *b, int64_t *now, struct as_err *e);
+void team_locks_end(struct broker *b);
+
+/* now on the database's clock (the offset seen at the last decision). */
+int64_t team_clock(struct broker *b, int64_t now);
+
+/* An event the daemon emitted (its redacted JSON): to the other daemons
+ * (not one relayed from them). */
+void team_publish(struct broker *b, const char *json);
+
+/* At every flush tick: watch the store's event descriptor (again after a
+ * reconnection) and read what arrived. */
+void team_tick(struct broker *b);
+
+/* The store took writes again after being unreachable: the daemon's
+ * agents are stored again and its lock table reloaded. */
+void team_reconnected(struct broker *b);
+
+/* Add the shared store's fields to the status' "store" object. */
+void team_status_json(struct broker *b, json_t *store);
+
+#endif

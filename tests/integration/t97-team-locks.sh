@@ -1,0 +1,201 @@
+# t97-team-locks.sh - daemons of one airspace sharing a PostgreSQL store
+# (docs/team.md): separate daemon processes on separate clones of one bare
+# remote, each with its own runtime directory, on a throwaway server
+# (tests/pg/pgtemp.sh). A lock taken through one daemon is refused through
+# another; a 50-way race for one path across 2, then 5 daemons gives
+# exactly one holder, round after round; a killed daemon's lease expires
+# on the database's clock and is granted again with a higher fencing
+# token; a grant through one daemon reaches another's event stream within
+# 1 s; each daemon sees the others' agents; the store stopped: new leases
+# are refused 503 store_unreachable, hooks' checks are still answered,
+# status says so, and with the store back leases are granted again.
+# SKIP when the PostgreSQL server programs are not installed.
+. "$(dirname "$0")/lib.sh"
+
+PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
+if ! sh "$PGT" check; then
+    echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
+PIDS=""
+cleanup() {
+    for p in $PIDS; do kill -9 "$p" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    sh "$PGT" stop "$PGD"
+    rm -rf "$PGD" "$TMP"
+}
+trap cleanup EXIT
+URL=$(sh "$PGT" start "$PGD")
+
+git -c init.defaultBranch=main init -q --bare "$TMP/remote.git"
+base_repo "$TMP/seed"
+mkdir -p src race
+for f in a b k x; do echo "$f" > "src/$f.c"; done
+git add -A
+git commit -qm files
+git push -q "$TMP/remote.git" main
+cd "$TMP"
+for k in 1 2 3 4 5; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
+
+# start K: the daemon of clone K on the shared store
+start() {
+    (cd "$TMP/c$1" && exec "$AIRSPACE_BIN" serve --log-stderr --store "$URL" \
+        --tick-ms 50 --rescan-ms 600000 --idle-exit-ms 0 2>> "$TMP/d$1.log") &
+    eval "P$1=$!"
+    PIDS="$PIDS $!"
+    n=0
+    until curl -sf --unix-socket "$TMP/c$1/.git/airspace/sock" http://a/v1/status > /dev/null 2>&1; do
+        sleep 0.05
+        n=$((n + 1))
+        [ $n -lt 300 ] || { echo "daemon $1 did not start" >&2; cat "$TMP/d$1.log" >&2; return 1; }
+    done
+}
+# req K METHOD PATH [JSON]: one request to daemon K; body in $TMP/body, CODE
+req() {
+    s="$TMP/c$1/.git/airspace/sock"
+    if [ $# -ge 4 ]; then
+        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$s" \
+            -X "$2" -H 'Content-Type: application/json' --data "$4" "http://a$3")
+    else
+        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$s" -X "$2" "http://a$3")
+    fi
+}
+ms() { date +%s%3N; }
+
+start 1
+start 2
+req 1 GET /v1/status
+cp "$TMP/body" "$TMP/s1"
+req 2 GET /v1/status
+check "daemon 1 is on the shared store" jqt "$TMP/s1" '.store.backend == "postgresql" and .store.state == "ok"'
+check "both clones are one airspace, two nodes" [ "$(jq -r .store.airspace "$TMP/s1")" = "$(jq -r .store.airspace "$TMP/body")" ] &&
+    [ "$(jq -r .store.node "$TMP/s1")" != "$(jq -r .store.node "$TMP/body")" ]
+check "the airspace is the remote's path" jqt "$TMP/s1" ".store.airspace == \"$TMP/remote\""
+
+req 1 POST /v1/agents '{"id":"alice"}'
+req 2 POST /v1/agents '{"id":"bob"}'
+req 1 GET /v1/team
+check "daemon 1 sees bob, daemon 2's agent" jqt "$TMP/body" '[.peers[].agents[].id] == ["bob"]'
+
+# a grant through daemon 1 reaches daemon 2's event stream
+curl -sN --unix-socket "$TMP/c2/.git/airspace/sock" http://a/v1/events > "$TMP/sse2" 2> /dev/null &
+SSE=$!
+PIDS="$PIDS $SSE"
+sleep 0.3
+t0=$(ms)
+req 1 POST /v1/locks '{"agent":"alice","pattern":"src/a.c","ttlMs":600000}'
+check "alice locks src/a.c through daemon 1" [ "$CODE" = 200 ]
+T1=$(jq .token "$TMP/body")
+n=0
+until grep -q '"origin"' "$TMP/sse2" 2> /dev/null; do
+    sleep 0.02
+    n=$((n + 1))
+    [ $n -lt 150 ] || break
+done
+t1=$(ms)
+check "daemon 2's stream has the grant, relayed, within 1 s ($((t1 - t0)) ms)" \
+    [ "$((t1 - t0))" -lt 1000 ] && grep -q '^event: lock.granted' "$TMP/sse2"
+echo "event propagation: $((t1 - t0)) ms" >&2
+kill "$SSE" 2> /dev/null || true
+
+req 2 POST /v1/locks '{"agent":"bob","pattern":"src/a.c"}'
+check "bob is refused src/a.c through daemon 2 (409, got $CODE)" [ "$CODE" = 409 ]
+check "the refusal names alice" jqt "$TMP/body" '.error.holder.holder == "alice"'
+req 2 POST /v1/locks/check '{"agent":"bob","path":"src/a.c"}'
+check "daemon 2's hook check knows alice holds it" jqt "$TMP/body" '.free == false and .holder.holder == "alice"'
+req 2 POST /v1/locks '{"agent":"bob","pattern":"src/b.c"}'
+check "bob locks src/b.c" [ "$CODE" = 200 ]
+check "with a higher token than alice's" [ "$(jq .token "$TMP/body")" -gt "$T1" ]
+
+# race ROUND DAEMONS...: one agent per (daemon, slot) registered, then all
+# 50 ask for race/ROUND.c at once; exactly one is granted
+register() { # register D N PREFIX: agents PREFIX1..N on daemon D
+    i=1
+    while [ $i -le "$2" ]; do
+        req "$1" POST /v1/agents "{\"id\":\"$3$i\"}"
+        i=$((i + 1))
+    done
+}
+race() {
+    round=$1
+    shift
+    per=$((50 / $#))
+    rm -f "$TMP"/race.*
+    for d in "$@"; do
+        i=1
+        while [ $i -le $per ]; do
+            curl -s -o /dev/null -w '%{http_code}\n' --unix-socket "$TMP/c$d/.git/airspace/sock" \
+                -X POST -H 'Content-Type: application/json' \
+                --data "{\"agent\":\"r$d-$i\",\"pattern\":\"race/$round.c\",\"ttlMs\":600000}" \
+                http://a/v1/locks > "$TMP/race.$d.$i" &
+            i=$((i + 1))
+        done
+    done
+    wait_races
+    granted=$(cat "$TMP"/race.* | grep -c '^200$' || true)
+    refused=$(cat "$TMP"/race.* | grep -c '^409$' || true)
+    check "race $round across $# daemons: one holder of 50 (granted $granted, refused $refused)" \
+        [ "$granted" = 1 ] && [ "$refused" = 49 ]
+    req 1 GET /v1/locks
+    check "race $round: the store holds one lock on it" \
+        jqt "$TMP/body" "[.locks[] | select(.pattern == \"race/$round.c\")] | length == 1"
+}
+wait_races() { # wait for the curl jobs (not the daemons)
+    n=0
+    while [ "$(ls "$TMP"/race.* 2> /dev/null | xargs -r cat | wc -l)" -lt 50 ]; do
+        sleep 0.05
+        n=$((n + 1))
+        [ $n -lt 400 ] || break
+    done
+}
+for d in 1 2; do register $d 25 "r$d-"; done
+for r in 1 2 3; do race "two-$r" 1 2; done
+
+start 3
+start 4
+start 5
+for d in 1 2 3 4 5; do register $d 10 "r$d-"; done
+for r in 1 2 3; do race "five-$r" 1 2 3 4 5; done
+
+# a killed daemon's lease expires on the database's clock
+req 3 POST /v1/agents '{"id":"carol"}'
+req 3 POST /v1/locks '{"agent":"carol","pattern":"src/k.c","ttlMs":1000}'
+check "carol locks src/k.c through daemon 3" [ "$CODE" = 200 ]
+TK=$(jq .token "$TMP/body")
+kill -9 "$P3"
+req 1 POST /v1/locks '{"agent":"alice","pattern":"src/k.c"}'
+check "while the lease runs, daemon 1 refuses it (409, got $CODE)" [ "$CODE" = 409 ]
+sleep 1.1
+req 1 POST /v1/locks '{"agent":"alice","pattern":"src/k.c"}'
+check "after it expired, alice gets it (got $CODE)" [ "$CODE" = 200 ]
+check "with a higher fencing token ($(jq .token "$TMP/body") > $TK)" [ "$(jq .token "$TMP/body")" -gt "$TK" ]
+
+# the store stopped: degraded, then back
+sh "$PGT" stop "$PGD"
+req 1 POST /v1/locks '{"agent":"alice","pattern":"src/x.c"}'
+check "store down: a new lease is refused 503 (got $CODE)" [ "$CODE" = 503 ]
+check "with code store_unreachable" jqt "$TMP/body" '.error.code == "store_unreachable"'
+req 2 POST /v1/locks/check '{"agent":"bob","path":"src/a.c"}'
+check "store down: the hook's check is answered from what it knows" \
+    [ "$CODE" = 200 ] && jqt "$TMP/body" '.free == false and .holder.holder == "alice"'
+sleep 0.3
+req 1 GET /v1/status
+check "store down: status says unreachable" jqt "$TMP/body" '.store.state == "unreachable"'
+sh "$PGT" start "$PGD" > /dev/null
+n=0
+while :; do
+    req 1 POST /v1/locks '{"agent":"alice","pattern":"src/x.c"}'
+    [ "$CODE" != 200 ] || break
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 60 ] || break
+done
+check "store back: the lease is granted again (got $CODE after $n tries)" [ "$CODE" = 200 ]
+req 1 GET /v1/status
+check "store back: status ok" jqt "$TMP/body" '.store.state == "ok"'
+req 2 GET /v1/team
+check "store back: daemon 1's agents are published again" \
+    jqt "$TMP/body" '[.peers[].agents[].id] | index("alice") != null'
+finish
