@@ -1095,15 +1095,65 @@ h_lock(struct api_ctx *c)
 
 enum lock_op { OP_RELEASE, OP_RENEW, OP_CONTEST, OP_FORCE };
 
+/*
+ * A release or renew naming the fencing token of the grant it holds: when
+ * the agent's live lock on pattern has another token (that grant was lost,
+ * expired or released, and this is a later one), 409 `stale_token` and
+ * true. No lock of the agent's there: false, the operation says why.
+ */
+static bool
+stale_token(struct api_ctx *c, const char *who, const char *pattern,
+    uint64_t token, int64_t now)
+{
+    char *norm = NULL;
+    struct as_err e;
+    if (lock_table_normalize(c->b->locks, pattern, &norm, &e))
+        return false;
+    size_t n;
+    const struct lock *const *v = lock_table_list(c->b->locks, now, &n);
+    const struct lock *mine = NULL;
+    bool match = false;
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(v[k]->holder, who) && !strcmp(v[k]->pattern, norm)) {
+            mine = v[k];
+            match = match || v[k]->token == token;
+        }
+    free(norm);
+    if (!mine || match)
+        return false;
+    char *msg = xasprintf("your lock on '%s' has token %llu, not %llu: "
+                          "that grant was lost (expired or released) and "
+                          "this is a later one",
+        pattern, (unsigned long long)mine->token, (unsigned long long)token);
+    json_t *err =
+        json_pack("{s:s, s:s}", "code", "stale_token", "message", msg);
+    free(msg);
+    json_object_set_new(err, "holder", broker_lock_json(mine, now));
+    api_reply_json(c->req, 409, json_pack("{s:o}", "error", err));
+    return true;
+}
+
 static void
 lock_op(struct api_ctx *c, enum lock_op op)
 {
-    static const char *const keys[] = { "agent", "pattern", "ttlMs", NULL };
+    static const char *const keys[] = { "agent", "pattern", "ttlMs", "token",
+        NULL };
     ssize_t i;
     int64_t ttl;
     if (api_check_keys(c, keys) || (i = api_body_agent(c, "agent")) < 0 ||
         api_want_string(c, "pattern", true, 4096) || api_body_ttl(c, &ttl))
         return;
+    json_t *tok = json_object_get(c->body, "token");
+    if (tok && (op == OP_CONTEST || op == OP_FORCE)) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'token' is for release and renew (the token of your grant)");
+        return;
+    }
+    if (tok && (!json_is_integer(tok) || json_integer_value(tok) <= 0)) {
+        api_reply_error(c->req, 400, "bad_field",
+            "'token' must be the fencing token of your grant (an integer > 0)");
+        return;
+    }
     const char *pattern =
         json_string_value(json_object_get(c->body, "pattern"));
     /* taking a claim away is acting: not for an agent that left */
@@ -1115,6 +1165,11 @@ lock_op(struct api_ctx *c, enum lock_op op)
     if (team_locks_begin(c->b, &now, &e)) {
         team_locks_end(c->b);
         api_reply_error(c->req, 503, "store_unreachable", "%s", e.msg);
+        return;
+    }
+    if (tok &&
+        stale_token(c, who, pattern, (uint64_t)json_integer_value(tok), now)) {
+        team_locks_end(c->b);
         return;
     }
     struct lock_events ev;

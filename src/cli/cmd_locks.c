@@ -22,6 +22,7 @@
 struct lopts {
     const char *repo, *agent, *reason, *mode;
     long ttl_s;
+    long long token; /* --token: the fencing token of the grant held */
     bool json, no_start, force;
     bool named; /* --agent or AIRSPACE_AGENT, not found from the session */
 };
@@ -36,6 +37,7 @@ parse(int argc, char **argv, struct lopts *o, const char *usage)
         { "ttl", required_argument, NULL, 't' },
         { "shared", no_argument, NULL, 's' },
         { "force", no_argument, NULL, 'f' },
+        { "token", required_argument, NULL, 'T' },
         { "json", no_argument, NULL, 'j' },
         { "no-start", no_argument, NULL, 'n' },
         { "help", no_argument, NULL, 'h' },
@@ -69,6 +71,14 @@ parse(int argc, char **argv, struct lopts *o, const char *usage)
             break;
         case 's':
             o->mode = "shared";
+            break;
+        case 'T':
+            errno = 0;
+            o->token = strtoll(optarg, &end, 10);
+            if (errno || *end || o->token <= 0)
+                return dcli_usage(argv[0],
+                    "--token takes the lock's fencing token (> 0), not '%s'",
+                    optarg);
             break;
         case 'f':
             o->force = true;
@@ -186,6 +196,9 @@ each_pattern(int argc, char **argv, const char *cmd, const char *path,
             json_object_set_new(body, "mode", json_string(o.mode));
         if (o.reason && !strcmp(path, "/v1/locks"))
             json_object_set_new(body, "reason", json_string(o.reason));
+        if (o.token && !strcmp(path, "/v1/locks/release"))
+            json_object_set_new(
+                body, "token", json_integer((json_int_t)o.token));
         if (o.ttl_s &&
             (!strcmp(path, "/v1/locks") || !strcmp(path, "/v1/locks/renew")))
             json_object_set_new(
@@ -238,8 +251,9 @@ int
 cmd_unlock(int argc, char **argv)
 {
     return each_pattern(argc, argv, "unlock", "/v1/locks/release", NULL,
-        "usage: airspace unlock [--agent ID] PATTERN...\n\n"
-        "Release locks or claims you hold.\n");
+        "usage: airspace unlock [--agent ID] [--token N] PATTERN...\n\n"
+        "Release locks or claims you hold; with --token, only the grant\n"
+        "of that fencing token (exit 1 when it was lost since).\n");
 }
 
 int
@@ -268,7 +282,8 @@ cmd_release(int argc, char **argv)
         force = force || !strcmp(argv[i], "--force");
     return each_pattern(argc, argv, "release",
         force ? "/v1/locks/force-release" : "/v1/locks/release", NULL,
-        "usage: airspace release [--agent ID] [--force] PATTERN...\n\n"
+        "usage: airspace release [--agent ID] [--force] [--token N]\n"
+        "                        PATTERN...\n\n"
         "Release your claims; with --force, take a claim you contested\n"
         "after the contest timeout (or from a stale holder).\n");
 }

@@ -236,6 +236,9 @@ mcp_session_release(struct mcp_session *s)
             json_decref(reply);
         free(path);
     }
+    if (s->tokens)
+        json_decref(s->tokens);
+    s->tokens = NULL;
     if (s->connected)
         client_close(&s->cl);
     free(s->agent);
@@ -739,6 +742,12 @@ each_pattern(struct mcp_session *s, json_t *args, const char *path,
                 json_object_set_new(body, "ttlMs",
                     json_integer(num(args, "ttlSeconds") * 1000));
         }
+        /* a release carries the token this session was granted: a grant
+         * lost since (and made again) is not released by mistake */
+        bool release = !strcmp(path, "/v1/locks/release");
+        json_t *held = s->tokens ? json_object_get(s->tokens, pattern) : NULL;
+        if (release && held)
+            json_object_set(body, "token", held);
         long status;
         json_t *reply = NULL;
         int rc = request(s, "POST", path, body, &status, &reply, &err);
@@ -747,6 +756,14 @@ each_pattern(struct mcp_session *s, json_t *args, const char *path,
             json_decref(results);
             free(t.s);
             return err;
+        }
+        if (kind && status / 100 == 2 && json_object_get(reply, "token")) {
+            if (!s->tokens)
+                s->tokens = json_object();
+            json_object_set(
+                s->tokens, pattern, json_object_get(reply, "token"));
+        } else if (release && held && status != 503 && status != 507) {
+            json_object_del(s->tokens, pattern);
         }
         if (status / 100 == 2) {
             strbuf_addf(&t, "%s '%s'", verb, pattern);

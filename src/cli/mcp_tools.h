@@ -31,6 +31,8 @@ struct mcp_session {
     char *client_name; /* clientInfo.name, for registration */
     char *toplevel;    /* git toplevel of the current directory */
     bool structured;   /* add structuredContent (2025-06-18 and later) */
+    json_t *tokens;    /* pattern as given -> fencing token of its grant here,
+                          sent with its release; NULL until the first */
 };
 
 /*
