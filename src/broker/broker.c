@@ -25,6 +25,7 @@
 #include <event2/listener.h>
 
 #include "broker/conns.h"
+#include "broker/fence.h"
 #include "broker/gitview.h"
 #include "broker/team.h"
 #include "core/owners.h"
@@ -1259,6 +1260,7 @@ broker_restore(struct broker *b, struct as_err *e)
         (rc = db_messages_load(b->db, restore_message, b, e)) ||
         (rc = db_ledger_next(b->db, &next_event, e)))
         return rc;
+    broker_fence_load(b, &next_token, &next_event);
     if (next_token > lock_table_next_token(b->locks))
         lock_table_set_next_token(b->locks, next_token);
     b->next_event_id = b->ring_first = next_event;
@@ -2270,6 +2272,7 @@ broker_free(struct broker *b)
     broker_collab_release(b);
     broker_alerts_release(b);
     broker_conns_release();
+    broker_fence_release();
     if (b->http_unix)
         evhttp_free(b->http_unix);
     if (b->http_tcp)

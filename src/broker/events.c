@@ -6,6 +6,7 @@
  * not hold (older events, those before a restart) from the ledger.
  */
 #include "broker/conns.h"
+#include "broker/fence.h"
 #include "broker/internal.h"
 
 #include <limits.h>
@@ -191,6 +192,7 @@ void
 broker_emit(struct broker *b, const char *type, const char *agent, json_t *data)
 {
     uint64_t id = b->next_event_id++;
+    broker_fence_note(b); /* the id, and a token it announces */
     json_t *ev = json_object();
     json_object_set_new(ev, "id", json_integer((json_int_t)id));
     json_object_set_new(ev, "type", json_string(type));

@@ -2,7 +2,9 @@
 # naming the token of a grant that was lost since (expired, and the lock
 # granted again) is refused 409 stale_token and changes nothing, through
 # the API, the CLI (--token) and the MCP server (which sends the token its
-# session was granted).
+# session was granted). A store put back from an older copy while the
+# daemon is down does not make tokens or event ids go backwards: they go on
+# from the marks kept beside it (<airspace>/fence), and the log says so.
 . "$(dirname "$0")/lib.sh"
 
 base_repo "$TMP/repo"
@@ -117,4 +119,49 @@ sys.exit(0 if ok else 1)
 PY
 check "mcp: a release of a lost grant is refused, of a held one done" \
     python3 "$TMP/mcp.py" "$AIRSPACE_BIN" "$SOCK"
+
+# a backup of the store, then more grants than a block of the store's own
+# mark (1024), then the backup put back while the daemon is down
+kill "$DPID"
+wait "$DPID" 2> /dev/null || true
+cp .git/airspace/airspace.db "$TMP/backup.db"
+start_daemon --tick-ms 50
+cat > "$TMP/grants.py" <<'PY'
+import http.client, json, socket, sys
+sock, n = sys.argv[1], int(sys.argv[2])
+class Unix(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock)
+c = Unix("a")
+top = 0
+for i in range(n):
+    for path, body in (("/v1/locks", {"agent": "alice", "pattern": f"g/{i % 7}"}),
+                       ("/v1/locks/release", {"agent": "alice", "pattern": f"g/{i % 7}"})):
+        c.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+        r = c.getresponse()
+        d = json.loads(r.read())
+        if r.status != 200:
+            sys.exit(f"{path}: {r.status} {d}")
+        top = max(top, d.get("token", 0))
+print(top)
+PY
+TOP=$(python3 "$TMP/grants.py" "$SOCK" 1100)
+LAST_EVENT=$(as log -n 1 --json 2> /dev/null | jq -r '.events[-1].id' 2> /dev/null || echo 0)
+check "1100 grants made (top token $TOP)" [ "$TOP" -gt 1100 ]
+check "the marks file is beside the store" grep -q '^token ' .git/airspace/fence
+kill "$DPID"
+wait "$DPID" 2> /dev/null || true
+cp "$TMP/backup.db" .git/airspace/airspace.db
+rm -f .git/airspace/airspace.db-wal .git/airspace/airspace.db-shm
+start_daemon --tick-ms 50
+api POST /v1/locks '{"agent":"alice","pattern":"after-restore"}'
+NEW=$(jq -r .token "$TMP/body")
+check "after the old store is put back: a grant's token ($NEW) above every earlier one ($TOP)" \
+    [ "$CODE,$((NEW > TOP))" = "200,1" ]
+check "the log says the store was behind" grep -q 'put back from an older copy' "$TMP/daemon.log"
+if [ "$LAST_EVENT" -gt 0 ] 2> /dev/null; then
+    NEWEV=$(as log -n 1 --json 2> /dev/null | jq -r '.events[-1].id')
+    check "event ids go on above the last one ($NEWEV > $LAST_EVENT)" [ "$NEWEV" -gt "$LAST_EVENT" ]
+fi
 finish
