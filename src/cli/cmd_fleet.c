@@ -201,10 +201,23 @@ state_read(const struct fctx *x, const char *name)
     return json_is_object(j) ? j : (j ? (json_decref(j), NULL) : NULL);
 }
 
+/* Whether process pid runs (a zombie, exited but not yet reaped by its
+ * parent, does not). */
 static bool
 alive(pid_t pid)
 {
-    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+    if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
+        return false;
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return !(p && p[1] == ' ' && p[2] == 'Z');
 }
 
 static json_t *
@@ -292,6 +305,43 @@ agent_worktree(struct fctx *x, const struct fleet_agent *a, json_t *out)
     return dir;
 }
 
+/* Drop agent a's intents that are its lanes (declared by a former up):
+ * each up declares them afresh, down drops them. */
+static void
+drop_lane_intents(struct client *cl, const struct fleet_agent *a)
+{
+    char *esc = client_path_escape(a->name);
+    char *p = xasprintf("/v1/intents?agent=%s", esc);
+    free(esc);
+    long status;
+    json_t *reply = NULL, *lanes = lanes_json(a);
+    struct as_err e;
+    if (client_request(cl, "GET", p, NULL, &status, &reply, &e) == 0 &&
+        status == 200) {
+        size_t k;
+        json_t *in;
+        json_array_foreach(json_object_get(reply, "intents"), k, in)
+        {
+            if (!json_equal(json_object_get(in, "files"), lanes) ||
+                strcmp(dcli_str(in, "agent"), a->name))
+                continue;
+            char *d = xasprintf("/v1/intents/%lld/drop",
+                (long long)json_integer_value(json_object_get(in, "id")));
+            json_t *body = json_pack("{s:s}", "agent", a->name);
+            json_t *r2 = NULL;
+            client_request(cl, "POST", d, body, &status, &r2, &e);
+            if (r2)
+                json_decref(r2);
+            json_decref(body);
+            free(d);
+        }
+    }
+    if (reply)
+        json_decref(reply);
+    json_decref(lanes);
+    free(p);
+}
+
 /* Register agent a and its lane (an intent) with the daemon. */
 static void
 agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
@@ -316,10 +366,13 @@ agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
     if (reply)
         json_decref(reply);
     reply = NULL;
+    if (ok)
+        drop_lane_intents(cl, a);
     if (ok && a->nlanes) {
-        body = json_pack("{s:s, s:o, s:s, s:I}", "agent", a->name, "files",
-            lanes_json(a), "summary", "fleet lane", "ttlMs",
-            (json_int_t)7 * 24 * 3600 * 1000);
+        /* no summary: the same words for every lane would read as one
+         * task declared twice (the detector's duplicate check) */
+        body = json_pack("{s:s, s:o, s:I}", "agent", a->name, "files",
+            lanes_json(a), "ttlMs", (json_int_t)7 * 24 * 3600 * 1000);
         ok = client_request(
                  cl, "POST", "/v1/intents", body, &status, &reply, &e) == 0 &&
              status == 200;
@@ -925,6 +978,7 @@ fleet_down(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         const struct fleet_agent *a = &x.f.agents[i];
         if (have) {
+            drop_lane_intents(&cl, a);
             char *p = xasprintf("/v1/agents/%s/exit", a->name);
             long status;
             json_t *reply = NULL;

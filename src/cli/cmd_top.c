@@ -187,7 +187,7 @@ event_relevant(const char *type)
 {
     static const char *const prefixes[] = { "agent.", "workset.changed",
         "advisory", "intent.", "lock.", "claim.", "conflict", "message",
-        "git.commit", "worktree." };
+        "git.commit", "worktree.", "alert." };
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
         if (!strncmp(type, prefixes[i], strlen(prefixes[i])))
             return true;
@@ -723,6 +723,32 @@ draw_escalations(struct top *t, int y, int rows)
     return y;
 }
 
+/* The alerts (the advisories' reply carries them), under the escalations
+ * in their rows. */
+static int
+draw_alerts(struct top *t, int y, int rows)
+{
+    json_t *list = json_object_get(t->advisories, "alerts");
+    size_t n = json_array_size(list);
+    if (!n || rows < 1)
+        return y;
+    char head[64];
+    snprintf(head, sizeof(head), "ALERTS (%zu; 'airspace alerts')", n);
+    cell(y, 0, COLS, BOLD | attr_of(t, PAIR_RED, 0), head);
+    hidden(y++, n, rows);
+    int64_t now = wall_ms();
+    for (size_t i = 0; i < n && (int)i < rows - 1; i++, y++) {
+        json_t *a = json_array_get(list, i);
+        char age[32];
+        duration(age, sizeof(age),
+            now - json_integer_value(json_object_get(a, "since")));
+        int x = cell(y, 0, 8, attr_of(t, PAIR_YELLOW, 0), age);
+        x = cell(y, x, 16, attr_of(t, PAIR_RED, 0), str(a, "kind"));
+        cell(y, x, COLS - x, 0, str(a, "text"));
+    }
+    return y;
+}
+
 static void
 draw_events(struct top *t, int y)
 {
@@ -753,16 +779,26 @@ top_draw(struct top *t)
         json_array_size(json_object_get(t->locks, "locks")),
         json_array_size(json_object_get(t->advisories, "escalations")),
     };
+    size_t nalerts = json_array_size(json_object_get(t->advisories, "alerts"));
     int want[5], rows[5];
     for (size_t i = 0; i < 4; i++)
         want[i] = n[i] ? 1 + (int)n[i] : 1;
+    want[3] += nalerts ? 1 + (int)nalerts : 0;
     want[4] = 1 + (t->nevents ? (int)t->nevents : 1);
     plan(rows, want, 5, LINES - 3);
     int y = 3;
     y = draw_agents(t, y, rows[0]) + 1;
     y = draw_advisories(t, y, rows[1]) + 1;
     y = draw_locks(t, y, rows[2]) + 1;
-    y = draw_escalations(t, y, rows[3]) + 1;
+    /* the escalations' rows, leaving the alerts two at least */
+    int esc_rows = n[3] ? 1 + (int)n[3] : 1;
+    if (!nalerts || esc_rows > rows[3])
+        esc_rows = rows[3];
+    if (nalerts && esc_rows > rows[3] - 2)
+        esc_rows = rows[3] - 2 > 1 ? rows[3] - 2 : 1;
+    int y0 = y;
+    y = draw_escalations(t, y, esc_rows);
+    y = draw_alerts(t, y, rows[3] - (y - y0)) + 1;
     draw_events(t, y);
     refresh();
 }

@@ -132,6 +132,15 @@ until tmux capture-pane -p -t "=$S:top" | grep -q '^airspace top'; do
     sleep 0.1
 done
 check "the top window runs the live view" sh -c "tmux capture-pane -p -t '=$S:top' | grep -q '^airspace top'"
+n=0
+until tmux capture-pane -p -t "=$S:top" | grep -q "fleet-given-up *fleet agent 'crashy' was given up"; do
+    n=$((n + 1))
+    [ $n -lt 50 ] || break
+    sleep 0.1
+done
+tmux capture-pane -p -t "=$S:top" > "$TMP/top"
+check "... which shows the alert" grep -Eq "^ *[0-9]+s +fleet-given-up +fleet agent 'crashy' was given up after 2 restarts: exit 3" "$TMP/top"
+check "... under its heading" grep -q "^ALERTS (1; 'airspace alerts')" "$TMP/top"
 check "steady and its child run" [ "$(pgrep -f "$MARK" | wc -l)" -ge 2 ]
 PG=$(jq '.agents[1].pid' "$TMP/st")
 SPG=$(jq .pgid "$(git rev-parse --git-common-dir)/airspace/fleet/steady.json")
@@ -143,7 +152,9 @@ as fleet down > "$TMP/down" 2> "$TMP/err" && st=0 || st=$?
 check "fleet down: exit 0 ($st: $(cat "$TMP/err"))" [ "$st" = 0 ]
 check "no process of steady is left (marker)" [ "$(pgrep -f "$MARK" | wc -l)" = 0 ]
 check "... nor in its process group" sh -c "! ps -e -o pgid= | tr -d ' ' | grep -qx '$SPG'"
-check "no supervisor is left" sh -c "! kill -0 $PG 2> /dev/null"
+# gone, or a zombie its parent (the tmux server, itself leaving) has not
+# reaped yet
+check "no supervisor is left" sh -c "! ps -o stat= -p $PG | grep -qv '^Z'"
 check "the session is gone" sh -c "! tmux has-session -t '=$S' 2> /dev/null"
 check "steady's worktree stays, with its work" [ "$(cat "$W/steady/src/net/b.c")" = "work in progress" ]
 check "... and down says so" grep -Eq "^steady +left in place with uncommitted work \(2 files: setup-ran, src/net/b.c\): $W/steady$" "$TMP/down"
