@@ -227,7 +227,7 @@ team_publish(struct broker *b, const char *json)
 }
 
 /* An event another daemon published: emitted here too, its data telling
- * where it came from (data.origin: node and id there). */
+ * where it came from (data.origin: node, id and ts there). */
 static void
 on_notice(void *ctx, const char *node, const char *json)
 {
@@ -243,12 +243,38 @@ on_notice(void *ctx, const char *node, const char *json)
     json_t *data = json_object_get(ev, "data");
     data = json_is_object(data) ? json_deep_copy(data) : json_object();
     json_object_set_new(data, "origin",
-        json_pack(
-            "{s:s, s:O?}", "node", node, "id", json_object_get(ev, "id")));
+        json_pack("{s:s, s:O?, s:O?}", "node", node, "id",
+            json_object_get(ev, "id"), "ts", json_object_get(ev, "ts")));
     b->team->relaying = true;
     broker_emit(b, type, json_string_value(json_object_get(ev, "agent")), data);
     b->team->relaying = false;
     json_decref(ev);
+}
+
+/* The hooks answer from the lock table: between decisions it follows the
+ * others' grants, read without the decision lock (a cache, not a
+ * decision: no daemon waits for it). */
+static void
+refresh_locks(struct broker *b)
+{
+    struct team *t = b->team;
+    struct lock_config lc;
+    lock_config_default(&lc);
+    lc.root = repo_main_workdir(b->repo);
+    struct lock_table *fresh = lock_table_new(&lc);
+    int64_t db_now = 0;
+    struct as_err e;
+    if (db_locks_peek(b->db, restore_into, fresh, &db_now, &e)) {
+        broker_log(b, "team: cannot reload the locks: %s", e.msg);
+        lock_table_free(fresh);
+        return;
+    }
+    lock_table_set_next_token(fresh, lock_table_next_token(b->locks));
+    lock_table_free(b->locks);
+    b->locks = fresh;
+    t->offset = db_now - broker_now();
+    t->locks_stale = false;
+    t->primed = true;
 }
 
 static void
@@ -256,14 +282,8 @@ poll_events(struct broker *b)
 {
     struct team *t = b->team;
     db_events_poll(b->db, on_notice, b);
-    if (t->locks_stale && !db_unreachable(b->db)) {
-        /* the hooks answer from this table: it follows the others' grants */
-        int64_t now;
-        struct as_err e;
-        if (team_locks_begin(b, &now, &e))
-            broker_log(b, "team: cannot reload the locks: %s", e.msg);
-        team_locks_end(b);
-    }
+    if (t->locks_stale && !db_unreachable(b->db))
+        refresh_locks(b);
 }
 
 static void

@@ -68,6 +68,8 @@ DB_BACKEND_DECLS(pg, pg_db)
 bool pg_db_unreachable(const struct pg_db *d);
 int pg_db_locks_sync(struct pg_db *d, db_lock_fn *fn, void *ctx,
     int64_t *now_ms, uint64_t *next_token, struct as_err *e);
+int pg_db_locks_peek(struct pg_db *d, db_lock_fn *fn, void *ctx,
+    int64_t *now_ms, struct as_err *e);
 int pg_db_publish(struct pg_db *d, const char *json, struct as_err *e);
 int pg_db_events_fd(struct pg_db *d);
 void pg_db_events_poll(struct pg_db *d, db_notice_fn *fn, void *ctx);

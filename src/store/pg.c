@@ -1003,6 +1003,34 @@ pg_db_locks_sync(struct pg_db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
     return locks_select(d, fn, ctx, e);
 }
 
+int
+pg_db_locks_peek(struct pg_db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
+    struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    char *sql = xasprintf("SELECT %s FROM airspace_locks WHERE airspace = $1"
+                          " AND $2::text IS NOT NULL ORDER BY token",
+        LOCK_COLS);
+    PGresult *r = q(d, sql, &p, PGRES_TUPLES_OK, e, "cannot read locks");
+    free(sql);
+    if (!r)
+        return AS_EIO;
+    d->synced = true; /* a daemon that follows the locks: writes guarded */
+    PGresult *c =
+        q(d, "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+            NULL, PGRES_TUPLES_OK, e, "cannot read the database's clock");
+    if (!c) {
+        PQclear(r);
+        return AS_EIO;
+    }
+    *now_ms = ival(c, 0, 0);
+    PQclear(c);
+    each_lock(r, fn, ctx);
+    PQclear(r);
+    return 0;
+}
+
 /* ---- intents ---- */
 
 int

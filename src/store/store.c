@@ -271,6 +271,15 @@ db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
 }
 
 int
+db_locks_peek(
+    struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms, struct as_err *e)
+{
+    if (!d->p)
+        return as_errorf(e, AS_EUNSUP, "the store is not shared");
+    return pg_db_locks_peek(d->p, fn, ctx, now_ms, e);
+}
+
+int
 db_publish(struct db *d, const char *json, struct as_err *e)
 {
     return d->p ? pg_db_publish(d->p, json, e) : 0;

@@ -234,6 +234,13 @@ bool db_unreachable(const struct db *d);
 int db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
     uint64_t *next_token, struct as_err *e);
 
+/* The airspace's locks as they are (expired ones included: the lock
+ * table hides them), and the database's clock in *now_ms, without the
+ * decision lock: a cache refresh, not a decision. AS_EUNSUP when not
+ * shared. */
+int db_locks_peek(
+    struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms, struct as_err *e);
+
 /* Publish an event (its JSON) to every daemon of the airspace (NOTIFY,
  * delivered at commit when within db_begin; an event over 7 900 bytes is
  * sent without its data). */
