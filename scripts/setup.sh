@@ -5,7 +5,9 @@
 #   scripts/setup.sh            release build in build/release
 #   scripts/setup.sh --asan     also the sanitizer build in build/asan
 #   scripts/setup.sh --clients  also the pinned agent clients the end-to-end
-#                               tests run (tests/clients/package-lock.json)
+#                               tests run (tests/clients/package-lock.json),
+#                               and chromium with playwright-core for the
+#                               map's browser tests (tests/browser)
 #
 # Installs Debian packages (needs root or sudo; skipped when all are present)
 # and the npm packages pinned in package-lock.json (tree-sitter grammars).
@@ -16,6 +18,9 @@ PKGS="build-essential cmake ninja-build pkg-config git ca-certificates \
 libgit2-dev libtree-sitter-dev libjansson-dev zlib1g-dev libsqlite3-dev libevent-dev \
 libcurl4-openssl-dev curl libncurses-dev libpq-dev postgresql \
 clang-format python3 jq time libgit2-fixtures tmux"
+
+# the map's browser tests (t81-t84, bench/map.sh) drive Debian's chromium
+case " $* " in *" --clients "*) PKGS="$PKGS chromium" ;; esac
 
 missing=""
 # Node.js and npm: keep whatever provides them (a NodeSource nodejs carries
@@ -38,6 +43,12 @@ if [ ! -f node_modules/.package-lock.json ] ||
     echo "setup: installing npm packages (package-lock.json)" >&2
     npm ci --no-audit --no-fund --ignore-scripts >&2
 fi
+# three.js for the map's page, embedded in the binary (decision 0015)
+if [ ! -f web/node_modules/.package-lock.json ] ||
+    [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+    echo "setup: installing the map's npm packages (web/package-lock.json)" >&2
+    (cd web && npm ci --no-audit --no-fund --ignore-scripts >&2)
+fi
 
 for a in "$@"; do
     if [ "$a" = "--clients" ] &&
@@ -45,6 +56,12 @@ for a in "$@"; do
             [ tests/clients/package-lock.json -nt tests/clients/node_modules/.package-lock.json ]; }; then
         echo "setup: installing the pinned agent clients (tests/clients)" >&2
         (cd tests/clients && npm ci --no-audit --no-fund --ignore-scripts >&2)
+    fi
+    if [ "$a" = "--clients" ] &&
+        { [ ! -f tests/browser/node_modules/.package-lock.json ] ||
+            [ tests/browser/package-lock.json -nt tests/browser/node_modules/.package-lock.json ]; }; then
+        echo "setup: installing playwright-core for the map's browser tests (tests/browser)" >&2
+        (cd tests/browser && npm ci --no-audit --no-fund --ignore-scripts >&2)
     fi
 done
 

@@ -323,16 +323,9 @@ check_peer(struct api_ctx *c)
         }
         return 0;
     }
-    /* TCP (loopback): a bearer token for everything. */
-    const char *auth = evhttp_find_header(
-        evhttp_request_get_input_headers(c->req), "Authorization");
-    if (!c->b->token || !auth || strncmp(auth, "Bearer ", 7) ||
-        strcmp(auth + 7, c->b->token)) {
-        api_reply_error(c->req, 401, "unauthorized",
-            "a bearer token is required (see <git-common-dir>/airspace/token)");
-        return -1;
-    }
-    return 0;
+    /* TCP (loopback): Host and Origin, and a token for all but the map's
+     * page (api_map.c) */
+    return api_map_check_tcp(c, &ss);
 }
 
 static int
@@ -1296,9 +1289,10 @@ static const struct api_route routes[] = {
 
 /* Route tables: the core routes above, then each extension's. */
 static const struct api_route *const tables[] = { routes, api_collab_routes,
-    api_team_routes, api_hook_routes, api_alerts_routes };
+    api_team_routes, api_hook_routes, api_alerts_routes, api_map_routes };
 static const size_t *const table_sizes[] = { NULL, &api_collab_nroutes,
-    &api_team_nroutes, &api_hook_nroutes, &api_alerts_nroutes };
+    &api_team_nroutes, &api_hook_nroutes, &api_alerts_nroutes,
+    &api_map_nroutes };
 
 /* Whether a request may change state (and so the store): every POST but
  * a stop and a lock check, and an inbox read that marks messages read. */

@@ -8,6 +8,7 @@
 #define AIRSPACE_BROKER_API_H
 
 #include <sys/queue.h>
+#include <sys/socket.h>
 
 #include <event2/keyvalq_struct.h>
 
@@ -35,6 +36,13 @@ extern const struct api_route api_hook_routes[];
 extern const size_t api_hook_nroutes;
 extern const struct api_route api_collab_routes[];
 extern const size_t api_collab_nroutes;
+extern const struct api_route api_map_routes[];
+extern const size_t api_map_nroutes;
+
+/* A request on the loopback TCP listener (local address *local): 0 when
+ * it may proceed, else -1 after a 403 (Host or Origin not this daemon's)
+ * or 401 (no token where one is needed) reply (api_map.c). */
+int api_map_check_tcp(struct api_ctx *c, const struct sockaddr_storage *local);
 extern const struct api_route api_team_routes[];
 extern const size_t api_team_nroutes;
 extern const struct api_route api_alerts_routes[];

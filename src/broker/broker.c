@@ -2262,6 +2262,26 @@ setup_http(struct broker *b, struct evhttp *h)
     broker_conns_init(b);
 }
 
+int
+broker_listen_tcp(struct broker *b, int port, struct as_err *e)
+{
+    if (b->http_tcp)
+        return 0;
+    b->o.tcp_port = port;
+    int rc = listen_tcp(b, e);
+    if (rc) {
+        evhttp_free(b->http_tcp);
+        b->http_tcp = NULL;
+        b->tcp_socket = NULL;
+        b->o.tcp_port = 0;
+        free(b->token);
+        b->token = NULL;
+        return rc;
+    }
+    setup_http(b, b->http_tcp);
+    return 0;
+}
+
 static void
 broker_free(struct broker *b)
 {

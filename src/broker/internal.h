@@ -242,6 +242,10 @@ struct broker {
     struct balerts *alerts; /* alerting.c */
 };
 
+/* Listen on 127.0.0.1:port too (0: a free port, which the caller reads
+ * from b->tcp_socket), with a fresh token in <dir>/token, unless the daemon
+ * already does. */
+int broker_listen_tcp(struct broker *b, int port, struct as_err *e);
 int64_t broker_now(void);
 void broker_log(struct broker *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

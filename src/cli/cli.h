@@ -78,6 +78,7 @@ cli_fn cmd_serve;
 cli_fn cmd_status;
 cli_fn cmd_stop;
 cli_fn cmd_top;
+cli_fn cmd_open;
 cli_fn cmd_version;
 cli_fn cmd_watch;
 

@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
     { "watch", "follow the live events", cmd_watch },
     { "top", "the live picture in the terminal, updated as it changes",
         cmd_top },
+    { "open", "the live map of the repository in the browser", cmd_open },
     { "lock", "lock paths or globs", cmd_lock },
     { "unlock", "release locks you hold", cmd_unlock },
     { "locks", "list live locks and claims", cmd_locks },
