@@ -353,7 +353,9 @@ h_inbox(struct api_ctx *c)
                     broker_log(c->b, "store: %s", e.msg);
             }
         }
-    api_reply_json(c->req, 200, json_pack("{s:o}", "messages", v));
+    api_reply_json(c->req, 200,
+        json_pack("{s:o, s:I}", "messages", v, "dropped",
+            (json_int_t)x->dropped));
 }
 
 /* GET /v1/escalations[?agent=ID]: what waits for a human. */

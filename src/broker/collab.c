@@ -186,21 +186,43 @@ inbox_victim(const struct binbox *x)
     return 0;
 }
 
+/*
+ * Drop message k of inbox x (owner's) to keep it within BROKER_INBOX_MAX:
+ * never silently — `message.dropped` names it, and an unread one counts in
+ * x->dropped (the next inbox read says how many were lost).
+ */
+static void
+inbox_drop(struct broker *b, struct binbox *x, const char *owner, size_t k)
+{
+    struct as_err e;
+    struct bmessage *m = &x->v[k];
+    if (db_message_drop(b->db, owner, m->id, &e))
+        broker_log(b, "store: %s", e.msg);
+    if (!m->read)
+        x->dropped++;
+    json_t *d = broker_message_json(m);
+    json_object_set_new(d, "owner", json_string(owner));
+    json_object_set_new(d, "unread", json_boolean(!m->read));
+    json_object_set_new(
+        d, "droppedUnread", json_integer((json_int_t)x->dropped));
+    json_object_set_new(d, "reason",
+        json_string(m->read ? "the inbox was full: its oldest read message "
+                              "made room"
+                            : "the inbox was full of unread messages: its "
+                              "oldest made room"));
+    broker_emit(b, "message.dropped", owner, d);
+    message_release(m);
+    memmove(m, m + 1, (x->n - k - 1) * sizeof(*x->v));
+    x->n--;
+}
+
 static void
 deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
 {
     struct binbox *x = broker_inbox(b, owner);
     struct as_err e;
-    if (x->n == BROKER_INBOX_MAX) {
-        /* Bounded: drop the oldest read message, else the oldest. */
-        size_t drop = inbox_victim(x);
-        if (db_message_drop(b->db, owner, x->v[drop].id, &e))
-            broker_log(b, "store: %s", e.msg);
-        message_release(&x->v[drop]);
-        memmove(
-            &x->v[drop], &x->v[drop + 1], (x->n - drop - 1) * sizeof(*x->v));
-        x->n--;
-    }
+    if (x->n == BROKER_INBOX_MAX) /* bounded: the oldest read, else oldest */
+        inbox_drop(b, x, owner, inbox_victim(x));
     ALLOC_GROW(x->v, x->n + 1, x->a);
     struct bmessage *m = &x->v[x->n++];
     m->id = tmpl->id;
@@ -262,15 +284,8 @@ broker_inbox_move(struct broker *b, const char *from, const char *to)
     dst->v = v;
     dst->n = o;
     dst->a = a;
-    while (dst->n > BROKER_INBOX_MAX) {
-        size_t drop = inbox_victim(dst);
-        if (db_message_drop(b->db, to, dst->v[drop].id, &e))
-            broker_log(b, "store: %s", e.msg);
-        message_release(&dst->v[drop]);
-        memmove(&dst->v[drop], &dst->v[drop + 1],
-            (dst->n - drop - 1) * sizeof(*dst->v));
-        dst->n--;
-    }
+    while (dst->n > BROKER_INBOX_MAX)
+        inbox_drop(b, dst, to, inbox_victim(dst));
 }
 
 size_t

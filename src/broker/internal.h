@@ -206,6 +206,7 @@ struct broker {
         char *owner;
         struct bmessage *v;
         size_t n, a;
+        uint64_t dropped; /* unread messages the cap dropped (this run) */
     } * inboxes;
     size_t ninboxes, ainboxes;
     uint64_t next_message_id;

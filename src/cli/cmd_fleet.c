@@ -592,9 +592,8 @@ report(struct sup *s, const char *state, const char *why)
     if (reply)
         json_decref(reply);
     reply = NULL;
-    if (s->have &&
-        (!strcmp(s->state, "running") || !strcmp(s->state, "queued"))) {
-        /* its process is alive, or it waits its turn: not silent */
+    if (s->have && !strcmp(s->state, "running")) {
+        /* its process is alive: the agent is heard from */
         char *hb = xasprintf("/v1/agents/%s/heartbeat", s->a->name);
         client_request(&s->cl, "POST", hb, NULL, &status, &reply, &e);
         if (reply)
