@@ -195,6 +195,18 @@ notify(struct broker *b, const struct alert *x, int64_t now)
     snprintf(kind_env, sizeof(kind_env), "AIRSPACE_ALERT_KIND=%s",
         alert_kind_name(x->kind));
     char *const argv[] = { (char *)"sh", (char *)"-c", a->command, NULL };
+    /* the environment, made here: the child of a threaded process only
+     * calls what is async-signal-safe */
+    extern char **environ;
+    size_t ne = 0;
+    while (environ[ne])
+        ne++;
+    char **envp = xcalloc(ne + 2, sizeof(*envp));
+    size_t k = 0;
+    for (size_t i = 0; i < ne; i++)
+        if (strncmp(environ[i], "AIRSPACE_ALERT_KIND=", 20))
+            envp[k++] = environ[i];
+    envp[k] = kind_env;
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
@@ -206,10 +218,10 @@ notify(struct broker *b, const struct alert *x, int64_t now)
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
-        putenv(kind_env);
-        execv("/bin/sh", argv);
+        execve("/bin/sh", argv, envp);
         _exit(127);
     }
+    free(envp);
     close(p[0]);
     if (devnull >= 0)
         close(devnull);

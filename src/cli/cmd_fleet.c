@@ -592,8 +592,9 @@ report(struct sup *s, const char *state, const char *why)
     if (reply)
         json_decref(reply);
     reply = NULL;
-    if (s->have && !strcmp(s->state, "running")) {
-        /* its process is alive: the agent is heard from */
+    if (s->have &&
+        (!strcmp(s->state, "running") || !strcmp(s->state, "queued"))) {
+        /* its process is alive, or it waits its turn: not silent */
         char *hb = xasprintf("/v1/agents/%s/heartbeat", s->a->name);
         client_request(&s->cl, "POST", hb, NULL, &status, &reply, &e);
         if (reply)
@@ -663,9 +664,24 @@ static int
 run_once(struct sup *s, bool tty)
 {
     fflush(NULL);
+    /* its environment, made before fork: AIRSPACE_AGENT names it for the
+     * hooks and commands it runs */
+    extern char **environ;
+    size_t ne = 0;
+    while (environ[ne])
+        ne++;
+    char **envp = xcalloc(ne + 3, sizeof(*envp));
+    size_t k = 0;
+    for (size_t i = 0; i < ne; i++)
+        if (strncmp(environ[i], "AIRSPACE_AGENT=", 15) &&
+            strncmp(environ[i], "AIRSPACE_FLEET_AGENT=", 21))
+            envp[k++] = environ[i];
+    char *e1 = xasprintf("AIRSPACE_AGENT=%s", s->a->name);
+    char *e2 = xasprintf("AIRSPACE_FLEET_AGENT=%s", s->a->name);
+    envp[k++] = e1;
+    envp[k] = e2;
+    char *const argv[] = { "sh", "-c", s->a->command, NULL };
     pid_t pid = fork();
-    if (pid < 0)
-        return -1;
     if (pid == 0) {
         setpgid(0, 0);
         if (tty)
@@ -674,11 +690,15 @@ run_once(struct sup *s, bool tty)
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
         signal(SIGINT, SIG_DFL);
-        setenv("AIRSPACE_AGENT", s->a->name, 1);
-        setenv("AIRSPACE_FLEET_AGENT", s->a->name, 1);
-        execl("/bin/sh", "sh", "-c", s->a->command, (char *)NULL);
+        signal(SIGPIPE, SIG_DFL);
+        execve("/bin/sh", argv, envp);
         _exit(127);
     }
+    free(envp);
+    free(e1);
+    free(e2);
+    if (pid < 0)
+        return -1;
     setpgid(pid, pid);
     if (tty)
         tcsetpgrp(0, pid);

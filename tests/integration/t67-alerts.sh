@@ -99,6 +99,10 @@ check "bob's alerts: the lock and the shared file" jqt "$TMP/body" \
 api GET '/v1/advisories?agent=bob'
 check "the advisories an agent's crew update reads carry its alerts" jqt "$TMP/body" \
     '[.alerts[].kind] | sort == ["stale-lock","unadvised-edit"]'
+printf '{"session_id":"s-bob","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"go on"}' "$R" |
+    AIRSPACE_AGENT=bob as hook claude-code > "$TMP/hook" 2> "$TMP/err" || :
+check "bob's crew update carries his alerts" sh -c \
+    "jq -r .hookSpecificOutput.additionalContext '$TMP/hook' | grep -q \"^- alert: lock 'src/a.c' is held by 'alice', silent for\""
 as alerts > "$TMP/out"
 check "airspace alerts: one line each" grep -Eq "^silent-agent +[0-9]+s ago  agent 'alice' has been silent for [0-9]+s$" "$TMP/out"
 as alerts --json > "$TMP/out"

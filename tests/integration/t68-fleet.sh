@@ -37,7 +37,7 @@ cat > .airspace/fleet << EOF
 	restarts = 2
 	backoff = 0.2
 [agent "crashy"]
-	command = "echo crashing; sleep 0.2; exit 3"
+	command = "echo crashing as \$AIRSPACE_AGENT; sleep 0.2; exit 3"
 	lane = src/crash/**
 [agent "steady"]
 	command = "sh bin/steady.sh $MARK"
@@ -124,7 +124,7 @@ api GET '/v1/ledger?type=fleet.state'
 check "two at most: someone waited for a slot" jqt "$TMP/body" '[.events[] | select(.data.state == "queued")] | length >= 1'
 tmux capture-pane -p -t "=$S:crashy" > "$TMP/pane"
 check "crashy's window says it was given up" grep -q 'crashy: given-up: exit 3' "$TMP/pane"
-check "... after its output" grep -q '^crashing' "$TMP/pane"
+check "... after its output, run as AIRSPACE_AGENT=crashy" grep -q '^crashing as crashy$' "$TMP/pane"
 n=0
 until tmux capture-pane -p -t "=$S:top" | grep -q '^airspace top'; do
     n=$((n + 1))
