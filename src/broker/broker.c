@@ -1078,8 +1078,9 @@ broker_persist_agent(struct broker *b, size_t i)
 {
     const struct agent *a = &b->ag[i];
     const struct bagent *m = &b->meta[i];
-    if (!m->registered && !m->human_residual)
-        return; /* discovered worktrees are found again at start */
+    if ((!m->registered && !m->human_residual) || m->peer)
+        return; /* discovered worktrees are found again at start; another
+                   daemon's agents are stored by their daemon */
     json_t *lanes = json_array();
     for (size_t k = 0; k < m->nlanes; k++)
         json_array_append_new(lanes, json_string(m->lanes[k]));
@@ -1100,7 +1101,7 @@ broker_persist_agent(struct broker *b, size_t i)
 void
 broker_persist_report(struct broker *b, size_t i, const struct ws_file *r)
 {
-    if (!b->meta[i].registered)
+    if (!b->meta[i].registered || b->meta[i].peer)
         return; /* a discovered worktree's: stored when it is taken over */
     struct db_report dr = { b->ag[i].id, r->path, r->status, r->whole,
         &r->ranges, r->changed_at_ms, r->weight };

@@ -64,6 +64,8 @@ struct bagent {
     int64_t dirty_since;       /* a file changed; 0 when clean */
     uint64_t paths_hash;       /* of the paths last told to the detector */
     struct topic_track topics; /* what its last prompts were about */
+    bool peer; /* another daemon's agent, mirrored here (team.c): its
+                  daemon stores it, this one does not */
 };
 
 /* The advisory state of one pair (by agent ids, a < b). */

@@ -18,6 +18,7 @@
 #include "core/locks.h"
 #include "git/repo.h"
 #include "store/store.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -33,7 +34,25 @@ struct team {
     bool locks_stale; /* another daemon changed a lock: reload */
     bool said_down;   /* logged that the store is unreachable */
     bool primed;      /* the first decision was made (store guarded) */
+    /* working sets: published (this daemon's agents, as last sent) and
+     * mirrored (the others', as agents here) */
+    struct shared_ws *pub, *mir;
+    size_t npub, nmir;
+    bool ws_stale;       /* another daemon published: mirror again */
+    int64_t ws_beat;     /* when the heartbeat was last sent */
+    int64_t ws_mirrored; /* when the others' were last read */
 };
+
+/* One agent's working set as JSON text, by id. */
+struct shared_ws {
+    char *id;    /* the agent's id (mirrored: its id here) */
+    char *files; /* the JSON sent or read */
+    bool seen;   /* in the last pass */
+};
+
+#define TEAM_BEAT_MS 5000   /* the heartbeat of this daemon's rows */
+#define TEAM_FRESH_MS 20000 /* another daemon's rows count this long */
+#define TEAM_MIRROR_MS 2000 /* read the others' at least this often */
 
 /* ---- names ---- */
 
@@ -137,12 +156,27 @@ team_open(struct broker *b, struct as_err *e)
     return rc;
 }
 
+static void
+ws_list_free(struct shared_ws *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        free(v[k].id);
+        free(v[k].files);
+    }
+    free(v);
+}
+
 void
 team_close(struct broker *b)
 {
     struct team *t = b->team;
     if (!t)
         return;
+    struct as_err e;
+    if (b->db && !db_unreachable(b->db)) /* a clean stop: the others forget */
+        db_workset_drop(b->db, NULL, &e);
+    ws_list_free(t->pub, t->npub);
+    ws_list_free(t->mir, t->nmir);
     if (t->ev)
         event_free(t->ev);
     free(t->airspace);
@@ -238,6 +272,11 @@ on_notice(void *ctx, const char *node, const char *json)
         json_decref(ev);
         return;
     }
+    if (!strcmp(type, "team.workset")) { /* a marker, not an event */
+        b->team->ws_stale = true;
+        json_decref(ev);
+        return;
+    }
     if (!strncmp(type, "lock.", 5) || !strncmp(type, "claim.", 6))
         b->team->locks_stale = true;
     json_t *data = json_object_get(ev, "data");
@@ -286,6 +325,267 @@ poll_events(struct broker *b)
         refresh_locks(b);
 }
 
+/* ---- working sets across daemons ---- */
+
+static struct shared_ws *
+ws_find(struct shared_ws *v, size_t n, const char *id)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(v[k].id, id))
+            return &v[k];
+    return NULL;
+}
+
+static struct shared_ws *
+ws_add(struct shared_ws **v, size_t *n, const char *id)
+{
+    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+    struct shared_ws *w = &(*v)[(*n)++];
+    w->id = xstrdup(id);
+    w->files = NULL;
+    w->seen = true;
+    return w;
+}
+
+static void
+ws_remove(struct shared_ws *v, size_t *n, size_t k)
+{
+    free(v[k].id);
+    free(v[k].files);
+    v[k] = v[--*n];
+}
+
+/* Agent a's files: [{path, status, whole, lines: [[s, e]...]}]. */
+static char *
+files_json(const struct agent *a)
+{
+    json_t *v = json_array();
+    for (size_t k = 0; k < a->nfiles; k++) {
+        const struct ws_file *f = &a->files[k];
+        json_t *lines = json_array();
+        for (size_t r = 0; r < f->ranges.n; r++)
+            json_array_append_new(
+                lines, json_pack("[I, I]", (json_int_t)f->ranges.v[r].start,
+                           (json_int_t)f->ranges.v[r].end));
+        json_array_append_new(v,
+            json_pack("{s:s, s:s, s:b, s:o}", "path", f->path, "status",
+                ws_status_name(f->status), "whole", f->whole, "lines", lines));
+    }
+    char *s = json_dumps(v, JSON_COMPACT);
+    json_decref(v);
+    return s;
+}
+
+static const char *const team_status[] = { "active", "exited", "stale" };
+
+/* This daemon's agents' working sets into the store, those that changed
+ * since last sent; then one marker tells the other daemons. */
+static void
+publish_worksets(struct broker *b, int64_t now)
+{
+    struct team *t = b->team;
+    struct as_err e;
+    bool changed = false;
+    for (size_t k = 0; k < t->npub; k++)
+        t->pub[k].seen = false;
+    for (size_t i = 0; i < b->nagents; i++) {
+        const struct bagent *m = &b->meta[i];
+        if (m->peer)
+            continue;
+        char *files = files_json(&b->ag[i]);
+        struct shared_ws *w = ws_find(t->pub, t->npub, b->ag[i].id);
+        char *text = xasprintf("%s %s", team_status[m->status], files);
+        if (!w || strcmp(w->files, text)) {
+            struct db_workset dw = { b->ag[i].id,
+                b->ag[i].kind == AGENT_HUMAN ? "human" : "agent", m->client,
+                b->ag[i].branch, team_status[m->status], files };
+            if (db_workset_put(b->db, &dw, &e)) {
+                broker_log(b, "team: %s", e.msg);
+                free(files);
+                free(text);
+                return;
+            }
+            if (!w)
+                w = ws_add(&t->pub, &t->npub, b->ag[i].id);
+            free(w->files);
+            w->files = text;
+            text = NULL;
+            changed = true;
+        }
+        w->seen = true;
+        free(text);
+        free(files);
+    }
+    for (size_t k = 0; k < t->npub;) {
+        if (t->pub[k].seen) {
+            k++;
+            continue;
+        }
+        if (db_workset_drop(b->db, t->pub[k].id, &e)) {
+            broker_log(b, "team: %s", e.msg);
+            return;
+        }
+        ws_remove(t->pub, &t->npub, k);
+        changed = true;
+    }
+    if (changed) {
+        if (db_publish(b->db, "{\"type\":\"team.workset\"}", &e))
+            broker_log(b, "team: %s", e.msg);
+        t->ws_beat = now;
+    } else if (now - t->ws_beat >= TEAM_BEAT_MS &&
+               !db_worksets_seen(b->db, &e)) {
+        t->ws_beat = now;
+    }
+}
+
+/* A peer agent's id here: its id, '@', a short name of its daemon. */
+static char *
+peer_id(const char *node, const char *agent)
+{
+    return xasprintf("%.40s@%06llx", agent,
+        (unsigned long long)(fnv1a_str(FNV1A_INIT, node) & 0xffffff));
+}
+
+struct mirror_pass {
+    struct broker *b;
+    bool changed;
+};
+
+static void
+set_status_quiet(
+    struct broker *b, size_t i, enum bagent_status st, const char *why)
+{
+    b->team->relaying = true; /* news of its own daemon, not of ours */
+    broker_set_status(b, i, st, why);
+    b->team->relaying = false;
+}
+
+/* The working set its daemon published becomes agent i's. */
+static void
+mirror_files(struct broker *b, size_t i, const char *files)
+{
+    json_t *v = json_loads(files, 0, NULL);
+    broker_drop_engine(b);
+    struct agent *a = &b->ag[i];
+    for (size_t k = 0; k < a->nfiles; k++)
+        ws_file_release(&a->files[k]);
+    a->nfiles = 0;
+    size_t k;
+    json_t *f;
+    json_array_foreach(v, k, f)
+    {
+        const char *path = json_string_value(json_object_get(f, "path"));
+        const char *sn = json_string_value(json_object_get(f, "status"));
+        enum ws_status st;
+        if (!path || !sn || ws_status_parse(sn, &st))
+            continue;
+        struct ws_file *x = agent_add_file(a, path, st);
+        x->whole = json_is_true(json_object_get(f, "whole"));
+        size_t r;
+        json_t *pair;
+        json_array_foreach(json_object_get(f, "lines"), r, pair)
+        {
+            json_int_t s0 = json_integer_value(json_array_get(pair, 0));
+            json_int_t s1 = json_integer_value(json_array_get(pair, 1));
+            if (s0 >= 1 && s1 >= s0 && s1 <= UINT32_MAX)
+                range_set_add(&x->ranges, (uint32_t)s0, (uint32_t)s1);
+        }
+        x->changed_at_ms = broker_now();
+        x->weight = 1.0;
+    }
+    agent_sort(a);
+    json_decref(v);
+}
+
+static void
+mirror_one(void *ctx, const char *node, const struct db_workset *w)
+{
+    struct mirror_pass *mp = ctx;
+    struct broker *b = mp->b;
+    struct team *t = b->team;
+    if (!w->agent || !w->files || !w->status)
+        return;
+    bool active = !strcmp(w->status, "active");
+    char *id = peer_id(node, w->agent);
+    ssize_t i = broker_find_agent(b, id);
+    if (i >= 0 && !b->meta[i].peer) { /* a local agent took that id */
+        free(id);
+        return;
+    }
+    if (i < 0 && active) {
+        json_t *body = json_pack("{s:s, s:s?, s:s, s:s?}", "id", id, "client",
+            w->client, "label", node, "branch", w->branch);
+        size_t at;
+        bool created;
+        struct as_err e;
+        t->relaying = true; /* its registration here is not news there */
+        int rc = broker_register(b, body, &at, &created, &e);
+        t->relaying = false;
+        json_decref(body);
+        if (rc) {
+            broker_log(b, "team: cannot mirror %s: %s", id, e.msg);
+            free(id);
+            return;
+        }
+        b->meta[at].peer = true;
+        db_agent_drop(b->db, id, &e); /* stored by registering: not ours */
+        i = (ssize_t)at;
+    }
+    struct shared_ws *s = ws_find(t->mir, t->nmir, id);
+    if (!s)
+        s = ws_add(&t->mir, &t->nmir, id);
+    s->seen = true;
+    if (i < 0) {
+        free(id);
+        return;
+    }
+    b->meta[i].last_seen = broker_now();
+    if (!active && b->meta[i].status == BAGENT_ACTIVE)
+        set_status_quiet(
+            b, (size_t)i, BAGENT_STALE, "not active on its daemon");
+    else if (active && b->meta[i].status != BAGENT_ACTIVE)
+        set_status_quiet(b, (size_t)i, BAGENT_ACTIVE, NULL);
+    if (!s->files || strcmp(s->files, w->files)) {
+        free(s->files);
+        s->files = xstrdup(w->files);
+        mirror_files(b, (size_t)i, w->files);
+        mp->changed = true;
+    }
+    free(id);
+}
+
+/* The other daemons' agents, as agents here (ids agent@daemon), with the
+ * working sets their daemons published: scored with this daemon's. */
+static void
+mirror_worksets(struct broker *b, int64_t now)
+{
+    struct team *t = b->team;
+    struct mirror_pass mp = { b, false };
+    struct as_err e;
+    for (size_t k = 0; k < t->nmir; k++)
+        t->mir[k].seen = false;
+    t->ws_mirrored = now;
+    if (db_peer_worksets(b->db, TEAM_FRESH_MS, mirror_one, &mp, &e)) {
+        broker_log(b, "team: %s", e.msg);
+        return;
+    }
+    t->ws_stale = false;
+    for (size_t k = 0; k < t->nmir;) {
+        if (t->mir[k].seen) {
+            k++;
+            continue;
+        }
+        /* gone from its daemon (or its daemon silent): it leaves here */
+        ssize_t i = broker_find_agent(b, t->mir[k].id);
+        if (i >= 0 && b->meta[i].status != BAGENT_EXITED)
+            set_status_quiet(
+                b, (size_t)i, BAGENT_EXITED, "gone from its daemon");
+        ws_remove(t->mir, &t->nmir, k);
+    }
+    if (mp.changed)
+        broker_rescore(b, SIZE_MAX);
+}
+
 static void
 on_readable(evutil_socket_t fd, short what, void *arg)
 {
@@ -326,6 +626,10 @@ team_tick(struct broker *b)
     if (!t->primed) /* from now on the store guards the lock rows */
         t->locks_stale = true;
     poll_events(b);
+    int64_t now = broker_now();
+    publish_worksets(b, now);
+    if (t->ws_stale || now - t->ws_mirrored >= TEAM_MIRROR_MS)
+        mirror_worksets(b, now);
 }
 
 void

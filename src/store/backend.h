@@ -70,6 +70,12 @@ int pg_db_locks_sync(struct pg_db *d, db_lock_fn *fn, void *ctx,
     int64_t *now_ms, uint64_t *next_token, struct as_err *e);
 int pg_db_locks_peek(struct pg_db *d, db_lock_fn *fn, void *ctx,
     int64_t *now_ms, struct as_err *e);
+int pg_db_workset_put(
+    struct pg_db *d, const struct db_workset *w, struct as_err *e);
+int pg_db_workset_drop(struct pg_db *d, const char *agent, struct as_err *e);
+int pg_db_worksets_seen(struct pg_db *d, struct as_err *e);
+int pg_db_peer_worksets(struct pg_db *d, int64_t fresh_ms, db_workset_fn *fn,
+    void *ctx, struct as_err *e);
 int pg_db_publish(struct pg_db *d, const char *json, struct as_err *e);
 int pg_db_events_fd(struct pg_db *d);
 void pg_db_events_poll(struct pg_db *d, db_notice_fn *fn, void *ctx);

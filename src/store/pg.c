@@ -70,6 +70,13 @@ static const char *const migrations[] = {
     " type text NOT NULL, agent text, json text NOT NULL,"
     " PRIMARY KEY (airspace, node, seq));"
     "CREATE INDEX airspace_ledger_ts ON airspace_ledger (airspace, node, ts);",
+    /* The working sets each daemon publishes for the others to score
+     * (files: JSON, docs/team.md); seen_at is the node's heartbeat. */
+    "CREATE TABLE airspace_worksets (airspace text NOT NULL,"
+    " node text NOT NULL, agent text NOT NULL, kind text NOT NULL,"
+    " client text, branch text, status text NOT NULL, files text NOT NULL,"
+    " updated_at bigint NOT NULL, seen_at bigint NOT NULL,"
+    " PRIMARY KEY (airspace, node, agent));",
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -1324,6 +1331,75 @@ pg_db_ledger_prune(
         " (ts < $3 OR seq <= (SELECT max(seq) FROM airspace_ledger WHERE"
         " airspace = $1 AND node = $2) - $4)",
         &p, e, "cannot prune the ledger");
+}
+
+/* ---- working sets shared with the other daemons ---- */
+
+#define PG_NOW_MS "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
+int
+pg_db_workset_put(struct pg_db *d, const struct db_workset *w, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    p_str(&p, w->agent);
+    p_str(&p, w->kind);
+    p_str(&p, w->client);
+    p_str(&p, w->branch);
+    p_str(&p, w->status);
+    p_str(&p, w->files);
+    return cmd(d,
+        "INSERT INTO airspace_worksets VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
+        " " PG_NOW_MS ", " PG_NOW_MS ") ON CONFLICT (airspace, node, agent)"
+        " DO UPDATE SET kind = $4, client = $5, branch = $6, status = $7,"
+        " files = $8, updated_at = " PG_NOW_MS ", seen_at = " PG_NOW_MS,
+        &p, e, "cannot publish a working set");
+}
+
+int
+pg_db_workset_drop(struct pg_db *d, const char *agent, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    p_str(&p, agent);
+    return cmd(d,
+        "DELETE FROM airspace_worksets WHERE airspace = $1 AND node = $2 AND"
+        " ($3::text IS NULL OR agent = $3)",
+        &p, e, "cannot withdraw a working set");
+}
+
+int
+pg_db_worksets_seen(struct pg_db *d, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    return cmd(d,
+        "UPDATE airspace_worksets SET seen_at = " PG_NOW_MS
+        " WHERE airspace = $1 AND node = $2",
+        &p, e, "cannot refresh the working sets");
+}
+
+int
+pg_db_peer_worksets(struct pg_db *d, int64_t fresh_ms, db_workset_fn *fn,
+    void *ctx, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    p_i64(&p, fresh_ms);
+    PGresult *r = q(d,
+        "SELECT node, agent, kind, client, branch, status, files FROM"
+        " airspace_worksets WHERE airspace = $1 AND node <> $2 AND seen_at "
+        "> " PG_NOW_MS " - $3 ORDER BY node, agent",
+        &p, PGRES_TUPLES_OK, e, "cannot read the working sets");
+    if (!r)
+        return AS_EIO;
+    for (int i = 0; i < PQntuples(r); i++) {
+        struct db_workset w = { val(r, i, 1), val(r, i, 2), val(r, i, 3),
+            val(r, i, 4), val(r, i, 5), val(r, i, 6) };
+        fn(ctx, val(r, i, 0), &w);
+    }
+    PQclear(r);
+    return 0;
 }
 
 /* ---- events between daemons ---- */

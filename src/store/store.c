@@ -280,6 +280,31 @@ db_locks_peek(
 }
 
 int
+db_workset_put(struct db *d, const struct db_workset *w, struct as_err *e)
+{
+    return d->p ? pg_db_workset_put(d->p, w, e) : 0;
+}
+
+int
+db_workset_drop(struct db *d, const char *agent, struct as_err *e)
+{
+    return d->p ? pg_db_workset_drop(d->p, agent, e) : 0;
+}
+
+int
+db_worksets_seen(struct db *d, struct as_err *e)
+{
+    return d->p ? pg_db_worksets_seen(d->p, e) : 0;
+}
+
+int
+db_peer_worksets(struct db *d, int64_t fresh_ms, db_workset_fn *fn, void *ctx,
+    struct as_err *e)
+{
+    return d->p ? pg_db_peer_worksets(d->p, fresh_ms, fn, ctx, e) : 0;
+}
+
+int
 db_publish(struct db *d, const char *json, struct as_err *e)
 {
     return d->p ? pg_db_publish(d->p, json, e) : 0;

@@ -241,6 +241,26 @@ int db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
 int db_locks_peek(
     struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms, struct as_err *e);
 
+/* The working sets a daemon publishes for the others to score: one row
+ * per agent, its files as JSON ([{path, status, whole, lines: [[s, e]]}]),
+ * with the node's heartbeat (db_worksets_seen) to tell a live daemon's
+ * rows from a dead one's. */
+struct db_workset {
+    const char *agent, *kind, *client, *branch, *status;
+    const char *files;
+};
+
+int db_workset_put(struct db *d, const struct db_workset *w, struct as_err *e);
+/* Withdraw agent's row (NULL: every row of this daemon). */
+int db_workset_drop(struct db *d, const char *agent, struct as_err *e);
+/* The heartbeat: every row of this daemon is fresh again. */
+int db_worksets_seen(struct db *d, struct as_err *e);
+/* The other daemons' rows, of those whose heartbeat is within fresh_ms. */
+typedef void db_workset_fn(
+    void *ctx, const char *node, const struct db_workset *w);
+int db_peer_worksets(struct db *d, int64_t fresh_ms, db_workset_fn *fn,
+    void *ctx, struct as_err *e);
+
 /* Publish an event (its JSON) to every daemon of the airspace (NOTIFY,
  * delivered at commit when within db_begin; an event over 7 900 bytes is
  * sent without its data). */

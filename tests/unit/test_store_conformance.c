@@ -9,7 +9,8 @@
  * nesting). PostgreSQL also: two daemons (nodes) of one airspace see
  * their own rows and each other's agents and locks, another airspace
  * nothing; lock decisions on the database's clock with tokens that
- * increase across daemons; events published by one reach the other only.
+ * increase across daemons; working sets published by one read by the
+ * other; events published by one reach the other only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +421,16 @@ on_peer(void *ctx, const char *node, const struct db_agent *a)
 }
 
 static void
+on_workset(void *ctx, const char *node, const struct db_workset *w)
+{
+    struct seen *s = ctx;
+    s->n++;
+    char who[128];
+    snprintf(who, sizeof(who), "%s/%s", node, w->agent);
+    add_text(s, "=", who, w->files);
+}
+
+static void
 on_notice(void *ctx, const char *node, const char *json)
 {
     struct seen *s = ctx;
@@ -487,6 +498,26 @@ test_shared(void)
     CHECK_INT(db_locks_sync(d2, on_lock, &s, &now2, &tok2, &e), 0);
     CHECK_INT(db_commit(d2, &e), 0);
     CHECK_STR(s.text, "src/a.c@a ");
+
+    /* working sets: each daemon's rows, read by the others */
+    struct db_workset ws = { "a", "agent", "cli", "main", "active",
+        "[{\"path\":\"src/a.c\"}]" };
+    CHECK_INT(db_workset_put(d1, &ws, &e), 0);
+    ws.files = "[]";
+    CHECK_INT(db_workset_put(d1, &ws, &e), 0); /* replaced */
+    ws.agent = "b";
+    CHECK_INT(db_workset_put(d2, &ws, &e), 0);
+    CHECK_INT(db_worksets_seen(d1, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_peer_worksets(d2, 60000, on_workset, &s, &e), 0);
+    CHECK_STR(s.text, "n1/a=[] ");
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_peer_worksets(d3, 60000, on_workset, &s, &e), 0);
+    CHECK_INT(s.n, 0); /* another airspace */
+    CHECK_INT(db_workset_drop(d1, NULL, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_peer_worksets(d2, 60000, on_workset, &s, &e), 0);
+    CHECK_INT(s.n, 0);
 
     /* events: published by one daemon, read by the other only */
     CHECK_INT(db_publish(d1, "{\"type\":\"x\"}", &e), 0);

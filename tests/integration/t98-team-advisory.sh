@@ -1,0 +1,106 @@
+# t98-team-advisory.sh - two daemons of one airspace on a shared
+# PostgreSQL store (docs/team.md) score a pair across them: each publishes
+# its agents' working sets; alice, on daemon 1, and bob, on daemon 2,
+# report edits to overlapping lines of one file, and each daemon has an
+# advisory for the pair (bob there is bob@<daemon>) within a second; when
+# bob exits on daemon 2, daemon 1's copy of him leaves too. SKIP when the
+# PostgreSQL server programs are not installed.
+. "$(dirname "$0")/lib.sh"
+
+PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
+if ! sh "$PGT" check; then
+    echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
+PIDS=""
+cleanup() {
+    for p in $PIDS; do kill "$p" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    sh "$PGT" stop "$PGD"
+    rm -rf "$PGD" "$TMP"
+}
+trap cleanup EXIT
+URL=$(sh "$PGT" start "$PGD")
+
+git -c init.defaultBranch=main init -q --bare "$TMP/remote.git"
+base_repo "$TMP/seed"
+mkdir -p src
+seq 1 40 | sed 's/^/line /' > src/a.c
+git add -A
+git commit -qm files
+git push -q "$TMP/remote.git" main
+cd "$TMP"
+for k in 1 2; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
+
+start() {
+    (cd "$TMP/c$1" && exec "$AIRSPACE_BIN" serve --log-stderr --store "$URL" \
+        --tick-ms 50 --rescan-ms 600000 --idle-exit-ms 0 2>> "$TMP/d$1.log") &
+    PIDS="$PIDS $!"
+    n=0
+    until curl -sf --unix-socket "$TMP/c$1/.git/airspace/sock" http://a/v1/status > /dev/null 2>&1; do
+        sleep 0.05
+        n=$((n + 1))
+        [ $n -lt 300 ] || { echo "daemon $1 did not start" >&2; cat "$TMP/d$1.log" >&2; return 1; }
+    done
+}
+req() {
+    s="$TMP/c$1/.git/airspace/sock"
+    if [ $# -ge 4 ]; then
+        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$s" \
+            -X "$2" -H 'Content-Type: application/json' --data "$4" "http://a$3")
+    else
+        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$s" -X "$2" "http://a$3")
+    fi
+}
+ms() { date +%s%3N; }
+# all CMD...: the commands joined by &&, for check (one assertion)
+all() { sh -c "$1"; }
+# pair_on K X Y: daemon K's advisory level for X and Y (or their copies,
+# X@daemon), "none" when there is none
+pair_on() {
+    req "$1" GET '/v1/advisories?all=1'
+    jq -r --arg w "$2" --arg v "$3" '[.advisories[] | select([.a, .b] | map(select(. == $w or startswith($w + "@") or . == $v or startswith($v + "@"))) | length == 2)][0].level // "none"' "$TMP/body"
+}
+
+start 1
+start 2
+req 1 POST /v1/agents '{"id":"alice"}'
+req 2 POST /v1/agents '{"id":"bob"}'
+req 1 POST /v1/agents/alice/edits '{"path":"src/a.c","lines":[[10,20]]}'
+check "alice reports src/a.c 10-20 on daemon 1" [ "$CODE" = 200 ]
+t0=$(ms)
+req 2 POST /v1/agents/bob/edits '{"path":"src/a.c","lines":[[15,25]]}'
+check "bob reports src/a.c 15-25 on daemon 2" [ "$CODE" = 200 ]
+n=0
+while [ "$(pair_on 1 alice bob)" = none ] || [ "$(pair_on 2 alice bob)" = none ]; do
+    sleep 0.05
+    n=$((n + 1))
+    [ $n -lt 100 ] || break
+done
+t1=$(ms)
+l1=$(pair_on 1 alice bob)
+check "daemon 1 has an advisory for alice and bob (level $l1) within 1 s ($((t1 - t0)) ms)" \
+    all "[ $l1 != none ] && [ $((t1 - t0)) -lt 1000 ]"
+req 2 GET '/v1/advisories?all=1'
+check "daemon 2 has one for bob and alice's copy" \
+    jqt "$TMP/body" '[.advisories[] | select((.a == "bob" and (.b | startswith("alice@"))) or (.b == "bob" and (.a | startswith("alice@"))))] | length == 1'
+echo "cross-daemon advisory: $((t1 - t0)) ms" >&2
+req 1 GET '/v1/agents?files=1'
+check "daemon 1 shows bob's copy with his file" \
+    jqt "$TMP/body" '[.agents[] | select((.id | startswith("bob@")) and .status == "active") | .files[].path] == ["src/a.c"]'
+req 1 GET /v1/team
+check "the store keeps no row of bob's copy as daemon 1's agent" \
+    jqt "$TMP/body" '[.peers[].agents[].id] == ["bob"]'
+
+req 2 POST /v1/agents/bob/exit
+n=0
+until req 1 GET /v1/agents && jqt "$TMP/body" '[.agents[] | select((.id | startswith("bob@")) and .status == "active")] | length == 0'; do
+    sleep 0.05
+    n=$((n + 1))
+    [ $n -lt 100 ] || break
+done
+check "bob exited on daemon 2: his copy on daemon 1 is no longer active" \
+    jqt "$TMP/body" '[.agents[] | select((.id | startswith("bob@")) and .status == "active")] | length == 0'
+finish
