@@ -177,7 +177,12 @@ void
 api_reply_json(struct evhttp_request *req, int code, json_t *doc)
 {
     struct evbuffer *buf = evbuffer_new();
-    char *s = json_dumps(doc, JSON_COMPACT);
+    char *s = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    if (!s) { /* a reply that could not be made (our bug): say so */
+        code = 500;
+        s = xstrdup("{\"error\":{\"code\":\"internal\",\"message\":"
+                    "\"the reply could not be encoded\"}}");
+    }
     evbuffer_add(buf, s, strlen(s));
     evbuffer_add(buf, "\n", 1);
     free(s);
@@ -201,6 +206,26 @@ api_reply_json(struct evhttp_request *req, int code, json_t *doc)
         event_active(grp.ev, EV_TIMEOUT, 1);
 }
 
+/* Whether s is valid UTF-8 (what a JSON string must be). */
+static bool
+utf8_valid(const unsigned char *s)
+{
+    while (*s) {
+        size_t n = *s < 0x80             ? 0
+                   : (*s & 0xe0) == 0xc0 ? 1
+                   : (*s & 0xf0) == 0xe0 ? 2
+                   : (*s & 0xf8) == 0xf0 ? 3
+                                         : 4;
+        if (n == 4 || (n == 1 && *s < 0xc2) || (n == 3 && *s > 0xf4))
+            return false;
+        for (size_t k = 1; k <= n; k++)
+            if ((s[k] & 0xc0) != 0x80)
+                return false;
+        s += n + 1;
+    }
+    return true;
+}
+
 void
 api_reply_error(struct evhttp_request *req, int code, const char *kind,
     const char *fmt, ...)
@@ -210,6 +235,12 @@ api_reply_error(struct evhttp_request *req, int code, const char *kind,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* a client's bytes quoted (a path segment), or a character cut at
+     * the end: JSON cannot carry them, so they become '?' */
+    if (!utf8_valid((const unsigned char *)msg))
+        for (char *p = msg; *p; p++)
+            if ((unsigned char)*p >= 0x80)
+                *p = '?';
     api_reply_json(req, code,
         json_pack("{s:{s:s, s:s}}", "error", "code", kind, "message", msg));
 }

@@ -124,7 +124,7 @@ prefix_of(enum dialect d)
  * One line in <airspace>/hook.log (or on stderr when the airspace
  * directory is not known): what the client is not told.
  */
-static void
+__attribute__((format(printf, 2, 3))) static void
 hook_log(struct hook *h, const char *fmt, ...)
 {
     char msg[1024];
