@@ -108,18 +108,22 @@ broker_fence_load(struct broker *b, uint64_t *next_token, uint64_t *next_event)
     }
     fence.token = t;
     fence.event = ev;
-    if (t > *next_token || ev > *next_event) {
+    /* A mark is at most a block above what was handed out when it was
+     * written, so a store more than a block below it is certainly behind;
+     * a little below is the block's slack, and goes on from the mark
+     * silently. */
+    if (t > *next_token + FENCE_TOKEN_BLOCK ||
+        ev > *next_event + FENCE_EVENT_BLOCK)
         broker_log(b,
             "fence: the store's counters (token %" PRIu64 ", event %" PRIu64
             ") are below the marks in '%s' (token %" PRIu64 ", event %" PRIu64
             "): the store was put back from an older copy; they go on from "
             "the marks",
             *next_token, *next_event, fence.path, t, ev);
-        if (t > *next_token)
-            *next_token = t;
-        if (ev > *next_event)
-            *next_event = ev;
-    }
+    if (t > *next_token)
+        *next_token = t;
+    if (ev > *next_event)
+        *next_event = ev;
 }
 
 void

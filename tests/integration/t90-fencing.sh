@@ -126,6 +126,8 @@ kill "$DPID"
 wait "$DPID" 2> /dev/null || true
 cp .git/airspace/airspace.db "$TMP/backup.db"
 start_daemon --tick-ms 50
+check "a plain restart is not taken for a restored store" \
+    sh -c "! grep -q 'put back from an older copy' '$TMP/daemon.log'"
 cat > "$TMP/grants.py" <<'PY'
 import http.client, json, socket, sys
 sock, n = sys.argv[1], int(sys.argv[2])
