@@ -1039,9 +1039,14 @@ lock_refused(struct api_ctx *c, int rc, const struct as_err *e,
     const struct lock *holder)
 {
     int code = rc == AS_ECONFLICT ? 409 : rc == AS_ENOENT ? 404 : 400;
+    /* a pattern that leaves the repository is a path error, as elsewhere */
+    bool escape =
+        rc == AS_EINVAL && (strstr(e->msg, "' escapes the repository") ||
+                               strstr(e->msg, "' is outside the repository"));
     json_t *err = json_pack("{s:s, s:s}", "code",
         rc == AS_ECONFLICT ? "held"
         : rc == AS_ENOENT  ? "not_held"
+        : escape           ? "bad_path"
                            : "bad_field",
         "message", e->msg);
     if (holder)

@@ -11,7 +11,6 @@
 
 #include "util/glob.h"
 #include "util/strbuf.h"
-#include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -208,6 +207,27 @@ find_agent(const struct alerts_input *in, const char *id)
     return NULL;
 }
 
+static bool
+has_file(const struct alert_agent *ag, const char *path)
+{
+    for (size_t i = 0; i < ag->nfiles; i++)
+        if (!strcmp(ag->files[i], path))
+            return true;
+    return false;
+}
+
+static bool
+advised(const struct alerts_input *in, const char *x, const char *y)
+{
+    for (size_t i = 0; i < in->nadvised; i++) {
+        const struct alert_pair *p = &in->advised[i];
+        if ((!strcmp(p->a, x) && !strcmp(p->b, y)) ||
+            (!strcmp(p->a, y) && !strcmp(p->b, x)))
+            return true;
+    }
+    return false;
+}
+
 /* Whether pattern (a lock's) covers path: the glob, or a directory it
  * names. */
 static bool
@@ -282,84 +302,51 @@ want_waiting(struct alerts *s, const struct alerts_input *in, int64_t now)
     }
 }
 
-/* A path and the agents changing it (indices into the input's agents). */
-struct pathgroup {
-    const char *path;
-    size_t *who;
-    size_t n, a;
-};
-
 static void
 want_unadvised(struct alerts *s, const struct alerts_input *in)
 {
-    /* the advised pairs, both ways, and each path's agents: one pass */
-    struct strmap adv, paths;
-    strmap_init(&adv);
-    strmap_init(&paths);
-    struct strbuf key = STRBUF_INIT;
-    for (size_t i = 0; i < in->nadvised; i++) {
-        const struct alert_pair *p = &in->advised[i];
-        key.len = 0;
-        strbuf_addf(&key, "%s\t%s", p->a, p->b);
-        strmap_put(&adv, key.s, key.len, 0, NULL);
-        key.len = 0;
-        strbuf_addf(&key, "%s\t%s", p->b, p->a);
-        strmap_put(&adv, key.s, key.len, 0, NULL);
-    }
-    struct pathgroup *g = NULL;
-    size_t ng = 0, ag = 0;
     for (size_t i = 0; i < in->nagents; i++) {
         const struct alert_agent *x = &in->agents[i];
         if (x->exited)
             continue;
         for (size_t f = 0; f < x->nfiles; f++) {
-            bool added;
-            uint32_t k = strmap_put(
-                &paths, x->files[f], strlen(x->files[f]), (uint32_t)ng, &added);
-            if (added) {
-                g = xgrow(g, sizeof(*g), ng + 1, &ag);
-                memset(&g[ng], 0, sizeof(g[ng]));
-                g[ng++].path = x->files[f];
-            }
-            struct pathgroup *pg = &g[k];
-            if (pg->n && pg->who[pg->n - 1] == i)
-                continue; /* a path listed twice */
-            pg->who = xgrow(pg->who, sizeof(*pg->who), pg->n + 1, &pg->a);
-            pg->who[pg->n++] = i;
-        }
-    }
-    for (size_t k = 0; k < ng; k++) {
-        struct pathgroup *pg = &g[k];
-        bool unadvised = false;
-        for (size_t x = 0; x < pg->n && !unadvised; x++)
-            for (size_t y = x + 1; y < pg->n && !unadvised; y++) {
-                key.len = 0;
-                strbuf_addf(&key, "%s\t%s", in->agents[pg->who[x]].id,
-                    in->agents[pg->who[y]].id);
-                unadvised = !strmap_get(&adv, key.s, key.len, NULL);
-            }
-        if (unadvised) {
+            const char *path = x->files[f];
+            /* once per path: at its first agent */
+            bool earlier = false;
+            for (size_t j = 0; j < i && !earlier; j++)
+                earlier =
+                    !in->agents[j].exited && has_file(&in->agents[j], path);
+            if (earlier)
+                continue;
             struct idlist ids = { 0 };
-            for (size_t x = 0; x < pg->n; x++)
-                ids_add(&ids, in->agents[pg->who[x]].id);
-            qsort(ids.v, ids.n, sizeof(*ids.v), cmp_str);
+            bool unadvised = false;
+            ids_add(&ids, x->id);
+            for (size_t j = i + 1; j < in->nagents; j++) {
+                const struct alert_agent *y = &in->agents[j];
+                if (y->exited || !has_file(y, path))
+                    continue;
+                for (size_t k = 0; k < ids.n && !unadvised; k++)
+                    unadvised = !advised(in, ids.v[k], y->id);
+                ids_add(&ids, y->id);
+            }
+            if (!unadvised) {
+                for (size_t k = 0; k < ids.n; k++)
+                    free(ids.v[k]);
+                free(ids.v);
+                continue;
+            }
             struct strbuf t = STRBUF_INIT;
-            strbuf_addf(&t, "%s is changed by", pg->path);
-            for (size_t x = 0; x < ids.n; x++)
+            strbuf_addf(&t, "%s is changed by", path);
+            for (size_t k = 0; k < ids.n; k++)
                 strbuf_addf(&t, "%s '%s'",
-                    x == 0           ? ""
-                    : x + 1 == ids.n ? " and"
+                    k == 0           ? ""
+                    : k + 1 == ids.n ? " and"
                                      : ",",
-                    ids.v[x]);
+                    ids.v[k]);
             strbuf_addf(&t, " with no advisory between them");
-            want(s, ALERT_UNADVISED_EDIT, xstrdup(pg->path), t.s, &ids);
+            want(s, ALERT_UNADVISED_EDIT, xstrdup(path), t.s, &ids);
         }
-        free(pg->who);
     }
-    free(g);
-    free(key.s);
-    strmap_release(&adv);
-    strmap_release(&paths);
 }
 
 static void

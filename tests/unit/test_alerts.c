@@ -157,49 +157,6 @@ test_unadvised(void)
     alerts_free(s);
 }
 
-/* 100 agents sharing 100 files, every pair advised but one: one alert
- * per file naming all 100 (a hash of pairs, not a scan per pair). */
-static void
-test_unadvised_many(void)
-{
-    enum { NA = 100, NF = 100 };
-    static char names[NA][8], paths[NF][8];
-    static const char *files[NF];
-    static struct alert_agent ag[NA];
-    static struct alert_pair adv[NA * (NA - 1) / 2];
-    for (int f = 0; f < NF; f++) {
-        snprintf(paths[f], sizeof(paths[f]), "f%03d", f);
-        files[f] = paths[f];
-    }
-    for (int i = 0; i < NA; i++) {
-        snprintf(names[i], sizeof(names[i]), "a%03d", i);
-        ag[i] =
-            (struct alert_agent){ names[i], false, false, false, 0, files, NF };
-    }
-    size_t n = 0;
-    for (int i = 0; i < NA; i++)
-        for (int j = i + 1; j < NA; j++)
-            if (!(i == 17 && j == 42))
-                adv[n++] = (struct alert_pair){ names[j], names[i] };
-    struct alerts *s = engine();
-    struct alerts_input in = { 0 };
-    in.agents = ag;
-    in.nagents = NA;
-    in.advised = adv;
-    in.nadvised = n;
-    struct alert_changes ch;
-    alert_changes_init(&ch);
-    CHECK_INT(eval(s, &in, 1, &ch), NF);
-    CHECK_STR(ch.raised[0].subject, "f000");
-    CHECK_INT(ch.raised[0].nagents, NA);
-    adv[n++] = (struct alert_pair){ names[17], names[42] };
-    in.nadvised = n;
-    CHECK_INT(eval(s, &in, 2, &ch), NF);
-    CHECK_INT(ch.ncleared, NF);
-    alert_changes_release(&ch);
-    alerts_free(s);
-}
-
 static void
 test_fleet_and_store(void)
 {
@@ -263,8 +220,6 @@ main(void)
     TEST_RUN("silent agent and the lock it holds", test_silent_agent_and_lock);
     TEST_RUN("escalations and messages waiting", test_waiting);
     TEST_RUN("one file, several agents, no advisory", test_unadvised);
-    TEST_RUN(
-        "100 agents on 100 files, one pair unadvised", test_unadvised_many);
     TEST_RUN("fleet agent given up, store failing", test_fleet_and_store);
     TEST_RUN("notifications: per subject and a global cap", test_rate_limit);
     return test_done();
