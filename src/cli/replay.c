@@ -16,6 +16,7 @@
 #include "core/pair.h"
 #include "git/files.h"
 #include "git/merge.h"
+#include "git/sigcache.h"
 #include "lang/repograph.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
@@ -1163,6 +1164,7 @@ struct git_walk {
     struct repo *r;
     const struct replay_git_options *o;
     struct merge_cache *mc;
+    struct history_cache *hc; /* deltas already diffed, this merge */
     const struct graph *g;
     const struct history_merge *hm;
     struct rp_merge *m;
@@ -1263,7 +1265,7 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
     }
     agent_init(&next, w->a[s].id);
     int rc = history_workset(
-        w->r, w->hm->base_tree, tree, &w->a[s], now_ms, &next, e);
+        w->r, w->hm->base_tree, tree, &w->a[s], now_ms, w->hc, &next, e);
     if (rc) {
         agent_release(&next);
         return rc;
@@ -1365,6 +1367,10 @@ replay_run_git(struct replay *rp, struct repo *r,
     rp->merges_seen = h.merges_seen;
     memcpy(rp->hskip, h.skipped, sizeof(rp->hskip));
     struct merge_cache *mc = merge_cache_new();
+    struct history_cache *hc = history_cache_new();
+    struct sigcache *sigs = sigcache_new();
+    history_tune_reads();
+    sigcache_use(sigs);
     for (size_t k = 0; k < h.n && !rc; k++) {
         const struct history_merge *hm = &h.m[k];
         if (!bg.have || strcmp(graph_tree, hm->base_tree)) {
@@ -1390,9 +1396,14 @@ replay_run_git(struct replay *rp, struct repo *r,
                             ? hm->side[0][0].time_ms
                             : hm->side[1][0].time_ms;
         m->inflight_ms = hm->time_ms - start;
-        struct git_walk w = {
-            .rp = rp, .r = r, .o = o, .mc = mc, .g = &bg.g, .hm = hm, .m = m
-        };
+        struct git_walk w = { .rp = rp,
+            .r = r,
+            .o = o,
+            .mc = mc,
+            .hc = hc,
+            .g = &bg.g,
+            .hm = hm,
+            .m = m };
         agent_init(&w.a[0], "side1");
         agent_init(&w.a[1], "side2");
         rc = replay_merge(&w, e);
@@ -1401,7 +1412,12 @@ replay_run_git(struct replay *rp, struct repo *r,
         /* The merge's speculative merges and replayed trees are done with;
          * the merge cache keeps only their verdicts. */
         repo_forget_created(r);
+        history_cache_clear(hc);
+        sigcache_clear(sigs);
     }
+    history_cache_free(hc);
+    sigcache_use(NULL);
+    sigcache_free(sigs);
     rp->merge_hits = merge_cache_hits(mc);
     merge_cache_free(mc);
     base_graph_release(&bg);

@@ -12,6 +12,7 @@
 
 #include "git/merge.h"
 #include "git/shallow.h"
+#include "git/sigcache.h"
 #include "git/workset.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
@@ -615,10 +616,109 @@ lookup_tree(
     return 0;
 }
 
+/* ---- the walk's caches ---- */
+
+struct history_cache {
+    struct strmap idx; /* delta key -> index into v */
+    struct ws_delta_effect *v;
+    size_t n, alloc;
+};
+
+struct history_cache *
+history_cache_new(void)
+{
+    struct history_cache *c = xcalloc(1, sizeof(*c));
+    strmap_init(&c->idx);
+    return c;
+}
+
+void
+history_cache_clear(struct history_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        workset_effect_release(&c->v[i]);
+    c->n = 0;
+    strmap_release(&c->idx);
+    strmap_init(&c->idx);
+}
+
+void
+history_cache_free(struct history_cache *c)
+{
+    if (!c)
+        return;
+    history_cache_clear(c);
+    strmap_release(&c->idx);
+    free(c->v);
+    free(c);
+}
+
+void
+history_tune_reads(void)
+{
+    git_libgit2_init();
+    /* The walk reads the same blobs at every commit of a side: keep them
+     * (libgit2 caches no blob by default), and do not hash every object
+     * read again to check its id (the object store's own checksums stay). */
+    git_libgit2_opts(
+        GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)(1u << 20));
+    git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)(384u << 20));
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+}
+
+/* What makes a delta's effect on a working set: its status, both sides'
+ * blobs, modes and paths (attributes go by path). */
+static char *
+delta_key(const git_diff_delta *d, size_t *len)
+{
+    char a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(a, sizeof(a), &d->old_file.id);
+    git_oid_tostr(b, sizeof(b), &d->new_file.id);
+    const char *op = d->old_file.path ? d->old_file.path : "";
+    char *k = xasprintf("%d %s %o %s %o %zu:%s%s", (int)d->status, a,
+        (unsigned)d->old_file.mode, b, (unsigned)d->new_file.mode, strlen(op),
+        op, d->new_file.path ? d->new_file.path : "");
+    *len = strlen(k);
+    return k;
+}
+
+/* workset_add_diff(diff, out), each delta's effect taken from c when an
+ * earlier working set had the same delta. */
+static int
+add_diff_cached(git_diff *diff, struct history_cache *c, struct agent *out,
+    struct as_err *e)
+{
+    if (!c)
+        return workset_add_diff(diff, out, e);
+    size_t nd = git_diff_num_deltas(diff);
+    for (size_t i = 0; i < nd; i++) {
+        size_t len;
+        char *key = delta_key(git_diff_get_delta(diff, i), &len);
+        uint32_t at;
+        if (!strmap_get(&c->idx, key, len, &at)) {
+            struct ws_delta_effect ef;
+            int err = workset_delta_effect(diff, i, &ef, e);
+            if (err) {
+                free(key);
+                return err;
+            }
+            ALLOC_GROW(c->v, c->n + 1, c->alloc);
+            c->v[c->n] = ef;
+            at = (uint32_t)c->n++;
+            strmap_put(&c->idx, key, len, at, NULL);
+        }
+        free(key);
+        workset_apply_effect(out, &c->v[at]);
+    }
+    return 0;
+}
+
 int
 history_workset(struct repo *r, const char *base_tree, const char *tree,
-    const struct agent *prev, int64_t now_ms, struct agent *out,
-    struct as_err *e)
+    const struct agent *prev, int64_t now_ms, struct history_cache *cache,
+    struct agent *out, struct as_err *e)
 {
     git_repository *g = repo_git(r);
     git_tree *bt = NULL, *t = NULL;
@@ -636,13 +736,14 @@ history_workset(struct repo *r, const char *base_tree, const char *tree,
     opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
     git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
     fo.flags = GIT_DIFF_FIND_RENAMES;
+    fo.metric = sigcache_metric(SIGCACHE_DIFF); /* NULL: libgit2's */
     if (git_diff_tree_to_tree(&diff, g, bt, t, &opts) < 0 ||
         git_diff_find_similar(diff, &fo) < 0) {
         err = repo_git_errorf(
             e, "cannot diff tree '%s' to '%s'", base_tree, tree);
         goto out;
     }
-    if ((err = workset_add_diff(diff, out, e)) < 0)
+    if ((err = add_diff_cached(diff, cache, out, e)) < 0)
         goto out;
     agent_sort(out);
     for (size_t i = 0; i < out->nfiles; i++) {

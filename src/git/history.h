@@ -37,6 +37,8 @@
 #include "git/repo.h"
 #include "util/error.h"
 
+struct history_cache;
+
 struct history_options {
     const char *rev; /* "A..B" or one revision; NULL: HEAD */
     bool all;        /* instead of rev: every branch, remote-tracking branch
@@ -108,8 +110,27 @@ void history_release(struct history *h);
  * keeps. Weights are left for the caller. Returns 0, AS_ENOENT or AS_EGIT.
  */
 int history_workset(struct repo *r, const char *base_tree, const char *tree,
-    const struct agent *prev, int64_t now_ms, struct agent *out,
-    struct as_err *e);
+    const struct agent *prev, int64_t now_ms, struct history_cache *cache,
+    struct agent *out, struct as_err *e);
+
+/*
+ * What history_workset() computed for each delta (status, blobs, modes and
+ * paths on both sides): the walk diffs many trees from one base, and most
+ * files' deltas repeat from one commit to the next, so each is diffed once.
+ * cache may be NULL (no caching); the result is the same either way. Not
+ * thread-safe: one per thread. Clear it when the base changes (memory).
+ */
+struct history_cache *history_cache_new(void);
+void history_cache_clear(struct history_cache *c);
+void history_cache_free(struct history_cache *c);
+
+/*
+ * Tune libgit2's process-wide object cache for a walk that reads the same
+ * trees and blobs many times: blobs up to 1 MiB are cached (384 MiB in
+ * all), and objects read are not hashed again to check their ids. Results
+ * are unchanged.
+ */
+void history_tune_reads(void);
 
 /*
  * The tree of commit_oid's own changes replayed onto base_oid (hex ids),

@@ -9,6 +9,7 @@
 
 #include "core/dirrename.h"
 #include "git/shallow.h"
+#include "git/sigcache.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -555,6 +556,8 @@ merge_sides(git_repository *g, git_tree *anc, const struct dr_side x[2],
             in[k] = s.tree[k];
     git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
     mo.target_limit = 7000; /* git's merge.renameLimit */
+    /* the calling thread's signature cache, or NULL: libgit2's metric */
+    mo.metric = sigcache_metric(SIGCACHE_MERGE);
     if (git_merge_trees(out, g, in[0], in[1], in[2], &mo) < 0) {
         for (int k = 0; k < 2; k++)
             git_oid_tostr(hex[k], sizeof(hex[k]), git_tree_id(x[k].tree));
@@ -607,6 +610,8 @@ side_pairs(
     git_diff_find_options_init(&fopt, GIT_DIFF_FIND_OPTIONS_VERSION);
     fopt.flags = GIT_DIFF_FIND_RENAMES;
     fopt.rename_limit = 7000; /* git's merge.renameLimit */
+    /* the calling thread's signature cache, or NULL: libgit2's metric */
+    fopt.metric = sigcache_metric(SIGCACHE_DIFF);
     if (git_diff_tree_to_tree(&d, g, anc, x->tree, NULL) < 0 ||
         git_diff_find_similar(d, &fopt) < 0) {
         git_diff_free(d);

@@ -606,47 +606,86 @@ delta_status(const git_diff_delta *d, size_t nhunks, bool *skip)
     }
 }
 
-/* Add the file of delta d, or of its patch when there is one, to out
- * (nothing for what git would not show). */
+/* What adding the file of delta d, or of its patch when there is one,
+ * does to a working set (nothing, ef->skip, for what git would not show). */
 static void
-add_file(struct agent *out, const git_diff_delta *d, git_patch *patch)
+delta_effect(
+    const git_diff_delta *d, git_patch *patch, struct ws_delta_effect *ef)
 {
     size_t nhunks = 0, adds = 0, dels = 0;
-    enum ws_status st;
-    struct ws_file *f;
-    bool skip;
 
+    memset(ef, 0, sizeof(*ef));
     if (patch) {
         d = git_patch_get_delta(patch);
         nhunks = git_patch_num_hunks(patch);
         git_patch_line_stats(NULL, &adds, &dels, patch);
     }
-    st = delta_status(d, nhunks, &skip);
-    if (skip)
+    ef->status = delta_status(d, nhunks, &ef->skip);
+    if (ef->skip)
         return;
-    f = agent_add_file(
-        out, st == WS_ADDED ? d->new_file.path : d->old_file.path, st);
-    f->status = st;
-    f->whole = ws_status_whole(st);
-    free(f->new_path);
-    f->new_path = st == WS_RENAMED ? xstrdup(d->new_file.path) : NULL;
-    f->added_lines = (uint32_t)adds;
-    f->deleted_lines = (uint32_t)dels;
-    for (size_t h = 0; st == WS_MODIFIED && h < nhunks; h++) {
+    ef->path =
+        xstrdup(ef->status == WS_ADDED ? d->new_file.path : d->old_file.path);
+    ef->new_path = ef->status == WS_RENAMED ? xstrdup(d->new_file.path) : NULL;
+    ef->added_lines = (uint32_t)adds;
+    ef->deleted_lines = (uint32_t)dels;
+    if (ef->status != WS_MODIFIED || !nhunks)
+        return;
+    ef->hunks = xcalloc(nhunks, sizeof(*ef->hunks));
+    for (size_t h = 0; h < nhunks; h++) {
         const git_diff_hunk *hk = NULL;
         size_t lines;
 
         if (git_patch_get_hunk(&hk, &lines, patch, h) < 0)
             continue;
-        if (hk->old_lines == 0) {
-            /* pure insertion after line old_start (0 = at the top) */
-            range_set_add_insertion(
-                &f->ranges, hk->old_start > 0 ? (uint32_t)hk->old_start : 0);
-        } else {
-            range_set_add(&f->ranges, (uint32_t)hk->old_start,
-                (uint32_t)(hk->old_start + hk->old_lines - 1));
-        }
+        ef->hunks[ef->nhunks].old_start =
+            hk->old_start > 0 ? (uint32_t)hk->old_start : 0;
+        ef->hunks[ef->nhunks++].old_lines = (uint32_t)hk->old_lines;
     }
+}
+
+void
+workset_apply_effect(struct agent *out, const struct ws_delta_effect *ef)
+{
+    struct ws_file *f;
+
+    if (ef->skip)
+        return;
+    f = agent_add_file(out, ef->path, ef->status);
+    f->status = ef->status;
+    f->whole = ws_status_whole(ef->status);
+    free(f->new_path);
+    f->new_path = ef->new_path ? xstrdup(ef->new_path) : NULL;
+    f->added_lines = ef->added_lines;
+    f->deleted_lines = ef->deleted_lines;
+    for (size_t h = 0; h < ef->nhunks; h++) {
+        uint32_t start = ef->hunks[h].old_start, n = ef->hunks[h].old_lines;
+
+        if (n == 0) /* pure insertion after line start (0 = at the top) */
+            range_set_add_insertion(&f->ranges, start);
+        else
+            range_set_add(&f->ranges, start, start + n - 1);
+    }
+}
+
+void
+workset_effect_release(struct ws_delta_effect *ef)
+{
+    free(ef->path);
+    free(ef->new_path);
+    free(ef->hunks);
+    memset(ef, 0, sizeof(*ef));
+}
+
+/* Add the file of delta d, or of its patch when there is one, to out
+ * (nothing for what git would not show). */
+static void
+add_file(struct agent *out, const git_diff_delta *d, git_patch *patch)
+{
+    struct ws_delta_effect ef;
+
+    delta_effect(d, patch, &ef);
+    workset_apply_effect(out, &ef);
+    workset_effect_release(&ef);
 }
 
 /* The blob at path in t, or NULL when there is none (or not a blob). */
@@ -733,6 +772,26 @@ int
 workset_add_diff(git_diff *diff, struct agent *out, struct as_err *e)
 {
     return add_diff(NULL, diff, out, e);
+}
+
+int
+workset_delta_effect(
+    git_diff *diff, size_t i, struct ws_delta_effect *out, struct as_err *e)
+{
+    const git_diff_delta *d = git_diff_get_delta(diff, i);
+    git_patch *patch = NULL;
+
+    memset(out, 0, sizeof(*out));
+    if ((d->status == GIT_DELTA_UNTRACKED || d->status == GIT_DELTA_ADDED) &&
+        d->new_file.mode == GIT_FILEMODE_TREE) {
+        out->skip = true; /* an untracked nested repository */
+        return 0;
+    }
+    if (git_patch_from_diff(&patch, diff, i) < 0)
+        return repo_git_errorf(e, "cannot diff '%s'", d->new_file.path);
+    delta_effect(d, patch, out);
+    git_patch_free(patch);
+    return 0;
 }
 
 /* The working set's files from diff, each with the time the agent last

@@ -81,6 +81,36 @@ int workset_from_branch(struct repo *r, const char *branch,
 int workset_add_diff(git_diff *diff, struct agent *out, struct as_err *e);
 
 /*
+ * What one delta of such a diff adds to a working set, as
+ * workset_add_diff() adds it, kept apart so that a caller diffing many
+ * trees from one base (replay) computes each (blob, blob) delta once and
+ * applies it to many working sets. The hunks are the patch's old-side
+ * ranges in order (old_lines 0: a pure insertion after old_start).
+ */
+struct ws_hunk {
+    uint32_t old_start, old_lines;
+};
+
+struct ws_delta_effect {
+    bool skip; /* nothing git would show: no file */
+    enum ws_status status;
+    char *path, *new_path;
+    uint32_t added_lines, deleted_lines;
+    struct ws_hunk *hunks;
+    size_t nhunks;
+};
+
+/* Delta i of diff's effect; release with workset_effect_release(). Returns
+ * 0 or AS_EGIT. */
+int workset_delta_effect(
+    git_diff *diff, size_t i, struct ws_delta_effect *out, struct as_err *e);
+
+/* Add ef's file to out exactly as workset_add_diff() would. */
+void workset_apply_effect(struct agent *out, const struct ws_delta_effect *ef);
+
+void workset_effect_release(struct ws_delta_effect *ef);
+
+/*
  * The diff of working sets between two trees of the main repository: zero
  * context, type changes, files over 256 MiB taken as binary, renames found
  * as for a worktree. For workset_add_diff(); free *out with git_diff_free().
