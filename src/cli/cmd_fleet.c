@@ -508,9 +508,6 @@ fleet_up(int argc, char **argv)
 
 /* ---- run-agent: one agent's supervisor ---- */
 
-/* A run this long resets the restart count. */
-#define FLEET_STABLE_MS (60 * 1000)
-
 static volatile sig_atomic_t stop_sig;
 
 static void
@@ -769,15 +766,10 @@ fleet_run_agent(int argc, char **argv)
         int slot = take_slot(&s);
         if (slot < 0)
             break;
-        int64_t started = now_ms();
         int st = run_once(&s, tty);
         close(slot);
         if (stop_sig)
             break;
-        /* a run of a minute or more was no crash loop: the count starts
-         * again */
-        if (now_ms() - started >= FLEET_STABLE_MS)
-            s.restarts = 0;
         if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
             report(&s, "exited", "exit 0");
             break;
