@@ -31,7 +31,7 @@ rm .airspace/config
 # writes what it got on stdin to a file
 cat > "$AIR/config" << EOF
 [alerts]
-	silent = 1
+	silent = 2
 	waiting = 1
 	repeat = 3
 	cap = 5
