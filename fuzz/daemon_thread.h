@@ -89,9 +89,10 @@ make_repo(void)
         git_index_add_bypath(idx, "src/a.c") || git_index_write(idx) ||
         git_index_write_tree(&tree_id, idx) ||
         git_tree_lookup(&tree, r, &tree_id) ||
-        git_signature_new(&sig, "fuzz", "fuzz@example.invalid", 1767225600, 0) ||
-        git_commit_create_v(&commit_id, r, "HEAD", sig, sig, NULL, "base",
-            tree, 0))
+        git_signature_new(
+            &sig, "fuzz", "fuzz@example.invalid", 1767225600, 0) ||
+        git_commit_create_v(
+            &commit_id, r, "HEAD", sig, sig, NULL, "base", tree, 0))
         abort();
     git_signature_free(sig);
     git_tree_free(tree);

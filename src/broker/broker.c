@@ -50,7 +50,7 @@ broker_options_init(struct broker_options *o)
     o->agent_timeout_ms = 60 * 60 * 1000;
     o->max_conns = 512;
     o->max_peer_conns = 64;
-    o->request_timeout_ms = 10 * 1000;
+    o->req_timeout_ms = 10 * 1000;
     o->conn_idle_ms = 60 * 1000;
     o->ready_fd = -1;
     o->alerts_repeat_ms = o->alerts_cap = -1;

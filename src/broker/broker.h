@@ -37,16 +37,16 @@ struct broker_options {
                                  forgotten (0: never) */
     int max_conns;            /* connections served at once (conns.h) */
     int max_peer_conns;       /* of them, from one process */
-    int64_t request_timeout_ms; /* a request's first byte to its last */
+    int64_t req_timeout_ms;   /* a request's first byte to its last */
     int64_t conn_idle_ms;     /* a connection with no request in it */
     /* alerts (docs/config.md, [alerts]): silent and waiting 0, repeat and
      * cap -1, command NULL: the defaults (no command) */
     int64_t alerts_silent_ms, alerts_waiting_ms, alerts_repeat_ms;
     int64_t alerts_cap;
     const char *alerts_command;
-    bool log_stderr;          /* log to stderr instead of the log file */
-    int ready_fd;             /* >= 0: write one byte when serving, close */
-    const char *const *set;   /* "key=value" overrides of the risk model */
+    bool log_stderr;        /* log to stderr instead of the log file */
+    int ready_fd;           /* >= 0: write one byte when serving, close */
+    const char *const *set; /* "key=value" overrides of the risk model */
     size_t nset;
     /* the store (docs/team.md): NULL: the SQLite file in the airspace
      * directory; a shared store's airspace (NULL: from the origin URL)

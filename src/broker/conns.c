@@ -11,7 +11,7 @@
  *            given it its socket and callbacks (the peer is known then)
  *   IDLE     no request in it: closed after conn_idle_ms
  *   READING  a request's first byte came in: closed, answered 408, at
- *            request_timeout_ms from then
+ *            req_timeout_ms from then
  *   SERVING  evhttp handed the whole request over: no deadline here; IDLE
  *            (or READING) again once its reply has left the output buffer
  *   STREAM   an event stream: no deadline here
@@ -187,7 +187,7 @@ setup(struct conn *c)
     }
     if (evbuffer_get_length(bufferevent_get_input(bev))) {
         c->state = CONN_READING;
-        arm(c, cs.b->o.request_timeout_ms);
+        arm(c, cs.b->o.req_timeout_ms);
     } else {
         c->state = CONN_IDLE;
         arm(c, c->refused && CONN_REFUSE_WAIT_MS < cs.b->o.conn_idle_ms
@@ -216,7 +216,7 @@ on_timer(evutil_socket_t fd, short what, void *arg)
         int bl = snprintf(body, sizeof(body),
             "{\"error\":{\"code\":\"request_timeout\",\"message\":\"the "
             "request was not complete within %lld ms\"}}\n",
-            (long long)cs.b->o.request_timeout_ms);
+            (long long)cs.b->o.req_timeout_ms);
         int ml = snprintf(msg, sizeof(msg),
             "HTTP/1.1 408 Request Timeout\r\nContent-Type: "
             "application/json\r\nConnection: close\r\nContent-Length: "
@@ -232,7 +232,7 @@ on_timer(evutil_socket_t fd, short what, void *arg)
             broker_log(cs.b,
                 "connections: closed one whose request was not complete "
                 "within %lld ms",
-                (long long)cs.b->o.request_timeout_ms);
+                (long long)cs.b->o.req_timeout_ms);
         }
     }
     evhttp_connection_free(c->evcon); /* on_close forgets c */
@@ -245,9 +245,9 @@ on_input(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
     struct conn *c = arg;
     if (info->n_added && c->state == CONN_IDLE) {
         c->state = CONN_READING;
-        arm(c, c->refused && CONN_REFUSE_WAIT_MS < cs.b->o.request_timeout_ms
+        arm(c, c->refused && CONN_REFUSE_WAIT_MS < cs.b->o.req_timeout_ms
                    ? CONN_REFUSE_WAIT_MS
-                   : cs.b->o.request_timeout_ms);
+                   : cs.b->o.req_timeout_ms);
     }
 }
 
@@ -262,7 +262,7 @@ on_output(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
      * has its first bytes already. */
     if (evbuffer_get_length(bufferevent_get_input(c->bev))) {
         c->state = CONN_READING;
-        arm(c, cs.b->o.request_timeout_ms);
+        arm(c, cs.b->o.req_timeout_ms);
     } else {
         c->state = CONN_IDLE;
         arm(c, cs.b->o.conn_idle_ms);

@@ -275,8 +275,7 @@ broker_sse_attach(
     c->last_id = replay ? after : b->next_event_id - 1;
     c->next = b->sse;
     b->sse = c;
-    broker_conn_closecb(
-        evhttp_request_get_connection(req), on_sse_close, c);
+    broker_conn_closecb(evhttp_request_get_connection(req), on_sse_close, c);
     /* What the client missed, oldest first: the ring holds the ids from
      * lo on (those of this process, at most the last BROKER_EVENT_RING);
      * older ones come from the ledger. An id at or past the last one
@@ -317,8 +316,7 @@ broker_events_release(struct broker *b)
     while (b->sse) {
         struct sse_client *c = b->sse;
         b->sse = c->next;
-        broker_conn_closecb(
-            evhttp_request_get_connection(c->req), NULL, NULL);
+        broker_conn_closecb(evhttp_request_get_connection(c->req), NULL, NULL);
         evhttp_send_reply_end(c->req);
         if (c->drop)
             event_free(c->drop);

@@ -123,7 +123,7 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
         [CONFIG_WINDOW_MS] = &o->window_ms,
         [CONFIG_IDLE_EXIT_MS] = &o->idle_exit_ms,
         [CONFIG_AGENT_TIMEOUT_MS] = &o->agent_timeout_ms,
-        [CONFIG_REQUEST_TIMEOUT_MS] = &o->request_timeout_ms,
+        [CONFIG_REQUEST_TIMEOUT_MS] = &o->req_timeout_ms,
         [CONFIG_CONN_IDLE_MS] = &o->conn_idle_ms,
     };
     struct repo *repo = NULL;
@@ -275,8 +275,9 @@ cmd_serve(int argc, char **argv)
             given[CONFIG_AGENT_TIMEOUT_MS] = true;
             break;
         case 'q':
-            if (!parse_ms(optarg, 100, &o.request_timeout_ms))
-                return dcli_usage("serve", "--request-timeout-ms takes ms >= 100");
+            if (!parse_ms(optarg, 100, &o.req_timeout_ms))
+                return dcli_usage(
+                    "serve", "--request-timeout-ms takes ms >= 100");
             given[CONFIG_REQUEST_TIMEOUT_MS] = true;
             break;
         case 'I':
