@@ -50,6 +50,11 @@ struct cli_command {
     cli_fn *run;
 };
 
+/* cmd_agent.c: copy into worktree `to` each agent client's settings that
+ * worktree `top` has and `to` lacks (not committed, so not checked out);
+ * the paths copied, a new JSON array (`agent new`, `fleet up`). */
+struct json_t *copy_client_config(const char *top, const char *to);
+
 cli_fn cmd_advisories;
 cli_fn cmd_alerts;
 cli_fn cmd_agent;

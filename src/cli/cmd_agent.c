@@ -143,7 +143,7 @@ static const char *const client_config[] = { ".claude/settings.json",
  * that a client started there has the same hooks and MCP server. Returns
  * the paths copied (a JSON array).
  */
-static json_t *
+json_t *
 copy_client_config(const char *top, const char *to)
 {
     json_t *copied = json_array();

@@ -280,7 +280,8 @@ agent_worktree(struct fctx *x, const struct fleet_agent *a, json_t *out)
         free(dir);
         return NULL;
     }
-    json_t *cv = json_array();
+    /* the agent clients' settings, as `agent new` copies them */
+    json_t *cv = copy_client_config(x->main, dir);
     for (size_t k = 0; k < n; k++) {
         json_array_append_new(cv, json_string(copied[k]));
         free(copied[k]);
@@ -507,6 +508,9 @@ fleet_up(int argc, char **argv)
 }
 
 /* ---- run-agent: one agent's supervisor ---- */
+
+/* A run this long resets the restart count. */
+#define FLEET_STABLE_MS (60 * 1000)
 
 static volatile sig_atomic_t stop_sig;
 
@@ -766,10 +770,15 @@ fleet_run_agent(int argc, char **argv)
         int slot = take_slot(&s);
         if (slot < 0)
             break;
+        int64_t started = now_ms();
         int st = run_once(&s, tty);
         close(slot);
         if (stop_sig)
             break;
+        /* a run of a minute or more was no crash loop: the count starts
+         * again */
+        if (now_ms() - started >= FLEET_STABLE_MS)
+            s.restarts = 0;
         if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
             report(&s, "exited", "exit 0");
             break;

@@ -21,7 +21,7 @@ base_repo "$R"
 mkdir -p src/net src/crash bin
 echo 'int net;' > src/net/a.c
 echo 'int crash;' > src/crash/c.c
-echo '.env' > .gitignore
+printf '.env\n.claude/settings.local.json\n' > .gitignore
 # steady: a script with a child, both carrying the marker
 cat > bin/steady.sh << EOF
 sh -c 'sleep 300; : $MARK-child' &
@@ -29,6 +29,8 @@ sleep 300 # $MARK-parent
 EOF
 commit 00:01 files
 echo 'TOKEN=local' > .env
+mkdir -p .claude
+echo '{"hooks":{}}' > .claude/settings.local.json # not committed
 mkdir -p .airspace
 echo '.env' > .airspace/worktreeinclude
 cat > .airspace/fleet << EOF
@@ -82,7 +84,9 @@ check "three worktrees made, registered" jqt "$TMP/up" \
     '[.agents[] | {name, made, registered}] == [{"name":"crashy","made":true,"registered":true},{"name":"steady","made":true,"registered":true},{"name":"late","made":true,"registered":true}]'
 W="$TMP/repo.airspace"
 check "the worktreeinclude file is copied" [ "$(cat "$W/steady/.env")" = "TOKEN=local" ]
-check "... and listed" jqt "$TMP/up" '.agents[1].copied == [".env"]'
+check "... and listed, after the agent clients' settings agent new copies" jqt "$TMP/up" \
+    '.agents[1].copied == [".claude/settings.local.json",".env"]'
+check "... which are there too" [ "$(cat "$W/steady/.claude/settings.local.json")" = '{"hooks":{}}' ]
 check "setup ran in steady's worktree" [ -e "$W/steady/setup-ran" ]
 check "... only there" [ ! -e "$W/crashy/setup-ran" ]
 tmux list-windows -t "=$S" -F '#W' > "$TMP/windows"
