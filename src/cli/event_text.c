@@ -188,6 +188,18 @@ details(struct strbuf *sb, const char *type, json_t *d)
                json_is_integer(json_object_get(d, "files"))) {
         json_int_t n = json_integer_value(json_object_get(d, "files"));
         strbuf_addf(sb, "%lld changed file%s", (long long)n, n == 1 ? "" : "s");
+    } else if (prefix(type, "alert.")) {
+        strbuf_addf(sb, "%s: ", str(d, "kind") ? str(d, "kind") : "?");
+        add_text(sb, str(d, "text") ? str(d, "text") : "");
+    } else if (prefix(type, "fleet.")) {
+        json_int_t n = json_integer_value(json_object_get(d, "restarts"));
+        strbuf_addf(sb, "%s, %lld restart%s",
+            str(d, "state") ? str(d, "state") : "given-up", (long long)n,
+            n == 1 ? "" : "s");
+        if (str(d, "why")) {
+            strbuf_addf(sb, ": ");
+            add_text(sb, str(d, "why"));
+        }
     } else if (prefix(type, "conflict")) {
         strbuf_addf(sb, "%s %s ~ %s", str(d, "shape") ? str(d, "shape") : "?",
             str(d, "a") ? str(d, "a") : "?", str(d, "b") ? str(d, "b") : "?");

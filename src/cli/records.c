@@ -44,6 +44,11 @@ record_release(struct record *r)
     for (int s = 0; s < 2; s++) {
         rec_ws_release(&r->side[s].ws);
         rec_ws_release(&r->side[s].half);
+        for (size_t i = 0; i < r->side[s].nsteps; i++)
+            rec_ws_release(&r->side[s].steps[i]);
+        free(r->side[s].steps);
+        free(r->side[s].step_ct);
+        free(r->side[s].step_commits);
     }
     for (size_t i = 0; i < r->nconflicted; i++)
         free(r->conflicted_paths[i]);
@@ -336,6 +341,56 @@ parse_ws(json_t *arr, struct rec_ws *ws, const struct change_times *times,
     return 0;
 }
 
+/* The optional checkpoints: [{ct, n_included, ws}], times not decreasing,
+ * commit counts within 1..n_commits. */
+static int
+parse_steps(json_t *steps, json_t *commits, int idx, struct rec_side *side,
+    struct as_err *err)
+{
+    if (!steps)
+        return 0;
+    if (!json_is_array(steps))
+        return as_errorf(
+            err, AS_EPARSE, "sides[%d].steps: must be an array", idx);
+    size_t n = json_array_size(steps);
+    side->steps = xcalloc(n + 1, sizeof(*side->steps));
+    side->step_ct = xcalloc(n + 1, sizeof(*side->step_ct));
+    side->step_commits = xcalloc(n + 1, sizeof(*side->step_commits));
+    size_t i;
+    json_t *st;
+    json_array_foreach(steps, i, st)
+    {
+        json_int_t ct, k;
+        if (!json_is_object(st) || !get_int(st, "ct", &ct) ||
+            !(get_int(st, "n_included", &k) || get_int(st, "k", &k)))
+            return as_errorf(err, AS_EPARSE,
+                "sides[%d].steps[%zu]: needs integer 'ct' and 'n_included'",
+                idx, i);
+        if (k < 1 || k > side->n_commits)
+            return as_errorf(err, AS_EPARSE,
+                "sides[%d].steps[%zu]: commit count %lld outside 1..%u", idx, i,
+                (long long)k, side->n_commits);
+        if (i && ct < side->step_ct[i - 1])
+            return as_errorf(err, AS_EPARSE,
+                "sides[%d].steps[%zu]: 'ct' before the step before it", idx, i);
+        struct change_times times = { 0 };
+        strmap_init(&times.ids);
+        char where[48];
+        snprintf(where, sizeof(where), "sides[%d].steps[%zu].ws", idx, i);
+        int rc = change_times_build(&times, commits, ct, idx, err);
+        if (!rc)
+            rc = parse_ws(
+                json_object_get(st, "ws"), &side->steps[i], &times, where, err);
+        change_times_release(&times);
+        side->nsteps = i + 1; /* released with the record, even on error */
+        if (rc)
+            return rc;
+        side->step_ct[i] = ct;
+        side->step_commits[i] = (uint32_t)k;
+    }
+    return 0;
+}
+
 static int
 parse_side(json_t *s, int idx, struct rec_side *side, struct as_err *err)
 {
@@ -407,7 +462,7 @@ parse_side(json_t *s, int idx, struct rec_side *side, struct as_err *err)
         if (rc)
             return rc;
     }
-    return 0;
+    return parse_steps(json_object_get(s, "steps"), commits, idx, side, err);
 }
 
 static int

@@ -65,6 +65,12 @@ struct rec_side {
                               tip's when 'commits' is empty) */
     int64_t half_ct;       /* committer time of the half-way commit */
     struct rec_ws ws, half;
+    /* optional checkpoints before the tip ('steps', oldest first): the
+     * working set after step_commits[i] commits, at step_ct[i] */
+    struct rec_ws *steps;
+    int64_t *step_ct;
+    uint32_t *step_commits;
+    size_t nsteps;
 };
 
 struct record {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include "broker/gitview.h"
 #include "cli/replay.h"
 #include "core/advisory.h"
+#include "core/leadtime.h"
 #include "core/metrics.h"
 #include "core/pair.h"
 #include "git/files.h"
@@ -77,6 +79,10 @@ struct rp_merge {
     int64_t first_ra_ms;  /* first resolution, ms; -1 never */
     int64_t inflight_ms;  /* both sides in flight before the merge; -1 n/a */
     const char *first_ch; /* channel that first raised the advisory */
+    /* records with steps: the pair at each recorded checkpoint before the
+     * end (besides half-way), scored only to time the first warnings */
+    struct rp_point *steps;
+    size_t nsteps;
     /* git mode only */
     char base[41], parent[2][41];
     struct rp_side side[2];
@@ -221,6 +227,7 @@ replay_free(struct replay *rp)
         for (size_t k = 0; k < rp->m[i].ncpaths; k++)
             free(rp->m[i].cpaths[k]);
         free(rp->m[i].cpaths);
+        free(rp->m[i].steps);
     }
     free(rp->m);
     free(rp->files);
@@ -395,6 +402,52 @@ in_split(const struct replay_config *cfg, const char *sha)
     return (v % 2 == 0) == (cfg->split == REPLAY_SPLIT_TUNE);
 }
 
+/* Side s's latest checkpoint (a step or half-way) at or before t; NULL
+ * when it has none yet. */
+static const struct rec_ws *
+side_state(const struct rec_side *s, int64_t t, int64_t *ct, uint32_t *n)
+{
+    const struct rec_ws *ws = NULL;
+    for (size_t i = 0; i < s->nsteps; i++)
+        if (s->step_ct[i] <= t && (!ws || s->step_ct[i] >= *ct)) {
+            ws = &s->steps[i];
+            *ct = s->step_ct[i];
+            *n = s->step_commits[i];
+        }
+    if (s->half_ct <= t && (!ws || s->half_ct >= *ct)) {
+        ws = &s->half;
+        *ct = s->half_ct;
+        *n = s->half_commits;
+    }
+    return ws;
+}
+
+/* The pair at every recorded checkpoint of either side before the end, when
+ * both sides have one: each side as its latest checkpoint then. */
+static void
+add_steps(
+    struct replay *rp, struct rp_merge *m, const struct record *r, int64_t te)
+{
+    size_t n = r->side[0].nsteps + r->side[1].nsteps;
+    if (!n)
+        return;
+    m->steps = xcalloc(n + 2, sizeof(*m->steps));
+    for (int s = 0; s < 2; s++) {
+        const struct rec_side *sd = &r->side[s];
+        for (size_t i = 0; i <= sd->nsteps; i++) {
+            int64_t t = i < sd->nsteps ? sd->step_ct[i] : sd->half_ct;
+            int64_t ct[2] = { 0, 0 };
+            uint32_t c[2] = { 0, 0 };
+            const struct rec_ws *a = side_state(&r->side[0], t, &ct[0], &c[0]);
+            const struct rec_ws *b = side_state(&r->side[1], t, &ct[1], &c[1]);
+            if (!a || !b || t >= te)
+                continue;
+            add_point(
+                rp, &m->steps[m->nsteps++], a, b, ct[0], ct[1], t, c[0], c[1]);
+        }
+    }
+}
+
 void
 replay_add(struct replay *rp, const struct record *r)
 {
@@ -424,6 +477,7 @@ replay_add(struct replay *rp, const struct record *r)
         s1->half_ct, th, s0->half_commits, s1->half_commits);
     add_point(rp, &m->p[PT_END], &s0->ws, &s1->ws, s0->tip_ct, s1->tip_ct, te,
         s0->n_commits, s1->n_commits);
+    add_steps(rp, m, r, te);
 }
 
 static int
@@ -512,6 +566,38 @@ score_point(struct replay *rp, size_t self, struct rp_point *pt)
     pt->level = (int)pair_level(&rc, pt->risk);
 }
 
+/* An earlier first time t (ms) for *first; -1 = none yet. */
+static void
+take_earlier(int64_t *first, int64_t t)
+{
+    if (*first < 0 || t < *first)
+        *first = t;
+}
+
+/* Score a checkpoint and move the merge's first warnings earlier by it. */
+static void
+step_first(struct replay *rp, size_t self, struct rp_point *pt)
+{
+    struct rp_merge *m = &rp->m[self];
+    score_point(rp, self, pt);
+    int64_t t = pt->t * 1000;
+    if (pt->level > LVL_CLEAR) {
+        if (m->first_ms[SC_AIRSPACE] < 0 || t < m->first_ms[SC_AIRSPACE]) {
+            if (pt->top >= REPLAY_NCHANNELS)
+                m->first_ch = risk_channel_name(pt->top - REPLAY_NCHANNELS);
+            else if (pt->top >= 0)
+                m->first_ch = channel_names[pt->top];
+        }
+        take_earlier(&m->first_ms[SC_AIRSPACE], t);
+    }
+    if (pt->level >= LVL_RESOLUTION)
+        take_earlier(&m->first_ra_ms, t);
+    if (pt->shared)
+        take_earlier(&m->first_ms[SC_SHARED], t);
+    if (pt->near)
+        take_earlier(&m->first_ms[SC_NEAR], t);
+}
+
 void
 replay_finish(struct replay *rp)
 {
@@ -541,6 +627,8 @@ replay_finish(struct replay *rp)
             if (m->first_ms[SC_NEAR] < 0 && pt->near)
                 m->first_ms[SC_NEAR] = pt->t * 1000;
         }
+        for (size_t k = 0; k < m->nsteps; k++)
+            step_first(rp, i, &m->steps[k]);
     }
 }
 
@@ -574,6 +662,9 @@ struct group_stats {
     /* airspace's risk held to near's flag budget at each point */
     struct metrics_budget at_near[NPOINTS];
     struct lead_stats lead[NSCORERS];
+    /* airspace's first traffic and first resolution over every conflicted
+     * merge, as shares of the time in flight (core/leadtime.h) */
+    struct lead_quartiles window[2];
 };
 
 /* Whether airspace beats the baselines at one point: auc 1/0 when its AUC
@@ -638,6 +729,26 @@ scorer_value(const struct rp_point *pt, int sc)
 }
 
 static void
+lead_window(const struct replay *rp, int g, struct group_stats *gs)
+{
+    struct lead_merge *lm = xcalloc(rp->n + 1, sizeof(*lm));
+    size_t k = 0;
+    for (size_t i = 0; i < rp->n; i++) {
+        const struct rp_merge *m = &rp->m[i];
+        if (!in_split(&rp->cfg, m->sha) || !in_group(m, g) || !m->conflicted)
+            continue;
+        int64_t end = m->merge_ct * 1000;
+        lm[k++] =
+            (struct lead_merge){ m->inflight_ms >= 0 ? end - m->inflight_ms
+                                                     : end,
+                end, m->first_ms[SC_AIRSPACE], m->first_ra_ms };
+    }
+    gs->window[0] = lead_summary(lm, k, LEAD_TRAFFIC);
+    gs->window[1] = lead_summary(lm, k, LEAD_RESOLUTION);
+    free(lm);
+}
+
+static void
 group_compute(const struct replay *rp, int g, struct group_stats *gs)
 {
     memset(gs, 0, sizeof(*gs));
@@ -698,6 +809,7 @@ group_compute(const struct replay *rp, int g, struct group_stats *gs)
         gs->lead[sc].median_s = metrics_median(score, k);
         gs->lead[sc].median_frac = metrics_median(frac, kf);
     }
+    lead_window(rp, g, gs);
     free(frac);
     free(score);
     free(label);
@@ -718,6 +830,23 @@ fmt3(char *buf, size_t len, double v)
         snprintf(buf, len, "%s", "n/a");
     else
         snprintf(buf, len, "%.3f", v);
+}
+
+/* Quartiles of airspace's lead over every conflicted merge (never = 0). */
+static void
+print_lead_window(FILE *out, const struct lead_quartiles w[2])
+{
+    fprintf(out, "  lead as a share of the time in flight, every conflicted "
+                 "merge (never = 0), q1/median/q3:");
+    for (int k = 0; k < 2; k++) {
+        char q[3][16];
+        fmt3(q[0], 16, w[k].q1);
+        fmt3(q[1], 16, w[k].median);
+        fmt3(q[2], 16, w[k].q3);
+        fprintf(out, " %s %s/%s/%s (raised %zu of %zu)%s",
+            k ? "resolution" : "traffic", q[0], q[1], q[2], w[k].raised, w[k].n,
+            k ? "\n" : ";");
+    }
 }
 
 void
@@ -804,6 +933,7 @@ replay_print_table(const struct replay *rp, FILE *out)
             fprintf(out, " %s %s h (%s of flight, n %zu)%s", scorer_names[sc],
                 v[0], v[1], gs.lead[sc].n, sc + 1 < NSCORERS ? ";" : "\n");
         }
+        print_lead_window(out, gs.window);
     }
     if (!rp->cfg.per_merge)
         return;
@@ -974,6 +1104,15 @@ replay_print_json(const struct replay *rp, FILE *out)
                     "median_s", jnum(gs.lead[sc].median_s), "median_fraction",
                     jnum(gs.lead[sc].median_frac)));
         json_object_set_new(jg, "lead", jl);
+        json_t *jw = json_object();
+        for (int k = 0; k < 2; k++)
+            json_object_set_new(jw, k ? "resolution" : "traffic",
+                json_pack("{s:I,s:I,s:o,s:o,s:o}", "n",
+                    (json_int_t)gs.window[k].n, "raised",
+                    (json_int_t)gs.window[k].raised, "q1",
+                    jnum(gs.window[k].q1), "median", jnum(gs.window[k].median),
+                    "q3", jnum(gs.window[k].q3)));
+        json_object_set_new(jg, "lead_window", jw);
         json_object_set_new(groups, group_names[g], jg);
     }
     json_object_set_new(root, "groups", groups);

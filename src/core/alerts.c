@@ -11,6 +11,7 @@
 
 #include "util/glob.h"
 #include "util/strbuf.h"
+#include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -117,6 +118,13 @@ struct alerts {
     size_t nsent, asent;
     int64_t *recent; /* the times of the latest notifications (<= cap) */
     size_t nrecent;
+    /* scratch of one evaluation: agent id -> index into the input's
+     * agents, and which pairs of them are advised (n * n) */
+    struct strmap idx;
+    struct strmap heldmap; /* "kind\tsubject" of the alerts held */
+    struct strbuf key;
+    bool *advised;
+    size_t nadv_alloc;
 };
 
 struct alerts *
@@ -124,6 +132,8 @@ alerts_new(const struct alerts_config *c)
 {
     struct alerts *s = xcalloc(1, sizeof(*s));
     s->c = *c;
+    strmap_init(&s->idx);
+    strmap_init(&s->heldmap);
     if (s->c.cap)
         s->recent = xcalloc(s->c.cap, sizeof(*s->recent));
     return s;
@@ -142,6 +152,10 @@ alerts_free(struct alerts *s)
         free(s->sent[i].subject);
     free(s->sent);
     free(s->recent);
+    strmap_release(&s->idx);
+    strmap_release(&s->heldmap);
+    free(s->key.s);
+    free(s->advised);
     free(s);
 }
 
@@ -199,45 +213,91 @@ silent(const struct alerts *s, const struct alert_agent *ag, int64_t now)
 }
 
 static const struct alert_agent *
-find_agent(const struct alerts_input *in, const char *id)
+find_agent(
+    const struct alerts *s, const struct alerts_input *in, const char *id)
 {
+    uint32_t i;
+    return strmap_get(&s->idx, id, strlen(id), &i) ? &in->agents[i] : NULL;
+}
+
+/* The evaluation's scratch: the agents by id, the advised pairs. */
+static void
+index_input(struct alerts *s, const struct alerts_input *in)
+{
+    strmap_release(&s->idx);
+    strmap_init(&s->idx);
     for (size_t i = 0; i < in->nagents; i++)
-        if (!strcmp(in->agents[i].id, id))
-            return &in->agents[i];
-    return NULL;
-}
-
-static bool
-has_file(const struct alert_agent *ag, const char *path)
-{
-    for (size_t i = 0; i < ag->nfiles; i++)
-        if (!strcmp(ag->files[i], path))
-            return true;
-    return false;
-}
-
-static bool
-advised(const struct alerts_input *in, const char *x, const char *y)
-{
-    for (size_t i = 0; i < in->nadvised; i++) {
-        const struct alert_pair *p = &in->advised[i];
-        if ((!strcmp(p->a, x) && !strcmp(p->b, y)) ||
-            (!strcmp(p->a, y) && !strcmp(p->b, x)))
-            return true;
+        strmap_put(&s->idx, in->agents[i].id, strlen(in->agents[i].id),
+            (uint32_t)i, NULL);
+    size_t nn = in->nagents * in->nagents;
+    if (nn > s->nadv_alloc) {
+        free(s->advised);
+        s->advised = xcalloc(nn, sizeof(*s->advised));
+        s->nadv_alloc = nn;
     }
-    return false;
+    if (nn)
+        memset(s->advised, 0, nn * sizeof(*s->advised));
+    for (size_t k = 0; k < in->nadvised; k++) {
+        uint32_t a, b;
+        const char *x = in->advised[k].a, *y = in->advised[k].b;
+        if (strmap_get(&s->idx, x, strlen(x), &a) &&
+            strmap_get(&s->idx, y, strlen(y), &b)) {
+            s->advised[(size_t)a * in->nagents + b] = true;
+            s->advised[(size_t)b * in->nagents + a] = true;
+        }
+    }
 }
 
-/* Whether pattern (a lock's) covers path: the glob, or a directory it
- * names. */
-static bool
-covers(const char *pattern, const char *path)
+/* A lock's pattern (canonical: locks.h) ready to test paths: a path
+ * without wildcards is anchored and covers what lies under it; a glob with
+ * a '/' is anchored too, so its literal directories must lead a path it
+ * matches (a cheap test first: most locks are far from most files). */
+struct cover {
+    const char *pattern, *p;
+    bool magic;
+    size_t n; /* the literal part that must lead the path */
+};
+
+static void
+cover_init(struct cover *c, const char *pattern)
 {
-    if (glob_match(pattern, path))
-        return true;
-    size_t n = strlen(pattern);
-    return !glob_has_magic(pattern) && !strncmp(pattern, path, n) &&
-           path[n] == '/';
+    c->pattern = pattern;
+    c->p = *pattern == '/' ? pattern + 1 : pattern;
+    c->magic = glob_has_magic(c->p);
+    if (!c->magic) {
+        c->n = strlen(c->p);
+        return;
+    }
+    size_t lit = strcspn(c->p, "*?[\\");
+    c->n = 0;
+    for (size_t k = 0; k < lit; k++)
+        if (c->p[k] == '/')
+            c->n = k + 1;
+}
+
+static bool
+covers(const struct cover *c, const char *path)
+{
+    if (strncmp(c->p, path, c->n))
+        return false;
+    if (!c->magic)
+        return !path[c->n] || path[c->n] == '/';
+    return glob_match(c->pattern, path);
+}
+
+static const char *
+key_of(struct alerts *s, enum alert_kind k, const char *subject)
+{
+    s->key.len = 0;
+    strbuf_addf(&s->key, "%d\t%s", (int)k, subject);
+    return s->key.s;
+}
+
+static bool
+held(struct alerts *s, enum alert_kind k, const char *subject)
+{
+    key_of(s, k, subject);
+    return strmap_get(&s->heldmap, s->key.s, s->key.len, NULL);
 }
 
 static void
@@ -245,22 +305,29 @@ want_locks(struct alerts *s, const struct alerts_input *in, int64_t now)
 {
     for (size_t i = 0; i < in->nlocks; i++) {
         const struct alert_lock *l = &in->locks[i];
-        const struct alert_agent *h = find_agent(in, l->holder);
+        const struct alert_agent *h = find_agent(s, in, l->holder);
         if (!h || h->exited || !(h->stale || silent(s, h, now)))
             continue;
+        char *subject = xasprintf("%" PRIu64, l->token);
+        if (held(s, ALERT_STALE_LOCK, subject)) {
+            want(s, ALERT_STALE_LOCK, subject, xstrdup(""), NULL);
+            continue;
+        }
         struct idlist ids = { 0 };
         ids_add(&ids, l->holder);
+        struct cover cv;
+        cover_init(&cv, l->pattern);
         for (size_t k = 0; k < in->nagents; k++) {
             const struct alert_agent *o = &in->agents[k];
             if (o->exited || !strcmp(o->id, l->holder))
                 continue;
             for (size_t f = 0; f < o->nfiles; f++)
-                if (covers(l->pattern, o->files[f])) {
+                if (covers(&cv, o->files[f])) {
                     ids_add(&ids, o->id);
                     break;
                 }
         }
-        want(s, ALERT_STALE_LOCK, xasprintf("%" PRIu64, l->token),
+        want(s, ALERT_STALE_LOCK, subject,
             xasprintf("%s '%s' is held by '%s', silent for %llds",
                 l->claim ? "claim" : "lock", l->pattern, l->holder,
                 (long long)((now - h->last_seen) / 1000)),
@@ -302,51 +369,69 @@ want_waiting(struct alerts *s, const struct alerts_input *in, int64_t now)
     }
 }
 
+/* A path and the agents changing it (indices into the input's agents). */
+struct pathgroup {
+    const char *path;
+    size_t *who;
+    size_t n, a;
+};
+
 static void
 want_unadvised(struct alerts *s, const struct alerts_input *in)
 {
+    /* each path's agents, in one pass */
+    struct strmap paths;
+    strmap_init(&paths);
+    struct pathgroup *g = NULL;
+    size_t ng = 0, ag = 0;
     for (size_t i = 0; i < in->nagents; i++) {
         const struct alert_agent *x = &in->agents[i];
         if (x->exited)
             continue;
         for (size_t f = 0; f < x->nfiles; f++) {
-            const char *path = x->files[f];
-            /* once per path: at its first agent */
-            bool earlier = false;
-            for (size_t j = 0; j < i && !earlier; j++)
-                earlier =
-                    !in->agents[j].exited && has_file(&in->agents[j], path);
-            if (earlier)
-                continue;
-            struct idlist ids = { 0 };
-            bool unadvised = false;
-            ids_add(&ids, x->id);
-            for (size_t j = i + 1; j < in->nagents; j++) {
-                const struct alert_agent *y = &in->agents[j];
-                if (y->exited || !has_file(y, path))
-                    continue;
-                for (size_t k = 0; k < ids.n && !unadvised; k++)
-                    unadvised = !advised(in, ids.v[k], y->id);
-                ids_add(&ids, y->id);
+            bool added;
+            uint32_t k = strmap_put(
+                &paths, x->files[f], strlen(x->files[f]), (uint32_t)ng, &added);
+            if (added) {
+                g = xgrow(g, sizeof(*g), ng + 1, &ag);
+                memset(&g[ng], 0, sizeof(g[ng]));
+                g[ng++].path = x->files[f];
             }
-            if (!unadvised) {
-                for (size_t k = 0; k < ids.n; k++)
-                    free(ids.v[k]);
-                free(ids.v);
-                continue;
-            }
-            struct strbuf t = STRBUF_INIT;
-            strbuf_addf(&t, "%s is changed by", path);
-            for (size_t k = 0; k < ids.n; k++)
-                strbuf_addf(&t, "%s '%s'",
-                    k == 0           ? ""
-                    : k + 1 == ids.n ? " and"
-                                     : ",",
-                    ids.v[k]);
-            strbuf_addf(&t, " with no advisory between them");
-            want(s, ALERT_UNADVISED_EDIT, xstrdup(path), t.s, &ids);
+            struct pathgroup *pg = &g[k];
+            if (pg->n && pg->who[pg->n - 1] == i)
+                continue; /* a path listed twice */
+            pg->who = xgrow(pg->who, sizeof(*pg->who), pg->n + 1, &pg->a);
+            pg->who[pg->n++] = i;
         }
     }
+    for (size_t k = 0; k < ng; k++) {
+        struct pathgroup *pg = &g[k];
+        bool unadvised = false;
+        for (size_t x = 0; x < pg->n && !unadvised; x++)
+            for (size_t y = x + 1; y < pg->n && !unadvised; y++)
+                unadvised = !s->advised[pg->who[x] * in->nagents + pg->who[y]];
+        if (unadvised && held(s, ALERT_UNADVISED_EDIT, pg->path)) {
+            want(s, ALERT_UNADVISED_EDIT, xstrdup(pg->path), xstrdup(""), NULL);
+        } else if (unadvised) {
+            struct idlist ids = { 0 };
+            for (size_t x = 0; x < pg->n; x++)
+                ids_add(&ids, in->agents[pg->who[x]].id);
+            qsort(ids.v, ids.n, sizeof(*ids.v), cmp_str);
+            struct strbuf t = STRBUF_INIT;
+            strbuf_addf(&t, "%s is changed by", pg->path);
+            for (size_t x = 0; x < ids.n; x++)
+                strbuf_addf(&t, "%s '%s'",
+                    x == 0           ? ""
+                    : x + 1 == ids.n ? " and"
+                                     : ",",
+                    ids.v[x]);
+            strbuf_addf(&t, " with no advisory between them");
+            want(s, ALERT_UNADVISED_EDIT, xstrdup(pg->path), t.s, &ids);
+        }
+        free(pg->who);
+    }
+    free(g);
+    strmap_release(&paths);
 }
 
 static void
@@ -366,15 +451,6 @@ want_fleet(struct alerts *s, const struct alerts_input *in)
     }
 }
 
-static ssize_t
-find_alert(const struct alert *v, size_t n, enum alert_kind k, const char *subj)
-{
-    for (size_t i = 0; i < n; i++)
-        if (v[i].kind == k && !strcmp(v[i].subject, subj))
-            return (ssize_t)i;
-    return -1;
-}
-
 static void
 push(struct alert **v, size_t *n, struct alert *a)
 {
@@ -387,6 +463,13 @@ alerts_eval(struct alerts *s, const struct alerts_input *in, int64_t now,
     struct alert_changes *ch)
 {
     s->nwant = 0;
+    index_input(s, in);
+    strmap_release(&s->heldmap);
+    strmap_init(&s->heldmap);
+    for (size_t i = 0; i < s->n; i++) {
+        key_of(s, s->v[i].kind, s->v[i].subject);
+        strmap_put(&s->heldmap, s->key.s, s->key.len, 0, NULL);
+    }
     want_locks(s, in, now);
     want_silent(s, in, now);
     want_waiting(s, in, now);
@@ -396,21 +479,31 @@ alerts_eval(struct alerts *s, const struct alerts_input *in, int64_t now,
         want(s, ALERT_STORE_FAILING, xstrdup("store"),
             xasprintf("the store refuses writes: %s", in->store_error), NULL);
     size_t changed = 0;
-    /* cleared: held, no longer wanted */
-    for (size_t i = 0; i < s->n;) {
-        if (find_alert(s->want, s->nwant, s->v[i].kind, s->v[i].subject) >= 0) {
-            i++;
+    struct strmap wanted;
+    strmap_init(&wanted);
+    for (size_t i = 0; i < s->nwant; i++) {
+        key_of(s, s->want[i].kind, s->want[i].subject);
+        strmap_put(&wanted, s->key.s, s->key.len, 0, NULL);
+    }
+    /* cleared: held, no longer wanted (kept in order) */
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        key_of(s, s->v[i].kind, s->v[i].subject);
+        if (strmap_get(&wanted, s->key.s, s->key.len, NULL)) {
+            s->v[kept++] = s->v[i];
             continue;
         }
         push(&ch->cleared, &ch->ncleared, &s->v[i]);
-        memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof(*s->v));
-        s->n--;
         changed++;
     }
+    s->n = kept;
     /* raised: wanted, not held */
     for (size_t i = 0; i < s->nwant; i++) {
         struct alert *w = &s->want[i];
-        if (find_alert(s->v, s->n, w->kind, w->subject) >= 0) {
+        bool added;
+        key_of(s, w->kind, w->subject);
+        strmap_put(&s->heldmap, s->key.s, s->key.len, 0, &added);
+        if (!added) { /* held already (or wanted twice) */
             alert_clear(w);
             continue;
         }
@@ -423,6 +516,7 @@ alerts_eval(struct alerts *s, const struct alerts_input *in, int64_t now,
         changed++;
     }
     s->nwant = 0;
+    strmap_release(&wanted);
     return changed;
 }
 

@@ -87,6 +87,48 @@ test_silent_agent_and_lock(void)
     alerts_free(s);
 }
 
+/* Whom a lock concerns: its holder and those changing a file it covers
+ * (a directory path covers what is under it, an anchored glob its
+ * directory's files, an unanchored one any depth). */
+static void
+test_lock_cover(void)
+{
+    struct alerts *s = engine();
+    const char *bf[] = { "src/netx/a.c", "include/a.h" };
+    const char *cf[] = { "src/net/deep/b.c" };
+    const char *df[] = { "lib/src/net/c.c", "src/net" };
+    struct alert_agent ag[] = {
+        { "alice", true, false, true, 0, NULL, 0 },
+        { "bob", true, false, false, 100 * S, bf, 2 },
+        { "carol", false, false, false, 0, cf, 1 },
+        { "dave", false, false, false, 0, df, 2 },
+    };
+    struct alert_lock lk[] = { { 1, "src/net", "alice", false },
+        { 2, "/src/*/deep/*.c", "alice", true }, { 3, "*.h", "alice", false },
+        { 4, "src/net/**", "alice", false } };
+    struct alerts_input in = { 0 };
+    in.agents = ag;
+    in.nagents = 4;
+    in.locks = lk;
+    in.nlocks = 4;
+    struct alert_changes ch;
+    alert_changes_init(&ch);
+    /* alice silent: her 4 locks, then her own alert */
+    CHECK_INT(eval(s, &in, 101 * S, &ch), 5);
+    const char *want[][3] = { { "alice", "carol", "dave" },
+        { "alice", "carol", NULL }, { "alice", "bob", NULL },
+        { "alice", "carol", NULL } };
+    for (size_t k = 0; k < 4; k++) {
+        size_t n = want[k][2] ? 3 : 2;
+        CHECK_INT(ch.raised[k].nagents, n);
+        for (size_t j = 0; j < n && j < ch.raised[k].nagents; j++)
+            CHECK_STR(ch.raised[k].agents[j], want[k][j]);
+    }
+    CHECK(strstr(ch.raised[1].text, "claim '/src/*/deep/*.c'") != NULL);
+    alert_changes_release(&ch);
+    alerts_free(s);
+}
+
 static void
 test_waiting(void)
 {
@@ -157,6 +199,49 @@ test_unadvised(void)
     alerts_free(s);
 }
 
+/* 100 agents sharing 100 files, every pair advised but one: one alert
+ * per file naming all 100 (a hash of pairs, not a scan per pair). */
+static void
+test_unadvised_many(void)
+{
+    enum { NA = 100, NF = 100 };
+    static char names[NA][8], paths[NF][8];
+    static const char *files[NF];
+    static struct alert_agent ag[NA];
+    static struct alert_pair adv[NA * (NA - 1) / 2];
+    for (int f = 0; f < NF; f++) {
+        snprintf(paths[f], sizeof(paths[f]), "f%03d", f);
+        files[f] = paths[f];
+    }
+    for (int i = 0; i < NA; i++) {
+        snprintf(names[i], sizeof(names[i]), "a%03d", i);
+        ag[i] =
+            (struct alert_agent){ names[i], false, false, false, 0, files, NF };
+    }
+    size_t n = 0;
+    for (int i = 0; i < NA; i++)
+        for (int j = i + 1; j < NA; j++)
+            if (!(i == 17 && j == 42))
+                adv[n++] = (struct alert_pair){ names[j], names[i] };
+    struct alerts *s = engine();
+    struct alerts_input in = { 0 };
+    in.agents = ag;
+    in.nagents = NA;
+    in.advised = adv;
+    in.nadvised = n;
+    struct alert_changes ch;
+    alert_changes_init(&ch);
+    CHECK_INT(eval(s, &in, 1, &ch), NF);
+    CHECK_STR(ch.raised[0].subject, "f000");
+    CHECK_INT(ch.raised[0].nagents, NA);
+    adv[n++] = (struct alert_pair){ names[17], names[42] };
+    in.nadvised = n;
+    CHECK_INT(eval(s, &in, 2, &ch), NF);
+    CHECK_INT(ch.ncleared, NF);
+    alert_changes_release(&ch);
+    alerts_free(s);
+}
+
 static void
 test_fleet_and_store(void)
 {
@@ -218,8 +303,11 @@ int
 main(void)
 {
     TEST_RUN("silent agent and the lock it holds", test_silent_agent_and_lock);
+    TEST_RUN("whom a stale lock concerns", test_lock_cover);
     TEST_RUN("escalations and messages waiting", test_waiting);
     TEST_RUN("one file, several agents, no advisory", test_unadvised);
+    TEST_RUN(
+        "100 agents on 100 files, one pair unadvised", test_unadvised_many);
     TEST_RUN("fleet agent given up, store failing", test_fleet_and_store);
     TEST_RUN("notifications: per subject and a global cap", test_rate_limit);
     return test_done();

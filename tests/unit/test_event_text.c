@@ -90,6 +90,26 @@ static const struct {
                  "\"src/a.c\",\"additive\":false,\"text\":\"both edit it\"}}",
         .want = "    16 10:00:00 conflict           bob            in-flight "
                 "alice ~ bob on src/a.c, to bob: both edit it" },
+    { .name = "an alert",
+        .event = "{\"id\":18,\"type\":\"alert.raised\",\"ts\":" TS
+                 ",\"data\":{\"kind\":\"silent-agent\",\"subject\":"
+                 "\"bob\",\"text\":\"agent 'bob' has been silent for 600s\","
+                 "\"agents\":[\"bob\"],\"since\":1}}",
+        .want = "    18 10:00:00 alert.raised       -              "
+                "silent-agent: agent 'bob' has been silent for 600s" },
+    { .name = "a fleet agent's state",
+        .event = "{\"id\":19,\"type\":\"fleet.state\",\"ts\":" TS
+                 ",\"agent\":\"bob\",\"data\":{\"name\":\"bob\","
+                 "\"state\":\"restarting\",\"restarts\":1,\"why\":"
+                 "\"exit 3; restart 1 of 3 in 5.0s\"}}",
+        .want = "    19 10:00:00 fleet.state        bob            restarting, "
+                "1 restart: exit 3; restart 1 of 3 in 5.0s" },
+    { .name = "a fleet agent given up",
+        .event = "{\"id\":20,\"type\":\"fleet.given_up\",\"ts\":" TS
+                 ",\"agent\":\"bob\",\"data\":{\"name\":\"bob\","
+                 "\"restarts\":3}}",
+        .want = "    20 10:00:00 fleet.given_up     bob            given-up, 3 "
+                "restarts" },
     { .name = "an unknown event: its members",
         .event = "{\"id\":17,\"type\":\"worktree.pruned\",\"ts\":" TS
                  ",\"agent\":\"feat\",\"data\":{\"agent\":\"feat\","

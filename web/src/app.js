@@ -219,30 +219,41 @@ function flyTo(p, dist) {
 
 const canvas = $('#view');
 
-function webglWorks() {
+// whether WebGL works here, and whether it is a software rasteriser
+// (SwiftShader, llvmpipe: no multisampling then, it costs more than it
+// shows)
+function webglProbe() {
   try {
     const c = document.createElement('canvas');
-    return !!(c.getContext('webgl2') || c.getContext('webgl'));
-  } catch (e) { return false; }
+    const gl = c.getContext('webgl2') || c.getContext('webgl');
+    if (!gl) return null;
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const name = info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
+    const lose = gl.getExtension('WEBGL_lose_context');
+    if (lose) lose.loseContext();
+    return { software: /swiftshader|llvmpipe|software/i.test(name) };
+  } catch (e) { return null; }
 }
 
 // three.js: the cloud as one THREE.Points (one draw call), directory
 // clusters as a second, agents, links and locks as meshes and lines
-function make3D(THREE) {
-  const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, powerPreference: 'high-performance' });
+function make3D(THREE, software) {
+  const renderer = new THREE.WebGLRenderer({ canvas, antialias: !software, powerPreference: 'high-performance' });
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
   renderer.setClearColor(0x0b0f17, 1);
   const scene = new THREE.Scene();
   const camera = new THREE.PerspectiveCamera(cam.fov, 1, 0.5, 20000);
-  const vert = `attribute float size; attribute vec3 acolor; varying vec3 vColor; uniform float scale;
+  const vert = `attribute float size; attribute vec3 acolor; varying vec3 vColor; uniform float scale; uniform float maxSize;
     void main() { vColor = acolor; vec4 mv = modelViewMatrix * vec4(position, 1.0);
-      gl_PointSize = max(1.5, size * scale / -mv.z); gl_Position = projectionMatrix * mv; }`;
+      gl_PointSize = clamp(size * scale / -mv.z, 1.5, maxSize); gl_Position = projectionMatrix * mv; }`;
   const frag = `varying vec3 vColor; uniform float alpha; uniform float ring;
     void main() { float d = length(gl_PointCoord - 0.5); if (d > 0.5) discard;
       float a = ring > 0.5 ? smoothstep(0.5, 0.44, d) * smoothstep(0.3, 0.37, d) : smoothstep(0.5, 0.3, d);
       gl_FragColor = vec4(vColor, a * alpha); }`;
-  const pointMat = (alpha, ring, additive) => new THREE.ShaderMaterial({
-    uniforms: { scale: { value: 300 }, alpha: { value: alpha }, ring: { value: ring ? 1 : 0 } },
+  // maxSize: a file stays a dot when the camera comes close (and the fill
+  // stays bounded); clusters may be large
+  const pointMat = (alpha, ring, additive, maxSize = 18) => new THREE.ShaderMaterial({
+    uniforms: { scale: { value: 300 }, alpha: { value: alpha }, ring: { value: ring ? 1 : 0 }, maxSize: { value: maxSize } },
     vertexShader: vert, fragmentShader: frag, transparent: true, depthWrite: false,
     blending: additive ? THREE.AdditiveBlending : THREE.NormalBlending,
   });
@@ -276,7 +287,7 @@ function make3D(THREE) {
     attr.needsUpdate = true;
   };
   return {
-    name: 'WebGL (three.js r' + THREE.REVISION + ')',
+    name: 'WebGL (three.js r' + THREE.REVISION + (software ? ', software' : '') + ')',
     setCloud(pos, col, size) {
       if (cloud) { scene.remove(cloud); cloud.geometry.dispose(); }
       cloud = mkPoints(pos.length / 3, pointMat(0.9, false, false));
@@ -291,7 +302,7 @@ function make3D(THREE) {
     },
     setClusters(list) {
       if (clusters) { scene.remove(clusters); clusters.geometry.dispose(); }
-      clusters = mkPoints(list.length, pointMat(0.07, false, true));
+      clusters = mkPoints(list.length, pointMat(0.07, false, true, 900));
       const g = clusters.geometry;
       list.forEach((c, i) => {
         g.getAttribute('position').setXYZ(i, ...c.c);
@@ -388,7 +399,7 @@ function make2D() {
       ctx.globalAlpha = 0.9;
       if (pos) for (let i = 0, n = pos.length / 3; i < n; i++) {
         const p = project([pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]]); if (!p) continue;
-        const r = Math.max(0.8, (size[i] * focal) / p[2] / 2.4);
+        const r = Math.min(9, Math.max(0.8, (size[i] * focal) / p[2] / 2.4));
         ctx.fillStyle = col[i];
         ctx.fillRect(p[0] - r, p[1] - r, 2 * r, 2 * r);
       }
@@ -444,7 +455,11 @@ function redrawCloud(full) {
   const { col, size } = cloudColours();
   if (full) {
     R.setCloud(S.layout.xyz, col, size);
-    R.setClusters(S.clusters.map((c) => ({ ...c, colour: S.topColour.get(c.key.split('/')[0]) || [0.5, 0.5, 0.6] })));
+    // faint clusters: the top directories, and the next level when there
+    // are few (each is a large blended sprite: fill costs)
+    const tops = S.clusters.filter((c) => c.depth === 1);
+    const shown = S.clusters.length <= 40 ? S.clusters : tops;
+    R.setClusters(shown.map((c) => ({ ...c, colour: S.topColour.get(c.key.split('/')[0]) || [0.5, 0.5, 0.6] })));
   } else R.colours(col, size);
   legend();
 }
@@ -495,10 +510,23 @@ function label(key, cls, build) {
   if (build) build(el);
   return el;
 }
-function place(el, p, dx = 0, dy = 0) {
+// boxes taken this frame by the labels that must stay readable (agents,
+// links): a label that would cover one moves down a line or two
+let taken = [];
+function place(el, p, dx = 0, dy = 0, declutter = false) {
   if (!p || p[0] < -200 || p[0] > W + 200 || p[1] < -50 || p[1] > H + 50) { el.style.display = 'none'; return; }
   el.style.display = '';
-  el.style.transform = `translate(${Math.round(p[0] + dx)}px, ${Math.round(p[1] + dy)}px)`;
+  let x = Math.round(p[0] + dx), y = Math.round(p[1] + dy);
+  if (declutter) {
+    if (!el._w) { el._w = el.offsetWidth || 80; el._h = el.offsetHeight || 16; }
+    for (let k = 0; k < 8; k++) {
+      const hit = taken.find((b) => x < b.x + b.w && b.x < x + el._w && y < b.y + b.h && b.y < y + el._h);
+      if (!hit) break;
+      y = hit.y + hit.h + 1;
+    }
+    taken.push({ x, y, w: el._w, h: el._h });
+  }
+  el.style.transform = `translate(${x}px, ${y}px)`;
 }
 
 function intentOf(id) {
@@ -507,6 +535,7 @@ function intentOf(id) {
 }
 
 function drawLabels() {
+  taken = [];
   for (const el of labelPool.values()) el._used = false;
   if (S.clusters) for (const c of S.clusters) if (c.depth === 1) {
     const el = label('d:' + c.key, 'dir', (e) => { if (!e.textContent) e.textContent = c.key + '/'; });
@@ -519,6 +548,7 @@ function drawLabels() {
     const el = label('a:' + id, 'agent', (e) => {
       if (e._text === text) return;
       e._text = text;
+      e._w = 0;
       e.textContent = '';
       e.style.setProperty('--c', css(m.colour));
       e.classList.toggle('follow', S.follow === id);
@@ -527,7 +557,7 @@ function drawLabels() {
       s.textContent = ' ' + (a && a.client || a && a.kind || '') + (it && it.summary ? ' · ' + it.summary.slice(0, 48) : '');
       e.appendChild(s);
     });
-    place(el, project(m.pos), 9, -9);
+    place(el, project(m.pos), 9, -9, true);
   }
   for (const adv of S.advisories) {
     if (adv.level === 'clear') continue;
@@ -535,10 +565,13 @@ function drawLabels() {
     if (!ma || !mb) continue;
     const mid = [0, 1, 2].map((k) => (ma.pos[k] + mb.pos[k]) / 2);
     const el = label('l:' + adv.a + '\t' + adv.b, 'link', (e) => {
+      const t = adv.hold ? `${adv.hold} holds · ${adv.steer} steers` : adv.level;
+      if (e.textContent === t && e.className === 'lbl link ' + adv.level) return;
       e.className = 'lbl link ' + adv.level;
-      e.textContent = adv.hold ? `${adv.hold} holds · ${adv.steer} steers` : adv.level;
+      e.textContent = t;
+      e._w = 0;
     });
-    place(el, project(mid), -40, 4);
+    place(el, project(mid), -40, 4, true);
   }
   for (const r of S.lockRegions || []) {
     const l = r.lock;
@@ -560,6 +593,10 @@ function frame(now) {
   if (S.follow && S.marks.has(S.follow)) {
     const m = S.marks.get(S.follow);
     for (let k = 0; k < 3; k++) cam.target[k] += (m.pos[k] - cam.target[k]) * Math.min(1, dt * 4);
+    if (cam.goal) {
+      cam.dist += (cam.goal.dist - cam.dist) * Math.min(1, dt * 3);
+      if (Math.abs(cam.goal.dist - cam.dist) < 0.5) cam.goal = null;
+    }
   } else if (cam.goal) {
     const g = cam.goal;
     g.t = Math.min(1, g.t + dt * 1.6);
@@ -579,6 +616,7 @@ function frame(now) {
     }
     R.frame(now, S.marks, links);
     drawLabels();
+    if (!window.__mapFirstFrame) window.__mapFirstFrame = performance.now(); // for bench/map.sh
   }
   window.__mapFrames = (window.__mapFrames || 0) + 1;
 }
@@ -720,7 +758,7 @@ function follow(id) {
   S.follow = id;
   cam.goal = null;
   const m = S.marks.get(id);
-  if (m) flyTo(m.pos, Math.min(cam.dist, (S.radius || 100) * 0.9));
+  if (m) flyTo(m.pos, Math.min(cam.dist, (S.radius || 100) * 0.7));
   renderFollow();
   $('#unfollow').focus();
 }
@@ -776,7 +814,8 @@ async function refresh() {
       api('/v1/conflicts'), api('/v1/agents/supervisor/inbox?peek=1'),
     ]);
     S.agents = ag.agents || [];
-    S.advisories = (adv.advisories || []).filter((p) => p.level !== 'clear' || p.risk > 0.05);
+    // the board: every raised pair, and clear ones closing in (R >= 0.2)
+    S.advisories = (adv.advisories || []).filter((p) => p.level !== 'clear' || p.risk >= 0.2);
     S.escalations = adv.escalations || [];
     S.locks = lk.locks || [];
     S.intents = it.intents || [];
@@ -974,37 +1013,41 @@ function bindInput() {
 
 // ---------- start ----------
 
-let bound = false;
+let bound = false, looping = false;
 async function main() {
   if (!bound) { bound = true; bindInput(); }
   if (!token) { banner('No token in the address: open the one `airspace open` printed.'); return; }
+  // the state is fetched while three.js loads
+  const data = Promise.all([api('/v1/status'), loadLayout()]);
+  data.catch(() => {});
   let THREE = null;
-  const want3d = !/[#&]2d\b/.test(location.hash) && webglWorks();
-  if (want3d) {
+  const gl = /[#&]2d\b/.test(location.hash) ? null : webglProbe();
+  if (gl) {
     try { THREE = await import('./three.module.js'); } catch (e) { THREE = null; }
   }
-  try { R = THREE ? make3D(THREE) : make2D(); } catch (e) { R = make2D(); }
-  $('#mode').textContent = R.name;
-  document.body.dataset.renderer = THREE ? '3d' : '2d';
+  if (!R) {
+    try { R = THREE ? make3D(THREE, gl.software) : make2D(); } catch (e) { R = make2D(); }
+    $('#mode').textContent = R.name;
+    document.body.dataset.renderer = R.name.startsWith('WebGL') ? '3d' : '2d';
+  }
   resize();
   try {
-    const [st, L] = await Promise.all([api('/v1/status'), loadLayout()]);
+    const [st, L] = await data;
     S.status = st;
     S.lastId = st.lastEventId || 0;
     setLayout(L);
     $('#status-line').textContent = L.paths.length ? '' : 'no files in the graph yet';
     cam.target = S.centre.slice();
-    cam.dist = S.radius * 2.6;
+    cam.dist = S.radius * 2.1;
     redrawCloud(true);
-    await loadLedger();
-    await refresh();
+    if (!looping) { looping = true; requestAnimationFrame(frame); } // the cloud first; agents and panels follow
+    await Promise.all([loadLedger(), refresh()]);
     connect();
   } catch (e) {
     lost(e);
     if (e.status === 0) setTimeout(main, 2000);
     return;
   }
-  requestAnimationFrame(frame);
   document.body.dataset.ready = '1';
 }
 
