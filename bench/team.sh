@@ -7,7 +7,11 @@
 # daemons' event streams (origin emit -> relayed emit) and the database's
 # load (pg_stat_database: commits per second, and the backends).
 #
-#   bench/team.sh [DAEMONS] [AGENTS] [SECONDS] [RATE]   (20 50 30 0.1)
+#   bench/team.sh [DAEMONS] [AGENTS] [SECONDS] [RATE] [--edits]
+#                                                   (20 50 30 0.1)
+#
+# --edits: each agent first reports an edit to a file of its own, so every
+# daemon mirrors and scores every agent of the airspace.
 #
 # Uses the build in $B (default build/release; RelWithDebInfo).
 set -eu
@@ -16,6 +20,7 @@ N=${1:-20}
 M=${2:-50}
 SECS=${3:-30}
 RATE=${4:-0.1}
+EDITS=${5:-}
 B=${B:-build/release}
 BIN="$(pwd)/$B/airspace"
 [ -x "$BIN" ] || { echo "team.sh: no $BIN (cmake --build $B)" >&2; exit 2; }
@@ -64,7 +69,7 @@ done
 c0=$(psqlq "SELECT xact_commit FROM pg_stat_database WHERE datname = 'airspace'")
 t0=$(date +%s%3N)
 # shellcheck disable=SC2086
-python3 bench/team_load.py --agents "$M" --seconds "$SECS" --rate "$RATE" $socks > "$W/load.json"
+python3 bench/team_load.py --agents "$M" --seconds "$SECS" --rate "$RATE" $EDITS $socks > "$W/load.json"
 t1=$(date +%s%3N)
 c1=$(psqlq "SELECT xact_commit FROM pg_stat_database WHERE datname = 'airspace'")
 backends=$(psqlq "SELECT count(*) FROM pg_stat_activity WHERE datname = 'airspace'")

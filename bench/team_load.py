@@ -8,7 +8,7 @@ Prints one JSON object: requests made, lock latency (p50/p99, ms), relayed
 events seen and their propagation (origin emit -> relayed emit, p50/p99,
 ms), and the per-daemon share of relays received.
 
-    team_load.py --agents M --seconds S --rate R SOCK...
+    team_load.py --agents M --seconds S --rate R [--edits] SOCK...
 """
 import argparse
 import http.client
@@ -54,6 +54,9 @@ def main():
     ap.add_argument("--rate", type=float, required=True,
                     help="lock+release cycles per agent per second")
     ap.add_argument("--workers", type=int, default=24)
+    ap.add_argument("--edits", action="store_true",
+                    help="each agent first reports an edit to a file of its "
+                    "own, so every daemon scores every agent")
     ap.add_argument("socks", nargs="+")
     a = ap.parse_args()
 
@@ -66,6 +69,12 @@ def main():
             st, _ = request(c, "POST", "/v1/agents", {"id": name})
             if st not in (200, 201):
                 raise SystemExit("register %s: %d" % (name, st))
+            if a.edits:
+                st, _ = request(c, "POST", "/v1/agents/%s/edits" % name,
+                                {"path": "bench/%s.c" % name,
+                                 "lines": [[1, 3]]})
+                if st != 200:
+                    raise SystemExit("edit %s: %d" % (name, st))
             agents.append((sock, name))
         c.close()
 
@@ -177,6 +186,13 @@ def main():
         "propagation_ms_p99": pct(relays, 99),
         "propagation_ms_max": max(relays) if relays else None,
     }
+    # how many agents the first daemon scores (its own and mirrored)
+    c = UnixHTTP(a.socks[0])
+    st, body = request(c, "GET", "/v1/agents")
+    if st == 200:
+        ags = json.loads(body)["agents"]
+        out["daemon1_agents_active"] = sum(
+            1 for x in ags if x.get("status") == "active")
     print(json.dumps(out))
 
 

@@ -127,6 +127,23 @@ add_agent(struct broker *b, const char *id)
     return i;
 }
 
+/* Another daemon's agent (team.c): in the table, active and registered,
+ * never stored, announced or scored here (the caller rescores once). */
+size_t
+broker_add_peer(struct broker *b, const char *id, const char *client,
+    const char *label, const char *branch)
+{
+    broker_drop_engine(b); /* it borrows the agent table */
+    size_t i = add_agent(b, id);
+    struct bagent *m = &b->meta[i];
+    m->registered = m->peer = true;
+    m->status = BAGENT_ACTIVE;
+    m->client = client ? xstrdup(client) : NULL;
+    b->ag[i].label = label ? xstrdup(label) : NULL;
+    b->ag[i].branch = branch ? xstrdup(branch) : NULL;
+    return i;
+}
+
 static const char *const status_names[] = { "active", "exited", "stale" };
 
 /* Whether another agent that has not exited, or the human of a shared

@@ -293,6 +293,9 @@ void broker_events_release(struct broker *b);
 void broker_lock_events(struct broker *b, struct lock_events *ev);
 /* Persist agent i's registration and status. */
 void broker_persist_agent(struct broker *b, size_t i);
+/* Add another daemon's agent (team.c): no store, no event, no scoring. */
+size_t broker_add_peer(struct broker *b, const char *id, const char *client,
+    const char *label, const char *branch);
 /* Persist report r of agent i (a registered agent's; in the request's
  * transaction when there is one). */
 void broker_persist_report(struct broker *b, size_t i, const struct ws_file *r);

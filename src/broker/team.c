@@ -449,6 +449,7 @@ peer_id(const char *node, const char *agent)
 struct mirror_pass {
     struct broker *b;
     bool changed;
+    size_t nchanged, one; /* agents whose working set changed; one of them */
 };
 
 static void
@@ -503,53 +504,34 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
     struct mirror_pass *mp = ctx;
     struct broker *b = mp->b;
     struct team *t = b->team;
-    if (!w->agent || !w->files || !w->status)
+    /* mirrored while active with something to pair: an agent with no
+     * change cannot be half of a pair, and each one mirrored is one more
+     * agent this daemon scores */
+    if (!w->agent || !w->files || !w->status || strcmp(w->status, "active") ||
+        !strcmp(w->files, "[]"))
         return;
-    bool active = !strcmp(w->status, "active");
     char *id = peer_id(node, w->agent);
     ssize_t i = broker_find_agent(b, id);
     if (i >= 0 && !b->meta[i].peer) { /* a local agent took that id */
         free(id);
         return;
     }
-    if (i < 0 && active) {
-        json_t *body = json_pack("{s:s, s:s?, s:s, s:s?}", "id", id, "client",
-            w->client, "label", node, "branch", w->branch);
-        size_t at;
-        bool created;
-        struct as_err e;
-        t->relaying = true; /* its registration here is not news there */
-        int rc = broker_register(b, body, &at, &created, &e);
-        t->relaying = false;
-        json_decref(body);
-        if (rc) {
-            broker_log(b, "team: cannot mirror %s: %s", id, e.msg);
-            free(id);
-            return;
-        }
-        b->meta[at].peer = true;
-        db_agent_drop(b->db, id, &e); /* stored by registering: not ours */
-        i = (ssize_t)at;
-    }
+    if (i < 0)
+        i = (ssize_t)broker_add_peer(b, id, w->client, node, w->branch);
     struct shared_ws *s = ws_find(t->mir, t->nmir, id);
     if (!s)
         s = ws_add(&t->mir, &t->nmir, id);
     s->seen = true;
-    if (i < 0) {
-        free(id);
-        return;
-    }
     b->meta[i].last_seen = broker_now();
-    if (!active && b->meta[i].status == BAGENT_ACTIVE)
-        set_status_quiet(
-            b, (size_t)i, BAGENT_STALE, "not active on its daemon");
-    else if (active && b->meta[i].status != BAGENT_ACTIVE)
+    if (b->meta[i].status != BAGENT_ACTIVE) /* back */
         set_status_quiet(b, (size_t)i, BAGENT_ACTIVE, NULL);
     if (!s->files || strcmp(s->files, w->files)) {
         free(s->files);
         s->files = xstrdup(w->files);
         mirror_files(b, (size_t)i, w->files);
         mp->changed = true;
+        mp->nchanged++;
+        mp->one = (size_t)i;
     }
     free(id);
 }
@@ -560,7 +542,7 @@ static void
 mirror_worksets(struct broker *b, int64_t now)
 {
     struct team *t = b->team;
-    struct mirror_pass mp = { b, false };
+    struct mirror_pass mp = { b, false, 0, 0 };
     struct as_err e;
     for (size_t k = 0; k < t->nmir; k++)
         t->mir[k].seen = false;
@@ -575,15 +557,17 @@ mirror_worksets(struct broker *b, int64_t now)
             k++;
             continue;
         }
-        /* gone from its daemon (or its daemon silent): it leaves here */
+        /* gone from its daemon, or not active there, or with nothing
+         * changed any more, or its daemon silent: it leaves here */
         ssize_t i = broker_find_agent(b, t->mir[k].id);
         if (i >= 0 && b->meta[i].status != BAGENT_EXITED)
             set_status_quiet(
                 b, (size_t)i, BAGENT_EXITED, "gone from its daemon");
         ws_remove(t->mir, &t->nmir, k);
     }
+    /* one agent changed (the usual case): its pairs; else every pair */
     if (mp.changed)
-        broker_rescore(b, SIZE_MAX);
+        broker_rescore(b, mp.nchanged == 1 ? mp.one : SIZE_MAX);
 }
 
 static void
