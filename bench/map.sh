@@ -4,7 +4,9 @@
 # agents (default 50) registered in its working tree, each with three
 # changed files reported; the map in headless chromium at 1280x800
 # (bench/map.mjs): first frame, first contentful paint, and frames per
-# second by requestAnimationFrame over SECONDS (default 5). Needs the
+# second by requestAnimationFrame over SECONDS (default 5); as the page
+# chooses (no GPU here: the 2-D canvas), with three.js asked for (#3d),
+# and with WebGL off. Needs the
 # release build, chromium and tests/browser (scripts/setup.sh --clients).
 # Results: bench/RESULTS-map.md.
 set -eu
@@ -51,4 +53,10 @@ while [ $a -le "$AGENTS" ]; do
     a=$((a + 1))
 done
 sleep 1
-node bench/map.mjs "$URL" "$SECONDS_" "$OUT/map.png"
+echo "load_average=$(cut -d' ' -f1-3 /proc/loadavg)"
+MAP_AGENTS=$AGENTS node bench/map.mjs "$URL" "$SECONDS_" "$OUT/map.png"
+echo "# three.js asked for (#3d): WebGL on the software rasteriser"
+MAP_AGENTS=$AGENTS node bench/map.mjs "$URL" "$SECONDS_" "$OUT/map-3d.png" 3d
+echo "# WebGL off"
+MAP_AGENTS=$AGENTS node bench/map.mjs "$URL" "$SECONDS_" "$OUT/map-nogl.png" 2d
+echo "load_average=$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -15,7 +15,9 @@ const check = (name, ok, detail = '') => {
 };
 const as = (...args) => execFileSync(bin, args, { cwd: alice, encoding: 'utf8' });
 
-const { browser, page, problems, requests } = await launch({ url });
+// three.js asked for: the default on a machine without a GPU is the 2-D
+// canvas (t82 checks that choice)
+const { browser, page, problems, requests } = await launch({ url: url + '&3d' });
 try {
   await page.waitForSelector('body[data-ready="1"]', { timeout: 10000 });
   check('the page draws with three.js (WebGL)', (await page.getAttribute('body', 'data-renderer')) === '3d');

@@ -1,6 +1,7 @@
 // t82-fallback.mjs URL SHOT: the map in chromium with WebGL turned off
 // draws on a 2-D canvas: the cloud's points, the agents' labels, no
-// console error. Driven by tests/integration/t82-map-security.sh.
+// console error; with WebGL on the software rasteriser it picks the
+// canvas too. Driven by tests/integration/t82-map-security.sh.
 import { launch } from './lib.mjs';
 
 const [url, shot] = process.argv.slice(2);
@@ -35,6 +36,18 @@ try {
   check('the arrow keys turn the view', !before.equals(await page.screenshot()));
   await page.screenshot({ path: shot });
   check('no console error, page error or failed request', problems.length === 0, problems.join(' | '));
+  // WebGL on a software rasteriser (no GPU): the page picks the canvas,
+  // and says how to ask for three.js
+  const sw = await launch({ url, webgl: true });
+  try {
+    await sw.page.waitForSelector('body[data-ready="1"]', { timeout: 10000 });
+    const mode = await sw.page.textContent('#mode');
+    check('software WebGL: the 2-D canvas by default', (await sw.page.getAttribute('body', 'data-renderer')) === '2d' &&
+      /software; #3d for three\.js/.test(mode), mode);
+    check('... with no console error', sw.problems.length === 0, sw.problems.join(' | '));
+  } finally {
+    await sw.browser.close();
+  }
 } catch (e) {
   check('the scenario ran', false, e.stack);
 } finally {

@@ -10,7 +10,8 @@ const check = (name, ok, detail = '') => {
 };
 const wait = (name, fn, arg) => page.waitForFunction(fn, arg, { timeout: 5000 })
   .then(() => check(name, true), (e) => check(name, false, e.message.split('\n')[0]));
-const { browser, page, problems } = await launch({ url, width: 1280, height: 800 });
+// three.js asked for (the picture a GPU gives; t82 checks the default)
+const { browser, page, problems } = await launch({ url: url + '&3d', width: 1280, height: 800 });
 try {
   await page.waitForSelector('body[data-ready="1"]', { timeout: 10000 });
   await wait('four agents on the map', () => ['alice', 'bob', 'carol', 'dave'].every((a) =>

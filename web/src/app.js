@@ -370,14 +370,26 @@ function make3D(THREE, software) {
 }
 
 // the 2-D fallback: the same camera, points projected by hand
-function make2D() {
-  const ctx = canvas.getContext('2d');
-  let pos = null, col = null, size = null, clusters = [], rings = [], locks = [];
+function make2D(why) {
+  // a canvas in memory, drawn by the CPU: a GPU-backed one on a software
+  // rasteriser is many times slower
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  let pos = null, size = null, groups = [], clusters = [], rings = [], locks = [];
   let dpr = 1;
   return {
-    name: '2-D canvas (no WebGL)',
+    name: '2-D canvas (' + why + ')',
     setCloud(p, c, s) { pos = p; this.colours(c, s); },
-    colours(c, s) { col = Array.from({ length: c.length / 3 }, (_, i) => css([c[3 * i], c[3 * i + 1], c[3 * i + 2]])); size = s; },
+    colours(c, s) { // the points by colour: one fill per colour
+      const by = new Map();
+      for (let i = 0, n = c.length / 3; i < n; i++) {
+        const k = css([c[3 * i], c[3 * i + 1], c[3 * i + 2]]);
+        let g = by.get(k);
+        if (!g) by.set(k, (g = []));
+        g.push(i);
+      }
+      groups = [...by].map(([k, v]) => ({ css: k, idx: Int32Array.from(v) }));
+      size = s;
+    },
     setClusters(l) { clusters = l; },
     setRings(l) { rings = l; },
     setLocks(l) { locks = l; },
@@ -397,11 +409,23 @@ function make2D() {
         ctx.beginPath(); ctx.arc(p[0], p[1], (l.r * focal) / p[2], 0, 7); ctx.fill();
       }
       ctx.globalAlpha = 0.9;
-      if (pos) for (let i = 0, n = pos.length / 3; i < n; i++) {
-        const p = project([pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]]); if (!p) continue;
-        const r = Math.min(9, Math.max(0.8, (size[i] * focal) / p[2] / 2.4));
-        ctx.fillStyle = col[i];
-        ctx.fillRect(p[0] - r, p[1] - r, 2 * r, 2 * r);
+      if (pos) {
+        const [ex, ey, ez] = B.e, [fx, fy, fz] = B.f, [rx, ry, rz] = B.r, [ux, uy, uz] = B.u;
+        for (const g of groups) {
+          ctx.fillStyle = g.css;
+          ctx.beginPath();
+          for (const i of g.idx) { // project() inlined: 20 000 a frame
+            const dx = pos[3 * i] - ex, dy = pos[3 * i + 1] - ey, dz = pos[3 * i + 2] - ez;
+            const z = dx * fx + dy * fy + dz * fz;
+            if (z < 1) continue;
+            const x = W / 2 + ((dx * rx + dy * ry + dz * rz) / z) * focal;
+            const y = H / 2 - ((dx * ux + dy * uy + dz * uz) / z) * focal;
+            if (x < -10 || x > W + 10 || y < -10 || y > H + 10) continue;
+            const r = Math.min(4.5, Math.max(0.8, (size[i] * focal) / z / 2.4));
+            ctx.rect(x - r, y - r, 2 * r, 2 * r);
+          }
+          ctx.fill();
+        }
       }
       ctx.globalAlpha = 1;
       for (const r of rings) {
@@ -1020,13 +1044,17 @@ async function main() {
   // the state is fetched while three.js loads
   const data = Promise.all([api('/v1/status'), loadLayout()]);
   data.catch(() => {});
+  // three.js on a GPU; on a software rasteriser (no GPU: SwiftShader,
+  // llvmpipe) the 2-D canvas draws the same projection
+  // faster (bench/RESULTS-map.md), unless the address asks for 3d
   let THREE = null;
   const gl = /[#&]2d\b/.test(location.hash) ? null : webglProbe();
-  if (gl) {
+  const why = !gl ? 'no WebGL' : 'WebGL here is software; #3d for three.js';
+  if (gl && (!gl.software || /[#&]3d\b/.test(location.hash))) {
     try { THREE = await import('./three.module.js'); } catch (e) { THREE = null; }
   }
   if (!R) {
-    try { R = THREE ? make3D(THREE, gl.software) : make2D(); } catch (e) { R = make2D(); }
+    try { R = THREE ? make3D(THREE, gl.software) : make2D(THREE === null && gl && !gl.software ? 'three.js is not in this build' : why); } catch (e) { R = make2D(why); }
     $('#mode').textContent = R.name;
     document.body.dataset.renderer = R.name.startsWith('WebGL') ? '3d' : '2d';
   }
