@@ -41,9 +41,9 @@ try {
   const sw = await launch({ url, webgl: true });
   try {
     await sw.page.waitForSelector('body[data-ready="1"]', { timeout: 10000 });
-    const mode = await sw.page.textContent('#mode');
+    const mode = await sw.page.textContent('#mode') + ' / ' + await sw.page.getAttribute('#mode', 'title');
     check('software WebGL: the 2-D canvas by default', (await sw.page.getAttribute('body', 'data-renderer')) === '2d' &&
-      /software; #3d for three\.js/.test(mode), mode);
+      /no GPU.*software rasteriser.*&3d/.test(mode), mode);
     check('... with no console error', sw.problems.length === 0, sw.problems.join(' | '));
   } finally {
     await sw.browser.close();

@@ -396,7 +396,7 @@ function make2D(why) {
     frame(now, marks, links) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       ctx.fillStyle = '#0b0f17'; ctx.fillRect(0, 0, W, H);
-      ctx.globalAlpha = 0.06;
+      ctx.globalAlpha = 0.045;
       for (const c of clusters) {
         const p = project(c.c); if (!p) continue;
         ctx.fillStyle = css(c.colour);
@@ -1049,13 +1049,16 @@ async function main() {
   // faster (bench/RESULTS-map.md), unless the address asks for 3d
   let THREE = null;
   const gl = /[#&]2d\b/.test(location.hash) ? null : webglProbe();
-  const why = !gl ? 'no WebGL' : 'WebGL here is software; #3d for three.js';
+  const why = !gl ? 'no WebGL' : 'no GPU';
   if (gl && (!gl.software || /[#&]3d\b/.test(location.hash))) {
     try { THREE = await import('./three.module.js'); } catch (e) { THREE = null; }
   }
   if (!R) {
     try { R = THREE ? make3D(THREE, gl.software) : make2D(THREE === null && gl && !gl.software ? 'three.js is not in this build' : why); } catch (e) { R = make2D(why); }
     $('#mode').textContent = R.name;
+    $('#mode').title = R.name.startsWith('WebGL') ? 'three.js on WebGL; #…&2d in the address draws on the 2-D canvas'
+      : why === 'no GPU' ? 'WebGL here is a software rasteriser, slower than this canvas; #…&3d in the address asks for three.js'
+        : 'the same projection of the cloud, drawn on a 2-D canvas';
     document.body.dataset.renderer = R.name.startsWith('WebGL') ? '3d' : '2d';
   }
   resize();
