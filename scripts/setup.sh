@@ -20,7 +20,8 @@ libcurl4-openssl-dev curl libncurses-dev libpq-dev postgresql \
 clang-format clang libclang-rt-14-dev python3 jq time libgit2-fixtures tmux"
 
 # the map's browser tests (t81-t84, bench/map.sh) drive Debian's chromium
-case " $* " in *" --clients "*) PKGS="$PKGS chromium" ;; esac
+# (and t81 cuts its connections with ss -K)
+case " $* " in *" --clients "*) PKGS="$PKGS chromium iproute2" ;; esac
 
 missing=""
 # Node.js and npm: keep whatever provides them (a NodeSource nodejs carries

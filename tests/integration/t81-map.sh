@@ -3,8 +3,10 @@
 # the page loads with no console error and no request to any host but the
 # daemon; the agents appear; edits in both worktrees make the advisory link
 # and its board entry appear within 2 s; a lock shows; following an agent
-# opens its panel; a reply as the human reaches the agent; the page says
-# when the daemon is gone. The screenshot is kept as a test artefact
+# opens its panel; a reply as the human reaches the agent; its
+# connections cut (ss -K), the stream resumes after the last event it had
+# with no event lost or twice; the page says when the daemon is gone.
+# The screenshot is kept as a test artefact
 # (<build>/test-artefacts/t81-map.png). SKIP without chromium.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/map_lib.sh"
