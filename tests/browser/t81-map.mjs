@@ -20,7 +20,8 @@ const as = (...args) => execFileSync(bin, args, { cwd: alice, encoding: 'utf8' }
 const { browser, page, problems, requests } = await launch({ url: url + '&3d' });
 try {
   await page.waitForSelector('body[data-ready="1"]', { timeout: 10000 });
-  check('the page draws with three.js (WebGL)', (await page.getAttribute('body', 'data-renderer')) === '3d');
+  check('the page draws with three.js (WebGL)', (await page.getAttribute('body', 'data-renderer')) === '3d',
+    (await page.textContent('#mode')) + ' (a build configured before web/node_modules was installed has no three.js: configure again)');
   check('the file cloud holds every file', /\b23 files\b/.test(await page.textContent('#counts')),
     await page.textContent('#counts'));
   await page.waitForFunction(() => {
