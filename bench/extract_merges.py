@@ -41,7 +41,6 @@ import argparse
 import gzip
 import hashlib
 import json
-import math
 import os
 import subprocess
 import sys

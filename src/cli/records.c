@@ -341,8 +341,8 @@ parse_ws(json_t *arr, struct rec_ws *ws, const struct change_times *times,
     return 0;
 }
 
-/* The optional checkpoints: [{ct, n_included, ws}], times not decreasing,
- * commit counts within 1..n_commits. */
+/* The optional checkpoints: [{ct, n_included, ws}], commit counts within
+ * 1..n_commits; a time before the previous step's is held at that one. */
 static int
 parse_steps(json_t *steps, json_t *commits, int idx, struct rec_side *side,
     struct as_err *err)
@@ -370,9 +370,9 @@ parse_steps(json_t *steps, json_t *commits, int idx, struct rec_side *side,
             return as_errorf(err, AS_EPARSE,
                 "sides[%d].steps[%zu]: commit count %lld outside 1..%u", idx, i,
                 (long long)k, side->n_commits);
+        /* a clock that went backwards is held at the latest time */
         if (i && ct < side->step_ct[i - 1])
-            return as_errorf(err, AS_EPARSE,
-                "sides[%d].steps[%zu]: 'ct' before the step before it", idx, i);
+            ct = side->step_ct[i - 1];
         struct change_times times = { 0 };
         strmap_init(&times.ids);
         char where[48];

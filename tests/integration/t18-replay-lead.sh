@@ -33,6 +33,14 @@ as replay --records "$TMP/nosteps.jsonl" --json > "$J"
 check "without steps: median 0.5 (half-way 0.75, end 0.25)" jqt "$J" \
     '.groups.all.lead_window.traffic | .q1 == 0.375 and .median == 0.5 and .q3 == 0.625'
 
+# A checkpoint dated before the one before it (a rebased commit) is held at
+# that one's time: merge 2's third commit said 500, held at 1000.
+jq -c 'if .merge == "2222222222222222222222222222222222222222"
+       then .sides[1].steps[1].ct = 500 else . end' "$F" > "$TMP/back.jsonl"
+as replay --records "$TMP/back.jsonl" --json --per-merge > "$J"
+check "a step back in time is held at the step before it" jqt "$J" \
+    '.merges[1].first_traffic == 1000'
+
 # A checkpoint that breaks the format stops the run (exit 2) and names it.
 jq -c '.sides[0].steps[0].n_included = 9' "$F" > "$TMP/bad.jsonl"
 rc=0
