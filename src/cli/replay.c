@@ -1491,75 +1491,193 @@ replay_merge(struct git_walk *w, struct as_err *e)
     return 0;
 }
 
+/*
+ * The merges are replayed by o->threads workers (0: 2), each with its own
+ * repository handle (in-memory object store), base graph and caches,
+ * taking chunks of neighbouring merges in turn so that each worker's graph
+ * still moves by small steps. Every merge's figures are its own (the walk
+ * shares nothing between merges but caches of exact results), so the
+ * output is the same whatever the number of workers; only the counters of
+ * work done (graph builds and updates, cache hits) differ.
+ */
+#define REPLAY_CHUNK 8
+
+struct git_run {
+    struct replay *rp;
+    const struct replay_git_options *o;
+    const struct history *h;
+    pthread_mutex_t lock;
+    size_t next;   /* next chunk's first merge */
+    size_t err_at; /* the first failed merge, or h->n */
+    int err_rc;    /* its error */
+    struct as_err err;
+};
+
+struct git_worker {
+    struct git_run *run;
+    struct repo *r;  /* own handle (NULL: open one) */
+    struct replay c; /* this worker's counters (a copy of rp's config) */
+};
+
+/* Replay merge k into its slot rp->m[k]. */
+static int
+replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
+    struct merge_cache *mc, struct history_cache *hc, size_t k,
+    struct as_err *e)
+{
+    const struct replay_git_options *o = wk->run->o;
+    const struct history_merge *hm = &wk->run->h->m[k];
+    struct replay *rp = &wk->c;
+    struct repo *r = wk->r;
+    int rc;
+    if (!bg->have || strcmp(graph_tree, hm->base_tree)) {
+        if ((rc = move_graph(rp, r, hm->base_tree, o, bg, e)))
+            return rc;
+        snprintf(graph_tree, 41, "%s", hm->base_tree);
+    }
+    struct rp_merge *m = &wk->run->rp->m[k];
+    memset(m, 0, sizeof(*m));
+    snprintf(m->sha, sizeof(m->sha), "%s", hm->oid);
+    snprintf(m->base, sizeof(m->base), "%s", hm->base);
+    snprintf(m->parent[0], sizeof(m->parent[0]), "%s", hm->parent[0]);
+    snprintf(m->parent[1], sizeof(m->parent[1]), "%s", hm->parent[1]);
+    m->mainline = hm->mainline;
+    m->merge_ct = hm->time_ms / 1000; /* never before its parents */
+    m->strict = hm->nside[0] >= 2 && hm->nside[1] >= 2;
+    m->first_level_point = -1;
+    m->first_ra_ms = -1;
+    for (int sc = 0; sc < NSCORERS; sc++)
+        m->first_ms[sc] = -1;
+    int64_t start = hm->side[0][0].time_ms > hm->side[1][0].time_ms
+                        ? hm->side[0][0].time_ms
+                        : hm->side[1][0].time_ms;
+    m->inflight_ms = hm->time_ms - start;
+    struct git_walk w = { .rp = rp,
+        .r = r,
+        .o = o,
+        .mc = mc,
+        .hc = hc,
+        .g = &bg->g,
+        .hm = hm,
+        .m = m };
+    agent_init(&w.a[0], "side1");
+    agent_init(&w.a[1], "side2");
+    rc = replay_merge(&w, e);
+    agent_release(&w.a[0]);
+    agent_release(&w.a[1]);
+    /* The merge's speculative merges and replayed trees are done with;
+     * the merge cache keeps only their verdicts. */
+    repo_forget_created(r);
+    history_cache_clear(hc);
+    return rc;
+}
+
+static void *
+git_worker_run(void *arg)
+{
+    struct git_worker *wk = arg;
+    struct git_run *run = wk->run;
+    struct base_graph bg;
+    char graph_tree[41] = "";
+    struct as_err e = { "" };
+    struct merge_cache *mc = merge_cache_new();
+    struct history_cache *hc = history_cache_new();
+    struct sigcache *sigs = sigcache_new();
+    memset(&bg, 0, sizeof(bg));
+    sigcache_use(sigs);
+    for (;;) {
+        pthread_mutex_lock(&run->lock);
+        size_t lo = run->next, stop = run->err_at;
+        run->next += REPLAY_CHUNK;
+        pthread_mutex_unlock(&run->lock);
+        if (lo >= run->h->n || lo >= stop)
+            break;
+        size_t hi =
+            lo + REPLAY_CHUNK < run->h->n ? lo + REPLAY_CHUNK : run->h->n;
+        for (size_t k = lo; k < hi; k++) {
+            int rc = replay_one(wk, &bg, graph_tree, mc, hc, k, &e);
+            sigcache_clear(sigs);
+            if (rc) {
+                pthread_mutex_lock(&run->lock);
+                if (k < run->err_at) {
+                    run->err_at = k;
+                    run->err = e;
+                    run->err_rc = rc;
+                }
+                pthread_mutex_unlock(&run->lock);
+                break;
+            }
+        }
+    }
+    sigcache_use(NULL);
+    sigcache_free(sigs);
+    history_cache_free(hc);
+    wk->c.merge_hits = merge_cache_hits(mc);
+    merge_cache_free(mc);
+    base_graph_release(&bg);
+    return NULL;
+}
+
 int
 replay_run_git(struct replay *rp, struct repo *r,
     const struct replay_git_options *o, struct as_err *e)
 {
     struct history h;
-    struct base_graph bg;
-    memset(&bg, 0, sizeof(bg));
-    char graph_tree[41] = "";
     int rc = history_collect(r, &o->history, &h, e);
     if (rc)
         return rc;
     rp->git = true;
     rp->merges_seen = h.merges_seen;
     memcpy(rp->hskip, h.skipped, sizeof(rp->hskip));
-    struct merge_cache *mc = merge_cache_new();
-    struct history_cache *hc = history_cache_new();
-    struct sigcache *sigs = sigcache_new();
     history_tune_reads();
-    sigcache_use(sigs);
-    for (size_t k = 0; k < h.n && !rc; k++) {
-        const struct history_merge *hm = &h.m[k];
-        if (!bg.have || strcmp(graph_tree, hm->base_tree)) {
-            if ((rc = move_graph(rp, r, hm->base_tree, o, &bg, e)))
-                break;
-            snprintf(graph_tree, sizeof(graph_tree), "%s", hm->base_tree);
+    ALLOC_GROW(rp->m, h.n + 1, rp->alloc);
+    memset(rp->m, 0, (h.n + 1) * sizeof(*rp->m));
+    rp->n = h.n;
+
+    struct git_run run = { .rp = rp, .o = o, .h = &h, .err_at = h.n };
+    size_t nw = o->threads ? o->threads : 2;
+    if (nw > (h.n + REPLAY_CHUNK - 1) / REPLAY_CHUNK)
+        nw = (h.n + REPLAY_CHUNK - 1) / REPLAY_CHUNK;
+    if (!nw)
+        nw = 1;
+    struct git_worker *wk = xcalloc(nw, sizeof(*wk));
+    pthread_t *tid = xcalloc(nw, sizeof(*tid));
+    bool *started = xcalloc(nw, sizeof(*started));
+    pthread_mutex_init(&run.lock, NULL);
+    for (size_t i = 0; i < nw; i++) {
+        wk[i].run = &run;
+        wk[i].c.cfg = rp->cfg;
+        wk[i].r = r;
+        if (i && repo_open(repo_common_dir(r), &wk[i].r, e)) {
+            wk[i].r = NULL; /* fewer workers */
+            continue;
         }
-        ALLOC_GROW(rp->m, rp->n + 1, rp->alloc);
-        struct rp_merge *m = &rp->m[rp->n++];
-        memset(m, 0, sizeof(*m));
-        snprintf(m->sha, sizeof(m->sha), "%s", hm->oid);
-        snprintf(m->base, sizeof(m->base), "%s", hm->base);
-        snprintf(m->parent[0], sizeof(m->parent[0]), "%s", hm->parent[0]);
-        snprintf(m->parent[1], sizeof(m->parent[1]), "%s", hm->parent[1]);
-        m->mainline = hm->mainline;
-        m->merge_ct = hm->time_ms / 1000; /* never before its parents */
-        m->strict = hm->nside[0] >= 2 && hm->nside[1] >= 2;
-        m->first_level_point = -1;
-        m->first_ra_ms = -1;
-        for (int sc = 0; sc < NSCORERS; sc++)
-            m->first_ms[sc] = -1;
-        int64_t start = hm->side[0][0].time_ms > hm->side[1][0].time_ms
-                            ? hm->side[0][0].time_ms
-                            : hm->side[1][0].time_ms;
-        m->inflight_ms = hm->time_ms - start;
-        struct git_walk w = { .rp = rp,
-            .r = r,
-            .o = o,
-            .mc = mc,
-            .hc = hc,
-            .g = &bg.g,
-            .hm = hm,
-            .m = m };
-        agent_init(&w.a[0], "side1");
-        agent_init(&w.a[1], "side2");
-        rc = replay_merge(&w, e);
-        agent_release(&w.a[0]);
-        agent_release(&w.a[1]);
-        /* The merge's speculative merges and replayed trees are done with;
-         * the merge cache keeps only their verdicts. */
-        repo_forget_created(r);
-        history_cache_clear(hc);
-        sigcache_clear(sigs);
+        if (i && pthread_create(&tid[i], NULL, git_worker_run, &wk[i]) == 0)
+            started[i] = true;
     }
-    history_cache_free(hc);
-    sigcache_use(NULL);
-    sigcache_free(sigs);
-    rp->merge_hits = merge_cache_hits(mc);
-    merge_cache_free(mc);
-    base_graph_release(&bg);
+    git_worker_run(&wk[0]);
+    for (size_t i = 0; i < nw; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        if (i && wk[i].r)
+            repo_free(wk[i].r);
+        rp->graph_builds += wk[i].c.graph_builds;
+        rp->graph_updates += wk[i].c.graph_updates;
+        rp->parsed += wk[i].c.parsed;
+        rp->cached += wk[i].c.cached;
+        rp->merges_run += wk[i].c.merges_run;
+        rp->merge_hits += wk[i].c.merge_hits;
+        rp->replayed += wk[i].c.replayed;
+        rp->replay_conflicts += wk[i].c.replay_conflicts;
+    }
+    pthread_mutex_destroy(&run.lock);
+    if (run.err_at < h.n) {
+        *e = run.err;
+        rc = run.err_rc;
+    }
+    free(started);
+    free(tid);
+    free(wk);
     history_release(&h);
     return rc;
 }

@@ -18,7 +18,7 @@ struct sig {
 };
 
 struct sigcache {
-    struct strmap idx; /* oid bytes + options byte -> index into v */
+    struct strmap idx; /* hex oid + options letter -> index into v */
     struct sig *v;
     size_t n, alloc;
 };
@@ -91,7 +91,7 @@ buf_sig(void **out, const git_diff_file *f, const char *buf, size_t len,
     git_hashsig_option_t opt = *(const git_hashsig_option_t *)payload;
     struct sigcache *c = current;
     git_hashsig *sig = NULL;
-    char key[GIT_OID_RAWSZ + 1];
+    char key[GIT_OID_HEXSZ + 1];
     uint32_t at;
     int rc;
 
@@ -101,8 +101,8 @@ buf_sig(void **out, const git_diff_file *f, const char *buf, size_t len,
             *out = c->v[keep(c, NULL, 0, sig, rc)].sig;
         return rc;
     }
-    memcpy(key, f->id.id, GIT_OID_RAWSZ);
-    key[GIT_OID_RAWSZ] = (char)('a' + (int)opt);
+    git_oid_tostr(key, GIT_OID_HEXSZ + 1, &f->id);
+    key[GIT_OID_HEXSZ] = (char)('a' + (int)opt); /* strmap keys: no NUL */
     if (!strmap_get(&c->idx, key, sizeof(key), &at)) {
         rc = git_hashsig_create(&sig, buf, len, opt);
         at = keep(c, key, sizeof(key), sig, rc);
