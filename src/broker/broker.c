@@ -2310,7 +2310,7 @@ broker_free(struct broker *b)
     broker_collab_release(b);
     broker_alerts_release(b);
     broker_conns_release();
-    broker_fence_release();
+    broker_fence_release(b);
     if (b->http_unix)
         evhttp_free(b->http_unix);
     if (b->http_tcp)

@@ -23,6 +23,8 @@ void broker_fence_load(
  * (fsynced). A failure is logged; the store's own marks still hold. */
 void broker_fence_note(struct broker *b);
 
-void broker_fence_release(void);
+/* At a clean stop: write the counters themselves as the marks (the next
+ * start goes on from them, no jump); forget the file. */
+void broker_fence_release(struct broker *b);
 
 #endif
