@@ -8,7 +8,7 @@
  *   max_peer_conns       of them, from one peer: on the Unix socket a
  *                        process of the user's (by pid), or all processes
  *                        of another uid together; TCP counts globally only
- *   request_timeout_ms   from a request's first byte to its last (line,
+ *   req_timeout_ms       from a request's first byte to its last (line,
  *                        headers and body): a client that trickles is cut
  *                        off, answered 408, however often it sends a byte
  *   conn_idle_ms         an open connection with no request in it
