@@ -1494,6 +1494,9 @@ broker_rescore(struct broker *b, size_t changed)
             size_t i = idx[x], j = idx[y];
             if (changed != SIZE_MAX && i != changed && j != changed)
                 continue;
+            /* two other daemons' agents: their daemons score them */
+            if (b->meta[i].peer && b->meta[j].peer)
+                continue;
             size_t k = pair_index(b, b->ag[i].id, b->ag[j].id);
             struct bpair *p = &b->pairs[k];
             bool swapped = strcmp(b->ag[i].id, b->ag[j].id) > 0;

@@ -1,9 +1,11 @@
-# t98-team-advisory.sh - two daemons of one airspace on a shared
+# t98-team-advisory.sh - daemons of one airspace on a shared
 # PostgreSQL store (docs/team.md) score a pair across them: each publishes
 # its agents' working sets; alice, on daemon 1, and bob, on daemon 2,
 # report edits to overlapping lines of one file, and each daemon has an
 # advisory for the pair (bob there is bob@<daemon>) within a second; when
-# bob exits on daemon 2, daemon 1's copy of him leaves too. SKIP when the
+# bob exits on daemon 2, daemon 1's copy of him leaves too; a third
+# daemon mirrors both but scores no pair of two other daemons' agents
+# (their daemons do). SKIP when the
 # PostgreSQL server programs are not installed.
 . "$(dirname "$0")/lib.sh"
 
@@ -32,7 +34,7 @@ git add -A
 git commit -qm files
 git push -q "$TMP/remote.git" main
 cd "$TMP"
-for k in 1 2; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
+for k in 1 2 3; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
 
 start() {
     (cd "$TMP/c$1" && exec "$AIRSPACE_BIN" serve --log-stderr --store "$URL" \
@@ -66,8 +68,11 @@ pair_on() {
 
 start 1
 start 2
+start 3
 req 1 POST /v1/agents '{"id":"alice"}'
 req 2 POST /v1/agents '{"id":"bob"}'
+req 3 POST /v1/agents '{"id":"carol"}'
+req 3 POST /v1/agents/carol/edits '{"path":"x","lines":[[1,1]]}'
 req 1 POST /v1/agents/alice/edits '{"path":"src/a.c","lines":[[10,20]]}'
 check "alice reports src/a.c 10-20 on daemon 1" [ "$CODE" = 200 ]
 t0=$(ms)
@@ -87,12 +92,18 @@ req 2 GET '/v1/advisories?all=1'
 check "daemon 2 has one for bob and alice's copy" \
     jqt "$TMP/body" '[.advisories[] | select((.a == "bob" and (.b | startswith("alice@"))) or (.b == "bob" and (.a | startswith("alice@"))))] | length == 1'
 echo "cross-daemon advisory: $((t1 - t0)) ms" >&2
+req 3 GET '/v1/agents'
+check "daemon 3 mirrors alice and bob" \
+    jqt "$TMP/body" '[.agents[].id | select(startswith("alice@") or startswith("bob@"))] | length == 2'
+req 3 GET '/v1/advisories?all=1'
+check "daemon 3 scores no pair of two other daemons' agents" \
+    jqt "$TMP/body" '[.advisories[] | select((.a | contains("@")) and (.b | contains("@")))] | length == 0'
 req 1 GET '/v1/agents?files=1'
 check "daemon 1 shows bob's copy with his file" \
     jqt "$TMP/body" '[.agents[] | select((.id | startswith("bob@")) and .status == "active") | .files[].path] == ["src/a.c"]'
 req 1 GET /v1/team
 check "the store keeps no row of bob's copy as daemon 1's agent" \
-    jqt "$TMP/body" '[.peers[].agents[].id] == ["bob"]'
+    jqt "$TMP/body" '[.peers[].agents[].id] | sort == ["bob", "carol"]'
 
 req 2 POST /v1/agents/bob/exit
 n=0
