@@ -41,7 +41,8 @@ struct scan_opts {
     int color; /* -1 auto, 0 never, 1 always */
     int64_t now_ms;
     unsigned threads;
-    bool progress; /* stderr is a terminal, and no --json */
+    bool progress;      /* stderr is a terminal, and no --json; or --progress */
+    bool progress_flag; /* --progress */
 };
 
 static const char scan_usage[] =
@@ -73,6 +74,8 @@ static const char scan_usage[] =
     "  --no-graph             skip the import graph (no dependency/symbol)\n"
     "  --now MS               evaluate at this time (ms since the epoch)\n"
     "  --threads N            threads for parsing and scoring (default 2)\n"
+    "  --progress             show the first index's progress on stderr\n"
+    "                         even when it is not a terminal (or --json)\n"
     "  --color WHEN           auto (default), always or never; NO_COLOR is\n"
     "                         honoured\n"
     "  -h, --help             show this help\n";
@@ -118,11 +121,26 @@ struct progress_line {
     int width; /* of the line drawn; 0: none yet */
 };
 
+/* --progress into a file or a pipe: a line a second, and the last. */
+static int
+progress_lines(struct progress_line *p, size_t done, size_t total, double now)
+{
+    if ((!p->width && done == total) ||
+        (p->width && done < total && now - p->last_ms < 1000))
+        return 0;
+    p->last_ms = now;
+    p->width = -1; /* drawn, nothing to erase */
+    fprintf(stderr, "airspace scan: indexing %zu/%zu files\n", done, total);
+    return 0;
+}
+
 static int
 progress_draw(void *ctx, size_t done, size_t total)
 {
     struct progress_line *p = ctx;
     double now = mono_ms();
+    if (!isatty(STDERR_FILENO))
+        return progress_lines(p, done, total, now);
     if ((!p->width && done == total) ||
         (p->width && done < total && now - p->last_ms < 100))
         return 0;
@@ -137,7 +155,7 @@ progress_draw(void *ctx, size_t done, size_t total)
 static void
 progress_erase(struct progress_line *p)
 {
-    if (p->width)
+    if (p->width > 0)
         fprintf(stderr, "\r%*s\r", p->width, "");
 }
 
@@ -415,6 +433,7 @@ parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
         O_SET,
         O_NOMERGE,
         O_NOGRAPH,
+        O_PROGRESS,
         O_NOW,
         O_THREADS,
         O_COLOR
@@ -431,6 +450,7 @@ parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
         { "set", required_argument, NULL, O_SET },
         { "no-merge", no_argument, NULL, O_NOMERGE },
         { "no-graph", no_argument, NULL, O_NOGRAPH },
+        { "progress", no_argument, NULL, O_PROGRESS },
         { "now", required_argument, NULL, O_NOW },
         { "threads", required_argument, NULL, O_THREADS },
         { "color", required_argument, NULL, O_COLOR },
@@ -508,6 +528,9 @@ parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
         case O_NOGRAPH:
             o->no_graph = true;
             break;
+        case O_PROGRESS:
+            o->progress_flag = true;
+            break;
         case O_NOW:
             errno = 0;
             o->now_ms = strtoll(optarg, &end, 10);
@@ -584,7 +607,7 @@ cmd_scan(int argc, char **argv)
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     r.now_ms = o.now_ms ? o.now_ms : wall_ms();
-    o.progress = !o.json && isatty(STDERR_FILENO);
+    o.progress = o.progress_flag || (!o.json && isatty(STDERR_FILENO));
     if (!o.no_graph) {
         struct as_err ae;
         if (lang_check_abi(&ae)) {
