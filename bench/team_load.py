@@ -61,6 +61,7 @@ def main():
     a = ap.parse_args()
 
     # register the agents
+    t_start = time.time()
     agents = []
     for d, sock in enumerate(a.socks):
         c = UnixHTTP(sock)
@@ -77,6 +78,10 @@ def main():
                     raise SystemExit("edit %s: %d" % (name, st))
             agents.append((sock, name))
         c.close()
+
+    import sys
+    t_reg = time.time()
+    print("registered %d agents" % len(agents), file=sys.stderr, flush=True)
 
     # one event stream per daemon: the relayed grants
     relays = []
@@ -169,6 +174,8 @@ def main():
     for t in ws:
         t.join()
     elapsed = time.time() - start
+    print("load done: %d cycles in %.1f s" % (sum(codes.values()), elapsed),
+          file=sys.stderr, flush=True)
     time.sleep(1.0)  # the last relays
     stop.set()
     for t in streams:
@@ -176,6 +183,7 @@ def main():
     out = {
         "daemons": len(a.socks), "agents_per_daemon": a.agents,
         "agents": total, "seconds": round(elapsed, 1),
+        "register_s": round(t_reg - t_start, 1),
         "lock_cycles": sum(codes.values()), "codes": codes,
         "cycles_per_s": round(sum(codes.values()) / elapsed, 1),
         "lock_ms_p50": round(pct(lat, 50) or 0, 2),

@@ -321,7 +321,8 @@ poll_events(struct broker *b)
 {
     struct team *t = b->team;
     db_events_poll(b->db, on_notice, b);
-    if (t->locks_stale && !db_unreachable(b->db))
+    if (t->locks_stale && !db_unreachable(b->db) &&
+        !db_in_transaction(b->db)) /* else at the next tick */
         refresh_locks(b);
 }
 
@@ -607,6 +608,10 @@ team_tick(struct broker *b)
         t->said_down = true;
         return;
     }
+    /* not within a request's transaction: its outcome is not known yet
+     * (the next tick comes soon) */
+    if (db_in_transaction(b->db))
+        return;
     if (!t->primed) /* from now on the store guards the lock rows */
         t->locks_stale = true;
     poll_events(b);

@@ -535,6 +535,12 @@ pg_db_unreachable(const struct pg_db *d)
     return d->down;
 }
 
+bool
+pg_db_in_transaction(const struct pg_db *d)
+{
+    return d->in_tx;
+}
+
 int
 pg_db_probe(struct pg_db *d, struct as_err *e)
 {

@@ -261,6 +261,12 @@ db_unreachable(const struct db *d)
     return d && d->p && pg_db_unreachable(d->p);
 }
 
+bool
+db_in_transaction(const struct db *d)
+{
+    return d && d->p && pg_db_in_transaction(d->p);
+}
+
 int
 db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
     uint64_t *next_token, struct as_err *e)

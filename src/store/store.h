@@ -225,6 +225,9 @@ bool db_shared(const struct db *d);
  * fail with AS_EIO until db_probe reconnects). */
 bool db_unreachable(const struct db *d);
 
+/* Whether a shared store's transaction (db_begin) is open. */
+bool db_in_transaction(const struct db *d);
+
 /* The airspace's lock decision point. Within db_begin: takes the
  * airspace's transaction-scoped advisory lock (held to db_commit, so no
  * other daemon decides meanwhile), deletes its expired locks, and calls fn
