@@ -380,6 +380,20 @@ print_index(json_t *ix)
             dcli_str(ix, "error"));
 }
 
+/* The store, when it is not the default or not taking writes: a team
+ * store (docs/team.md) with its airspace, or what refuses writes. */
+static void
+print_store(json_t *store)
+{
+    const char *backend = dcli_str(store, "backend");
+    const char *state = dcli_str(store, "state");
+    if (!strcmp(backend, "postgresql"))
+        printf("team store: airspace %s, node %s: %s\n",
+            dcli_str(store, "airspace"), dcli_str(store, "node"), state);
+    if (strcmp(state, "ok") && json_object_get(store, "error"))
+        printf("store %s: %s\n", state, dcli_str(store, "error"));
+}
+
 int
 cmd_status(int argc, char **argv)
 {
@@ -418,6 +432,7 @@ cmd_status(int argc, char **argv)
                 (long long)json_integer_value(json_object_get(st, "pid")),
                 dcli_str(st, "repository"), dcli_str(st, "integration"));
             print_index(json_object_get(st, "index"));
+            print_store(json_object_get(st, "store"));
             size_t i;
             json_t *a;
             printf("\n%-20s %-8s %-12s %-8s %5s  %s\n", "AGENT", "KIND",

@@ -186,6 +186,8 @@ check "store down: the hook's check is answered from what it knows" \
 sleep 0.3
 req 1 GET /v1/status
 check "store down: status says unreachable" jqt "$TMP/body" '.store.state == "unreachable"'
+(cd "$TMP/c1" && "$AIRSPACE_BIN" status --no-start) > "$TMP/st.txt" 2>&1 || true
+check "store down: airspace status says so" grep -q "^team store: airspace .*: unreachable" "$TMP/st.txt"
 sh "$PGT" start "$PGD" > /dev/null
 n=0
 while :; do
