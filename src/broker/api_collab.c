@@ -354,8 +354,8 @@ h_inbox(struct api_ctx *c)
             }
         }
     api_reply_json(c->req, 200,
-        json_pack("{s:o, s:I}", "messages", v, "dropped",
-            (json_int_t)x->dropped));
+        json_pack(
+            "{s:o, s:I}", "messages", v, "dropped", (json_int_t)x->dropped));
 }
 
 /* GET /v1/escalations[?agent=ID]: what waits for a human. */
