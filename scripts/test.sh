@@ -1,11 +1,14 @@
 #!/bin/sh
 # test.sh - set up, build under ASan+UBSan, check formatting and layering,
-# and run the whole test suite. The last line is ctest's summary.
+# run every libFuzzer target for a fixed budget (FUZZ_SECONDS each, default
+# 3; 0 skips), then the whole test suite. The last line is ctest's summary.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh --asan --clients
 scripts/check-format.sh
 scripts/check-layers.sh
+fuzz_s=${FUZZ_SECONDS:-3}
+[ "$fuzz_s" = 0 ] || scripts/fuzz.sh "$fuzz_s" > /dev/null
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd build/asan
