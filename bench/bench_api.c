@@ -34,12 +34,28 @@ static long last_status;
 static const char *sock;
 static struct curl_slist *hdr;
 
+static char reply[512]; /* the start of the last reply's body */
+static size_t reply_len;
+
 static size_t
 sink(char *p, size_t s, size_t n, void *arg)
 {
-    (void)p;
     (void)arg;
+    size_t room = sizeof(reply) - 1 - reply_len, take = s * n;
+    if (take > room)
+        take = room;
+    memcpy(reply + reply_len, p, take);
+    reply_len += take;
+    reply[reply_len] = '\0';
     return s * n;
+}
+
+/* The fencing token in the last reply (a grant), or 0. */
+static long long
+reply_token(void)
+{
+    const char *t = strstr(reply, "\"token\":");
+    return t ? strtoll(t + 8, NULL, 10) : 0;
 }
 
 static double
@@ -57,6 +73,8 @@ post(const char *path, const char *body)
     snprintf(url, sizeof(url), "http://airspace%s", path);
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    reply_len = 0;
+    reply[0] = '\0';
     if (curl_easy_perform(h) != CURLE_OK)
         return -1;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &last_status);
@@ -106,12 +124,16 @@ bench_locks(long n, long held, long clients)
         curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, sock);
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-        char acq[128];
+        char acq[128], rel[160];
         snprintf(acq, sizeof(acq),
             "{\"agent\":\"bench%ld\",\"pattern\":\"hot/path%ld.c\"}", c, c);
         for (long k = c; k < n; k += clients)
             if (post("/v1/locks", acq) || last_status != 200 ||
-                post("/v1/locks/release", acq) || last_status != 200) {
+                snprintf(rel, sizeof(rel),
+                    "{\"agent\":\"bench%ld\",\"pattern\":\"hot/path%ld.c\","
+                    "\"token\":%lld}",
+                    c, c, reply_token()) < 0 ||
+                post("/v1/locks/release", rel) || last_status != 200) {
                 fprintf(stderr, "bench_api: pair %ld failed (%ld)\n", k,
                     last_status);
                 _exit(1);

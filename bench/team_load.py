@@ -153,12 +153,14 @@ def main():
             path = "bench/%s.c" % name
             t0 = time.time()
             try:
-                st, _ = request(c, "POST", "/v1/locks",
-                                {"agent": name, "pattern": path,
-                                 "ttlMs": 60000})
+                st, out = request(c, "POST", "/v1/locks",
+                                  {"agent": name, "pattern": path,
+                                   "ttlMs": 60000})
                 t1 = time.time()
-                request(c, "POST", "/v1/locks/release",
-                        {"agent": name, "pattern": path})
+                if st == 200:
+                    request(c, "POST", "/v1/locks/release",
+                            {"agent": name, "pattern": path,
+                             "token": json.loads(out)["token"]})
             except (OSError, http.client.HTTPException):
                 conns.pop(sock, None)
                 st, t1 = -1, time.time()

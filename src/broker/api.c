@@ -1125,6 +1125,27 @@ h_lock(struct api_ctx *c)
 enum lock_op { OP_RELEASE, OP_RENEW, OP_CONTEST, OP_FORCE };
 
 /*
+ * Whether who holds a live lock or claim on pattern (as the table spells
+ * it): a release or renew of it must then carry its fencing token.
+ */
+static bool
+holds_pattern(
+    struct api_ctx *c, const char *who, const char *pattern, int64_t now)
+{
+    char *norm = NULL;
+    struct as_err e;
+    if (lock_table_normalize(c->b->locks, pattern, &norm, &e))
+        return false;
+    size_t n;
+    const struct lock *const *v = lock_table_list(c->b->locks, now, &n);
+    bool held = false;
+    for (size_t k = 0; k < n && !held; k++)
+        held = !strcmp(v[k]->holder, who) && !strcmp(v[k]->pattern, norm);
+    free(norm);
+    return held;
+}
+
+/*
  * A release or renew naming the fencing token of the grant it holds: when
  * the agent's live lock on pattern has another token (that grant was lost,
  * expired or released, and this is a later one), 409 `stale_token` and
@@ -1199,6 +1220,18 @@ lock_op(struct api_ctx *c, enum lock_op op)
     if (tok &&
         stale_token(c, who, pattern, (uint64_t)json_integer_value(tok), now)) {
         team_locks_end(c->b);
+        return;
+    }
+    /* the fencing token protects only if the holder must show it: a
+     * release or renew of a lock the agent holds names its grant (an
+     * agent holding nothing there gets the operation's own answer) */
+    if (!tok && (op == OP_RELEASE || op == OP_RENEW) &&
+        holds_pattern(c, who, pattern, now)) {
+        team_locks_end(c->b);
+        api_reply_error(c->req, 400, "token_required",
+            "'token' is required to %s '%s': the fencing token of your "
+            "grant (in the grant's reply, and in GET /v1/locks)",
+            op == OP_RELEASE ? "release" : "renew", pattern);
         return;
     }
     struct lock_events ev;

@@ -157,6 +157,34 @@ print_lock(json_t *l)
         reason ? "  " : "", reason ? reason : "");
 }
 
+/*
+ * The fencing token of agent's live lock or claim spelled pattern, from
+ * GET /v1/locks; 0 when it holds none there (the release then gets the
+ * daemon's own answer). A release must carry the token: the command
+ * line's user releases what they hold now, unless --token names a grant.
+ */
+static json_int_t
+held_token(struct client *cl, const char *agent, const char *pattern)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    json_int_t tok = 0;
+    if (client_request(cl, "GET", "/v1/locks", NULL, &status, &reply, &e))
+        return 0;
+    size_t k;
+    json_t *l;
+    json_array_foreach(json_object_get(reply, "locks"), k, l)
+    {
+        const char *h = json_string_value(json_object_get(l, "holder"));
+        const char *p = json_string_value(json_object_get(l, "pattern"));
+        if (h && p && !strcmp(h, agent) && !strcmp(p, pattern))
+            tok = json_integer_value(json_object_get(l, "token"));
+    }
+    json_decref(reply);
+    return tok;
+}
+
 /* One POST per pattern; stops at the first refusal. */
 static int
 each_pattern(int argc, char **argv, const char *cmd, const char *path,
@@ -196,9 +224,12 @@ each_pattern(int argc, char **argv, const char *cmd, const char *path,
             json_object_set_new(body, "mode", json_string(o.mode));
         if (o.reason && !strcmp(path, "/v1/locks"))
             json_object_set_new(body, "reason", json_string(o.reason));
-        if (o.token && !strcmp(path, "/v1/locks/release"))
-            json_object_set_new(
-                body, "token", json_integer((json_int_t)o.token));
+        if (!strcmp(path, "/v1/locks/release")) {
+            json_int_t tok =
+                o.token ? (json_int_t)o.token : held_token(&cl, agent, pats[k]);
+            if (tok)
+                json_object_set_new(body, "token", json_integer(tok));
+        }
         if (o.ttl_s &&
             (!strcmp(path, "/v1/locks") || !strcmp(path, "/v1/locks/renew")))
             json_object_set_new(

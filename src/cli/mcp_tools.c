@@ -712,6 +712,34 @@ t_intent(struct mcp_session *s, json_t *args)
     return r;
 }
 
+/*
+ * The fencing token of self's live lock or claim spelled pattern (GET
+ * /v1/locks), for a release this session holds no grant for (taken
+ * before it started, or by another client of the same agent); 0 if none.
+ */
+static json_int_t
+held_token(struct mcp_session *s, const char *self, const char *pattern)
+{
+    long status;
+    json_t *reply = NULL, *err = NULL;
+    json_int_t tok = 0;
+    if (request(s, "GET", "/v1/locks", NULL, &status, &reply, &err)) {
+        json_decref(err);
+        return 0;
+    }
+    size_t k;
+    json_t *l;
+    json_array_foreach(json_object_get(reply, "locks"), k, l)
+    {
+        if (!strcmp(str(l, "holder"), self) &&
+            !strcmp(str(l, "pattern"), pattern))
+            tok = json_integer_value(json_object_get(l, "token"));
+    }
+    if (reply)
+        json_decref(reply);
+    return tok;
+}
+
 /* lock, claim, contest, release: one request per pattern. */
 static json_t *
 each_pattern(struct mcp_session *s, json_t *args, const char *path,
@@ -746,8 +774,13 @@ each_pattern(struct mcp_session *s, json_t *args, const char *path,
          * lost since (and made again) is not released by mistake */
         bool release = !strcmp(path, "/v1/locks/release");
         json_t *held = s->tokens ? json_object_get(s->tokens, pattern) : NULL;
-        if (release && held)
+        if (release && held) {
             json_object_set(body, "token", held);
+        } else if (release) {
+            json_int_t tok = held_token(s, self, pattern);
+            if (tok)
+                json_object_set_new(body, "token", json_integer(tok));
+        }
         long status;
         json_t *reply = NULL;
         int rc = request(s, "POST", path, body, &status, &reply, &err);

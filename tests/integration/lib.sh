@@ -89,6 +89,14 @@ start_daemon() {
 
 # api METHOD PATH [JSON]: one request on the daemon's socket; the body goes
 # to $TMP/body and the HTTP status to CODE.
+# lock_token AGENT PATTERN: the fencing token of AGENT's live lock on
+# PATTERN (0 if none), for releases and renewals, which must carry it.
+lock_token() {
+    curl -s --unix-socket "$SOCK" http://a/v1/locks |
+        jq --arg a "$1" --arg p "$2" \
+            '[.locks[] | select(.holder == $a and .pattern == $p) | .token][0] // 0'
+}
+
 api() {
     if [ $# -ge 3 ]; then
         CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \

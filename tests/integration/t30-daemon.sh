@@ -79,6 +79,8 @@ check "escape refused 400" [ "$CODE" = 400 ]
 check "escape message" grep -q "escapes" "$TMP/body"
 # globs: src/auth/* held by bob blocks deeper paths for others
 api POST /v1/locks/release "{\"agent\":\"$winner\",\"pattern\":\"src/auth/login.c\"}"
+check "a release without the token is refused 400 ($CODE)" jqt "$TMP/body" '.error.code == "token_required"'
+api POST /v1/locks/release "{\"agent\":\"$winner\",\"pattern\":\"src/auth/login.c\",\"token\":$(lock_token "$winner" src/auth/login.c)}"
 check "holder releases" [ "$CODE" = 200 ]
 api POST /v1/locks '{"agent":"bob","pattern":"src/auth/**"}'
 check "bob locks src/auth/**" [ "$CODE" = 200 ]

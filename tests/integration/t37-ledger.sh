@@ -26,8 +26,8 @@ api POST /v1/agents '{"id":"bob"}'
 # 1. lock and claim events are valid JSON in the ledger, with their token
 api POST /v1/locks '{"agent":"alice","pattern":"x"}'
 tok=$(jq .token "$TMP/body")
-api POST /v1/locks/renew '{"agent":"alice","pattern":"x","ttlMs":600000}'
-api POST /v1/locks/release '{"agent":"alice","pattern":"x"}'
+api POST /v1/locks/renew "{\"agent\":\"alice\",\"pattern\":\"x\",\"ttlMs\":600000,\"token\":$tok}"
+api POST /v1/locks/release "{\"agent\":\"alice\",\"pattern\":\"x\",\"token\":$tok}"
 api POST /v1/locks '{"agent":"bob","pattern":"docs/**","kind":"claim"}'
 ctok=$(jq .token "$TMP/body")
 api GET '/v1/ledger?type=lock.'

@@ -19,13 +19,14 @@ api POST /v1/agents '{"id":"alice"}'
 api POST /v1/agents '{"id":"bob"}'
 api POST /v1/locks '{"agent":"alice","pattern":"a.c","ttlMs":600000}'
 check "alice locks a.c" [ "$CODE" = 200 ]
+atok=$(jq .token "$TMP/body")
 # 2.5 s of work without a heartbeat, each kind of call in turn
 k=0
 end=$(($(ms) + 2500))
 while [ "$(ms)" -lt $end ]; do
     k=$((k + 1))
     case $((k % 6)) in
-    0) api POST /v1/locks/renew '{"agent":"alice","pattern":"a.c","ttlMs":600000}' ;;
+    0) api POST /v1/locks/renew "{\"agent\":\"alice\",\"pattern\":\"a.c\",\"ttlMs\":600000,\"token\":$atok}" ;;
     1) api POST /v1/messages "{\"from\":\"alice\",\"to\":\"bob\",\"body\":\"m$k\"}" ;;
     2) api POST /v1/intents "{\"agent\":\"alice\",\"files\":[\"i$k.c\"]}" ;;
     3) api POST /v1/activity "{\"agent\":\"alice\",\"session\":\"s\",\"events\":[{\"seq\":$k,\"file\":\"a.c\",\"heat\":1,\"action\":\"read\",\"at\":$(ms)}]}" ;;

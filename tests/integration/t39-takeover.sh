@@ -34,7 +34,7 @@ check "no agent 'main' any more" jqt "$TMP/body" '.agents | map(.id) | sort == [
 api GET /v1/locks
 check "no lock left under 'main'" jqt "$TMP/body" '.locks | map(select(.holder == "main")) | length == 0'
 check "alice holds both" jqt "$TMP/body" '.locks | map(select(.holder == "alice")) | length == 2'
-api POST /v1/locks/release '{"agent":"alice","pattern":"src/a.c"}'
+api POST /v1/locks/release "{\"agent\":\"alice\",\"pattern\":\"src/a.c\",\"token\":$(lock_token alice src/a.c)}"
 check "alice releases main's old lock (200, got $CODE)" [ "$CODE" = 200 ]
 api GET /v1/conflicts
 check "no conflict names 'main'" jqt "$TMP/body" \

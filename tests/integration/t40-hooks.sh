@@ -173,7 +173,7 @@ check "Bash cd docs; sed -i on notes.md: deny" [ "$(bash_pre "cd docs; sed -i 's
 check "Bash cd to the worktree's absolute sub: deny" [ "$(bash_pre "cd $TMP/bob/sub && rm x.c")" = deny ]
 check "Bash rm x.c at the root, sub/x.c locked: not denied" [ "$(bash_pre "rm x.c")" = none ]
 check "Bash a subshell's cd does not leak: not denied" [ "$(bash_pre "(cd sub) && rm x.c")" = none ]
-api POST /v1/locks/release '{"agent":"cc-303e3a03","pattern":"sub/x.c"}'
+api POST /v1/locks/release "{\"agent\":\"cc-303e3a03\",\"pattern\":\"sub/x.c\",\"token\":$(lock_token cc-303e3a03 sub/x.c)}"
 api POST /v1/locks '{"agent":"cc-303e3a03","pattern":"x.c","reason":"cd"}'
 check "Bash cd sub && rm x.c, only the root x.c locked: not denied" [ "$(bash_pre "cd sub && rm x.c")" = none ]
 check "Bash rm x.c, the root x.c locked: deny" [ "$(bash_pre "rm x.c")" = deny ]
@@ -185,7 +185,7 @@ unk=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"ho
     jq -rs '(.[0].hookSpecificOutput.permissionDecision // "none") + "|" + (.[0].hookSpecificOutput.additionalContext // "")')
 check "Bash cd \$D && rm x.c: not denied, with a note ($unk)" sh -c "case \"\$1\" in none*'not checked'*) true;; *) false;; esac" x "$unk"
 check "Bash cd \$D && rm of the absolute locked path: deny" [ "$(bash_pre "cd \$D && rm $TMP/bob/x.c")" = deny ]
-api POST /v1/locks/release '{"agent":"cc-303e3a03","pattern":"x.c"}'
+api POST /v1/locks/release "{\"agent\":\"cc-303e3a03\",\"pattern\":\"x.c\",\"token\":$(lock_token cc-303e3a03 x.c)}"
 # alice's session ends: her locks go
 hook claude-code "{\"session_id\":\"aaaa1111-xx\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"exit\"}" > /dev/null
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")

@@ -30,7 +30,7 @@ check "no lock was taken" jqt "$TMP/body" '.locks | length == 0'
 api POST /v1/locks '{"agent":"alice","pattern":"src/a.c","kind":"claim"}'
 api POST /v1/locks/contest '{"agent":"bob","pattern":"src/a.c"}'
 check "an exited agent cannot contest (409, got $CODE)" [ "$CODE" = 409 ]
-api POST /v1/locks/release '{"agent":"alice","pattern":"src/a.c"}'
+api POST /v1/locks/release "{\"agent\":\"alice\",\"pattern\":\"src/a.c\",\"token\":$(lock_token alice src/a.c)}"
 stop_daemon
 
 # A claim of an agent that is not active (as a store written by an older
