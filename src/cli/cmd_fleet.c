@@ -27,6 +27,7 @@
  * `fleet up` runs what the repository's fleet file says. No string an
  * agent chose reaches a shell here.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -669,21 +670,25 @@ run_once(struct sup *s, bool tty)
 {
     fflush(NULL);
     /* its environment, made before fork: AIRSPACE_AGENT names it for the
-     * hooks and commands it runs */
+     * hooks and commands it runs; AIRSPACE_FLEET marks every process of
+     * this fleet, so that down finds one that left its process group */
     extern char **environ;
     size_t ne = 0;
     while (environ[ne])
         ne++;
-    char **envp = xcalloc(ne + 3, sizeof(*envp));
+    char **envp = xcalloc(ne + 4, sizeof(*envp));
     size_t k = 0;
     for (size_t i = 0; i < ne; i++)
         if (strncmp(environ[i], "AIRSPACE_AGENT=", 15) &&
-            strncmp(environ[i], "AIRSPACE_FLEET_AGENT=", 21))
+            strncmp(environ[i], "AIRSPACE_FLEET_AGENT=", 21) &&
+            strncmp(environ[i], "AIRSPACE_FLEET=", 15))
             envp[k++] = environ[i];
     char *e1 = xasprintf("AIRSPACE_AGENT=%s", s->a->name);
     char *e2 = xasprintf("AIRSPACE_FLEET_AGENT=%s", s->a->name);
+    char *e3 = xasprintf("AIRSPACE_FLEET=%s", s->x->dir);
     envp[k++] = e1;
-    envp[k] = e2;
+    envp[k++] = e2;
+    envp[k] = e3;
     char *const argv[] = { "sh", "-c", s->a->command, NULL };
     pid_t pid = fork();
     if (pid == 0) {
@@ -701,6 +706,7 @@ run_once(struct sup *s, bool tty)
     free(envp);
     free(e1);
     free(e2);
+    free(e3);
     if (pid < 0)
         return -1;
     setpgid(pid, pid);
@@ -946,6 +952,47 @@ fleet_status(int argc, char **argv)
 
 /* ---- down ---- */
 
+/*
+ * Signal every process whose environment carries AIRSPACE_FLEET=dir (this
+ * fleet's marker): an agent's process that left its process group (setsid,
+ * a daemonizing tool) still inherited it. Returns how many were signalled.
+ * /proc/PID/environ is readable for the user's own processes only.
+ */
+static size_t
+kill_marked(const char *dir, int sig)
+{
+    char *want = xasprintf("AIRSPACE_FLEET=%s", dir);
+    size_t wlen = strlen(want) + 1; /* with its NUL */
+    size_t hits = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 1 || pid == (long)getpid())
+            continue;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        char buf[65536];
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        for (size_t i = 0; i + wlen <= n + 1; i += strlen(buf + i) + 1)
+            if (!memcmp(buf + i, want, wlen)) {
+                if (kill((pid_t)pid, sig) == 0)
+                    hits++;
+                break;
+            }
+    }
+    if (d)
+        closedir(d);
+    free(want);
+    return hits;
+}
+
 static int
 fleet_down(int argc, char **argv)
 {
@@ -991,6 +1038,13 @@ fleet_down(int argc, char **argv)
             kill(-grp[i], SIGKILL);
         if (alive(sup[i]))
             kill(sup[i], SIGKILL);
+    }
+    /* what left its group: asked to stop, then killed */
+    if (kill_marked(x.dir, SIGTERM)) {
+        struct timespec ts = { 0, 300 * 1000000L };
+        for (int t = 0; t < 10 && kill_marked(x.dir, 0); t++)
+            nanosleep(&ts, NULL);
+        kill_marked(x.dir, SIGKILL);
     }
     bool was_up = session_up(&x);
     if (was_up) {

@@ -22,9 +22,11 @@ mkdir -p src/net src/crash bin
 echo 'int net;' > src/net/a.c
 echo 'int crash;' > src/crash/c.c
 printf '.env\n.claude/settings.local.json\n' > .gitignore
-# steady: a script with a child, both carrying the marker
+# steady: a script with a child, both carrying the marker, and one more
+# that leaves the process group (setsid), as a daemonizing tool does
 cat > bin/steady.sh << EOF
 sh -c 'sleep 300; : $MARK-child' &
+setsid sh -c 'sleep 300; : $MARK-escaped' &
 sleep 300 # $MARK-parent
 EOF
 commit 00:01 files
@@ -146,6 +148,8 @@ tmux capture-pane -p -t "=$S:top" > "$TMP/top"
 check "... which shows the alert" grep -Eq "^ *[0-9]+s +fleet-given-up +fleet agent 'crashy' was given up after 2 restarts: exit 3" "$TMP/top"
 check "... under its heading" grep -q "^ALERTS (1; 'airspace alerts')" "$TMP/top"
 check "steady and its child run" [ "$(pgrep -f "$MARK" | wc -l)" -ge 2 ]
+ESC=$(pgrep -f "$MARK-escaped" | head -1)
+check "the setsid child runs, in a process group of its own" sh -c "[ -n '$ESC' ] && [ \"\$(ps -o pgid= -p '$ESC' | tr -d ' ')\" = '$ESC' ]"
 PG=$(jq '.agents[1].pid' "$TMP/st")
 SPG=$(jq .pgid "$(git rev-parse --git-common-dir)/airspace/fleet/steady.json")
 check "steady's command has a process group of its own" [ "$(ps -o pgid= -p "$(pgrep -f "steady.sh $MARK" | head -1)" | tr -d ' ')" = "$SPG" ]
@@ -154,7 +158,7 @@ check "steady's command has a process group of its own" [ "$(ps -o pgid= -p "$(p
 echo 'work in progress' > "$W/steady/src/net/b.c"
 as fleet down > "$TMP/down" 2> "$TMP/err" && st=0 || st=$?
 check "fleet down: exit 0 ($st: $(cat "$TMP/err"))" [ "$st" = 0 ]
-check "no process of steady is left (marker)" [ "$(pgrep -f "$MARK" | wc -l)" = 0 ]
+check "no process of steady is left (marker), the setsid one neither" [ "$(pgrep -f "$MARK" | wc -l)" = 0 ]
 check "... nor in its process group" sh -c "! ps -e -o pgid= | tr -d ' ' | grep -qx '$SPG'"
 # gone, or a zombie its parent (the tmux server, itself leaving) has not
 # reaped yet
