@@ -5,6 +5,9 @@
 #
 #   bench/soak.sh [MINUTES] [AGENTS]      default 5 minutes (0.5: 30 s), 100 agents
 #
+# SOAK_SESSIONS=1: agents also end their sessions now and then (exit and
+# register again, their reports, locks and intents dropped), as agents that
+# finish tasks do; SOAK_STATELESS=1: no reported edits and no intents.
 # AIRSPACE_BIN: the binary (default build/release/airspace). The summary
 # (JSON) goes to stdout, the daemon's log to $TMPDIR/airspace-soak.*/daemon.log.
 set -eu

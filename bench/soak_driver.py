@@ -9,7 +9,11 @@ its own kept-alive connection, do a random mix of operations with a short
 think time (SOAK_STATELESS=1: without the two that grow the daemon's state):
 lock (some patterns shared between agents, so some are
 refused), renew and release with the token they hold, reported edits,
-messages, inbox reads, intents declared and dropped, status reads. One more
+messages, inbox reads, intents declared and dropped, status reads, and
+sessions ending (SOAK_SESSIONS=1: the agent exits, which drops its
+reports, locks and intents, and registers again, as an agent does when
+its task is done and the next begins; without it no agent ever finishes
+and its reports pile up). One more
 process follows /v1/events and checks the ids arrive in sequence with no
 gap; the main process samples the daemon's RSS and open descriptors every
 5 s. Prints a JSON summary (per-minute p50/p99 latency, samples, errors,
@@ -60,8 +64,9 @@ def call(conn, method, path, body=None):
 # SOAK_STATELESS=1: no reported edits and no intents, the operations whose
 # state grows with the run (every agent's reports stay until it commits):
 # what is left should hold the daemon's memory flat
-WEIGHTS = ([20, 10, 15, 0, 10, 8, 0, 0, 7] if os.environ.get("SOAK_STATELESS")
-           else [20, 10, 15, 20, 10, 8, 6, 4, 7])
+WEIGHTS = ([20, 10, 15, 0, 10, 8, 0, 0, 7, 0] if os.environ.get("SOAK_STATELESS")
+           else [20, 10, 15, 20, 10, 8, 6, 4, 7,
+                 3 if os.environ.get("SOAK_SESSIONS") else 0])
 
 
 def agent_loop(sock, agent_ids, until, seed, out_q):
@@ -76,7 +81,7 @@ def agent_loop(sock, agent_ids, until, seed, out_q):
         a = rnd.choice(agents)
         op = rnd.choices(
             ["lock", "renew", "release", "edits", "message", "inbox",
-             "intent", "intent_drop", "status"], WEIGHTS)[0]
+             "intent", "intent_drop", "status", "session"], WEIGHTS)[0]
         me, c = a["id"], a["conn"]
         t0 = time.time()
         if op == "lock":
@@ -117,6 +122,12 @@ def agent_loop(sock, agent_ids, until, seed, out_q):
         elif op == "intent_drop" and a["intents"]:
             iid = a["intents"].pop(0)
             st, _ = call(c, "POST", f"/v1/intents/{iid}/drop", {"agent": me})
+        elif op == "session":
+            st, _ = call(c, "POST", f"/v1/agents/{me}/exit")
+            if st == 200:
+                st, _ = call(c, "POST", "/v1/agents", {"id": me, "client": "soak"})
+            a["held"].clear()
+            a["intents"].clear()
         else:
             st, _ = call(c, "GET", "/v1/status")
         lat.append((t0, (time.time() - t0) * 1000.0, op, st))
