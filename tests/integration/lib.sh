@@ -76,7 +76,9 @@ start_daemon() {
     case $SOCK in /*) ;; *) SOCK="$(pwd)/$SOCK" ;; esac
     "$AIRSPACE_BIN" serve --log-stderr "$@" 2>> "$TMP/daemon.log" &
     DPID=$!
-    trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+    # the daemon is stopped and gone before its files are removed (it
+    # writes its last state on the way out: rm racing it fails)
+    trap 'kill $DPID 2>/dev/null && wait $DPID 2>/dev/null; rm -rf "$TMP"' EXIT
     n=0
     # answering, and done with its first index (jq -e is true on no input)
     until st=$(curl -sf --unix-socket "$SOCK" http://a/v1/status 2> /dev/null) &&
