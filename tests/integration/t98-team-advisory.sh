@@ -36,29 +36,7 @@ git push -q "$TMP/remote.git" main
 cd "$TMP"
 for k in 1 2 3; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
 
-start() {
-    (cd "$TMP/c$1" && exec "$AIRSPACE_BIN" serve --log-stderr --store "$URL" \
-        --tick-ms 50 --rescan-ms 600000 --idle-exit-ms 0 2>> "$TMP/d$1.log") &
-    PIDS="$PIDS $!"
-    n=0
-    until curl -sf --unix-socket "$TMP/c$1/.git/airspace/sock" http://a/v1/status > /dev/null 2>&1; do
-        sleep 0.05
-        n=$((n + 1))
-        [ $n -lt 300 ] || { echo "daemon $1 did not start" >&2; cat "$TMP/d$1.log" >&2; return 1; }
-    done
-}
-req() {
-    s="$TMP/c$1/.git/airspace/sock"
-    if [ $# -ge 4 ]; then
-        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$s" \
-            -X "$2" -H 'Content-Type: application/json' --data "$4" "http://a$3")
-    else
-        CODE=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$s" -X "$2" "http://a$3")
-    fi
-}
-ms() { date +%s%3N; }
-# all CMD...: the commands joined by &&, for check (one assertion)
-all() { sh -c "$1"; }
+. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
 # pair_on K X Y: daemon K's advisory level for X and Y (or their copies,
 # X@daemon), "none" when there is none
 pair_on() {
