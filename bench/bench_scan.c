@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/scan.h"
+#include "view/scan.h"
 #include "lang/lang.h"
 #include "lang/repograph.h"
 #include "util/xalloc.h"

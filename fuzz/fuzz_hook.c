@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "hooks/hook.h"
 #include "daemon_thread.h"
 #include "fuzz.h"
 #include "util/xalloc.h"

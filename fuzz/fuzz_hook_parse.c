@@ -1,7 +1,7 @@
 /* fuzz_hook_parse.c - apply_patch bodies and shell commands. */
 #include <stdlib.h>
 
-#include "cli/hook_parse.h"
+#include "hooks/hook_parse.h"
 #include "fuzz.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/mcp_server.h"
+#include "mcp/mcp_server.h"
 #include "fuzz.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

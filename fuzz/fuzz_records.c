@@ -1,5 +1,5 @@
 /* fuzz_records.c - one line of a merge-records JSONL file. */
-#include "cli/records.h"
+#include "eval/records.h"
 #include "fuzz.h"
 #include "util/banned.h"
 

@@ -1,9 +1,14 @@
 #!/bin/sh
-# check-layers.sh - keep the dependency picture true:
-#   cli -> broker/hooks -> git/store/lang -> core -> util
-# core includes only util/ and core/; util only util/; lang and git never
-# include each other, cli, or anything above them. Every .c file includes
-# util/banned.h.
+# check-layers.sh - keep the dependency picture of docs/architecture.md true:
+#
+#   cli ─▶ mcp, hooks ─▶ ops ─▶ client ─▶ git
+#   cli ─▶ broker ─▶ view ─▶ store, git, lang ─▶ core ─▶ util
+#   cli ─▶ eval   ─▶ view
+#
+# Each folder of src/ lists the folders it may include; a folder missing
+# from the list fails the check, so a new folder must take its place in the
+# picture. core includes only util/ and core/; util only util/. Every .c
+# file includes util/banned.h.
 set -eu
 cd "$(dirname "$0")/.."
 fail=0
@@ -26,7 +31,22 @@ out=$(
     check lang "lang core util"
     check git "git core util"
     check store "store core util"
-    check broker "broker store git lang core util"
+    check view "view git lang core util"
+    check broker "broker view store git lang core util"
+    check eval "eval view git lang core util"
+    check client "client git util"
+    check ops "ops client git util"
+    check hooks "hooks client util"
+    check mcp "mcp ops client git util"
+    check cli "cli mcp hooks ops client eval broker view store git lang core util"
+    for d in src/*/; do
+        d=${d#src/}
+        d=${d%/}
+        case " util core lang git store view broker eval client ops hooks mcp cli " in
+        *" $d "*) ;;
+        *) echo "layering: src/$d/ has no place in the picture (add it to check-layers.sh)" ;;
+        esac
+    done
 )
 if [ -n "$out" ]; then
     echo "$out" >&2

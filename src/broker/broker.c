@@ -26,7 +26,7 @@
 
 #include "broker/conns.h"
 #include "broker/fence.h"
-#include "broker/gitview.h"
+#include "view/gitview.h"
 #include "broker/team.h"
 #include "core/owners.h"
 #include "git/workset.h"

@@ -16,8 +16,8 @@
 #include <jansson.h>
 
 #include "broker/broker.h"
-#include "broker/gitview.h"
-#include "broker/paths.h"
+#include "view/gitview.h"
+#include "git/paths.h"
 #include "core/advisory.h"
 #include "core/graph.h"
 #include "core/activity.h"

@@ -14,9 +14,9 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "client/client.h"
 #include "cli/dcli.h"
-#include "cli/init_git.h"
+#include "git/init_git.h"
 #include "git/worktree.h"
 #include "util/file.h"
 #include "util/xalloc.h"

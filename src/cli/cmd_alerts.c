@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "client/client.h"
 #include "cli/dcli.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

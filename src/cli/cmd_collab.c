@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/session.h"
-#include "cli/client.h"
+#include "client/session.h"
+#include "client/client.h"
 #include "cli/cwd_path.h"
 #include "cli/dcli.h"
 #include "cli/event_text.h"

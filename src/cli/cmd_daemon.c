@@ -12,7 +12,7 @@
 
 #include "broker/broker.h"
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "client/client.h"
 #include "cli/dcli.h"
 #include "cli/event_text.h"
 #include "git/config.h"

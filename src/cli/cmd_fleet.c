@@ -47,7 +47,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "client/client.h"
 #include "cli/dcli.h"
 #include "git/fleet.h"
 #include "git/repo.h"

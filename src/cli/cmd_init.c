@@ -17,10 +17,10 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "client/client.h"
 #include "cli/init_config.h"
-#include "cli/session.h"
-#include "cli/init_git.h"
+#include "client/session.h"
+#include "git/init_git.h"
 #include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/session.h"
-#include "cli/client.h"
+#include "client/session.h"
+#include "client/client.h"
 #include "cli/cwd_path.h"
 #include "cli/dcli.h"
 #include "util/xalloc.h"

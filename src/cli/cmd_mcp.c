@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/mcp_server.h"
+#include "mcp/mcp_server.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

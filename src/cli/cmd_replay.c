@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/records.h"
-#include "cli/replay.h"
+#include "eval/records.h"
+#include "eval/replay.h"
 #include "git/config.h"
 #include "git/repo.h"
 #include "util/isotime.h"

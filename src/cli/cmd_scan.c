@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "broker/gitview.h"
+#include "view/gitview.h"
 #include "cli/agents_json.h"
 #include "cli/cli.h"
-#include "cli/scan.h"
+#include "view/scan.h"
 #include "cli/scan_print.h"
 #include "git/align.h"
 #include "git/config.h"

@@ -28,7 +28,7 @@
 #include <term.h>
 
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "client/client.h"
 #include "cli/dcli.h"
 #include "cli/event_text.h"
 #include "util/strbuf.h"

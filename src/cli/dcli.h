@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "cli/client.h"
+#include "client/client.h"
 
 /* Print "airspace CMD: <message>" and the help hint; returns exit 2. */
 int dcli_usage(const char *cmd, const char *fmt, ...)

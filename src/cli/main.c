@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "hooks/hook.h"
 #include "util/banned.h"
 
 static const struct cli_command commands[] = {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/scan.h"
+#include "view/scan.h"
 
 /* The version of the scan JSON document. */
 #define SCAN_JSON_VERSION 1

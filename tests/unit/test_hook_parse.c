@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "cli/hook_parse.h"
+#include "hooks/hook_parse.h"
 #include "util/xalloc.h"
 
 struct shell_case {

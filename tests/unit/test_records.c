@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/records.h"
+#include "eval/records.h"
 #include "test.h"
 
 static char *

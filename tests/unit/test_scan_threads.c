@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/scan.h"
+#include "view/scan.h"
 #include "util/xalloc.h"
 #include "test.h"
 #include "util/banned.h"

@@ -1,0 +1,70 @@
+/*
+ * client.h - talk to the repository's daemon over its Unix socket (libcurl),
+ * starting it on demand like a per-user agent.
+ */
+#ifndef AIRSPACE_CLIENT_CLIENT_H
+#define AIRSPACE_CLIENT_CLIENT_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "git/paths.h"
+#include "util/error.h"
+
+struct client {
+    struct broker_paths paths;
+    char *repo_path;
+    void *curl;       /* CURL *, reused across requests */
+    long timeout_ms;  /* per request (0: none, for streams) */
+    int sock_fd;      /* the connection's socket (libcurl's), or -1 */
+    long foreign_uid; /* the last request's server, when not us; or -1 */
+};
+
+/*
+ * Resolve the daemon for the repository containing repo_path. With
+ * autostart, a daemon that does not answer is started (detached, logging
+ * to its log file) and waited for; one start at a time: a client that
+ * loses the race waits for the winner's daemon (bounded) and uses it.
+ * Every connection is refused, before anything is sent, when the socket
+ * is served by another user. Returns 0, AS_ENOENT (not a repository),
+ * AS_ECONFLICT (another user serves the socket), AS_EIO (the daemon
+ * cannot be reached or started, or the airspace directory is not a
+ * private one of ours).
+ */
+int client_open(
+    struct client *c, const char *repo_path, bool autostart, struct as_err *e);
+void client_close(struct client *c);
+
+/* Whether a daemon answers on the socket. */
+bool client_ping(struct client *c);
+
+/*
+ * One request: method ("GET", "POST", "DELETE"), path ("/v1/..."), an
+ * optional JSON body (borrowed). On an HTTP answer returns 0 with *status
+ * and *reply (the parsed JSON, or NULL when not JSON; json_decref it);
+ * AS_EIO with a message when the daemon cannot be reached, AS_ECONFLICT
+ * (nothing sent) when another user serves the socket.
+ */
+int client_request(struct client *c, const char *method, const char *path,
+    json_t *body, long *status, json_t **reply, struct as_err *e);
+
+/* Server-Sent Events: fn gets each event's id, type and data; a non-zero
+ * return stops the stream. Returns 0 when fn stopped it or the daemon
+ * closed it; AS_EIO when it cannot connect. */
+typedef int client_event_fn(
+    void *ctx, const char *id, const char *type, const char *data);
+int client_stream(struct client *c, const char *path, client_event_fn *fn,
+    void *ctx, struct as_err *e);
+
+/* Exit code for an HTTP status (2xx 0, 409/403/401 1, 4xx 2, 5xx 4). */
+int client_exit_code(long status);
+
+/* The message of an error reply, or a fallback. Borrowed from reply. */
+const char *client_error_message(json_t *reply);
+
+/* s percent-encoded for one segment of a request path (an agent id in
+ * /v1/agents/{id}/...): a new string. */
+char *client_path_escape(const char *s);
+
+#endif

@@ -1,0 +1,379 @@
+/*
+ * session.c - one agent per client session (session.h): records under
+ * <airspace>/sessions/, found from any process of the session by its
+ * ancestors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/session.h"
+#include "util/sockpath.h"
+#include "util/error.h"
+#include "util/file.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define SESSION_DEPTH 64 /* ancestors walked at most */
+
+static uint64_t
+fnv1a(const char *s)
+{
+    return fnv1a_str(FNV1A_INIT, s);
+}
+
+/* Fields of /proc/pid/stat after the command name: state is field 3. */
+static int
+proc_stat(pid_t pid, char comm[64], pid_t *ppid, unsigned long long *start)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    /* (a /proc file says it has size 0: read it as a stream) */
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char buf[4096];
+    size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+    if (!open || !close || close < open)
+        return -1;
+    size_t n = (size_t)(close - open - 1);
+    if (comm) {
+        if (n > 63)
+            n = 63;
+        memcpy(comm, open + 1, n);
+        comm[n] = '\0';
+    }
+    /* field 3 is the state; ppid is 4, starttime 22 */
+    char *p = close + 2;
+    int field = 3;
+    long long pp = 0;
+    unsigned long long st = 0;
+    while (*p && field <= 22) {
+        char *end;
+        if (field == 4)
+            pp = strtoll(p, &end, 10);
+        else if (field == 22)
+            st = strtoull(p, &end, 10);
+        p = strchr(p, ' ');
+        if (!p)
+            break;
+        p++;
+        field++;
+    }
+    if (ppid)
+        *ppid = (pid_t)pp;
+    if (start)
+        *start = st;
+    return 0;
+}
+
+unsigned long long
+session_pid_start(pid_t pid)
+{
+    unsigned long long st = 0;
+    return pid > 0 && proc_stat(pid, NULL, NULL, &st) == 0 ? st : 0;
+}
+
+static bool
+wrapper(const char *comm)
+{
+    static const char *const names[] = { "sh", "bash", "dash", "zsh", "ksh",
+        "fish", "env", "timeout", "nice", "stdbuf", "airspace", "airspace-hook",
+        NULL };
+    for (size_t i = 0; names[i]; i++)
+        if (!strcmp(comm, names[i]))
+            return true;
+    return false;
+}
+
+pid_t
+session_client_pid(void)
+{
+    pid_t pid = getppid();
+    for (int depth = 0; pid > 1 && depth < SESSION_DEPTH; depth++) {
+        char comm[64];
+        pid_t up;
+        if (proc_stat(pid, comm, &up, NULL))
+            return 0;
+        if (!wrapper(comm))
+            return pid;
+        pid = up;
+    }
+    return 0;
+}
+
+char *
+session_worktree_agent(const char *root)
+{
+    if (!root)
+        return NULL;
+    char *dotgit = xasprintf("%s/.git", root);
+    char *buf = NULL, *head = NULL;
+    size_t len;
+    struct stat sb;
+    if (stat(dotgit, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        file_read_max(dotgit, 4096, false, &buf, &len) == 0 &&
+        !strncmp(buf, "gitdir: ", 8)) {
+        buf[strcspn(buf, "\r\n")] = '\0';
+        const char *gd = buf + 8;
+        char *hp = gd[0] == '/' ? xasprintf("%s/HEAD", gd)
+                                : xasprintf("%s/%s/HEAD", root, gd);
+        if (file_read_max(hp, 4096, false, &head, &len))
+            head = NULL;
+        free(hp);
+    }
+    free(buf);
+    free(dotgit);
+    char *name = NULL;
+    static const char ref[] = "ref: refs/heads/airspace/";
+    if (head && !strncmp(head, ref, sizeof(ref) - 1)) {
+        char *n = head + sizeof(ref) - 1;
+        n[strcspn(n, "\r\n")] = '\0';
+        if (*n && !strchr(n, '/'))
+            name = xstrdup(n);
+    }
+    free(head);
+    return name;
+}
+
+static char *
+sessions_dir(const char *dir)
+{
+    char *d = xasprintf("%s/sessions", dir);
+    mkdir(dir, 0700);
+    mkdir(d, 0700);
+    return d;
+}
+
+static void
+put(const char *path, const char *text)
+{
+    struct as_err e;
+    file_write_atomic(path, text, strlen(text), &e);
+}
+
+/* Whether the "<pid> <start>" at text names a live process. */
+static bool
+alive(const char *text)
+{
+    long long pid;
+    unsigned long long start;
+    if (sscanf(text, "%lld %llu", &pid, &start) != 2 || pid <= 1)
+        return false;
+    return start && session_pid_start((pid_t)pid) == start;
+}
+
+/* Claim name for the process pid/start: a new claim, or one of a process
+ * that is gone, or already this process's. */
+static bool
+claim(const char *sdir, const char *name, const char *who)
+{
+    char *path = xasprintf("%s/a-%s", sdir, name);
+    bool ok = false;
+    for (int attempt = 0; attempt < 2 && !ok; attempt++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0) {
+            size_t n = strlen(who);
+            ok = write(fd, who, n) == (ssize_t)n;
+            close(fd);
+            break;
+        }
+        if (errno != EEXIST)
+            break;
+        char *buf;
+        size_t len;
+        if (file_read_max(path, 256, false, &buf, &len))
+            continue;
+        if (!strcmp(buf, who))
+            ok = true;
+        else if (!alive(buf))
+            unlink(path); /* its session is over: try again */
+        else
+            attempt = 2;
+        free(buf);
+    }
+    free(path);
+    return ok;
+}
+
+char *
+session_agent(const char *dir, const char *prefix, const char *session_id,
+    const char *root)
+{
+    uint64_t h = fnv1a(session_id ? session_id : "");
+    uint32_t h32 = (uint32_t)(h ^ (h >> 32));
+    if (!dir || !session_id || !*session_id)
+        return session_id && *session_id
+                   ? xasprintf("%s-%08x", prefix, (unsigned)h32)
+                   : xasprintf("%s-session", prefix);
+    char *sdir = sessions_dir(dir);
+    char *spath =
+        xasprintf("%s/s-%s-%016llx", sdir, prefix, (unsigned long long)h);
+    char *buf, *id = NULL;
+    size_t len;
+    if (file_read_max(spath, 512, false, &buf, &len) == 0) {
+        char name[256];
+        if (sscanf(buf, "%255s", name) == 1)
+            id = xstrdup(name);
+        free(buf);
+    }
+    if (id) {
+        free(spath);
+        free(sdir);
+        return id;
+    }
+    pid_t pid = session_client_pid();
+    unsigned long long start = session_pid_start(pid);
+    char who[64];
+    snprintf(who, sizeof(who), "%lld %llu", (long long)pid, start);
+    char *name = session_worktree_agent(root);
+    if (name && pid > 1 && start && claim(sdir, name, who))
+        id = name;
+    else {
+        free(name);
+        id = xasprintf("%s-%08x", prefix, (unsigned)h32);
+    }
+    char *line = xasprintf("%s %s\n", id, who);
+    put(spath, line);
+    free(line);
+    if (pid > 1 && start) {
+        char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
+        line = xasprintf("%s %llu\n", id, start);
+        put(ppath, line);
+        free(line);
+        free(ppath);
+    }
+    free(spath);
+    free(sdir);
+    return id;
+}
+
+char *
+session_lookup(const char *dir)
+{
+    if (!dir)
+        return NULL;
+    char *sdir = xasprintf("%s/sessions", dir);
+    char *id = NULL;
+    /* Claude Code names the session to everything it runs */
+    const char *cc = getenv("CLAUDE_CODE_SESSION_ID");
+    if (cc && *cc) {
+        char *spath =
+            xasprintf("%s/s-cc-%016llx", sdir, (unsigned long long)fnv1a(cc));
+        char *buf;
+        size_t len;
+        char name[256];
+        if (file_read_max(spath, 512, false, &buf, &len) == 0) {
+            if (sscanf(buf, "%255s", name) == 1)
+                id = xstrdup(name);
+            free(buf);
+        }
+        free(spath);
+    }
+    pid_t pid = getppid();
+    for (int depth = 0; !id && pid > 1 && depth < SESSION_DEPTH; depth++) {
+        char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
+        char *buf;
+        size_t len;
+        unsigned long long start = 0;
+        pid_t up = 0;
+        if (file_read_max(ppath, 512, false, &buf, &len) == 0) {
+            char name[256];
+            unsigned long long st;
+            if (sscanf(buf, "%255s %llu", name, &st) == 2 &&
+                proc_stat(pid, NULL, &up, &start) == 0 && start == st)
+                id = xstrdup(name);
+            free(buf);
+        }
+        free(ppath);
+        if (!id && proc_stat(pid, NULL, &up, NULL))
+            break;
+        pid = up;
+    }
+    free(sdir);
+    return id;
+}
+
+char *
+session_default_agent(const char *dir)
+{
+    const char *env = getenv("AIRSPACE_AGENT");
+    if (env && *env)
+        return xstrdup(env);
+    return session_lookup(dir);
+}
+
+const char *
+session_cli_agent(const char *repo)
+{
+    static char *agent; /* one command per process: kept */
+    static bool looked;
+    const char *env = getenv("AIRSPACE_AGENT");
+    if (env && *env)
+        return env;
+    if (!looked) {
+        looked = true;
+        /* the worktree holding repo: the nearest directory with .git */
+        char *top = realpath(repo ? repo : ".", NULL);
+        char *common = NULL;
+        while (top && !common) {
+            common = broker_common_dir_of(top);
+            char *slash = strrchr(top, '/');
+            if (common || !slash || slash == top)
+                break;
+            *slash = '\0';
+        }
+        char *dir = common ? xasprintf("%s/airspace", common) : NULL;
+        agent = session_lookup(dir);
+        free(dir);
+        free(common);
+        free(top);
+    }
+    return agent;
+}
+
+void
+session_forget(const char *dir, const char *prefix, const char *session_id)
+{
+    if (!dir || !session_id || !*session_id)
+        return;
+    uint64_t h = fnv1a(session_id);
+    char *sdir = xasprintf("%s/sessions", dir);
+    char *spath =
+        xasprintf("%s/s-%s-%016llx", sdir, prefix, (unsigned long long)h);
+    char *buf;
+    size_t len;
+    if (file_read_max(spath, 512, false, &buf, &len) == 0) {
+        char name[256];
+        long long pid;
+        unsigned long long start;
+        if (sscanf(buf, "%255s %lld %llu", name, &pid, &start) == 3) {
+            char *a = xasprintf("%s/a-%s", sdir, name);
+            char *who = NULL;
+            size_t wl;
+            char expect[64];
+            snprintf(expect, sizeof(expect), "%lld %llu", pid, start);
+            if (file_read_max(a, 256, false, &who, &wl) == 0 &&
+                !strcmp(who, expect))
+                unlink(a);
+            free(who);
+            free(a);
+            char *p = xasprintf("%s/p-%lld", sdir, pid);
+            unlink(p);
+            free(p);
+        }
+        free(buf);
+        unlink(spath);
+    }
+    free(spath);
+    free(sdir);
+}

@@ -1,0 +1,27 @@
+/*
+ * hook_parse.h - the paths a tool call will write, from what agents send:
+ * Codex apply_patch bodies and shell commands (best effort). Pure text
+ * work; every function returns new strings (free each and the array).
+ */
+#ifndef AIRSPACE_HOOKS_HOOK_PARSE_H
+#define AIRSPACE_HOOKS_HOOK_PARSE_H
+
+#include <stddef.h>
+
+/* "*** Update File: x", "*** Add File:", "*** Delete File:", "*** Move to:" */
+size_t hook_patch_paths(const char *patch, char ***out);
+
+/*
+ * The files a shell command obviously writes (see hook_parse.c), each
+ * absolute or relative to the directory the command starts in, following
+ * its cd, pushd and popd: "cd sub && rm x.c" gives "sub/x.c". A relative
+ * path written where the directory cannot be known ("cd $D && rm x.c") is
+ * left out and counted in *unknown (when unknown is not NULL), as is the
+ * rest of a command too long or too deeply nested to read.
+ */
+size_t hook_shell_scan(const char *cmd, char ***out, size_t *unknown);
+
+/* hook_shell_scan without the count. */
+size_t hook_shell_writes(const char *cmd, char ***out);
+
+#endif

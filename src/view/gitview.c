@@ -1,0 +1,287 @@
+#include "view/gitview.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "git/files.h"
+#include "lang/agentnames.h"
+#include "lang/lang.h"
+#include "lang/resolve.h"
+#include "util/file.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+int
+gitview_read_blob(
+    void *ctx, const struct repograph_file *f, char **buf, size_t *len)
+{
+    struct as_err e;
+    return repo_read_blob(ctx, f->oid, buf, len, &e);
+}
+
+int
+gitview_graph(struct repo *repo, const char *rev, unsigned threads,
+    struct graph *g, struct repograph_stats *st, struct as_err *e)
+{
+    return gitview_graph_base(
+        repo, rev, threads, NULL, g, NULL, NULL, NULL, st, e);
+}
+
+int
+gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
+    const char *cache_path, struct graph *g, struct repograph_stats *st,
+    struct as_err *e)
+{
+    return gitview_graph_base(
+        repo, rev, threads, cache_path, g, NULL, NULL, NULL, st, e);
+}
+
+/* Keep what the base needs of a loaded repograph: its resolver and the
+ * configuration files' blob ids. */
+static void
+base_fill(struct gitview_base *base, struct repograph *rg,
+    const struct git_file_entry *ents, size_t n)
+{
+    base->res = repograph_take_resolver(rg);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += resolver_is_config(ents[i].path);
+    base->configs = xcalloc(k ? k : 1, sizeof(*base->configs));
+    for (size_t i = 0; i < n; i++)
+        if (resolver_is_config(ents[i].path)) {
+            struct gitview_config *c = &base->configs[base->nconfigs++];
+            c->path = xstrdup(ents[i].path);
+            memcpy(c->oid, ents[i].oid, sizeof(c->oid));
+        }
+}
+
+int
+gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
+    const char *cache_path, struct graph *g, struct gitview_base *base,
+    repograph_progress_fn *progress, void *progress_ctx,
+    struct repograph_stats *st, struct as_err *e)
+{
+    struct git_file_entry *ents;
+    size_t n;
+    if (base)
+        memset(base, 0, sizeof(*base));
+    graph_init(g);
+    int rc = repo_tree_files(repo, rev, &ents, &n, e);
+    if (rc)
+        return rc;
+    struct repograph_file *files = xcalloc(n ? n : 1, sizeof(*files));
+    for (size_t i = 0; i < n; i++) {
+        files[i].path = ents[i].path;
+        files[i].oid = ents[i].oid;
+    }
+    /* Without the directory the graph is still built, just not cached. */
+    char *dir = xasprintf("%s/airspace", repo_common_dir(repo));
+    char *cache = NULL;
+    if (cache_path)
+        cache = xstrdup(cache_path);
+    else if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+        cache = xasprintf("%s/graph.cache", dir);
+    struct repograph_options ro = { 0 };
+    ro.cache_path = cache;
+    ro.threads = threads;
+    ro.progress = progress;
+    ro.progress_ctx = progress_ctx;
+    struct repograph *rg = repograph_new(g, &ro);
+    rc = repograph_load(rg, files, n, gitview_read_blob, repo, st, e);
+    if (rc)
+        graph_release(g);
+    else if (base)
+        base_fill(base, rg, ents, n);
+    repograph_free(rg);
+    free(cache);
+    free(dir);
+    free(files);
+    repo_tree_files_free(ents, n);
+    return rc;
+}
+
+void
+gitview_base_release(struct gitview_base *base)
+{
+    resolver_free(base->res);
+    for (size_t i = 0; i < base->nconfigs; i++)
+        free(base->configs[i].path);
+    free(base->configs);
+    memset(base, 0, sizeof(*base));
+}
+
+void
+gitview_recency(const struct risk_config *c, struct agent *a, int64_t now_ms)
+{
+    for (size_t i = 0; i < a->nfiles; i++) {
+        struct ws_file *f = &a->files[i];
+        int64_t age = f->changed_at_ms ? now_ms - f->changed_at_ms : 0;
+        f->weight = risk_recency_weight(c, age < 0 ? 0 : age);
+    }
+}
+
+/* Whether f is a changed source file whose agent's version can be read. */
+static bool
+names_wanted(const struct ws_file *f)
+{
+    if (f->status != WS_MODIFIED && f->status != WS_ADDED &&
+        f->status != WS_RENAMED)
+        return false;
+    return lang_detect(f->new_path ? f->new_path : f->path) != LANG_NONE;
+}
+
+/* Read rel from the worktree wt into *buf; 0 or an error. */
+static int
+read_worktree_file(const char *wt, const char *rel, char **buf, size_t *len)
+{
+    char *full = xasprintf("%s/%s", wt, rel);
+    int rc = file_read_max(full, LANG_MAX_FILE_BYTES, true, buf, len);
+    free(full);
+    return rc;
+}
+
+/* Parse the agent's version of each changed source file (imports resolved
+ * with res, or not at all when NULL); returns the files that failed. */
+static size_t
+fill_names(struct graph *g, struct resolver *res, struct agent *a)
+{
+    size_t failed = 0;
+    for (size_t k = 0; k < a->nfiles; k++) {
+        struct ws_file *f = &a->files[k];
+        if (!names_wanted(f))
+            continue;
+        const char *rel = f->new_path ? f->new_path : f->path;
+        char *buf;
+        size_t len;
+        if (!read_worktree_file(a->worktree, rel, &buf, &len)) {
+            struct as_err e;
+            if (agentnames_fill_view(g, res, f, rel, buf, len, &e))
+                failed++;
+            free(buf);
+        }
+    }
+    return failed;
+}
+
+size_t
+gitview_agent_names(struct graph *g, struct agent *a)
+{
+    return a->worktree ? fill_names(g, NULL, a) : 0;
+}
+
+/* Put the base version of configuration file path back into res (as the
+ * graph's build left it: no configuration when unreadable or too big). */
+static void
+restore_config(struct gitview_base *base, struct repo *repo, const char *path)
+{
+    for (size_t i = 0; i < base->nconfigs; i++) {
+        if (strcmp(base->configs[i].path, path))
+            continue;
+        char *buf;
+        size_t len;
+        struct as_err e;
+        if (!repo_read_blob(repo, base->configs[i].oid, &buf, &len, &e)) {
+            if (len <= LANG_MAX_FILE_BYTES) {
+                resolver_add_config(base->res, path, buf, len);
+                free(buf);
+                return;
+            }
+            free(buf);
+        }
+        break;
+    }
+    resolver_remove_file(base->res, path);
+    resolver_add_file(base->res, path);
+}
+
+size_t
+gitview_agent_view(struct graph *g, struct gitview_base *base,
+    struct repo *repo, struct agent *a)
+{
+    if (!base || !base->res)
+        return gitview_agent_names(g, a);
+    bool want = false;
+    for (size_t k = 0; k < a->nfiles && !want; k++)
+        want = names_wanted(&a->files[k]);
+    if (!a->worktree || !want)
+        return 0;
+    /* The agent's paths the base lacks (its added files, the new names of
+     * its renames) and the configuration files it changed go into the
+     * resolver for this agent only, and come out again below. */
+    enum { PUT_NONE = 0, PUT_FILE = 1, PUT_CONFIG = 2 };
+    unsigned char *put = xcalloc(a->nfiles ? a->nfiles : 1, 1);
+    for (size_t k = 0; k < a->nfiles; k++) {
+        const struct ws_file *f = &a->files[k];
+        const char *p = f->new_path ? f->new_path : f->path;
+        if ((f->status == WS_ADDED || f->new_path) &&
+            !resolver_has_file(base->res, p)) {
+            resolver_add_file(base->res, p);
+            put[k] |= PUT_FILE;
+        }
+        if ((f->status == WS_MODIFIED || f->status == WS_ADDED ||
+                f->status == WS_RENAMED) &&
+            resolver_is_config(p)) {
+            char *buf;
+            size_t len;
+            if (!read_worktree_file(a->worktree, p, &buf, &len)) {
+                resolver_add_config(base->res, p, buf, len);
+                put[k] |= PUT_CONFIG;
+                free(buf);
+            }
+        }
+    }
+    size_t failed = fill_names(g, base->res, a);
+    for (size_t k = 0; k < a->nfiles; k++) {
+        const struct ws_file *f = &a->files[k];
+        const char *p = f->new_path ? f->new_path : f->path;
+        if (put[k] & PUT_FILE)
+            resolver_remove_file(base->res, p); /* and its configuration */
+        else if (put[k] & PUT_CONFIG)
+            restore_config(base, repo, p);
+    }
+    free(put);
+    return failed;
+}
+
+char *
+gitview_unique_id(const struct agent *v, size_t n, const char *want)
+{
+    for (unsigned k = 1;; k++) {
+        char *id = k == 1 ? xstrdup(want) : xasprintf("%s-%u", want, k);
+        bool clash = false;
+        for (size_t i = 0; i < n && !clash; i++)
+            clash = !strcmp(v[i].id, id);
+        if (!clash)
+            return id;
+        free(id);
+    }
+}
+
+int
+gitview_merge_pair(void *vctx, const struct agent *a, const struct agent *b,
+    char ***paths, size_t *npaths)
+{
+    struct gitview_merge *ctx = vctx;
+    *paths = NULL;
+    *npaths = 0;
+    if (!a->tree_oid || !b->tree_oid || !a->base_oid || !b->base_oid)
+        return AS_EINVAL;
+    struct merge_result mr;
+    struct as_err e;
+    int rc = merge_speculative(ctx->repo, ctx->cache, a->base_oid, a->tree_oid,
+        b->base_oid, b->tree_oid, &mr, &e);
+    if (rc) {
+        if (!ctx->failures++)
+            ctx->first_error = e;
+        return rc;
+    }
+    int conflicted = mr.conflicted;
+    *paths = mr.paths;
+    *npaths = mr.npaths;
+    mr.paths = NULL;
+    mr.npaths = 0;
+    merge_result_release(&mr);
+    return conflicted ? 1 : 0;
+}
