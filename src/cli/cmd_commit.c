@@ -26,6 +26,12 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+static const char *
+jstr(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
 static const char usage[] =
     "usage: airspace commit -m MESSAGE [--agent ID] [--json] [--force]\n"
     "                       [--no-start] [PATH...]\n\n"
@@ -139,14 +145,13 @@ cmd_commit(int argc, char **argv)
     } else if (json) {
         dcli_print_json(res);
     } else {
-        const char *branch = dcli_str(res, "branch");
+        const char *branch = jstr(res, "branch");
         size_t n = json_array_size(json_object_get(res, "files"));
         printf("[%s%s %.7s] %s (%zu file%s)\n",
             branch ? branch : "detached HEAD",
             json_is_null(json_object_get(res, "parent")) ? " (root-commit)"
                                                          : "",
-            dcli_str(res, "commit"), dcli_str(res, "subject"), n,
-            n == 1 ? "" : "s");
+            jstr(res, "commit"), jstr(res, "subject"), n, n == 1 ? "" : "s");
     }
     if (res)
         json_decref(res);

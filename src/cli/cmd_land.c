@@ -25,6 +25,12 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+static const char *
+jstr(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
 static const char usage[] =
     "usage: airspace land [NAME | --branch BRANCH] [--into BRANCH]\n"
     "                     [-m MESSAGE] [--force] [--dry-run] [--json]\n"
@@ -154,14 +160,13 @@ cmd_land(int argc, char **argv)
         say("%.*s", (int)len, p);
         p += len + (p[len] ? 1 : 0);
     }
-    const char *target = dcli_str(out, "target"),
-               *branch = dcli_str(out, "from");
+    const char *target = jstr(out, "target"), *branch = jstr(out, "from");
     if (o.json && out) {
         dcli_print_json(out);
     } else if (!code && json_is_true(json_object_get(out, "up_to_date"))) {
         printf("'%s' already contains '%s': nothing to land\n", target, branch);
     } else if (!code) {
-        const char *commit = dcli_str(out, "commit");
+        const char *commit = jstr(out, "commit");
         size_t n = json_array_size(json_object_get(out, "changed"));
         char what[64];
         if (json_is_true(json_object_get(out, "fast_forward")))
@@ -175,10 +180,10 @@ cmd_land(int argc, char **argv)
             n == 1 ? "" : "s");
         if (json_is_true(json_object_get(out, "worktree_updated")))
             printf("updated the checkout of %s in %s\n", target,
-                dcli_str(out, "worktree"));
-        else if (o.rq.dry_run && dcli_str(out, "worktree"))
+                jstr(out, "worktree"));
+        else if (o.rq.dry_run && jstr(out, "worktree"))
             printf("would update the checkout of %s in %s\n", target,
-                dcli_str(out, "worktree"));
+                jstr(out, "worktree"));
     }
     if (out)
         json_decref(out);
