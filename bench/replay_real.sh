@@ -26,8 +26,9 @@ run() { # name binary
         "$2" replay --repo "$G" --rev "$REV" --max "$N" --json > "$T/$1.json"
     echo "binary=$1 $(cat "$T/$1.time") $(jq -c '.stats' "$T/$1.json")"
 }
-# lead_window: a report newer than some previous binaries
-norm() { jq -S 'del(.stats) | del(.. | .lead_window?)' "$1"; }
+# lead_window, skipped_by_reason.missing_object: reports newer than some
+# previous binaries
+norm() { jq -S 'del(.stats) | del(.. | .lead_window?) | del(.skipped_by_reason.missing_object)' "$1"; }
 run new "$NEW"
 if [ -n "$BASE" ]; then
     run base "$(realpath "$BASE")"

@@ -137,6 +137,8 @@ run_git(const char *dir, const char *const *sets, size_t nsets,
     struct replay *rp = replay_new(cfg);
     int rc = replay_run_git(rp, r, go, &err);
     int status = CLI_EXIT_OK;
+    for (size_t i = 0; i < replay_nnotes(rp); i++)
+        fprintf(stderr, "airspace replay: note: %s\n", replay_note(rp, i));
     if (rc) {
         fprintf(stderr, "airspace replay: %s\n", err.msg);
         status = rc == AS_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_ERROR;

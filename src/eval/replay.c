@@ -111,6 +111,8 @@ struct replay {
     size_t merges_seen, hskip[HISTORY_NSKIP];
     size_t graph_builds, graph_updates, parsed, cached, merges_run, merge_hits;
     size_t replayed, replay_conflicts; /* side commits replayed onto B */
+    char **notes; /* merges skipped during the replay, and why */
+    size_t nnotes, anotes;
 };
 
 void
@@ -230,9 +232,24 @@ replay_free(struct replay *rp)
         free(rp->m[i].steps);
     }
     free(rp->m);
+    for (size_t i = 0; i < rp->nnotes; i++)
+        free(rp->notes[i]);
+    free(rp->notes);
     free(rp->files);
     free(rp->hot);
     free(rp);
+}
+
+size_t
+replay_nnotes(const struct replay *rp)
+{
+    return rp->nnotes;
+}
+
+const char *
+replay_note(const struct replay *rp, size_t i)
+{
+    return i < rp->nnotes ? rp->notes[i] : NULL;
 }
 
 void
@@ -1507,9 +1524,10 @@ struct git_run {
     const struct replay_git_options *o;
     const struct history *h;
     pthread_mutex_t lock;
-    size_t next;   /* next chunk's first merge */
-    size_t err_at; /* the first failed merge, or h->n */
-    int err_rc;    /* its error */
+    size_t next;         /* next chunk's first merge */
+    size_t err_at;       /* the first failed merge, or h->n */
+    char (*missing)[41]; /* per merge: the object it lacks (skipped), or "" */
+    int err_rc;          /* its error */
     struct as_err err;
 };
 
@@ -1598,6 +1616,16 @@ git_worker_run(void *arg)
             int rc = replay_one(wk, &bg, graph_tree, mc, hc, k, &e);
             sigcache_clear(sigs);
             if (rc) {
+                /* A snapshot lacking some of the merge's objects: skip it
+                 * (counted, noted), as an error it would stop the replay. */
+                struct as_err me = { "" };
+                int mrc =
+                    history_missing(wk->r, &run->h->m[k], run->missing[k], &me);
+                if (mrc == 1)
+                    continue;
+                run->missing[k][0] = '\0';
+            }
+            if (rc) {
                 pthread_mutex_lock(&run->lock);
                 if (k < run->err_at) {
                     run->err_at = k;
@@ -1634,7 +1662,11 @@ replay_run_git(struct replay *rp, struct repo *r,
     memset(rp->m, 0, (h.n + 1) * sizeof(*rp->m));
     rp->n = h.n;
 
-    struct git_run run = { .rp = rp, .o = o, .h = &h, .err_at = h.n };
+    struct git_run run = { .rp = rp,
+        .o = o,
+        .h = &h,
+        .err_at = h.n,
+        .missing = xcalloc(h.n + 1, sizeof(*run.missing)) };
     size_t nw = o->threads ? o->threads : 2;
     if (nw > (h.n + REPLAY_CHUNK - 1) / REPLAY_CHUNK)
         nw = (h.n + REPLAY_CHUNK - 1) / REPLAY_CHUNK;
@@ -1675,6 +1707,25 @@ replay_run_git(struct replay *rp, struct repo *r,
         *e = run.err;
         rc = run.err_rc;
     }
+    /* Drop the merges skipped for a missing object, oldest first. */
+    size_t kept = 0;
+    for (size_t k = 0; k < rp->n; k++) {
+        if (!run.missing[k][0] || k >= run.err_at) {
+            rp->m[kept++] = rp->m[k];
+            continue;
+        }
+        for (size_t j = 0; j < rp->m[k].ncpaths; j++)
+            free(rp->m[k].cpaths[j]);
+        free(rp->m[k].cpaths);
+        rp->hskip[HISTORY_SKIP_MISSING]++;
+        ALLOC_GROW(rp->notes, rp->nnotes + 1, rp->anotes);
+        rp->notes[rp->nnotes++] = xasprintf(
+            "merge %s skipped: it needs object %s, which the repository "
+            "lacks (missing_object)",
+            h.m[k].oid, run.missing[k]);
+    }
+    rp->n = kept;
+    free(run.missing);
     free(started);
     free(tid);
     free(wk);

@@ -125,6 +125,12 @@ void replay_git_options_init(struct replay_git_options *o);
 int replay_run_git(struct replay *rp, struct repo *r,
     const struct replay_git_options *o, struct as_err *e);
 
+/* The notes of replay_run_git() about merges it skipped on the way (a
+ * merge needing an object the repository lacks, "missing_object"), one
+ * line each, oldest merge first. */
+size_t replay_nnotes(const struct replay *rp);
+const char *replay_note(const struct replay *rp, size_t i);
+
 /* Print the summary as a table, or as one JSON document. */
 void replay_print_table(const struct replay *rp, FILE *out);
 void replay_print_json(const struct replay *rp, FILE *out);

@@ -19,7 +19,7 @@
 #include "util/banned.h"
 
 static const char *const skip_names[HISTORY_NSKIP] = { "octopus", "criss_cross",
-    "no_base", "empty_side", "large_side", "shallow" };
+    "no_base", "empty_side", "large_side", "shallow", "missing_object" };
 
 void
 history_options_init(struct history_options *o)
@@ -870,4 +870,110 @@ out:
     git_commit_free(bc);
     git_commit_free(fc);
     return err;
+}
+
+/* ---- objects a snapshot lacks ---- */
+
+/* 1 with out set when tree id or anything under it is missing; trees
+ * already checked are in seen. */
+static int
+tree_missing(git_repository *g, git_odb *odb, const git_oid *id,
+    struct strmap *seen, char out[41], struct as_err *e)
+{
+    char hex[41];
+    git_tree *t = NULL;
+    int rc = 0;
+
+    uint32_t v;
+
+    hex_of(hex, id);
+    if (strmap_get(seen, hex, 40, &v))
+        return 0;
+    if (!git_odb_exists(odb, id)) {
+        memcpy(out, hex, 41);
+        return 1;
+    }
+    if (git_tree_lookup(&t, g, id) < 0)
+        return repo_git_errorf(e, "cannot read tree '%s'", hex);
+    for (size_t i = 0, n = git_tree_entrycount(t); i < n && !rc; i++) {
+        const git_tree_entry *te = git_tree_entry_byindex(t, i);
+        switch (git_tree_entry_type(te)) {
+        case GIT_OBJECT_TREE:
+            rc = tree_missing(g, odb, git_tree_entry_id(te), seen, out, e);
+            break;
+        case GIT_OBJECT_BLOB:
+            if (!git_odb_exists(odb, git_tree_entry_id(te))) {
+                hex_of(out, git_tree_entry_id(te));
+                rc = 1;
+            }
+            break;
+        default: /* a submodule's commit is not in this repository */
+            break;
+        }
+    }
+    git_tree_free(t);
+    if (!rc)
+        strmap_put(seen, hex, 40, 1, NULL);
+    return rc;
+}
+
+/* tree_missing() of commit hex's tree (a missing commit is missing). */
+static int
+commit_missing(git_repository *g, git_odb *odb, const char *hex,
+    struct strmap *seen, char out[41], struct as_err *e)
+{
+    git_oid id;
+    git_commit *c = NULL;
+
+    if (git_oid_fromstr(&id, hex) < 0)
+        return as_errorf(e, AS_EINVAL, "bad commit id '%s'", hex);
+    if (!git_odb_exists(odb, &id)) {
+        memcpy(out, hex, 41);
+        return 1;
+    }
+    if (git_commit_lookup(&c, g, &id) < 0)
+        return repo_git_errorf(e, "cannot read commit '%s'", hex);
+    int rc = tree_missing(g, odb, git_commit_tree_id(c), seen, out, e);
+    git_commit_free(c);
+    return rc;
+}
+
+int
+history_missing(struct repo *r, const struct history_merge *m, char out[41],
+    struct as_err *e)
+{
+    git_repository *g = repo_git(r);
+    git_odb *odb = NULL;
+    struct strmap seen;
+    int rc;
+
+    out[0] = '\0';
+    if (git_repository_odb(&odb, g) < 0)
+        return repo_git_errorf(e, "cannot open the object database");
+    strmap_init(&seen);
+    rc = commit_missing(g, odb, m->base, &seen, out, e);
+    for (int s = 0; s < 2 && !rc; s++)
+        for (size_t k = 0; k < m->nside[s] && !rc; k++) {
+            const struct history_commit *c = &m->side[s][k];
+            rc = commit_missing(g, odb, c->oid, &seen, out, e);
+            if (rc || c->on_base)
+                continue;
+            char fork[41];
+            if (c->fork[0]) {
+                memcpy(fork, c->fork, 41);
+            } else {
+                git_oid b, id, f;
+                if (git_oid_fromstr(&b, m->base) < 0 ||
+                    git_oid_fromstr(&id, c->oid) < 0 ||
+                    git_merge_base(&f, g, &b, &id) < 0) {
+                    git_error_clear();
+                    continue; /* no fork point: nothing more to read */
+                }
+                hex_of(fork, &f);
+            }
+            rc = commit_missing(g, odb, fork, &seen, out, e);
+        }
+    strmap_release(&seen);
+    git_odb_free(odb);
+    return rc;
 }

@@ -58,11 +58,13 @@ enum history_skip {
     HISTORY_SKIP_EMPTY_SIDE,  /* a parent is the merge base */
     HISTORY_SKIP_LARGE_SIDE,  /* a side longer than max_side */
     HISTORY_SKIP_SHALLOW,     /* reaches past a shallow clone's cut */
+    HISTORY_SKIP_MISSING,     /* needs an object the repository lacks
+                                 (found by the replay: history_missing()) */
     HISTORY_NSKIP
 };
 
 /* "octopus", "criss_cross", "no_base", "empty_side", "large_side",
- * "shallow". */
+ * "shallow", "missing_object". */
 const char *history_skip_name(enum history_skip s);
 
 struct history_commit {
@@ -145,5 +147,16 @@ void history_tune_reads(void);
 int history_own_tree(struct repo *r, const char *base_oid,
     const char *commit_oid, const char *fork_oid, char out[41],
     size_t *nconflicts, struct as_err *e);
+
+/*
+ * Whether replaying m needs an object the repository lacks (a snapshot
+ * without its largest blobs, a partial clone): every tree and blob of the
+ * trees of m's base, of each side commit and of each replayed commit's
+ * fork point. Returns 1 with the first missing object's id in out, 0 when
+ * all are there, or AS_EGIT. Reads every entry of the first tree and then
+ * only the subtrees not seen yet: meant for after a replay failed.
+ */
+int history_missing(struct repo *r, const struct history_merge *m, char out[41],
+    struct as_err *e);
 
 #endif
