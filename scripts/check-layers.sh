@@ -3,6 +3,7 @@
 #
 #   cli ─▶ mcp, hooks ─▶ ops ─▶ client ─▶ git
 #   cli ─▶ broker ─▶ view ─▶ store, git, lang ─▶ core ─▶ util
+#          broker ─▶ airspace ─▶ core
 #   cli ─▶ eval   ─▶ view
 #
 # Each folder of src/ lists the folders it may include; a folder missing
@@ -28,21 +29,22 @@ check() {
 out=$(
     check util "util"
     check core "core util"
+    check airspace "airspace core util"
     check lang "lang core util"
     check git "git core util"
     check store "store core util"
     check view "view git lang core util"
-    check broker "broker view store git lang core util"
+    check broker "broker airspace view store git lang core util"
     check eval "eval view git lang core util"
     check client "client git util"
     check ops "ops client git util"
     check hooks "hooks client util"
     check mcp "mcp ops client git util"
-    check cli "cli mcp hooks ops client eval broker view store git lang core util"
+    check cli "cli mcp hooks ops client eval broker airspace view store git lang core util"
     for d in src/*/; do
         d=${d#src/}
         d=${d%/}
-        case " util core lang git store view broker eval client ops hooks mcp cli " in
+        case " util core airspace lang git store view broker eval client ops hooks mcp cli " in
         *" $d "*) ;;
         *) echo "layering: src/$d/ has no place in the picture (add it to check-layers.sh)" ;;
         esac

@@ -1288,6 +1288,17 @@ lock_table_restore(struct lock_table *t, const struct lock *l, struct as_err *e)
     return 0;
 }
 
+int
+lock_table_remove(struct lock_table *t, uint64_t token)
+{
+    bool found;
+    size_t at = all_search(t, token, &found);
+    if (!found)
+        return AS_ENOENT;
+    drop(t, t->all[at]);
+    return 0;
+}
+
 void
 lock_table_set_next_token(struct lock_table *t, uint64_t next)
 {

@@ -348,6 +348,10 @@ const struct lock *const *lock_table_list(
 int lock_table_restore(
     struct lock_table *t, const struct lock *l, struct as_err *e);
 
+/* Remove the lock with this token as-is, live or expired, with no event
+ * (replaying a journal that says it went). Returns 0 or AS_ENOENT. */
+int lock_table_remove(struct lock_table *t, uint64_t token);
+
 /* Raise the next token to at least next (never lowers it). */
 void lock_table_set_next_token(struct lock_table *t, uint64_t next);
 /* The token the next grant will take. */

@@ -1,0 +1,1182 @@
+/*
+ * airspace.c - the daemon's domain as a pure state machine (airspace.h).
+ */
+#include "airspace/airspace.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char *const message_types[] = { "info", "question", "claim",
+    "release", "delegate", "handoff", "ack", "block", NULL };
+
+static char *
+dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+static bool
+str_eq(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+const char *
+as_agent_status_name(enum as_agent_status s)
+{
+    static const char *const names[] = { "active", "exited", "stale" };
+    return (size_t)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+const char *
+as_event_kind_name(enum as_event_kind k)
+{
+    static const char *const names[] = { "agent.registered", "agent.status",
+        "agent.seen", "agent.gone", "lock", "intent.declared", "intent.dropped",
+        "intent.expired", "message", "message.delivered", "message.read",
+        "message.dropped", "inbox.moved" };
+    return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
+}
+
+void
+as_config_default(struct as_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    lock_config_default(&c->locks);
+    c->stale_ms = 120000;
+    c->inbox_max = AS_INBOX_MAX;
+}
+
+struct airspace *
+as_new(const struct as_config *c)
+{
+    struct airspace *as = xcalloc(1, sizeof(*as));
+    if (c)
+        as->cfg = *c;
+    else
+        as_config_default(&as->cfg);
+    if (!as->cfg.inbox_max || as->cfg.inbox_max > AS_INBOX_MAX)
+        as->cfg.inbox_max = AS_INBOX_MAX;
+    as->locks = lock_table_new(&as->cfg.locks);
+    as->cfg.locks.root = NULL; /* the table keeps its own copy */
+    as->next_intent_id = 1;
+    as->next_message_id = 1;
+    strmap_init(&as->inbox_idx);
+    return as;
+}
+
+static void
+intent_clear(struct as_intent *in)
+{
+    free(in->agent);
+    for (size_t k = 0; k < in->nfiles; k++)
+        free(in->files[k]);
+    free(in->files);
+    free(in->regions);
+    free(in->summary);
+    memset(in, 0, sizeof(*in));
+}
+
+static void
+intent_copy(struct as_intent *dst, const struct as_intent *src)
+{
+    *dst = *src;
+    dst->agent = dup_or_null(src->agent);
+    dst->files = xcalloc(src->nfiles ? src->nfiles : 1, sizeof(*dst->files));
+    for (size_t k = 0; k < src->nfiles; k++)
+        dst->files[k] = xstrdup(src->files[k]);
+    dst->regions = dup_or_null(src->regions);
+    dst->summary = dup_or_null(src->summary);
+}
+
+static void
+message_clear(struct as_message *m)
+{
+    free(m->from);
+    free(m->to);
+    free(m->type);
+    free(m->body);
+    memset(m, 0, sizeof(*m));
+}
+
+static void
+message_copy(struct as_message *dst, const struct as_message *src)
+{
+    *dst = *src;
+    dst->from = dup_or_null(src->from);
+    dst->to = dup_or_null(src->to);
+    dst->type = dup_or_null(src->type);
+    dst->body = dup_or_null(src->body);
+}
+
+static void
+agent_clear(struct as_agent *a)
+{
+    free(a->id);
+    free(a->label);
+    memset(a, 0, sizeof(*a));
+}
+
+static void
+inbox_clear(struct as_inbox *x)
+{
+    for (size_t k = 0; k < x->n; k++)
+        message_clear(&x->v[k]);
+    free(x->v);
+    x->v = NULL;
+    x->n = x->a = 0;
+}
+
+void
+as_free(struct airspace *as)
+{
+    if (!as)
+        return;
+    for (size_t i = 0; i < as->nagents; i++)
+        agent_clear(&as->agents[i]);
+    free(as->agents);
+    lock_table_free(as->locks);
+    for (size_t k = 0; k < as->nintents; k++)
+        intent_clear(&as->intents[k]);
+    free(as->intents);
+    for (size_t k = 0; k < as->ninboxes; k++) {
+        inbox_clear(&as->inboxes[k]);
+        free(as->inboxes[k].owner);
+    }
+    free(as->inboxes);
+    strmap_release(&as->inbox_idx);
+    free(as);
+}
+
+/* ---- events and results ---- */
+
+void
+as_events_init(struct as_events *ev)
+{
+    memset(ev, 0, sizeof(*ev));
+}
+
+static void
+event_clear(struct as_event *x)
+{
+    free(x->agent);
+    free(x->label);
+    free(x->lock.actor);
+    lock_clear(&x->lock.lock);
+    intent_clear(&x->intent);
+    free(x->owner);
+    free(x->other);
+    message_clear(&x->msg);
+}
+
+void
+as_events_clear(struct as_events *ev)
+{
+    for (size_t k = 0; k < ev->n; k++)
+        event_clear(&ev->v[k]);
+    ev->n = 0;
+}
+
+void
+as_events_release(struct as_events *ev)
+{
+    as_events_clear(ev);
+    free(ev->v);
+    as_events_init(ev);
+}
+
+/* A new zeroed event of kind at now, about agent (copied); NULL when out
+ * is NULL (events discarded). */
+static struct as_event *
+push(struct as_events *out, enum as_event_kind kind, int64_t now,
+    const char *agent)
+{
+    if (!out)
+        return NULL;
+    ALLOC_GROW(out->v, out->n + 1, out->a);
+    struct as_event *x = &out->v[out->n++];
+    memset(x, 0, sizeof(*x));
+    x->kind = kind;
+    x->at = now;
+    x->agent = dup_or_null(agent);
+    return x;
+}
+
+/* Move core/locks' events into out (one AS_EV_LOCK each); empties lev. */
+static size_t
+take_lock_events(struct as_events *out, struct lock_events *lev)
+{
+    size_t n = lev->n;
+    for (size_t k = 0; k < lev->n; k++) {
+        struct as_event *x =
+            push(out, AS_EV_LOCK, lev->v[k].at_ms, lev->v[k].lock.holder);
+        if (x) {
+            x->lock = lev->v[k];
+            memset(&lev->v[k], 0, sizeof(lev->v[k]));
+        }
+    }
+    lock_events_release(lev);
+    return n;
+}
+
+void
+as_result_init(struct as_result *r)
+{
+    memset(r, 0, sizeof(*r));
+}
+
+void
+as_result_release(struct as_result *r)
+{
+    if (r->have_lock)
+        lock_clear(&r->lock);
+    for (size_t k = 0; k < r->nmsgs; k++)
+        message_clear(&r->msgs[k]);
+    free(r->msgs);
+    as_result_init(r);
+}
+
+__attribute__((format(printf, 4, 5))) static int
+fail(struct as_result *res, int rc, const char *code, const char *fmt, ...)
+{
+    res->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->err.msg, sizeof(res->err.msg), fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static void
+set_lock(struct as_result *res, const struct lock *l)
+{
+    if (res->have_lock)
+        lock_clear(&res->lock);
+    res->have_lock = l != NULL;
+    if (l)
+        lock_copy(&res->lock, l);
+}
+
+/* ---- agents ---- */
+
+static struct as_agent *
+find_agent(const struct airspace *as, const char *id)
+{
+    for (size_t i = 0; id && i < as->nagents; i++)
+        if (!strcmp(as->agents[i].id, id))
+            return &as->agents[i];
+    return NULL;
+}
+
+const struct as_agent *
+as_agent_find(const struct airspace *as, const char *id)
+{
+    return find_agent(as, id);
+}
+
+static struct as_agent *
+need_agent(const struct airspace *as, const char *id, struct as_result *res)
+{
+    struct as_agent *a = find_agent(as, id);
+    if (!a)
+        fail(res, AS_ENOENT, "unknown_agent", "no agent '%s'", id ? id : "");
+    return a;
+}
+
+static void
+set_status(struct as_agent *a, enum as_agent_status s, int64_t now,
+    const char *why, struct as_events *out)
+{
+    if (a->status == s)
+        return;
+    a->status = s;
+    struct as_event *x = push(out, AS_EV_AGENT_STATUS, now, a->id);
+    if (x) {
+        x->status = s;
+        x->reason = why;
+    }
+}
+
+static void release_locks_of(
+    struct airspace *as, const char *id, int64_t now, struct as_events *out);
+static void drop_intents_of(
+    struct airspace *as, const char *id, int64_t now, struct as_events *out);
+
+int
+as_register(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!req->agent || !*req->agent || strlen(req->agent) > LOCK_HOLDER_MAX)
+        return fail(res, AS_EINVAL, "bad_field",
+            "'id' must be a non-empty id of at most %d bytes", LOCK_HOLDER_MAX);
+    if (!strcmp(req->agent, AS_SUPERVISOR) || !strcmp(req->agent, "all"))
+        return fail(
+            res, AS_EINVAL, "bad_field", "'%s' is a reserved id", req->agent);
+    struct as_agent *a = find_agent(as, req->agent);
+    if (!a) {
+        ALLOC_GROW(as->agents, as->nagents + 1, as->aagents);
+        a = &as->agents[as->nagents++];
+        memset(a, 0, sizeof(*a));
+        a->id = xstrdup(req->agent);
+        a->registered_at = now;
+    }
+    free(a->label);
+    a->label = dup_or_null(req->label);
+    a->registered = req->registered;
+    a->last_seen = now;
+    struct as_event *x = push(out, AS_EV_AGENT_REGISTERED, now, a->id);
+    if (x) {
+        x->label = dup_or_null(a->label);
+        x->registered = a->registered;
+    }
+    set_status(a, AS_AGENT_ACTIVE, now, "registered", out);
+    return 0;
+}
+
+int
+as_heartbeat(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    struct as_agent *a = need_agent(as, req->agent, res);
+    if (!a)
+        return AS_ENOENT;
+    if (a->status == AS_AGENT_EXITED)
+        return fail(res, AS_ECONFLICT, "refused",
+            "agent '%s' has exited; register it again first", a->id);
+    a->last_seen = now;
+    push(out, AS_EV_AGENT_SEEN, now, a->id);
+    set_status(a, AS_AGENT_ACTIVE, now, "contact", out);
+    return 0;
+}
+
+int
+as_exit(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    struct as_agent *a = need_agent(as, req->agent, res);
+    if (!a)
+        return AS_ENOENT;
+    if (a->status == AS_AGENT_EXITED)
+        return 0;
+    char *id = xstrdup(a->id);
+    set_status(a, AS_AGENT_EXITED, now, "exit", out);
+    release_locks_of(as, id, now, out);
+    drop_intents_of(as, id, now, out);
+    free(id);
+    return 0;
+}
+
+int
+as_forget(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    struct as_agent *a = need_agent(as, req->agent, res);
+    if (!a)
+        return AS_ENOENT;
+    char *id = xstrdup(a->id);
+    release_locks_of(as, id, now, out);
+    drop_intents_of(as, id, now, out);
+    uint32_t at;
+    if (strmap_get(&as->inbox_idx, id, strlen(id), &at))
+        inbox_clear(&as->inboxes[at]);
+    a = find_agent(as, id);
+    size_t i = (size_t)(a - as->agents);
+    agent_clear(a);
+    memmove(a, a + 1, (as->nagents - i - 1) * sizeof(*a));
+    as->nagents--;
+    push(out, AS_EV_AGENT_GONE, now, id);
+    free(id);
+    return 0;
+}
+
+/* ---- locks ---- */
+
+static void
+release_locks_of(
+    struct airspace *as, const char *id, int64_t now, struct as_events *out)
+{
+    struct lock_events lev;
+    lock_events_init(&lev);
+    lock_table_release_all(as->locks, id, now, &lev);
+    take_lock_events(out, &lev);
+}
+
+/* The code of a core/locks failure: held, not_held, bad_path, bad_field. */
+static const char *
+lock_code(int rc, const char *msg)
+{
+    if (rc == AS_ECONFLICT)
+        return "held";
+    if (rc == AS_ENOENT)
+        return "not_held";
+    if (strstr(msg, "' escapes the repository") ||
+        strstr(msg, "' is outside the repository"))
+        return "bad_path";
+    return "bad_field";
+}
+
+/* An acting agent must be here and not exited; a stale one is back. */
+static int
+acting_agent(struct airspace *as, const struct as_req *req, int64_t now,
+    struct as_result *res, struct as_events *out)
+{
+    struct as_agent *a = need_agent(as, req->agent, res);
+    if (!a)
+        return AS_ENOENT;
+    if (a->status == AS_AGENT_EXITED)
+        return fail(res, AS_ECONFLICT, "refused",
+            "agent '%s' has exited; register it again first", a->id);
+    if (a->status == AS_AGENT_STALE) {
+        a->last_seen = now;
+        push(out, AS_EV_AGENT_SEEN, now, a->id);
+        set_status(a, AS_AGENT_ACTIVE, now, "contact", out);
+    }
+    return 0;
+}
+
+int
+as_lock(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    int rc = acting_agent(as, req, now, res, out);
+    if (rc)
+        return rc;
+    struct lock_request r = { .pattern = req->pattern,
+        .holder = req->agent,
+        .mode = req->mode,
+        .kind = req->kind,
+        .ttl_ms = req->ttl_ms,
+        .reason = req->reason,
+        .file = req->file };
+    struct lock_events lev;
+    lock_events_init(&lev);
+    struct lock_result lr = { 0 };
+    rc = lock_table_acquire(as->locks, &r, now, &lr, &lev, &res->err);
+    take_lock_events(out, &lev);
+    set_lock(res, lr.lock);
+    if (rc)
+        return res->code = lock_code(rc, res->err.msg), rc;
+    res->outcome = lr.outcome;
+    return 0;
+}
+
+/*
+ * The fencing rule of release and renew: when agent holds a live lock on
+ * exactly pattern, req->token must be one of them.
+ */
+static int
+check_token(struct airspace *as, const struct as_req *req, int64_t now,
+    const char *verb, struct as_result *res)
+{
+    char *norm = NULL;
+    struct as_err e;
+    if (lock_table_normalize(as->locks, req->pattern, &norm, &e))
+        return 0; /* the operation says why */
+    size_t n;
+    const struct lock *const *v = lock_table_list(as->locks, now, &n);
+    const struct lock *mine = NULL;
+    bool match = false;
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(v[k]->holder, req->agent) && !strcmp(v[k]->pattern, norm)) {
+            mine = mine ? mine : v[k];
+            match = match || v[k]->token == req->token;
+        }
+    free(norm);
+    if (!mine || match)
+        return 0;
+    set_lock(res, mine);
+    if (!req->token)
+        return fail(res, AS_EINVAL, "token_required",
+            "'token' is required to %s '%s': the fencing token of your "
+            "grant (in the grant's reply, and in GET /v1/locks)",
+            verb, req->pattern);
+    return fail(res, AS_ECONFLICT, "stale_token",
+        "your lock on '%s' has token %" PRIu64 ", not %" PRIu64
+        ": that grant was lost (expired or released) and this is a later one",
+        req->pattern, mine->token, req->token);
+}
+
+int
+as_release(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!need_agent(as, req->agent, res))
+        return AS_ENOENT;
+    int rc = check_token(as, req, now, "release", res);
+    if (rc)
+        return rc;
+    struct lock_events lev;
+    lock_events_init(&lev);
+    rc = lock_table_release(
+        as->locks, req->agent, req->pattern, now, &lev, &res->err);
+    take_lock_events(out, &lev);
+    if (rc)
+        res->code = lock_code(rc, res->err.msg);
+    return rc;
+}
+
+int
+as_renew(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!need_agent(as, req->agent, res))
+        return AS_ENOENT;
+    int rc = check_token(as, req, now, "renew", res);
+    if (rc)
+        return rc;
+    struct lock_events lev;
+    lock_events_init(&lev);
+    const struct lock *l = NULL;
+    rc = lock_table_renew(as->locks, req->agent, req->pattern, req->ttl_ms, now,
+        &l, &lev, &res->err);
+    set_lock(res, l);
+    take_lock_events(out, &lev);
+    if (rc)
+        res->code = lock_code(rc, res->err.msg);
+    return rc;
+}
+
+static int
+contest_or_force(struct airspace *as, int64_t now, const struct as_req *req,
+    bool force, struct as_result *res, struct as_events *out)
+{
+    if (req->token)
+        return fail(res, AS_EINVAL, "bad_field",
+            "'token' is for release and renew (the token of your grant)");
+    int rc = acting_agent(as, req, now, res, out);
+    if (rc)
+        return rc;
+    struct lock_events lev;
+    lock_events_init(&lev);
+    const struct lock *l = NULL;
+    if (!force) {
+        rc = lock_table_contest(
+            as->locks, req->agent, req->pattern, now, &l, &lev, &res->err);
+        set_lock(res, l);
+    } else {
+        /* the holder's liveness is the machine's knowledge: judged for the
+         * very claim that would go, and only once it was contested */
+        bool stale = false;
+        struct as_err e;
+        if (!lock_table_claim_for(
+                as->locks, req->agent, req->pattern, now, &l, &e) &&
+            l->contested_by) {
+            const struct as_agent *h = find_agent(as, l->holder);
+            stale = !h || h->status != AS_AGENT_ACTIVE;
+        }
+        rc = lock_table_force_release(
+            as->locks, req->agent, req->pattern, now, stale, &lev, &res->err);
+    }
+    take_lock_events(out, &lev);
+    if (rc)
+        res->code = lock_code(rc, res->err.msg);
+    return rc;
+}
+
+int
+as_contest(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    return contest_or_force(as, now, req, false, res, out);
+}
+
+int
+as_force(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    return contest_or_force(as, now, req, true, res, out);
+}
+
+/* ---- intents ---- */
+
+static void
+intent_event(struct as_events *out, enum as_event_kind kind, int64_t now,
+    const struct as_intent *in)
+{
+    struct as_event *x = push(out, kind, now, in->agent);
+    if (x)
+        intent_copy(&x->intent, in);
+}
+
+int
+as_intent_declare(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!need_agent(as, req->agent, res))
+        return AS_ENOENT;
+    if (!req->nfiles || req->nfiles > 256)
+        return fail(res, AS_EINVAL, "bad_field",
+            "'files' must be a non-empty array of at most 256 paths or globs");
+    for (size_t k = 0; k < req->nfiles; k++)
+        if (!req->files[k] || !*req->files[k])
+            return fail(res, AS_EINVAL, "bad_path",
+                "files[%zu] '' is not a path or glob inside the repository", k);
+    int64_t ttl =
+        req->ttl_ms == LOCK_TTL_DEFAULT ? AS_INTENT_TTL_MS : req->ttl_ms;
+    if (ttl <= 0)
+        return fail(res, AS_EINVAL, "bad_field",
+            "'ttlMs' must be a positive integer (milliseconds)");
+    ALLOC_GROW(as->intents, as->nintents + 1, as->aintents);
+    struct as_intent *in = &as->intents[as->nintents++];
+    memset(in, 0, sizeof(*in));
+    in->id = as->next_intent_id++;
+    in->agent = xstrdup(req->agent);
+    in->files = xcalloc(req->nfiles, sizeof(*in->files));
+    for (size_t k = 0; k < req->nfiles; k++)
+        in->files[in->nfiles++] = xstrdup(req->files[k]);
+    in->regions = dup_or_null(req->regions);
+    in->summary = dup_or_null(req->summary);
+    in->created_at = now;
+    /* a huge ttl saturates: the intent lives "forever" */
+    in->expires_at = ttl > INT64_MAX - now ? INT64_MAX : now + ttl;
+    res->intent_id = in->id;
+    intent_event(out, AS_EV_INTENT_DECLARED, now, in);
+    return 0;
+}
+
+static void
+remove_intent(struct airspace *as, size_t k)
+{
+    intent_clear(&as->intents[k]);
+    memmove(&as->intents[k], &as->intents[k + 1],
+        (as->nintents - k - 1) * sizeof(*as->intents));
+    as->nintents--;
+}
+
+int
+as_intent_drop(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!need_agent(as, req->agent, res))
+        return AS_ENOENT;
+    for (size_t k = 0; k < as->nintents; k++) {
+        struct as_intent *in = &as->intents[k];
+        if (in->id != req->intent_id)
+            continue;
+        if (strcmp(in->agent, req->agent))
+            return fail(res, AS_ECONFLICT, "refused",
+                "intent %" PRIu64 " belongs to '%s'", in->id, in->agent);
+        intent_event(out, AS_EV_INTENT_DROPPED, now, in);
+        remove_intent(as, k);
+        return 0;
+    }
+    return fail(res, AS_ENOENT, "unknown_intent", "no intent '%" PRIu64 "'",
+        req->intent_id);
+}
+
+static void
+drop_intents_of(
+    struct airspace *as, const char *id, int64_t now, struct as_events *out)
+{
+    for (size_t k = 0; k < as->nintents;) {
+        if (strcmp(as->intents[k].agent, id)) {
+            k++;
+            continue;
+        }
+        intent_event(out, AS_EV_INTENT_DROPPED, now, &as->intents[k]);
+        remove_intent(as, k);
+    }
+}
+
+const struct as_intent *
+as_intent_find(const struct airspace *as, uint64_t id, int64_t now)
+{
+    for (size_t k = 0; k < as->nintents; k++)
+        if (as->intents[k].id == id && as->intents[k].expires_at > now)
+            return &as->intents[k];
+    return NULL;
+}
+
+/* ---- messages ---- */
+
+static struct as_inbox *
+inbox_get(struct airspace *as, const char *owner)
+{
+    uint32_t at;
+    if (strmap_get(&as->inbox_idx, owner, strlen(owner), &at))
+        return &as->inboxes[at];
+    ALLOC_GROW(as->inboxes, as->ninboxes + 1, as->ainboxes);
+    struct as_inbox *x = &as->inboxes[as->ninboxes];
+    memset(x, 0, sizeof(*x));
+    x->owner = xstrdup(owner);
+    strmap_put(
+        &as->inbox_idx, owner, strlen(owner), (uint32_t)as->ninboxes, NULL);
+    as->ninboxes++;
+    return x;
+}
+
+const struct as_inbox *
+as_inbox_find(const struct airspace *as, const char *owner)
+{
+    uint32_t at;
+    if (!owner || !strmap_get(&as->inbox_idx, owner, strlen(owner), &at))
+        return NULL;
+    return &as->inboxes[at];
+}
+
+/* The index of the message a full inbox drops first: the oldest read
+ * one, else the oldest. */
+static size_t
+inbox_victim(const struct as_inbox *x)
+{
+    for (size_t k = 0; k < x->n; k++)
+        if (x->v[k].read)
+            return k;
+    return 0;
+}
+
+/* Drop message k of inbox x, never silently. */
+static void
+inbox_drop(struct as_inbox *x, size_t k, int64_t now, struct as_events *out)
+{
+    struct as_message *m = &x->v[k];
+    if (!m->read)
+        x->dropped++;
+    struct as_event *ev = push(out, AS_EV_MESSAGE_DROPPED, now, x->owner);
+    if (ev) {
+        ev->owner = xstrdup(x->owner);
+        message_copy(&ev->msg, m);
+        ev->unread = !m->read;
+        ev->dropped = x->dropped;
+    }
+    message_clear(m);
+    memmove(m, m + 1, (x->n - k - 1) * sizeof(*x->v));
+    x->n--;
+}
+
+static void
+deliver(struct airspace *as, const char *owner, const struct as_message *tmpl,
+    int64_t now, struct as_events *out)
+{
+    struct as_inbox *x = inbox_get(as, owner);
+    while (x->n >= as->cfg.inbox_max)
+        inbox_drop(x, inbox_victim(x), now, out);
+    ALLOC_GROW(x->v, x->n + 1, x->a);
+    struct as_message *m = &x->v[x->n++];
+    message_copy(m, tmpl);
+    m->read = false;
+    struct as_event *ev = push(out, AS_EV_MESSAGE_DELIVERED, now, owner);
+    if (ev) {
+        ev->owner = xstrdup(owner);
+        message_copy(&ev->msg, m);
+    }
+}
+
+int
+as_message_send(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    const char *from = req->agent, *to = req->to;
+    if (!from || (strcmp(from, AS_SUPERVISOR) && !find_agent(as, from)))
+        return fail(
+            res, AS_ENOENT, "unknown_agent", "no agent '%s'", from ? from : "");
+    if (!to || !*to)
+        return fail(res, AS_EINVAL, "bad_field", "'to' must be a string");
+    if (!req->body)
+        return fail(res, AS_EINVAL, "bad_field", "'body' must be a string");
+    const char *type = req->type ? req->type : "info";
+    bool known = false;
+    for (const char *const *t = message_types; *t && !known; t++)
+        known = !strcmp(*t, type);
+    if (!known)
+        return fail(res, AS_EINVAL, "bad_field",
+            "'type' must be one of info, question, claim, release, delegate, "
+            "handoff, ack, block; not '%s'",
+            type);
+    struct as_message m = { as->next_message_id, (char *)from, (char *)to,
+        (char *)type, (char *)req->body, now, false };
+    size_t n = 0;
+    if (!strcmp(to, AS_SUPERVISOR)) {
+        deliver(as, AS_SUPERVISOR, &m, now, out);
+        n = 1;
+    } else {
+        for (size_t i = 0; i < as->nagents; i++) {
+            const struct as_agent *a = &as->agents[i];
+            /* "all": every registered, active agent but the sender
+             * (discovered worktrees have no session to read an inbox) */
+            bool hit = !strcmp(to, "all")
+                           ? a->status == AS_AGENT_ACTIVE && a->registered &&
+                                 strcmp(a->id, from)
+                           : !strcmp(a->id, to) || str_eq(a->label, to);
+            if (hit) {
+                deliver(as, a->id, &m, now, out);
+                n++;
+            }
+        }
+    }
+    res->delivered = n;
+    if (!n)
+        return fail(res, AS_ENOENT, "unknown_recipient",
+            "no agent, label or active crew matches '%s'", to);
+    as->next_message_id++;
+    struct as_event *ev = push(out, AS_EV_MESSAGE_SENT, now, from);
+    if (ev) {
+        message_copy(&ev->msg, &m);
+        ev->recipients = n;
+    }
+    return 0;
+}
+
+int
+as_inbox_read(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    const char *owner = req->owner;
+    if (!owner || (strcmp(owner, AS_SUPERVISOR) && !find_agent(as, owner)))
+        return fail(res, AS_ENOENT, "unknown_agent", "no agent '%s'",
+            owner ? owner : "");
+    uint32_t at;
+    if (!strmap_get(&as->inbox_idx, owner, strlen(owner), &at))
+        return 0; /* nothing was ever sent there */
+    struct as_inbox *x = &as->inboxes[at];
+    res->dropped = x->dropped;
+    res->msgs = xcalloc(x->n ? x->n : 1, sizeof(*res->msgs));
+    for (size_t k = 0; k < x->n; k++) {
+        if (x->v[k].read)
+            continue;
+        message_copy(&res->msgs[res->nmsgs++], &x->v[k]);
+        if (req->peek)
+            continue;
+        x->v[k].read = true;
+        struct as_event *ev = push(out, AS_EV_MESSAGE_READ, now, owner);
+        if (ev) {
+            ev->owner = xstrdup(owner);
+            ev->msg.id = x->v[k].id;
+        }
+    }
+    return 0;
+}
+
+/* Merge inbox `from` into inbox `to` (both in id order; a message in both
+ * is kept once, the moved copy), then keep the cap. */
+static void
+move_inbox(struct airspace *as, const char *from, const char *to, int64_t now,
+    struct as_events *out)
+{
+    uint32_t at;
+    if (!strmap_get(&as->inbox_idx, from, strlen(from), &at) ||
+        !as->inboxes[at].n)
+        return;
+    struct as_inbox *dst = inbox_get(as, to); /* may move the inboxes */
+    struct as_inbox *src = &as->inboxes[at];
+    size_t n = src->n + dst->n, i = 0, j = 0, o = 0;
+    struct as_message *v = xcalloc(n, sizeof(*v));
+    while (i < src->n || j < dst->n) {
+        if (j == dst->n || (i < src->n && src->v[i].id <= dst->v[j].id)) {
+            if (j < dst->n && src->v[i].id == dst->v[j].id)
+                message_clear(&dst->v[j++]);
+            v[o++] = src->v[i++];
+        } else {
+            v[o++] = dst->v[j++];
+        }
+    }
+    free(src->v);
+    src->v = NULL;
+    src->n = src->a = 0;
+    free(dst->v);
+    dst->v = v;
+    dst->n = o;
+    dst->a = n;
+    struct as_event *ev = push(out, AS_EV_INBOX_MOVED, now, to);
+    if (ev) {
+        ev->owner = xstrdup(from);
+        ev->other = xstrdup(to);
+    }
+    while (dst->n > as->cfg.inbox_max)
+        inbox_drop(dst, inbox_victim(dst), now, out);
+}
+
+int
+as_inbox_move(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!req->owner || !req->to || !*req->owner || !*req->to)
+        return fail(res, AS_EINVAL, "bad_field",
+            "an inbox move needs owner "
+            "and to");
+    if (strcmp(req->owner, req->to))
+        move_inbox(as, req->owner, req->to, now, out);
+    return 0;
+}
+
+/* ---- time ---- */
+
+size_t
+as_expire(struct airspace *as, int64_t now, struct as_events *out)
+{
+    size_t before = out ? out->n : 0;
+    struct lock_events lev;
+    lock_events_init(&lev);
+    lock_table_expire(as->locks, now, &lev);
+    take_lock_events(out, &lev);
+    for (size_t k = 0; k < as->nintents;) {
+        if (as->intents[k].expires_at > now) {
+            k++;
+            continue;
+        }
+        intent_event(out, AS_EV_INTENT_EXPIRED, now, &as->intents[k]);
+        remove_intent(as, k);
+    }
+    for (size_t i = 0; as->cfg.stale_ms > 0 && i < as->nagents; i++) {
+        struct as_agent *a = &as->agents[i];
+        if (a->registered && a->status == AS_AGENT_ACTIVE &&
+            now - a->last_seen > as->cfg.stale_ms) {
+            set_status(a, AS_AGENT_STALE, now, "silent", out);
+            release_locks_of(as, a->id, now, out);
+        }
+    }
+    return out ? out->n - before : 0;
+}
+
+/* ---- replay ---- */
+
+static int
+apply_lock(struct airspace *as, const struct lock_event *x, struct as_err *e)
+{
+    switch (x->type) {
+    case LOCK_EV_RELEASED:
+    case LOCK_EV_RELEASED_ALL:
+    case LOCK_EV_EXPIRED:
+    case LOCK_EV_FORCE_RELEASED:
+        if (lock_table_remove(as->locks, x->lock.token))
+            return as_errorf(e, AS_EINVAL, "%s: no lock %" PRIu64,
+                lock_event_name(x), x->lock.token);
+        return 0;
+    case LOCK_EV_GRANTED:
+        return lock_table_restore(as->locks, &x->lock, e);
+    default: /* the lock after the change replaces the one before */
+        if (lock_table_remove(as->locks, x->lock.token))
+            return as_errorf(e, AS_EINVAL, "%s: no lock %" PRIu64,
+                lock_event_name(x), x->lock.token);
+        return lock_table_restore(as->locks, &x->lock, e);
+    }
+}
+
+int
+as_apply(struct airspace *as, const struct as_event *ev, struct as_err *e)
+{
+    struct as_agent *a = find_agent(as, ev->agent);
+    switch (ev->kind) {
+    case AS_EV_AGENT_REGISTERED:
+        if (!a) {
+            ALLOC_GROW(as->agents, as->nagents + 1, as->aagents);
+            a = &as->agents[as->nagents++];
+            memset(a, 0, sizeof(*a));
+            a->id = xstrdup(ev->agent);
+            a->registered_at = ev->at;
+        }
+        free(a->label);
+        a->label = dup_or_null(ev->label);
+        a->registered = ev->registered;
+        a->last_seen = ev->at;
+        return 0;
+    case AS_EV_AGENT_STATUS:
+    case AS_EV_AGENT_SEEN:
+        if (!a)
+            return as_errorf(e, AS_EINVAL, "no agent '%s'", ev->agent);
+        if (ev->kind == AS_EV_AGENT_SEEN)
+            a->last_seen = ev->at;
+        else
+            a->status = ev->status;
+        return 0;
+    case AS_EV_AGENT_GONE: {
+        if (!a)
+            return as_errorf(e, AS_EINVAL, "no agent '%s'", ev->agent);
+        uint32_t at;
+        if (strmap_get(&as->inbox_idx, a->id, strlen(a->id), &at))
+            inbox_clear(&as->inboxes[at]);
+        size_t i = (size_t)(a - as->agents);
+        agent_clear(a);
+        memmove(a, a + 1, (as->nagents - i - 1) * sizeof(*a));
+        as->nagents--;
+        return 0;
+    }
+    case AS_EV_LOCK:
+        return apply_lock(as, &ev->lock, e);
+    case AS_EV_INTENT_DECLARED:
+        ALLOC_GROW(as->intents, as->nintents + 1, as->aintents);
+        intent_copy(&as->intents[as->nintents++], &ev->intent);
+        if (ev->intent.id >= as->next_intent_id)
+            as->next_intent_id = ev->intent.id + 1;
+        return 0;
+    case AS_EV_INTENT_DROPPED:
+    case AS_EV_INTENT_EXPIRED:
+        for (size_t k = 0; k < as->nintents; k++)
+            if (as->intents[k].id == ev->intent.id) {
+                remove_intent(as, k);
+                return 0;
+            }
+        return as_errorf(
+            e, AS_EINVAL, "no intent %" PRIu64 " to drop", ev->intent.id);
+    case AS_EV_MESSAGE_SENT:
+        if (ev->msg.id >= as->next_message_id)
+            as->next_message_id = ev->msg.id + 1;
+        return 0;
+    case AS_EV_MESSAGE_DELIVERED: {
+        struct as_inbox *x = inbox_get(as, ev->owner);
+        ALLOC_GROW(x->v, x->n + 1, x->a);
+        message_copy(&x->v[x->n++], &ev->msg);
+        return 0;
+    }
+    case AS_EV_MESSAGE_READ:
+    case AS_EV_MESSAGE_DROPPED: {
+        uint32_t at;
+        if (ev->owner &&
+            strmap_get(&as->inbox_idx, ev->owner, strlen(ev->owner), &at)) {
+            struct as_inbox *x = &as->inboxes[at];
+            for (size_t k = 0; k < x->n; k++) {
+                if (x->v[k].id != ev->msg.id)
+                    continue;
+                if (ev->kind == AS_EV_MESSAGE_READ) {
+                    x->v[k].read = true;
+                } else {
+                    message_clear(&x->v[k]);
+                    memmove(
+                        &x->v[k], &x->v[k + 1], (x->n - k - 1) * sizeof(*x->v));
+                    x->n--;
+                    x->dropped = ev->dropped;
+                }
+                return 0;
+            }
+        }
+        return as_errorf(e, AS_EINVAL, "no message %" PRIu64 " in '%s'",
+            ev->msg.id, ev->owner ? ev->owner : "");
+    }
+    case AS_EV_INBOX_MOVED: {
+        /* the drops that kept the cap follow as their own events */
+        size_t max = as->cfg.inbox_max;
+        as->cfg.inbox_max = SIZE_MAX;
+        move_inbox(as, ev->owner, ev->other, ev->at, NULL);
+        as->cfg.inbox_max = max;
+        return 0;
+    }
+    }
+    return as_errorf(e, AS_EINVAL, "unknown event kind %d", (int)ev->kind);
+}
+
+/* ---- equality ---- */
+
+__attribute__((format(printf, 3, 4))) static bool
+differ(char *why, size_t len, const char *fmt, ...)
+{
+    if (why && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, len, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static bool
+lock_eq(const struct lock *x, const struct lock *y)
+{
+    return x->token == y->token && str_eq(x->pattern, y->pattern) &&
+           str_eq(x->holder, y->holder) && str_eq(x->reason, y->reason) &&
+           x->mode == y->mode && x->kind == y->kind &&
+           x->acquired_at == y->acquired_at && x->expires_at == y->expires_at &&
+           x->ttl_ms == y->ttl_ms && str_eq(x->contested_by, y->contested_by) &&
+           (!x->contested_by || x->contested_at == y->contested_at) &&
+           x->file == y->file;
+}
+
+static bool
+intent_eq(const struct as_intent *x, const struct as_intent *y)
+{
+    if (x->id != y->id || !str_eq(x->agent, y->agent) ||
+        x->nfiles != y->nfiles || !str_eq(x->regions, y->regions) ||
+        !str_eq(x->summary, y->summary) || x->created_at != y->created_at ||
+        x->expires_at != y->expires_at)
+        return false;
+    for (size_t k = 0; k < x->nfiles; k++)
+        if (strcmp(x->files[k], y->files[k]))
+            return false;
+    return true;
+}
+
+static bool
+message_eq(const struct as_message *x, const struct as_message *y)
+{
+    return x->id == y->id && str_eq(x->from, y->from) && str_eq(x->to, y->to) &&
+           str_eq(x->type, y->type) && str_eq(x->body, y->body) &&
+           x->at == y->at && x->read == y->read;
+}
+
+static bool
+inboxes_eq(
+    const struct airspace *a, const struct airspace *b, char *why, size_t len)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const struct airspace *p = pass ? b : a, *q = pass ? a : b;
+        for (size_t k = 0; k < p->ninboxes; k++) {
+            const struct as_inbox *x = &p->inboxes[k];
+            const struct as_inbox *y = as_inbox_find(q, x->owner);
+            size_t yn = y ? y->n : 0;
+            if (x->n != yn)
+                return differ(why, len, "inbox '%s': %zu vs %zu messages",
+                    x->owner, pass ? yn : x->n, pass ? x->n : yn);
+            if ((x->dropped || (y && y->dropped)) &&
+                (!y || x->dropped != y->dropped))
+                return differ(
+                    why, len, "inbox '%s': dropped differs", x->owner);
+            for (size_t m = 0; m < x->n; m++)
+                if (!message_eq(&x->v[m], &y->v[m]))
+                    return differ(why, len, "inbox '%s': message %zu differs",
+                        x->owner, m);
+        }
+    }
+    return true;
+}
+
+bool
+as_equal(const struct airspace *a, const struct airspace *b, int64_t now,
+    char *why, size_t len)
+{
+    if (a->nagents != b->nagents)
+        return differ(why, len, "%zu vs %zu agents", a->nagents, b->nagents);
+    for (size_t i = 0; i < a->nagents; i++) {
+        const struct as_agent *x = &a->agents[i], *y = &b->agents[i];
+        if (strcmp(x->id, y->id) || !str_eq(x->label, y->label) ||
+            x->status != y->status || x->registered != y->registered ||
+            x->registered_at != y->registered_at ||
+            x->last_seen != y->last_seen)
+            return differ(why, len, "agent %zu ('%s') differs", i, x->id);
+    }
+    size_t na, nb;
+    const struct lock *const *la = lock_table_list(a->locks, now, &na);
+    /* lock_table_list's array is per table: read b's after a's */
+    struct lock *ca = xcalloc(na ? na : 1, sizeof(*ca));
+    for (size_t k = 0; k < na; k++)
+        lock_copy(&ca[k], la[k]);
+    const struct lock *const *lb = lock_table_list(b->locks, now, &nb);
+    bool same = na == nb;
+    size_t k = 0;
+    for (; same && k < na; k++)
+        same = lock_eq(&ca[k], lb[k]);
+    for (size_t j = 0; j < na; j++)
+        lock_clear(&ca[j]);
+    free(ca);
+    if (!same)
+        return differ(why, len, "locks differ (%zu vs %zu, at %zu)", na, nb,
+            k ? k - 1 : 0);
+    if (lock_table_next_token(a->locks) != lock_table_next_token(b->locks))
+        return differ(why, len, "next token %" PRIu64 " vs %" PRIu64,
+            lock_table_next_token(a->locks), lock_table_next_token(b->locks));
+    if (a->nintents != b->nintents)
+        return differ(why, len, "%zu vs %zu intents", a->nintents, b->nintents);
+    for (size_t j = 0; j < a->nintents; j++)
+        if (!intent_eq(&a->intents[j], &b->intents[j]))
+            return differ(why, len, "intent %zu differs", j);
+    if (a->next_intent_id != b->next_intent_id)
+        return differ(why, len, "next intent id differs");
+    if (a->next_message_id != b->next_message_id)
+        return differ(why, len, "next message id %" PRIu64 " vs %" PRIu64,
+            a->next_message_id, b->next_message_id);
+    return inboxes_eq(a, b, why, len);
+}

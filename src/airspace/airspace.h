@@ -1,0 +1,364 @@
+/*
+ * airspace.h - the daemon's domain as a pure state machine: agents, locks
+ * and claims with fencing tokens, declared intents, inboxes.
+ *
+ * Pure: no I/O, no clock, no randomness. Every operation takes the state,
+ * `now` (ms) and a request, and fills a result and the events it caused;
+ * nothing else changes. The daemon (src/broker) parses HTTP into requests,
+ * calls one operation, answers from the result, and turns the events into
+ * its store writes and published JSON events. A state change with no event
+ * is a bug: replaying a machine's events into a fresh one with
+ * as_apply() rebuilds an equal state (as_equal()).
+ *
+ * Operations. Each returns 0 or a negative AS_E* code, with res->code the
+ * protocol's error code ("unknown_agent", "refused", "held", "not_held",
+ * "bad_path", "bad_field", "stale_token", "token_required",
+ * "unknown_intent", "unknown_recipient") and res->err the message. A
+ * refused operation changes nothing and appends no event, except that
+ * mutating lock calls first retire expired locks (their events included),
+ * as core/locks does.
+ *
+ * Ownership. The machine owns copies of every string it is given. Events
+ * and results own copies of what they carry: release them with
+ * as_events_release() / as_result_release(). Views (as_agent_find,
+ * as_inbox_find, the intent array) are borrowed until the next mutating
+ * call. Not thread-safe.
+ */
+#ifndef AIRSPACE_AIRSPACE_AIRSPACE_H
+#define AIRSPACE_AIRSPACE_AIRSPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/locks.h"
+#include "util/error.h"
+#include "util/strmap.h"
+
+/* What an inbox holds at most: a full inbox drops its oldest read message,
+ * else its oldest, never silently (AS_EV_MESSAGE_DROPPED). */
+#define AS_INBOX_MAX 256
+/* An intent declared without a ttl looks ahead half an hour. */
+#define AS_INTENT_TTL_MS (30 * 60 * 1000)
+/* The inbox of the person watching the fleet. */
+#define AS_SUPERVISOR "supervisor"
+
+enum as_agent_status {
+    AS_AGENT_ACTIVE = 0,
+    AS_AGENT_EXITED,
+    AS_AGENT_STALE,
+};
+
+/* "active", "exited", "stale"; "?" when out of range. */
+const char *as_agent_status_name(enum as_agent_status s);
+
+struct as_agent {
+    char *id;
+    char *label; /* NULL when none */
+    enum as_agent_status status;
+    bool registered; /* registered by its session (not a discovered
+                        worktree): it has an inbox to read and can go silent */
+    int64_t registered_at, last_seen;
+};
+
+/* A declared intent: files or globs an agent is about to touch. */
+struct as_intent {
+    uint64_t id;
+    char *agent;
+    char **files; /* normalised by the caller (the daemon knows worktrees) */
+    size_t nfiles;
+    char *regions; /* JSON text or NULL: opaque to the machine */
+    char *summary; /* NULL when none */
+    int64_t created_at, expires_at;
+};
+
+struct as_message {
+    uint64_t id;
+    char *from, *to, *type, *body;
+    int64_t at;
+    bool read;
+};
+
+struct as_inbox {
+    char *owner;
+    struct as_message *v; /* in id order */
+    size_t n, a;
+    uint64_t dropped; /* unread messages the cap dropped */
+};
+
+struct as_config {
+    struct lock_config locks; /* root copied by the table */
+    int64_t stale_ms;         /* silence before a registered agent is stale
+                                 (<= 0: never) */
+    size_t inbox_max;         /* 1..AS_INBOX_MAX; 0: AS_INBOX_MAX */
+};
+
+/* Defaults: core/locks defaults, stale after 2 minutes, AS_INBOX_MAX. */
+void as_config_default(struct as_config *c);
+
+struct airspace {
+    struct as_config cfg;
+    struct as_agent *agents;
+    size_t nagents, aagents;
+    struct lock_table *locks;
+    struct as_intent *intents; /* in id order */
+    size_t nintents, aintents;
+    uint64_t next_intent_id;
+    struct strmap inbox_idx; /* owner -> index into inboxes */
+    struct as_inbox *inboxes;
+    size_t ninboxes, ainboxes;
+    uint64_t next_message_id;
+};
+
+/* A new empty machine (c NULL: defaults); free with as_free(). */
+struct airspace *as_new(const struct as_config *c);
+void as_free(struct airspace *as);
+
+enum as_event_kind {
+    AS_EV_AGENT_REGISTERED = 0, /* agent, label, registered */
+    AS_EV_AGENT_STATUS,         /* agent, status (reason) */
+    AS_EV_AGENT_SEEN,           /* agent heard from at `at` */
+    AS_EV_AGENT_GONE,           /* agent left the machine with its inbox */
+    AS_EV_LOCK,                 /* lock: core/locks' event, copied */
+    AS_EV_INTENT_DECLARED,      /* intent */
+    AS_EV_INTENT_DROPPED,       /* intent (by its agent, or the agent left) */
+    AS_EV_INTENT_EXPIRED,       /* intent */
+    AS_EV_MESSAGE_SENT,         /* msg, recipients (one per send) */
+    AS_EV_MESSAGE_DELIVERED,    /* owner, msg (one per inbox) */
+    AS_EV_MESSAGE_READ,         /* owner, msg.id */
+    AS_EV_MESSAGE_DROPPED,      /* owner, msg, unread, dropped */
+    AS_EV_INBOX_MOVED,          /* owner -> other */
+};
+
+/* "agent.registered", ..., "inbox.moved"; "?" when out of range. */
+const char *as_event_kind_name(enum as_event_kind k);
+
+struct as_event {
+    enum as_event_kind kind;
+    int64_t at;
+    char *agent; /* whom it concerns (NULL when no one) */
+    char *label; /* AGENT_REGISTERED */
+    bool registered;
+    enum as_agent_status status; /* AGENT_STATUS */
+    const char *reason;          /* static text or NULL */
+    struct lock_event lock;      /* AS_EV_LOCK */
+    struct as_intent intent;     /* INTENT_* */
+    char *owner, *other;         /* inbox events */
+    struct as_message msg;       /* MESSAGE_* */
+    size_t recipients;           /* MESSAGE_SENT */
+    bool unread;                 /* MESSAGE_DROPPED */
+    uint64_t dropped;            /* MESSAGE_DROPPED: the inbox's count */
+};
+
+struct as_events {
+    struct as_event *v;
+    size_t n, a;
+};
+
+void as_events_init(struct as_events *ev);
+/* Free every event, keep the list usable. */
+void as_events_clear(struct as_events *ev);
+void as_events_release(struct as_events *ev);
+
+/* One request; each operation reads the fields it names. */
+struct as_req {
+    const char *agent; /* the acting agent's id */
+    /* register */
+    const char *label;
+    bool registered;
+    /* locks */
+    const char *pattern;
+    enum lock_mode mode;
+    enum lock_kind kind;
+    int64_t ttl_ms; /* > 0 or LOCK_TTL_DEFAULT (intents: AS_INTENT_TTL_MS) */
+    const char *reason;
+    bool file;      /* the pattern names a file (the caller's knowledge) */
+    uint64_t token; /* release/renew: the grant's fencing token, 0: none */
+    /* intents */
+    const char *const *files;
+    size_t nfiles;
+    const char *regions;
+    const char *summary;
+    uint64_t intent_id;
+    /* messages */
+    const char *to, *type, *body;
+    const char *owner; /* an inbox: an agent id or AS_SUPERVISOR */
+    bool peek;         /* read without marking read */
+};
+
+struct as_result {
+    const char *code; /* NULL on success; static */
+    struct as_err err;
+    /* locks: the granted, refreshed or renewed lock, or the one that
+     * refused (held, stale_token); have_lock says whether lock is set */
+    bool have_lock;
+    struct lock lock;
+    enum lock_outcome outcome;
+    /* intents: the declared one */
+    uint64_t intent_id;
+    /* messages: delivered count; an inbox read's messages (copies) and
+     * its dropped count */
+    size_t delivered;
+    struct as_message *msgs;
+    size_t nmsgs;
+    uint64_t dropped;
+};
+
+void as_result_init(struct as_result *r);
+void as_result_release(struct as_result *r);
+
+/* ---- agents ---- */
+
+/* The agent with this id, or NULL. Borrowed. */
+const struct as_agent *as_agent_find(const struct airspace *as, const char *id);
+
+/*
+ * Register req->agent (label, registered): a new agent, or one already known
+ * updated and made active again. AS_EV_AGENT_REGISTERED, and AS_EV_AGENT_STATUS
+ * when an exited or stale agent becomes active. AS_EINVAL for an empty id
+ * (bad_field).
+ */
+int as_register(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * req->agent was heard from: last_seen = now (AS_EV_AGENT_SEEN); a stale
+ * agent is active again (AS_EV_AGENT_STATUS "contact"). AS_ENOENT for an
+ * unknown agent; AS_ECONFLICT (refused) for an exited one.
+ */
+int as_heartbeat(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * req->agent leaves its session: exited, its locks and claims released
+ * (one AS_EV_LOCK each), its intents dropped. AS_ENOENT when unknown;
+ * an agent already exited: 0, nothing changes.
+ */
+int as_exit(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * req->agent leaves the machine: its locks released, intents dropped,
+ * inbox emptied, then AS_EV_AGENT_GONE. AS_ENOENT when unknown.
+ */
+int as_forget(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/* ---- locks and claims (core/locks, with the agent rules) ---- */
+
+/*
+ * Acquire req->pattern for req->agent (mode, kind, ttl_ms, reason, file).
+ * A stale agent is active again (contact); an exited one is refused
+ * (refused); an unknown one AS_ENOENT (unknown_agent). A live lock of
+ * another holder: AS_ECONFLICT (held) with res->lock the blocking lock.
+ * Bad input: AS_EINVAL (bad_path for a pattern leaving the repository,
+ * else bad_field). On success res->lock is the lock, res->outcome
+ * LOCK_GRANTED (a new, larger token) or LOCK_REFRESHED.
+ */
+int as_lock(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * Release or renew req->agent's lock on req->pattern. When the agent holds
+ * a live lock on exactly that pattern, req->token must name it: none is
+ * AS_EINVAL (token_required), another AS_ECONFLICT (stale_token, res->lock
+ * the lock it holds). Otherwise core/locks' answer: AS_ENOENT (not_held),
+ * AS_ECONFLICT (held by another), AS_EINVAL. Renew: res->lock is the
+ * renewed lock (ttl_ms, or the lock's own for LOCK_TTL_DEFAULT).
+ */
+int as_release(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+int as_renew(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * Contest another agent's claim on req->pattern, or take it away (force):
+ * allowed once contested for the contest timeout, or at once when its
+ * holder is not active here (stale, exited or unknown). req->token is
+ * refused (bad_field). An exited contester is refused.
+ */
+int as_contest(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+int as_force(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/* ---- intents ---- */
+
+/*
+ * req->agent declares it is about to touch req->files (1..256 non-empty
+ * paths or globs, already normalised), regions (opaque JSON), summary,
+ * for ttl_ms (LOCK_TTL_DEFAULT: AS_INTENT_TTL_MS; a huge one saturates).
+ * res->intent_id is its id (strictly increasing). AS_ENOENT for an
+ * unknown agent; AS_EINVAL (bad_field) for no files, too many, or an
+ * empty one.
+ */
+int as_intent_declare(struct airspace *as, int64_t now,
+    const struct as_req *req, struct as_result *res, struct as_events *out);
+
+/* Drop intent req->intent_id of req->agent: AS_ENOENT (unknown_intent),
+ * AS_ECONFLICT (refused) when another agent's. */
+int as_intent_drop(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/* The live intent with this id, or NULL. Borrowed. */
+const struct as_intent *as_intent_find(
+    const struct airspace *as, uint64_t id, int64_t now);
+
+/* ---- messages ---- */
+
+/*
+ * Send a message from req->agent to req->to: an agent id, a label (every
+ * agent with it), "all" (every registered, active agent but the sender) or
+ * AS_SUPERVISOR; type (NULL: "info"; one of info, question, claim,
+ * release, delegate, handoff, ack, block) and body. One
+ * AS_EV_MESSAGE_DELIVERED per inbox (a full inbox drops one first), then
+ * AS_EV_MESSAGE_SENT. res->delivered is how many inboxes got it; none is
+ * AS_ENOENT (unknown_recipient). An unknown sender is AS_ENOENT
+ * (unknown_agent), except AS_SUPERVISOR which always may send.
+ */
+int as_message_send(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * The unread messages of inbox req->owner (copies in res->msgs, in id
+ * order), marked read unless req->peek (AS_EV_MESSAGE_READ each), and
+ * res->dropped. An owner that is neither a known agent nor AS_SUPERVISOR
+ * is AS_ENOENT (unknown_agent).
+ */
+int as_inbox_read(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/* Every message of inbox req->owner moves to inbox req->to (an agent
+ * renamed), merged in id order within the cap. AS_EV_INBOX_MOVED. */
+int as_inbox_move(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/* The inbox of owner, or NULL. Borrowed. */
+const struct as_inbox *as_inbox_find(
+    const struct airspace *as, const char *owner);
+
+/* ---- time ---- */
+
+/*
+ * Time passes to now: locks expired at now retire, intents expired at now
+ * expire, registered active agents silent for more than stale_ms become
+ * stale (their locks released). Returns how many events it appended.
+ */
+size_t as_expire(struct airspace *as, int64_t now, struct as_events *out);
+
+/* ---- replay ---- */
+
+/*
+ * Apply one recorded event to as (a fresh machine, or one rebuilt from the
+ * same events so far): the journal of a machine rebuilds it. Returns 0, or
+ * AS_EINVAL for an event that does not fit the state (a lock token
+ * already there, a message to a missing inbox, ...).
+ */
+int as_apply(struct airspace *as, const struct as_event *ev, struct as_err *e);
+
+/* Whether a and b hold the same agents, live locks at now, intents,
+ * inboxes and counters; when not, why says the first difference. */
+bool as_equal(const struct airspace *a, const struct airspace *b, int64_t now,
+    char *why, size_t len);
+
+#endif
