@@ -40,7 +40,7 @@ as_event_kind_name(enum as_event_kind k)
     static const char *const names[] = { "agent.registered", "agent.status",
         "agent.seen", "agent.gone", "lock", "intent.declared", "intent.dropped",
         "intent.expired", "message", "message.delivered", "message.read",
-        "message.dropped", "inbox.moved" };
+        "message.dropped", "inbox.moved", "intent.changed" };
     return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
@@ -64,6 +64,7 @@ as_new(const struct as_config *c)
     if (!as->cfg.inbox_max || as->cfg.inbox_max > AS_INBOX_MAX)
         as->cfg.inbox_max = AS_INBOX_MAX;
     as->locks = lock_table_new(&as->cfg.locks);
+    as->own_locks = true;
     as->cfg.locks.root = NULL; /* the table keeps its own copy */
     as->next_intent_id = 1;
     as->next_message_id = 1;
@@ -134,6 +135,45 @@ inbox_clear(struct as_inbox *x)
 }
 
 void
+as_use_locks(struct airspace *as, struct lock_table *t)
+{
+    if (as->own_locks && as->locks != t)
+        lock_table_free(as->locks);
+    as->locks = t;
+    as->own_locks = false;
+}
+
+void
+as_agents_mirror(struct airspace *as, const struct as_agent *v, size_t n)
+{
+    bool same = as->nagents == n;
+    for (size_t i = 0; same && i < n; i++)
+        same = !strcmp(as->agents[i].id, v[i].id);
+    if (!same) {
+        for (size_t i = 0; i < as->nagents; i++)
+            agent_clear(&as->agents[i]);
+        as->nagents = 0;
+        ALLOC_GROW(as->agents, n, as->aagents);
+        for (size_t i = 0; i < n; i++) {
+            memset(&as->agents[i], 0, sizeof(as->agents[i]));
+            as->agents[i].id = xstrdup(v[i].id);
+        }
+        as->nagents = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct as_agent *a = &as->agents[i];
+        if (!str_eq(a->label, v[i].label)) {
+            free(a->label);
+            a->label = dup_or_null(v[i].label);
+        }
+        a->status = v[i].status;
+        a->registered = v[i].registered;
+        a->registered_at = v[i].registered_at;
+        a->last_seen = v[i].last_seen;
+    }
+}
+
+void
 as_free(struct airspace *as)
 {
     if (!as)
@@ -141,7 +181,8 @@ as_free(struct airspace *as)
     for (size_t i = 0; i < as->nagents; i++)
         agent_clear(&as->agents[i]);
     free(as->agents);
-    lock_table_free(as->locks);
+    if (as->own_locks)
+        lock_table_free(as->locks);
     for (size_t k = 0; k < as->nintents; k++)
         intent_clear(&as->intents[k]);
     free(as->intents);
@@ -684,6 +725,61 @@ drop_intents_of(
     }
 }
 
+int
+as_intent_drop_all(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    (void)res;
+    if (req->agent)
+        drop_intents_of(as, req->agent, now, out);
+    return 0;
+}
+
+size_t
+as_intents_expire(struct airspace *as, int64_t now, struct as_events *out)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < as->nintents;) {
+        if (as->intents[k].expires_at > now) {
+            k++;
+            continue;
+        }
+        intent_event(out, AS_EV_INTENT_EXPIRED, now, &as->intents[k]);
+        remove_intent(as, k);
+        n++;
+    }
+    return n;
+}
+
+static void move_inbox(struct airspace *as, const char *from, const char *to,
+    int64_t now, struct as_events *out);
+
+int
+as_rename(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    const char *from = req->agent, *to = req->to;
+    if (!from || !to || !*from || !*to)
+        return fail(res, AS_EINVAL, "bad_field",
+            "a rename needs the old id and the new one");
+    if (!strcmp(from, to))
+        return 0;
+    struct lock_events lev;
+    lock_events_init(&lev);
+    lock_table_reassign(as->locks, from, to, now, &lev);
+    take_lock_events(out, &lev);
+    move_inbox(as, from, to, now, out);
+    for (size_t k = 0; k < as->nintents; k++) {
+        struct as_intent *in = &as->intents[k];
+        if (strcmp(in->agent, from))
+            continue;
+        free(in->agent);
+        in->agent = xstrdup(to);
+        intent_event(out, AS_EV_INTENT_CHANGED, now, in);
+    }
+    return 0;
+}
+
 const struct as_intent *
 as_intent_find(const struct airspace *as, uint64_t id, int64_t now)
 {
@@ -915,14 +1011,7 @@ as_expire(struct airspace *as, int64_t now, struct as_events *out)
     lock_events_init(&lev);
     lock_table_expire(as->locks, now, &lev);
     take_lock_events(out, &lev);
-    for (size_t k = 0; k < as->nintents;) {
-        if (as->intents[k].expires_at > now) {
-            k++;
-            continue;
-        }
-        intent_event(out, AS_EV_INTENT_EXPIRED, now, &as->intents[k]);
-        remove_intent(as, k);
-    }
+    as_intents_expire(as, now, out);
     for (size_t i = 0; as->cfg.stale_ms > 0 && i < as->nagents; i++) {
         struct as_agent *a = &as->agents[i];
         if (a->registered && a->status == AS_AGENT_ACTIVE &&
@@ -1007,9 +1096,15 @@ as_apply(struct airspace *as, const struct as_event *ev, struct as_err *e)
         return 0;
     case AS_EV_INTENT_DROPPED:
     case AS_EV_INTENT_EXPIRED:
+    case AS_EV_INTENT_CHANGED:
         for (size_t k = 0; k < as->nintents; k++)
             if (as->intents[k].id == ev->intent.id) {
-                remove_intent(as, k);
+                if (ev->kind == AS_EV_INTENT_CHANGED) {
+                    intent_clear(&as->intents[k]);
+                    intent_copy(&as->intents[k], &ev->intent);
+                } else {
+                    remove_intent(as, k);
+                }
                 return 0;
             }
         return as_errorf(

@@ -101,6 +101,7 @@ struct airspace {
     struct as_agent *agents;
     size_t nagents, aagents;
     struct lock_table *locks;
+    bool own_locks;            /* false: borrowed (as_use_locks) */
     struct as_intent *intents; /* in id order */
     size_t nintents, aintents;
     uint64_t next_intent_id;
@@ -113,6 +114,21 @@ struct airspace {
 /* A new empty machine (c NULL: defaults); free with as_free(). */
 struct airspace *as_new(const struct as_config *c);
 void as_free(struct airspace *as);
+
+/*
+ * Work on lock table t from now on, borrowed (the caller frees it; the
+ * machine's own table, if any, is freed now). The daemon's table may be
+ * replaced under it (a team's shared store reloads it): it passes the
+ * current one before each operation.
+ */
+void as_use_locks(struct airspace *as, struct lock_table *t);
+
+/*
+ * Make the agent table v[0..n) (copied), with no event: the daemon keeps
+ * its own agent table (working sets, worktrees) and mirrors it here before
+ * each operation. Cheap when nothing changed.
+ */
+void as_agents_mirror(struct airspace *as, const struct as_agent *v, size_t n);
 
 enum as_event_kind {
     AS_EV_AGENT_REGISTERED = 0, /* agent, label, registered */
@@ -128,6 +144,8 @@ enum as_event_kind {
     AS_EV_MESSAGE_READ,         /* owner, msg.id */
     AS_EV_MESSAGE_DROPPED,      /* owner, msg, unread, dropped */
     AS_EV_INBOX_MOVED,          /* owner -> other */
+    AS_EV_INTENT_CHANGED,       /* intent after the change (its agent
+                                   renamed) */
 };
 
 /* "agent.registered", ..., "inbox.moved"; "?" when out of range. */
@@ -298,6 +316,25 @@ int as_intent_declare(struct airspace *as, int64_t now,
 /* Drop intent req->intent_id of req->agent: AS_ENOENT (unknown_intent),
  * AS_ECONFLICT (refused) when another agent's. */
 int as_intent_drop(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/* Drop every intent of req->agent (known or not): AS_EV_INTENT_DROPPED
+ * each. Returns 0. */
+int as_intent_drop_all(struct airspace *as, int64_t now,
+    const struct as_req *req, struct as_result *res, struct as_events *out);
+
+/* Intents expired at now expire (AS_EV_INTENT_EXPIRED each); returns how
+ * many. */
+size_t as_intents_expire(
+    struct airspace *as, int64_t now, struct as_events *out);
+
+/*
+ * Agent req->agent is now called req->to: its locks and claims pass to the
+ * new id (core/locks' reassign), its inbox moves, its intents are the new
+ * id's (AS_EV_INTENT_CHANGED each). The agent table's own rename is the
+ * caller's (as_register the new id). AS_EINVAL (bad_field) for an empty id.
+ */
+int as_rename(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
 
 /* The live intent with this id, or NULL. Borrowed. */

@@ -1145,6 +1145,8 @@ lock_table_reassign(struct lock_table *t, const char *from, const char *to,
                 l->contested_by = NULL;
                 l->contested_at = -1;
             }
+            /* the contest changed: stored and told like any change */
+            emit(ev, LOCK_EV_REASSIGNED, now_ms, to, l);
         }
     }
     for (size_t i = 0; i < n; i++) {

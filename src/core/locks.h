@@ -303,9 +303,10 @@ int lock_table_claim_for(struct lock_table *t, const char *contester,
  * Give every live lock and claim of holder `from` to holder `to` (an agent
  * renamed): same tokens, patterns and expiry; a contest by `from` becomes
  * one by `to` (and is dropped on a claim `to` now holds itself). One
- * LOCK_EV_REASSIGNED each (actor: to). A lock `to` already holds with the
- * same pattern and kind is kept and the one of `from` released instead
- * (LOCK_EV_RELEASED_ALL). Returns how many locks changed hands.
+ * LOCK_EV_REASSIGNED each (actor: to), also for each claim of another
+ * holder whose contest changed (its holder unchanged). A lock `to` already
+ * holds with the same pattern and kind is kept and the one of `from` released
+ * instead (LOCK_EV_RELEASED_ALL). Returns how many locks changed hands.
  */
 size_t lock_table_reassign(struct lock_table *t, const char *from,
     const char *to, int64_t now_ms, struct lock_events *ev);

@@ -28,6 +28,8 @@ enum op {
     READ, /* inbox of agent (peek when flag) */
     MOVE, /* inbox agent -> a */
     EXPIRE,
+    RENAME,  /* agent -> a */
+    DROPALL, /* every intent of agent */
 };
 
 struct step {
@@ -122,6 +124,11 @@ run_step(struct airspace *as, const struct step *s, struct as_result *res,
         return as_inbox_move(as, s->now, &r, res, ev);
     case EXPIRE:
         return (int)as_expire(as, s->now, ev);
+    case RENAME:
+        r.to = s->a;
+        return as_rename(as, s->now, &r, res, ev);
+    case DROPALL:
+        return as_intent_drop_all(as, s->now, &r, res, ev);
     }
     return -100;
 }
@@ -339,6 +346,26 @@ static const struct scenario scenarios[] = {
             { READ, "alice", 9, .want = 0 },
             { MOVE, "bob", 9, .rc = AS_EINVAL, .code = "bad_field" },
             { FORGET, "alice", 10, .events = "agent.gone" } } },
+    { "rename: locks, inbox and intents follow; drop all", 0,
+        { CREW, { LOCK, "alice", 1, "a", .want = 1 },
+            { LOCK, "alice", 1, "lib", .flag = true, .want = 2 },
+            { DECLARE, "alice", 2, "a", .want = 1 },
+            { DECLARE, "alice", 2, "b", .want = 2 },
+            { DECLARE, "bob", 2, "c", .want = 3 },
+            { SEND, "bob", 3, "alice", .want = 1 },
+            { REG, "alice2", 4, "front" },
+            { RENAME, "alice", 5, "alice2",
+                .events = "lock.reassigned claim.reassigned inbox.moved "
+                          "intent.changed intent.changed" },
+            { RENAME, "alice", 5, "", .rc = AS_EINVAL, .code = "bad_field",
+                .events = "" },
+            { RENAME, "alice", 5, "alice", .events = "" },
+            { REL, "alice2", 6, "a", .n = 1, .events = "lock.released" },
+            { READ, "alice2", 6, .want = 1 },
+            { DROP, "alice2", 7, .n = 1, .events = "intent.dropped" },
+            { DROPALL, "alice2", 8, .events = "intent.dropped" },
+            { DROPALL, "alice2", 8, .events = "" },
+            { DROPALL, "nobody", 8, .events = "" } } },
 };
 
 static void

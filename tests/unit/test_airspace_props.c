@@ -164,6 +164,12 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
         r.peek = !pick(4);
         return as_inbox_read(as, now, &r, res, ev);
     default:
+        if (!pick(8)) {
+            r.to = agents[pick(NA)];
+            return as_rename(as, now, &r, res, ev);
+        }
+        if (!pick(8))
+            return as_intent_drop_all(as, now, &r, res, ev);
         if (pick(2)) {
             r.owner = agents[pick(NA)];
             r.to = agents[pick(NA)];

@@ -1030,11 +1030,18 @@ test_reassign(void)
     CHECK_INT(lock_table_contest(t, "master", "src/e.c", 1, NULL, NULL, &e), 0);
     CHECK_INT(lock_table_contest(t, "master", "src/d.c", 1, NULL, NULL, &e), 0);
     CHECK_INT(lock_table_reassign(t, "master", "alice", 2, &ev), 2);
-    CHECK_INT(ev.n, 2);
-    CHECK_STR(lock_event_name(&ev.v[0]), "lock.reassigned");
+    /* the two contests changed (alice's dropped, bob's now alice's), then
+     * master's lock and claim moved: every change is an event */
+    CHECK_INT(ev.n, 4);
+    CHECK_STR(lock_event_name(&ev.v[0]), "claim.reassigned");
     CHECK_STR(ev.v[0].lock.holder, "alice");
-    CHECK_STR(ev.v[0].actor, "alice");
-    CHECK_STR(lock_event_name(&ev.v[1]), "claim.reassigned");
+    CHECK(ev.v[0].lock.contested_by == NULL);
+    CHECK_STR(ev.v[1].lock.holder, "bob");
+    CHECK_STR(ev.v[1].lock.contested_by, "alice");
+    CHECK_STR(lock_event_name(&ev.v[2]), "lock.reassigned");
+    CHECK_STR(ev.v[2].lock.holder, "alice");
+    CHECK_STR(ev.v[2].actor, "alice");
+    CHECK_STR(lock_event_name(&ev.v[3]), "claim.reassigned");
     const struct lock *x = lock_table_find(t, tok, 2);
     CHECK(x && !strcmp(x->holder, "alice"));
     CHECK_INT(lock_table_release(t, "alice", "src/a.c", 3, NULL, &e), 0);
