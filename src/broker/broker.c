@@ -1341,9 +1341,12 @@ broker_lock_events(struct broker *b, struct lock_events *ev)
         struct as_err e;
         int rc = 0;
         switch (x->type) {
+        case LOCK_EV_EXPIRED: /* announced once, by the daemon retiring it */
+            if (!team_lock_expired(b, x->lock.token))
+                continue;
+            break;
         case LOCK_EV_RELEASED:
         case LOCK_EV_RELEASED_ALL:
-        case LOCK_EV_EXPIRED:
         case LOCK_EV_FORCE_RELEASED:
             rc = db_lock_delete(b->db, x->lock.token, &e);
             break;

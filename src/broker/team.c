@@ -241,6 +241,21 @@ team_locks_end(struct broker *b)
     t->began = false;
 }
 
+bool
+team_lock_expired(struct broker *b, uint64_t token)
+{
+    struct as_err e;
+    bool retired = false;
+    if (db_lock_expire(b->db, token, &retired, &e))
+        broker_log(b, "store: %s", e.msg);
+    if (!b->team)
+        return true; /* one daemon: its table decided */
+    /* not retired here: the table was behind the store, read it again */
+    if (!retired)
+        b->team->locks_stale = true;
+    return retired;
+}
+
 int64_t
 team_clock(struct broker *b, int64_t now)
 {

@@ -8,6 +8,7 @@
 #ifndef AIRSPACE_BROKER_TEAM_H
 #define AIRSPACE_BROKER_TEAM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -33,6 +34,14 @@ void team_close(struct broker *b);
  * granted then. Not shared: *now = broker_now(), nothing else. */
 int team_locks_begin(struct broker *b, int64_t *now, struct as_err *e);
 void team_locks_end(struct broker *b);
+
+/* Lock token expired in this daemon's table (at a tick, or retired by a
+ * decision): retired in the store (db_lock_expire). Whether the daemon
+ * announces it: always on SQLite; on a shared store only when its own
+ * delete retired it, so every daemon's stream has it once (the others
+ * relay that one). Not retired here (another daemon did, or the lease was
+ * renewed there): the lock table is reloaded at the next tick. */
+bool team_lock_expired(struct broker *b, uint64_t token);
 
 /* now on the database's clock (the offset seen at the last decision). */
 int64_t team_clock(struct broker *b, int64_t now);

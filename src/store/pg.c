@@ -918,6 +918,29 @@ pg_db_lock_delete(struct pg_db *d, uint64_t token, struct as_err *e)
         &p, e, "cannot delete a lock");
 }
 
+int
+pg_db_lock_expire(
+    struct pg_db *d, uint64_t token, bool *retired, struct as_err *e)
+{
+    *retired = false;
+    struct params p;
+    p_init(&p, d);
+    p_i64(&p, (int64_t)token);
+    /* the row's delete decides: one daemon's finds it, every other's
+     * finds none; and a lease renewed meanwhile is not expired */
+    PGresult *r = q(d,
+        "DELETE FROM airspace_locks WHERE airspace = $1 AND token = $3"
+        " AND $2::text IS NOT NULL AND expires_at <="
+        " (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+        " RETURNING token",
+        &p, PGRES_TUPLES_OK, e, "cannot retire a lock");
+    if (!r)
+        return AS_EIO;
+    *retired = PQntuples(r) > 0;
+    PQclear(r);
+    return 0;
+}
+
 /* Call fn for every lock row of r. */
 static void
 each_lock(PGresult *r, db_lock_fn *fn, void *ctx)
@@ -1006,13 +1029,8 @@ pg_db_locks_sync(struct pg_db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
     d->synced = true;
     d->sync_token = *next_token;
     PQclear(r);
-    p_i64(&p, *now_ms);
-    if (cmd(d,
-            "DELETE FROM airspace_locks WHERE airspace = $1 AND $2::text IS "
-            "NOT NULL"
-            " AND expires_at <= $3",
-            &p, e, "cannot retire expired locks"))
-        return AS_EIO;
+    /* expired ones too: the decision retires them (db_lock_expire), so
+     * their holders hear of it */
     return locks_select(d, fn, ctx, e);
 }
 

@@ -149,6 +149,15 @@ db_lock_delete(struct db *d, uint64_t token, struct as_err *e)
 }
 
 int
+db_lock_expire(struct db *d, uint64_t token, bool *retired, struct as_err *e)
+{
+    if (d->p)
+        return pg_db_lock_expire(d->p, token, retired, e);
+    *retired = true; /* one daemon: its table decided */
+    return sqlite_db_lock_delete(d->s, token, e);
+}
+
+int
 db_locks_load(struct db *d, db_lock_fn *fn, void *ctx, uint64_t *next_token,
     struct as_err *e)
 {

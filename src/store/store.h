@@ -136,6 +136,13 @@ int db_reports_load(
 int db_lock_put(
     struct db *d, const struct lock *l, uint64_t next_token, struct as_err *e);
 int db_lock_delete(struct db *d, uint64_t token, struct as_err *e);
+/* Retire an expired lock: *retired says whether this call did. SQLite:
+ * deleted, always retired (one daemon's table decided). A shared store:
+ * deleted only when it has expired on the database's clock and is still
+ * there, so of the daemons that saw it expire exactly one retires it
+ * (and announces it); a lease renewed meanwhile stays. */
+int db_lock_expire(
+    struct db *d, uint64_t token, bool *retired, struct as_err *e);
 typedef void db_lock_fn(void *ctx, const struct lock *l);
 int db_locks_load(struct db *d, db_lock_fn *fn, void *ctx, uint64_t *next_token,
     struct as_err *e);
@@ -230,8 +237,9 @@ bool db_in_transaction(const struct db *d);
 
 /* The airspace's lock decision point. Within db_begin: takes the
  * airspace's transaction-scoped advisory lock (held to db_commit, so no
- * other daemon decides meanwhile), deletes its expired locks, and calls fn
- * for every live one (by token); *now_ms is the database's clock and
+ * other daemon decides meanwhile) and calls fn for every lock (by token;
+ * expired ones too, which the decision retires with db_lock_expire, so
+ * their expiry is announced); *now_ms is the database's clock and
  * *next_token the next value of the fencing sequence (never given twice).
  * AS_EUNSUP on a store that is not shared; AS_EINVAL outside db_begin. */
 int db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,

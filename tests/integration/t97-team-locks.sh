@@ -5,7 +5,8 @@
 # another; a 50-way race for one path across 2, then 5 daemons gives
 # exactly one holder, round after round; a killed daemon's lease expires
 # on the database's clock and is granted again with a higher fencing
-# token; a grant through one daemon reaches another's event stream within
+# token, its expiry on every other daemon's event stream once; a grant
+# through one daemon reaches another's event stream within
 # 1 s; each daemon sees the others' agents; the store stopped: new leases
 # are refused 503 store_unreachable, hooks' checks are still answered,
 # status says so, and with the store back leases are granted again.
@@ -141,6 +142,11 @@ req 3 POST /v1/agents '{"id":"carol"}'
 req 3 POST /v1/locks '{"agent":"carol","pattern":"src/k.c","ttlMs":1000}'
 check "carol locks src/k.c through daemon 3" [ "$CODE" = 200 ]
 TK=$(jq .token "$TMP/body")
+for d in 1 2 4 5; do # every live daemon's event stream
+    curl -sN --unix-socket "$TMP/c$d/.git/airspace/sock" http://a/v1/events > "$TMP/exp$d" 2> /dev/null &
+    PIDS="$PIDS $!"
+    eval "X$d=$!"
+done
 kill -9 "$P3"
 req 1 POST /v1/locks '{"agent":"alice","pattern":"src/k.c"}'
 check "while the lease runs, daemon 1 refuses it (409, got $CODE)" [ "$CODE" = 409 ]
@@ -148,6 +154,28 @@ sleep 1.1
 req 1 POST /v1/locks '{"agent":"alice","pattern":"src/k.c"}'
 check "after it expired, alice gets it (got $CODE)" [ "$CODE" = 200 ]
 check "with a higher fencing token ($(jq .token "$TMP/body") > $TK)" [ "$(jq .token "$TMP/body")" -gt "$TK" ]
+# the expiry is announced once (by the daemon whose delete retired it) and
+# relayed: one lock.expired for carol on every live daemon's stream
+n=0
+until [ "$(cat "$TMP"/exp[1245] | grep -c '^event: lock.expired')" -ge 4 ]; do
+    sleep 0.05
+    n=$((n + 1))
+    [ $n -lt 40 ] || break
+done
+sleep 0.2 # a duplicate would come now
+expired_once() { # expired_once FILE: one lock.expired, carol's on src/k.c
+    [ "$(grep -c '^event: lock.expired' "$1")" = 1 ] &&
+        grep -A1 '^event: lock.expired' "$1" | sed -n 's/^data: //p' |
+        jq -e '.agent == "carol" and .data.pattern == "src/k.c"' > /dev/null
+}
+for d in 1 2 4 5; do
+    check "daemon $d's stream has carol's lock.expired once ($(grep -c '^event: lock.expired' "$TMP/exp$d") seen)" \
+        expired_once "$TMP/exp$d"
+    eval "kill \$X$d" 2> /dev/null || true
+done
+relayed=$(cat "$TMP"/exp[1245] | grep -A1 '^event: lock.expired' | sed -n 's/^data: //p' |
+    jq -s '[.[] | select(.data.origin.node)] | length')
+check "one daemon retired it, the three others relayed its event ($relayed relayed)" [ "$relayed" = 3 ]
 
 # the store stopped: degraded, then back
 sh "$PGT" stop "$PGD"

@@ -9,8 +9,9 @@
  * nesting). PostgreSQL also: two daemons (nodes) of one airspace see
  * their own rows and each other's agents and locks, another airspace
  * nothing; lock decisions on the database's clock with tokens that
- * increase across daemons; working sets published by one read by the
- * other; events published by one reach the other only.
+ * increase across daemons; an expired lock retired by one daemon only;
+ * working sets published by one read by the other; events published by
+ * one reach the other only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,6 +276,15 @@ test_locks(void)
     memset(&s, 0, sizeof(s));
     CHECK_INT(db_locks_load(d, on_lock, &s, &next, &e), 0);
     CHECK_STR(s.text, "docs/**@bob ");
+    /* an expired lock retired: gone, and this call retired it */
+    struct lock old = a_lock(t2 + 1, "src/old.c", "carol", 1);
+    CHECK_INT(db_lock_put(d, &old, t2 + 2, &e), 0);
+    bool retired = false;
+    CHECK_INT(db_lock_expire(d, old.token, &retired, &e), 0);
+    CHECK(retired);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_locks_load(d, on_lock, &s, &next, &e), 0);
+    CHECK_STR(s.text, "docs/**@bob ");
     int64_t now;
     uint64_t tok;
     int rc = db_locks_sync(d, on_lock, &s, &now, &tok, &e);
@@ -480,8 +490,17 @@ test_shared(void)
     CHECK_INT(db_begin(d2, &e), 0);
     memset(&s, 0, sizeof(s));
     CHECK_INT(db_locks_sync(d2, on_lock, &s, &now2, &tok2, &e), 0);
+    /* the other daemon's lease, and the expired one: the decision
+     * retires it, and only one daemon's retirement finds it */
+    CHECK_STR(s.text, "src/a.c@a src/b.c@a ");
+    bool retired = false;
+    CHECK_INT(db_lock_expire(d2, dead.token, &retired, &e), 0);
+    CHECK(retired);
     CHECK_INT(db_commit(d2, &e), 0);
-    CHECK_STR(s.text, "src/a.c@a "); /* the other daemon's lease */
+    CHECK_INT(db_lock_expire(d1, dead.token, &retired, &e), 0);
+    CHECK(!retired);
+    CHECK_INT(db_lock_expire(d1, live.token, &retired, &e), 0);
+    CHECK(!retired); /* live on the database's clock: stays */
     CHECK(tok2 > tok1);
     CHECK(now2 >= now1);
     CHECK_INT(db_begin(d3, &e), 0);
