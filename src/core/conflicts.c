@@ -6,6 +6,11 @@
  * a fact without a record is new (notify), a record without a fact has
  * ended (drop). Deduplication is therefore exactly "once while it lasts",
  * whatever order the facts arrive in.
+ *
+ * Longer than 1,000 lines on purpose: the derivation of the facts and the
+ * reconciliation with the records read the same private state (files,
+ * regions, claims, intents) and must agree on one notion of overlap; kept
+ * in one unit, no part of that state is exported.
  */
 #include "core/conflicts.h"
 

@@ -1,6 +1,12 @@
 /*
  * commit.c - scoped commits through an in-memory index and a
  * compare-and-swap ref update (see commit.h).
+ *
+ * Longer than 1,000 lines on purpose: it is one transaction (what changed,
+ * whose identity, build the tree, swap the ref, verify, then bring the
+ * worktree's own index up to date) whose four sections share one private
+ * state struct and its retry loop; split apart, that state and every step's
+ * preconditions would have to be exported to each other.
  */
 #include "git/commit.h"
 
