@@ -1034,25 +1034,18 @@ api_body_ttl(struct api_ctx *c, int64_t *ttl)
     return 0;
 }
 
+/* A refused lock operation: the machine's code and message, with the
+ * lock in the way (held on a grant) or the agent's own (stale_token). */
 static void
-lock_refused(struct api_ctx *c, int rc, const struct as_err *e,
-    const struct lock *holder)
+lock_refused(struct api_ctx *c, const struct as_result *res, bool holder)
 {
-    int code = rc == AS_ECONFLICT ? 409 : rc == AS_ENOENT ? 404 : 400;
-    /* a pattern that leaves the repository is a path error, as elsewhere */
-    bool escape =
-        rc == AS_EINVAL && (strstr(e->msg, "' escapes the repository") ||
-                               strstr(e->msg, "' is outside the repository"));
-    json_t *err = json_pack("{s:s, s:s}", "code",
-        rc == AS_ECONFLICT ? "held"
-        : rc == AS_ENOENT  ? "not_held"
-        : escape           ? "bad_path"
-                           : "bad_field",
-        "message", e->msg);
-    if (holder)
+    json_t *err =
+        json_pack("{s:s, s:s}", "code", res->code, "message", res->err.msg);
+    if (res->have_lock && (holder || !strcmp(res->code, "stale_token")))
         json_object_set_new(
-            err, "holder", broker_lock_json(holder, broker_now()));
-    api_reply_json(c->req, code, json_pack("{s:o}", "error", err));
+            err, "holder", broker_lock_json(&res->lock, broker_now()));
+    api_reply_json(
+        c->req, broker_airspace_status(res), json_pack("{s:o}", "error", err));
 }
 
 static void
@@ -1104,84 +1097,35 @@ h_lock(struct api_ctx *c)
         api_reply_error(c->req, 503, "store_unreachable", "%s", e.msg);
         return;
     }
-    struct lock_events ev;
-    lock_events_init(&ev);
-    struct lock_result res;
-    int rc = lock_table_acquire(c->b->locks, &r, now, &res, &ev, &e);
-    broker_lock_events(c->b, &ev);
-    lock_events_release(&ev);
+    struct as_req q = { .agent = r.holder,
+        .pattern = r.pattern,
+        .mode = r.mode,
+        .kind = r.kind,
+        .ttl_ms = r.ttl_ms,
+        .reason = r.reason,
+        .file = r.file };
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    int rc = as_lock(broker_airspace(c->b), now, &q, &res, &ev);
+    broker_airspace_events(c->b, &ev);
+    as_events_release(&ev);
     team_locks_end(c->b);
     broker_agent_seen(c->b, (size_t)i);
     if (rc) {
-        lock_refused(c, rc, &e, res.lock);
+        lock_refused(c, &res, true);
+        as_result_release(&res);
         return;
     }
-    json_t *o = broker_lock_json(res.lock, broker_now());
+    json_t *o = broker_lock_json(&res.lock, broker_now());
     json_object_set_new(o, "outcome",
         json_string(res.outcome == LOCK_REFRESHED ? "refreshed" : "granted"));
     api_reply_json(c->req, 200, o);
+    as_result_release(&res);
 }
 
 enum lock_op { OP_RELEASE, OP_RENEW, OP_CONTEST, OP_FORCE };
-
-/*
- * Whether who holds a live lock or claim on pattern (as the table spells
- * it): a release or renew of it must then carry its fencing token.
- */
-static bool
-holds_pattern(
-    struct api_ctx *c, const char *who, const char *pattern, int64_t now)
-{
-    char *norm = NULL;
-    struct as_err e;
-    if (lock_table_normalize(c->b->locks, pattern, &norm, &e))
-        return false;
-    size_t n;
-    const struct lock *const *v = lock_table_list(c->b->locks, now, &n);
-    bool held = false;
-    for (size_t k = 0; k < n && !held; k++)
-        held = !strcmp(v[k]->holder, who) && !strcmp(v[k]->pattern, norm);
-    free(norm);
-    return held;
-}
-
-/*
- * A release or renew naming the fencing token of the grant it holds: when
- * the agent's live lock on pattern has another token (that grant was lost,
- * expired or released, and this is a later one), 409 `stale_token` and
- * true. No lock of the agent's there: false, the operation says why.
- */
-static bool
-stale_token(struct api_ctx *c, const char *who, const char *pattern,
-    uint64_t token, int64_t now)
-{
-    char *norm = NULL;
-    struct as_err e;
-    if (lock_table_normalize(c->b->locks, pattern, &norm, &e))
-        return false;
-    size_t n;
-    const struct lock *const *v = lock_table_list(c->b->locks, now, &n);
-    const struct lock *mine = NULL;
-    bool match = false;
-    for (size_t k = 0; k < n; k++)
-        if (!strcmp(v[k]->holder, who) && !strcmp(v[k]->pattern, norm)) {
-            mine = v[k];
-            match = match || v[k]->token == token;
-        }
-    free(norm);
-    if (!mine || match)
-        return false;
-    char *msg = xasprintf("your lock on '%s' has token %llu, not %llu: "
-                          "that grant was lost (expired or released) and "
-                          "this is a later one",
-        pattern, (unsigned long long)mine->token, (unsigned long long)token);
-    json_t *err =
-        json_pack("{s:s, s:s}", "code", "stale_token", "message", msg);
-    free(msg);
-    json_object_set_new(err, "holder", broker_lock_json(mine, now));
-    api_reply_json(c->req, 409, json_pack("{s:o}", "error", err));
-    return true;
-}
 
 static void
 lock_op(struct api_ctx *c, enum lock_op op)
@@ -1217,65 +1161,32 @@ lock_op(struct api_ctx *c, enum lock_op op)
         api_reply_error(c->req, 503, "store_unreachable", "%s", e.msg);
         return;
     }
-    if (tok &&
-        stale_token(c, who, pattern, (uint64_t)json_integer_value(tok), now)) {
-        team_locks_end(c->b);
-        return;
-    }
-    /* the fencing token protects only if the holder must show it: a
-     * release or renew of a lock the agent holds names its grant (an
-     * agent holding nothing there gets the operation's own answer) */
-    if (!tok && (op == OP_RELEASE || op == OP_RENEW) &&
-        holds_pattern(c, who, pattern, now)) {
-        team_locks_end(c->b);
-        api_reply_error(c->req, 400, "token_required",
-            "'token' is required to %s '%s': the fencing token of your "
-            "grant (in the grant's reply, and in GET /v1/locks)",
-            op == OP_RELEASE ? "release" : "renew", pattern);
-        return;
-    }
-    struct lock_events ev;
-    lock_events_init(&ev);
-    const struct lock *out = NULL;
-    int rc = 0;
-    switch (op) {
-    case OP_RELEASE:
-        rc = lock_table_release(c->b->locks, who, pattern, now, &ev, &e);
-        break;
-    case OP_RENEW:
-        rc = lock_table_renew(
-            c->b->locks, who, pattern, ttl, now, &out, &ev, &e);
-        break;
-    case OP_CONTEST:
-        rc = lock_table_contest(c->b->locks, who, pattern, now, &out, &ev, &e);
-        break;
-    case OP_FORCE: {
-        /* The holder's staleness is the daemon's knowledge: judged for
-         * the very claim that would go, and only once it was contested. */
-        bool stale = false;
-        const struct lock *x;
-        if (!lock_table_claim_for(c->b->locks, who, pattern, now, &x, &e) &&
-            x->contested_by) {
-            ssize_t h = broker_find_agent(c->b, x->holder);
-            stale = h < 0 || c->b->meta[h].status != BAGENT_ACTIVE;
-        }
-        rc = lock_table_force_release(
-            c->b->locks, who, pattern, now, stale, &ev, &e);
-        break;
-    }
-    }
-    broker_lock_events(c->b, &ev);
-    lock_events_release(&ev);
+    /* the fencing rule (a release or renew of a lock the agent holds
+     * names its grant) and the claim rules are the machine's */
+    struct as_req q = { .agent = who,
+        .pattern = pattern,
+        .ttl_ms = ttl,
+        .token = tok ? (uint64_t)json_integer_value(tok) : 0 };
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    struct airspace *as = broker_airspace(c->b);
+    int rc = op == OP_RELEASE   ? as_release(as, now, &q, &res, &ev)
+             : op == OP_RENEW   ? as_renew(as, now, &q, &res, &ev)
+             : op == OP_CONTEST ? as_contest(as, now, &q, &res, &ev)
+                                : as_force(as, now, &q, &res, &ev);
+    broker_airspace_events(c->b, &ev);
+    as_events_release(&ev);
     team_locks_end(c->b);
     broker_agent_seen(c->b, (size_t)i);
-    if (rc < 0) {
-        lock_refused(c, rc, &e, NULL);
-        return;
-    }
-    if (out)
-        api_reply_json(c->req, 200, broker_lock_json(out, now));
+    if (rc < 0)
+        lock_refused(c, &res, false);
+    else if (res.have_lock && op != OP_RELEASE && op != OP_FORCE)
+        api_reply_json(c->req, 200, broker_lock_json(&res.lock, now));
     else
         api_reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
+    as_result_release(&res);
 }
 
 static void

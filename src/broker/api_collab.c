@@ -14,9 +14,6 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static const char *const message_types[] = { "info", "question", "claim",
-    "release", "delegate", "handoff", "ack", "block", NULL };
-
 /* One region as the detector takes it: {name} (a name left non-empty by
  * conflicts_region_name_normalize) or {lines: [s, e]} with lines >= 1.
  * NULL when it is neither (why says what is wrong). */
@@ -57,7 +54,8 @@ norm_region(json_t *r, char *why, size_t len)
 /* The intent's regions with their paths normalised as its files, each a
  * file of the intent, and every region valid; NULL after a 400 reply. */
 static json_t *
-norm_regions(struct api_ctx *c, size_t i, json_t *regions, struct bintent *in)
+norm_regions(struct api_ctx *c, size_t i, json_t *regions, char *const *files,
+    size_t nfiles)
 {
     json_t *out = json_object();
     char *norm = NULL;
@@ -67,8 +65,8 @@ norm_regions(struct api_ctx *c, size_t i, json_t *regions, struct bintent *in)
     {
         bool known = false;
         if (!api_norm_path(c, i, key, &norm))
-            for (size_t k = 0; k < in->nfiles && !known; k++)
-                known = !strcmp(in->files[k], norm);
+            for (size_t k = 0; k < nfiles && !known; k++)
+                known = !strcmp(files[k], norm);
         if (!known) {
             api_reply_error(c->req, 400, "bad_field",
                 "regions: '%s' is not one of the intent's files", key);
@@ -135,8 +133,9 @@ h_intent(struct api_ctx *c)
         return;
     }
     struct broker *b = c->b;
-    struct bintent in = { 0 };
-    in.files = xcalloc(json_array_size(files), sizeof(*in.files));
+    char **norms = xcalloc(json_array_size(files), sizeof(*norms));
+    size_t nnorms = 0;
+    json_t *nregions = NULL;
     size_t k;
     json_t *f;
     json_array_foreach(files, k, f)
@@ -154,41 +153,55 @@ h_intent(struct api_ctx *c)
             goto out_files;
         }
         glob_free(g);
-        in.files[in.nfiles++] = norm;
+        norms[nnorms++] = norm;
     }
-    json_t *nregions = NULL;
-    if (regions && !(nregions = norm_regions(c, (size_t)i, regions, &in)))
+    if (regions &&
+        !(nregions = norm_regions(c, (size_t)i, regions, norms, nnorms)))
         goto out_files;
-    int64_t now = broker_now();
-    in.id = b->next_intent_id++;
-    in.agent = xstrdup(b->ag[i].id);
-    in.regions = nregions ? json_dumps(nregions, JSON_COMPACT) : NULL;
-    if (nregions)
-        json_decref(nregions);
-    const char *sum = json_string_value(json_object_get(c->body, "summary"));
-    in.summary = sum ? xstrdup(sum) : NULL;
-    in.created_at = now;
-    /* a huge ttlMs saturates: the intent lives "forever" */
-    in.expires_at = ttl > INT64_MAX - now ? INT64_MAX : now + ttl;
     /* contact first: a stale agent coming back is told to the detector
      * with its older intents, and this one is told below, once */
     broker_agent_seen(b, (size_t)i);
-    ALLOC_GROW(b->intents, b->nintents + 1, b->aintents);
-    b->intents[b->nintents++] = in;
-    broker_persist_intent(b, &in);
-    json_t *o = broker_intent_json(&in);
-    broker_emit(b, "intent.declared", in.agent, json_deep_copy(o));
+    char *rtext = nregions ? json_dumps(nregions, JSON_COMPACT) : NULL;
+    if (nregions)
+        json_decref(nregions);
+    struct as_req r = { .agent = b->ag[i].id,
+        .files = (const char *const *)norms,
+        .nfiles = nnorms,
+        .regions = rtext,
+        .summary = json_string_value(json_object_get(c->body, "summary")),
+        .ttl_ms = ttl };
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    int64_t now = broker_now();
+    int rc = as_intent_declare(broker_airspace(b), now, &r, &res, &ev);
+    free(rtext);
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
+    if (rc) {
+        api_reply_error(
+            c->req, broker_airspace_status(&res), res.code, "%s", res.err.msg);
+        as_result_release(&res);
+        goto out_files;
+    }
+    const struct as_intent *in = as_intent_find(b->as, res.intent_id, now);
+    as_result_release(&res);
+    json_t *o = broker_intent_json(in);
     /* The detector decides forward conflicts (regions, dedup) and tells
      * both agents; the reply lists those involving this agent. */
     struct conflict_msgs cm;
     conflict_msgs_init(&cm);
-    broker_conflicts_intent(b, &in, &cm);
+    broker_conflicts_intent(b, in, &cm);
+    char *agent = xstrdup(in->agent);
+    char *summary = in->summary ? xstrdup(in->summary) : NULL;
+    uint64_t id = in->id;
     json_t *conf = json_array();
     for (size_t q = 0; q < cm.n; q++) {
         const struct conflict_msg *x = &cm.v[q];
-        if (x->escalation || strcmp(x->to, in.agent))
+        if (x->escalation || strcmp(x->to, agent))
             continue;
-        const char *other = x->a && strcmp(x->a, in.agent) ? x->a : x->b;
+        const char *other = x->a && strcmp(x->a, agent) ? x->a : x->b;
         json_array_append_new(
             conf, json_pack("{s:s, s:s, s:s, s:s}", "shape",
                       conflict_shape_name(x->shape), "with", other ? other : "",
@@ -197,13 +210,14 @@ h_intent(struct api_ctx *c)
     broker_conflict_msgs(b, &cm);
     conflict_msgs_release(&cm);
     /* Task dedup: a live intent of another agent with a close summary. */
-    if (in.summary) {
-        const char **sums = xcalloc(b->nintents + 1, sizeof(*sums));
-        const struct bintent **who = xcalloc(b->nintents + 1, sizeof(*who));
+    const struct airspace *as = b->as;
+    if (summary) {
+        const char **sums = xcalloc(as->nintents + 1, sizeof(*sums));
+        const struct as_intent **who = xcalloc(as->nintents + 1, sizeof(*who));
         size_t ns = 0;
-        for (size_t j = 0; j + 1 < b->nintents; j++) {
-            const struct bintent *x = &b->intents[j];
-            if (x->summary && strcmp(x->agent, in.agent) &&
+        for (size_t j = 0; j < as->nintents; j++) {
+            const struct as_intent *x = &as->intents[j];
+            if (x->id != id && x->summary && strcmp(x->agent, agent) &&
                 x->expires_at > now) {
                 who[ns] = x;
                 sums[ns++] = x->summary;
@@ -211,7 +225,7 @@ h_intent(struct api_ctx *c)
         }
         double score;
         long at = similar_closest(
-            in.summary, sums, ns, SIMILAR_DEFAULT_THRESHOLD, &score);
+            summary, sums, ns, SIMILAR_DEFAULT_THRESHOLD, &score);
         if (at >= 0) {
             json_object_set_new(o, "similar",
                 json_pack("{s:s, s:s, s:I, s:f}", "agent", who[at]->agent,
@@ -220,22 +234,26 @@ h_intent(struct api_ctx *c)
             char *text = xasprintf("[duplicate?] '%s' is already on it: "
                                    "\"%s\" (similarity %.2f)",
                 who[at]->agent, who[at]->summary, score);
-            broker_send(b, "supervisor", in.agent, "info", text);
+            free(sums);
+            free(who);
+            broker_send(b, "supervisor", agent, "info", text);
             free(text);
+        } else {
+            free(sums);
+            free(who);
         }
-        free(sums);
-        free(who);
     }
+    free(agent);
+    free(summary);
     json_object_set_new(o, "conflicts", conf);
     broker_sync_intents(b);
     broker_rescore(b, (size_t)i);
     api_reply_json(c->req, 200, o);
-    return;
 
 out_files:
-    for (size_t j = 0; j < in.nfiles; j++)
-        free(in.files[j]);
-    free(in.files);
+    for (size_t j = 0; j < nnorms; j++)
+        free(norms[j]);
+    free(norms);
 }
 
 static void
@@ -244,8 +262,9 @@ h_intents(struct api_ctx *c)
     const char *agent = evhttp_find_header(&c->query, "agent");
     int64_t now = broker_now();
     json_t *v = json_array();
-    for (size_t k = 0; k < c->b->nintents; k++) {
-        const struct bintent *in = &c->b->intents[k];
+    const struct airspace *as = broker_airspace(c->b);
+    for (size_t k = 0; k < as->nintents; k++) {
+        const struct as_intent *in = &as->intents[k];
         if (in->expires_at > now && (!agent || !strcmp(agent, in->agent)))
             json_array_append_new(v, broker_intent_json(in));
     }
@@ -263,37 +282,30 @@ h_intent_drop(struct api_ctx *c)
     char *end;
     errno = 0;
     unsigned long long id = strtoull(c->seg[2], &end, 10);
-    struct broker *b = c->b;
-    for (size_t k = 0; !errno && !*end && k < b->nintents; k++) {
-        struct bintent *in = &b->intents[k];
-        if (in->id != id)
-            continue;
-        if (strcmp(in->agent, b->ag[i].id)) {
-            api_reply_error(c->req, 409, "refused",
-                "intent %llu belongs to '%s'", id, in->agent);
-            return;
-        }
-        broker_forget_intent(b, in->id);
-        broker_emit(b, "intent.dropped", in->agent, broker_intent_json(in));
-        struct conflict_msgs cm;
-        conflict_msgs_init(&cm);
-        conflicts_intent_drop(b->conflicts, in->id, broker_now(), &cm);
-        broker_conflict_msgs(b, &cm);
-        conflict_msgs_release(&cm);
-        free(in->agent);
-        for (size_t f = 0; f < in->nfiles; f++)
-            free(in->files[f]);
-        free(in->files);
-        free(in->regions);
-        free(in->summary);
-        memmove(in, in + 1, (b->nintents - k - 1) * sizeof(*in));
-        b->nintents--;
-        broker_sync_intents(b);
-        broker_rescore(b, (size_t)i);
-        api_reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
+    if (errno || *end || end == c->seg[2]) {
+        api_reply_error(
+            c->req, 404, "unknown_intent", "no intent '%s'", c->seg[2]);
         return;
     }
-    api_reply_error(c->req, 404, "unknown_intent", "no intent '%s'", c->seg[2]);
+    struct broker *b = c->b;
+    struct as_req r = { .agent = b->ag[i].id, .intent_id = id };
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    int rc = as_intent_drop(broker_airspace(b), broker_now(), &r, &res, &ev);
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
+    if (rc) {
+        api_reply_error(
+            c->req, broker_airspace_status(&res), res.code, "%s", res.err.msg);
+        as_result_release(&res);
+        return;
+    }
+    as_result_release(&res);
+    broker_sync_intents(b);
+    broker_rescore(b, (size_t)i);
+    api_reply_json(c->req, 200, json_pack("{s:b}", "ok", 1));
 }
 
 /* POST /v1/messages {from, to, type?, body} */
@@ -307,29 +319,22 @@ h_message(struct api_ctx *c)
         api_want_string(c, "type", false, 16) ||
         api_want_string(c, "body", true, 16384))
         return;
-    const char *type = json_string_value(json_object_get(c->body, "type"));
-    if (!type)
-        type = "info";
-    bool known = false;
-    for (const char *const *t = message_types; *t && !known; t++)
-        known = !strcmp(*t, type);
-    if (!known) {
-        api_reply_error(c->req, 400, "bad_field",
-            "'type' must be one of info, question, claim, release, delegate, "
-            "handoff, ack, block; not '%s'",
-            type);
-        return;
-    }
-    const char *to = json_string_value(json_object_get(c->body, "to"));
-    size_t n = broker_send(c->b, c->b->ag[i].id, to, type,
-        json_string_value(json_object_get(c->body, "body")));
-    if (!n) {
-        api_reply_error(c->req, 404, "unknown_recipient",
-            "no agent, label or active crew matches '%s'", to);
+    struct as_req r = { .agent = c->b->ag[i].id,
+        .to = json_string_value(json_object_get(c->body, "to")),
+        .type = json_string_value(json_object_get(c->body, "type")),
+        .body = json_string_value(json_object_get(c->body, "body")) };
+    struct as_result res;
+    as_result_init(&res);
+    if (broker_message(c->b, &r, &res)) {
+        api_reply_error(
+            c->req, broker_airspace_status(&res), res.code, "%s", res.err.msg);
+        as_result_release(&res);
         return;
     }
     broker_agent_seen(c->b, (size_t)i);
-    api_reply_json(c->req, 200, json_pack("{s:I}", "delivered", (json_int_t)n));
+    api_reply_json(c->req, 200,
+        json_pack("{s:I}", "delivered", (json_int_t)res.delivered));
+    as_result_release(&res);
 }
 
 /* GET /v1/agents/{id}/inbox[?peek=1]: unread messages, then marked read. */
@@ -341,21 +346,27 @@ h_inbox(struct api_ctx *c)
         return;
     const char *peek = evhttp_find_header(&c->query, "peek");
     bool mark = !(peek && !strcmp(peek, "1"));
-    struct binbox *x = broker_inbox(c->b, owner);
+    struct as_req r = { .owner = owner, .peek = !mark };
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    int rc = as_inbox_read(broker_airspace(c->b), broker_now(), &r, &res, &ev);
+    broker_airspace_events(c->b, &ev);
+    as_events_release(&ev);
+    if (rc) {
+        api_reply_error(
+            c->req, broker_airspace_status(&res), res.code, "%s", res.err.msg);
+        as_result_release(&res);
+        return;
+    }
     json_t *v = json_array();
-    for (size_t k = 0; k < x->n; k++)
-        if (!x->v[k].read) {
-            json_array_append_new(v, broker_message_json(&x->v[k]));
-            struct as_err e;
-            if (mark) {
-                x->v[k].read = true;
-                if (db_message_read(c->b->db, owner, x->v[k].id, &e))
-                    broker_log(c->b, "store: %s", e.msg);
-            }
-        }
+    for (size_t k = 0; k < res.nmsgs; k++)
+        json_array_append_new(v, broker_message_json(&res.msgs[k]));
     api_reply_json(c->req, 200,
         json_pack(
-            "{s:o, s:I}", "messages", v, "dropped", (json_int_t)x->dropped));
+            "{s:o, s:I}", "messages", v, "dropped", (json_int_t)res.dropped));
+    as_result_release(&res);
 }
 
 /* GET /v1/escalations[?agent=ID]: what waits for a human. */

@@ -799,12 +799,7 @@ rename_agent(struct broker *b, size_t i, const char *old)
 {
     const char *id = b->ag[i].id;
     int64_t now = broker_now();
-    struct lock_events lev;
-    lock_events_init(&lev);
-    lock_table_reassign(b->locks, old, id, now, &lev);
-    broker_lock_events(b, &lev);
-    lock_events_release(&lev);
-    broker_inbox_move(b, old, id);
+    broker_rename_collab(b, old, id); /* locks, inbox, intents */
     free(b->meta[i].reports.id);
     b->meta[i].reports.id = xstrdup(id);
     struct as_err e;
@@ -812,14 +807,6 @@ rename_agent(struct broker *b, size_t i, const char *old)
         broker_log(b, "store: %s", e.msg);
 
     conflicts_agent_remove(b->conflicts, old, now);
-    for (size_t k = 0; k < b->nintents; k++) {
-        struct bintent *in = &b->intents[k];
-        if (strcmp(in->agent, old))
-            continue;
-        free(in->agent);
-        in->agent = xstrdup(id);
-        broker_persist_intent(b, in);
-    }
 
     drop_pairs(b, old, "agent renamed");
 }
@@ -1056,9 +1043,8 @@ forget_agent(struct broker *b, size_t i, const char *why)
     broker_release_agent_locks(b, i);
     drop_reports(b, i);
     conflicts_agent_remove(b->conflicts, id, broker_now());
-    broker_drop_intents_of(b, id);
+    broker_forget_collab(b, id); /* its intents and inbox */
     drop_pairs(b, id, "agent gone");
-    broker_inbox_forget(b, id);
     if (db_agent_drop(b->db, id, &e))
         broker_log(b, "store: %s", e.msg);
     remove_agent(b, (size_t)broker_find_agent(b, id));
@@ -1213,6 +1199,16 @@ restore_lock(void *ctx, const struct lock *l)
             b, "restore lock %llu: %s", (unsigned long long)l->token, e.msg);
 }
 
+/* A stored intent or message goes back into the machine as the event
+ * that made it (as_apply). */
+static void
+restore_apply(struct broker *b, const struct as_event *ev)
+{
+    struct as_err e;
+    if (as_apply(broker_airspace(b), ev, &e))
+        broker_log(b, "restore: %s", e.msg);
+}
+
 static void
 restore_intent(void *ctx, const struct db_intent *di)
 {
@@ -1223,27 +1219,28 @@ restore_intent(void *ctx, const struct db_intent *di)
             json_decref(files);
         return;
     }
-    struct bintent in = { 0 };
-    in.id = di->id;
-    in.agent = xstrdup(di->agent);
-    in.nfiles = json_array_size(files);
-    in.files = xcalloc(in.nfiles ? in.nfiles : 1, sizeof(*in.files));
-    for (size_t k = 0; k < in.nfiles; k++) {
+    struct as_event ev = { .kind = AS_EV_INTENT_DECLARED };
+    struct as_intent *in = &ev.intent;
+    in->id = di->id;
+    in->agent = (char *)di->agent;
+    in->nfiles = json_array_size(files);
+    in->files = xcalloc(in->nfiles ? in->nfiles : 1, sizeof(*in->files));
+    for (size_t k = 0; k < in->nfiles; k++) {
         const char *f = json_string_value(json_array_get(files, k));
-        in.files[k] = xstrdup(f ? f : "");
+        in->files[k] = (char *)(f ? f : "");
     }
+    in->regions = (char *)di->regions;
+    in->summary = (char *)di->summary;
+    in->created_at = di->created_at;
+    in->expires_at = di->expires_at;
+    restore_apply(b, &ev);
+    free(in->files);
     json_decref(files);
-    in.regions = di->regions ? xstrdup(di->regions) : NULL;
-    in.summary = di->summary ? xstrdup(di->summary) : NULL;
-    in.created_at = di->created_at;
-    in.expires_at = di->expires_at;
-    ALLOC_GROW(b->intents, b->nintents + 1, b->aintents);
-    b->intents[b->nintents++] = in;
-    if (in.id >= b->next_intent_id)
-        b->next_intent_id = in.id + 1;
+    const struct as_intent *kept =
+        &b->as->intents[b->as->nintents - 1]; /* just added */
     struct conflict_msgs cm;
     conflict_msgs_init(&cm);
-    broker_conflicts_intent(b, &in, &cm);
+    broker_conflicts_intent(b, kept, &cm);
     conflict_msgs_release(&cm); /* told before the restart */
 }
 
@@ -1251,18 +1248,13 @@ static void
 restore_message(void *ctx, const struct db_message *dm)
 {
     struct broker *b = ctx;
-    struct binbox *x = broker_inbox(b, dm->owner);
-    ALLOC_GROW(x->v, x->n + 1, x->a);
-    struct bmessage *m = &x->v[x->n++];
-    m->id = dm->id;
-    m->from = xstrdup(dm->from);
-    m->to = xstrdup(dm->to);
-    m->type = xstrdup(dm->type);
-    m->body = xstrdup(dm->body);
-    m->at = dm->at;
-    m->read = dm->read;
-    if (dm->id >= b->next_message_id)
-        b->next_message_id = dm->id + 1;
+    struct as_event ev = { .kind = AS_EV_MESSAGE_DELIVERED,
+        .owner = (char *)dm->owner };
+    ev.msg = (struct as_message){ dm->id, (char *)dm->from, (char *)dm->to,
+        (char *)dm->type, (char *)dm->body, dm->at, dm->read };
+    restore_apply(b, &ev);
+    ev.kind = AS_EV_MESSAGE_SENT; /* its id is taken */
+    restore_apply(b, &ev);
 }
 
 int
@@ -1297,7 +1289,7 @@ broker_restore(struct broker *b, struct as_err *e)
     broker_log(b,
         "restored %zu agents, %zu reports, %zu locks, %zu intents; next "
         "event %llu",
-        b->nagents, rr.n, nl, b->nintents,
+        b->nagents, rr.n, nl, b->as->nintents,
         (unsigned long long)b->next_event_id);
     return 0;
 }
@@ -2453,9 +2445,7 @@ serve_once(
     b->inotify_fd = -1;
     b->next_event_id = b->ring_first = 1;
     strmap_init(&b->pair_idx);
-    strmap_init(&b->inbox_idx);
-    b->next_intent_id = 1;
-    b->next_message_id = 1;
+    broker_airspace(b);
     risk_config_default(&b->cfg);
     int rc = 0;
     for (size_t k = 0; k < o->nset; k++) {

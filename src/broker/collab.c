@@ -1,6 +1,9 @@
 /*
- * collab.c - declared intents and messages: the state, delivery to
- * inboxes, and feeding intents into the risk engine's intent channel.
+ * collab.c - the daemon's side of the airspace state machine
+ * (src/airspace): keeping it in step with the daemon's agent and lock
+ * tables, and turning its events into store writes, published events and
+ * what the conflict detector is told; intents fed into the risk engine's
+ * intent channel.
  */
 #include "broker/internal.h"
 
@@ -10,8 +13,50 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+struct airspace *
+broker_airspace(struct broker *b)
+{
+    if (!b->as) {
+        struct as_config cfg;
+        as_config_default(&cfg);
+        cfg.stale_ms = 0; /* silence is judged by the tick (broker.c) */
+        b->as = as_new(&cfg);
+    }
+    as_use_locks(b->as, b->locks);
+    struct as_agent *v = xcalloc(b->nagents ? b->nagents : 1, sizeof(*v));
+    for (size_t i = 0; i < b->nagents; i++) {
+        const struct bagent *m = &b->meta[i];
+        v[i].id = b->ag[i].id;
+        v[i].label = b->ag[i].label;
+        v[i].status = m->status == BAGENT_EXITED  ? AS_AGENT_EXITED
+                      : m->status == BAGENT_STALE ? AS_AGENT_STALE
+                                                  : AS_AGENT_ACTIVE;
+        v[i].registered = m->registered;
+        v[i].registered_at = m->registered_at;
+        v[i].last_seen = m->last_seen;
+    }
+    as_agents_mirror(b->as, v, b->nagents);
+    free(v);
+    return b->as;
+}
+
+int
+broker_airspace_status(const struct as_result *res)
+{
+    static const struct {
+        const char *code;
+        int status;
+    } map[] = { { "unknown_agent", 404 }, { "unknown_recipient", 404 },
+        { "unknown_intent", 404 }, { "not_held", 404 }, { "refused", 409 },
+        { "held", 409 }, { "stale_token", 409 } };
+    for (size_t k = 0; res->code && k < sizeof(map) / sizeof(map[0]); k++)
+        if (!strcmp(map[k].code, res->code))
+            return map[k].status;
+    return 400;
+}
+
 json_t *
-broker_intent_json(const struct bintent *in)
+broker_intent_json(const struct as_intent *in)
 {
     json_t *o = json_object();
     json_object_set_new(o, "id", json_integer((json_int_t)in->id));
@@ -35,7 +80,7 @@ broker_intent_json(const struct bintent *in)
 }
 
 void
-broker_persist_intent(struct broker *b, const struct bintent *in)
+broker_persist_intent(struct broker *b, const struct as_intent *in)
 {
     json_t *f = json_array();
     for (size_t k = 0; k < in->nfiles; k++)
@@ -50,23 +95,115 @@ broker_persist_intent(struct broker *b, const struct bintent *in)
     free(files);
 }
 
-void
-broker_forget_intent(struct broker *b, uint64_t id)
+json_t *
+broker_message_json(const struct as_message *m)
 {
-    struct as_err e;
-    if (db_intent_delete(b->db, id, &e))
-        broker_log(b, "store: %s", e.msg);
+    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:b}", "id",
+        (json_int_t)m->id, "from", m->from, "to", m->to, "type", m->type,
+        "body", m->body, "at", (json_int_t)m->at, "read", m->read);
 }
 
 static void
-intent_release(struct bintent *in)
+store_err(struct broker *b, int rc, const struct as_err *e)
 {
-    free(in->agent);
-    for (size_t k = 0; k < in->nfiles; k++)
-        free(in->files[k]);
-    free(in->files);
-    free(in->regions);
-    free(in->summary);
+    if (rc)
+        broker_log(b, "store: %s", e->msg);
+}
+
+/* The detector forgets intent id; what it says is delivered. */
+static void
+detector_drop(struct broker *b, uint64_t id, int64_t now)
+{
+    struct conflict_msgs cm;
+    conflict_msgs_init(&cm);
+    conflicts_intent_drop(b->conflicts, id, now, &cm);
+    broker_conflict_msgs(b, &cm);
+    conflict_msgs_release(&cm);
+}
+
+static void
+message_dropped(struct broker *b, const struct as_event *x)
+{
+    struct as_err e;
+    store_err(b, db_message_drop(b->db, x->owner, x->msg.id, &e), &e);
+    json_t *d = broker_message_json(&x->msg);
+    json_object_set_new(d, "owner", json_string(x->owner));
+    json_object_set_new(d, "unread", json_boolean(x->unread));
+    json_object_set_new(
+        d, "droppedUnread", json_integer((json_int_t)x->dropped));
+    json_object_set_new(d, "reason",
+        json_string(!x->unread ? "the inbox was full: its oldest read message "
+                                 "made room"
+                               : "the inbox was full of unread messages: its "
+                                 "oldest made room"));
+    broker_emit(b, "message.dropped", x->owner, d);
+}
+
+void
+broker_airspace_events(struct broker *b, struct as_events *ev)
+{
+    struct as_err e;
+    for (size_t k = 0; k < ev->n; k++) {
+        struct as_event *x = &ev->v[k];
+        switch (x->kind) {
+        case AS_EV_LOCK: {
+            struct lock_events lev = { &x->lock, 1, 1 };
+            broker_lock_events(b, &lev);
+            break;
+        }
+        case AS_EV_INTENT_DECLARED:
+            broker_persist_intent(b, &x->intent);
+            broker_emit(b, "intent.declared", x->intent.agent,
+                broker_intent_json(&x->intent));
+            break;
+        case AS_EV_INTENT_CHANGED:
+            broker_persist_intent(b, &x->intent);
+            break;
+        case AS_EV_INTENT_DROPPED:
+            store_err(b, db_intent_delete(b->db, x->intent.id, &e), &e);
+            broker_emit(b, "intent.dropped", x->intent.agent,
+                broker_intent_json(&x->intent));
+            detector_drop(b, x->intent.id, x->at);
+            break;
+        case AS_EV_INTENT_EXPIRED:
+            store_err(b, db_intent_delete(b->db, x->intent.id, &e), &e);
+            detector_drop(b, x->intent.id, x->at);
+            broker_emit(b, "intent.expired", x->intent.agent,
+                broker_intent_json(&x->intent));
+            break;
+        case AS_EV_MESSAGE_DELIVERED: {
+            const struct as_message *m = &x->msg;
+            struct db_message dm = { m->id, x->owner, m->from, m->to, m->type,
+                m->body, m->at, false };
+            store_err(b, db_message_put(b->db, &dm, &e), &e);
+            break;
+        }
+        case AS_EV_MESSAGE_READ:
+            store_err(b, db_message_read(b->db, x->owner, x->msg.id, &e), &e);
+            break;
+        case AS_EV_MESSAGE_DROPPED:
+            message_dropped(b, x);
+            break;
+        case AS_EV_MESSAGE_SENT: {
+            json_t *d = broker_message_json(&x->msg);
+            json_object_set_new(
+                d, "recipients", json_integer((json_int_t)x->recipients));
+            broker_emit(b, "message", x->msg.from, d);
+            break;
+        }
+        case AS_EV_INBOX_MOVED:
+            store_err(b, db_messages_move(b->db, x->owner, x->other, &e), &e);
+            break;
+        case AS_EV_AGENT_REGISTERED:
+        case AS_EV_AGENT_STATUS:
+        case AS_EV_AGENT_SEEN:
+        case AS_EV_AGENT_GONE:
+            /* the daemon's agent table is its own (broker.c), mirrored
+             * into the machine: it announces agents itself */
+            break;
+        }
+    }
+    as_events_clear(ev);
 }
 
 void
@@ -79,38 +216,25 @@ broker_sync_intents(struct broker *b)
             free(a->intent[k]);
         a->nintent = 0;
     }
-    for (size_t k = 0; k < b->nintents; k++) {
-        ssize_t i = broker_find_agent(b, b->intents[k].agent);
+    const struct airspace *as = b->as;
+    for (size_t k = 0; as && k < as->nintents; k++) {
+        ssize_t i = broker_find_agent(b, as->intents[k].agent);
         if (i < 0)
             continue;
-        for (size_t f = 0; f < b->intents[k].nfiles; f++)
-            agent_add_intent(&b->ag[i], b->intents[k].files[f]);
+        for (size_t f = 0; f < as->intents[k].nfiles; f++)
+            agent_add_intent(&b->ag[i], as->intents[k].files[f]);
     }
 }
 
 void
 broker_expire_intents(struct broker *b, int64_t now)
 {
-    size_t o = 0;
-    bool changed = false;
-    for (size_t k = 0; k < b->nintents; k++) {
-        struct bintent *in = &b->intents[k];
-        if (in->expires_at <= now) {
-            broker_forget_intent(b, in->id);
-            struct conflict_msgs cm;
-            conflict_msgs_init(&cm);
-            conflicts_intent_drop(b->conflicts, in->id, now, &cm);
-            broker_conflict_msgs(b, &cm);
-            conflict_msgs_release(&cm);
-            broker_emit(b, "intent.expired", in->agent, broker_intent_json(in));
-            intent_release(in);
-            changed = true;
-            continue;
-        }
-        b->intents[o++] = *in;
-    }
-    b->nintents = o;
-    if (changed) {
+    struct as_events ev;
+    as_events_init(&ev);
+    size_t n = as_intents_expire(broker_airspace(b), now, &ev);
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
+    if (n) {
         broker_sync_intents(b);
         broker_rescore(b, SIZE_MAX);
     }
@@ -119,226 +243,93 @@ broker_expire_intents(struct broker *b, int64_t now)
 void
 broker_drop_intents_of(struct broker *b, const char *agent)
 {
-    size_t o = 0;
-    bool changed = false;
-    for (size_t k = 0; k < b->nintents; k++) {
-        struct bintent *in = &b->intents[k];
-        if (strcmp(in->agent, agent)) {
-            b->intents[o++] = *in;
-            continue;
-        }
-        broker_forget_intent(b, in->id);
-        broker_emit(b, "intent.dropped", in->agent, broker_intent_json(in));
-        struct conflict_msgs cm;
-        conflict_msgs_init(&cm);
-        conflicts_intent_drop(b->conflicts, in->id, broker_now(), &cm);
-        broker_conflict_msgs(b, &cm);
-        conflict_msgs_release(&cm);
-        intent_release(in);
-        changed = true;
-    }
-    b->nintents = o;
+    struct as_events ev;
+    as_events_init(&ev);
+    struct as_result res;
+    as_result_init(&res);
+    struct as_req r = { .agent = agent };
+    as_intent_drop_all(broker_airspace(b), broker_now(), &r, &res, &ev);
+    bool changed = ev.n > 0;
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
+    as_result_release(&res);
     if (changed)
         broker_sync_intents(b);
 }
 
-struct binbox *
-broker_inbox(struct broker *b, const char *owner)
+void
+broker_rename_collab(struct broker *b, const char *from, const char *to)
 {
-    uint32_t at;
-    if (strmap_get(&b->inbox_idx, owner, strlen(owner), &at))
-        return &b->inboxes[at];
-    ALLOC_GROW(b->inboxes, b->ninboxes + 1, b->ainboxes);
-    struct binbox *x = &b->inboxes[b->ninboxes];
-    memset(x, 0, sizeof(*x));
-    x->owner = xstrdup(owner);
-    strmap_put(
-        &b->inbox_idx, owner, strlen(owner), (uint32_t)b->ninboxes, NULL);
-    b->ninboxes++;
-    return x;
-}
-
-json_t *
-broker_message_json(const struct bmessage *m)
-{
-    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:b}", "id",
-        (json_int_t)m->id, "from", m->from, "to", m->to, "type", m->type,
-        "body", m->body, "at", (json_int_t)m->at, "read", m->read);
-}
-
-static void
-message_release(struct bmessage *m)
-{
-    free(m->from);
-    free(m->to);
-    free(m->type);
-    free(m->body);
-}
-
-/* The index of the message an inbox of BROKER_INBOX_MAX drops first: the
- * oldest read one, else the oldest. */
-static size_t
-inbox_victim(const struct binbox *x)
-{
-    for (size_t k = 0; k < x->n; k++)
-        if (x->v[k].read)
-            return k;
-    return 0;
-}
-
-/*
- * Drop message k of inbox x (owner's) to keep it within BROKER_INBOX_MAX:
- * never silently — `message.dropped` names it, and an unread one counts in
- * x->dropped (the next inbox read says how many were lost).
- */
-static void
-inbox_drop(struct broker *b, struct binbox *x, const char *owner, size_t k)
-{
-    struct as_err e;
-    struct bmessage *m = &x->v[k];
-    if (db_message_drop(b->db, owner, m->id, &e))
-        broker_log(b, "store: %s", e.msg);
-    if (!m->read)
-        x->dropped++;
-    json_t *d = broker_message_json(m);
-    json_object_set_new(d, "owner", json_string(owner));
-    json_object_set_new(d, "unread", json_boolean(!m->read));
-    json_object_set_new(
-        d, "droppedUnread", json_integer((json_int_t)x->dropped));
-    json_object_set_new(d, "reason",
-        json_string(m->read ? "the inbox was full: its oldest read message "
-                              "made room"
-                            : "the inbox was full of unread messages: its "
-                              "oldest made room"));
-    broker_emit(b, "message.dropped", owner, d);
-    message_release(m);
-    memmove(m, m + 1, (x->n - k - 1) * sizeof(*x->v));
-    x->n--;
-}
-
-static void
-deliver(struct broker *b, const char *owner, const struct bmessage *tmpl)
-{
-    struct binbox *x = broker_inbox(b, owner);
-    struct as_err e;
-    if (x->n == BROKER_INBOX_MAX) /* bounded: the oldest read, else oldest */
-        inbox_drop(b, x, owner, inbox_victim(x));
-    ALLOC_GROW(x->v, x->n + 1, x->a);
-    struct bmessage *m = &x->v[x->n++];
-    m->id = tmpl->id;
-    m->from = xstrdup(tmpl->from);
-    m->to = xstrdup(tmpl->to);
-    m->type = xstrdup(tmpl->type);
-    m->body = xstrdup(tmpl->body);
-    m->at = tmpl->at;
-    m->read = false;
-    struct db_message dm = { m->id, owner, m->from, m->to, m->type, m->body,
-        m->at, false };
-    if (db_message_put(b->db, &dm, &e))
-        broker_log(b, "store: %s", e.msg);
+    struct as_events ev;
+    as_events_init(&ev);
+    struct as_result res;
+    as_result_init(&res);
+    struct as_req r = { .agent = from, .to = to };
+    if (as_rename(broker_airspace(b), broker_now(), &r, &res, &ev))
+        broker_log(b, "rename '%s': %s", from, res.err.msg);
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
+    as_result_release(&res);
 }
 
 void
-broker_inbox_forget(struct broker *b, const char *owner)
+broker_forget_collab(struct broker *b, const char *id)
 {
-    uint32_t at;
-    if (!strmap_get(&b->inbox_idx, owner, strlen(owner), &at))
-        return;
-    struct binbox *x = &b->inboxes[at];
-    for (size_t k = 0; k < x->n; k++)
-        message_release(&x->v[k]);
-    free(x->v);
-    x->v = NULL;
-    x->n = x->a = 0;
+    struct as_events ev;
+    as_events_init(&ev);
+    struct as_result res;
+    as_result_init(&res);
+    struct as_req r = { .agent = id };
+    as_forget(broker_airspace(b), broker_now(), &r, &res, &ev);
+    bool intents = false;
+    for (size_t k = 0; k < ev.n; k++)
+        intents = intents || ev.v[k].kind == AS_EV_INTENT_DROPPED;
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
+    as_result_release(&res);
+    if (intents)
+        broker_sync_intents(b);
 }
 
-void
-broker_inbox_move(struct broker *b, const char *from, const char *to)
+int
+broker_message(struct broker *b, const struct as_req *r, struct as_result *res)
 {
-    uint32_t at;
-    if (!strmap_get(&b->inbox_idx, from, strlen(from), &at) ||
-        !b->inboxes[at].n)
-        return;
-    struct as_err e;
-    if (db_messages_move(b->db, from, to, &e))
-        broker_log(b, "store: %s", e.msg);
-    struct binbox *dst = broker_inbox(b, to); /* may move the inboxes */
-    struct binbox *src = &b->inboxes[at];
-    /* both are in id order: merge them; a message in both (one id) is
-     * kept once, the moved copy, as the store keeps it */
-    size_t n = src->n + dst->n, a = n, i = 0, j = 0, o = 0;
-    struct bmessage *v = xcalloc(a, sizeof(*v));
-    while (i < src->n || j < dst->n) {
-        if (j == dst->n || (i < src->n && src->v[i].id <= dst->v[j].id)) {
-            if (j < dst->n && src->v[i].id == dst->v[j].id)
-                message_release(&dst->v[j++]);
-            v[o++] = src->v[i++];
-        } else {
-            v[o++] = dst->v[j++];
-        }
-    }
-    free(src->v);
-    src->v = NULL;
-    src->n = src->a = 0;
-    free(dst->v);
-    dst->v = v;
-    dst->n = o;
-    dst->a = a;
-    while (dst->n > BROKER_INBOX_MAX)
-        inbox_drop(b, dst, to, inbox_victim(dst));
+    struct as_events ev;
+    as_events_init(&ev);
+    struct as_err te;
+    bool tx = db_begin(b->db, &te) == 0;
+    int rc = as_message_send(broker_airspace(b), broker_now(), r, res, &ev);
+    /* the inboxes' writes in one transaction, then the announcement */
+    size_t sent = ev.n;
+    while (sent && ev.v[sent - 1].kind == AS_EV_MESSAGE_SENT)
+        sent--;
+    struct as_events head = { ev.v, sent, sent };
+    struct as_events tail = { ev.v + sent, ev.n - sent, ev.n - sent };
+    broker_airspace_events(b, &head);
+    if (tx && db_commit(b->db, &te))
+        broker_log(b, "store: %s", te.msg);
+    broker_airspace_events(b, &tail);
+    ev.n = 0; /* cleared above, in two parts */
+    as_events_release(&ev);
+    return rc;
 }
 
 size_t
 broker_send(struct broker *b, const char *from, const char *to,
     const char *type, const char *body)
 {
-    struct bmessage m = { b->next_message_id++, (char *)from, (char *)to,
-        (char *)type, (char *)body, broker_now(), false };
-    size_t n = 0;
-    struct as_err te;
-    bool tx = db_begin(b->db, &te) == 0;
-    if (!strcmp(to, "supervisor")) {
-        deliver(b, "supervisor", &m);
-        n = 1;
-    } else {
-        for (size_t i = 0; i < b->nagents; i++) {
-            const struct agent *a = &b->ag[i];
-            /* "all": every registered, active agent but the sender
-             * (discovered worktrees have no session to read an inbox) */
-            bool hit =
-                !strcmp(to, "all")
-                    ? b->meta[i].status == BAGENT_ACTIVE &&
-                          b->meta[i].registered && strcmp(a->id, from)
-                    : !strcmp(a->id, to) || (a->label && !strcmp(a->label, to));
-            if (hit) {
-                deliver(b, a->id, &m);
-                n++;
-            }
-        }
-    }
-    if (tx && db_commit(b->db, &te))
-        broker_log(b, "store: %s", te.msg);
-    if (n) {
-        json_t *d = broker_message_json(&m);
-        json_object_set_new(d, "recipients", json_integer((json_int_t)n));
-        broker_emit(b, "message", from, d);
-    }
+    struct as_req r = { .agent = from, .to = to, .type = type, .body = body };
+    struct as_result res;
+    as_result_init(&res);
+    broker_message(b, &r, &res);
+    size_t n = res.delivered;
+    as_result_release(&res);
     return n;
 }
 
 void
 broker_collab_release(struct broker *b)
 {
-    for (size_t k = 0; k < b->nintents; k++)
-        intent_release(&b->intents[k]);
-    free(b->intents);
-    for (size_t k = 0; k < b->ninboxes; k++) {
-        struct binbox *x = &b->inboxes[k];
-        for (size_t j = 0; j < x->n; j++)
-            message_release(&x->v[j]);
-        free(x->v);
-        free(x->owner);
-    }
-    free(b->inboxes);
-    strmap_release(&b->inbox_idx);
+    as_free(b->as);
+    b->as = NULL;
 }

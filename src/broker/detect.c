@@ -69,10 +69,11 @@ broker_conflicts_agent(struct broker *b, size_t i)
     if (conflicts_agent_set(b->conflicts, a->id, a->label,
             (const char *const *)m->lanes, m->nlanes, now, &cm, &e))
         broker_log(b, "conflicts: %s", e.msg);
-    for (size_t k = 0; k < b->nintents; k++)
-        if (!strcmp(b->intents[k].agent, a->id) &&
-            b->intents[k].expires_at > now)
-            broker_conflicts_intent(b, &b->intents[k], &cm);
+    const struct airspace *as = broker_airspace(b);
+    for (size_t k = 0; k < as->nintents; k++)
+        if (!strcmp(as->intents[k].agent, a->id) &&
+            as->intents[k].expires_at > now)
+            broker_conflicts_intent(b, &as->intents[k], &cm);
     broker_conflict_msgs(b, &cm);
     conflict_msgs_release(&cm);
     b->meta[i].paths_hash = 0; /* its files, even when the same as before */
@@ -81,7 +82,7 @@ broker_conflicts_agent(struct broker *b, size_t i)
 
 void
 broker_conflicts_intent(
-    struct broker *b, const struct bintent *in, struct conflict_msgs *out)
+    struct broker *b, const struct as_intent *in, struct conflict_msgs *out)
 {
     json_t *regions = in->regions ? json_loads(in->regions, 0, NULL) : NULL;
     struct conflict_intent_file *files =
@@ -182,12 +183,11 @@ broker_escalations_json(struct broker *b, const char *agent)
     conflict_list_release(&l);
     /* what agents asked the supervisor and nobody has read yet (its
      * conflict notices are the conflicts above, while they hold) */
-    uint32_t at;
-    if (strmap_get(&b->inbox_idx, CONFLICTS_DEFAULT_SUPERVISOR,
-            strlen(CONFLICTS_DEFAULT_SUPERVISOR), &at)) {
-        const struct binbox *x = &b->inboxes[at];
+    const struct as_inbox *x =
+        as_inbox_find(broker_airspace(b), CONFLICTS_DEFAULT_SUPERVISOR);
+    if (x) {
         for (size_t k = 0; k < x->n; k++) {
-            const struct bmessage *m = &x->v[k];
+            const struct as_message *m = &x->v[k];
             if (m->read || !strcmp(m->from, CONFLICTS_DEFAULT_SUPERVISOR) ||
                 (agent && strcmp(m->from, agent)))
                 continue;

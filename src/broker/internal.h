@@ -15,6 +15,7 @@
 #include <event2/http.h>
 #include <jansson.h>
 
+#include "airspace/airspace.h"
 #include "broker/broker.h"
 #include "view/gitview.h"
 #include "git/paths.h"
@@ -79,25 +80,6 @@ struct bpair {
     uint32_t hold, steer; /* agent indices at the last scoring */
     bool live;            /* both agents present at the last scoring */
     bool merge_reported;  /* the detector was last told of a conflict */
-};
-
-/* A declared intent: files or globs an agent is about to touch. */
-struct bintent {
-    uint64_t id;
-    char *agent;
-    char **files;
-    size_t nfiles;
-    char *regions; /* JSON text ({path: [{name} | {lines: [s, e]}]}) or NULL */
-    char *summary;
-    int64_t created_at, expires_at;
-};
-
-/* A message in an inbox. */
-struct bmessage {
-    uint64_t id;
-    char *from, *to, *type, *body;
-    int64_t at;
-    bool read;
 };
 
 /* One published event. */
@@ -198,20 +180,11 @@ struct broker {
     char store_error[sizeof(((struct as_err *)0)->msg)];
     bool restart;
 
-    struct bintent *intents;
-    size_t nintents, aintents;
-    uint64_t next_intent_id;
-
-    /* inboxes: one list per recipient id (agents and "supervisor") */
-    struct strmap inbox_idx; /* recipient -> index into inboxes */
-    struct binbox {
-        char *owner;
-        struct bmessage *v;
-        size_t n, a;
-        uint64_t dropped; /* unread messages the cap dropped (this run) */
-    } * inboxes;
-    size_t ninboxes, ainboxes;
-    uint64_t next_message_id;
+    /* the domain's state machine (src/airspace): intents (regions: JSON
+     * text {path: [{name} | {lines: [s, e]}]}), inboxes, and the rules of
+     * locks over the table above (collab.c keeps it in step:
+     * broker_airspace) */
+    struct airspace *as;
 
     /* agents: ag[i] is the working set, meta[i] the rest */
     struct agent *ag;
@@ -336,28 +309,46 @@ void broker_conflicts_agent(struct broker *b, size_t i);
 json_t *broker_escalations_json(struct broker *b, const char *agent);
 /* An intent as the detector takes it (regions parsed from its JSON). */
 void broker_conflicts_intent(
-    struct broker *b, const struct bintent *in, struct conflict_msgs *out);
+    struct broker *b, const struct as_intent *in, struct conflict_msgs *out);
 
-/* Intents and messages (collab.c). */
-#define BROKER_INBOX_MAX 256
+/* The airspace machine and its events (collab.c). */
+/* The machine, in step with the daemon: its lock table is b->locks (a
+ * team's store may have replaced it) and its agent table mirrors the
+ * daemon's (id, label, status, registered, last seen). Call before each
+ * operation. */
+struct airspace *broker_airspace(struct broker *b);
+/*
+ * What the machine's events mean for the daemon, in order: store writes,
+ * published events, the conflict detector told of dropped and expired
+ * intents; lock events go through broker_lock_events. Intents declared
+ * are stored and published (the detector is the caller's: it answers
+ * with the conflicts). Clears ev.
+ */
+void broker_airspace_events(struct broker *b, struct as_events *ev);
+/* The HTTP answer of a refused operation: status from res->code. */
+int broker_airspace_status(const struct as_result *res);
 void broker_sync_intents(struct broker *b); /* into agents' intent lists */
 void broker_expire_intents(struct broker *b, int64_t now);
-json_t *broker_intent_json(const struct bintent *in);
-void broker_persist_intent(struct broker *b, const struct bintent *in);
-void broker_forget_intent(struct broker *b, uint64_t id);
+json_t *broker_intent_json(const struct as_intent *in);
+void broker_persist_intent(struct broker *b, const struct as_intent *in);
 /* Drop every intent of agent (stored, `intent.dropped`, the detector told). */
 void broker_drop_intents_of(struct broker *b, const char *agent);
+/* Send message r (as_message_send) with its store writes in one
+ * transaction; returns as_message_send's answer. */
+int broker_message(
+    struct broker *b, const struct as_req *r, struct as_result *res);
 /* Deliver to an id, a label, "all" (every active agent but the sender) or
  * "supervisor"; returns how many inboxes got it. */
 size_t broker_send(struct broker *b, const char *from, const char *to,
     const char *type, const char *body);
-struct binbox *broker_inbox(struct broker *b, const char *owner);
 /* Every message in inbox `from`, read or not, moves to inbox `to` (in id
- * order with what it holds, within BROKER_INBOX_MAX), stored moved. */
-void broker_inbox_move(struct broker *b, const char *from, const char *to);
-/* Empty inbox `owner` in memory (the store's copy is the caller's). */
-void broker_inbox_forget(struct broker *b, const char *owner);
-json_t *broker_message_json(const struct bmessage *m);
+ * order with what it holds, within AS_INBOX_MAX), stored moved; the
+ * locks and claims of `from` pass to `to`, its intents are `to`'s. */
+void broker_rename_collab(struct broker *b, const char *from, const char *to);
+/* Agent `id` leaves: its locks, intents and inbox go (the store's copy of
+ * the inbox is the caller's). */
+void broker_forget_collab(struct broker *b, const char *id);
+json_t *broker_message_json(const struct as_message *m);
 void broker_collab_release(struct broker *b);
 
 /* Alerts and the fleet's reports (alerting.c). */
