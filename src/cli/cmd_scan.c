@@ -180,8 +180,8 @@ graph_from_git(struct scan_report *r, struct repo *repo,
     double t0 = mono_ms();
     struct repograph_stats st = { 0 };
     struct progress_line pl = { 0 };
-    int rc = gitview_graph_base(repo, r->integration, o->threads, NULL,
-        &r->graph, base, o->progress ? progress_draw : NULL, &pl, &st, e);
+    int rc = gitview_graph_snap(repo, r->integration, o->threads, &r->graph,
+        base, o->progress ? progress_draw : NULL, &pl, &st, e);
     progress_erase(&pl);
     if (!rc)
         take_stats(r, &st, t0);
@@ -240,6 +240,10 @@ graph_from_dir(struct scan_report *r, const char *dir,
     ro.threads = o->threads;
     char *cache = dir_cache_path(dir);
     ro.cache_path = cache;
+    /* the built graph is kept next to the facts: dir-HASH.snap */
+    char *snap =
+        cache ? xasprintf("%.*s.snap", (int)(strlen(cache) - 6), cache) : NULL;
+    ro.snapshot_path = snap;
     struct progress_line pl = { 0 };
     ro.progress = o->progress ? progress_draw : NULL;
     ro.progress_ctx = &pl;
@@ -249,6 +253,7 @@ graph_from_dir(struct scan_report *r, const char *dir,
         &r->graph, files, n, repograph_read_dir, (void *)dir, &ro, &st, e);
     progress_erase(&pl);
     free(cache);
+    free(snap);
     if (!rc)
         take_stats(r, &st, t0);
     else

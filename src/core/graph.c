@@ -21,6 +21,8 @@ graph_release(struct graph *g)
 {
     for (uint32_t i = 0; i < g->nfiles; i++) {
         struct graph_file *f = &g->files[i];
+        if (f->borrowed)
+            continue;
         free(f->out);
         free(f->in);
         free(f->defs);
@@ -31,7 +33,59 @@ graph_release(struct graph *g)
     free(g->name_str);
     strmap_release(&g->paths);
     strmap_release(&g->names);
+    if (g->backing_free)
+        g->backing_free(g->backing);
     memset(g, 0, sizeof(*g));
+}
+
+/* The id of a name the snapshot the graph came from knows, or GRAPH_NONE. */
+static uint32_t
+find_indexed(const struct graph *g, const char *name, size_t len)
+{
+    if (!g->index_cap)
+        return GRAPH_NONE;
+    size_t mask = g->index_cap - 1;
+    size_t i = strmap_hash(name, len) & mask;
+    for (size_t probes = 0; probes < g->index_cap;
+         probes++, i = (i + 1) & mask) {
+        uint32_t id = g->name_index[i];
+        if (id >= g->nindexed)
+            return GRAPH_NONE;
+        if (g->name_len[id] == len && !memcmp(g->name_str[id], name, len))
+            return id;
+    }
+    return GRAPH_NONE;
+}
+
+static uint32_t *
+dup_u32(const uint32_t *v, size_t n)
+{
+    uint32_t *c = xmalloc((n ? n : 1) * sizeof(*c));
+    if (n)
+        memcpy(c, v, n * sizeof(*c));
+    return c;
+}
+
+/* Give f arrays of its own before anything changes them. */
+static void
+own_file(struct graph_file *f)
+{
+    if (!f->borrowed)
+        return;
+    f->out = dup_u32(f->out, f->nout);
+    f->aout = f->nout ? f->nout : 1;
+    f->in = dup_u32(f->in, f->nin);
+    f->ain = f->nin ? f->nin : 1;
+    struct graph_def *d = xmalloc((f->ndefs ? f->ndefs : 1) * sizeof(*d));
+    if (f->ndefs)
+        memcpy(d, f->defs, f->ndefs * sizeof(*d));
+    f->defs = d;
+    struct graph_ref *r = xmalloc((f->nrefs ? f->nrefs : 1) * sizeof(*r));
+    if (f->nrefs)
+        memcpy(r, f->refs, f->nrefs * sizeof(*r));
+    f->refs = r;
+    f->names = dup_u32(f->names, f->nnames);
+    f->borrowed = false;
 }
 
 uint32_t
@@ -61,6 +115,9 @@ graph_find_file(const struct graph *g, const char *path)
 uint32_t
 graph_intern_name(struct graph *g, const char *name, size_t len)
 {
+    uint32_t known = find_indexed(g, name, len);
+    if (known != GRAPH_NONE)
+        return known;
     bool added;
     uint32_t id = strmap_put(&g->names, name, len, (uint32_t)g->nnames, &added);
     if (!added)
@@ -73,7 +130,9 @@ graph_intern_name(struct graph *g, const char *name, size_t len)
 uint32_t
 graph_find_name(const struct graph *g, const char *name, size_t len)
 {
-    uint32_t id;
+    uint32_t id = find_indexed(g, name, len);
+    if (id != GRAPH_NONE)
+        return id;
     return strmap_get(&g->names, name, len, &id) ? id : GRAPH_NONE;
 }
 
@@ -121,8 +180,10 @@ graph_set_imports(
     struct graph *g, uint32_t file, const uint32_t *targets, size_t n)
 {
     struct graph_file *f = &g->files[file];
+    own_file(f);
     for (uint32_t i = 0; i < f->nout; i++) {
         struct graph_file *t = &g->files[f->out[i]];
+        own_file(t);
         u32_remove(t->in, &t->nin, file);
     }
     uint32_t *v = xmalloc((n ? n : 1) * sizeof(*v));
@@ -137,6 +198,7 @@ graph_set_imports(
     f->aout = (uint32_t)(n ? n : 1);
     for (size_t i = 0; i < k; i++) {
         struct graph_file *t = &g->files[v[i]];
+        own_file(t);
         u32_insert(&t->in, &t->nin, &t->ain, file);
     }
 }
@@ -188,6 +250,7 @@ graph_set_symbols(struct graph *g, uint32_t file, const struct graph_def *defs,
     size_t ndefs, const struct graph_ref *refs, size_t nrefs)
 {
     struct graph_file *f = &g->files[file];
+    own_file(f);
     free(f->defs);
     free(f->refs);
     f->defs = xmalloc((ndefs ? ndefs : 1) * sizeof(*defs));

@@ -9,6 +9,10 @@
  * incrementally without a rebuild.
  *
  * Filled by the language layer (src/lang); read by the risk engine.
+ * A graph may also be loaded from a snapshot (lang/graphsnap.h): its files'
+ * arrays and the names known then are borrowed from the snapshot's memory
+ * (g->backing, released with the graph), and a file is copied into memory
+ * it owns before anything changes it.
  * Not thread-safe: build single-threaded (parsing may run on workers, then
  * the results are handed to the one thread that owns the graph).
  */
@@ -58,6 +62,7 @@ struct graph_file {
     uint32_t nnames;
     uint16_t depth; /* path_depth(path) */
     bool parsed;    /* symbols known (a parsed language) */
+    bool borrowed;  /* out, in, defs, refs and names are g->backing's */
 };
 
 struct graph {
@@ -68,6 +73,14 @@ struct graph {
     struct strmap names;   /* symbol name -> name id */
     const char **name_str; /* name id -> string (borrowed from names) */
     size_t nnames, anames;
+    /* Names 0..nindexed-1 came from a snapshot and are not in names: an
+     * open-addressed table of their ids by strmap_hash() (GRAPH_NONE when
+     * empty; cap a power of two) and their lengths, both borrowed. */
+    const uint32_t *name_index;
+    const uint32_t *name_len;
+    size_t nindexed, index_cap;
+    void *backing;                       /* what borrowed arrays point into */
+    void (*backing_free)(void *backing); /* called by graph_release() */
 };
 
 void graph_init(struct graph *g);

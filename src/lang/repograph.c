@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lang/factcache.h"
+#include "lang/graphsnap.h"
 #include "lang/lang.h"
 #include "lang/resolve.h"
 #include "lang/sha1.h"
@@ -39,7 +40,11 @@ struct repograph {
     struct rfile *f;
     size_t af;
     char *cache_path;
+    char *snapshot_path;
     bool loaded;
+    bool from_snapshot;         /* no facts: cannot be updated */
+    uint8_t include_digest[20]; /* of the include dirs, for the key */
+    size_t read_failures;       /* during the load: no snapshot is written */
     /* between repograph_batch_begin and _end: linking waits */
     bool batch, batch_full;
     uint32_t *batch_ids;
@@ -70,10 +75,19 @@ repograph_new(struct graph *g, const struct repograph_options *o)
     if (!rg->o.max_file_bytes)
         rg->o.max_file_bytes = LANG_MAX_FILE_BYTES;
     rg->res = resolver_new(rg->o.include_dirs, rg->o.ninclude);
+    struct sha1 s;
+    sha1_init(&s);
+    for (size_t i = 0; i < rg->o.ninclude; i++)
+        sha1_update(
+            &s, rg->o.include_dirs[i], strlen(rg->o.include_dirs[i]) + 1);
+    sha1_final(&s, rg->include_digest);
     rg->o.include_dirs = NULL; /* copied by the resolver */
     rg->o.ninclude = 0;
     rg->cache_path = o && o->cache_path ? xstrdup(o->cache_path) : NULL;
     rg->o.cache_path = NULL;
+    rg->snapshot_path =
+        o && o->snapshot_path ? xstrdup(o->snapshot_path) : NULL;
+    rg->o.snapshot_path = NULL;
     return rg;
 }
 
@@ -87,6 +101,7 @@ repograph_free(struct repograph *rg)
     free(rg->f);
     resolver_free(rg->res);
     free(rg->cache_path);
+    free(rg->snapshot_path);
     free(rg->batch_ids);
     free(rg);
 }
@@ -342,8 +357,9 @@ struct pool {
     size_t max;
     repograph_progress_fn *progress;
     void *progress_ctx;
-    size_t done, total; /* for progress: files with facts, source files */
-    bool stopped;       /* progress said stop: no job is handed out */
+    size_t done, total;   /* for progress: files with facts, source files */
+    size_t read_failures; /* (read_lock held) */
+    bool stopped;         /* progress said stop: no job is handed out */
 };
 
 /* One more file has its facts (p->lock held). */
@@ -373,6 +389,8 @@ worker(void *arg)
         if (!j->buf) {
             pthread_mutex_lock(&p->read_lock);
             int rc = p->read(p->ctx, j->file, &j->buf, &j->len);
+            if (rc < 0)
+                p->read_failures++;
             pthread_mutex_unlock(&p->read_lock);
             if (rc < 0) {
                 free(j->buf);
@@ -432,9 +450,117 @@ load_config(struct repograph *rg, const struct repograph_file *f,
 {
     char *buf = NULL;
     size_t len = 0;
-    if (read(ctx, f, &buf, &len) == 0 && len <= rg->o.max_file_bytes)
+    int rc = read(ctx, f, &buf, &len);
+    if (rc == 0 && len <= rg->o.max_file_bytes)
         resolver_add_config(rg->res, path, buf ? buf : "", len);
+    else if (rc < 0)
+        rg->read_failures++;
     free(buf);
+}
+
+/* ---- snapshot ---- */
+
+static void
+key_add(struct sha1 *s, const void *p, size_t len)
+{
+    sha1_update(s, p, len);
+}
+
+static void
+key_u64(struct sha1 *s, uint64_t v)
+{
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    key_add(s, b, sizeof(b));
+}
+
+static void
+key_str(struct sha1 *s, const char *str)
+{
+    key_add(s, str, strlen(str) + 1);
+}
+
+/* The snapshot's key: everything the graph is built from. False when some
+ * file has neither blob id nor stat data, or the program is unknown. */
+static bool
+snapshot_key(const struct repograph *rg, const struct repograph_file *files,
+    char *const *norm, size_t n, uint8_t key[GRAPHSNAP_KEY_BYTES])
+{
+    uint8_t id[64];
+    size_t idlen;
+    if (!graphsnap_build_id(id, sizeof(id), &idlen))
+        return false;
+    struct sha1 s;
+    sha1_init(&s);
+    key_str(&s, "airspace graph snapshot");
+    key_u64(&s, GRAPHSNAP_FORMAT);
+    key_u64(&s, LANG_EXTRACT_VERSION);
+    key_u64(&s, idlen);
+    key_add(&s, id, idlen);
+    key_u64(&s, rg->o.max_file_bytes);
+    key_add(&s, rg->include_digest, sizeof(rg->include_digest));
+    key_u64(&s, n);
+    for (size_t i = 0; i < n; i++) {
+        const struct repograph_file *f = &files[i];
+        key_str(&s, norm[i]);
+        uint8_t oid[20];
+        if (parse_oid(f->oid, oid)) {
+            key_add(&s, "o", 1);
+            key_add(&s, oid, sizeof(oid));
+        } else if (f->has_stat) {
+            key_add(&s, "s", 1);
+            key_u64(&s, f->size);
+            key_u64(&s, f->mtime_ns);
+            key_u64(&s, f->ino);
+        } else {
+            return false;
+        }
+    }
+    uint8_t out[20];
+    sha1_final(&s, out);
+    memcpy(key, out, GRAPHSNAP_KEY_BYTES);
+    return true;
+}
+
+/* Take the graph from the snapshot made for key; 0, or it is not there
+ * (or refused) and the graph is still empty. */
+static int
+load_snapshot(struct repograph *rg, const struct repograph_file *files,
+    char *const *norm, size_t n, const uint8_t key[GRAPHSNAP_KEY_BYTES],
+    repograph_read_fn *read, void *ctx, struct repograph_stats *st)
+{
+    struct graphsnap_info info;
+    struct as_err e;
+    if (graphsnap_load(rg->g, key, rg->snapshot_path, &info, &e))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        resolver_add_file(rg->res, norm[i]);
+    for (size_t i = 0; i < n; i++)
+        if (resolver_is_config(norm[i]))
+            load_config(rg, &files[i], norm[i], read, ctx);
+    rg->from_snapshot = true;
+    st->files = rg->g->nfiles;
+    st->source_files = info.source_files;
+    st->cached = info.with_facts;
+    st->edges = graph_edge_count(rg->g);
+    for (uint32_t id = 0; id < rg->g->nfiles; id++) {
+        st->defs += rg->g->files[id].ndefs;
+        st->refs += rg->g->files[id].nrefs;
+    }
+    st->from_snapshot = true;
+    return 0;
+}
+
+static void
+write_snapshot(struct repograph *rg, const uint8_t key[GRAPHSNAP_KEY_BYTES],
+    const struct repograph_stats *st)
+{
+    struct graphsnap_info info = { .source_files = st->source_files };
+    for (uint32_t id = 0; id < rg->g->nfiles; id++)
+        info.with_facts += rg->f[id].has_facts;
+    struct as_err e;
+    graphsnap_write(rg->g, key, &info, rg->snapshot_path, &e); /* best effort */
 }
 
 int
@@ -450,17 +576,25 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
         return as_errorf(e, AS_EINVAL, "repograph already loaded");
     rg->loaded = true;
     uint32_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
+    char **norm = xcalloc(n ? n : 1, sizeof(*norm));
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        char *norm;
-        if (!files[i].path || path_normalize(files[i].path, NULL, &norm) < 0) {
+        if (!files[i].path ||
+            path_normalize(files[i].path, NULL, &norm[i]) < 0) {
+            norm[i] = NULL;
             rc = as_errorf(e, AS_EINVAL, "path '%s' escapes the repository",
                 files[i].path ? files[i].path : "(null)");
             goto out_ids;
         }
-        ids[i] = graph_intern_file(rg->g, norm);
-        resolver_add_file(rg->res, norm);
-        free(norm);
+    }
+    uint8_t key[GRAPHSNAP_KEY_BYTES];
+    bool keyed = rg->snapshot_path && rg->g->nfiles == 0 &&
+                 snapshot_key(rg, files, norm, n, key);
+    if (keyed && load_snapshot(rg, files, norm, n, key, read, ctx, st) == 0)
+        goto out_ids;
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = graph_intern_file(rg->g, norm[i]);
+        resolver_add_file(rg->res, norm[i]);
     }
     ensure_files(rg);
     for (size_t i = 0; i < n; i++)
@@ -500,6 +634,7 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
         if (!f->has_key) {
             if (read(ctx, &files[i], &buf, &len) < 0) {
                 free(buf);
+                rg->read_failures++;
                 continue;
             }
             sha1_git_blob(buf ? buf : "", len, f->key);
@@ -544,6 +679,7 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
         st->parsed++;
     }
     free(p.jobs);
+    rg->read_failures += p.read_failures;
     pthread_mutex_destroy(&p.lock);
     pthread_mutex_destroy(&p.read_lock);
 
@@ -587,7 +723,12 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
     factcache_release(&cache);
     link_all(rg);
     fill_stats(rg, st);
+    if (keyed && !rg->read_failures)
+        write_snapshot(rg, key, st);
 out_ids:
+    for (size_t i = 0; i < n; i++)
+        free(norm[i]);
+    free(norm);
     free(ids);
     return rc;
 }
@@ -603,7 +744,7 @@ repograph_batch_begin(struct repograph *rg)
 void
 repograph_batch_end(struct repograph *rg)
 {
-    if (!rg->batch)
+    if (!rg->batch || rg->from_snapshot)
         return;
     rg->batch = false;
     if (rg->batch_full) {
@@ -630,6 +771,9 @@ int
 repograph_update_file(struct repograph *rg, const char *path,
     const char *content, size_t len, struct as_err *e)
 {
+    if (rg->from_snapshot)
+        return as_errorf(
+            e, AS_EUNSUP, "a graph loaded from a snapshot cannot be updated");
     char *norm;
     if (!path || path_normalize(path, NULL, &norm) < 0 || !*norm) {
         if (path)

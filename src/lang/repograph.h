@@ -70,6 +70,14 @@ struct repograph_options {
     size_t max_file_bytes; /* 0: LANG_MAX_FILE_BYTES; larger are not parsed */
     repograph_progress_fn *progress; /* NULL: none */
     void *progress_ctx;
+    /* A snapshot of the built graph (lang/graphsnap.h), NULL: none. When
+     * it was made for the same files (paths with blob ids or stat data),
+     * options and program, repograph_load() takes the graph from it
+     * instead of building; else it builds and writes one (unless a file
+     * could not be read, or some file has neither blob id nor stat data).
+     * A repograph loaded from a snapshot has no facts: it cannot be
+     * updated (repograph_update_file() returns AS_EUNSUP). */
+    const char *snapshot_path;
 };
 
 struct repograph_stats {
@@ -79,6 +87,7 @@ struct repograph_stats {
     size_t cached;       /* facts taken from the cache */
     size_t edges;
     size_t defs, refs;
+    bool from_snapshot; /* the graph came from the snapshot */
 };
 
 struct repograph;

@@ -57,11 +57,11 @@ base_fill(struct gitview_base *base, struct repograph *rg,
         }
 }
 
-int
-gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
-    const char *cache_path, struct graph *g, struct gitview_base *base,
-    repograph_progress_fn *progress, void *progress_ctx,
-    struct repograph_stats *st, struct as_err *e)
+static int
+graph_build(struct repo *repo, const char *rev, unsigned threads,
+    const char *cache_path, bool snapshot, struct graph *g,
+    struct gitview_base *base, repograph_progress_fn *progress,
+    void *progress_ctx, struct repograph_stats *st, struct as_err *e)
 {
     struct git_file_entry *ents;
     size_t n;
@@ -78,13 +78,17 @@ gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
     }
     /* Without the directory the graph is still built, just not cached. */
     char *dir = xasprintf("%s/airspace", repo_common_dir(repo));
-    char *cache = NULL;
+    char *cache = NULL, *snap = NULL;
+    bool have_dir = mkdir(dir, 0700) == 0 || errno == EEXIST;
     if (cache_path)
         cache = xstrdup(cache_path);
-    else if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+    else if (have_dir)
         cache = xasprintf("%s/graph.cache", dir);
+    if (snapshot && have_dir)
+        snap = xasprintf("%s/graph.snap", dir);
     struct repograph_options ro = { 0 };
     ro.cache_path = cache;
+    ro.snapshot_path = snap;
     ro.threads = threads;
     ro.progress = progress;
     ro.progress_ctx = progress_ctx;
@@ -96,10 +100,30 @@ gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
         base_fill(base, rg, ents, n);
     repograph_free(rg);
     free(cache);
+    free(snap);
     free(dir);
     free(files);
     repo_tree_files_free(ents, n);
     return rc;
+}
+
+int
+gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
+    const char *cache_path, struct graph *g, struct gitview_base *base,
+    repograph_progress_fn *progress, void *progress_ctx,
+    struct repograph_stats *st, struct as_err *e)
+{
+    return graph_build(repo, rev, threads, cache_path, false, g, base, progress,
+        progress_ctx, st, e);
+}
+
+int
+gitview_graph_snap(struct repo *repo, const char *rev, unsigned threads,
+    struct graph *g, struct gitview_base *base, repograph_progress_fn *progress,
+    void *progress_ctx, struct repograph_stats *st, struct as_err *e)
+{
+    return graph_build(
+        repo, rev, threads, NULL, true, g, base, progress, progress_ctx, st, e);
 }
 
 void

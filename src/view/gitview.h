@@ -59,6 +59,17 @@ int gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
     struct repograph_stats *st, struct as_err *e);
 void gitview_base_release(struct gitview_base *base);
 
+/*
+ * gitview_graph_base() with the default cache, for one scan: the built
+ * graph is also kept in the snapshot $GIT_COMMON_DIR/airspace/graph.snap
+ * (lang/graphsnap.h), and taken from it while rev's tree and the program
+ * stay the same. The graph and base are the same either way; a graph
+ * from the snapshot borrows its memory (core/graph.h).
+ */
+int gitview_graph_snap(struct repo *repo, const char *rev, unsigned threads,
+    struct graph *g, struct gitview_base *base, repograph_progress_fn *progress,
+    void *progress_ctx, struct repograph_stats *st, struct as_err *e);
+
 /* A repograph_read_fn reading blobs of ctx, a struct repo. */
 int gitview_read_blob(
     void *ctx, const struct repograph_file *f, char **buf, size_t *len);
