@@ -4,6 +4,8 @@
  * report's risk engine; nothing here changes the report's numbers except
  * that the merge channel, which the engine does not know, is copied in.
  */
+#define _GNU_SOURCE /* fputs_unlocked: the document is written under one lock  \
+                     */
 #include "cli/scan_print.h"
 
 #include <math.h>
@@ -484,17 +486,18 @@ put_json(FILE *out, json_t *v, int indent)
     char *s = json_dumps(v, JSON_FLAGS);
     json_decref(v);
     if (!s) {
-        fputs("null", out);
+        fputs_unlocked("null", out);
         return;
     }
     for (const char *p = s, *nl; *p; p = nl + 1) {
         nl = strchr(p, '\n');
         if (!nl) {
-            fputs(p, out);
+            fputs_unlocked(p, out);
             break;
         }
-        fwrite(p, 1, (size_t)(nl - p) + 1, out);
-        fprintf(out, "%*s", indent, "");
+        fwrite_unlocked(p, 1, (size_t)(nl - p) + 1, out);
+        for (int k = 0; k < indent; k++)
+            fputc_unlocked(' ', out);
     }
     free(s);
 }
@@ -505,13 +508,13 @@ static void
 put_real(FILE *out, double v)
 {
     if (v == 0.0 && !signbit(v)) {
-        fputs("0.0", out);
+        fputs_unlocked("0.0", out);
         return;
     }
     char buf[64];
     int n = snprintf(buf, sizeof(buf) - 3, "%.12g", v);
     if (n < 0 || n >= (int)sizeof(buf) - 3) {
-        fputs("null", out);
+        fputs_unlocked("null", out);
         return;
     }
     if (!strchr(buf, '.') && !strchr(buf, 'e')) {
@@ -529,7 +532,7 @@ put_real(FILE *out, double v)
         if (end != start)
             memmove(start, end, (size_t)(buf + n - end) + 1);
     }
-    fputs(buf, out);
+    fputs_unlocked(buf, out);
 }
 
 /* The top level's "key": value lines, the first without a comma. */
@@ -541,7 +544,9 @@ struct jdoc {
 static void
 doc_key(struct jdoc *d, const char *key)
 {
-    fprintf(d->out, "%s\n  \"%s\": ", d->first ? "" : ",", key);
+    fputs_unlocked(d->first ? "\n  \"" : ",\n  \"", d->out);
+    fputs_unlocked(key, d->out);
+    fputs_unlocked("\": ", d->out);
     d->first = false;
 }
 
@@ -558,7 +563,9 @@ doc_value(struct jdoc *d, const char *key, json_t *v)
 static void
 pair_key(FILE *out, bool *first, const char *key)
 {
-    fprintf(out, "%s      \"%s\": ", *first ? "\n" : ",\n", key);
+    fputs_unlocked(*first ? "\n      \"" : ",\n      \"", out);
+    fputs_unlocked(key, out);
+    fputs_unlocked("\": ", out);
     *first = false;
 }
 
@@ -587,11 +594,11 @@ put_pair(FILE *out, struct scan_report *r, const struct scan_pair *p,
         { "b", names[p->b] },
         { "level", levels[p->level] },
     };
-    fputs("    {", out);
+    fputs_unlocked("    {", out);
     for (size_t i = 0; i < 3; i++)
         if (strs[i].val) {
             pair_key(out, &first, strs[i].key);
-            fputs(strs[i].val, out);
+            fputs_unlocked(strs[i].val, out);
         }
     if (isfinite(p->res.risk)) {
         pair_key(out, &first, "risk");
@@ -599,37 +606,39 @@ put_pair(FILE *out, struct scan_report *r, const struct scan_pair *p,
     }
     if (names[p->hold]) {
         pair_key(out, &first, "hold");
-        fputs(names[p->hold], out);
+        fputs_unlocked(names[p->hold], out);
     }
     if (names[p->steer]) {
         pair_key(out, &first, "steer");
-        fputs(names[p->steer], out);
+        fputs_unlocked(names[p->steer], out);
     }
     pair_key(out, &first, "channels");
     bool cfirst = true;
     for (int c = 0; c < RISK_NCHANNELS; c++) {
         if (!isfinite(p->res.r[c]))
             continue;
-        fprintf(out, "%s        \"%s\": ", cfirst ? "{\n" : ",\n",
-            risk_channel_name((enum risk_channel)c));
+        fputs_unlocked(cfirst ? "{\n        \"" : ",\n        \"", out);
+        fputs_unlocked(risk_channel_name((enum risk_channel)c), out);
+        fputs_unlocked("\": ", out);
         cfirst = false;
         put_real(out, p->res.r[c]);
     }
-    fputs(cfirst ? "{}" : "\n      }", out);
+    fputs_unlocked(cfirst ? "{}" : "\n      }", out);
     pair_key(out, &first, "mergeChecked");
-    fputs(p->merge_checked ? "true" : "false", out);
+    fputs_unlocked(p->merge_checked ? "true" : "false", out);
     if (explain && p->res.risk > 0) {
         pair_key(out, &first, "evidence");
         put_json(out, evidence_json(r, p), 6);
     }
-    fputs("\n    }", out);
+    fputs_unlocked("\n    }", out);
 }
 
 void
 scan_print_json(struct scan_report *r, bool explain, FILE *out)
 {
     struct jdoc d = { out, true };
-    fputc('{', out);
+    flockfile(out);
+    fputc_unlocked('{', out);
     doc_value(&d, "version", json_integer(SCAN_JSON_VERSION));
     doc_value(&d, "now", json_integer((json_int_t)r->now_ms));
     doc_value(
@@ -651,10 +660,10 @@ scan_print_json(struct scan_report *r, bool explain, FILE *out)
         doc_value(&d, "graph", json_null());
     doc_key(&d, "agents");
     for (size_t i = 0; i < r->nagents; i++) {
-        fputs(i ? ",\n    " : "[\n    ", out);
+        fputs_unlocked(i ? ",\n    " : "[\n    ", out);
         put_json(out, agent_json(&r->agents[i]), 4);
     }
-    fputs(r->nagents ? "\n  ]" : "[]", out);
+    fputs_unlocked(r->nagents ? "\n  ]" : "[]", out);
     json_t *skipped = json_array();
     for (size_t i = 0; i < r->nskipped; i++) {
         const struct scan_skipped *sk = &r->skipped[i];
@@ -679,11 +688,12 @@ scan_print_json(struct scan_report *r, bool explain, FILE *out)
         levels[l] = dumped_string(advisory_level_name((enum advisory_level)l));
     doc_key(&d, "pairs");
     for (size_t i = 0; i < r->npairs; i++) {
-        fputs(i ? ",\n" : "[\n", out);
+        fputs_unlocked(i ? ",\n" : "[\n", out);
         put_pair(out, r, &r->pairs[i], names, levels, explain);
     }
-    fputs(r->npairs ? "\n  ]" : "[]", out);
-    fputs("\n}\n", out);
+    fputs_unlocked(r->npairs ? "\n  ]" : "[]", out);
+    fputs_unlocked("\n}\n", out);
+    funlockfile(out);
     for (size_t i = 0; i < r->nagents; i++)
         free(names[i]);
     free(names);
