@@ -60,4 +60,12 @@ for f in $(git ls-files -co --exclude-standard -- 'src/*.c'); do
         fail=1
     fi
 done
+# The daemon's routes are spelled by the daemon and by the typed client
+# (src/client/api.c) only: everything else builds its requests there.
+if git ls-files -co --exclude-standard -- 'src/*.[ch]' |
+    grep -v '^src/broker/\|^src/client/api\.[ch]$' |
+    xargs grep -n '"/v1/' >&2; then
+    echo "api: a \"/v1/\" path outside src/client/api.c (use its builders)" >&2
+    fail=1
+fi
 exit $fail

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "git/init_git.h"
 #include "git/worktree.h"
 #include "util/file.h"
@@ -45,44 +46,18 @@ struct aopts {
 static int
 parse(int argc, char **argv, struct aopts *o, const char *cmd)
 {
-    static const struct option longopts[] = {
-        { "base", required_argument, NULL, 'b' },
-        { "dir", required_argument, NULL, 'd' },
-        { "json", no_argument, NULL, 'j' },
-        { "force", no_argument, NULL, 'f' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     memset(o, 0, sizeof(*o));
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            o->base = optarg;
-            break;
-        case 'd':
-            o->dir = optarg;
-            break;
-        case 'j':
-            o->json = true;
-            break;
-        case 'f':
-            o->force = true;
-            break;
-        case 'n':
-            o->no_start = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return -1;
-        default:
-            return dcli_usage(
-                cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    const struct opt table[] = {
+        { .name = "base", .kind = OPT_STRING, .target = &o->base },
+        { .name = "dir", .kind = OPT_STRING, .target = &o->dir },
+        OPT_JSON(&o->json),
+        { .name = "force", .kind = OPT_FLAG, .target = &o->force },
+        OPT_NO_START(&o->no_start),
+        OPT_TABLE_END,
+    };
+    int rc = opts_parse(argc, argv, table, cmd, usage, 0);
+    if (rc)
+        return rc;
     if (!strcmp(cmd, "agent new") && o->force)
         return dcli_usage(cmd, "--force is an option of 'agent rm'");
     if (!strcmp(cmd, "agent rm") && (o->base || o->dir))
@@ -115,14 +90,14 @@ daemon_open(struct client *cl, bool no_start, const char *cmd)
     return true;
 }
 
-/* GET /v1/agents: the reply ({agents: [...]}; json_decref it), or NULL. */
+/* The daemon's agents: the reply ({agents: [...]}; json_decref it), or NULL. */
 static json_t *
 agents_list(struct client *cl)
 {
     long status;
     json_t *reply = NULL;
     struct as_err e;
-    if (client_request(cl, "GET", "/v1/agents", NULL, &status, &reply, &e) ||
+    if (client_call(cl, api_agents(false), &status, &reply, &e) ||
         status != 200) {
         if (reply)
             json_decref(reply);
@@ -236,8 +211,7 @@ agent_new(int argc, char **argv)
             "airspace", "worktree", w.path, "branch", w.branch);
         long status;
         json_t *reply = NULL;
-        if (client_request(
-                &cl, "POST", "/v1/agents", body, &status, &reply, &e) == 0 &&
+        if (client_call(&cl, api_register(body), &status, &reply, &e) == 0 &&
             status == 200)
             registered = true;
         else
@@ -247,7 +221,6 @@ agent_new(int argc, char **argv)
                 name, reply ? client_error_message(reply) : e.msg);
         if (reply)
             json_decref(reply);
-        json_decref(body);
         client_close(&cl);
     }
     if (o.json) {
@@ -314,17 +287,13 @@ agent_rm(int argc, char **argv)
         if (!id || (st && !strcmp(st, "exited")) ||
             (strcmp(id, name) && (!wt || strcmp(wt, w.path))))
             continue;
-        char *esc = client_path_escape(id);
-        char *path = xasprintf("/v1/agents/%s/exit", esc);
-        free(esc);
         long status;
         json_t *reply = NULL;
-        if (client_request(&cl, "POST", path, NULL, &status, &reply, &e) == 0 &&
+        if (client_call(&cl, api_exit(id), &status, &reply, &e) == 0 &&
             status == 200)
             json_array_append_new(exited, json_string(id));
         if (reply)
             json_decref(reply);
-        free(path);
     }
     if (agents)
         json_decref(agents);
@@ -356,44 +325,22 @@ agent_rm(int argc, char **argv)
 static int
 agent_prune(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "json", no_argument, NULL, 'j' },
-        { "dry-run", no_argument, NULL, 'd' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     bool json = false, dry_run = false, no_start = false;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'd':
-            dry_run = true;
-            break;
-        case 'n':
-            no_start = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            return dcli_usage("agent prune",
-                "unknown or incomplete option "
-                "'%s'",
-                argv[optind - 1]);
-        }
-    }
+    const struct opt table[] = {
+        OPT_JSON(&json),
+        { .name = "dry-run", .kind = OPT_FLAG, .target = &dry_run },
+        OPT_NO_START(&no_start),
+        OPT_TABLE_END,
+    };
+    int rc = opts_parse(argc, argv, table, "agent prune", usage, 0);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind < argc)
         return dcli_usage("agent prune", "takes no NAME");
     struct worktree_info *v = NULL;
     size_t n = 0;
     struct as_err e;
-    int rc = worktree_prune_agents(".", dry_run, &v, &n, &e);
+    rc = worktree_prune_agents(".", dry_run, &v, &n, &e);
     if (rc) {
         fprintf(stderr, "airspace agent prune: %s\n", e.msg);
         return cli_exit_for(rc);
@@ -414,18 +361,13 @@ agent_prune(int argc, char **argv)
                 hit = hit || !strcmp(wt, v[k].path);
             if (!hit || (st && !strcmp(st, "exited")))
                 continue;
-            char *esc = client_path_escape(id);
-            char *path = xasprintf("/v1/agents/%s/exit", esc);
-            free(esc);
             long status;
             json_t *reply = NULL;
-            if (client_request(&cl, "POST", path, NULL, &status, &reply, &e) ==
-                    0 &&
+            if (client_call(&cl, api_exit(id), &status, &reply, &e) == 0 &&
                 status == 200)
                 json_array_append_new(exited, json_string(id));
             if (reply)
                 json_decref(reply);
-            free(path);
         }
         if (agents)
             json_decref(agents);

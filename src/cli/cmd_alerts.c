@@ -2,7 +2,7 @@
  * cmd_alerts.c - `airspace alerts`: what needs a person now (the daemon's
  * alerts, docs/protocol.md "Alerts").
  */
-#include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -27,61 +28,27 @@ static const char usage[] =
 int
 cmd_alerts(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "agent", required_argument, NULL, 'a' },
-        { "json", no_argument, NULL, 'j' },
-        { "repo", required_argument, NULL, 'r' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "fail", no_argument, NULL, 'f' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const char *agent = NULL, *repo = ".";
     bool json = false, no_start = false, fail = false;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-            agent = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'r':
-            repo = optarg;
-            break;
-        case 'n':
-            no_start = true;
-            break;
-        case 'f':
-            fail = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            return dcli_usage(
-                "alerts", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
+    const struct opt table[] = {
+        OPT_AGENT(&agent, NULL),
+        OPT_JSON(&json),
+        OPT_REPO(&repo),
+        OPT_NO_START(&no_start),
+        { .name = "fail", .kind = OPT_FLAG, .target = &fail },
+        OPT_TABLE_END,
+    };
+    int rc = opts_parse(argc, argv, table, "alerts", usage, OPTS_UNKNOWN);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind < argc)
         return dcli_usage("alerts", "unexpected argument '%s'", argv[optind]);
     struct client cl;
-    int rc = dcli_open(&cl, repo, no_start, "alerts");
+    rc = dcli_open(&cl, repo, no_start, "alerts");
     if (rc)
         return rc;
-    char *path = NULL;
-    if (agent) {
-        char *esc = client_path_escape(agent);
-        path = xasprintf("/v1/alerts?agent=%s", esc);
-        free(esc);
-    }
     json_t *reply = NULL;
-    rc = dcli_call(
-        &cl, "alerts", "GET", path ? path : "/v1/alerts", NULL, &reply);
-    free(path);
+    rc = dcli_call(&cl, "alerts", api_alerts(agent), &reply);
     json_t *list = json_object_get(reply, "alerts");
     if (!rc) {
         if (json) {

@@ -3,17 +3,18 @@
  * line: intent, conflicts, msg, inbox, log.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "client/session.h"
 #include "client/client.h"
 #include "cli/cwd_path.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "cli/event_text.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -25,84 +26,44 @@ struct copt {
     bool json, no_start, agent_given, after_given;
 };
 
-/* Parse the options; shortopts is "h", or "hn:" for log's -n N. */
+/* Parse the options; with_n: log's -n N (the same as --limit). */
 static int
-cparse(int argc, char **argv, struct copt *o, const char *usage,
-    const char *shortopts)
+cparse(int argc, char **argv, struct copt *o, const char *usage, bool with_n)
 {
-    static const struct option longopts[] = {
-        { "repo", required_argument, NULL, 'r' },
-        { "agent", required_argument, NULL, 'a' },
-        { "summary", required_argument, NULL, 's' },
-        { "ttl", required_argument, NULL, 't' },
-        { "type", required_argument, NULL, 'T' },
-        { "after", required_argument, NULL, 'A' },
-        { "limit", required_argument, NULL, 'l' },
-        { "json", no_argument, NULL, 'j' },
-        { "no-start", no_argument, NULL, 'S' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     memset(o, 0, sizeof(*o));
+    bool ttl_given = false, limit_given = false;
+    const struct opt table[] = {
+        OPT_REPO(&o->repo),
+        OPT_AGENT(&o->agent, &o->agent_given),
+        { .name = "summary", .kind = OPT_STRING, .target = &o->summary },
+        { .name = "ttl",
+            .kind = OPT_NUMBER,
+            .target = &o->ttl_s,
+            .given = &ttl_given },
+        { .name = "type", .kind = OPT_STRING, .target = &o->type },
+        { .name = "after",
+            .kind = OPT_NUMBER,
+            .target = &o->after,
+            .given = &o->after_given },
+        { .name = "limit",
+            .letter = with_n ? 'n' : 0,
+            .kind = OPT_NUMBER,
+            .target = &o->limit,
+            .given = &limit_given },
+        OPT_JSON(&o->json),
+        OPT_NO_START(&o->no_start),
+        OPT_TABLE_END,
+    };
     o->repo = ".";
     o->agent = NULL; /* after the options: --agent, else the session */
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        char *end;
-        long *num = NULL;
-        switch (c) {
-        case 'r':
-            o->repo = optarg;
-            break;
-        case 'a':
-            o->agent = optarg;
-            o->agent_given = true;
-            break;
-        case 's':
-            o->summary = optarg;
-            break;
-        case 'T':
-            o->type = optarg;
-            break;
-        case 't':
-            num = &o->ttl_s;
-            break;
-        case 'A':
-            num = &o->after;
-            o->after_given = true;
-            break;
-        case 'l':
-        case 'n':
-            num = &o->limit;
-            break;
-        case 'j':
-            o->json = true;
-            break;
-        case 'S':
-            o->no_start = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return -1;
-        default:
-            return dcli_usage(
-                argv[0], "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-        if (num) {
-            errno = 0;
-            *num = strtol(optarg, &end, 10);
-            if (errno || *end || *num < 0)
-                return dcli_usage(
-                    argv[0], "expected a number, not '%s'", optarg);
-            if (num == &o->limit && *num < 1)
-                return dcli_usage(argv[0], "-n takes a number > 0");
-            if (num == &o->ttl_s && *num > LONG_MAX / 1000)
-                return dcli_usage(
-                    argv[0], "--ttl is at most %ld seconds", LONG_MAX / 1000);
-        }
-    }
+    int rc = opts_parse(argc, argv, table, argv[0], usage, 0);
+    if (rc)
+        return rc;
+    if (limit_given && o->limit < 1)
+        return dcli_usage(argv[0], "-n takes a number > 0");
+    if (ttl_given && o->ttl_s > LONG_MAX / 1000)
+        return dcli_usage(
+            argv[0], "--ttl is at most %ld seconds", LONG_MAX / 1000);
     if (!o->agent)
         o->agent = session_cli_agent(o->repo);
     return 0;
@@ -110,11 +71,11 @@ cparse(int argc, char **argv, struct copt *o, const char *usage,
 
 /* One request; prints JSON with --json, else calls show. */
 static int
-creq(struct client *cl, const struct copt *o, const char *cmd,
-    const char *method, const char *path, json_t *body, void (*show)(json_t *))
+creq(struct client *cl, const struct copt *o, const char *cmd, struct api_req r,
+    void (*show)(json_t *))
 {
     json_t *reply = NULL;
-    int rc = dcli_call(cl, cmd, method, path, body, &reply);
+    int rc = dcli_call(cl, cmd, r, &reply);
     if (!rc && o->json)
         dcli_print_json(reply);
     else if (!rc && show)
@@ -146,7 +107,7 @@ cmd_intent(int argc, char **argv)
         "Declare what you are about to touch (paths relative to the current\n"
         "directory); agents whose intents overlap are told (forward\n"
         "conflict).\n",
-        "h");
+        false);
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind >= argc)
@@ -182,8 +143,7 @@ cmd_intent(int argc, char **argv)
         json_decref(body);
         return rc;
     }
-    rc = creq(&cl, &o, "intent", "POST", "/v1/intents", body, show_intent);
-    json_decref(body);
+    rc = creq(&cl, &o, "intent", api_intent(body), show_intent);
     client_close(&cl);
     return rc;
 }
@@ -215,14 +175,13 @@ cmd_conflicts(int argc, char **argv)
         "usage: airspace conflicts [--json]\n\n"
         "Forward (intents overlap), in-flight (changes meet changes or an\n"
         "intent) and committed (the speculative merge conflicts).\n",
-        "h");
+        false);
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "conflicts")))
         return rc;
-    rc = creq(
-        &cl, &o, "conflicts", "GET", "/v1/conflicts", NULL, show_conflicts);
+    rc = creq(&cl, &o, "conflicts", api_conflicts(), show_conflicts);
     client_close(&cl);
     return rc;
 }
@@ -243,7 +202,7 @@ cmd_msg(int argc, char **argv)
         "Send a message to an agent, a label, 'all' or 'supervisor'. TYPE:\n"
         "info (default), question, claim, release, delegate, handoff, ack,\n"
         "block.\n",
-        "h");
+        false);
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (argc - optind < 2)
@@ -259,16 +218,14 @@ cmd_msg(int argc, char **argv)
     for (int k = optind + 1; k < argc; k++)
         at += (size_t)snprintf(text + at, len + 1 - at, "%s%s",
             k > optind + 1 ? " " : "", argv[k]);
-    json_t *body = json_pack("{s:s, s:s, s:s, s:s}", "from", o.agent, "to",
-        argv[optind], "type", o.type ? o.type : "info", "body", text);
-    free(text);
     struct client cl;
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "msg"))) {
-        json_decref(body);
+        free(text);
         return rc;
     }
-    rc = creq(&cl, &o, "msg", "POST", "/v1/messages", body, show_sent);
-    json_decref(body);
+    rc = creq(&cl, &o, "msg", api_message(o.agent, argv[optind], o.type, text),
+        show_sent);
+    free(text);
     client_close(&cl);
     return rc;
 }
@@ -292,7 +249,7 @@ cmd_inbox(int argc, char **argv)
     int rc = cparse(argc, argv, &o,
         "usage: airspace inbox [--agent ID] [--json]\n\n"
         "Read (and mark read) your new messages.\n",
-        "h");
+        false);
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (!o.agent)
@@ -300,9 +257,7 @@ cmd_inbox(int argc, char **argv)
     struct client cl;
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "inbox")))
         return rc;
-    char *path = xasprintf("/v1/agents/%s/inbox", o.agent);
-    rc = creq(&cl, &o, "inbox", "GET", path, NULL, show_inbox);
-    free(path);
+    rc = creq(&cl, &o, "inbox", api_inbox(o.agent, false), show_inbox);
     client_close(&cl);
     return rc;
 }
@@ -329,23 +284,11 @@ show_log(json_t *r)
         puts("no events");
 }
 
-/* The ledger query for the filters, after event id after. */
-static char *
-ledger_path(const struct copt *o, long after, long limit)
+/* The ledger request for the filters, after event id after. */
+static struct api_req
+ledger(const struct copt *o, long after, long limit)
 {
-    struct strbuf q = STRBUF_INIT;
-    strbuf_addf(&q, "/v1/ledger?after=%ld&limit=%ld", after, limit);
-    if (o->type) {
-        char *t = client_path_escape(o->type);
-        strbuf_addf(&q, "&type=%s", t);
-        free(t);
-    }
-    if (o->agent_given) {
-        char *a = client_path_escape(o->agent);
-        strbuf_addf(&q, "&agent=%s", a);
-        free(a);
-    }
-    return q.s;
+    return api_ledger(after, limit, o->type, o->agent_given ? o->agent : NULL);
 }
 
 /*
@@ -357,7 +300,7 @@ static int
 last_events(struct client *cl, const struct copt *o, long n, json_t **out)
 {
     json_t *st = NULL;
-    int rc = dcli_call(cl, "log", "GET", "/v1/status", NULL, &st);
+    int rc = dcli_call(cl, "log", api_status(), &st);
     long last =
         rc ? 0 : (long)json_integer_value(json_object_get(st, "lastEventId"));
     if (st)
@@ -370,10 +313,8 @@ last_events(struct client *cl, const struct copt *o, long n, json_t **out)
         json_array_clear(ring);
         size_t got;
         do {
-            char *path = ledger_path(o, after, LEDGER_PAGE);
             json_t *reply = NULL;
-            rc = dcli_call(cl, "log", "GET", path, NULL, &reply);
-            free(path);
+            rc = dcli_call(cl, "log", ledger(o, after, LEDGER_PAGE), &reply);
             if (rc) {
                 if (reply)
                     json_decref(reply);
@@ -410,7 +351,7 @@ cmd_log(int argc, char **argv)
         "                    [-n N] [--json]\n\n"
         "What happened, one line per event, newest last: the last N events\n"
         "(default 20), or with --after ID the first N after that event.\n",
-        "hn:");
+        true);
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind < argc)
@@ -424,9 +365,7 @@ cmd_log(int argc, char **argv)
     /* --agent filters here; AIRSPACE_AGENT alone does not */
     json_t *reply = NULL;
     if (o.after_given) {
-        char *path = ledger_path(&o, o.after, n);
-        rc = dcli_call(&cl, "log", "GET", path, NULL, &reply);
-        free(path);
+        rc = dcli_call(&cl, "log", ledger(&o, o.after, n), &reply);
     } else {
         rc = last_events(&cl, &o, n, &reply);
     }

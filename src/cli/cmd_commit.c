@@ -19,6 +19,7 @@
 #include "client/session.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "git/commit.h"
 #include "util/file.h"
 #include "util/path.h"
@@ -53,52 +54,46 @@ print_lines(const char *text)
     }
 }
 
+struct message {
+    struct strbuf text;
+    bool given;
+};
+
+/* -m: several are paragraphs, as with git */
+static int
+add_paragraph(void *target, const char *arg, const char *cmd)
+{
+    struct message *m = target;
+    (void)cmd;
+    strbuf_addf(&m->text, "%s%s", m->given ? "\n\n" : "", arg);
+    m->given = true;
+    return 0;
+}
+
 int
 cmd_commit(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "message", required_argument, NULL, 'm' },
-        { "agent", required_argument, NULL, 'a' },
-        { "json", no_argument, NULL, 'j' },
-        { "force", no_argument, NULL, 'f' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    struct strbuf msg = STRBUF_INIT;
-    bool json = false, force = false, no_start = false, have_msg = false;
+    struct message m = { STRBUF_INIT, false };
+    bool json = false, force = false, no_start = false;
     const char *agent = NULL;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "m:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'm':
-            /* several -m are paragraphs, as with git */
-            strbuf_addf(&msg, "%s%s", have_msg ? "\n\n" : "", optarg);
-            have_msg = true;
-            break;
-        case 'a':
-            agent = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'f':
-            force = true;
-            break;
-        case 'n':
-            no_start = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            free(msg.s);
-            return CLI_EXIT_OK;
-        default:
-            free(msg.s);
-            return dcli_usage("commit", "unknown or incomplete option '%s'",
-                argv[optind - 1]);
-        }
+    const struct opt table[] = {
+        { .name = "message",
+            .letter = 'm',
+            .kind = OPT_CALL,
+            .target = &m,
+            .fn = add_paragraph },
+        OPT_AGENT(&agent, NULL),
+        OPT_JSON(&json),
+        { .name = "force", .kind = OPT_FLAG, .target = &force },
+        OPT_NO_START(&no_start),
+        OPT_TABLE_END,
+    };
+    int rc = opts_parse(argc, argv, table, "commit", usage, 0);
+    struct strbuf msg = m.text;
+    bool have_msg = m.given;
+    if (rc) {
+        free(msg.s);
+        return rc < 0 ? CLI_EXIT_OK : rc;
     }
     if (!have_msg) {
         free(msg.s);

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "cli/event_text.h"
 #include "git/config.h"
 #include "git/repo.h"
@@ -31,37 +32,14 @@ struct copts {
 static int
 client_opts(int argc, char **argv, struct copts *o, const char *usage)
 {
-    static const struct option longopts[] = {
-        { "repo", required_argument, NULL, 'r' },
-        { "json", no_argument, NULL, 'j' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+    const struct opt table[] = {
+        OPT_REPO(&o->repo),
+        OPT_JSON(&o->json),
+        OPT_NO_START(&o->no_start),
+        OPT_TABLE_END,
     };
     o->repo = ".";
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            o->repo = optarg;
-            break;
-        case 'j':
-            o->json = true;
-            break;
-        case 'n':
-            o->no_start = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return -1;
-        default:
-            return dcli_usage(
-                argv[0], "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    return 0;
+    return opts_parse(argc, argv, table, argv[0], usage, OPTS_IN_ORDER);
 }
 
 /* ---- serve ---- */
@@ -351,7 +329,7 @@ cmd_stop(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     json_t *reply = NULL;
-    rc = dcli_call(&cl, "stop", "POST", "/v1/stop", NULL, &reply);
+    rc = dcli_call(&cl, "stop", api_stop(), &reply);
     /* Wait until the socket stops answering (bounded). */
     for (int i = 0; i < 100 && !rc && client_ping(&cl); i++)
         usleep(50000);
@@ -408,11 +386,11 @@ cmd_status(int argc, char **argv)
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "status")))
         return rc;
     json_t *st = NULL, *ag = NULL, *adv = NULL, *lk = NULL, *cf = NULL;
-    if (!(rc = dcli_call(&cl, "status", "GET", "/v1/status", NULL, &st)) &&
-        !(rc = dcli_call(&cl, "status", "GET", "/v1/agents", NULL, &ag)) &&
-        !(rc = dcli_call(&cl, "status", "GET", "/v1/advisories", NULL, &adv)) &&
-        !(rc = dcli_call(&cl, "status", "GET", "/v1/locks", NULL, &lk)) &&
-        !(rc = dcli_call(&cl, "status", "GET", "/v1/conflicts", NULL, &cf))) {
+    if (!(rc = dcli_call(&cl, "status", api_status(), &st)) &&
+        !(rc = dcli_call(&cl, "status", api_agents(false), &ag)) &&
+        !(rc = dcli_call(&cl, "status", api_advisories(NULL), &adv)) &&
+        !(rc = dcli_call(&cl, "status", api_locks(NULL), &lk)) &&
+        !(rc = dcli_call(&cl, "status", api_conflicts(), &cf))) {
         /* the advisories' reply carries the escalations */
         json_t *esc = json_object_get(adv, "escalations");
         if (!json_is_array(esc))
@@ -511,8 +489,7 @@ cmd_status(int argc, char **argv)
 /* ---- agents / advisories ---- */
 
 static int
-simple_get(
-    int argc, char **argv, const char *cmd, const char *path, const char *usage)
+simple_get(int argc, char **argv, const char *cmd, const char *usage)
 {
     struct copts o = { 0 };
     int rc = client_opts(argc, argv, &o, usage);
@@ -524,7 +501,9 @@ simple_get(
     if ((rc = dcli_open(&cl, o.repo, o.no_start, cmd)))
         return rc;
     json_t *reply = NULL;
-    rc = dcli_call(&cl, cmd, "GET", path, NULL, &reply);
+    rc = dcli_call(&cl, cmd,
+        strcmp(cmd, "agents") ? api_advisories(NULL) : api_agents(false),
+        &reply);
     if (!rc) {
         if (o.json) {
             dcli_print_json(reply);
@@ -558,7 +537,7 @@ simple_get(
 int
 cmd_agents(int argc, char **argv)
 {
-    return simple_get(argc, argv, "agents", "/v1/agents",
+    return simple_get(argc, argv, "agents",
         "usage: airspace agents [--repo DIR] [--json] [--no-start]\n\n"
         "List the agents flying in this repository.\n");
 }
@@ -566,7 +545,7 @@ cmd_agents(int argc, char **argv)
 int
 cmd_advisories(int argc, char **argv)
 {
-    return simple_get(argc, argv, "advisories", "/v1/advisories",
+    return simple_get(argc, argv, "advisories",
         "usage: airspace advisories [--repo DIR] [--json] [--no-start]\n\n"
         "List the pairs with a traffic or resolution advisory.\n");
 }
@@ -602,6 +581,38 @@ on_event(void *ctx, const char *id, const char *type, const char *data)
     return 0;
 }
 
+/* --after ID: the events after ID */
+static int
+opt_after(void *target, const char *arg, const char *cmd)
+{
+    int64_t v;
+    if (!parse_ms(arg, 0, &v))
+        return dcli_usage(cmd, "--after takes an event id");
+    *(long *)target = (long)v;
+    return 0;
+}
+
+/* --since ID: the events from ID on, so those after ID - 1 */
+static int
+opt_since(void *target, const char *arg, const char *cmd)
+{
+    int64_t v;
+    if (!parse_ms(arg, 1, &v))
+        return dcli_usage(cmd, "--since takes an event id >= 1");
+    *(long *)target = (long)v - 1;
+    return 0;
+}
+
+static int
+opt_count(void *target, const char *arg, const char *cmd)
+{
+    int64_t v;
+    if (!parse_ms(arg, 1, &v))
+        return dcli_usage(cmd, "--count takes a number > 0");
+    *(long *)target = (long)v;
+    return 0;
+}
+
 int
 cmd_watch(int argc, char **argv)
 {
@@ -614,54 +625,27 @@ cmd_watch(int argc, char **argv)
     struct copts o = { 0 };
     o.repo = ".";
     long after = -1, count = -1;
-    static const struct option longopts[] = {
-        { "repo", required_argument, NULL, 'r' },
-        { "json", no_argument, NULL, 'j' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "after", required_argument, NULL, 'a' },
-        { "since", required_argument, NULL, 's' },
-        { "count", required_argument, NULL, 'c' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+    const struct opt table[] = {
+        OPT_REPO(&o.repo),
+        OPT_JSON(&o.json),
+        OPT_NO_START(&o.no_start),
+        { .name = "after",
+            .kind = OPT_CALL,
+            .target = &after,
+            .fn = opt_after },
+        { .name = "since",
+            .kind = OPT_CALL,
+            .target = &after,
+            .fn = opt_since },
+        { .name = "count",
+            .kind = OPT_CALL,
+            .target = &count,
+            .fn = opt_count },
+        OPT_TABLE_END,
     };
-    opterr = 0;
-    optind = 1;
-    int c;
-    int64_t v;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            o.repo = optarg;
-            break;
-        case 'j':
-            o.json = true;
-            break;
-        case 'n':
-            o.no_start = true;
-            break;
-        case 'a':
-            if (!parse_ms(optarg, 0, &v))
-                return dcli_usage("watch", "--after takes an event id");
-            after = (long)v;
-            break;
-        case 's':
-            if (!parse_ms(optarg, 1, &v))
-                return dcli_usage("watch", "--since takes an event id >= 1");
-            after = (long)v - 1;
-            break;
-        case 'c':
-            if (!parse_ms(optarg, 1, &v))
-                return dcli_usage("watch", "--count takes a number > 0");
-            count = (long)v;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            return dcli_usage(
-                "watch", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    int prc = opts_parse(argc, argv, table, "watch", usage, 0);
+    if (prc)
+        return prc < 0 ? CLI_EXIT_OK : prc;
     if (optind < argc)
         return dcli_usage("watch", "unexpected '%s'", argv[optind]);
     struct client cl;
@@ -670,8 +654,7 @@ cmd_watch(int argc, char **argv)
         return rc;
     cl.timeout_ms = 0;
     /* without after the daemon replays nothing: from now on */
-    char *path = after >= 0 ? xasprintf("/v1/events?after=%ld", after)
-                            : xstrdup("/v1/events");
+    char *path = api_events_path(after);
     struct watch w = { o.json, count };
     struct as_err e;
     rc = client_stream(&cl, path, on_event, &w, &e);

@@ -49,6 +49,7 @@
 #include "cli/cli.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/fleet_int.h"
 #include "git/fleet.h"
 #include "git/repo.h"
 #include "git/worktree.h"
@@ -70,19 +71,7 @@ static const char usage[] =
     "agent and its children and says which worktrees keep uncommitted\n"
     "work, 'attach' attaches to the session.\n";
 
-/* Everything a fleet command needs to know of the repository. */
-struct fctx {
-    struct repo *repo;
-    const char *main;   /* the main worktree */
-    char *fleet_path;   /* <main>/.airspace/fleet */
-    char *include_path; /* <main>/.airspace/worktreeinclude */
-    char *dir;          /* <common>/airspace/fleet: state files, slots */
-    char *session;      /* the tmux session */
-    struct fleet f;
-    char exe[PATH_MAX];
-};
-
-static void
+void
 fctx_release(struct fctx *x)
 {
     fleet_release(&x->f);
@@ -96,7 +85,7 @@ fctx_release(struct fctx *x)
 
 /* Open the repository at "." and read its fleet file. 0 or an exit code
  * (printed). */
-static int
+int
 fctx_open(struct fctx *x, const char *cmd)
 {
     struct as_err e;
@@ -186,8 +175,8 @@ session_up(const struct fctx *x)
     return up;
 }
 
-static char *
-state_path(const struct fctx *x, const char *name)
+char *
+fctx_state_path(const struct fctx *x, const char *name)
 {
     return xasprintf("%s/%s.json", x->dir, name);
 }
@@ -196,7 +185,7 @@ state_path(const struct fctx *x, const char *name)
 static json_t *
 state_read(const struct fctx *x, const char *name)
 {
-    char *p = state_path(x, name);
+    char *p = fctx_state_path(x, name);
     json_t *j = json_load_file(p, 0, NULL);
     free(p);
     return json_is_object(j) ? j : (j ? (json_decref(j), NULL) : NULL);
@@ -221,8 +210,8 @@ alive(pid_t pid)
     return !(p && p[1] == ' ' && p[2] == 'Z');
 }
 
-static json_t *
-lanes_json(const struct fleet_agent *a)
+json_t *
+fleet_lanes_json(const struct fleet_agent *a)
 {
     json_t *v = json_array();
     for (size_t k = 0; k < a->nlanes; k++)
@@ -312,13 +301,10 @@ agent_worktree(struct fctx *x, const struct fleet_agent *a, json_t *out)
 static void
 drop_lane_intents(struct client *cl, const struct fleet_agent *a)
 {
-    char *esc = client_path_escape(a->name);
-    char *p = xasprintf("/v1/intents?agent=%s", esc);
-    free(esc);
     long status;
-    json_t *reply = NULL, *lanes = lanes_json(a);
+    json_t *reply = NULL, *lanes = fleet_lanes_json(a);
     struct as_err e;
-    if (client_request(cl, "GET", p, NULL, &status, &reply, &e) == 0 &&
+    if (client_call(cl, api_intents(a->name), &status, &reply, &e) == 0 &&
         status == 200) {
         size_t k;
         json_t *in;
@@ -327,21 +313,18 @@ drop_lane_intents(struct client *cl, const struct fleet_agent *a)
             if (!json_equal(json_object_get(in, "files"), lanes) ||
                 strcmp(dcli_str(in, "agent"), a->name))
                 continue;
-            char *d = xasprintf("/v1/intents/%lld/drop",
-                (long long)json_integer_value(json_object_get(in, "id")));
-            json_t *body = json_pack("{s:s}", "agent", a->name);
             json_t *r2 = NULL;
-            client_request(cl, "POST", d, body, &status, &r2, &e);
+            client_call(cl,
+                api_intent_drop(
+                    json_integer_value(json_object_get(in, "id")), a->name),
+                &status, &r2, &e);
             if (r2)
                 json_decref(r2);
-            json_decref(body);
-            free(d);
         }
     }
     if (reply)
         json_decref(reply);
     json_decref(lanes);
-    free(p);
 }
 
 /* Register agent a and its lane (an intent) with the daemon. */
@@ -355,12 +338,10 @@ agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
     char *branch = xasprintf("%s%s", WORKTREE_BRANCH_PREFIX, a->name);
     json_t *body =
         json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", a->name, "client", "fleet",
-            "worktree", dir, "branch", branch, "lanes", lanes_json(a));
+            "worktree", dir, "branch", branch, "lanes", fleet_lanes_json(a));
     free(branch);
-    bool ok = client_request(
-                  cl, "POST", "/v1/agents", body, &status, &reply, &e) == 0 &&
+    bool ok = client_call(cl, api_register(body), &status, &reply, &e) == 0 &&
               status == 200;
-    json_decref(body);
     if (!ok)
         fprintf(stderr,
             "airspace fleet up: the daemon did not register '%s': %s\n",
@@ -374,11 +355,9 @@ agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
         /* no summary: the same words for every lane would read as one
          * task declared twice (the detector's duplicate check) */
         body = json_pack("{s:s, s:o, s:I}", "agent", a->name, "files",
-            lanes_json(a), "ttlMs", (json_int_t)7 * 24 * 3600 * 1000);
-        ok = client_request(
-                 cl, "POST", "/v1/intents", body, &status, &reply, &e) == 0 &&
+            fleet_lanes_json(a), "ttlMs", (json_int_t)7 * 24 * 3600 * 1000);
+        ok = client_call(cl, api_intent(body), &status, &reply, &e) == 0 &&
              status == 200;
-        json_decref(body);
         if (!ok)
             fprintf(stderr,
                 "airspace fleet up: the lane of '%s' is not declared: %s\n",
@@ -431,8 +410,8 @@ fleet_up(int argc, char **argv)
     rc = CLI_EXIT_OK;
     for (size_t i = 0; i < x.f.nagents && !rc; i++) {
         const struct fleet_agent *a = &x.f.agents[i];
-        json_t *o =
-            json_pack("{s:s, s:o}", "name", a->name, "lane", lanes_json(a));
+        json_t *o = json_pack(
+            "{s:s, s:o}", "name", a->name, "lane", fleet_lanes_json(a));
         if (!(dirs[i] = agent_worktree(&x, a, o))) {
             json_decref(o);
             rc = CLI_EXIT_FAIL;
@@ -442,7 +421,7 @@ fleet_up(int argc, char **argv)
         if (have)
             agent_register(&cl, a, dirs[i], o);
         /* a fresh start: no state left from a former run */
-        char *sp = state_path(&x, a->name);
+        char *sp = fctx_state_path(&x, a->name);
         unlink(sp);
         free(sp);
         json_array_append_new(agents, o);
@@ -508,329 +487,6 @@ fleet_up(int argc, char **argv)
     return rc;
 }
 
-/* ---- run-agent: one agent's supervisor ---- */
-
-/* A run this long resets the restart count. */
-#define FLEET_STABLE_MS (60 * 1000)
-
-static volatile sig_atomic_t stop_sig;
-
-static void
-on_stop(int sig)
-{
-    stop_sig = sig;
-}
-
-struct sup {
-    struct fctx *x;
-    const struct fleet_agent *a;
-    struct client cl;
-    bool have;
-    char *state;
-    unsigned restarts;
-    char *why;
-    pid_t child;
-    int64_t reported_at;
-};
-
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Write the state file and tell the daemon (best effort). */
-static void
-report(struct sup *s, const char *state, const char *why)
-{
-    if (state) {
-        free(s->state);
-        s->state = xstrdup(state);
-        free(s->why);
-        s->why = why ? xstrdup(why) : NULL;
-        printf("[airspace fleet] %s: %s%s%s\n", s->a->name, state,
-            s->why ? ": " : "", s->why ? s->why : "");
-        fflush(stdout);
-    }
-    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "name",
-        s->a->name, "state", s->state, "restarts", (json_int_t)s->restarts,
-        "pid", (json_int_t)getpid(), "pgid", (json_int_t)s->child, "at",
-        (json_int_t)now_ms(), "lane", lanes_json(s->a));
-    if (s->why)
-        json_object_set_new(o, "why", json_string(s->why));
-    char *text = json_dumps(o, JSON_COMPACT);
-    char *p = state_path(s->x, s->a->name);
-    struct as_err e;
-    if (file_write_atomic(p, text, strlen(text), &e))
-        fprintf(stderr, "[airspace fleet] %s\n", e.msg);
-    free(p);
-    free(text);
-    json_decref(o);
-    if (!s->have) {
-        s->have = client_open(&s->cl, s->x->main, true, &e) == 0;
-        if (!s->have)
-            client_close(&s->cl);
-        else
-            s->cl.timeout_ms = 3000;
-    }
-    if (!s->have)
-        return;
-    struct strbuf lane = STRBUF_INIT;
-    for (size_t k = 0; k < s->a->nlanes; k++)
-        strbuf_addf(&lane, "%s%s", k ? " " : "", s->a->lanes[k]);
-    json_t *body = json_pack("{s:s, s:I, s:I}", "state", s->state, "restarts",
-        (json_int_t)s->restarts, "pid", (json_int_t)getpid());
-    if (lane.s)
-        json_object_set_new(body, "lane", json_string(lane.s));
-    if (s->why)
-        json_object_set_new(body, "why", json_string(s->why));
-    free(lane.s);
-    char *path = xasprintf("/v1/fleet/%s", s->a->name);
-    long status;
-    json_t *reply = NULL;
-    if (client_request(&s->cl, "POST", path, body, &status, &reply, &e)) {
-        client_close(&s->cl);
-        s->have = false;
-    }
-    if (reply)
-        json_decref(reply);
-    reply = NULL;
-    if (s->have &&
-        (!strcmp(s->state, "running") || !strcmp(s->state, "queued"))) {
-        /* its process is alive, or it waits its turn: not silent */
-        char *hb = xasprintf("/v1/agents/%s/heartbeat", s->a->name);
-        client_request(&s->cl, "POST", hb, NULL, &status, &reply, &e);
-        if (reply)
-            json_decref(reply);
-        free(hb);
-    }
-    free(path);
-    json_decref(body);
-    s->reported_at = now_ms();
-}
-
-/* Sleep ms, in small steps, until stopped. */
-static void
-nap(int64_t ms)
-{
-    for (int64_t t = 0; t < ms && !stop_sig; t += 50) {
-        struct timespec ts = { 0, 50 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-}
-
-/* Wait for one of the concurrency slots: its locked fd, or -1 stopped. */
-static int
-take_slot(struct sup *s)
-{
-    bool queued = false;
-    while (!stop_sig) {
-        for (unsigned k = 0; k < s->x->f.concurrency; k++) {
-            char *p = xasprintf("%s/slot.%u", s->x->dir, k);
-            int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-            free(p);
-            if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
-                return fd;
-            if (fd >= 0)
-                close(fd);
-        }
-        if (!queued) {
-            report(s, "queued", "waiting for a slot ([fleet] concurrency)");
-            queued = true;
-        }
-        nap(200);
-        if (now_ms() - s->reported_at > 5000)
-            report(s, NULL, NULL);
-    }
-    return -1;
-}
-
-/* Stop the child's process group: TERM, then KILL after 3 s. */
-static void
-stop_child(pid_t pgid)
-{
-    kill(-pgid, SIGTERM);
-    kill(-pgid, SIGCONT);
-    for (int k = 0; k < 60; k++) {
-        if (kill(-pgid, 0) < 0 && errno == ESRCH)
-            return;
-        int st;
-        waitpid(pgid, &st, WNOHANG);
-        struct timespec ts = { 0, 50 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-    kill(-pgid, SIGKILL);
-}
-
-/* Run the command once: its wait status, or -1 when it could not start. */
-static int
-run_once(struct sup *s, bool tty)
-{
-    fflush(NULL);
-    /* its environment, made before fork: AIRSPACE_AGENT names it for the
-     * hooks and commands it runs; AIRSPACE_FLEET marks every process of
-     * this fleet, so that down finds one that left its process group */
-    extern char **environ;
-    size_t ne = 0;
-    while (environ[ne])
-        ne++;
-    char **envp = xcalloc(ne + 4, sizeof(*envp));
-    size_t k = 0;
-    for (size_t i = 0; i < ne; i++)
-        if (strncmp(environ[i], "AIRSPACE_AGENT=", 15) &&
-            strncmp(environ[i], "AIRSPACE_FLEET_AGENT=", 21) &&
-            strncmp(environ[i], "AIRSPACE_FLEET=", 15))
-            envp[k++] = environ[i];
-    char *e1 = xasprintf("AIRSPACE_AGENT=%s", s->a->name);
-    char *e2 = xasprintf("AIRSPACE_FLEET_AGENT=%s", s->a->name);
-    char *e3 = xasprintf("AIRSPACE_FLEET=%s", s->x->dir);
-    envp[k++] = e1;
-    envp[k++] = e2;
-    envp[k] = e3;
-    char *const argv[] = { "sh", "-c", s->a->command, NULL };
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        if (tty)
-            tcsetpgrp(0, getpid());
-        signal(SIGTTOU, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        execve("/bin/sh", argv, envp);
-        _exit(127);
-    }
-    free(envp);
-    free(e1);
-    free(e2);
-    free(e3);
-    if (pid < 0)
-        return -1;
-    setpgid(pid, pid);
-    if (tty)
-        tcsetpgrp(0, pid);
-    s->child = pid;
-    report(s, "running", NULL);
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR) {
-            st = -1;
-            break;
-        }
-        if (stop_sig) {
-            stop_child(pid);
-            waitpid(pid, &st, 0);
-            break;
-        }
-        nap(100);
-        if (now_ms() - s->reported_at > 5000)
-            report(s, NULL, NULL);
-    }
-    /* anything it left in its group goes with it */
-    if (kill(-pid, 0) == 0)
-        stop_child(pid);
-    if (tty)
-        tcsetpgrp(0, getpgrp());
-    return st;
-}
-
-static int
-fleet_run_agent(int argc, char **argv)
-{
-    if (argc != 2)
-        return dcli_usage("fleet run-agent", "expected the agent's NAME");
-    struct fctx x;
-    int rc;
-    if ((rc = fctx_open(&x, "fleet run-agent"))) {
-        fctx_release(&x);
-        return rc;
-    }
-    const struct fleet_agent *a = fleet_find(&x.f, argv[1]);
-    if (!a) {
-        fprintf(stderr, "airspace fleet run-agent: no agent '%s' in %s\n",
-            argv[1], x.fleet_path);
-        fctx_release(&x);
-        return CLI_EXIT_USAGE;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    signal(SIGTTOU, SIG_IGN);
-    signal(SIGPIPE, SIG_IGN);
-    bool tty = isatty(0) && tcgetpgrp(0) == getpgrp();
-    struct sup s;
-    memset(&s, 0, sizeof(s));
-    s.x = &x;
-    s.a = a;
-    report(&s, "starting", NULL);
-    for (;;) {
-        int slot = take_slot(&s);
-        if (slot < 0)
-            break;
-        int64_t started = now_ms();
-        int st = run_once(&s, tty);
-        close(slot);
-        if (stop_sig)
-            break;
-        /* a run of a minute or more was no crash loop: the count starts
-         * again */
-        if (now_ms() - started >= FLEET_STABLE_MS)
-            s.restarts = 0;
-        if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-            report(&s, "exited", "exit 0");
-            break;
-        }
-        char why[64];
-        if (st < 0)
-            snprintf(why, sizeof(why), "could not start");
-        else if (WIFEXITED(st))
-            snprintf(why, sizeof(why), "exit %d", WEXITSTATUS(st));
-        else
-            snprintf(why, sizeof(why), "signal %d", WTERMSIG(st));
-        if (s.restarts >= x.f.restarts) {
-            report(&s, "given-up", why);
-            /* stays, so the window says so and the daemon keeps hearing
-             * it (a restarted daemon too) */
-            while (!stop_sig) {
-                nap(1000);
-                if (now_ms() - s.reported_at > 5000)
-                    report(&s, NULL, NULL);
-            }
-            break;
-        }
-        s.restarts++;
-        int64_t wait = x.f.backoff_ms;
-        for (unsigned k = 1; k < s.restarts && wait < 300000; k++)
-            wait *= 2;
-        if (wait > 300000)
-            wait = 300000;
-        char *w = xasprintf("%s; restart %u of %u in %.1fs", why, s.restarts,
-            x.f.restarts, (double)wait / 1000);
-        report(&s, "restarting", w);
-        free(w);
-        nap(wait);
-        if (stop_sig)
-            break;
-    }
-    if (stop_sig || !strcmp(s.state, "given-up"))
-        report(&s, "stopped", stop_sig ? "fleet down" : NULL);
-    if (s.have)
-        client_close(&s.cl);
-    free(s.state);
-    free(s.why);
-    fctx_release(&x);
-    return CLI_EXIT_OK;
-}
-
 /* ---- status ---- */
 
 /* Each agent: the fleet file, its state file, the daemon's advisories. */
@@ -852,7 +508,7 @@ status_json(struct fctx *x, struct client *cl, bool have)
         json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:s}", "name", a->name,
             "state", state, "restarts",
             (json_int_t)json_integer_value(json_object_get(st, "restarts")),
-            "lane", lanes_json(a), "worktree", dir);
+            "lane", fleet_lanes_json(a), "worktree", dir);
         free(dir);
         if (json_object_get(st, "why"))
             json_object_set(o, "why", json_object_get(st, "why"));
@@ -860,12 +516,11 @@ status_json(struct fctx *x, struct client *cl, bool have)
             json_object_set_new(o, "pid", json_integer(pid));
         json_t *adv = json_array();
         if (have) {
-            char *esc = client_path_escape(a->name);
-            char *p = xasprintf("/v1/advisories?agent=%s", esc);
             long status;
             json_t *reply = NULL;
             struct as_err e;
-            if (client_request(cl, "GET", p, NULL, &status, &reply, &e) == 0 &&
+            if (client_call(cl, api_advisories(a->name), &status, &reply, &e) ==
+                    0 &&
                 status == 200) {
                 size_t k;
                 json_t *ad;
@@ -881,8 +536,6 @@ status_json(struct fctx *x, struct client *cl, bool have)
             }
             if (reply)
                 json_decref(reply);
-            free(p);
-            free(esc);
         }
         json_object_set_new(o, "advisories", adv);
         json_array_append_new(v, o);
@@ -1062,13 +715,11 @@ fleet_down(int argc, char **argv)
         const struct fleet_agent *a = &x.f.agents[i];
         if (have) {
             drop_lane_intents(&cl, a);
-            char *p = xasprintf("/v1/agents/%s/exit", a->name);
             long status;
             json_t *reply = NULL;
-            client_request(&cl, "POST", p, NULL, &status, &reply, &e);
+            client_call(&cl, api_exit(a->name), &status, &reply, &e);
             if (reply)
                 json_decref(reply);
-            free(p);
         }
         char *dir = worktree_default_dir(x.main, a->name);
         size_t dirty = 0;

@@ -651,7 +651,7 @@ committer(struct client *cl, const struct init_git *g)
     json_t *reply = NULL;
     struct as_err e;
     char *id = NULL;
-    if (!client_request(cl, "GET", "/v1/agents", NULL, &status, &reply, &e) &&
+    if (!client_call(cl, api_agents(false), &status, &reply, &e) &&
         status == 200) {
         size_t i;
         json_t *a;
@@ -679,12 +679,10 @@ pre_commit(struct client *cl, const struct init_git *g)
     char *me = committer(cl, g);
     int refused = 0;
     for (char *p = names; *p; p += strlen(p) + 1) {
-        json_t *body = json_pack(
-            "{s:s, s:s, s:s}", "agent", me, "path", p, "mode", "shared");
         long status;
         json_t *reply = NULL;
-        if (!client_request(
-                cl, "POST", "/v1/locks/check", body, &status, &reply, &e) &&
+        if (!client_call(
+                cl, api_lock_check(me, p, "shared"), &status, &reply, &e) &&
             status == 200 && json_is_false(json_object_get(reply, "free"))) {
             json_t *h = json_object_get(reply, "holder");
             const char *reason =
@@ -704,7 +702,6 @@ pre_commit(struct client *cl, const struct init_git *g)
         }
         if (reply)
             json_decref(reply);
-        json_decref(body);
     }
     if (refused)
         fprintf(stderr,
@@ -738,7 +735,7 @@ git_hook(const char *name)
     } else {
         long status;
         json_t *reply = NULL;
-        client_request(&cl, "POST", "/v1/refresh", NULL, &status, &reply, &e);
+        client_call(&cl, api_refresh(), &status, &reply, &e);
         if (reply)
             json_decref(reply);
     }

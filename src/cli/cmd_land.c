@@ -15,6 +15,7 @@
 #include "ops/ops.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "git/fleet.h"
 #include "git/land.h"
 #include "git/repo.h"
@@ -63,54 +64,25 @@ say(const char *fmt, ...)
 static int
 parse(int argc, char **argv, struct lopts *o)
 {
-    static const struct option longopts[] = {
-        { "branch", required_argument, NULL, 'b' },
-        { "into", required_argument, NULL, 'i' },
-        { "message", required_argument, NULL, 'm' },
-        { "force", no_argument, NULL, 'f' },
-        { "dry-run", no_argument, NULL, 'd' },
-        { "json", no_argument, NULL, 'j' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     memset(o, 0, sizeof(*o));
     struct land_request *rq = &o->rq;
     rq->dir = ".";
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "m:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            rq->branch = optarg;
-            break;
-        case 'i':
-            rq->into = optarg;
-            break;
-        case 'm':
-            rq->message = optarg;
-            break;
-        case 'f':
-            rq->force = true;
-            break;
-        case 'd':
-            rq->dry_run = true;
-            break;
-        case 'j':
-            o->json = true;
-            break;
-        case 'n':
-            o->no_start = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return -1;
-        default:
-            return dcli_usage(
-                "land", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    const struct opt table[] = {
+        { .name = "branch", .kind = OPT_STRING, .target = &rq->branch },
+        { .name = "into", .kind = OPT_STRING, .target = &rq->into },
+        { .name = "message",
+            .letter = 'm',
+            .kind = OPT_STRING,
+            .target = &rq->message },
+        { .name = "force", .kind = OPT_FLAG, .target = &rq->force },
+        { .name = "dry-run", .kind = OPT_FLAG, .target = &rq->dry_run },
+        OPT_JSON(&o->json),
+        OPT_NO_START(&o->no_start),
+        OPT_TABLE_END,
+    };
+    int rc = opts_parse(argc, argv, table, "land", usage, 0);
+    if (rc)
+        return rc;
     if (optind < argc)
         rq->name = argv[optind++];
     if (optind < argc)

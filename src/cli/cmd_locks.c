@@ -4,7 +4,6 @@
  * directory (cwd_path.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +15,18 @@
 #include "client/client.h"
 #include "cli/cwd_path.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
+
+/* LONG_MAX / 1000, as the --ttl message spells it */
+#define TTL_MAX_TEXT "9223372036854775"
+_Static_assert(LONG_MAX / 1000 == 9223372036854775L, "TTL_MAX_TEXT");
 
 struct lopts {
     const char *repo, *agent, *reason, *mode;
     long ttl_s;
-    long long token; /* --token: the fencing token of the grant held */
+    long token; /* --token: the fencing token of the grant held */
     bool json, no_start, force;
     bool named; /* --agent or AIRSPACE_AGENT, not found from the session */
 };
@@ -30,73 +34,37 @@ struct lopts {
 static int
 parse(int argc, char **argv, struct lopts *o, const char *usage)
 {
-    static const struct option longopts[] = {
-        { "repo", required_argument, NULL, 'r' },
-        { "agent", required_argument, NULL, 'a' },
-        { "reason", required_argument, NULL, 'R' },
-        { "ttl", required_argument, NULL, 't' },
-        { "shared", no_argument, NULL, 's' },
-        { "force", no_argument, NULL, 'f' },
-        { "token", required_argument, NULL, 'T' },
-        { "json", no_argument, NULL, 'j' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     memset(o, 0, sizeof(*o));
+    const struct opt table[] = {
+        OPT_REPO(&o->repo),
+        OPT_AGENT(&o->agent, NULL),
+        { .name = "reason", .kind = OPT_STRING, .target = &o->reason },
+        { .name = "ttl",
+            .kind = OPT_NUMBER,
+            .target = &o->ttl_s,
+            .min = 1,
+            .max = LONG_MAX / 1000,
+            .bad = "--ttl takes seconds > 0 (at most " TTL_MAX_TEXT ")" },
+        { .name = "shared",
+            .kind = OPT_SET,
+            .target = &o->mode,
+            .value = "shared" },
+        { .name = "force", .kind = OPT_FLAG, .target = &o->force },
+        { .name = "token",
+            .kind = OPT_NUMBER,
+            .target = &o->token,
+            .min = 1,
+            .max = LONG_MAX,
+            .bad = "--token takes the lock's fencing token (> 0)" },
+        OPT_JSON(&o->json),
+        OPT_NO_START(&o->no_start),
+        OPT_TABLE_END,
+    };
     o->repo = ".";
     o->agent = NULL; /* after the options: --agent, else the session */
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case 'r':
-            o->repo = optarg;
-            break;
-        case 'a':
-            o->agent = optarg;
-            break;
-        case 'R':
-            o->reason = optarg;
-            break;
-        case 't':
-            errno = 0;
-            o->ttl_s = strtol(optarg, &end, 10);
-            if (errno || *end || o->ttl_s <= 0 || o->ttl_s > LONG_MAX / 1000)
-                return dcli_usage(argv[0],
-                    "--ttl takes seconds > 0 (at most %ld), not '%s'",
-                    LONG_MAX / 1000, optarg);
-            break;
-        case 's':
-            o->mode = "shared";
-            break;
-        case 'T':
-            errno = 0;
-            o->token = strtoll(optarg, &end, 10);
-            if (errno || *end || o->token <= 0)
-                return dcli_usage(argv[0],
-                    "--token takes the lock's fencing token (> 0), not '%s'",
-                    optarg);
-            break;
-        case 'f':
-            o->force = true;
-            break;
-        case 'j':
-            o->json = true;
-            break;
-        case 'n':
-            o->no_start = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return -1;
-        default:
-            return dcli_usage(
-                argv[0], "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    int rc = opts_parse(argc, argv, table, argv[0], usage, 0);
+    if (rc)
+        return rc;
     const char *env = getenv("AIRSPACE_AGENT");
     o->named = o->agent || (env && *env);
     if (!o->agent)
@@ -115,8 +83,7 @@ resolve_agent(struct client *cl, const struct lopts *o, const char *cmd)
     struct as_err e;
     char *cwd = realpath(".", NULL), *best = NULL;
     size_t best_len = 0;
-    if (cwd &&
-        !client_request(cl, "GET", "/v1/agents", NULL, &status, &reply, &e) &&
+    if (cwd && !client_call(cl, api_agents(false), &status, &reply, &e) &&
         status == 200) {
         size_t i;
         json_t *a;
@@ -170,7 +137,7 @@ held_token(struct client *cl, const char *agent, const char *pattern)
     json_t *reply = NULL;
     struct as_err e;
     json_int_t tok = 0;
-    if (client_request(cl, "GET", "/v1/locks", NULL, &status, &reply, &e))
+    if (client_call(cl, api_locks(NULL), &status, &reply, &e))
         return 0;
     size_t k;
     json_t *l;
@@ -187,7 +154,7 @@ held_token(struct client *cl, const char *agent, const char *pattern)
 
 /* One POST per pattern; stops at the first refusal. */
 static int
-each_pattern(int argc, char **argv, const char *cmd, const char *path,
+each_pattern(int argc, char **argv, const char *cmd, enum api_lock_op op,
     const char *kind, const char *usage)
 {
     struct lopts o;
@@ -216,28 +183,14 @@ each_pattern(int argc, char **argv, const char *cmd, const char *path,
         goto out_close;
     }
     for (size_t k = 0; k < npat && !rc; k++) {
-        json_t *body =
-            json_pack("{s:s, s:s}", "agent", agent, "pattern", pats[k]);
-        if (kind)
-            json_object_set_new(body, "kind", json_string(kind));
-        if (o.mode && !strcmp(path, "/v1/locks"))
-            json_object_set_new(body, "mode", json_string(o.mode));
-        if (o.reason && !strcmp(path, "/v1/locks"))
-            json_object_set_new(body, "reason", json_string(o.reason));
-        if (!strcmp(path, "/v1/locks/release")) {
-            json_int_t tok =
-                o.token ? (json_int_t)o.token : held_token(&cl, agent, pats[k]);
-            if (tok)
-                json_object_set_new(body, "token", json_integer(tok));
-        }
-        if (o.ttl_s &&
-            (!strcmp(path, "/v1/locks") || !strcmp(path, "/v1/locks/renew")))
-            json_object_set_new(
-                body, "ttlMs", json_integer((json_int_t)o.ttl_s * 1000));
+        struct api_lock l = { agent, pats[k], kind, o.mode, o.reason,
+            (long long)o.ttl_s * 1000, 0 };
+        if (op == API_LOCK_RELEASE)
+            l.token = o.token ? o.token : held_token(&cl, agent, pats[k]);
         long status;
         json_t *reply = NULL;
         struct as_err e;
-        if (client_request(&cl, "POST", path, body, &status, &reply, &e)) {
+        if (client_call(&cl, api_lock(op, &l), &status, &reply, &e)) {
             fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
             rc = CLI_EXIT_UNREACHABLE;
         } else {
@@ -255,7 +208,6 @@ each_pattern(int argc, char **argv, const char *cmd, const char *path,
         }
         if (reply)
             json_decref(reply);
-        json_decref(body);
     }
     free(agent);
 out_close:
@@ -270,7 +222,7 @@ out_free:
 int
 cmd_lock(int argc, char **argv)
 {
-    return each_pattern(argc, argv, "lock", "/v1/locks", "lock",
+    return each_pattern(argc, argv, "lock", API_LOCK_TAKE, "lock",
         "usage: airspace lock [--agent ID] [--shared] [--ttl SECONDS]\n"
         "                     [--reason TEXT] PATTERN...\n\n"
         "Lock paths or gitignore-style globs (exclusive unless --shared),\n"
@@ -281,7 +233,7 @@ cmd_lock(int argc, char **argv)
 int
 cmd_unlock(int argc, char **argv)
 {
-    return each_pattern(argc, argv, "unlock", "/v1/locks/release", NULL,
+    return each_pattern(argc, argv, "unlock", API_LOCK_RELEASE, NULL,
         "usage: airspace unlock [--agent ID] [--token N] PATTERN...\n\n"
         "Release locks or claims you hold; with --token, only the grant\n"
         "of that fencing token (exit 1 when it was lost since).\n");
@@ -290,7 +242,7 @@ cmd_unlock(int argc, char **argv)
 int
 cmd_claim(int argc, char **argv)
 {
-    return each_pattern(argc, argv, "claim", "/v1/locks", "claim",
+    return each_pattern(argc, argv, "claim", API_LOCK_TAKE, "claim",
         "usage: airspace claim [--agent ID] [--ttl SECONDS] [--reason TEXT]\n"
         "                      PATTERN...\n\n"
         "Claim paths: like a lock, but others may contest it.\n");
@@ -299,7 +251,7 @@ cmd_claim(int argc, char **argv)
 int
 cmd_contest(int argc, char **argv)
 {
-    return each_pattern(argc, argv, "contest", "/v1/locks/contest", NULL,
+    return each_pattern(argc, argv, "contest", API_LOCK_CONTEST, NULL,
         "usage: airspace contest [--agent ID] PATTERN...\n\n"
         "Contest someone's claim; its holder is told. After the contest\n"
         "timeout, 'airspace release --force' takes it.\n");
@@ -312,7 +264,7 @@ cmd_release(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         force = force || !strcmp(argv[i], "--force");
     return each_pattern(argc, argv, "release",
-        force ? "/v1/locks/force-release" : "/v1/locks/release", NULL,
+        force ? API_LOCK_FORCE_RELEASE : API_LOCK_RELEASE, NULL,
         "usage: airspace release [--agent ID] [--force] [--token N]\n"
         "                        PATTERN...\n\n"
         "Release your claims; with --force, take a claim you contested\n"
@@ -331,15 +283,12 @@ cmd_locks(int argc, char **argv)
     struct client cl;
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "locks")))
         return rc;
-    char *path = xstrdup("/v1/locks");
-    if (o.named) { /* a session's own command lists everyone's */
-        free(path);
-        path = xasprintf("/v1/locks?agent=%s", o.agent);
-    }
+    /* a session's own command lists everyone's */
+    struct api_req r = api_locks(o.named ? o.agent : NULL);
     long status;
     json_t *reply = NULL;
     struct as_err e;
-    if (client_request(&cl, "GET", path, NULL, &status, &reply, &e)) {
+    if (client_call(&cl, r, &status, &reply, &e)) {
         fprintf(stderr, "airspace locks: %s\n", e.msg);
         rc = CLI_EXIT_UNREACHABLE;
     } else if ((rc = client_exit_code(status))) {
@@ -358,7 +307,6 @@ cmd_locks(int argc, char **argv)
     }
     if (reply)
         json_decref(reply);
-    free(path);
     client_close(&cl);
     return rc;
 }

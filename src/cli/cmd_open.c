@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -131,44 +132,24 @@ cmd_open(int argc, char **argv)
         "if needed, has it serve the map on 127.0.0.1 (PORT, or a free\n"
         "one), prints the address (its token in the fragment) and opens it\n"
         "with $BROWSER or xdg-open. --no-browser only prints it.\n";
-    static const struct option longopts[] = {
-        { "repo", required_argument, NULL, 'r' },
-        { "port", required_argument, NULL, 'p' },
-        { "no-browser", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const char *repo = ".";
-    bool browser = true;
+    bool no_browser = false;
     long port = -1;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            repo = optarg;
-            break;
-        case 'p': {
-            char *end;
-            errno = 0;
-            port = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || port < 1 || port > 65535)
-                return dcli_usage(
-                    "open", "--port takes a port 1..65535, not '%s'", optarg);
-            break;
-        }
-        case 'n':
-            browser = false;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            return dcli_usage(
-                "open", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    const struct opt table[] = {
+        OPT_REPO(&repo),
+        { .name = "port",
+            .kind = OPT_NUMBER,
+            .target = &port,
+            .min = 1,
+            .max = 65535,
+            .bad = "--port takes a port 1..65535" },
+        { .name = "no-browser", .kind = OPT_FLAG, .target = &no_browser },
+        OPT_TABLE_END,
+    };
+    int prc = opts_parse(argc, argv, table, "open", usage, 0);
+    if (prc)
+        return prc < 0 ? CLI_EXIT_OK : prc;
+    bool browser = !no_browser;
     if (optind < argc)
         return dcli_usage("open", "unexpected '%s'", argv[optind]);
 
@@ -179,8 +160,7 @@ cmd_open(int argc, char **argv)
     json_t *body =
         port > 0 ? json_pack("{s:I}", "port", (json_int_t)port) : json_object();
     json_t *reply = NULL;
-    rc = dcli_call(&cl, "open", "POST", "/v1/map/open", body, &reply);
-    json_decref(body);
+    rc = dcli_call(&cl, "open", api_map_open(body), &reply);
     client_close(&cl);
     if (rc) {
         json_decref(reply);

@@ -30,6 +30,7 @@
 #include "cli/cli.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/opts.h"
 #include "cli/event_text.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -105,21 +106,25 @@ on_quit(int sig)
 
 /* GET path into *slot; false when the daemon cannot be reached. */
 static bool
-top_get(struct top *t, const char *path, json_t **slot)
+top_get(struct top *t, struct api_req r, json_t **slot)
 {
     long status;
     json_t *reply;
     struct as_err e;
-    if (client_request(&t->cl, "GET", path, NULL, &status, &reply, &e))
+    if (client_request(&t->cl, r.method, r.path, r.body, &status, &reply, &e)) {
+        api_req_release(&r);
         return false;
+    }
     if (status != 200) {
         if (!t->note)
             t->note =
-                xasprintf("GET %s: %s", path, client_error_message(reply));
+                xasprintf("GET %s: %s", r.path, client_error_message(reply));
+        api_req_release(&r);
         if (reply)
             json_decref(reply);
         return true;
     }
+    api_req_release(&r);
     if (*slot)
         json_decref(*slot);
     *slot = reply;
@@ -134,11 +139,11 @@ top_read(struct top *t)
     t->note = NULL;
     t->dirty = false;
     t->read_at = mono_ms();
-    return top_get(t, "/v1/status", &t->status) &&
-           top_get(t, "/v1/agents", &t->agents) &&
-           top_get(t, "/v1/advisories", &t->advisories) &&
-           top_get(t, "/v1/locks", &t->locks) &&
-           top_get(t, "/v1/intents", &t->intents);
+    return top_get(t, api_status(), &t->status) &&
+           top_get(t, api_agents(false), &t->agents) &&
+           top_get(t, api_advisories(NULL), &t->advisories) &&
+           top_get(t, api_locks(NULL), &t->locks) &&
+           top_get(t, api_intents(NULL), &t->intents);
 }
 
 static void
@@ -165,11 +170,8 @@ top_read_ledger(struct top *t)
     long long last =
         json_integer_value(json_object_get(t->status, "lastEventId"));
     long long after = last > TOP_EVENTS_MAX ? last - TOP_EVENTS_MAX : 0;
-    char path[96];
-    snprintf(path, sizeof(path), "/v1/ledger?after=%lld&limit=%d", after,
-        TOP_EVENTS_MAX);
     json_t *reply = NULL;
-    if (top_get(t, path, &reply)) {
+    if (top_get(t, api_ledger(after, TOP_EVENTS_MAX, NULL, NULL), &reply)) {
         size_t i;
         json_t *ev;
         json_array_foreach(json_object_get(reply, "events"), i, ev)
@@ -256,9 +258,9 @@ top_stream_start(struct top *t)
         if (client_open(&c, t->cl.repo_path, false, &e))
             _exit(CLI_EXIT_UNREACHABLE);
         c.timeout_ms = 0;
-        char path[64];
-        snprintf(path, sizeof(path), "/v1/events?after=%lld", t->last_id);
+        char *path = api_events_path(t->last_id);
         int rc = client_stream(&c, path, stream_event, &p[1], &e);
+        free(path);
         _exit(rc ? CLI_EXIT_UNREACHABLE : CLI_EXIT_OK);
     }
     close(p[1]);
@@ -885,33 +887,16 @@ cmd_top(int argc, char **argv)
         "escalations waiting for a human and the latest events, following\n"
         "the daemon's events. q quits. Needs a terminal; NO_COLOR turns\n"
         "colour off.\n";
-    static const struct option longopts[] = {
-        { "repo", required_argument, NULL, 'r' },
-        { "no-start", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const char *repo = ".";
     bool no_start = false;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            repo = optarg;
-            break;
-        case 'n':
-            no_start = true;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            return dcli_usage(
-                "top", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    const struct opt table[] = {
+        OPT_REPO(&repo),
+        OPT_NO_START(&no_start),
+        OPT_TABLE_END,
+    };
+    int prc = opts_parse(argc, argv, table, "top", usage, 0);
+    if (prc)
+        return prc < 0 ? CLI_EXIT_OK : prc;
     if (optind < argc)
         return dcli_usage("top", "unexpected '%s'", argv[optind]);
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {

@@ -32,13 +32,12 @@ dcli_open(struct client *cl, const char *repo, bool no_start, const char *cmd)
 }
 
 int
-dcli_call(struct client *cl, const char *cmd, const char *method,
-    const char *path, json_t *body, json_t **reply)
+dcli_call(struct client *cl, const char *cmd, struct api_req r, json_t **reply)
 {
     long status;
     struct as_err e;
     *reply = NULL;
-    if (client_request(cl, method, path, body, &status, reply, &e)) {
+    if (client_call(cl, r, &status, reply, &e)) {
         fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
         return CLI_EXIT_UNREACHABLE;
     }

@@ -21,11 +21,11 @@ int dcli_usage(const char *cmd, const char *fmt, ...)
 int dcli_open(
     struct client *cl, const char *repo, bool no_start, const char *cmd);
 
-/* One request; on failure prints the daemon's message (or why it is
- * unreachable) and returns the exit code; *reply is set either way (may be
- * NULL; json_decref it). */
-int dcli_call(struct client *cl, const char *cmd, const char *method,
-    const char *path, json_t *body, json_t **reply);
+/* One request (api.h; released); on failure prints the daemon's message
+ * (or why it is unreachable) and returns the exit code; *reply is set
+ * either way (may be NULL; json_decref it). */
+int dcli_call(
+    struct client *cl, const char *cmd, struct api_req r, json_t **reply);
 
 /* Indented JSON on stdout. */
 void dcli_print_json(json_t *v);

@@ -143,6 +143,15 @@ client_request(struct client *c, const char *method, const char *path,
     return rc;
 }
 
+int
+client_call(struct client *c, struct api_req r, long *status, json_t **reply,
+    struct as_err *e)
+{
+    int rc = client_request(c, r.method, r.path, r.body, status, reply, e);
+    api_req_release(&r);
+    return rc;
+}
+
 /* 0 when the daemon answers; AS_ECONFLICT when another user serves the
  * socket; AS_EIO otherwise. */
 static int
@@ -152,7 +161,7 @@ probe(struct client *c, struct as_err *e)
     json_t *reply;
     long t = c->timeout_ms;
     c->timeout_ms = 2000;
-    int rc = client_request(c, "GET", "/v1/status", NULL, &status, &reply, e);
+    int rc = client_call(c, api_status(), &status, &reply, e);
     c->timeout_ms = t;
     if (reply)
         json_decref(reply);
@@ -461,23 +470,4 @@ client_stream(struct client *c, const char *path, client_event_fn *fn,
     free(s.line.p);
     free(url);
     return rc;
-}
-
-char *
-client_path_escape(const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    char *out = xmalloc(strlen(s) * 3 + 1), *o = out;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-            (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-') {
-            *o++ = (char)*p;
-        } else {
-            *o++ = '%';
-            *o++ = hex[*p >> 4];
-            *o++ = hex[*p & 15];
-        }
-    }
-    *o = '\0';
-    return out;
 }

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "client/api.h"
 #include "git/paths.h"
 #include "util/error.h"
 
@@ -40,7 +41,7 @@ void client_close(struct client *c);
 bool client_ping(struct client *c);
 
 /*
- * One request: method ("GET", "POST", "DELETE"), path ("/v1/..."), an
+ * One request: method ("GET", "POST", "DELETE"), path (api.h builds them), an
  * optional JSON body (borrowed). On an HTTP answer returns 0 with *status
  * and *reply (the parsed JSON, or NULL when not JSON; json_decref it);
  * AS_EIO with a message when the daemon cannot be reached, AS_ECONFLICT
@@ -48,6 +49,11 @@ bool client_ping(struct client *c);
  */
 int client_request(struct client *c, const char *method, const char *path,
     json_t *body, long *status, json_t **reply, struct as_err *e);
+
+/* One request of the API (api.h), released either way; otherwise as
+ * client_request(). */
+int client_call(struct client *c, struct api_req r, long *status,
+    json_t **reply, struct as_err *e);
 
 /* Server-Sent Events: fn gets each event's id, type and data; a non-zero
  * return stops the stream. Returns 0 when fn stopped it or the daemon
@@ -62,9 +68,5 @@ int client_exit_code(long status);
 
 /* The message of an error reply, or a fallback. Borrowed from reply. */
 const char *client_error_message(json_t *reply);
-
-/* s percent-encoded for one segment of a request path (an agent id in
- * /v1/agents/{id}/...): a new string. */
-char *client_path_escape(const char *s);
 
 #endif

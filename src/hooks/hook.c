@@ -12,7 +12,8 @@
  * (no socket, or a dead one's) is started in the background and the call
  * goes on unchecked with a note, and bad input is a line in the hook log.
  * The exit status is always 0, even for bad arguments: 2 would block the
- * call. The session's agent id comes from cli/session.h.
+ * call. The session's agent id comes from client/session.h; the tool
+ * calls' checks and reports are in hook_tools.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,10 +33,12 @@
 #include <jansson.h>
 
 #include "hooks/hook.h"
+#include "hooks/hook_int.h"
 #include "util/exitcode.h"
 #include "util/sockpath.h"
 #include "hooks/hook_http.h"
 #include "hooks/hook_parse.h"
+#include "client/api.h"
 #include "client/session.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -46,22 +49,6 @@
 #include "util/banned.h"
 
 #define HOOK_INPUT_MAX (4u << 20)
-
-enum dialect { D_CLAUDE, D_CODEX, D_GEMINI };
-
-struct hook {
-    enum dialect d;
-    json_t *in;
-    const char *event; /* hook_event_name */
-    char *agent;       /* our id for this session */
-    char *cwd;         /* the input's cwd, resolved (relative paths' base) */
-    char *root;        /* worktree root of cwd */
-    char *sock;        /* the daemon's socket */
-    char *dir;         /* the airspace directory (crew update records) */
-    long timeout;      /* per request, ms */
-    bool connected;
-    char note[512]; /* something to tell the model with the answer */
-};
 
 /* ---- input ---- */
 
@@ -171,8 +158,8 @@ takes_context(const struct hook *h)
  * is the one each client's hook reference gives for the event; an event
  * that takes no context gets no output (the context goes to the log).
  */
-static void
-emit(struct hook *h, const char *deny, const char *context)
+void
+hook_emit(struct hook *h, const char *deny, const char *context)
 {
     char *ctx = NULL;
     if (h->note[0])
@@ -347,17 +334,20 @@ connect_daemon(struct hook *h)
     return true;
 }
 
-static json_t *
-call(struct hook *h, const char *method, const char *path, json_t *body)
+json_t *
+hook_call(struct hook *h, struct api_req r)
 {
-    if (!h->connected)
+    if (!h->connected) {
+        api_req_release(&r);
         return NULL;
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    }
+    char *text = r.body ? json_dumps(r.body, JSON_COMPACT) : NULL;
     long status;
     char *reply = NULL;
     int rc =
-        hook_http(h->sock, method, path, text, h->timeout, &status, &reply);
+        hook_http(h->sock, r.method, r.path, text, h->timeout, &status, &reply);
     free(text);
+    api_req_release(&r);
     if (rc) {
         h->connected = false;
         if (rc == AS_ENOENT) { /* no socket, or a crashed daemon's */
@@ -396,14 +386,13 @@ register_agent(struct hook *h)
         : h->d == D_CODEX ? "codex"
                           : "gemini",
         "worktree", h->root);
-    json_t *r = call(h, "POST", "/v1/agents", body);
-    json_decref(body);
+    json_t *r = hook_call(h, api_register(body));
     if (r)
         json_decref(r);
 }
 
-static const char *
-str_or(json_t *o, const char *key, const char *dflt)
+const char *
+hook_str_or(json_t *o, const char *key, const char *dflt)
 {
     const char *v = json_string_value(json_object_get(o, key));
     return v ? v : dflt;
@@ -413,11 +402,9 @@ str_or(json_t *o, const char *key, const char *dflt)
 static char *
 crew_status(struct hook *h)
 {
-    json_t *ag = call(h, "GET", "/v1/agents?files=1", NULL);
-    char *apath = xasprintf("/v1/advisories?agent=%s", h->agent);
-    json_t *adv = call(h, "GET", apath, NULL);
-    free(apath);
-    json_t *locks = call(h, "GET", "/v1/locks", NULL);
+    json_t *ag = hook_call(h, api_agents(true));
+    json_t *adv = hook_call(h, api_advisories(h->agent));
+    json_t *locks = hook_call(h, api_locks(NULL));
     struct strbuf t = STRBUF_INIT; /* the crew update: no size limit */
     strbuf_addf(&t, "airspace crew update for %s:\n", h->agent);
     size_t i, others = 0;
@@ -432,14 +419,15 @@ crew_status(struct hook *h)
         if (others++ < 8) {
             json_t *fs = json_object_get(a, "files");
             strbuf_addf(
-                &t, "- %s (%s) is changing", id, str_or(a, "client", "?"));
+                &t, "- %s (%s) is changing", id, hook_str_or(a, "client", "?"));
             size_t k;
             json_t *f;
             json_array_foreach(fs, k, f)
             {
                 if (k == 3)
                     break;
-                strbuf_addf(&t, "%s %s", k ? "," : "", str_or(f, "path", "?"));
+                strbuf_addf(
+                    &t, "%s %s", k ? "," : "", hook_str_or(f, "path", "?"));
                 json_t *lines = json_object_get(f, "lines");
                 size_t nl = json_array_size(lines);
                 if (nl)
@@ -464,21 +452,23 @@ crew_status(struct hook *h)
         if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
             continue;
         strbuf_addf(&t, "- %s advisory with %s (risk %.2f); %s holds\n",
-            str_or(a, "level", "?"), strcmp(x, h->agent) ? x : y,
+            hook_str_or(a, "level", "?"), strcmp(x, h->agent) ? x : y,
             json_real_value(json_object_get(a, "risk")),
-            str_or(a, "hold", "?"));
+            hook_str_or(a, "hold", "?"));
     }
     json_array_foreach(json_object_get(adv, "escalations"), i, a)
     {
-        strbuf_addf(&t, "- waiting for a human: %s\n", str_or(a, "text", "?"));
+        strbuf_addf(
+            &t, "- waiting for a human: %s\n", hook_str_or(a, "text", "?"));
     }
     json_array_foreach(json_object_get(adv, "alerts"), i, a)
-        strbuf_addf(&t, "- alert: %s\n", str_or(a, "text", "?"));
+        strbuf_addf(&t, "- alert: %s\n", hook_str_or(a, "text", "?"));
     json_array_foreach(json_object_get(locks, "locks"), i, a)
     {
         const char *who = json_string_value(json_object_get(a, "holder"));
         if (who && strcmp(who, h->agent) && i < 8)
-            strbuf_addf(&t, "- %s holds %s\n", who, str_or(a, "pattern", "?"));
+            strbuf_addf(
+                &t, "- %s holds %s\n", who, hook_str_or(a, "pattern", "?"));
     }
     json_t *all[] = { ag, adv, locks };
     for (size_t k = 0; k < 3; k++)
@@ -491,18 +481,14 @@ crew_status(struct hook *h)
 static json_t *
 inbox(struct hook *h, bool peek)
 {
-    char *path =
-        xasprintf("/v1/agents/%s/inbox%s", h->agent, peek ? "?peek=1" : "");
-    json_t *r = call(h, "GET", path, NULL);
-    free(path);
-    return r;
+    return hook_call(h, api_inbox(h->agent, peek));
 }
 
 static void
 add_message(struct strbuf *t, json_t *m)
 {
-    strbuf_addf(t, "- message from %s: %s\n", str_or(m, "from", "?"),
-        str_or(m, "body", ""));
+    strbuf_addf(t, "- message from %s: %s\n", hook_str_or(m, "from", "?"),
+        hook_str_or(m, "body", ""));
 }
 
 /*
@@ -565,8 +551,8 @@ cap_lines(char *t)
     return t;
 }
 
-static int64_t
-now_ms(void)
+int64_t
+hook_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -596,7 +582,7 @@ crew_due(struct hook *h, const char *text, bool force)
             old = 0;
         free(buf);
     }
-    int64_t now = now_ms();
+    int64_t now = hook_now_ms();
     bool due = force || (old != hash && now - at >= 2000);
     if (due) {
         /* a forced send does not start the debounce of the next change */
@@ -610,594 +596,11 @@ crew_due(struct hook *h, const char *text, bool force)
     return due;
 }
 
-/* ---- tools ---- */
-
-/*
- * Repository-relative path of a file path, absolute or relative to the
- * hook's cwd (as the tool resolves it), or NULL outside the worktree. Its
- * directories are resolved (symlinks, ".."), as the realpath'd root is;
- * the file itself may not exist yet, nor its last directories.
- */
-static char *
-rel_path(struct hook *h, const char *p)
-{
-    if (!p || !*p || !h->root)
-        return NULL;
-    char *abs = p[0] == '/' ? xstrdup(p)
-                            : xasprintf("%s/%s", h->cwd ? h->cwd : h->root, p);
-    /* the longest existing directory: abs[0, k - 1), the rest abs + k */
-    size_t k = strlen(abs);
-    char *real = NULL;
-    while (!real && k > 0) {
-        while (k > 0 && abs[k - 1] != '/')
-            k--;
-        if (k == 0)
-            break;
-        char *dir = xstrndup(abs, k > 1 ? k - 1 : 1);
-        real = realpath(dir, NULL);
-        free(dir);
-        if (!real)
-            k--;
-    }
-    char *full = real ? xasprintf("%s/%s", real, abs + k) : xstrdup(abs);
-    char *norm = NULL;
-    if (path_normalize(full, h->root, &norm) < 0)
-        norm = NULL;
-    free(real);
-    free(full);
-    free(abs);
-    return norm;
-}
-
-/* The n paths raw (taken) made repository-relative into *out (those in
- * the worktree); returns their count. */
-static size_t
-rel_paths(struct hook *h, char **raw, size_t n, char ***out)
-{
-    size_t k = 0;
-    *out = xcalloc(n + 1, sizeof(**out));
-    for (size_t i = 0; i < n; i++) {
-        char *r = rel_path(h, raw[i]);
-        if (r)
-            (*out)[k++] = r;
-        free(raw[i]);
-    }
-    free(raw);
-    return k;
-}
-
-/* The files a tool call will write, repository-relative; *unchecked
- * counts those of a shell command it could not place (hook_shell_scan). */
-static size_t
-tool_paths(struct hook *h, char ***out, size_t *unchecked)
-{
-    json_t *ti = json_object_get(h->in, "tool_input");
-    const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
-    *out = NULL;
-    *unchecked = 0;
-    if (!tool)
-        return 0;
-    const char *file = NULL;
-    if (!strcmp(tool, "Edit") || !strcmp(tool, "Write") ||
-        !strcmp(tool, "MultiEdit") || !strcmp(tool, "write_file") ||
-        !strcmp(tool, "replace"))
-        file = json_string_value(json_object_get(ti, "file_path"));
-    else if (!strcmp(tool, "NotebookEdit"))
-        file = json_string_value(json_object_get(ti, "notebook_path"));
-    if (file) {
-        char *r = rel_path(h, file);
-        if (!r)
-            return 0;
-        *out = xmalloc(sizeof(**out));
-        (*out)[0] = r;
-        return 1;
-    }
-    /* Codex: apply_patch carries the patch text, as its input, or as the
-     * command of its shell tool (["apply_patch", PATCH], or a shell
-     * here-document); so may any shell command */
-    const char *patch = json_string_value(json_object_get(ti, "input"));
-    if (!patch)
-        patch = json_string_value(json_object_get(ti, "patch"));
-    json_t *cmdv = json_object_get(ti, "command");
-    const char *cmd = json_string_value(cmdv);
-    if (!patch && json_is_array(cmdv)) {
-        /* the last word of ["apply_patch", P] or ["bash", "-lc", S] */
-        cmd =
-            json_string_value(json_array_get(cmdv, json_array_size(cmdv) - 1));
-    }
-    const char *at = NULL;
-    if (!patch && cmd && strstr(cmd, "*** Begin Patch")) {
-        patch = cmd;
-        at = strstr(cmd, "apply_patch");
-    }
-    if (at) {
-        /* a here-document in a shell command: its paths are those of the
-         * directory apply_patch runs in (after any cd before it), so the
-         * command is read as that prefix and `touch PATHS` */
-        char **raw;
-        size_t n = hook_patch_paths(patch, &raw);
-        struct strbuf sh = STRBUF_INIT;
-        strbuf_addf(&sh, "%.*s touch", (int)(at - cmd), cmd);
-        for (size_t i = 0; i < n; i++) {
-            if (!strchr(raw[i], '\''))
-                strbuf_addf(&sh, " '%s'", raw[i]);
-            free(raw[i]);
-        }
-        free(raw);
-        n = hook_shell_scan(sh.s, &raw, unchecked);
-        free(sh.s);
-        return rel_paths(h, raw, n, out);
-    }
-    if (patch) {
-        /* relative to the shell call's workdir, if it has one */
-        const char *wd = json_string_value(json_object_get(ti, "workdir"));
-        char *saved = h->cwd;
-        if (wd) {
-            char *abs = wd[0] == '/'
-                            ? xstrdup(wd)
-                            : xasprintf("%s/%s", saved ? saved : h->root, wd);
-            h->cwd = abs;
-        }
-        char **raw;
-        size_t n = hook_patch_paths(patch, &raw);
-        size_t k = rel_paths(h, raw, n, out);
-        if (wd) {
-            free(h->cwd);
-            h->cwd = saved;
-        }
-        return k;
-    }
-    /* A shell command that obviously writes files (best effort) */
-    if ((!strcmp(tool, "Bash") || !strcmp(tool, "run_shell_command") ||
-            !strcmp(tool, "shell") || !strcmp(tool, "exec_command") ||
-            !strcmp(tool, "local_shell")) &&
-        cmd) {
-        char **raw;
-        size_t n = hook_shell_scan(cmd, &raw, unchecked);
-        return rel_paths(h, raw, n, out);
-    }
-    return 0;
-}
-
-/* Deny when another agent holds the path, or when I steer a resolution
- * contesting it; returns the reason (new string) or NULL. Traffic adds to
- * *ctx. */
-static char *
-check_path(struct hook *h, const char *path, char **ctx, json_t **advs)
-{
-    json_t *body = json_pack("{s:s, s:s}", "agent", h->agent, "path", path);
-    json_t *r = call(h, "POST", "/v1/locks/check", body);
-    json_decref(body);
-    char *deny = NULL;
-    if (r && json_is_false(json_object_get(r, "free"))) {
-        const char *msg = json_string_value(json_object_get(r, "message"));
-        deny = xasprintf("airspace: %s. Work elsewhere, wait for the lock to "
-                         "be released, or message its holder.",
-            msg ? msg : "someone else holds this path");
-    }
-    if (r)
-        json_decref(r);
-    if (deny)
-        return deny;
-    if (!*advs) {
-        char *apath = xasprintf("/v1/advisories?agent=%s", h->agent);
-        *advs = call(h, "GET", apath, NULL);
-        free(apath);
-    }
-    json_t *adv = *advs;
-    size_t i;
-    json_t *a;
-    json_array_foreach(json_object_get(adv, "advisories"), i, a)
-    {
-        const char *x = json_string_value(json_object_get(a, "a"));
-        const char *y = json_string_value(json_object_get(a, "b"));
-        if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
-            continue;
-        const char *level = json_string_value(json_object_get(a, "level"));
-        const char *steer = json_string_value(json_object_get(a, "steer"));
-        bool contested = false;
-        size_t k;
-        json_t *c;
-        json_array_foreach(json_object_get(a, "contested"), k, c) contested =
-            contested ||
-            !strcmp(json_string_value(json_object_get(c, "path")), path);
-        const char *other = strcmp(x, h->agent) ? x : y;
-        if (level && !strcmp(level, "resolution") && steer &&
-            !strcmp(steer, h->agent) && contested && !deny) {
-            const char *g = json_string_value(json_object_get(a, "guidance"));
-            deny = xasprintf("%s", g ? g
-                                     : "airspace: resolution advisory; "
-                                       "another agent holds this work");
-        } else if (level && !*ctx) {
-            *ctx = xasprintf("airspace: %s advisory with '%s' (risk %.2f)%s",
-                level, other, json_real_value(json_object_get(a, "risk")),
-                contested ? " on this file" : "");
-        }
-    }
-    return deny;
-}
-
-/* Lines of the file that hold text (new_string of an Edit), or 0. */
-static int
-locate(const char *file, const char *text, uint32_t *start, uint32_t *end)
-{
-    char *buf;
-    size_t len;
-    if (!text || !*text || file_read_max(file, 64u << 20, false, &buf, &len))
-        return -1;
-    char *at = strstr(buf, text);
-    if (!at) {
-        free(buf);
-        return -1;
-    }
-    uint32_t line = 1;
-    for (char *p = buf; p < at; p++)
-        line += *p == '\n';
-    uint32_t span = 0;
-    for (const char *p = text; *p; p++)
-        span += *p == '\n' && p[1];
-    *start = line;
-    *end = line + span;
-    free(buf);
-    return 0;
-}
-
-static uint32_t
-count_lines(const char *file)
-{
-    char *buf;
-    size_t len;
-    if (file_read_max(file, 64u << 20, false, &buf, &len))
-        return 0;
-    uint32_t n = len && buf[len - 1] != '\n';
-    for (size_t i = 0; i < len; i++)
-        n += buf[i] == '\n';
-    free(buf);
-    return n;
-}
-
-/* Where the file's content before a tool call is kept until after it. */
-static char *
-snapshot_path(struct hook *h, const char *rel)
-{
-    uint64_t x = fnv1a_str(FNV1A_INIT, rel);
-    return xasprintf(
-        "%s/hooks/%s-%016llx", h->dir, h->agent, (unsigned long long)x);
-}
-
-#define SNAPSHOT_MAX (4u << 20)
-
-static void
-snapshot(struct hook *h, const char *rel)
-{
-    if (!h->dir)
-        return;
-    char *full = xasprintf("%s/%s", h->root, rel);
-    char *buf;
-    size_t len;
-    if (file_read_max(full, SNAPSHOT_MAX, false, &buf, &len) == 0) {
-        char *d = xasprintf("%s/hooks", h->dir);
-        mkdir(d, 0700);
-        free(d);
-        char *sp = snapshot_path(h, rel);
-        struct as_err e;
-        file_write_atomic(sp, buf, len, &e);
-        free(sp);
-        free(buf);
-    }
-    free(full);
-}
-
-/* Lines [*s, *e] of after that differ from before: everything between
- * the common first lines and the common last lines (a pure deletion is
- * the line after it). 0 when nothing changed. */
-static int
-diff_span(const char *before, size_t blen, const char *after, size_t alen,
-    uint32_t *s, uint32_t *e)
-{
-    size_t p = 0;
-    uint32_t line = 1;
-    while (p < blen && p < alen && before[p] == after[p]) {
-        if (before[p] == '\n')
-            line++;
-        p++;
-    }
-    if (p == blen && p == alen)
-        return -1;
-    /* back to the start of the differing line */
-    size_t bs = blen, as = alen;
-    while (bs > p && as > p && before[bs - 1] == after[as - 1]) {
-        bs--;
-        as--;
-    }
-    uint32_t last = line;
-    for (size_t q = p; q < as; q++)
-        if (after[q] == '\n' && q + 1 < as)
-            last++;
-    *s = line;
-    *e = last < line ? line : last;
-    return 0;
-}
-
-/* The span the tool changed, from the snapshot taken before it. */
-static int
-snapshot_span(struct hook *h, const char *rel, uint32_t *s, uint32_t *e)
-{
-    if (!h->dir)
-        return -1;
-    char *sp = snapshot_path(h, rel);
-    char *full = xasprintf("%s/%s", h->root, rel);
-    char *before = NULL, *after = NULL;
-    size_t blen, alen;
-    int rc = -1;
-    if (file_read_max(sp, SNAPSHOT_MAX, false, &before, &blen) == 0 &&
-        file_read_max(full, SNAPSHOT_MAX, false, &after, &alen) == 0)
-        rc = diff_span(before, blen, after, alen, s, e);
-    unlink(sp);
-    free(before);
-    free(after);
-    free(sp);
-    free(full);
-    return rc;
-}
-
-static void
-post_tool(struct hook *h)
-{
-    char **paths;
-    size_t unchecked;
-    size_t n = tool_paths(h, &paths, &unchecked);
-    json_t *ti = json_object_get(h->in, "tool_input");
-    const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
-    for (size_t k = 0; k < n; k++) {
-        char *full = xasprintf("%s/%s", h->root, paths[k]);
-        uint32_t s = 0, e = 0;
-        json_t *lines = NULL;
-        if (snapshot_span(h, paths[k], &s, &e) == 0) {
-            /* the exact span, from the file before and after the tool */
-            lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
-        } else if (tool && !strcmp(tool, "Edit") &&
-                   locate(full,
-                       json_string_value(json_object_get(ti, "new_string")), &s,
-                       &e) == 0) {
-            lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
-        } else if (tool && !strcmp(tool, "Write")) {
-            uint32_t nl = count_lines(full);
-            if (nl)
-                lines = json_pack("[[I,I]]", (json_int_t)1, (json_int_t)nl);
-        }
-        json_t *body = json_pack("{s:s}", "path", paths[k]);
-        if (lines)
-            json_object_set_new(body, "lines", lines);
-        char *path = xasprintf("/v1/agents/%s/edits", h->agent);
-        json_t *r = call(h, "POST", path, body);
-        if (r)
-            json_decref(r);
-        free(path);
-        json_decref(body);
-        free(full);
-        free(paths[k]);
-    }
-    free(paths);
-}
-
-#define APPROACH_MARGIN 5       /* lines: "near" another's change */
-#define APPROACH_TELL_MS 600000 /* tell the other again after 10 min */
-
-/* The lines of rel an edit tool call is about to change (where its
- * old_string sits now), or -1 when it is not known (a whole file, a
- * patch, a shell command). */
-static int
-target_lines(struct hook *h, const char *rel, uint32_t *s, uint32_t *e)
-{
-    json_t *ti = json_object_get(h->in, "tool_input");
-    const char *old = json_string_value(json_object_get(ti, "old_string"));
-    json_t *edits = json_object_get(ti, "edits");
-    if (!old && json_is_array(edits))
-        old = json_string_value(
-            json_object_get(json_array_get(edits, 0), "old_string"));
-    char *full = xasprintf("%s/%s", h->root, rel);
-    int rc = old ? locate(full, old, s, e) : -1;
-    free(full);
-    return rc;
-}
-
-/* Whether this agent did `what` about other and path within the last
- * APPROACH_TELL_MS; records it now. */
-static bool
-done_lately(
-    struct hook *h, const char *what, const char *other, const char *path)
-{
-    uint64_t x =
-        fnv1a_str(fnv1a_byte(fnv1a_str(FNV1A_INIT, other), '\n'), path);
-    char *d = xasprintf("%s/crew", h->dir);
-    mkdir(d, 0700);
-    char *rec =
-        xasprintf("%s/%s-%s-%016llx", d, h->agent, what, (unsigned long long)x);
-    free(d);
-    char *buf;
-    size_t len;
-    long long at = 0;
-    if (file_read_max(rec, 64, false, &buf, &len) == 0) {
-        at = atoll(buf);
-        free(buf);
-    }
-    int64_t now = now_ms();
-    bool lately = at && now - at < APPROACH_TELL_MS;
-    if (!lately) {
-        char line[32];
-        int n = snprintf(line, sizeof(line), "%lld\n", (long long)now);
-        struct as_err e;
-        file_write_atomic(rec, line, (size_t)n, &e);
-    }
-    free(rec);
-    return lately;
-}
-
-/*
- * Warn on approach: another agent has changed lines of rel within
- * APPROACH_MARGIN of the lines this call is about to change (any of its
- * lines when those are not known). Appends a line for the model to *ctx
- * and tells the other agent once in a while (a message, in its next crew
- * update). The clients show a PreToolUse's context to the model only with
- * the tool's result, after the edit: so the first approach to another's
- * lines in a file sets *hold, and the call is denied once with the
- * warning as its reason (repeating it goes through), unless this agent
- * has right of way over the other. agents is GET /v1/agents?files=1.
- */
-/* Whether this agent has right of way over other: it holds a resolution
- * advisory between them (advs: GET /v1/advisories?agent=me). */
-static bool
-right_of_way(struct hook *h, json_t *advs, const char *other)
-{
-    size_t i;
-    json_t *a;
-    json_array_foreach(json_object_get(advs, "advisories"), i, a)
-    {
-        const char *x = str_or(a, "a", ""), *y = str_or(a, "b", "");
-        if (!strcmp(str_or(a, "level", ""), "resolution") &&
-            !strcmp(str_or(a, "hold", ""), h->agent) &&
-            (!strcmp(x, other) || !strcmp(y, other)))
-            return true;
-    }
-    return false;
-}
-
-static void
-approach(struct hook *h, json_t *agents, json_t *advs, const char *rel,
-    struct strbuf *ctx, bool *hold)
-{
-    uint32_t ts = 0, te = 0;
-    bool known = target_lines(h, rel, &ts, &te) == 0;
-    size_t i, k, r;
-    json_t *a, *f, *rg;
-    json_array_foreach(json_object_get(agents, "agents"), i, a)
-    {
-        const char *id = json_string_value(json_object_get(a, "id"));
-        const char *st = json_string_value(json_object_get(a, "status"));
-        if (!id || !strcmp(id, h->agent) || (st && !strcmp(st, "exited")))
-            continue;
-        json_array_foreach(json_object_get(a, "files"), k, f)
-        {
-            const char *p = json_string_value(json_object_get(f, "path"));
-            if (!p || strcmp(p, rel))
-                continue;
-            struct strbuf near = STRBUF_INIT;
-            size_t hits = 0;
-            json_array_foreach(json_object_get(f, "lines"), r, rg)
-            {
-                json_int_t s = json_integer_value(json_array_get(rg, 0));
-                json_int_t e = json_integer_value(json_array_get(rg, 1));
-                if (known && (e + APPROACH_MARGIN < (json_int_t)ts ||
-                                 s > (json_int_t)te + APPROACH_MARGIN))
-                    continue;
-                if (hits++ < 4)
-                    strbuf_addf(&near, "%s%lld-%lld", hits > 1 ? ", " : "",
-                        (long long)s, (long long)e);
-            }
-            bool whole = !json_array_size(json_object_get(f, "lines"));
-            if (!hits && !(whole && !known)) {
-                free(near.s);
-                continue;
-            }
-            char mine[64] = "";
-            if (known)
-                snprintf(mine, sizeof(mine),
-                    " (you are about to change "
-                    "lines %u-%u)",
-                    (unsigned)ts, (unsigned)te);
-            strbuf_addf(ctx,
-                "airspace: traffic: '%s' (%s) has changed %s%s of %s%s. "
-                "Coordinate before you edit: message them (airspace msg "
-                "%s ...), or work elsewhere.\n",
-                id, str_or(a, "client", "?"), hits ? "lines " : "the file",
-                hits ? near.s : "", rel, mine, id);
-            if (hits && !*hold && !right_of_way(h, advs, id) &&
-                !done_lately(h, "held", id, rel))
-                *hold = true; /* once: the model reads it before editing */
-            if (!done_lately(h, "told", id, rel)) {
-                char *body =
-                    known
-                        ? xasprintf("airspace: '%s' is about to change lines "
-                                    "%u-%u of %s, near your change (lines %s)",
-                              h->agent, (unsigned)ts, (unsigned)te, rel,
-                              hits ? near.s : "whole file")
-                        : xasprintf("airspace: '%s' is about to change %s, "
-                                    "where you have changed lines %s",
-                              h->agent, rel, hits ? near.s : "(whole file)");
-                json_t *msg = json_pack("{s:s, s:s, s:s}", "from", h->agent,
-                    "to", id, "body", body);
-                json_t *rr = call(h, "POST", "/v1/messages", msg);
-                if (rr)
-                    json_decref(rr);
-                json_decref(msg);
-                free(body);
-            }
-            free(near.s);
-        }
-    }
-}
-
-static void
-pre_tool(struct hook *h)
-{
-    char **paths;
-    size_t unchecked;
-    size_t n = tool_paths(h, &paths, &unchecked);
-    char *deny = NULL, *adv = NULL;
-    json_t *agents = NULL;
-    struct strbuf ctx = STRBUF_INIT;
-    json_t *advs = NULL; /* GET /v1/advisories?agent=me, once */
-    bool hold = false;
-    const char *mode = getenv("AIRSPACE_APPROACH");
-    bool tell_only = mode && !strcmp(mode, "tell");
-    for (size_t k = 0; k < n; k++) {
-        if (!deny && h->connected)
-            deny = check_path(h, paths[k], &adv, &advs);
-        if (!deny && h->connected) {
-            if (!agents)
-                agents = call(h, "GET", "/v1/agents?files=1", NULL);
-            approach(h, agents, advs, paths[k], &ctx, &hold);
-        }
-        if (!deny)
-            snapshot(h, paths[k]); /* for the exact span afterwards */
-        free(paths[k]);
-    }
-    free(paths);
-    if (agents)
-        json_decref(agents);
-    if (advs)
-        json_decref(advs);
-    if (adv)
-        strbuf_addf(&ctx, "%s\n", adv);
-    if (unchecked && !deny) /* say so rather than check a wrong path */
-        strbuf_addf(&ctx,
-            "airspace: %zu path(s) this command writes were not checked for "
-            "locks: written after a cd it cannot follow (to a variable, ~ "
-            "or -, inside a condition or loop), or too deep in it to read. "
-            "Use absolute paths, or cd to a literal directory, to have "
-            "them checked.\n",
-            unchecked);
-    if (ctx.len && ctx.s[ctx.len - 1] == '\n')
-        ctx.s[--ctx.len] = '\0';
-    if (hold && !deny && !tell_only)
-        deny = xasprintf("%s\nairspace: this call was held once so that you "
-                         "see this before you edit; repeat it to edit "
-                         "anyway.",
-            ctx.s);
-    emit(h, deny, deny || !ctx.len ? NULL : ctx.s);
-    free(deny);
-    free(adv);
-    free(ctx.s);
-}
-
 /* A heartbeat; a session the daemon does not know registers again. */
 static void
 heartbeat(struct hook *h)
 {
-    char *hb = xasprintf("/v1/agents/%s/heartbeat", h->agent);
-    json_t *r = call(h, "POST", hb, NULL);
-    free(hb);
+    json_t *r = hook_call(h, api_heartbeat(h->agent));
     if (r)
         json_decref(r);
     else if (h->connected)
@@ -1217,11 +620,7 @@ prompt_topics(struct hook *h)
     const char *end = strstr(prompt, "</hook_context>");
     if (!strncmp(prompt, "<hook_context>", 14) && end)
         prompt = end + 15;
-    char *pp = xasprintf("/v1/agents/%s/prompt", h->agent);
-    json_t *body = json_pack("{s:s}", "prompt", prompt);
-    json_t *r = call(h, "POST", pp, body);
-    json_decref(body);
-    free(pp);
+    json_t *r = hook_call(h, api_prompt(h->agent, prompt));
     struct strbuf conv = STRBUF_INIT;
     size_t k;
     json_t *cv;
@@ -1231,7 +630,8 @@ prompt_topics(struct hook *h)
         strbuf_addf(&conv,
             "airspace: your prompts are converging with '%s' on '%s'%s; "
             "declare an intent or message them\n",
-            str_or(cv, "agent", "?"), json_string_value(json_array_get(ts, 0)),
+            hook_str_or(cv, "agent", "?"),
+            json_string_value(json_array_get(ts, 0)),
             json_array_size(ts) > 1 ? " and more" : "");
     }
     if (r)
@@ -1274,7 +674,7 @@ update_crew(struct hook *h, bool forced, bool prompt_ev)
         }
         crew = both;
     }
-    emit(h, NULL, crew);
+    hook_emit(h, NULL, crew);
     free(crew);
 }
 
@@ -1341,15 +741,15 @@ cmd_hook(int argc, char **argv)
         /* the update follows the compaction: Claude Code's SessionStart
          * (source "compact") carries it whole; this event takes none */
         heartbeat(&h);
-        emit(&h, NULL, NULL);
+        hook_emit(&h, NULL, NULL);
     } else if (!strcmp(ev, "Stop") || !strcmp(ev, "AfterAgent")) {
         heartbeat(&h); /* the end of a turn: alive, nothing to say */
-        emit(&h, NULL, NULL);
+        hook_emit(&h, NULL, NULL);
     } else if (!strcmp(ev, "PreToolUse") || !strcmp(ev, "BeforeTool")) {
-        pre_tool(&h);
+        hook_pre_tool(&h);
     } else if (!strcmp(ev, "PostToolUse") || !strcmp(ev, "AfterTool")) {
         heartbeat(&h);
-        post_tool(&h);
+        hook_post_tool(&h);
         /* messages that came mid-turn reach the model with the tool's
          * result (a headless turn has no prompt to carry them) */
         json_t *unread = h.connected ? inbox(&h, true) : NULL;
@@ -1359,18 +759,16 @@ cmd_hook(int argc, char **argv)
                 add_messages(&h, xstrdup("airspace: new messages:\n"), unread);
         if (unread)
             json_decref(unread);
-        emit(&h, NULL, msgs);
+        hook_emit(&h, NULL, msgs);
         free(msgs);
     } else if (!strcmp(ev, "SessionEnd")) {
-        char *path = xasprintf("/v1/agents/%s/exit", h.agent);
-        json_t *r = call(&h, "POST", path, NULL);
+        json_t *r = hook_call(&h, api_exit(h.agent));
         if (r)
             json_decref(r);
-        free(path);
         session_forget(h.dir, prefix_of(h.d), session);
-        emit(&h, NULL, NULL);
+        hook_emit(&h, NULL, NULL);
     } else {
-        emit(&h, NULL, NULL);
+        hook_emit(&h, NULL, NULL);
     }
     free(h.sock);
     free(h.dir);

@@ -52,13 +52,6 @@ bool mcp_tools_has(const char *name);
  */
 json_t *mcp_tools_call(struct mcp_session *s, const char *name, json_t *args);
 
-/*
- * Make sure the session has an agent: the one it was given, or a new one
- * registered with the daemon (client from client_name, worktree the git
- * toplevel of the current directory). Returns 0, or AS_EIO with e filled.
- */
-int mcp_session_agent(struct mcp_session *s, struct as_err *e);
-
 /* Close the connection; an agent created by this session exits first. */
 void mcp_session_release(struct mcp_session *s);
 

@@ -39,7 +39,7 @@ flies(json_t *a)
     return !st || strcmp(st, "exited");
 }
 
-static void post_quiet(struct client *cl, const char *path);
+static void post_quiet(struct client *cl, struct api_req r);
 
 /* The daemon's agents (with files); NULL with *error on failure. */
 static json_t *
@@ -48,8 +48,7 @@ get_agents(struct client *cl, char **error, int *code)
     long status;
     json_t *reply = NULL;
     struct as_err e;
-    if (client_request(
-            cl, "GET", "/v1/agents?files=1", NULL, &status, &reply, &e)) {
+    if (client_call(cl, api_agents(true), &status, &reply, &e)) {
         *error = xasprintf("the daemon stopped answering: %s", e.msg);
         *code = CLI_EXIT_UNREACHABLE;
         return NULL;
@@ -87,34 +86,29 @@ record_commit(
         json_object_get(result, "subject"));
     if (!json_string_length(json_object_get(body, "subject")))
         json_object_del(body, "subject");
-    char *esc = client_path_escape(agent);
-    char *path = xasprintf("/v1/agents/%s/commits", esc);
     long status = 0, saved = cl->timeout_ms;
     json_t *reply = NULL;
     struct as_err e;
     cl->timeout_ms = 10000;
-    int rc = client_request(cl, "POST", path, body, &status, &reply, &e);
+    int rc = client_call(cl, api_commit_made(agent, body), &status, &reply, &e);
     cl->timeout_ms = saved;
     if (rc || status != 200) {
         strbuf_addf(notes, "the daemon did not record this commit (%s)\n",
             rc ? e.msg : client_error_message(reply));
-        post_quiet(cl, "/v1/refresh");
+        post_quiet(cl, api_refresh());
     }
     if (reply)
         json_decref(reply);
-    json_decref(body);
-    free(path);
-    free(esc);
 }
 
 static void
-post_quiet(struct client *cl, const char *path)
+post_quiet(struct client *cl, struct api_req r)
 {
     long status, saved = cl->timeout_ms;
     json_t *reply = NULL;
     struct as_err e;
     cl->timeout_ms = 3000;
-    client_request(cl, "POST", path, NULL, &status, &reply, &e);
+    client_call(cl, r, &status, &reply, &e);
     cl->timeout_ms = saved;
     if (reply)
         json_decref(reply);
@@ -133,7 +127,7 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
     *shared = false;
     for (int round = 0; round < 2 && !*me; round++) {
         if (round) /* a worktree made a moment ago: let the daemon see it */
-            post_quiet(cl, "/v1/refresh");
+            post_quiet(cl, api_refresh());
         if (*agents)
             json_decref(*agents);
         if (!(*agents = get_agents(cl, error, &code)))
@@ -279,14 +273,11 @@ check_locks(struct client *cl, const char *me, const struct commit_file *files,
     struct strbuf held = STRBUF_INIT;
     size_t nheld = 0;
     for (size_t i = 0; i < n; i++) {
-        json_t *body = json_pack("{s:s, s:s, s:s}", "agent", me, "path",
-            files[i].path, "mode", "shared");
         long status;
         json_t *reply = NULL;
         struct as_err e;
-        int rc = client_request(
-            cl, "POST", "/v1/locks/check", body, &status, &reply, &e);
-        json_decref(body);
+        int rc = client_call(cl, api_lock_check(me, files[i].path, "shared"),
+            &status, &reply, &e);
         if (rc) {
             free(held.s);
             *error = xasprintf("the daemon stopped answering while checking "

@@ -32,12 +32,12 @@ jstr(json_t *o, const char *k)
 /* GET path; the member key of the reply (an array; json_decref it), or
  * NULL with *why. */
 static json_t *
-get_array(struct client *cl, const char *path, const char *key, char **why)
+get_array(struct client *cl, struct api_req r, const char *key, char **why)
 {
     long status;
     json_t *reply = NULL;
     struct as_err e;
-    if (client_request(cl, "GET", path, NULL, &status, &reply, &e)) {
+    if (client_call(cl, r, &status, &reply, &e)) {
         *why = xstrdup(e.msg);
         return NULL;
     }
@@ -54,13 +54,13 @@ get_array(struct client *cl, const char *path, const char *key, char **why)
 }
 
 static void
-post_quiet(struct client *cl, const char *path, json_t *body, bool *ok)
+post_quiet(struct client *cl, struct api_req r, bool *ok)
 {
     long status = 0, saved = cl->timeout_ms;
     json_t *reply = NULL;
     struct as_err e;
     cl->timeout_ms = 10000;
-    int rc = client_request(cl, "POST", path, body, &status, &reply, &e);
+    int rc = client_call(cl, r, &status, &reply, &e);
     cl->timeout_ms = saved;
     if (ok)
         *ok = !rc && status == 200;
@@ -192,15 +192,10 @@ static int
 scope_check(struct client *cl, const char *agent, const struct land_plan *p,
     json_t *out, char **error)
 {
-    char *esc = client_path_escape(agent);
-    char *lp = xasprintf("/v1/locks?agent=%s", esc);
-    char *ip = xasprintf("/v1/intents?agent=%s", esc);
     char *why = NULL;
-    json_t *locks = get_array(cl, lp, "locks", &why);
-    json_t *intents = locks ? get_array(cl, ip, "intents", &why) : NULL;
-    free(esc);
-    free(lp);
-    free(ip);
+    json_t *locks = get_array(cl, api_locks(agent), "locks", &why);
+    json_t *intents =
+        locks ? get_array(cl, api_intents(agent), "intents", &why) : NULL;
     if (!locks || !intents) {
         *error = xasprintf("cannot read the locks and intents of '%s' from "
                            "the daemon: %s; nothing landed",
@@ -325,16 +320,11 @@ tell_daemon(struct client *cl, const char *agent, bool known,
         json_t *body = json_pack("{s:s, s:s, s:s, s:o, s:s}", "commit",
             res->commit, "branch", p->target, "parent", res->parent, "files",
             files, "subject", subject);
-        char *esc = client_path_escape(agent);
-        char *path = xasprintf("/v1/agents/%s/commits", esc);
-        post_quiet(cl, path, body, &ok);
+        post_quiet(cl, api_commit_made(agent, body), &ok);
         if (!ok)
             strbuf_addf(notes, "the daemon did not record this land\n");
-        free(path);
-        free(esc);
-        json_decref(body);
     }
-    post_quiet(cl, "/v1/refresh", NULL, NULL);
+    post_quiet(cl, api_refresh(), NULL);
 }
 
 int
@@ -360,7 +350,7 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
     if (cl) {
         cl->timeout_ms = 10000;
         char *why = NULL;
-        if (!(agents = get_array(cl, "/v1/agents", "agents", &why))) {
+        if (!(agents = get_array(cl, api_agents(false), "agents", &why))) {
             *error = xasprintf("cannot list the agents: %s", why);
             free(why);
             code = CLI_EXIT_UNREACHABLE;

@@ -1,0 +1,103 @@
+#include "cli/opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/dcli.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* getopt_long's value of a long option without a letter: past any char */
+#define LONG_ONLY 256
+
+static int
+set_number(const struct opt *o, const char *cmd, const char *arg)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    long min = o->min, max = o->max;
+    if (!min && !max)
+        max = -1; /* any >= 0 */
+    if (errno || *end || v < min || (max >= 0 && v > max))
+        return dcli_usage(
+            cmd, "%s, not '%s'", o->bad ? o->bad : "expected a number", arg);
+    *(long *)o->target = v;
+    return 0;
+}
+
+int
+opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
+    const char *usage, unsigned flags)
+{
+    size_t n = 0;
+    while (table[n].kind != OPT_END)
+        n++;
+    struct option *lo = xcalloc(n + 2, sizeof(*lo));
+    char *shorts = xmalloc(2 * n + 3), *s = shorts;
+    if (flags & OPTS_IN_ORDER)
+        *s++ = '+';
+    *s++ = 'h';
+    size_t nl = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct opt *o = &table[i];
+        bool arg = o->kind == OPT_STRING || o->kind == OPT_NUMBER ||
+                   o->kind == OPT_CALL;
+        int val = o->letter ? o->letter : LONG_ONLY + (int)i;
+        if (o->name)
+            lo[nl++] = (struct option){ o->name,
+                arg ? required_argument : no_argument, NULL, val };
+        if (o->letter) {
+            *s++ = (char)o->letter;
+            if (arg)
+                *s++ = ':';
+        }
+    }
+    lo[nl++] = (struct option){ "help", no_argument, NULL, 'h' };
+    *s = '\0';
+    opterr = 0;
+    optind = 1;
+    int c, rc = 0;
+    while (!rc && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+        const struct opt *o = NULL;
+        for (size_t i = 0; i < n && !o; i++)
+            if (c == (table[i].letter ? table[i].letter : LONG_ONLY + (int)i))
+                o = &table[i];
+        if (c == 'h' && !o) {
+            fputs(usage, stdout);
+            rc = -1;
+            break;
+        }
+        if (!o) {
+            rc = dcli_usage(cmd, "unknown%s option '%s'",
+                flags & OPTS_UNKNOWN ? "" : " or incomplete", argv[optind - 1]);
+            break;
+        }
+        if (o->given)
+            *o->given = true;
+        switch (o->kind) {
+        case OPT_FLAG:
+            *(bool *)o->target = true;
+            break;
+        case OPT_STRING:
+            *(const char **)o->target = optarg;
+            break;
+        case OPT_SET:
+            *(const char **)o->target = o->value;
+            break;
+        case OPT_NUMBER:
+            rc = set_number(o, cmd, optarg);
+            break;
+        case OPT_CALL:
+            rc = o->fn(o->target, optarg, cmd);
+            break;
+        case OPT_END:
+            break;
+        }
+    }
+    free(lo);
+    free(shorts);
+    return rc;
+}

@@ -1,0 +1,78 @@
+/*
+ * opts.h - the subcommands' one option parser: a table of options, each
+ * with its kind and where its value goes, parsed with getopt_long. The
+ * options most commands share are declared once (OPT_REPO, OPT_JSON,
+ * OPT_NO_START, OPT_AGENT); -h and --help print the command's usage.
+ *
+ * Errors are printed as every command prints them (dcli_usage): "airspace
+ * CMD: unknown or incomplete option '--x'" and the help hint, exit 2.
+ * Targets are the caller's; strings point into argv.
+ */
+#ifndef AIRSPACE_CLI_OPTS_H
+#define AIRSPACE_CLI_OPTS_H
+
+#include <stdbool.h>
+
+enum opt_kind {
+    OPT_END,    /* ends a table */
+    OPT_FLAG,   /* bool *: true when given */
+    OPT_STRING, /* const char **: the argument */
+    OPT_SET,    /* const char **: set to value when given (--shared) */
+    OPT_NUMBER, /* long *: a decimal number in [min, max] */
+    OPT_CALL,   /* fn(target, argument, cmd) checks and stores it */
+};
+
+/* An OPT_CALL option's argument: 0, or the exit code after printing why. */
+typedef int opt_fn(void *target, const char *arg, const char *cmd);
+
+struct opt {
+    const char *name; /* the long name, without "--" */
+    int letter;       /* the short name (-n), or 0 */
+    enum opt_kind kind;
+    void *target;
+    bool *given;       /* set when the option is seen, or NULL */
+    const char *value; /* OPT_SET: what target gets */
+    long min, max;     /* OPT_NUMBER: the range; both 0: any >= 0 */
+    /* OPT_NUMBER: what a bad number is told, "<bad>, not '<arg>'"
+     * (NULL: "expected a number") */
+    const char *bad;
+    opt_fn *fn; /* OPT_CALL */
+};
+
+/* The options most commands share, and the end of a table. */
+#define OPT_REPO(p)                                                            \
+    {                                                                          \
+        .name = "repo", .kind = OPT_STRING, .target = (p)                      \
+    }
+#define OPT_JSON(p)                                                            \
+    {                                                                          \
+        .name = "json", .kind = OPT_FLAG, .target = (p)                        \
+    }
+#define OPT_NO_START(p)                                                        \
+    {                                                                          \
+        .name = "no-start", .kind = OPT_FLAG, .target = (p)                    \
+    }
+#define OPT_AGENT(p, seen)                                                     \
+    {                                                                          \
+        .name = "agent", .kind = OPT_STRING, .target = (p), .given = (seen)    \
+    }
+#define OPT_TABLE_END                                                          \
+    {                                                                          \
+        .kind = OPT_END                                                        \
+    }
+
+enum {
+    OPTS_IN_ORDER = 1, /* stop at the first operand (getopt's "+") */
+    OPTS_UNKNOWN = 2,  /* say "unknown option", as alerts always has */
+};
+
+/*
+ * Parse argv[1..] (argv[0] the command's name) against table, from the
+ * start (optind = 1); the operands are left from optind on. Returns 0;
+ * -1 after printing usage on -h or --help; or exit code 2 after printing
+ * why (cmd names the command in messages).
+ */
+int opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
+    const char *usage, unsigned flags);
+
+#endif

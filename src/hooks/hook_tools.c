@@ -1,0 +1,595 @@
+/*
+ * hook_tools.c - the hook around a tool call: which paths a tool writes
+ * (its input, or the commands of a shell tool), whether another agent
+ * holds them or this agent must give way, the approach to another agent's
+ * changed lines, and afterwards the exact lines each edit changed (a
+ * snapshot before, a diff after), reported to the daemon.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "hooks/hook_int.h"
+#include "hooks/hook_parse.h"
+#include "client/api.h"
+#include "util/error.h"
+#include "util/file.h"
+#include "util/hash.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/*
+ * Repository-relative path of a file path, absolute or relative to the
+ * hook's cwd (as the tool resolves it), or NULL outside the worktree. Its
+ * directories are resolved (symlinks, ".."), as the realpath'd root is;
+ * the file itself may not exist yet, nor its last directories.
+ */
+static char *
+rel_path(struct hook *h, const char *p)
+{
+    if (!p || !*p || !h->root)
+        return NULL;
+    char *abs = p[0] == '/' ? xstrdup(p)
+                            : xasprintf("%s/%s", h->cwd ? h->cwd : h->root, p);
+    /* the longest existing directory: abs[0, k - 1), the rest abs + k */
+    size_t k = strlen(abs);
+    char *real = NULL;
+    while (!real && k > 0) {
+        while (k > 0 && abs[k - 1] != '/')
+            k--;
+        if (k == 0)
+            break;
+        char *dir = xstrndup(abs, k > 1 ? k - 1 : 1);
+        real = realpath(dir, NULL);
+        free(dir);
+        if (!real)
+            k--;
+    }
+    char *full = real ? xasprintf("%s/%s", real, abs + k) : xstrdup(abs);
+    char *norm = NULL;
+    if (path_normalize(full, h->root, &norm) < 0)
+        norm = NULL;
+    free(real);
+    free(full);
+    free(abs);
+    return norm;
+}
+
+/* The n paths raw (taken) made repository-relative into *out (those in
+ * the worktree); returns their count. */
+static size_t
+rel_paths(struct hook *h, char **raw, size_t n, char ***out)
+{
+    size_t k = 0;
+    *out = xcalloc(n + 1, sizeof(**out));
+    for (size_t i = 0; i < n; i++) {
+        char *r = rel_path(h, raw[i]);
+        if (r)
+            (*out)[k++] = r;
+        free(raw[i]);
+    }
+    free(raw);
+    return k;
+}
+
+/* The files a tool call will write, repository-relative; *unchecked
+ * counts those of a shell command it could not place (hook_shell_scan). */
+static size_t
+tool_paths(struct hook *h, char ***out, size_t *unchecked)
+{
+    json_t *ti = json_object_get(h->in, "tool_input");
+    const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
+    *out = NULL;
+    *unchecked = 0;
+    if (!tool)
+        return 0;
+    const char *file = NULL;
+    if (!strcmp(tool, "Edit") || !strcmp(tool, "Write") ||
+        !strcmp(tool, "MultiEdit") || !strcmp(tool, "write_file") ||
+        !strcmp(tool, "replace"))
+        file = json_string_value(json_object_get(ti, "file_path"));
+    else if (!strcmp(tool, "NotebookEdit"))
+        file = json_string_value(json_object_get(ti, "notebook_path"));
+    if (file) {
+        char *r = rel_path(h, file);
+        if (!r)
+            return 0;
+        *out = xmalloc(sizeof(**out));
+        (*out)[0] = r;
+        return 1;
+    }
+    /* Codex: apply_patch carries the patch text, as its input, or as the
+     * command of its shell tool (["apply_patch", PATCH], or a shell
+     * here-document); so may any shell command */
+    const char *patch = json_string_value(json_object_get(ti, "input"));
+    if (!patch)
+        patch = json_string_value(json_object_get(ti, "patch"));
+    json_t *cmdv = json_object_get(ti, "command");
+    const char *cmd = json_string_value(cmdv);
+    if (!patch && json_is_array(cmdv)) {
+        /* the last word of ["apply_patch", P] or ["bash", "-lc", S] */
+        cmd =
+            json_string_value(json_array_get(cmdv, json_array_size(cmdv) - 1));
+    }
+    const char *at = NULL;
+    if (!patch && cmd && strstr(cmd, "*** Begin Patch")) {
+        patch = cmd;
+        at = strstr(cmd, "apply_patch");
+    }
+    if (at) {
+        /* a here-document in a shell command: its paths are those of the
+         * directory apply_patch runs in (after any cd before it), so the
+         * command is read as that prefix and `touch PATHS` */
+        char **raw;
+        size_t n = hook_patch_paths(patch, &raw);
+        struct strbuf sh = STRBUF_INIT;
+        strbuf_addf(&sh, "%.*s touch", (int)(at - cmd), cmd);
+        for (size_t i = 0; i < n; i++) {
+            if (!strchr(raw[i], '\''))
+                strbuf_addf(&sh, " '%s'", raw[i]);
+            free(raw[i]);
+        }
+        free(raw);
+        n = hook_shell_scan(sh.s, &raw, unchecked);
+        free(sh.s);
+        return rel_paths(h, raw, n, out);
+    }
+    if (patch) {
+        /* relative to the shell call's workdir, if it has one */
+        const char *wd = json_string_value(json_object_get(ti, "workdir"));
+        char *saved = h->cwd;
+        if (wd) {
+            char *abs = wd[0] == '/'
+                            ? xstrdup(wd)
+                            : xasprintf("%s/%s", saved ? saved : h->root, wd);
+            h->cwd = abs;
+        }
+        char **raw;
+        size_t n = hook_patch_paths(patch, &raw);
+        size_t k = rel_paths(h, raw, n, out);
+        if (wd) {
+            free(h->cwd);
+            h->cwd = saved;
+        }
+        return k;
+    }
+    /* A shell command that obviously writes files (best effort) */
+    if ((!strcmp(tool, "Bash") || !strcmp(tool, "run_shell_command") ||
+            !strcmp(tool, "shell") || !strcmp(tool, "exec_command") ||
+            !strcmp(tool, "local_shell")) &&
+        cmd) {
+        char **raw;
+        size_t n = hook_shell_scan(cmd, &raw, unchecked);
+        return rel_paths(h, raw, n, out);
+    }
+    return 0;
+}
+
+/* Deny when another agent holds the path, or when I steer a resolution
+ * contesting it; returns the reason (new string) or NULL. Traffic adds to
+ * *ctx. */
+static char *
+check_path(struct hook *h, const char *path, char **ctx, json_t **advs)
+{
+    json_t *r = hook_call(h, api_lock_check(h->agent, path, NULL));
+    char *deny = NULL;
+    if (r && json_is_false(json_object_get(r, "free"))) {
+        const char *msg = json_string_value(json_object_get(r, "message"));
+        deny = xasprintf("airspace: %s. Work elsewhere, wait for the lock to "
+                         "be released, or message its holder.",
+            msg ? msg : "someone else holds this path");
+    }
+    if (r)
+        json_decref(r);
+    if (deny)
+        return deny;
+    if (!*advs) {
+        *advs = hook_call(h, api_advisories(h->agent));
+    }
+    json_t *adv = *advs;
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(adv, "advisories"), i, a)
+    {
+        const char *x = json_string_value(json_object_get(a, "a"));
+        const char *y = json_string_value(json_object_get(a, "b"));
+        if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
+            continue;
+        const char *level = json_string_value(json_object_get(a, "level"));
+        const char *steer = json_string_value(json_object_get(a, "steer"));
+        bool contested = false;
+        size_t k;
+        json_t *c;
+        json_array_foreach(json_object_get(a, "contested"), k, c) contested =
+            contested ||
+            !strcmp(json_string_value(json_object_get(c, "path")), path);
+        const char *other = strcmp(x, h->agent) ? x : y;
+        if (level && !strcmp(level, "resolution") && steer &&
+            !strcmp(steer, h->agent) && contested && !deny) {
+            const char *g = json_string_value(json_object_get(a, "guidance"));
+            deny = xasprintf("%s", g ? g
+                                     : "airspace: resolution advisory; "
+                                       "another agent holds this work");
+        } else if (level && !*ctx) {
+            *ctx = xasprintf("airspace: %s advisory with '%s' (risk %.2f)%s",
+                level, other, json_real_value(json_object_get(a, "risk")),
+                contested ? " on this file" : "");
+        }
+    }
+    return deny;
+}
+
+/* Lines of the file that hold text (new_string of an Edit), or 0. */
+static int
+locate(const char *file, const char *text, uint32_t *start, uint32_t *end)
+{
+    char *buf;
+    size_t len;
+    if (!text || !*text || file_read_max(file, 64u << 20, false, &buf, &len))
+        return -1;
+    char *at = strstr(buf, text);
+    if (!at) {
+        free(buf);
+        return -1;
+    }
+    uint32_t line = 1;
+    for (char *p = buf; p < at; p++)
+        line += *p == '\n';
+    uint32_t span = 0;
+    for (const char *p = text; *p; p++)
+        span += *p == '\n' && p[1];
+    *start = line;
+    *end = line + span;
+    free(buf);
+    return 0;
+}
+
+static uint32_t
+count_lines(const char *file)
+{
+    char *buf;
+    size_t len;
+    if (file_read_max(file, 64u << 20, false, &buf, &len))
+        return 0;
+    uint32_t n = len && buf[len - 1] != '\n';
+    for (size_t i = 0; i < len; i++)
+        n += buf[i] == '\n';
+    free(buf);
+    return n;
+}
+
+/* Where the file's content before a tool call is kept until after it. */
+static char *
+snapshot_path(struct hook *h, const char *rel)
+{
+    uint64_t x = fnv1a_str(FNV1A_INIT, rel);
+    return xasprintf(
+        "%s/hooks/%s-%016llx", h->dir, h->agent, (unsigned long long)x);
+}
+
+#define SNAPSHOT_MAX (4u << 20)
+
+static void
+snapshot(struct hook *h, const char *rel)
+{
+    if (!h->dir)
+        return;
+    char *full = xasprintf("%s/%s", h->root, rel);
+    char *buf;
+    size_t len;
+    if (file_read_max(full, SNAPSHOT_MAX, false, &buf, &len) == 0) {
+        char *d = xasprintf("%s/hooks", h->dir);
+        mkdir(d, 0700);
+        free(d);
+        char *sp = snapshot_path(h, rel);
+        struct as_err e;
+        file_write_atomic(sp, buf, len, &e);
+        free(sp);
+        free(buf);
+    }
+    free(full);
+}
+
+/* Lines [*s, *e] of after that differ from before: everything between
+ * the common first lines and the common last lines (a pure deletion is
+ * the line after it). 0 when nothing changed. */
+static int
+diff_span(const char *before, size_t blen, const char *after, size_t alen,
+    uint32_t *s, uint32_t *e)
+{
+    size_t p = 0;
+    uint32_t line = 1;
+    while (p < blen && p < alen && before[p] == after[p]) {
+        if (before[p] == '\n')
+            line++;
+        p++;
+    }
+    if (p == blen && p == alen)
+        return -1;
+    /* back to the start of the differing line */
+    size_t bs = blen, as = alen;
+    while (bs > p && as > p && before[bs - 1] == after[as - 1]) {
+        bs--;
+        as--;
+    }
+    uint32_t last = line;
+    for (size_t q = p; q < as; q++)
+        if (after[q] == '\n' && q + 1 < as)
+            last++;
+    *s = line;
+    *e = last < line ? line : last;
+    return 0;
+}
+
+/* The span the tool changed, from the snapshot taken before it. */
+static int
+snapshot_span(struct hook *h, const char *rel, uint32_t *s, uint32_t *e)
+{
+    if (!h->dir)
+        return -1;
+    char *sp = snapshot_path(h, rel);
+    char *full = xasprintf("%s/%s", h->root, rel);
+    char *before = NULL, *after = NULL;
+    size_t blen, alen;
+    int rc = -1;
+    if (file_read_max(sp, SNAPSHOT_MAX, false, &before, &blen) == 0 &&
+        file_read_max(full, SNAPSHOT_MAX, false, &after, &alen) == 0)
+        rc = diff_span(before, blen, after, alen, s, e);
+    unlink(sp);
+    free(before);
+    free(after);
+    free(sp);
+    free(full);
+    return rc;
+}
+
+void
+hook_post_tool(struct hook *h)
+{
+    char **paths;
+    size_t unchecked;
+    size_t n = tool_paths(h, &paths, &unchecked);
+    json_t *ti = json_object_get(h->in, "tool_input");
+    const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
+    for (size_t k = 0; k < n; k++) {
+        char *full = xasprintf("%s/%s", h->root, paths[k]);
+        uint32_t s = 0, e = 0;
+        json_t *lines = NULL;
+        if (snapshot_span(h, paths[k], &s, &e) == 0) {
+            /* the exact span, from the file before and after the tool */
+            lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
+        } else if (tool && !strcmp(tool, "Edit") &&
+                   locate(full,
+                       json_string_value(json_object_get(ti, "new_string")), &s,
+                       &e) == 0) {
+            lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
+        } else if (tool && !strcmp(tool, "Write")) {
+            uint32_t nl = count_lines(full);
+            if (nl)
+                lines = json_pack("[[I,I]]", (json_int_t)1, (json_int_t)nl);
+        }
+        json_t *r = hook_call(h, api_edit(h->agent, paths[k], lines));
+        if (r)
+            json_decref(r);
+        free(full);
+        free(paths[k]);
+    }
+    free(paths);
+}
+
+#define APPROACH_MARGIN 5       /* lines: "near" another's change */
+#define APPROACH_TELL_MS 600000 /* tell the other again after 10 min */
+
+/* The lines of rel an edit tool call is about to change (where its
+ * old_string sits now), or -1 when it is not known (a whole file, a
+ * patch, a shell command). */
+static int
+target_lines(struct hook *h, const char *rel, uint32_t *s, uint32_t *e)
+{
+    json_t *ti = json_object_get(h->in, "tool_input");
+    const char *old = json_string_value(json_object_get(ti, "old_string"));
+    json_t *edits = json_object_get(ti, "edits");
+    if (!old && json_is_array(edits))
+        old = json_string_value(
+            json_object_get(json_array_get(edits, 0), "old_string"));
+    char *full = xasprintf("%s/%s", h->root, rel);
+    int rc = old ? locate(full, old, s, e) : -1;
+    free(full);
+    return rc;
+}
+
+/* Whether this agent did `what` about other and path within the last
+ * APPROACH_TELL_MS; records it now. */
+static bool
+done_lately(
+    struct hook *h, const char *what, const char *other, const char *path)
+{
+    uint64_t x =
+        fnv1a_str(fnv1a_byte(fnv1a_str(FNV1A_INIT, other), '\n'), path);
+    char *d = xasprintf("%s/crew", h->dir);
+    mkdir(d, 0700);
+    char *rec =
+        xasprintf("%s/%s-%s-%016llx", d, h->agent, what, (unsigned long long)x);
+    free(d);
+    char *buf;
+    size_t len;
+    long long at = 0;
+    if (file_read_max(rec, 64, false, &buf, &len) == 0) {
+        at = atoll(buf);
+        free(buf);
+    }
+    int64_t now = hook_now_ms();
+    bool lately = at && now - at < APPROACH_TELL_MS;
+    if (!lately) {
+        char line[32];
+        int n = snprintf(line, sizeof(line), "%lld\n", (long long)now);
+        struct as_err e;
+        file_write_atomic(rec, line, (size_t)n, &e);
+    }
+    free(rec);
+    return lately;
+}
+
+/*
+ * Warn on approach: another agent has changed lines of rel within
+ * APPROACH_MARGIN of the lines this call is about to change (any of its
+ * lines when those are not known). Appends a line for the model to *ctx
+ * and tells the other agent once in a while (a message, in its next crew
+ * update). The clients show a PreToolUse's context to the model only with
+ * the tool's result, after the edit: so the first approach to another's
+ * lines in a file sets *hold, and the call is denied once with the
+ * warning as its reason (repeating it goes through), unless this agent
+ * has right of way over the other. agents is GET /v1/agents?files=1.
+ */
+/* Whether this agent has right of way over other: it holds a resolution
+ * advisory between them (advs: GET /v1/advisories?agent=me). */
+static bool
+right_of_way(struct hook *h, json_t *advs, const char *other)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(advs, "advisories"), i, a)
+    {
+        const char *x = hook_str_or(a, "a", ""), *y = hook_str_or(a, "b", "");
+        if (!strcmp(hook_str_or(a, "level", ""), "resolution") &&
+            !strcmp(hook_str_or(a, "hold", ""), h->agent) &&
+            (!strcmp(x, other) || !strcmp(y, other)))
+            return true;
+    }
+    return false;
+}
+
+static void
+approach(struct hook *h, json_t *agents, json_t *advs, const char *rel,
+    struct strbuf *ctx, bool *hold)
+{
+    uint32_t ts = 0, te = 0;
+    bool known = target_lines(h, rel, &ts, &te) == 0;
+    size_t i, k, r;
+    json_t *a, *f, *rg;
+    json_array_foreach(json_object_get(agents, "agents"), i, a)
+    {
+        const char *id = json_string_value(json_object_get(a, "id"));
+        const char *st = json_string_value(json_object_get(a, "status"));
+        if (!id || !strcmp(id, h->agent) || (st && !strcmp(st, "exited")))
+            continue;
+        json_array_foreach(json_object_get(a, "files"), k, f)
+        {
+            const char *p = json_string_value(json_object_get(f, "path"));
+            if (!p || strcmp(p, rel))
+                continue;
+            struct strbuf near = STRBUF_INIT;
+            size_t hits = 0;
+            json_array_foreach(json_object_get(f, "lines"), r, rg)
+            {
+                json_int_t s = json_integer_value(json_array_get(rg, 0));
+                json_int_t e = json_integer_value(json_array_get(rg, 1));
+                if (known && (e + APPROACH_MARGIN < (json_int_t)ts ||
+                                 s > (json_int_t)te + APPROACH_MARGIN))
+                    continue;
+                if (hits++ < 4)
+                    strbuf_addf(&near, "%s%lld-%lld", hits > 1 ? ", " : "",
+                        (long long)s, (long long)e);
+            }
+            bool whole = !json_array_size(json_object_get(f, "lines"));
+            if (!hits && !(whole && !known)) {
+                free(near.s);
+                continue;
+            }
+            char mine[64] = "";
+            if (known)
+                snprintf(mine, sizeof(mine),
+                    " (you are about to change "
+                    "lines %u-%u)",
+                    (unsigned)ts, (unsigned)te);
+            strbuf_addf(ctx,
+                "airspace: traffic: '%s' (%s) has changed %s%s of %s%s. "
+                "Coordinate before you edit: message them (airspace msg "
+                "%s ...), or work elsewhere.\n",
+                id, hook_str_or(a, "client", "?"), hits ? "lines " : "the file",
+                hits ? near.s : "", rel, mine, id);
+            if (hits && !*hold && !right_of_way(h, advs, id) &&
+                !done_lately(h, "held", id, rel))
+                *hold = true; /* once: the model reads it before editing */
+            if (!done_lately(h, "told", id, rel)) {
+                char *body =
+                    known
+                        ? xasprintf("airspace: '%s' is about to change lines "
+                                    "%u-%u of %s, near your change (lines %s)",
+                              h->agent, (unsigned)ts, (unsigned)te, rel,
+                              hits ? near.s : "whole file")
+                        : xasprintf("airspace: '%s' is about to change %s, "
+                                    "where you have changed lines %s",
+                              h->agent, rel, hits ? near.s : "(whole file)");
+                json_t *rr =
+                    hook_call(h, api_message(h->agent, id, NULL, body));
+                if (rr)
+                    json_decref(rr);
+                free(body);
+            }
+            free(near.s);
+        }
+    }
+}
+
+void
+hook_pre_tool(struct hook *h)
+{
+    char **paths;
+    size_t unchecked;
+    size_t n = tool_paths(h, &paths, &unchecked);
+    char *deny = NULL, *adv = NULL;
+    json_t *agents = NULL;
+    struct strbuf ctx = STRBUF_INIT;
+    json_t *advs = NULL; /* GET /v1/advisories?agent=me, once */
+    bool hold = false;
+    const char *mode = getenv("AIRSPACE_APPROACH");
+    bool tell_only = mode && !strcmp(mode, "tell");
+    for (size_t k = 0; k < n; k++) {
+        if (!deny && h->connected)
+            deny = check_path(h, paths[k], &adv, &advs);
+        if (!deny && h->connected) {
+            if (!agents)
+                agents = hook_call(h, api_agents(true));
+            approach(h, agents, advs, paths[k], &ctx, &hold);
+        }
+        if (!deny)
+            snapshot(h, paths[k]); /* for the exact span afterwards */
+        free(paths[k]);
+    }
+    free(paths);
+    if (agents)
+        json_decref(agents);
+    if (advs)
+        json_decref(advs);
+    if (adv)
+        strbuf_addf(&ctx, "%s\n", adv);
+    if (unchecked && !deny) /* say so rather than check a wrong path */
+        strbuf_addf(&ctx,
+            "airspace: %zu path(s) this command writes were not checked for "
+            "locks: written after a cd it cannot follow (to a variable, ~ "
+            "or -, inside a condition or loop), or too deep in it to read. "
+            "Use absolute paths, or cd to a literal directory, to have "
+            "them checked.\n",
+            unchecked);
+    if (ctx.len && ctx.s[ctx.len - 1] == '\n')
+        ctx.s[--ctx.len] = '\0';
+    if (hold && !deny && !tell_only)
+        deny = xasprintf("%s\nairspace: this call was held once so that you "
+                         "see this before you edit; repeat it to edit "
+                         "anyway.",
+            ctx.s);
+    hook_emit(h, deny, deny || !ctx.len ? NULL : ctx.s);
+    free(deny);
+    free(adv);
+    free(ctx.s);
+}
