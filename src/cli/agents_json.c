@@ -37,7 +37,9 @@ check_keys(json_t *obj, const char *const *allowed, const char *where,
     return 0;
 }
 
-int
+/* Parse an ISO-8601 UTC timestamp ("2026-01-02T03:04:05Z", optional
+ * fraction and +hh:mm offset) into ms since the epoch. Returns 0 or -1. */
+static int
 parse_iso8601_ms(const char *s, int64_t *out)
 {
     struct iso_time t;

@@ -39,8 +39,4 @@ int agents_json_load(
 
 void agents_free(struct agent *agents, size_t n);
 
-/* Parse an ISO-8601 UTC timestamp ("2026-01-02T03:04:05Z", optional
- * fraction and +hh:mm offset) into ms since the epoch. Returns 0 or -1. */
-int parse_iso8601_ms(const char *s, int64_t *out);
-
 #endif

@@ -54,7 +54,8 @@ static const struct hook_spec gemini_hooks[] = {
     { "SessionEnd", NULL, 10 },
 };
 
-const char *
+/* The name of a client as `airspace hook` takes it ("claude-code", ...). */
+static const char *
 init_client_name(enum init_client c)
 {
     switch (c) {
@@ -87,7 +88,8 @@ init_on_path(const char *name)
     return NULL;
 }
 
-char *
+/* bin quoted for a POSIX shell when it needs it (new string, free()). */
+static char *
 init_shell_quote(const char *bin)
 {
     bool plain = *bin != '\0';

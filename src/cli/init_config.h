@@ -22,12 +22,6 @@ enum init_client {
     INIT_GEMINI,
 };
 
-/* The name of a client as `airspace hook` takes it ("claude-code", ...). */
-const char *init_client_name(enum init_client c);
-
-/* bin quoted for a POSIX shell when it needs it (new string, free()). */
-char *init_shell_quote(const char *bin);
-
 /* The real path of the executable `name` the shell would run from $PATH,
  * or NULL (a new string). */
 char *init_on_path(const char *name);

@@ -76,7 +76,8 @@ proc_stat(pid_t pid, char comm[64], pid_t *ppid, unsigned long long *start)
     return 0;
 }
 
-unsigned long long
+/* The start time of process pid (clock ticks since boot), or 0. */
+static unsigned long long
 session_pid_start(pid_t pid)
 {
     unsigned long long st = 0;
@@ -95,7 +96,9 @@ wrapper(const char *comm)
     return false;
 }
 
-pid_t
+/* The nearest ancestor of this process that is not a shell or a wrapper
+ * (sh, bash, dash, zsh, env, timeout, airspace): the client. 0 if none. */
+static pid_t
 session_client_pid(void)
 {
     pid_t pid = getppid();
@@ -111,7 +114,9 @@ session_client_pid(void)
     return 0;
 }
 
-char *
+/* The agent's name when root was made by `airspace agent new` (its HEAD is
+ * the branch airspace/<name>), as a new string, or NULL. */
+static char *
 session_worktree_agent(const char *root)
 {
     if (!root)

@@ -63,15 +63,4 @@ const char *session_cli_agent(const char *repo);
 void session_forget(
     const char *dir, const char *prefix, const char *session_id);
 
-/* The nearest ancestor of this process that is not a shell or a wrapper
- * (sh, bash, dash, zsh, env, timeout, airspace): the client. 0 if none. */
-pid_t session_client_pid(void);
-
-/* The start time of process pid (clock ticks since boot), or 0. */
-unsigned long long session_pid_start(pid_t pid);
-
-/* The agent's name when root was made by `airspace agent new` (its HEAD is
- * the branch airspace/<name>), as a new string, or NULL. */
-char *session_worktree_agent(const char *root);
-
 #endif

@@ -15,7 +15,8 @@
 static const char *const versions[] = { "2025-11-25", "2025-06-18",
     "2025-03-26", "2024-11-05", NULL };
 
-bool
+/* Whether version is one this server speaks. */
+static bool
 mcp_version_supported(const char *version)
 {
     for (size_t i = 0; version && versions[i]; i++)

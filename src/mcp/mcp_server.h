@@ -53,7 +53,4 @@ char *mcp_server_handle(struct mcp_server *s, const char *line, size_t len);
 /* The reply to a line that exceeded MCP_LINE_MAX (new string, free()). */
 char *mcp_server_oversized(void);
 
-/* Whether version is one this server speaks. */
-bool mcp_version_supported(const char *version);
-
 #endif
