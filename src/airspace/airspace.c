@@ -387,12 +387,9 @@ as_heartbeat(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_agent *a = need_agent(as, req->agent, res);
     if (!a)
         return AS_ENOENT;
-    if (a->status == AS_AGENT_EXITED)
-        return fail(res, AS_ECONFLICT, "refused",
-            "agent '%s' has exited; register it again first", a->id);
     a->last_seen = now;
     push(out, AS_EV_AGENT_SEEN, now, a->id);
-    set_status(a, AS_AGENT_ACTIVE, now, "contact", out);
+    set_status(a, AS_AGENT_ACTIVE, now, "heartbeat", out);
     return 0;
 }
 
@@ -403,13 +400,12 @@ as_exit(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_agent *a = need_agent(as, req->agent, res);
     if (!a)
         return AS_ENOENT;
+    a->last_seen = now; /* its last word */
+    push(out, AS_EV_AGENT_SEEN, now, a->id);
     if (a->status == AS_AGENT_EXITED)
         return 0;
-    char *id = xstrdup(a->id);
+    release_locks_of(as, a->id, now, out);
     set_status(a, AS_AGENT_EXITED, now, "exit", out);
-    release_locks_of(as, id, now, out);
-    drop_intents_of(as, id, now, out);
-    free(id);
     return 0;
 }
 
@@ -479,6 +475,13 @@ acting_agent(struct airspace *as, const struct as_req *req, int64_t now,
         set_status(a, AS_AGENT_ACTIVE, now, "contact", out);
     }
     return 0;
+}
+
+int
+as_contact(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    return acting_agent(as, req, now, res, out);
 }
 
 int
@@ -1012,15 +1015,27 @@ as_expire(struct airspace *as, int64_t now, struct as_events *out)
     lock_table_expire(as->locks, now, &lev);
     take_lock_events(out, &lev);
     as_intents_expire(as, now, out);
+    as_agents_expire(as, now, out);
+    return out ? out->n - before : 0;
+}
+
+size_t
+as_agents_expire(struct airspace *as, int64_t now, struct as_events *out)
+{
+    size_t n = 0;
     for (size_t i = 0; as->cfg.stale_ms > 0 && i < as->nagents; i++) {
         struct as_agent *a = &as->agents[i];
+        int64_t since = a->last_seen > as->cfg.silence_from
+                            ? a->last_seen
+                            : as->cfg.silence_from;
         if (a->registered && a->status == AS_AGENT_ACTIVE &&
-            now - a->last_seen > as->cfg.stale_ms) {
-            set_status(a, AS_AGENT_STALE, now, "silent", out);
+            now - since > as->cfg.stale_ms) {
             release_locks_of(as, a->id, now, out);
+            set_status(a, AS_AGENT_STALE, now, "silent", out);
+            n++;
         }
     }
-    return out ? out->n - before : 0;
+    return n;
 }
 
 /* ---- replay ---- */

@@ -90,6 +90,9 @@ struct as_config {
     struct lock_config locks; /* root copied by the table */
     int64_t stale_ms;         /* silence before a registered agent is stale
                                  (<= 0: never) */
+    int64_t silence_from;     /* silence counts from here at the earliest
+                                 (the daemon's start: while it was down,
+                                 nobody could reach it); 0 by default */
     size_t inbox_max;         /* 1..AS_INBOX_MAX; 0: AS_INBOX_MAX */
 };
 
@@ -240,17 +243,27 @@ int as_register(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
 
 /*
- * req->agent was heard from: last_seen = now (AS_EV_AGENT_SEEN); a stale
- * agent is active again (AS_EV_AGENT_STATUS "contact"). AS_ENOENT for an
- * unknown agent; AS_ECONFLICT (refused) for an exited one.
+ * req->agent says it is alive: last_seen = now (AS_EV_AGENT_SEEN); a stale
+ * or exited agent is active again (AS_EV_AGENT_STATUS "heartbeat").
+ * AS_ENOENT (unknown_agent) for an unknown agent.
  */
 int as_heartbeat(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
 
 /*
- * req->agent leaves its session: exited, its locks and claims released
- * (one AS_EV_LOCK each), its intents dropped. AS_ENOENT when unknown;
- * an agent already exited: 0, nothing changes.
+ * req->agent acts (a lock, a contest, ...): an exited agent is refused
+ * (AS_ECONFLICT, refused: it must register again), an unknown one
+ * AS_ENOENT (unknown_agent); a stale one is back (AS_EV_AGENT_SEEN, then
+ * AS_EV_AGENT_STATUS "contact"); an active one: nothing changes.
+ */
+int as_contact(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * req->agent leaves its session: its locks and claims released (one
+ * AS_EV_LOCK each), then exited (its last word at now). Its intents stay
+ * until they expire or it is forgotten. AS_ENOENT when unknown; an agent
+ * already exited: only its last word.
  */
 int as_exit(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
@@ -378,10 +391,18 @@ const struct as_inbox *as_inbox_find(
 
 /*
  * Time passes to now: locks expired at now retire, intents expired at now
- * expire, registered active agents silent for more than stale_ms become
- * stale (their locks released). Returns how many events it appended.
+ * expire, silent agents turn stale (as_agents_expire). Returns how many
+ * events it appended.
  */
 size_t as_expire(struct airspace *as, int64_t now, struct as_events *out);
+
+/*
+ * Registered active agents silent for more than stale_ms (counted from
+ * silence_from at the earliest) turn stale: their locks and claims
+ * released, then AS_EV_AGENT_STATUS "silent". Returns how many.
+ */
+size_t as_agents_expire(
+    struct airspace *as, int64_t now, struct as_events *out);
 
 /* ---- replay ---- */
 

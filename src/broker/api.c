@@ -647,10 +647,19 @@ h_heartbeat(struct api_ctx *c)
     ssize_t i = api_agent_arg(c, 2);
     if (i < 0)
         return;
-    c->b->meta[i].last_seen = broker_now();
-    if (c->b->meta[i].status != BAGENT_ACTIVE)
-        broker_set_status(c->b, (size_t)i, BAGENT_ACTIVE, "heartbeat");
-    else
+    struct as_req r = { .agent = c->b->ag[i].id };
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    as_heartbeat(broker_airspace(c->b), broker_now(), &r, &res, &ev);
+    bool back = false; /* broker_set_status stores it */
+    for (size_t k = 0; k < ev.n; k++)
+        back = back || ev.v[k].kind == AS_EV_AGENT_STATUS;
+    broker_airspace_events(c->b, &ev);
+    as_events_release(&ev);
+    as_result_release(&res);
+    if (!back)
         broker_persist_agent(c->b, (size_t)i);
     api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
 }
@@ -661,8 +670,16 @@ h_exit(struct api_ctx *c)
     ssize_t i = api_agent_arg(c, 2);
     if (i < 0)
         return;
-    c->b->meta[i].last_seen = broker_now(); /* its last word */
-    broker_set_status(c->b, (size_t)i, BAGENT_EXITED, "exit");
+    /* its last word; its locks released, then it is exited */
+    struct as_req r = { .agent = c->b->ag[i].id };
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    as_exit(broker_airspace(c->b), broker_now(), &r, &res, &ev);
+    broker_airspace_events(c->b, &ev);
+    as_events_release(&ev);
+    as_result_release(&res);
     api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
 }
 
@@ -967,17 +984,19 @@ api_pattern_is_file(struct broker *b, const char *pattern)
 int
 api_agent_active(struct api_ctx *c, size_t i)
 {
-    struct broker *b = c->b;
-    if (b->meta[i].status == BAGENT_EXITED) {
-        api_reply_error(c->req, 409, "refused",
-            "agent '%s' has exited; register it again first", b->ag[i].id);
-        return -1;
-    }
-    if (b->meta[i].status == BAGENT_STALE) {
-        b->meta[i].last_seen = broker_now();
-        broker_set_status(b, i, BAGENT_ACTIVE, "contact");
-    }
-    return 0;
+    struct as_req r = { .agent = c->b->ag[i].id };
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    int rc = as_contact(broker_airspace(c->b), broker_now(), &r, &res, &ev);
+    broker_airspace_events(c->b, &ev); /* a stale agent is back */
+    as_events_release(&ev);
+    if (rc)
+        api_reply_error(
+            c->req, broker_airspace_status(&res), res.code, "%s", res.err.msg);
+    as_result_release(&res);
+    return rc ? -1 : 0;
 }
 
 int

@@ -1717,16 +1717,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     struct broker *b = arg;
     int64_t now = broker_now();
     check_store(b);
-    for (size_t i = 0; i < b->nagents; i++) {
-        struct bagent *m = &b->meta[i];
-        /* silence is counted from the daemon's start at the earliest:
-         * while it was down, nobody could reach it */
-        int64_t since =
-            m->last_seen > b->started_at ? m->last_seen : b->started_at;
-        if (m->registered && m->status == BAGENT_ACTIVE &&
-            now - since > b->o.stale_ms)
-            broker_set_status(b, i, BAGENT_STALE, "silent");
-    }
+    broker_expire_agents(b, now); /* silent ones turn stale */
     /* gone: by its last word, the daemon's downtime included (a live
      * session's next call starts the daemon and registers it again) */
     for (size_t i = 0; b->o.agent_timeout_ms > 0 && i < b->nagents;) {

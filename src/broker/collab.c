@@ -194,12 +194,28 @@ broker_airspace_events(struct broker *b, struct as_events *ev)
         case AS_EV_INBOX_MOVED:
             store_err(b, db_messages_move(b->db, x->owner, x->other, &e), &e);
             break;
+        case AS_EV_AGENT_STATUS: {
+            /* the daemon's agent table follows (broker.c: stored,
+             * announced, the detector and the scoring told) */
+            ssize_t i = broker_find_agent(b, x->agent);
+            if (i >= 0)
+                broker_set_status(b, (size_t)i,
+                    x->status == AS_AGENT_EXITED  ? BAGENT_EXITED
+                    : x->status == AS_AGENT_STALE ? BAGENT_STALE
+                                                  : BAGENT_ACTIVE,
+                    x->reason);
+            break;
+        }
+        case AS_EV_AGENT_SEEN: {
+            ssize_t i = broker_find_agent(b, x->agent);
+            if (i >= 0)
+                b->meta[i].last_seen = x->at;
+            break;
+        }
         case AS_EV_AGENT_REGISTERED:
-        case AS_EV_AGENT_STATUS:
-        case AS_EV_AGENT_SEEN:
         case AS_EV_AGENT_GONE:
             /* the daemon's agent table is its own (broker.c), mirrored
-             * into the machine: it announces agents itself */
+             * into the machine: it registers and forgets agents itself */
             break;
         }
     }
@@ -238,6 +254,19 @@ broker_expire_intents(struct broker *b, int64_t now)
         broker_sync_intents(b);
         broker_rescore(b, SIZE_MAX);
     }
+}
+
+void
+broker_expire_agents(struct broker *b, int64_t now)
+{
+    struct airspace *as = broker_airspace(b);
+    as->cfg.stale_ms = b->o.stale_ms;
+    as->cfg.silence_from = b->started_at;
+    struct as_events ev;
+    as_events_init(&ev);
+    as_agents_expire(as, now, &ev);
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
 }
 
 void

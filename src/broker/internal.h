@@ -327,6 +327,9 @@ struct airspace *broker_airspace(struct broker *b);
 void broker_airspace_events(struct broker *b, struct as_events *ev);
 /* The HTTP answer of a refused operation: status from res->code. */
 int broker_airspace_status(const struct as_result *res);
+/* Registered agents silent for stale_ms (from the daemon's start at the
+ * earliest) turn stale (as_agents_expire). */
+void broker_expire_agents(struct broker *b, int64_t now);
 void broker_sync_intents(struct broker *b); /* into agents' intent lists */
 void broker_expire_intents(struct broker *b, int64_t now);
 json_t *broker_intent_json(const struct as_intent *in);

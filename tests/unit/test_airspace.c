@@ -30,6 +30,7 @@ enum op {
     EXPIRE,
     RENAME,  /* agent -> a */
     DROPALL, /* every intent of agent */
+    CONTACT,
 };
 
 struct step {
@@ -51,7 +52,7 @@ struct step {
 struct scenario {
     const char *name;
     size_t inbox_max;
-    struct step steps[20];
+    struct step steps[24];
 };
 
 static void
@@ -129,6 +130,8 @@ run_step(struct airspace *as, const struct step *s, struct as_result *res,
         return as_rename(as, s->now, &r, res, ev);
     case DROPALL:
         return as_intent_drop_all(as, s->now, &r, res, ev);
+    case CONTACT:
+        return as_contact(as, s->now, &r, res, ev);
     }
     return -100;
 }
@@ -172,10 +175,16 @@ static const struct scenario scenarios[] = {
             { EXPIRE, NULL, 5 + 2 * MIN + 1, .rc = 2,
                 .events = "agent.status agent.status" },
             { BEAT, "bob", 3 * MIN, .events = "agent.seen agent.status" },
-            { EXIT, "bob", 3 * MIN, .events = "agent.status" },
-            { EXIT, "bob", 3 * MIN, .events = "" },
-            { BEAT, "bob", 3 * MIN, .rc = AS_ECONFLICT, .code = "refused",
+            { EXIT, "bob", 3 * MIN, .events = "agent.seen agent.status" },
+            { EXIT, "bob", 3 * MIN, .events = "agent.seen" },
+            { CONTACT, "bob", 3 * MIN, .rc = AS_ECONFLICT, .code = "refused",
                 .events = "" },
+            { CONTACT, "nobody", 3 * MIN, .rc = AS_ENOENT,
+                .code = "unknown_agent", .events = "" },
+            { CONTACT, "alice", 3 * MIN, .events = "agent.seen agent.status" },
+            { CONTACT, "alice", 3 * MIN + 1, .events = "" },
+            { BEAT, "bob", 3 * MIN + 1, .events = "agent.seen agent.status" },
+            { EXIT, "bob", 3 * MIN + 2 },
             { REG, "bob", 4 * MIN, "back",
                 .events = "agent.registered agent.status" },
             { EXIT, "nobody", 1, .rc = AS_ENOENT, .code = "unknown_agent" },
@@ -207,7 +216,8 @@ static const struct scenario scenarios[] = {
             { LOCK, "bob", 4, "docs", "shared", .events = "lock.granted",
                 .want = 4 },
             { EXIT, "bob", 5,
-                .events = "agent.status lock.released_all lock.released_all" },
+                .events = "agent.seen lock.released_all lock.released_all "
+                          "agent.status" },
             { LOCK, "bob", 6, "src/b.c", .rc = AS_ECONFLICT, .code = "refused",
                 .events = "" } } },
     { "lock: a stale agent is back, expiry retires", 0,
@@ -270,14 +280,14 @@ static const struct scenario scenarios[] = {
             { LOCK, "alice", 3 + 2 * MIN, "lib", .flag = true, .want = 2 },
             { CONTEST, "bob", 4 + 2 * MIN, "lib" },
             { EXIT, "alice", 5 + 2 * MIN,
-                .events = "agent.status claim.released_all" },
+                .events = "agent.seen claim.released_all agent.status" },
             { FORCE, "alice", 5 + 2 * MIN, "lib", .rc = AS_ECONFLICT,
                 .code = "refused" } } },
     { "a stale agent's claims go; force waits for an active holder", 0,
         { CREW, { LOCK, "alice", 1, "lib", .flag = true, .want = 1 },
             { CONTEST, "bob", 2, "lib" }, { BEAT, "bob", 2 * MIN },
             { EXPIRE, NULL, 2 * MIN + 2, .rc = 2,
-                .events = "agent.status claim.released_all" },
+                .events = "claim.released_all agent.status" },
             { LOCK, "alice", 2 * MIN + 3, "lib", .flag = true,
                 .events = "agent.seen agent.status claim.granted", .want = 2 },
             { CONTEST, "bob", 2 * MIN + 4, "lib" },
@@ -305,8 +315,9 @@ static const struct scenario scenarios[] = {
                 .code = "unknown_intent" },
             { DECLARE, "alice", 1004, "c", .ttl = INT64_MAX, .want = 3 },
             { DROP, "alice", 1005, .n = 1, .events = "intent.dropped" },
-            { EXIT, "alice", 1006,
-                .events = "agent.status intent.dropped" } } },
+            { EXIT, "alice", 1006, .events = "agent.seen agent.status" },
+            { FORGET, "alice", 1007,
+                .events = "intent.dropped agent.gone" } } },
     { "messages: send, read, errors", 0,
         { CREW,
             { SEND, "alice", 1, "bob", .events = "message.delivered message",
@@ -494,6 +505,44 @@ test_null_events(void)
     as_free(b);
 }
 
+/* Silence counts from silence_from at the earliest (the daemon's start),
+ * and only registered active agents turn stale. */
+static void
+test_silence_from(void)
+{
+    struct as_config cfg;
+    as_config_default(&cfg);
+    cfg.stale_ms = 1000;
+    cfg.silence_from = 50000;
+    struct airspace *as = as_new(&cfg);
+    struct as_events ev;
+    as_events_init(&ev);
+    struct as_result res;
+    as_result_init(&res);
+    struct as_req r = { .agent = "alice", .registered = true };
+    as_register(as, 0, &r, &res, &ev);
+    r.agent = "wt";
+    r.registered = false;
+    as_register(as, 0, &r, &res, &ev);
+    r.agent = "alice";
+    r.pattern = "a";
+    r.ttl_ms = 10 * MIN;
+    CHECK_INT(as_lock(as, 0, &r, &res, &ev), 0);
+    as_events_clear(&ev);
+    CHECK_INT(as_agents_expire(as, 51000, &ev), 0);
+    CHECK_INT(ev.n, 0);
+    CHECK_INT(as_agents_expire(as, 51001, &ev), 1);
+    char buf[256];
+    events_str(&ev, 0, buf, sizeof(buf));
+    CHECK_STR(buf, "lock.released_all agent.status");
+    CHECK(as_agent_find(as, "alice")->status == AS_AGENT_STALE);
+    CHECK(as_agent_find(as, "wt")->status == AS_AGENT_ACTIVE);
+    CHECK_INT(as_agents_expire(as, 99999, &ev), 0);
+    as_result_release(&res);
+    as_events_release(&ev);
+    as_free(as);
+}
+
 int
 main(void)
 {
@@ -504,5 +553,6 @@ main(void)
     }
     TEST_RUN("events and results own their copies", test_ownership);
     TEST_RUN("events may be discarded", test_null_events);
+    TEST_RUN("silence counts from silence_from", test_silence_from);
     return test_done();
 }

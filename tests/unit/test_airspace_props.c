@@ -109,7 +109,8 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
         r.registered = strcmp(r.agent, "wt") != 0;
         return as_register(as, now, &r, res, ev);
     case 1:
-        return as_heartbeat(as, now, &r, res, ev);
+        return pick(2) ? as_heartbeat(as, now, &r, res, ev)
+                       : as_contact(as, now, &r, res, ev);
     case 2:
         return pick(4) ? as_heartbeat(as, now, &r, res, ev)
                        : as_exit(as, now, &r, res, ev);
