@@ -223,26 +223,18 @@ has_u32(const uint32_t *v, uint32_t n, uint32_t x)
     return lo < n && v[lo] == x;
 }
 
-/* Whether definitions name known names, in order of their start (without
- * a branch per item: this and refs_ok() read most of the file). */
+/* Whether every definition and reference names a known name: one pass
+ * over each whole section (most of the file) with no branch per item. */
 static bool
-defs_ok(const struct graph_def *d, uint32_t n, uint32_t nnames)
+names_ok(const struct graph_def *d, uint64_t nd, const struct graph_ref *r,
+    uint64_t nr, uint32_t nnames)
 {
-    unsigned bad = 0;
-    for (uint32_t k = 0; k < n; k++)
-        bad |= (d[k].name >= nnames) | (k && d[k].start < d[k - 1].start);
-    return !bad;
-}
-
-static bool
-refs_ok(const struct graph_ref *r, uint32_t n, uint32_t nnames)
-{
-    if (!n)
-        return true;
-    unsigned bad = r[0].name >= nnames;
-    for (uint32_t k = 1; k < n; k++)
-        bad |= (r[k].name >= nnames) | (r[k].line < r[k - 1].line);
-    return !bad;
+    uint32_t top = 0;
+    for (uint64_t k = 0; k < nd; k++)
+        top = d[k].name > top ? d[k].name : top;
+    for (uint64_t k = 0; k < nr; k++)
+        top = r[k].name > top ? r[k].name : top;
+    return (nd + nr == 0) || top < nnames;
 }
 
 /* Whether a (offset, count) range lies within a section of total items. */
@@ -296,6 +288,8 @@ check(const uint8_t *p, size_t len, const uint8_t key[GRAPHSNAP_KEY_BYTES],
     for (uint32_t i = 0; i < h.index_cap; i++)
         if (index[i] != GRAPH_NONE && index[i] >= h.nnames)
             return refuse(e, "bad name index");
+    if (!names_ok(defs, h.ndefs, refs, h.nrefs, h.nnames))
+        return refuse(e, "bad definition or reference");
     uint64_t nin = 0, nout = 0;
     for (uint32_t i = 0; i < h.nfiles; i++) {
         const struct snap_file *f = &sf[i];
@@ -313,10 +307,6 @@ check(const uint8_t *p, size_t len, const uint8_t key[GRAPHSNAP_KEY_BYTES],
             return refuse(e, "bad edge or name list");
         nout += f->nout;
         nin += f->nin;
-        if (!defs_ok(defs + f->defs, f->ndefs, h.nnames))
-            return refuse(e, "bad definition");
-        if (!refs_ok(refs + f->refs, f->nrefs, h.nnames))
-            return refuse(e, "bad reference");
     }
     /* importers are the reverse of imports */
     if (nin != nout)

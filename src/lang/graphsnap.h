@@ -14,10 +14,13 @@
  * the graph depends on (lang/repograph.c: the files and their blob ids or
  * stat data, the options, this build of the program): a file made for
  * another key, of another format or byte order, truncated, or with any
- * offset, count, id or order out of place is refused whole, never half
- * used (every one is checked, which costs about a read of the file; a
- * checksum would cost a second). Writes go to a temporary file, then
- * rename() over the old one, so a file is never seen half written.
+ * offset, count or id out of place (or edge lists out of order, or
+ * importers that are not the reverse of imports) is refused whole, never
+ * half used: every one is checked, which costs about a read of the file
+ * (a checksum would cost a second; lines and kinds are not checked, no
+ * value of them can make a reader go astray). Writes go to a temporary
+ * file, then rename() over the old one, so a file is never seen half
+ * written.
  *
  * File layout (native byte order, recorded and checked; every section
  * 8-byte aligned):
