@@ -407,7 +407,153 @@ struct risk_engine {
      * hold_at[u + 1]) */
     uint32_t *hold_at;
     struct holder *hold;
+    struct risk_prep_cache *pc; /* NULL: every file prepared afresh */
 };
+
+/* ---- what the set-up found for one file, kept across engines ---- */
+
+/* A file's changed definitions and uses (collect_symbols), or its
+ * importers within cap before the engine's filter (reach_file), under the
+ * inputs that decide them. */
+struct pc_slot {
+    uint64_t h; /* 0: empty */
+    uint32_t *key;
+    size_t klen;
+    uint32_t *defs, *chg; /* symbols: def names in order; sorted chg */
+    uint32_t ndefs, nchg;
+    struct sref *refs; /* symbols: this file's uses, file unset */
+    uint32_t nrefs;
+    struct reach *reach; /* reach: every importer, sorted by x */
+    uint32_t nreach;
+};
+
+struct risk_prep_cache {
+    struct pc_slot *v;
+    size_t n, cap;
+    uint32_t *key; /* the key being built */
+    size_t klen, kalloc;
+    size_t hits, misses;
+};
+
+struct risk_prep_cache *
+risk_prep_cache_new(void)
+{
+    return xcalloc(1, sizeof(struct risk_prep_cache));
+}
+
+void
+risk_prep_cache_clear(struct risk_prep_cache *pc)
+{
+    if (!pc)
+        return;
+    for (size_t i = 0; i < pc->cap; i++) {
+        struct pc_slot *s = &pc->v[i];
+        if (!s->h)
+            continue;
+        free(s->key);
+        free(s->defs);
+        free(s->chg);
+        free(s->refs);
+        free(s->reach);
+    }
+    free(pc->v);
+    pc->v = NULL;
+    pc->n = pc->cap = 0;
+}
+
+void
+risk_prep_cache_free(struct risk_prep_cache *pc)
+{
+    if (!pc)
+        return;
+    risk_prep_cache_clear(pc);
+    free(pc->key);
+    free(pc);
+}
+
+void
+risk_prep_cache_stats(
+    const struct risk_prep_cache *pc, size_t *hits, size_t *misses)
+{
+    *hits = pc ? pc->hits : 0;
+    *misses = pc ? pc->misses : 0;
+}
+
+static void
+pc_key_reset(struct risk_prep_cache *pc, uint32_t tag)
+{
+    pc->klen = 0;
+    ALLOC_GROW(pc->key, 1, pc->kalloc);
+    pc->key[pc->klen++] = tag;
+}
+
+static void
+pc_key_add(struct risk_prep_cache *pc, uint32_t v)
+{
+    ALLOC_GROW(pc->key, pc->klen + 1, pc->kalloc);
+    pc->key[pc->klen++] = v;
+}
+
+static uint64_t
+pc_hash(const uint32_t *k, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++) {
+        h ^= k[i];
+        h *= 1099511628211u;
+        h ^= h >> 32;
+    }
+    return h ? h : 1;
+}
+
+/* The slot of the key built in pc: filled (h set) when it was seen. */
+static struct pc_slot *
+pc_find(struct risk_prep_cache *pc)
+{
+    if (2 * (pc->n + 1) > pc->cap) {
+        struct pc_slot *old = pc->v;
+        size_t ocap = pc->cap;
+        pc->cap = ocap ? 2 * ocap : 256;
+        pc->v = xcalloc(pc->cap, sizeof(*pc->v));
+        for (size_t i = 0; i < ocap; i++) {
+            if (!old[i].h)
+                continue;
+            size_t j = (size_t)old[i].h & (pc->cap - 1);
+            while (pc->v[j].h)
+                j = (j + 1) & (pc->cap - 1);
+            pc->v[j] = old[i];
+        }
+        free(old);
+    }
+    uint64_t h = pc_hash(pc->key, pc->klen);
+    size_t j = (size_t)h & (pc->cap - 1);
+    while (pc->v[j].h &&
+           (pc->v[j].h != h || pc->v[j].klen != pc->klen ||
+               memcmp(pc->v[j].key, pc->key, pc->klen * sizeof(*pc->key))))
+        j = (j + 1) & (pc->cap - 1);
+    return &pc->v[j];
+}
+
+/* Take the empty slot s for the key built in pc. */
+static void
+pc_take(struct risk_prep_cache *pc, struct pc_slot *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->h = pc_hash(pc->key, pc->klen);
+    s->klen = pc->klen;
+    s->key = xmalloc(pc->klen * sizeof(*s->key));
+    memcpy(s->key, pc->key, pc->klen * sizeof(*s->key));
+    pc->n++;
+}
+
+static uint32_t *
+u32_dup(const uint32_t *v, size_t n)
+{
+    uint32_t *d = xmalloc((n ? n : 1) * sizeof(*d));
+    if (n)
+        memcpy(d, v, n * sizeof(*d));
+    return d;
+}
 
 static bool
 has_u32(const uint32_t *v, size_t n, uint32_t x)
@@ -471,6 +617,30 @@ reach_file(struct risk_engine *e, struct scratch *sc, struct efile *f)
 {
     const struct graph *g = e->g;
     bool known = sigma_known(e, f);
+    struct pc_slot *slot = NULL;
+    if (e->pc) {
+        /* what decides the walk: the file, its changed names, whether
+         * its symbols are known (the graph and cap are the cache's) */
+        pc_key_reset(e->pc, 'R');
+        pc_key_add(e->pc, f->gid);
+        pc_key_add(e->pc, known);
+        pc_key_add(e->pc, f->nchg);
+        for (uint32_t k = 0; k < f->nchg; k++)
+            pc_key_add(e->pc, f->chg[k]);
+        slot = pc_find(e->pc);
+        if (slot->h) {
+            e->pc->hits++;
+            f->nreach = 0;
+            f->reach =
+                xmalloc((slot->nreach ? slot->nreach : 1) * sizeof(*f->reach));
+            for (uint32_t k = 0; k < slot->nreach; k++)
+                if (e->uidx[slot->reach[k].x] != GRAPH_NONE)
+                    f->reach[f->nreach++] = slot->reach[k];
+            return;
+        }
+        e->pc->misses++;
+        pc_take(e->pc, slot);
+    }
     uint32_t st = ++sc->cur_stamp;
     size_t head = 0, tail = 0;
     sc->stamp[f->gid] = st;
@@ -503,6 +673,22 @@ reach_file(struct risk_engine *e, struct scratch *sc, struct efile *f)
     }
     f->nreach = 0;
     f->reach = xmalloc((tail ? tail : 1) * sizeof(*f->reach));
+    if (slot) { /* every importer kept, sorted; then the engine's filter */
+        slot->reach = xmalloc((tail ? tail : 1) * sizeof(*slot->reach));
+        for (size_t i = 1; i < tail; i++) {
+            uint32_t x = sc->queue[i];
+            struct reach *r = &slot->reach[slot->nreach++];
+            r->x = x;
+            r->dist = sc->dist[x];
+            r->sure = sc->sure[x];
+        }
+        if (slot->nreach)
+            qsort(slot->reach, slot->nreach, sizeof(*slot->reach), cmp_reach);
+        for (uint32_t k = 0; k < slot->nreach; k++)
+            if (e->uidx[slot->reach[k].x] != GRAPH_NONE)
+                f->reach[f->nreach++] = slot->reach[k];
+        return;
+    }
     for (size_t i = 1; i < tail; i++) {
         uint32_t x = sc->queue[i];
         if (e->uidx[x] == GRAPH_NONE)
@@ -713,6 +899,41 @@ collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
         bool base = f->gid != GRAPH_NONE && e->g->files[f->gid].parsed;
         if (!base && !f->ws->nnew_defs && !f->ws->nnew_uses)
             continue;
+        struct pc_slot *slot = NULL;
+        size_t first_ref = ea->nrefs;
+        if (e->pc && !f->ws->nnew_defs && !f->ws->nnew_uses) {
+            /* what decides it: the file, whole or not, its ranges */
+            pc_key_reset(e->pc, 'S');
+            pc_key_add(e->pc, f->gid);
+            pc_key_add(e->pc, f->whole);
+            pc_key_add(e->pc, (uint32_t)f->ws->ranges.n);
+            for (size_t k = 0; k < f->ws->ranges.n; k++) {
+                pc_key_add(e->pc, f->ws->ranges.v[k].start);
+                pc_key_add(e->pc, f->ws->ranges.v[k].end);
+            }
+            slot = pc_find(e->pc);
+            if (slot->h) {
+                e->pc->hits++;
+                for (uint32_t k = 0; k < slot->ndefs; k++) {
+                    ALLOC_GROW(ea->defs, ea->ndefs + 1, adefs);
+                    ea->defs[ea->ndefs].name = slot->defs[k];
+                    ea->defs[ea->ndefs].file = (uint32_t)i;
+                    ea->ndefs++;
+                }
+                f->nchg = slot->nchg;
+                f->chg = xmalloc((f->nchg + 1) * sizeof(*f->chg));
+                if (f->nchg)
+                    memcpy(f->chg, slot->chg, f->nchg * sizeof(*f->chg));
+                for (uint32_t k = 0; k < slot->nrefs; k++) {
+                    ALLOC_GROW(ea->refs, ea->nrefs + 1, arefs);
+                    ea->refs[ea->nrefs] = slot->refs[k];
+                    ea->refs[ea->nrefs++].file = (uint32_t)i;
+                }
+                continue;
+            }
+            e->pc->misses++;
+            pc_take(e->pc, slot);
+        }
         static const struct graph_file none;
         const struct graph_file *gf = base ? &e->g->files[f->gid] : &none;
         /* The lines the agent replaced: a pure insertion changed no base
@@ -800,6 +1021,19 @@ collect_symbols(struct risk_engine *e, struct scratch *sc, struct eagent *ea)
             if (id == GRAPH_NONE)
                 continue;
             add_ref(sc, ea, &arefs, id, (uint32_t)i, u->line, 1);
+        }
+        if (slot) {
+            slot->ndefs = (uint32_t)(ea->ndefs - first_def);
+            slot->defs = xmalloc((slot->ndefs + 1) * sizeof(*slot->defs));
+            for (uint32_t k = 0; k < slot->ndefs; k++)
+                slot->defs[k] = ea->defs[first_def + k].name;
+            slot->nchg = f->nchg;
+            slot->chg = u32_dup(f->chg, f->nchg);
+            slot->nrefs = (uint32_t)(ea->nrefs - first_ref);
+            slot->refs = xmalloc((slot->nrefs + 1) * sizeof(*slot->refs));
+            if (slot->nrefs)
+                memcpy(slot->refs, ea->refs + first_ref,
+                    slot->nrefs * sizeof(*slot->refs));
         }
         range_set_release(&changed);
         range_set_release(&rep);
@@ -1391,7 +1625,18 @@ struct risk_engine *
 risk_engine_new_mt(const struct risk_config *c, const struct graph *g,
     const struct agent *agents, size_t n, unsigned threads)
 {
+    return risk_engine_new_cached(c, g, agents, n, threads, NULL);
+}
+
+struct risk_engine *
+risk_engine_new_cached(const struct risk_config *c, const struct graph *g,
+    const struct agent *agents, size_t n, unsigned threads,
+    struct risk_prep_cache *pc)
+{
     struct risk_engine *e = xcalloc(1, sizeof(*e));
+    if (pc)
+        threads = 1; /* the cache is not shared between threads */
+    e->pc = pc;
     e->cfg = c;
     e->g = g;
     e->n = n;

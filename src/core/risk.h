@@ -125,6 +125,25 @@ struct risk_engine *risk_engine_new_mt(const struct risk_config *c,
     unsigned threads);
 void risk_engine_free(struct risk_engine *e);
 
+/*
+ * What preparing an agent finds for each of its files (changed definitions
+ * and uses, importers within cap) kept by the inputs that decide it, so
+ * that engines built one after another over the same graph and
+ * configuration (replay: one per commit, most files unchanged) prepare
+ * only the files that changed; the engine is the same as without it.
+ * Clear it when the graph or the configuration changes. One thread at a
+ * time: an engine given a cache prepares its agents on one thread.
+ */
+struct risk_prep_cache;
+struct risk_prep_cache *risk_prep_cache_new(void);
+void risk_prep_cache_clear(struct risk_prep_cache *pc);
+void risk_prep_cache_free(struct risk_prep_cache *pc);
+void risk_prep_cache_stats(
+    const struct risk_prep_cache *pc, size_t *hits, size_t *misses);
+struct risk_engine *risk_engine_new_cached(const struct risk_config *c,
+    const struct graph *g, const struct agent *agents, size_t n,
+    unsigned threads, struct risk_prep_cache *pc);
+
 /* Score agents a and b (indices into the engine's agents). Merge, context
  * and topic are 0: a pair is scored whole through pair_score()
  * (core/pair.h), which fills them and combines R once. */

@@ -117,6 +117,12 @@ agent_add_file(struct agent *a, const char *path, enum ws_status status)
     for (size_t i = 0; i < a->nfiles; i++)
         if (!strcmp(a->files[i].path, path))
             return &a->files[i];
+    return agent_append_file(a, path, status);
+}
+
+struct ws_file *
+agent_append_file(struct agent *a, const char *path, enum ws_status status)
+{
     ALLOC_GROW(a->files, a->nfiles + 1, a->afiles);
     struct ws_file *f = &a->files[a->nfiles++];
     memset(f, 0, sizeof(*f));

@@ -102,6 +102,13 @@ void ws_file_release(struct ws_file *f);
  */
 struct ws_file *agent_add_file(
     struct agent *a, const char *path, enum ws_status status);
+
+/* agent_add_file() for a path the caller knows a does not hold: appended
+ * without looking (a working set of thousands of files built one file at
+ * a time would compare every path with every other). */
+struct ws_file *agent_append_file(
+    struct agent *a, const char *path, enum ws_status status);
+
 /* Sort files by path and merge duplicates (ranges unioned). */
 void agent_sort(struct agent *a);
 void agent_add_intent(struct agent *a, const char *glob);

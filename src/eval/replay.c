@@ -110,6 +110,7 @@ struct replay {
     bool git;
     size_t merges_seen, hskip[HISTORY_NSKIP];
     size_t graph_builds, graph_updates, parsed, cached, merges_run, merge_hits;
+    size_t merge_keys; /* speculative merges known by merge_key() */
     size_t replayed, replay_conflicts; /* side commits replayed onto B */
     char **notes; /* merges skipped during the replay, and why */
     size_t nnotes, anotes;
@@ -1077,12 +1078,13 @@ replay_print_json(const struct replay *rp, FILE *out)
         json_object_set_new(
             root, "merges_seen", json_integer((json_int_t)rp->merges_seen));
         json_object_set_new(root, "stats",
-            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "graph_builds",
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "graph_builds",
                 (json_int_t)rp->graph_builds, "graph_file_updates",
                 (json_int_t)rp->graph_updates, "files_parsed",
                 (json_int_t)rp->parsed, "files_cached", (json_int_t)rp->cached,
                 "speculative_merges", (json_int_t)rp->merges_run,
                 "merge_cache_hits", (json_int_t)rp->merge_hits,
+                "merges_known_by_key", (json_int_t)rp->merge_keys,
                 "replayed_commits", (json_int_t)rp->replayed,
                 "replay_conflicts", (json_int_t)rp->replay_conflicts));
     }
@@ -1320,15 +1322,61 @@ struct git_walk {
     struct repo *r;
     const struct replay_git_options *o;
     struct merge_cache *mc;
-    struct history_cache *hc; /* deltas already diffed, this merge */
+    struct history_cache *hc;     /* deltas already diffed, this merge */
+    struct risk_prep_cache *prep; /* files already prepared, this merge */
     const struct graph *g;
     const struct history_merge *hm;
     struct rp_merge *m;
     struct agent a[2];
-    uint32_t k[2]; /* commits replayed per side */
+    struct history_raw raw[2]; /* each side's diff from the base */
+    struct strmap verdicts;    /* merge_key() -> conflicted (0/1) */
+    uint32_t k[2];             /* commits replayed per side */
     struct pair_advisory adv;
     struct as_err *e; /* walk_merge's error */
 };
+
+/*
+ * What decides whether the two sides' trees merge with a conflict: the
+ * base and each side's deltas from it (raw, before rename detection) but
+ * for the modifications of a path the other side left alone. Such a
+ * modification merges as it is and takes no part in anything else git's
+ * merge looks at (rename detection pairs deleted with added files,
+ * directory renames follow those pairs and the other side's additions,
+ * file/directory clashes need an addition or a deletion at the path), so
+ * two pairs of trees with the same key merge with the same verdict. Along
+ * a long side most commits only edit its own files: the key stays, and
+ * the merge is not run again.
+ */
+static char *
+merge_key(const struct git_walk *w, size_t *len)
+{
+    size_t n = 0, alloc = 0;
+    char *k = NULL;
+    ALLOC_GROW(k, 42, alloc);
+    memcpy(k, w->hm->base, 40);
+    k[40] = '\n';
+    n = 41;
+    for (int s = 0; s < 2; s++) {
+        const struct history_raw *me = &w->raw[s], *other = &w->raw[1 - s];
+        for (size_t i = 0; i < me->n; i++) {
+            const struct history_delta *d = &me->v[i];
+            uint32_t at;
+            if (d->modified &&
+                !strmap_get(&other->paths, d->path, strlen(d->path), &at))
+                continue;
+            size_t l = strlen(d->key);
+            ALLOC_GROW(k, n + l + 2, alloc);
+            memcpy(k + n, d->key, l);
+            n += l;
+            k[n++] = '\n';
+        }
+        ALLOC_GROW(k, n + 2, alloc);
+        k[n++] = '\x01'; /* between the sides */
+    }
+    k[n] = '\0';
+    *len = n;
+    return k;
+}
 
 /* The merge channel of the walk (a pair_merge_fn): the two sides' trees
  * over the merge's base, once both have a commit. */
@@ -1341,14 +1389,26 @@ walk_merge(void *ctx, const struct agent *a, const struct agent *b,
     *npaths = 0;
     if (!w->k[0] || !w->k[1])
         return 0;
+    size_t klen;
+    char *key = merge_key(w, &klen);
+    uint32_t known;
+    if (strmap_get(&w->verdicts, key, klen, &known)) {
+        w->rp->merge_keys++;
+        free(key);
+        return known ? 1 : 0;
+    }
     struct merge_result mr = { 0 };
     int rc = merge_speculative(w->r, w->mc, w->hm->base, a->tree_oid,
         w->hm->base, b->tree_oid, &mr, w->e);
-    if (rc)
+    if (rc) {
+        free(key);
         return rc;
+    }
     w->rp->merges_run++;
     int conflicted = mr.conflicted;
     merge_result_release(&mr);
+    strmap_put(&w->verdicts, key, klen, conflicted ? 1 : 0, NULL);
+    free(key);
     return conflicted ? 1 : 0;
 }
 
@@ -1364,7 +1424,8 @@ walk_score(
             struct ws_file *f = &w->a[s].files[i];
             f->weight = risk_recency_weight(cfg, now_ms - f->changed_at_ms);
         }
-    struct risk_engine *eng = risk_engine_new(cfg, w->g, w->a, 2);
+    struct risk_engine *eng =
+        risk_engine_new_cached(cfg, w->g, w->a, 2, 1, w->prep);
     struct pair_input in = { .engine = eng,
         .cfg = cfg,
         .ea = 0,
@@ -1420,8 +1481,8 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
         w->rp->replay_conflicts += nconf;
     }
     agent_init(&next, w->a[s].id);
-    int rc = history_workset(
-        w->r, w->hm->base_tree, tree, &w->a[s], now_ms, w->hc, &next, e);
+    int rc = history_workset_raw(w->r, w->hm->base_tree, tree, &w->a[s], now_ms,
+        w->hc, &next, &w->raw[s], e);
     if (rc) {
         agent_release(&next);
         return rc;
@@ -1540,8 +1601,8 @@ struct git_worker {
 /* Replay merge k into its slot rp->m[k]. */
 static int
 replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
-    struct merge_cache *mc, struct history_cache *hc, size_t k,
-    struct as_err *e)
+    struct merge_cache *mc, struct history_cache *hc,
+    struct risk_prep_cache *prep, size_t k, struct as_err *e)
 {
     const struct replay_git_options *o = wk->run->o;
     const struct history_merge *hm = &wk->run->h->m[k];
@@ -1575,18 +1636,26 @@ replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
         .o = o,
         .mc = mc,
         .hc = hc,
+        .prep = prep,
         .g = &bg->g,
         .hm = hm,
         .m = m };
     agent_init(&w.a[0], "side1");
     agent_init(&w.a[1], "side2");
+    history_raw_init(&w.raw[0]);
+    history_raw_init(&w.raw[1]);
+    strmap_init(&w.verdicts);
     rc = replay_merge(&w, e);
     agent_release(&w.a[0]);
     agent_release(&w.a[1]);
+    history_raw_release(&w.raw[0]);
+    history_raw_release(&w.raw[1]);
+    strmap_release(&w.verdicts);
     /* The merge's speculative merges and replayed trees are done with;
      * the merge cache keeps only their verdicts. */
     repo_forget_created(r);
     history_cache_clear(hc);
+    risk_prep_cache_clear(prep); /* the graph may move before the next */
     return rc;
 }
 
@@ -1600,6 +1669,7 @@ git_worker_run(void *arg)
     struct as_err e = { "" };
     struct merge_cache *mc = merge_cache_new();
     struct history_cache *hc = history_cache_new();
+    struct risk_prep_cache *prep = risk_prep_cache_new();
     struct sigcache *sigs = sigcache_new();
     memset(&bg, 0, sizeof(bg));
     sigcache_use(sigs);
@@ -1613,7 +1683,7 @@ git_worker_run(void *arg)
         size_t hi =
             lo + REPLAY_CHUNK < run->h->n ? lo + REPLAY_CHUNK : run->h->n;
         for (size_t k = lo; k < hi; k++) {
-            int rc = replay_one(wk, &bg, graph_tree, mc, hc, k, &e);
+            int rc = replay_one(wk, &bg, graph_tree, mc, hc, prep, k, &e);
             sigcache_clear(sigs);
             if (rc) {
                 /* A snapshot lacking some of the merge's objects: skip it
@@ -1640,6 +1710,7 @@ git_worker_run(void *arg)
     sigcache_use(NULL);
     sigcache_free(sigs);
     history_cache_free(hc);
+    risk_prep_cache_free(prep);
     wk->c.merge_hits = merge_cache_hits(mc);
     merge_cache_free(mc);
     base_graph_release(&bg);
@@ -1699,6 +1770,7 @@ replay_run_git(struct replay *rp, struct repo *r,
         rp->cached += wk[i].c.cached;
         rp->merges_run += wk[i].c.merges_run;
         rp->merge_hits += wk[i].c.merge_hits;
+        rp->merge_keys += wk[i].c.merge_keys;
         rp->replayed += wk[i].c.replayed;
         rp->replay_conflicts += wk[i].c.replay_conflicts;
     }

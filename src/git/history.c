@@ -618,10 +618,21 @@ lookup_tree(
 
 /* ---- the walk's caches ---- */
 
+/* The effects (indices into history_cache.v) of the deltas rename
+ * detection left of a diff's deltas other than modifications. */
+struct history_renamed {
+    uint32_t *eff;
+    size_t n;
+};
+
 struct history_cache {
     struct strmap idx; /* delta key -> index into v */
     struct ws_delta_effect *v;
     size_t n, alloc;
+    struct strmap ren; /* the other deltas' keys -> index into rv */
+    struct history_renamed *rv;
+    size_t nrv, arv;
+    size_t ren_hits; /* diffs whose rename detection came from here */
 };
 
 struct history_cache *
@@ -629,6 +640,7 @@ history_cache_new(void)
 {
     struct history_cache *c = xcalloc(1, sizeof(*c));
     strmap_init(&c->idx);
+    strmap_init(&c->ren);
     return c;
 }
 
@@ -642,6 +654,11 @@ history_cache_clear(struct history_cache *c)
     c->n = 0;
     strmap_release(&c->idx);
     strmap_init(&c->idx);
+    for (size_t i = 0; i < c->nrv; i++)
+        free(c->rv[i].eff);
+    c->nrv = 0;
+    strmap_release(&c->ren);
+    strmap_init(&c->ren);
 }
 
 void
@@ -651,7 +668,9 @@ history_cache_free(struct history_cache *c)
         return;
     history_cache_clear(c);
     strmap_release(&c->idx);
+    strmap_release(&c->ren);
     free(c->v);
+    free(c->rv);
     free(c);
 }
 
@@ -664,6 +683,10 @@ history_tune_reads(void)
      * read again to check its id (the object store's own checksums stay). */
     git_libgit2_opts(
         GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)(1u << 20));
+    /* and trees of any size (libgit2 keeps none over 4 KiB, which made
+     * every diff and merge of a large directory parse it again) */
+    git_libgit2_opts(
+        GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)(1u << 20));
     git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)(384u << 20));
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 }
@@ -684,35 +707,292 @@ delta_key(const git_diff_delta *d, size_t *len)
     return k;
 }
 
-/* workset_add_diff(diff, out), each delta's effect taken from c when an
+/* The effect of delta i of diff (an index into c->v), diffed only when no
  * earlier working set had the same delta. */
 static int
-add_diff_cached(git_diff *diff, struct history_cache *c, struct agent *out,
+effect_of(git_diff *diff, size_t i, struct history_cache *c, uint32_t *at,
     struct as_err *e)
 {
-    if (!c)
-        return workset_add_diff(diff, out, e);
+    size_t len;
+    char *key = delta_key(git_diff_get_delta(diff, i), &len);
+    if (!strmap_get(&c->idx, key, len, at)) {
+        struct ws_delta_effect ef;
+        int err = workset_delta_effect(diff, i, &ef, e);
+        if (err) {
+            free(key);
+            return err;
+        }
+        ALLOC_GROW(c->v, c->n + 1, c->alloc);
+        c->v[c->n] = ef;
+        *at = (uint32_t)c->n++;
+        strmap_put(&c->idx, key, len, *at, NULL);
+    }
+    free(key);
+    return 0;
+}
+
+void
+history_raw_init(struct history_raw *r)
+{
+    memset(r, 0, sizeof(*r));
+    strmap_init(&r->paths);
+}
+
+void
+history_raw_release(struct history_raw *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->v[i].path);
+        free(r->v[i].key);
+    }
+    free(r->v);
+    strmap_release(&r->paths);
+    history_raw_init(r);
+}
+
+/* workset_apply_effect(), without looking for a path out cannot hold yet
+ * (seen: the paths it holds). */
+static void
+apply_one(
+    struct agent *out, struct strmap *seen, const struct ws_delta_effect *ef)
+{
+    bool added;
+    if (ef->skip)
+        return;
+    strmap_put(seen, ef->path, strlen(ef->path), 0, &added);
+    if (added)
+        workset_apply_effect_new(out, ef);
+    else
+        workset_apply_effect(out, ef);
+}
+
+static void
+buf_add(char **s, size_t *len, size_t *alloc, const char *p, size_t n)
+{
+    ALLOC_GROW(*s, *len + n + 1, *alloc);
+    memcpy(*s + *len, p, n);
+    *len += n;
+    (*s)[*len] = '\0';
+}
+
+/*
+ * The working set of diff (base -> tree, no rename detection yet) into
+ * out, as git_diff_find_similar() and workset_add_diff() would make it,
+ * each delta's effect from c; raw (may be NULL) gets the deltas. Rename
+ * detection runs only when c has not seen the diff's deltas other than
+ * modifications: they alone are its sources and targets, and a
+ * modification comes out of it as it went in.
+ */
+static int
+add_diff_cached(git_diff *diff, git_repository *repo, git_tree *from,
+    git_tree *to, const git_diff_options *opts, const git_diff_find_options *fo,
+    struct history_cache *c, struct agent *out, struct history_raw *raw,
+    struct as_err *e)
+{
     size_t nd = git_diff_num_deltas(diff);
+    char *rkey = NULL;
+    size_t rlen = 0, ralloc = 0;
+    uint32_t at;
+    struct strmap seen; /* the paths out holds */
+    int err = 0;
+
     for (size_t i = 0; i < nd; i++) {
+        const git_diff_delta *d = git_diff_get_delta(diff, i);
+        bool mod = d->status == GIT_DELTA_MODIFIED;
         size_t len;
-        char *key = delta_key(git_diff_get_delta(diff, i), &len);
-        uint32_t at;
-        if (!strmap_get(&c->idx, key, len, &at)) {
-            struct ws_delta_effect ef;
-            int err = workset_delta_effect(diff, i, &ef, e);
-            if (err) {
-                free(key);
-                return err;
-            }
-            ALLOC_GROW(c->v, c->n + 1, c->alloc);
-            c->v[c->n] = ef;
-            at = (uint32_t)c->n++;
-            strmap_put(&c->idx, key, len, at, NULL);
+        char *key = delta_key(d, &len);
+        if (raw) {
+            ALLOC_GROW(raw->v, raw->n + 1, raw->alloc);
+            struct history_delta *hd = &raw->v[raw->n];
+            const char *p =
+                d->new_file.path ? d->new_file.path : d->old_file.path;
+            hd->path = xstrdup(p ? p : "");
+            hd->key = xstrdup(key);
+            hd->modified = mod;
+            strmap_put(&raw->paths, hd->path, strlen(hd->path),
+                (uint32_t)raw->n, NULL);
+            raw->n++;
+        }
+        if (!mod) {
+            buf_add(&rkey, &rlen, &ralloc, key, len);
+            buf_add(&rkey, &rlen, &ralloc, "\n", 1);
         }
         free(key);
-        workset_apply_effect(out, &c->v[at]);
     }
+    if (!rkey)
+        rkey = xstrdup("");
+    strmap_init(&seen);
+    if (strmap_get(&c->ren, rkey, rlen, &at)) {
+        /* rename detection's outcome is known: apply the modifications'
+         * effects, then the others' as it left them (paths apart) */
+        c->ren_hits++;
+        for (size_t i = 0; i < nd && !err; i++) {
+            uint32_t k;
+            if (git_diff_get_delta(diff, i)->status != GIT_DELTA_MODIFIED)
+                continue;
+            if (!(err = effect_of(diff, i, c, &k, e)))
+                apply_one(out, &seen, &c->v[k]);
+        }
+        const struct history_renamed *hr = &c->rv[at];
+        for (size_t j = 0; j < hr->n && !err; j++)
+            apply_one(out, &seen, &c->v[hr->eff[j]]);
+        strmap_release(&seen);
+        free(rkey);
+        return err;
+    }
+    /* Rename detection over a diff of those deltas alone (the same
+     * deltas in the same order: the same outcome, without walking every
+     * modification for every added file). */
+    git_diff *ren = NULL;
+    if (rlen) {
+        git_diff_options o2 = *opts;
+        char **paths = xcalloc(nd, sizeof(*paths));
+        size_t np = 0;
+        for (size_t i = 0; i < nd; i++) {
+            const git_diff_delta *d = git_diff_get_delta(diff, i);
+            if (d->status != GIT_DELTA_MODIFIED)
+                paths[np++] = (char *)(d->new_file.path ? d->new_file.path
+                                                        : d->old_file.path);
+        }
+        o2.pathspec.strings = paths;
+        o2.pathspec.count = np;
+        o2.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+        if (git_diff_tree_to_tree(&ren, repo, from, to, &o2) < 0 ||
+            git_diff_find_similar(ren, fo) < 0)
+            err = repo_git_errorf(e, "cannot detect renames");
+        free(paths);
+        if (err) {
+            git_diff_free(ren);
+            strmap_release(&seen);
+            free(rkey);
+            return err;
+        }
+    }
+    struct history_renamed hr = { NULL, 0 };
+    size_t halloc = 0;
+    for (size_t i = 0; i < nd && !err; i++) {
+        uint32_t k;
+        if (git_diff_get_delta(diff, i)->status != GIT_DELTA_MODIFIED)
+            continue;
+        if (!(err = effect_of(diff, i, c, &k, e)))
+            apply_one(out, &seen, &c->v[k]);
+    }
+    size_t nr = ren ? git_diff_num_deltas(ren) : 0;
+    for (size_t i = 0; i < nr && !err; i++) {
+        uint32_t k;
+        if ((err = effect_of(ren, i, c, &k, e)))
+            break;
+        apply_one(out, &seen, &c->v[k]);
+        ALLOC_GROW(hr.eff, hr.n + 1, halloc);
+        hr.eff[hr.n++] = k;
+    }
+    git_diff_free(ren);
+    strmap_release(&seen);
+    if (err) {
+        free(hr.eff);
+        free(rkey);
+        return err;
+    }
+    ALLOC_GROW(c->rv, c->nrv + 1, c->arv);
+    c->rv[c->nrv] = hr;
+    strmap_put(&c->ren, rkey, rlen, (uint32_t)c->nrv++, NULL);
+    free(rkey);
     return 0;
+}
+
+/* ---- where two trees differ ---- */
+
+struct pathlist {
+    char **v;
+    size_t n, alloc;
+};
+
+static int
+cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *
+join_path(const char *prefix, const char *name)
+{
+    return *prefix ? xasprintf("%s/%s", prefix, name) : xstrdup(name);
+}
+
+/* path, or every file under it when te is a tree, into pl. */
+static int
+add_leaves(git_repository *g, const git_tree_entry *te, char *path,
+    struct pathlist *pl, struct as_err *e)
+{
+    git_tree *t = NULL;
+    int err = 0;
+
+    if (git_tree_entry_type(te) != GIT_OBJECT_TREE) {
+        ALLOC_GROW(pl->v, pl->n + 1, pl->alloc);
+        pl->v[pl->n++] = path;
+        return 0;
+    }
+    if (git_tree_lookup(&t, g, git_tree_entry_id(te)) < 0) {
+        err = repo_git_errorf(e, "cannot read tree '%s'", path);
+        free(path);
+        return err;
+    }
+    for (size_t i = 0, n = git_tree_entrycount(t); i < n && !err; i++) {
+        const git_tree_entry *c = git_tree_entry_byindex(t, i);
+        err = add_leaves(g, c, join_path(path, git_tree_entry_name(c)), pl, e);
+    }
+    git_tree_free(t);
+    free(path);
+    return err;
+}
+
+/*
+ * Every path at which trees a and b (either may be NULL: empty) hold
+ * different entries, files under a directory only one of them has
+ * included, into pl: a subtree both hold unchanged is not read. The diff
+ * of a to b has a delta at no other path.
+ */
+static int
+changed_paths(git_repository *g, git_tree *a, git_tree *b, const char *prefix,
+    struct pathlist *pl, struct as_err *e)
+{
+    int err = 0;
+
+    for (size_t i = 0, n = a ? git_tree_entrycount(a) : 0; i < n && !err; i++) {
+        const git_tree_entry *ea = git_tree_entry_byindex(a, i);
+        const char *name = git_tree_entry_name(ea);
+        const git_tree_entry *eb = b ? git_tree_entry_byname(b, name) : NULL;
+        if (eb && git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb) &&
+            git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)))
+            continue;
+        char *path = join_path(prefix, name);
+        if (eb && git_tree_entry_type(ea) == GIT_OBJECT_TREE &&
+            git_tree_entry_type(eb) == GIT_OBJECT_TREE) {
+            git_tree *ta = NULL, *tb = NULL;
+            if (git_tree_lookup(&ta, g, git_tree_entry_id(ea)) < 0 ||
+                git_tree_lookup(&tb, g, git_tree_entry_id(eb)) < 0)
+                err = repo_git_errorf(e, "cannot read tree '%s'", path);
+            else
+                err = changed_paths(g, ta, tb, path, pl, e);
+            git_tree_free(ta);
+            git_tree_free(tb);
+            free(path);
+            continue;
+        }
+        if (eb && (err = add_leaves(g, eb, xstrdup(path), pl, e)) < 0) {
+            free(path);
+            break;
+        }
+        err = add_leaves(g, ea, path, pl, e);
+    }
+    for (size_t i = 0, n = b ? git_tree_entrycount(b) : 0; i < n && !err; i++) {
+        const git_tree_entry *eb = git_tree_entry_byindex(b, i);
+        const char *name = git_tree_entry_name(eb);
+        if (a && git_tree_entry_byname(a, name))
+            continue; /* seen above */
+        err = add_leaves(g, eb, join_path(prefix, name), pl, e);
+    }
+    return err;
 }
 
 int
@@ -720,11 +1000,21 @@ history_workset(struct repo *r, const char *base_tree, const char *tree,
     const struct agent *prev, int64_t now_ms, struct history_cache *cache,
     struct agent *out, struct as_err *e)
 {
+    return history_workset_raw(
+        r, base_tree, tree, prev, now_ms, cache, out, NULL, e);
+}
+
+int
+history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
+    const struct agent *prev, int64_t now_ms, struct history_cache *cache,
+    struct agent *out, struct history_raw *raw, struct as_err *e)
+{
     git_repository *g = repo_git(r);
     git_tree *bt = NULL, *t = NULL;
     git_diff *diff = NULL;
     git_diff_options opts;
     git_diff_find_options fo;
+    struct pathlist pl = { NULL, 0, 0 };
     int err;
 
     if ((err = lookup_tree(g, base_tree, &bt, e)) < 0 ||
@@ -737,14 +1027,31 @@ history_workset(struct repo *r, const char *base_tree, const char *tree,
     git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
     fo.flags = GIT_DIFF_FIND_RENAMES;
     fo.metric = sigcache_metric(SIGCACHE_DIFF); /* NULL: libgit2's */
+    if (raw)
+        history_raw_release(raw);
+    if (cache) {
+        /* Only the paths where the trees differ: the diff then reads the
+         * directories on the way to them, not the whole tree. */
+        if ((err = changed_paths(g, bt, t, "", &pl, e)) < 0)
+            goto out;
+        if (!pl.n)
+            goto done; /* the same tree: nothing changed */
+        qsort(pl.v, pl.n, sizeof(*pl.v), cmp_path);
+        opts.pathspec.strings = pl.v;
+        opts.pathspec.count = pl.n;
+        opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+    }
     if (git_diff_tree_to_tree(&diff, g, bt, t, &opts) < 0 ||
-        git_diff_find_similar(diff, &fo) < 0) {
+        (!cache && git_diff_find_similar(diff, &fo) < 0)) {
         err = repo_git_errorf(
             e, "cannot diff tree '%s' to '%s'", base_tree, tree);
         goto out;
     }
-    if ((err = add_diff_cached(diff, cache, out, e)) < 0)
+    if ((err = cache ? add_diff_cached(
+                           diff, g, bt, t, &opts, &fo, cache, out, raw, e)
+                     : workset_add_diff(diff, out, e)) < 0)
         goto out;
+done:
     agent_sort(out);
     for (size_t i = 0; i < out->nfiles; i++) {
         struct ws_file *f = &out->files[i];
@@ -754,6 +1061,9 @@ history_workset(struct repo *r, const char *base_tree, const char *tree,
     free(out->tree_oid);
     out->tree_oid = xstrdup(tree);
 out:
+    for (size_t i = 0; i < pl.n; i++)
+        free(pl.v[i]);
+    free(pl.v);
     git_diff_free(diff);
     git_tree_free(t);
     git_tree_free(bt);

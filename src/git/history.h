@@ -36,6 +36,7 @@
 #include "core/workset.h"
 #include "git/repo.h"
 #include "util/error.h"
+#include "util/strmap.h"
 
 struct history_cache;
 
@@ -116,9 +117,40 @@ int history_workset(struct repo *r, const char *base_tree, const char *tree,
     struct agent *out, struct as_err *e);
 
 /*
+ * The diff base -> tree that history_workset_raw() made a working set from,
+ * before rename detection: one delta per path, in the diff's order.
+ */
+struct history_delta {
+    char *path;
+    char *key;     /* status, both blobs and modes, path */
+    bool modified; /* GIT_DELTA_MODIFIED (never a rename's source or
+                      target, nor a directory rename's evidence) */
+};
+
+struct history_raw {
+    struct history_delta *v;
+    size_t n, alloc;
+    struct strmap paths; /* path -> index into v */
+};
+
+void history_raw_init(struct history_raw *r);
+void history_raw_release(struct history_raw *r);
+
+/* history_workset(), also filling raw (released here, and refilled when
+ * cache is not NULL). */
+int history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
+    const struct agent *prev, int64_t now_ms, struct history_cache *cache,
+    struct agent *out, struct history_raw *raw, struct as_err *e);
+
+/*
  * What history_workset() computed for each delta (status, blobs, modes and
  * paths on both sides): the walk diffs many trees from one base, and most
  * files' deltas repeat from one commit to the next, so each is diffed once.
+ * It also keeps what rename detection made of a diff's deltas other than
+ * modifications (with GIT_DIFF_FIND_RENAMES alone only deleted, added and
+ * type-changed files are its sources and targets, so the outcome depends
+ * on them alone): a later diff with the same such deltas takes it from
+ * here instead of comparing every added file with every deleted one again.
  * cache may be NULL (no caching); the result is the same either way. Not
  * thread-safe: one per thread. Clear it when the base changes (memory).
  */
@@ -128,9 +160,9 @@ void history_cache_free(struct history_cache *c);
 
 /*
  * Tune libgit2's process-wide object cache for a walk that reads the same
- * trees and blobs many times: blobs up to 1 MiB are cached (384 MiB in
- * all), and objects read are not hashed again to check their ids. Results
- * are unchanged.
+ * trees and blobs many times: blobs and trees up to 1 MiB are cached (384
+ * MiB in all), and objects read are not hashed again to check their ids.
+ * Results are unchanged.
  */
 void history_tune_reads(void);
 

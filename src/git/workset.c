@@ -643,14 +643,16 @@ delta_effect(
     }
 }
 
-void
-workset_apply_effect(struct agent *out, const struct ws_delta_effect *ef)
+static void
+apply_effect(
+    struct agent *out, const struct ws_delta_effect *ef, bool known_new)
 {
     struct ws_file *f;
 
     if (ef->skip)
         return;
-    f = agent_add_file(out, ef->path, ef->status);
+    f = known_new ? agent_append_file(out, ef->path, ef->status)
+                  : agent_add_file(out, ef->path, ef->status);
     f->status = ef->status;
     f->whole = ws_status_whole(ef->status);
     free(f->new_path);
@@ -665,6 +667,18 @@ workset_apply_effect(struct agent *out, const struct ws_delta_effect *ef)
         else
             range_set_add(&f->ranges, start, start + n - 1);
     }
+}
+
+void
+workset_apply_effect(struct agent *out, const struct ws_delta_effect *ef)
+{
+    apply_effect(out, ef, false);
+}
+
+void
+workset_apply_effect_new(struct agent *out, const struct ws_delta_effect *ef)
+{
+    apply_effect(out, ef, true);
 }
 
 void

@@ -108,6 +108,10 @@ int workset_delta_effect(
 /* Add ef's file to out exactly as workset_add_diff() would. */
 void workset_apply_effect(struct agent *out, const struct ws_delta_effect *ef);
 
+/* The same for an ef whose path out does not hold yet (not looked for). */
+void workset_apply_effect_new(
+    struct agent *out, const struct ws_delta_effect *ef);
+
 void workset_effect_release(struct ws_delta_effect *ef);
 
 /*

@@ -1,6 +1,8 @@
 /* test_risk.c - the channel engine: conformance vectors and airspace
  * defaults (margin, recency, symbol evidence, intent, config keys). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/advisory.h"
 #include "core/graph.h"
@@ -827,6 +829,100 @@ test_scale(void)
     graph_release(&g);
 }
 
+/* Engines built one after another with a prep cache (replay's walk: one
+ * side moves at a time) score exactly as engines built afresh, and the
+ * cache is used. */
+static void
+test_prep_cache(void)
+{
+    struct risk_config cfg;
+    risk_config_default(&cfg);
+    struct graph g;
+    graph_init(&g);
+    char path[64];
+    enum { NF = 400, NN = 8 };
+    uint32_t names[NN];
+    for (int k = 0; k < NN; k++) {
+        snprintf(path, sizeof(path), "n%d", k);
+        names[k] = graph_intern_name(&g, path, strlen(path));
+    }
+    for (int i = 0; i < NF; i++) {
+        snprintf(path, sizeof(path), "d%d/f%d.js", i % 7, i);
+        graph_intern_file(&g, path);
+    }
+    for (uint32_t i = 0; i < NF; i++) {
+        uint32_t t[2] = { (i * 7 + 1) % NF, (i * 13 + 2) % NF };
+        graph_set_imports(&g, i, t, 2);
+        /* two functions and a class with a method; uses of two names */
+        struct graph_def defs[] = {
+            { names[i % NN], 1, 10, GRAPH_SYM_FUNCTION },
+            { names[(i + 1) % NN], 12, 40, GRAPH_SYM_TYPE },
+            { names[(i + 2) % NN], 15, 25, GRAPH_SYM_METHOD },
+            { names[(i + 3) % NN], 45, 60, GRAPH_SYM_FUNCTION },
+        };
+        struct graph_ref refs[] = { { names[(i * 5 + 7) % NN], 5 },
+            { names[(i * 3 + 11) % NN], 50 } };
+        if (i % 5)
+            graph_set_symbols(&g, i, defs, 4, refs, 2);
+    }
+    struct risk_prep_cache *pc = risk_prep_cache_new();
+    struct agent ag[2];
+    int bad = 0;
+    size_t nhits = 0;
+    for (int step = 0; step < 40; step++) {
+        /* side step % 2 moves: files (a, b, ...) with ranges that change
+         * now and then; the other keeps its files */
+        for (int s = 0; s < 2; s++) {
+            agent_init(&ag[s], s ? "b" : "a");
+            int upto = s == step % 2 ? step : step - 1;
+            for (int k = 0; k <= (upto < 0 ? 0 : upto) % 9 + 3; k++) {
+                int f = (s * 7 + k * 31) % NF;
+                snprintf(path, sizeof(path), "d%d/f%d.js", f % 7, f);
+                uint32_t lo = (uint32_t)(1 + (k * 11 + upto / 3) % 55);
+                edit(&ag[s], path, k % 4 ? lo : 0, lo + 3,
+                    0.3 + 0.07 * k + 0.01 * (upto % 7));
+            }
+            agent_sort(&ag[s]);
+        }
+        struct risk_engine *e1 = risk_engine_new(&cfg, &g, ag, 2);
+        struct risk_engine *e2 = risk_engine_new_cached(&cfg, &g, ag, 2, 1, pc);
+        struct risk_result x, y;
+        risk_engine_score(e1, 0, 1, &x);
+        risk_engine_score(e2, 0, 1, &y);
+        for (int c = 0; c < RISK_NCHANNELS; c++)
+            if (x.r[c] != y.r[c])
+                bad++;
+        /* and the evidence behind them: every symbol hit, the chain */
+        struct risk_evidence v1, v2;
+        risk_engine_explain(e1, 0, 1, &v1);
+        risk_engine_explain(e2, 0, 1, &v2);
+        if (v1.nsymbols != v2.nsymbols || v1.dep.value != v2.dep.value ||
+            v1.dep.sigma != v2.dep.sigma || v1.dep.nchain != v2.dep.nchain)
+            bad++;
+        for (size_t k = 0; k < v1.nsymbols && k < v2.nsymbols; k++)
+            if (strcmp(v1.symbols[k].name, v2.symbols[k].name) ||
+                strcmp(v1.symbols[k].use_path, v2.symbols[k].use_path) ||
+                v1.symbols[k].use_line != v2.symbols[k].use_line ||
+                v1.symbols[k].enclosing != v2.symbols[k].enclosing ||
+                v1.symbols[k].value != v2.symbols[k].value)
+                bad++;
+        nhits += v1.nsymbols;
+        risk_evidence_release(&v1);
+        risk_evidence_release(&v2);
+        risk_engine_free(e1);
+        risk_engine_free(e2);
+        release_agents(ag, 2);
+    }
+    CHECK_INT(bad, 0);
+    CHECK(nhits > 0); /* the symbol channel was exercised */
+    size_t hits, misses;
+    risk_prep_cache_stats(pc, &hits, &misses);
+    CHECK(hits > misses);
+    CHECK(misses > 0);
+    risk_prep_cache_free(pc);
+    graph_release(&g);
+}
+
 int
 main(void)
 {
@@ -850,5 +946,6 @@ main(void)
     TEST_RUN("config keys and errors", test_config_set);
     TEST_RUN("ecc-compatible settings", test_ecc_config);
     TEST_RUN("64 agents over 5000 files", test_scale);
+    TEST_RUN("engines with a prep cache score as without", test_prep_cache);
     return test_done();
 }
