@@ -637,6 +637,42 @@ as_force(struct airspace *as, int64_t now, const struct as_req *req,
     return contest_or_force(as, now, req, true, res, out);
 }
 
+int
+as_touch(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    struct lock_events lev;
+    lock_events_init(&lev);
+    int rc = lock_table_touch(
+        as->locks, req->agent, req->pattern, now, &lev, &res->err);
+    take_lock_events(out, &lev);
+    if (rc < 0)
+        res->code = "bad_path";
+    return rc;
+}
+
+int
+as_check(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res)
+{
+    const struct lock *who = NULL;
+    int rc = lock_table_check_file(as->locks, req->agent, req->pattern,
+        req->file, req->mode, now, &who, &res->err);
+    set_lock(res, who);
+    if (rc)
+        res->code = rc == AS_ECONFLICT ? "held" : "bad_field";
+    return rc;
+}
+
+size_t
+as_locks_expire(struct airspace *as, int64_t now, struct as_events *out)
+{
+    struct lock_events lev;
+    lock_events_init(&lev);
+    lock_table_expire(as->locks, now, &lev);
+    return take_lock_events(out, &lev);
+}
+
 /* ---- intents ---- */
 
 static void
@@ -1010,10 +1046,7 @@ size_t
 as_expire(struct airspace *as, int64_t now, struct as_events *out)
 {
     size_t before = out ? out->n : 0;
-    struct lock_events lev;
-    lock_events_init(&lev);
-    lock_table_expire(as->locks, now, &lev);
-    take_lock_events(out, &lev);
+    as_locks_expire(as, now, out);
     as_intents_expire(as, now, out);
     as_agents_expire(as, now, out);
     return out ? out->n - before : 0;

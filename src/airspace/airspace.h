@@ -313,6 +313,27 @@ int as_contest(struct airspace *as, int64_t now, const struct as_req *req,
 int as_force(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
 
+/*
+ * Activity of req->agent on path req->pattern renews its live locks
+ * covering it (LOCK_EV_TOUCHED each: stored, not announced). Returns how
+ * many, or AS_EINVAL (bad_path) for a bad path. The agent need not be
+ * known (a hook's report).
+ */
+int as_touch(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * Would req->agent be refused req->pattern in req->mode (req->file: it
+ * names a file)? Reads only. 0 when free; AS_ECONFLICT (held) with
+ * res->lock the lock in the way and res->err describing it; AS_EINVAL
+ * (bad_field). The agent need not be known.
+ */
+int as_check(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res);
+
+/* Locks expired at now retire (one AS_EV_LOCK each); returns how many. */
+size_t as_locks_expire(struct airspace *as, int64_t now, struct as_events *out);
+
 /* ---- intents ---- */
 
 /*

@@ -758,12 +758,15 @@ h_edit(struct api_ctx *c)
     range_set_release(&rs);
     broker_agent_seen(b, (size_t)i);
     /* Activity on a file renews the agent's locks covering it. */
-    struct lock_events lev;
-    lock_events_init(&lev);
-    struct as_err le;
-    lock_table_touch(b->locks, b->ag[i].id, norm, broker_now(), &lev, &le);
-    broker_lock_events(b, &lev); /* persisted, not announced */
-    lock_events_release(&lev);
+    struct as_req tr = { .agent = b->ag[i].id, .pattern = norm };
+    struct as_result tres;
+    as_result_init(&tres);
+    struct as_events tev;
+    as_events_init(&tev);
+    as_touch(broker_airspace(b), broker_now(), &tr, &tres, &tev);
+    broker_airspace_events(b, &tev); /* persisted, not announced */
+    as_events_release(&tev);
+    as_result_release(&tres);
     json_t *d = json_pack("{s:s}", "path", norm);
     free(norm);
     broker_emit(b, "workset.edit", b->ag[i].id, d);
@@ -1249,19 +1252,26 @@ h_check(struct api_ctx *c)
         api_reply_error(c->req, 400, "bad_field", "%s", e.msg);
         return;
     }
-    const struct lock *who = NULL;
-    int rc = lock_table_check_file(c->b->locks, agent, path,
-        api_pattern_is_file(c->b, path), mode, broker_now(), &who, &e);
+    struct as_req r = { .agent = agent,
+        .pattern = path,
+        .mode = mode,
+        .file = api_pattern_is_file(c->b, path) };
+    struct as_result res;
+    as_result_init(&res);
+    int rc = as_check(broker_airspace(c->b), broker_now(), &r, &res);
     if (rc && rc != AS_ECONFLICT) {
-        api_reply_error(c->req, 400, "bad_field", "%s", e.msg);
+        api_reply_error(c->req, 400, res.code, "%s", res.err.msg);
+        as_result_release(&res);
         return;
     }
     json_t *o = json_pack("{s:b}", "free", rc == 0);
-    if (who) {
-        json_object_set_new(o, "holder", broker_lock_json(who, broker_now()));
-        json_object_set_new(o, "message", json_string(e.msg));
+    if (res.have_lock) {
+        json_object_set_new(
+            o, "holder", broker_lock_json(&res.lock, broker_now()));
+        json_object_set_new(o, "message", json_string(res.err.msg));
     }
     api_reply_json(c->req, 200, o);
+    as_result_release(&res);
 }
 
 static const struct api_route routes[] = {

@@ -2,6 +2,16 @@
  * broker.c - the daemon's loop: start-up (lock, store of the graph,
  * listeners), agents and their working sets, scoring, file watching and
  * timers, shutdown.
+ *
+ * The rules of agents' status, locks, intents and messages are the
+ * airspace state machine's (src/airspace, reached through collab.c).
+ * This file is still large because it holds I/O and pipelines that are
+ * not those rules: the agent table with its git working sets, shared
+ * worktrees' reports and their alignment, the scoring (broker_rescore,
+ * with src/view), inotify watches, the graph's build thread, listeners
+ * and the store's restore. Moving the agent table (registration, renames,
+ * agents gone) into the machine is the next step; splitting the rest into
+ * files of their own is a move of code only.
  */
 #include "broker/internal.h"
 
@@ -1733,11 +1743,11 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     conflicts_tick(b->conflicts, now, &cm);
     broker_conflict_msgs(b, &cm);
     conflict_msgs_release(&cm);
-    struct lock_events lev;
-    lock_events_init(&lev);
-    if (lock_table_expire(b->locks, team_clock(b, now), &lev))
-        broker_lock_events(b, &lev);
-    lock_events_release(&lev);
+    struct as_events lev; /* leases end on the store's clock */
+    as_events_init(&lev);
+    as_locks_expire(broker_airspace(b), team_clock(b, now), &lev);
+    broker_airspace_events(b, &lev);
+    as_events_release(&lev);
     /* Levels above clear need samples over time to leave after dwell. */
     for (size_t k = 0; k < b->npairs; k++)
         if (b->pairs[k].live && b->pairs[k].adv.st.level != ADVISORY_CLEAR)

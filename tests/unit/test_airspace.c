@@ -31,6 +31,9 @@ enum op {
     RENAME,  /* agent -> a */
     DROPALL, /* every intent of agent */
     CONTACT,
+    TOUCH,  /* agent's activity on path a */
+    CHECK_, /* would agent get a (mode b)? */
+    LEXPIRE,
 };
 
 struct step {
@@ -132,6 +135,16 @@ run_step(struct airspace *as, const struct step *s, struct as_result *res,
         return as_intent_drop_all(as, s->now, &r, res, ev);
     case CONTACT:
         return as_contact(as, s->now, &r, res, ev);
+    case TOUCH:
+        r.pattern = s->a;
+        return as_touch(as, s->now, &r, res, ev);
+    case CHECK_:
+        r.pattern = s->a;
+        r.file = true;
+        r.mode = s->b && !strcmp(s->b, "shared") ? LOCK_SHARED : LOCK_EXCLUSIVE;
+        return as_check(as, s->now, &r, res);
+    case LEXPIRE:
+        return (int)as_locks_expire(as, s->now, ev);
     }
     return -100;
 }
@@ -142,6 +155,7 @@ op_value(const struct step *s, const struct as_result *res)
     switch (s->op) {
     case LOCK:
     case RENEW:
+    case CHECK_:
         return res->have_lock ? (int64_t)res->lock.token : 0;
     case DECLARE:
         return (int64_t)res->intent_id;
@@ -260,6 +274,21 @@ static const struct scenario scenarios[] = {
                 .code = "bad_field" },
             { RENEW, "alice", 6000, "a", .n = 1, .rc = AS_ENOENT,
                 .code = "not_held", .events = "lock.expired" } } },
+    { "touch, check and lock expiry", 0,
+        { CREW, { LOCK, "alice", 1, "src", .ttl = 1000, .want = 1 },
+            { TOUCH, "alice", 900, "src/a.c", .rc = 1,
+                .events = "lock.touched" },
+            { TOUCH, "bob", 900, "src/a.c", .rc = 0, .events = "" },
+            { TOUCH, "alice", 900, "../x", .rc = AS_EINVAL, .code = "bad_path",
+                .events = "" },
+            { CHECK_, "bob", 901, "src/a.c", .rc = AS_ECONFLICT, .code = "held",
+                .events = "", .want = 1 },
+            { CHECK_, "alice", 901, "src/a.c", .events = "" },
+            { CHECK_, "nobody", 901, "docs/x", .events = "" },
+            { CHECK_, "bob", 901, "", .rc = AS_EINVAL, .code = "bad_field" },
+            { LEXPIRE, NULL, 1899, .rc = 0, .events = "" },
+            { LEXPIRE, NULL, 1900, .rc = 1, .events = "lock.expired" },
+            { CHECK_, "bob", 1901, "src/a.c", .events = "" } } },
     { "contest and force", 0,
         { CREW, { LOCK, "alice", 1, "lib", .flag = true, .want = 1 },
             { CONTEST, "bob", 2, "lib", .n = 1, .rc = AS_EINVAL,
@@ -543,6 +572,49 @@ test_silence_from(void)
     as_free(as);
 }
 
+/* The daemon's bridge: its agent table mirrored (no events), and its
+ * lock table borrowed (the machine never frees it). */
+static void
+test_mirror_and_borrowed_locks(void)
+{
+    struct airspace *as = as_new(NULL);
+    struct as_agent v[2] = {
+        { .id = "alice", .label = "front", .registered = true, .last_seen = 5 },
+        { .id = "wt", .status = AS_AGENT_STALE },
+    };
+    as_agents_mirror(as, v, 2);
+    CHECK_INT(as->nagents, 2);
+    CHECK_STR(as_agent_find(as, "alice")->label, "front");
+    CHECK(as_agent_find(as, "wt")->status == AS_AGENT_STALE);
+    CHECK(as_agent_find(as, "alice")->id != v[0].id); /* a copy */
+    v[0].label = NULL;
+    v[0].status = AS_AGENT_EXITED;
+    as_agents_mirror(as, v, 2);
+    CHECK(as_agent_find(as, "alice")->label == NULL);
+    CHECK(as_agent_find(as, "alice")->status == AS_AGENT_EXITED);
+    as_agents_mirror(as, v + 1, 1); /* alice left the daemon's table */
+    CHECK(as_agent_find(as, "alice") == NULL);
+    CHECK_INT(as->nagents, 1);
+
+    struct lock_table *t = lock_table_new(NULL);
+    as_use_locks(as, t);
+    struct as_events ev;
+    as_events_init(&ev);
+    struct as_result res;
+    as_result_init(&res);
+    struct as_req r = {
+        .agent = "wt", .pattern = "x", .ttl_ms = LOCK_TTL_DEFAULT
+    };
+    CHECK_INT(as_lock(as, 1, &r, &res, &ev), 0); /* stale: back */
+    as_result_release(&res);
+    as_free(as);
+    size_t n;
+    lock_table_list(t, 2, &n); /* the table outlives the machine */
+    CHECK_INT(n, 1);
+    lock_table_free(t);
+    as_events_release(&ev);
+}
+
 int
 main(void)
 {
@@ -554,5 +626,7 @@ main(void)
     TEST_RUN("events and results own their copies", test_ownership);
     TEST_RUN("events may be discarded", test_null_events);
     TEST_RUN("silence counts from silence_from", test_silence_from);
+    TEST_RUN("the daemon's bridge: mirror and borrowed locks",
+        test_mirror_and_borrowed_locks);
     return test_done();
 }

@@ -171,6 +171,10 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
         }
         if (!pick(8))
             return as_intent_drop_all(as, now, &r, res, ev);
+        if (!pick(6)) {
+            r.pattern = files[pick(NF)];
+            return as_touch(as, now, &r, res, ev) < 0 ? -1 : 0;
+        }
         if (pick(2)) {
             r.owner = agents[pick(NA)];
             r.to = agents[pick(NA)];
