@@ -346,6 +346,8 @@ set_status(struct as_agent *a, enum as_agent_status s, int64_t now,
 
 static void release_locks_of(
     struct airspace *as, const char *id, int64_t now, struct as_events *out);
+static void forget(struct airspace *as, struct as_agent *a, int64_t now,
+    const char *why, struct as_events *out);
 static void drop_intents_of(
     struct airspace *as, const char *id, int64_t now, struct as_events *out);
 
@@ -416,6 +418,15 @@ as_forget(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_agent *a = need_agent(as, req->agent, res);
     if (!a)
         return AS_ENOENT;
+    forget(as, a, now, NULL, out);
+    return 0;
+}
+
+/* Agent a leaves the machine: what it held goes, then AS_EV_AGENT_GONE. */
+static void
+forget(struct airspace *as, struct as_agent *a, int64_t now, const char *why,
+    struct as_events *out)
+{
     char *id = xstrdup(a->id);
     release_locks_of(as, id, now, out);
     drop_intents_of(as, id, now, out);
@@ -427,9 +438,10 @@ as_forget(struct airspace *as, int64_t now, const struct as_req *req,
     agent_clear(a);
     memmove(a, a + 1, (as->nagents - i - 1) * sizeof(*a));
     as->nagents--;
-    push(out, AS_EV_AGENT_GONE, now, id);
+    struct as_event *x = push(out, AS_EV_AGENT_GONE, now, id);
+    if (x)
+        x->reason = why;
     free(id);
-    return 0;
 }
 
 /* ---- locks ---- */
@@ -1066,6 +1078,16 @@ as_agents_expire(struct airspace *as, int64_t now, struct as_events *out)
             release_locks_of(as, a->id, now, out);
             set_status(a, AS_AGENT_STALE, now, "silent", out);
             n++;
+        }
+    }
+    /* gone: by its last word, the daemon's downtime included */
+    for (size_t i = 0; as->cfg.gone_ms > 0 && i < as->nagents;) {
+        struct as_agent *a = &as->agents[i];
+        if (a->registered && now - a->last_seen > as->cfg.gone_ms) {
+            forget(as, a, now, "silent", out);
+            n++;
+        } else {
+            i++;
         }
     }
     return n;

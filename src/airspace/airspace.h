@@ -90,6 +90,9 @@ struct as_config {
     struct lock_config locks; /* root copied by the table */
     int64_t stale_ms;         /* silence before a registered agent is stale
                                  (<= 0: never) */
+    int64_t gone_ms;          /* silence (from the last word, downtime
+                                 included) before a registered agent is
+                                 forgotten (<= 0: never) */
     int64_t silence_from;     /* silence counts from here at the earliest
                                  (the daemon's start: while it was down,
                                  nobody could reach it); 0 by default */
@@ -270,7 +273,8 @@ int as_exit(struct airspace *as, int64_t now, const struct as_req *req,
 
 /*
  * req->agent leaves the machine: its locks released, intents dropped,
- * inbox emptied, then AS_EV_AGENT_GONE. AS_ENOENT when unknown.
+ * inbox emptied, then AS_EV_AGENT_GONE (no reason: asked for).
+ * AS_ENOENT when unknown.
  */
 int as_forget(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
@@ -420,7 +424,9 @@ size_t as_expire(struct airspace *as, int64_t now, struct as_events *out);
 /*
  * Registered active agents silent for more than stale_ms (counted from
  * silence_from at the earliest) turn stale: their locks and claims
- * released, then AS_EV_AGENT_STATUS "silent". Returns how many.
+ * released, then AS_EV_AGENT_STATUS "silent". Then registered agents
+ * silent for more than gone_ms since their last word are forgotten
+ * (as_forget, reason "silent"). Returns how many changed.
  */
 size_t as_agents_expire(
     struct airspace *as, int64_t now, struct as_events *out);

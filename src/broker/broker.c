@@ -1039,8 +1039,8 @@ remove_agent(struct broker *b, size_t i)
  * clear), and it leaves the daemon and the store with its inbox:
  * `agent.gone`.
  */
-static void
-forget_agent(struct broker *b, size_t i, const char *why)
+void
+broker_forget_agent(struct broker *b, size_t i, const char *why)
 {
     char *id = xstrdup(b->ag[i].id);
     char *wt = b->meta[i].shared && b->ag[i].worktree
@@ -1727,16 +1727,10 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     struct broker *b = arg;
     int64_t now = broker_now();
     check_store(b);
-    broker_expire_agents(b, now); /* silent ones turn stale */
-    /* gone: by its last word, the daemon's downtime included (a live
+    /* silent ones turn stale, then those silent for agent_timeout_ms are
+     * gone (by their last word, the daemon's downtime included: a live
      * session's next call starts the daemon and registers it again) */
-    for (size_t i = 0; b->o.agent_timeout_ms > 0 && i < b->nagents;) {
-        const struct bagent *m = &b->meta[i];
-        if (m->registered && now - m->last_seen > b->o.agent_timeout_ms)
-            forget_agent(b, i, "silent");
-        else
-            i++;
-    }
+    broker_expire_agents(b, now);
     broker_expire_intents(b, now);
     struct conflict_msgs cm;
     conflict_msgs_init(&cm);

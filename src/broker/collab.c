@@ -139,8 +139,10 @@ message_dropped(struct broker *b, const struct as_event *x)
     broker_emit(b, "message.dropped", x->owner, d);
 }
 
-void
-broker_airspace_events(struct broker *b, struct as_events *ev)
+/* The events' meaning for the daemon; with forgetting, the agent the
+ * events leave is being forgotten by the caller already. */
+static void
+translate(struct broker *b, struct as_events *ev, bool forgetting)
 {
     struct as_err e;
     for (size_t k = 0; k < ev->n; k++) {
@@ -212,14 +214,26 @@ broker_airspace_events(struct broker *b, struct as_events *ev)
                 b->meta[i].last_seen = x->at;
             break;
         }
+        case AS_EV_AGENT_GONE: {
+            ssize_t i = forgetting ? -1 : broker_find_agent(b, x->agent);
+            if (i >= 0)
+                broker_forget_agent(
+                    b, (size_t)i, x->reason ? x->reason : "forgotten");
+            break;
+        }
         case AS_EV_AGENT_REGISTERED:
-        case AS_EV_AGENT_GONE:
             /* the daemon's agent table is its own (broker.c), mirrored
              * into the machine: it registers and forgets agents itself */
             break;
         }
     }
     as_events_clear(ev);
+}
+
+void
+broker_airspace_events(struct broker *b, struct as_events *ev)
+{
+    translate(b, ev, false);
 }
 
 void
@@ -261,11 +275,17 @@ broker_expire_agents(struct broker *b, int64_t now)
 {
     struct airspace *as = broker_airspace(b);
     as->cfg.stale_ms = b->o.stale_ms;
+    as->cfg.gone_ms = b->o.agent_timeout_ms;
     as->cfg.silence_from = b->started_at;
     struct as_events ev;
     as_events_init(&ev);
-    as_agents_expire(as, now, &ev);
-    broker_airspace_events(b, &ev);
+    if (as_agents_expire(as, now, &ev)) {
+        struct as_err e;
+        bool tx = db_begin(b->db, &e) == 0;
+        broker_airspace_events(b, &ev);
+        if (tx && db_commit(b->db, &e))
+            broker_log(b, "store: %s", e.msg);
+    }
     as_events_release(&ev);
 }
 
@@ -313,7 +333,7 @@ broker_forget_collab(struct broker *b, const char *id)
     bool intents = false;
     for (size_t k = 0; k < ev.n; k++)
         intents = intents || ev.v[k].kind == AS_EV_INTENT_DROPPED;
-    broker_airspace_events(b, &ev);
+    translate(b, &ev, true); /* the caller is forgetting it */
     as_events_release(&ev);
     as_result_release(&res);
     if (intents)

@@ -328,8 +328,13 @@ void broker_airspace_events(struct broker *b, struct as_events *ev);
 /* The HTTP answer of a refused operation: status from res->code. */
 int broker_airspace_status(const struct as_result *res);
 /* Registered agents silent for stale_ms (from the daemon's start at the
- * earliest) turn stale (as_agents_expire). */
+ * earliest) turn stale, and those silent for agent_timeout_ms are gone
+ * (as_agents_expire), in one transaction. */
 void broker_expire_agents(struct broker *b, int64_t now);
+/* Agent i is gone (broker.c): what it held goes, its reports, pairs and
+ * inbox are forgotten, it leaves the table and the store (`agent.gone`
+ * with why). */
+void broker_forget_agent(struct broker *b, size_t i, const char *why);
 void broker_sync_intents(struct broker *b); /* into agents' intent lists */
 void broker_expire_intents(struct broker *b, int64_t now);
 json_t *broker_intent_json(const struct as_intent *in);

@@ -567,6 +567,22 @@ test_silence_from(void)
     CHECK(as_agent_find(as, "alice")->status == AS_AGENT_STALE);
     CHECK(as_agent_find(as, "wt")->status == AS_AGENT_ACTIVE);
     CHECK_INT(as_agents_expire(as, 99999, &ev), 0);
+    /* gone: from the last word, the downtime included */
+    as->cfg.gone_ms = 60000;
+    r.pattern = NULL;
+    r.to = "alice";
+    r.body = "hi";
+    as_message_send(as, 99999, &r, &res, &ev);
+    as_result_release(&res);
+    as_events_clear(&ev);
+    CHECK_INT(as_agents_expire(as, 60000, &ev), 0);
+    CHECK_INT(as_agents_expire(as, 60001, &ev), 1);
+    events_str(&ev, 0, buf, sizeof(buf));
+    CHECK_STR(buf, "agent.gone");
+    CHECK_STR(ev.v[0].reason, "silent");
+    CHECK(as_agent_find(as, "alice") == NULL);
+    CHECK(as_agent_find(as, "wt") != NULL); /* not registered: stays */
+    CHECK_INT(as_inbox_find(as, "alice")->n, 0);
     as_result_release(&res);
     as_events_release(&ev);
     as_free(as);

@@ -192,6 +192,7 @@ run_seed(uint64_t seed, int nops)
     as_config_default(&cfg);
     cfg.inbox_max = 4;
     cfg.stale_ms = 90000;
+    cfg.gone_ms = 400000;
     cfg.locks.contest_timeout_ms = 30000;
     struct airspace *as = as_new(&cfg), *re = as_new(&cfg);
     struct as_events ev;
