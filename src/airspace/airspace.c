@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/similar.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -696,6 +697,34 @@ intent_event(struct as_events *out, enum as_event_kind kind, int64_t now,
         intent_copy(&x->intent, in);
 }
 
+/* Task dedup: the live intent of another agent whose summary is closest
+ * to in's, when close enough. */
+static void
+closest_intent(const struct airspace *as, const struct as_intent *in,
+    int64_t now, struct as_result *res)
+{
+    const char **sums = xcalloc(as->nintents + 1, sizeof(*sums));
+    size_t *who = xcalloc(as->nintents + 1, sizeof(*who));
+    size_t n = 0;
+    for (size_t k = 0; k < as->nintents; k++) {
+        const struct as_intent *x = &as->intents[k];
+        if (x->id != in->id && x->summary && strcmp(x->agent, in->agent) &&
+            x->expires_at > now) {
+            who[n] = k;
+            sums[n++] = x->summary;
+        }
+    }
+    double score = 0;
+    long at = similar_closest(
+        in->summary, sums, n, SIMILAR_DEFAULT_THRESHOLD, &score);
+    if (at >= 0) {
+        res->similar_id = as->intents[who[at]].id;
+        res->similar_score = score;
+    }
+    free(sums);
+    free(who);
+}
+
 int
 as_intent_declare(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out)
@@ -729,6 +758,8 @@ as_intent_declare(struct airspace *as, int64_t now, const struct as_req *req,
     in->expires_at = ttl > INT64_MAX - now ? INT64_MAX : now + ttl;
     res->intent_id = in->id;
     intent_event(out, AS_EV_INTENT_DECLARED, now, in);
+    if (in->summary)
+        closest_intent(as, in, now, res);
     return 0;
 }
 

@@ -218,8 +218,12 @@ struct as_result {
     bool have_lock;
     struct lock lock;
     enum lock_outcome outcome;
-    /* intents: the declared one */
+    /* intents: the declared one, and the live intent of another agent
+     * whose summary is closest to its own (core/similar, at least
+     * SIMILAR_DEFAULT_THRESHOLD; similar_id 0: none) */
     uint64_t intent_id;
+    uint64_t similar_id;
+    double similar_score;
     /* messages: delivered count; an inbox read's messages (copies) and
      * its dropped count */
     size_t delivered;
@@ -344,9 +348,10 @@ size_t as_locks_expire(struct airspace *as, int64_t now, struct as_events *out);
  * req->agent declares it is about to touch req->files (1..256 non-empty
  * paths or globs, already normalised), regions (opaque JSON), summary,
  * for ttl_ms (LOCK_TTL_DEFAULT: AS_INTENT_TTL_MS; a huge one saturates).
- * res->intent_id is its id (strictly increasing). AS_ENOENT for an
- * unknown agent; AS_EINVAL (bad_field) for no files, too many, or an
- * empty one.
+ * res->intent_id is its id (strictly increasing); with a summary,
+ * res->similar_id names another agent's live intent that looks like the
+ * same task (task dedup). AS_ENOENT for an unknown agent; AS_EINVAL (bad_field)
+ * for no files, too many, or an empty one.
  */
 int as_intent_declare(struct airspace *as, int64_t now,
     const struct as_req *req, struct as_result *res, struct as_events *out);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/similar.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/xalloc.h"
@@ -186,6 +185,8 @@ h_intent(struct api_ctx *c)
         goto out_files;
     }
     const struct as_intent *in = as_intent_find(b->as, res.intent_id, now);
+    uint64_t similar = res.similar_id;
+    double score = res.similar_score;
     as_result_release(&res);
     json_t *o = broker_intent_json(in);
     /* The detector decides forward conflicts (regions, dedup) and tells
@@ -194,8 +195,6 @@ h_intent(struct api_ctx *c)
     conflict_msgs_init(&cm);
     broker_conflicts_intent(b, in, &cm);
     char *agent = xstrdup(in->agent);
-    char *summary = in->summary ? xstrdup(in->summary) : NULL;
-    uint64_t id = in->id;
     json_t *conf = json_array();
     for (size_t q = 0; q < cm.n; q++) {
         const struct conflict_msg *x = &cm.v[q];
@@ -209,42 +208,21 @@ h_intent(struct api_ctx *c)
     }
     broker_conflict_msgs(b, &cm);
     conflict_msgs_release(&cm);
-    /* Task dedup: a live intent of another agent with a close summary. */
-    const struct airspace *as = b->as;
-    if (summary) {
-        const char **sums = xcalloc(as->nintents + 1, sizeof(*sums));
-        const struct as_intent **who = xcalloc(as->nintents + 1, sizeof(*who));
-        size_t ns = 0;
-        for (size_t j = 0; j < as->nintents; j++) {
-            const struct as_intent *x = &as->intents[j];
-            if (x->id != id && x->summary && strcmp(x->agent, agent) &&
-                x->expires_at > now) {
-                who[ns] = x;
-                sums[ns++] = x->summary;
-            }
-        }
-        double score;
-        long at = similar_closest(
-            summary, sums, ns, SIMILAR_DEFAULT_THRESHOLD, &score);
-        if (at >= 0) {
-            json_object_set_new(o, "similar",
-                json_pack("{s:s, s:s, s:I, s:f}", "agent", who[at]->agent,
-                    "summary", who[at]->summary, "intent",
-                    (json_int_t)who[at]->id, "score", score));
-            char *text = xasprintf("[duplicate?] '%s' is already on it: "
-                                   "\"%s\" (similarity %.2f)",
-                who[at]->agent, who[at]->summary, score);
-            free(sums);
-            free(who);
-            broker_send(b, "supervisor", agent, "info", text);
-            free(text);
-        } else {
-            free(sums);
-            free(who);
-        }
+    /* Task dedup: a live intent of another agent with a close summary
+     * (the machine found it): the supervisor is told. */
+    const struct as_intent *twin =
+        similar ? as_intent_find(b->as, similar, now) : NULL;
+    if (twin) {
+        json_object_set_new(o, "similar",
+            json_pack("{s:s, s:s, s:I, s:f}", "agent", twin->agent, "summary",
+                twin->summary, "intent", (json_int_t)twin->id, "score", score));
+        char *text = xasprintf("[duplicate?] '%s' is already on it: "
+                               "\"%s\" (similarity %.2f)",
+            twin->agent, twin->summary, score);
+        broker_send(b, "supervisor", agent, "info", text);
+        free(text);
     }
     free(agent);
-    free(summary);
     json_object_set_new(o, "conflicts", conf);
     broker_sync_intents(b);
     broker_rescore(b, (size_t)i);

@@ -534,6 +534,55 @@ test_null_events(void)
     as_free(b);
 }
 
+/* Task dedup: a declared intent names another agent's live intent with a
+ * close summary; never its own agent's, never an expired one. */
+static void
+test_similar_intents(void)
+{
+    static const struct {
+        const char *name, *agent, *summary;
+        int64_t now;
+        uint64_t want; /* similar_id */
+    } cases[] = {
+        { "first: nothing to match", "alice", "fix the login redirect", 1, 0 },
+        { "another agent, same task", "bob", "refactor login redirect handling",
+            2, 1 },
+        { "own intents never match", "alice", "login redirect", 3, 2 },
+        { "unrelated", "carol", "billing export", 4, 0 },
+        { "no summary", "carol", NULL, 5, 0 },
+        { "expired intents never match", "carol", "billing export csv",
+            10 * MIN, 0 },
+    };
+    struct airspace *as = as_new(NULL);
+    struct as_events ev;
+    as_events_init(&ev);
+    const char *ids[] = { "alice", "bob", "carol" };
+    for (size_t k = 0; k < 3; k++) {
+        struct as_result res;
+        as_result_init(&res);
+        struct as_req r = { .agent = ids[k], .registered = true };
+        as_register(as, 0, &r, &res, &ev);
+    }
+    const char *files[] = { "x" };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct as_result res;
+        as_result_init(&res);
+        struct as_req r = { .agent = cases[k].agent,
+            .files = files,
+            .nfiles = 1,
+            .summary = cases[k].summary,
+            .ttl_ms = 5 * MIN };
+        CHECK_INT(as_intent_declare(as, cases[k].now, &r, &res, &ev), 0);
+        if (res.similar_id != cases[k].want)
+            fprintf(stderr, "  case '%s'\n", cases[k].name);
+        CHECK_INT(res.similar_id, cases[k].want);
+        CHECK(!res.similar_id || res.similar_score >= 0.5);
+        as_result_release(&res);
+    }
+    as_events_release(&ev);
+    as_free(as);
+}
+
 /* Silence counts from silence_from at the earliest (the daemon's start),
  * and only registered active agents turn stale. */
 static void
@@ -642,6 +691,7 @@ main(void)
     TEST_RUN("events and results own their copies", test_ownership);
     TEST_RUN("events may be discarded", test_null_events);
     TEST_RUN("silence counts from silence_from", test_silence_from);
+    TEST_RUN("task dedup of intents", test_similar_intents);
     TEST_RUN("the daemon's bridge: mirror and borrowed locks",
         test_mirror_and_borrowed_locks);
     return test_done();
