@@ -552,6 +552,29 @@ load_snapshot(struct repograph *rg, const struct repograph_file *files,
     return 0;
 }
 
+/* Whether a file keyed by its stat data changed within STATCACHE_RACY_NS
+ * of since_ns (as the stat cache, lang/statcache.h): a write in that window
+ * could change its content and leave its stat data as read, so the
+ * snapshot's key would still match a graph of the old content. */
+static bool
+racy(const struct repograph_file *files, size_t n, int64_t since_ns)
+{
+    uint8_t oid[20];
+    for (size_t i = 0; i < n; i++)
+        if (!parse_oid(files[i].oid, oid) && files[i].has_stat &&
+            (int64_t)files[i].mtime_ns > since_ns - STATCACHE_RACY_NS)
+            return true;
+    return false;
+}
+
+static int64_t
+now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
 static void
 write_snapshot(struct repograph *rg, const uint8_t key[GRAPHSNAP_KEY_BYTES],
     const struct repograph_stats *st)
@@ -588,6 +611,7 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
         }
     }
     uint8_t key[GRAPHSNAP_KEY_BYTES];
+    int64_t started_ns = now_ns();
     bool keyed = rg->snapshot_path && rg->g->nfiles == 0 &&
                  snapshot_key(rg, files, norm, n, key);
     if (keyed && load_snapshot(rg, files, norm, n, key, read, ctx, st) == 0)
@@ -723,7 +747,7 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
     factcache_release(&cache);
     link_all(rg);
     fill_stats(rg, st);
-    if (keyed && !rg->read_failures)
+    if (keyed && !rg->read_failures && !racy(files, n, started_ns))
         write_snapshot(rg, key, st);
 out_ids:
     for (size_t i = 0; i < n; i++)

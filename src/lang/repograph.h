@@ -74,7 +74,9 @@ struct repograph_options {
      * it was made for the same files (paths with blob ids or stat data),
      * options and program, repograph_load() takes the graph from it
      * instead of building; else it builds and writes one (unless a file
-     * could not be read, or some file has neither blob id nor stat data).
+     * could not be read, some file has neither blob id nor stat data, or
+     * a file keyed by its stat data changed within STATCACHE_RACY_NS of
+     * the load: a second change in the same tick would keep its stat).
      * A repograph loaded from a snapshot has no facts: it cannot be
      * updated (repograph_update_file() returns AS_EUNSUP). */
     const char *snapshot_path;

@@ -95,6 +95,8 @@ D="$TMP/plain"
 mkdir -p "$D/src"
 cp "$R/src/util.h" "$R/src/util.c" "$D/src/"
 printf 'int\nmain(void)\n{\n    return 0;\n}\n' > "$D/src/main.c"
+# files changed within 2 s of a scan are racily fresh: no snapshot then
+touch -d '1 minute ago' "$D/src/"*
 cat > "$TMP/agents.json" <<'J'
 [ {"agentId": "u", "files": [{"path": "src/util.h", "lines": [[3, 3]]}]},
   {"agentId": "m", "files": [{"path": "src/main.c", "lines": [[4, 4]]}]} ]

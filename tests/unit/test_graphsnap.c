@@ -5,7 +5,8 @@
  * byte changed is refused or still a well-formed graph, never a crash; a
  * graph from a snapshot copies a file before changing it; and repograph
  * takes a warm build from the snapshot, rebuilds when a file changed or the
- * snapshot is damaged, and refuses updates to a graph it did not build.
+ * snapshot is damaged, writes none while a file is racily fresh, and
+ * refuses updates to a graph it did not build.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lang/graphsnap.h"
@@ -303,8 +305,9 @@ test_damaged(void)
 
 /* ---- through repograph ---- */
 
+/* Write rel under the tree, its mtime age_s seconds ago (0: now). */
 static void
-write_file(const char *rel, const char *text)
+write_file_at(const char *rel, const char *text, int age_s)
 {
     char path[512];
     snprintf(path, sizeof(path), "%s/tree/%s", root, rel);
@@ -319,6 +322,20 @@ write_file(const char *rel, const char *text)
         fputs(text, f);
         fclose(f);
     }
+    if (age_s) {
+        struct timespec t[2];
+        clock_gettime(CLOCK_REALTIME, &t[0]);
+        t[0].tv_sec -= age_s;
+        t[1] = t[0];
+        utimensat(AT_FDCWD, path, t, 0);
+    }
+}
+
+/* Files changed a minute ago: not racily fresh for the snapshot. */
+static void
+write_file(const char *rel, const char *text)
+{
+    write_file_at(rel, text, 60);
 }
 
 static int
@@ -387,8 +404,7 @@ test_repograph(void)
     graph_release(&warm);
 
     /* a changed file changes the key: built again, with the change */
-    sleep(1); /* a new mtime even on coarse clocks */
-    write_file("src/page.c", "int page(void) { return 0; }\n");
+    write_file_at("src/page.c", "int page(void) { return 0; }\n", 30);
     CHECK_INT(build(&warm, snap, &wst), 0);
     CHECK(!wst.from_snapshot);
     uint32_t page = graph_find_file(&warm, "src/page.c");
@@ -397,6 +413,22 @@ test_repograph(void)
     CHECK_INT(build(&warm, snap, &wst), 0);
     CHECK(wst.from_snapshot);
     CHECK(page != GRAPH_NONE && warm.files[page].nout == 0);
+    graph_release(&warm);
+
+    /* a file changed just now: built, but no snapshot written (a second
+     * change within the same clock tick would keep its stat data) */
+    unlink(snap);
+    write_file_at("src/conn.c", "int conn_open(int fd) { return 0; }\n", 0);
+    CHECK_INT(build(&warm, snap, &wst), 0);
+    CHECK(!wst.from_snapshot);
+    CHECK(access(snap, F_OK) != 0);
+    graph_release(&warm);
+    write_file_at("src/conn.c", "int conn_open(int fd) { return 0; }\n", 20);
+    CHECK_INT(build(&warm, snap, &wst), 0);
+    CHECK(access(snap, F_OK) == 0);
+    graph_release(&warm);
+    CHECK_INT(build(&warm, snap, &wst), 0);
+    CHECK(wst.from_snapshot);
     graph_release(&warm);
 
     /* a repograph that took its graph from the snapshot is not updated */
