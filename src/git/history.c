@@ -902,15 +902,24 @@ add_diff_cached(git_diff *diff, git_repository *repo, git_tree *from,
 
 /* ---- where two trees differ ---- */
 
-struct pathlist {
-    char **v;
+/* A path where two trees differ: each side's entry (mode 0: none). */
+struct leaf {
+    char *path;
+    git_oid id[2];
+    uint32_t mode[2];
+};
+
+struct leaves {
+    struct leaf *v;
     size_t n, alloc;
 };
 
 static int
-cmp_path(const void *a, const void *b)
+cmp_leaf(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const struct leaf *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->mode[0] ? -1 : 1); /* the old side's first */
 }
 
 static char *
@@ -919,17 +928,22 @@ join_path(const char *prefix, const char *name)
     return *prefix ? xasprintf("%s/%s", prefix, name) : xstrdup(name);
 }
 
-/* path, or every file under it when te is a tree, into pl. */
+/* path as side s (0: old, 1: new) holds it, or every file under it when
+ * te is a tree, into ll. */
 static int
-add_leaves(git_repository *g, const git_tree_entry *te, char *path,
-    struct pathlist *pl, struct as_err *e)
+add_leaves(git_repository *g, const git_tree_entry *te, char *path, int s,
+    struct leaves *ll, struct as_err *e)
 {
     git_tree *t = NULL;
     int err = 0;
 
     if (git_tree_entry_type(te) != GIT_OBJECT_TREE) {
-        ALLOC_GROW(pl->v, pl->n + 1, pl->alloc);
-        pl->v[pl->n++] = path;
+        ALLOC_GROW(ll->v, ll->n + 1, ll->alloc);
+        struct leaf *l = &ll->v[ll->n++];
+        memset(l, 0, sizeof(*l));
+        l->path = path;
+        git_oid_cpy(&l->id[s], git_tree_entry_id(te));
+        l->mode[s] = (uint32_t)git_tree_entry_filemode(te);
         return 0;
     }
     if (git_tree_lookup(&t, g, git_tree_entry_id(te)) < 0) {
@@ -939,7 +953,8 @@ add_leaves(git_repository *g, const git_tree_entry *te, char *path,
     }
     for (size_t i = 0, n = git_tree_entrycount(t); i < n && !err; i++) {
         const git_tree_entry *c = git_tree_entry_byindex(t, i);
-        err = add_leaves(g, c, join_path(path, git_tree_entry_name(c)), pl, e);
+        err =
+            add_leaves(g, c, join_path(path, git_tree_entry_name(c)), s, ll, e);
     }
     git_tree_free(t);
     free(path);
@@ -949,12 +964,13 @@ add_leaves(git_repository *g, const git_tree_entry *te, char *path,
 /*
  * Every path at which trees a and b (either may be NULL: empty) hold
  * different entries, files under a directory only one of them has
- * included, into pl: a subtree both hold unchanged is not read. The diff
- * of a to b has a delta at no other path.
+ * included, into ll (unsorted; a path both hold twice): a subtree both
+ * hold unchanged is not read. The diff of a to b has a delta at no other
+ * path.
  */
 static int
 changed_paths(git_repository *g, git_tree *a, git_tree *b, const char *prefix,
-    struct pathlist *pl, struct as_err *e)
+    struct leaves *ll, struct as_err *e)
 {
     int err = 0;
 
@@ -973,26 +989,195 @@ changed_paths(git_repository *g, git_tree *a, git_tree *b, const char *prefix,
                 git_tree_lookup(&tb, g, git_tree_entry_id(eb)) < 0)
                 err = repo_git_errorf(e, "cannot read tree '%s'", path);
             else
-                err = changed_paths(g, ta, tb, path, pl, e);
+                err = changed_paths(g, ta, tb, path, ll, e);
             git_tree_free(ta);
             git_tree_free(tb);
             free(path);
             continue;
         }
-        if (eb && (err = add_leaves(g, eb, xstrdup(path), pl, e)) < 0) {
+        if (eb && (err = add_leaves(g, eb, xstrdup(path), 1, ll, e)) < 0) {
             free(path);
             break;
         }
-        err = add_leaves(g, ea, path, pl, e);
+        err = add_leaves(g, ea, path, 0, ll, e);
     }
     for (size_t i = 0, n = b ? git_tree_entrycount(b) : 0; i < n && !err; i++) {
         const git_tree_entry *eb = git_tree_entry_byindex(b, i);
         const char *name = git_tree_entry_name(eb);
         if (a && git_tree_entry_byname(a, name))
             continue; /* seen above */
-        err = add_leaves(g, eb, join_path(prefix, name), pl, e);
+        err = add_leaves(g, eb, join_path(prefix, name), 1, ll, e);
     }
     return err;
+}
+
+/* Sort ll by path and fold each path's two entries into one. */
+static void
+leaves_fold(struct leaves *ll)
+{
+    size_t o = 0;
+    if (ll->n > 1)
+        qsort(ll->v, ll->n, sizeof(*ll->v), cmp_leaf);
+    for (size_t i = 0; i < ll->n; i++) {
+        if (o && !strcmp(ll->v[o - 1].path, ll->v[i].path)) {
+            struct leaf *l = &ll->v[o - 1];
+            l->id[1] = ll->v[i].id[1];
+            l->mode[1] = ll->v[i].mode[1];
+            free(ll->v[i].path);
+            continue;
+        }
+        ll->v[o++] = ll->v[i];
+    }
+    ll->n = o;
+}
+
+static void
+leaves_release(struct leaves *ll)
+{
+    for (size_t i = 0; i < ll->n; i++)
+        free(ll->v[i].path);
+    free(ll->v);
+}
+
+/* The key delta_key() gives the delta libgit2's diff (type changes
+ * included, before rename detection) has at l: a key no delta has when
+ * libgit2 would see it otherwise, never another delta's. */
+static char *
+leaf_key(const struct leaf *l, bool *modified)
+{
+    int st;
+    if (!l->mode[0])
+        st = GIT_DELTA_ADDED;
+    else if (!l->mode[1])
+        st = GIT_DELTA_DELETED;
+    else if ((l->mode[0] & 0170000) == (l->mode[1] & 0170000))
+        st = GIT_DELTA_MODIFIED;
+    else
+        st = GIT_DELTA_TYPECHANGE;
+    *modified = st == GIT_DELTA_MODIFIED;
+    char a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(a, sizeof(a), &l->id[0]);
+    git_oid_tostr(b, sizeof(b), &l->id[1]);
+    return xasprintf("%d %s %o %s %o %zu:%s%s", st, a, (unsigned)l->mode[0], b,
+        (unsigned)l->mode[1], strlen(l->path), l->path, l->path);
+}
+
+/*
+ * The working set of the diff from tree `from` to `to`, whose changed
+ * paths are ll (folded), into out, as git_diff_find_similar() and
+ * workset_add_diff() make it, and its deltas into raw (may be NULL).
+ * libgit2 diffs only what c does not know yet: the modifications whose
+ * effect it lacks, and the other deltas when rename detection's outcome
+ * for them is not in c (it depends on them alone). Returns 1 done, 0 when
+ * a delta libgit2 found is not the one expected at its path (out and raw
+ * untouched: diff in full), or an error.
+ */
+static int
+from_leaves(git_repository *g, git_tree *from, git_tree *to,
+    const git_diff_options *opts, const git_diff_find_options *fo,
+    const struct leaves *ll, struct history_cache *c, struct agent *out,
+    struct history_raw *raw, struct as_err *e)
+{
+    size_t n = ll->n;
+    char **keys = xcalloc(n + 1, sizeof(*keys));
+    bool *mod = xcalloc(n + 1, sizeof(*mod));
+    uint32_t *eff = xcalloc(n + 1, sizeof(*eff));
+    char **need = xcalloc(n + 1, sizeof(*need));
+    size_t nneed = 0;
+    char *rkey = NULL;
+    size_t rlen = 0, ralloc = 0;
+    uint32_t at = 0;
+    git_diff *diff = NULL;
+    int rc = 1;
+
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = leaf_key(&ll->v[i], &mod[i]);
+        if (!mod[i]) {
+            buf_add(&rkey, &rlen, &ralloc, keys[i], strlen(keys[i]));
+            buf_add(&rkey, &rlen, &ralloc, "\n", 1);
+        }
+    }
+    if (!rkey)
+        rkey = xstrdup("");
+    bool renamed = strmap_get(&c->ren, rkey, rlen, &at);
+    for (size_t i = 0; i < n; i++)
+        if ((mod[i] &&
+                !strmap_get(&c->idx, keys[i], strlen(keys[i]), &eff[i])) ||
+            (!mod[i] && !renamed))
+            need[nneed++] = ll->v[i].path;
+    if (nneed || !renamed) {
+        git_diff_options o2 = *opts;
+        o2.pathspec.strings = need;
+        o2.pathspec.count = nneed;
+        o2.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+        if (nneed &&
+            (git_diff_tree_to_tree(&diff, g, from, to, &o2) < 0 ||
+                (!renamed && rlen && git_diff_find_similar(diff, fo) < 0))) {
+            rc = repo_git_errorf(e, "cannot diff the changed paths");
+            goto out;
+        }
+        struct history_renamed hr = { NULL, 0 };
+        size_t halloc = 0;
+        size_t nd = diff ? git_diff_num_deltas(diff) : 0;
+        for (size_t i = 0; i < nd; i++) {
+            uint32_t k;
+            int err = effect_of(diff, i, c, &k, e);
+            if (err) {
+                free(hr.eff);
+                rc = err;
+                goto out;
+            }
+            if (!renamed &&
+                git_diff_get_delta(diff, i)->status != GIT_DELTA_MODIFIED) {
+                ALLOC_GROW(hr.eff, hr.n + 1, halloc);
+                hr.eff[hr.n++] = k;
+            }
+        }
+        if (!renamed) {
+            ALLOC_GROW(c->rv, c->nrv + 1, c->arv);
+            c->rv[c->nrv] = hr;
+            at = (uint32_t)c->nrv++;
+            strmap_put(&c->ren, rkey, rlen, at, NULL);
+        }
+        for (size_t i = 0; i < n; i++)
+            if (mod[i] &&
+                !strmap_get(&c->idx, keys[i], strlen(keys[i]), &eff[i])) {
+                rc = 0; /* libgit2 saw this path otherwise */
+                goto out;
+            }
+    } else {
+        c->ren_hits++;
+    }
+    struct strmap seen;
+    strmap_init(&seen);
+    for (size_t i = 0; i < n; i++)
+        if (mod[i])
+            apply_one(out, &seen, &c->v[eff[i]]);
+    const struct history_renamed *hr = &c->rv[at];
+    for (size_t j = 0; j < hr->n; j++)
+        apply_one(out, &seen, &c->v[hr->eff[j]]);
+    strmap_release(&seen);
+    for (size_t i = 0; raw && i < n; i++) {
+        ALLOC_GROW(raw->v, raw->n + 1, raw->alloc);
+        struct history_delta *hd = &raw->v[raw->n];
+        hd->path = xstrdup(ll->v[i].path);
+        hd->key = keys[i];
+        keys[i] = NULL;
+        hd->modified = mod[i];
+        strmap_put(
+            &raw->paths, hd->path, strlen(hd->path), (uint32_t)raw->n, NULL);
+        raw->n++;
+    }
+out:
+    git_diff_free(diff);
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    free(mod);
+    free(eff);
+    free(need);
+    free(rkey);
+    return rc;
 }
 
 int
@@ -1014,7 +1199,8 @@ history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     git_diff *diff = NULL;
     git_diff_options opts;
     git_diff_find_options fo;
-    struct pathlist pl = { NULL, 0, 0 };
+    struct leaves ll = { NULL, 0, 0 };
+    char **paths = NULL;
     int err;
 
     if ((err = lookup_tree(g, base_tree, &bt, e)) < 0 ||
@@ -1032,13 +1218,24 @@ history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     if (cache) {
         /* Only the paths where the trees differ: the diff then reads the
          * directories on the way to them, not the whole tree. */
-        if ((err = changed_paths(g, bt, t, "", &pl, e)) < 0)
+        if ((err = changed_paths(g, bt, t, "", &ll, e)) < 0)
             goto out;
-        if (!pl.n)
+        if (!ll.n)
             goto done; /* the same tree: nothing changed */
-        qsort(pl.v, pl.n, sizeof(*pl.v), cmp_path);
-        opts.pathspec.strings = pl.v;
-        opts.pathspec.count = pl.n;
+        leaves_fold(&ll);
+        /* libgit2 diffs only what the cache lacks */
+        if ((err = from_leaves(g, bt, t, &opts, &fo, &ll, cache, out, raw, e)) <
+            0)
+            goto out;
+        if (err == 1) {
+            err = 0;
+            goto done;
+        }
+        paths = xcalloc(ll.n, sizeof(*paths));
+        for (size_t i = 0; i < ll.n; i++)
+            paths[i] = ll.v[i].path;
+        opts.pathspec.strings = paths;
+        opts.pathspec.count = ll.n;
         opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
     }
     if (git_diff_tree_to_tree(&diff, g, bt, t, &opts) < 0 ||
@@ -1061,9 +1258,8 @@ done:
     free(out->tree_oid);
     out->tree_oid = xstrdup(tree);
 out:
-    for (size_t i = 0; i < pl.n; i++)
-        free(pl.v[i]);
-    free(pl.v);
+    free(paths);
+    leaves_release(&ll);
     git_diff_free(diff);
     git_tree_free(t);
     git_tree_free(bt);
