@@ -614,7 +614,11 @@ repograph_load(struct repograph *rg, const struct repograph_file *files,
     int64_t started_ns = now_ns();
     bool keyed = rg->snapshot_path && rg->g->nfiles == 0 &&
                  snapshot_key(rg, files, norm, n, key);
-    if (keyed && load_snapshot(rg, files, norm, n, key, read, ctx, st) == 0)
+    /* the snapshot stands on the facts cache: without it (deleted to make
+     * the next scan parse everything again), it is not used either */
+    bool cache_there = !rg->cache_path || access(rg->cache_path, F_OK) == 0;
+    if (keyed && cache_there &&
+        load_snapshot(rg, files, norm, n, key, read, ctx, st) == 0)
         goto out_ids;
     for (size_t i = 0; i < n; i++) {
         ids[i] = graph_intern_file(rg->g, norm[i]);

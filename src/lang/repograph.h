@@ -72,8 +72,9 @@ struct repograph_options {
     void *progress_ctx;
     /* A snapshot of the built graph (lang/graphsnap.h), NULL: none. When
      * it was made for the same files (paths with blob ids or stat data),
-     * options and program, repograph_load() takes the graph from it
-     * instead of building; else it builds and writes one (unless a file
+     * options and program, and the facts cache (cache_path) is there,
+     * repograph_load() takes the graph from it instead of building; else
+     * it builds and writes one (unless a file
      * could not be read, some file has neither blob id nor stat data, or
      * a file keyed by its stat data changed within STATCACHE_RACY_NS of
      * the load: a second change in the same tick would keep its stat).

@@ -1,7 +1,8 @@
 # t08-scan-snapshot.sh - a warm `airspace scan` takes the import graph from
 # its snapshot (graph.snap in the airspace, dir-HASH.snap in the cache for
 # a plain directory) and reports exactly what a scan that builds it does;
-# a damaged snapshot is refused and rebuilt; a new commit on the
+# a damaged snapshot is refused and rebuilt, and none is used without the
+# facts cache (deleted to parse everything again); a new commit on the
 # integration branch, a changed configuration file or a changed file of a
 # plain directory is seen at once (lang/graphsnap.h).
 . "$(dirname "$0")/lib.sh"
@@ -68,6 +69,13 @@ check "an empty file is refused" same "$TMP/cold.json" "$TMP/t4.json"
 check "the snapshot is whole again" jqt /dev/stdin '.graph.parsed == 0' <<EOF
 $(scan /dev/stdout)
 EOF
+
+# deleting the facts cache still makes the next scan parse everything
+rm -f "$R/.git/airspace/graph.cache"*
+scan "$TMP/nocache.json"
+check "without the facts cache the snapshot is not used" jqt "$TMP/nocache.json" \
+    '.graph.parsed > 0'
+check "and the report is the same" same "$TMP/cold.json" "$TMP/nocache.json"
 
 # a new commit on main: app/main.ts imports lib/a.ts -> one more edge
 edges=$(jq .graph.edges "$TMP/cold.json")

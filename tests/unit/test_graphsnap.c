@@ -415,6 +415,19 @@ test_repograph(void)
     CHECK(page != GRAPH_NONE && warm.files[page].nout == 0);
     graph_release(&warm);
 
+    /* without the facts cache (deleted to parse everything again), the
+     * snapshot is not used either */
+    char cache[128];
+    snprintf(cache, sizeof(cache), "%s/facts.cache", root);
+    unlink(cache);
+    CHECK_INT(build(&warm, snap, &wst), 0);
+    CHECK(!wst.from_snapshot);
+    CHECK_INT(wst.parsed, 3);
+    graph_release(&warm);
+    CHECK_INT(build(&warm, snap, &wst), 0);
+    CHECK(wst.from_snapshot);
+    graph_release(&warm);
+
     /* a file changed just now: built, but no snapshot written (a second
      * change within the same clock tick would keep its stat data) */
     unlink(snap);
