@@ -159,148 +159,127 @@ free_sets(char **sets, size_t nfile)
     free(sets);
 }
 
+/* serve's --set options, as given */
+struct serve_sets {
+    const char *v[64];
+    size_t n;
+};
+
+static int
+add_set(void *target, const char *arg, const char *cmd)
+{
+    struct serve_sets *sets = target;
+    if (sets->n == sizeof(sets->v) / sizeof(sets->v[0]))
+        return dcli_usage(cmd, "too many --set options");
+    sets->v[sets->n++] = arg;
+    return 0;
+}
+
+static int
+set_store(void *target, const char *arg, const char *cmd)
+{
+    if (!*arg)
+        return dcli_usage(cmd, "--store takes a path or a URL");
+    *(const char **)target = arg;
+    return 0;
+}
+
 int
 cmd_serve(int argc, char **argv)
 {
     struct broker_options o;
     broker_options_init(&o);
-    static const struct option longopts[] = {
-        { "repo", required_argument, NULL, 'r' },
-        { "tcp", required_argument, NULL, 't' },
-        { "stale-ms", required_argument, NULL, 's' },
-        { "rescan-ms", required_argument, NULL, 'R' },
-        { "debounce-ms", required_argument, NULL, 'd' },
-        { "tick-ms", required_argument, NULL, 'k' },
-        { "threads", required_argument, NULL, 'T' },
-        { "log-stderr", no_argument, NULL, 'l' },
-        { "ready-fd", required_argument, NULL, 'f' },
-        { "set", required_argument, NULL, 'S' },
-        { "store", required_argument, NULL, 'U' },
-        { "window-ms", required_argument, NULL, 'w' },
-        { "idle-exit-ms", required_argument, NULL, 'i' },
-        { "agent-timeout-ms", required_argument, NULL, 'g' },
-        { "request-timeout-ms", required_argument, NULL, 'q' },
-        { "conn-idle-ms", required_argument, NULL, 'I' },
-        { "max-connections", required_argument, NULL, 'm' },
-        { "max-peer-connections", required_argument, NULL, 'p' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    const char *sets[64];
-    size_t nset = 0;
+    struct serve_sets sets = { { NULL }, 0 };
     bool given[CONFIG_NTIMERS] = { false };
-    opterr = 0;
-    optind = 1;
-    int c;
-    int64_t v;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            o.repo_path = optarg;
-            break;
-        case 't':
-            if (!parse_ms(optarg, 1, &v) || v > 65535)
-                return dcli_usage(
-                    "serve", "--tcp takes a port, not '%s'", optarg);
-            o.tcp_port = (int)v;
-            break;
-        case 's':
-            if (!parse_ms(optarg, 1, &o.stale_ms))
-                return dcli_usage("serve", "--stale-ms takes ms > 0");
-            given[CONFIG_STALE_MS] = true;
-            break;
-        case 'R':
-            if (!parse_ms(optarg, 10, &o.rescan_ms))
-                return dcli_usage("serve", "--rescan-ms takes ms >= 10");
-            given[CONFIG_RESCAN_MS] = true;
-            break;
-        case 'd':
-            if (!parse_ms(optarg, 0, &o.debounce_ms))
-                return dcli_usage("serve", "--debounce-ms takes ms >= 0");
-            given[CONFIG_DEBOUNCE_MS] = true;
-            break;
-        case 'k':
-            if (!parse_ms(optarg, 10, &o.tick_ms))
-                return dcli_usage("serve", "--tick-ms takes ms >= 10");
-            given[CONFIG_TICK_MS] = true;
-            break;
-        case 'T':
-            if (!parse_ms(optarg, 1, &v) || v > 64)
-                return dcli_usage("serve", "--threads takes 1..64");
-            o.threads = (unsigned)v;
-            break;
-        case 'l':
-            o.log_stderr = true;
-            break;
-        case 'f':
-            if (!parse_ms(optarg, 0, &v) || v > 1 << 20)
-                return dcli_usage("serve", "--ready-fd takes a descriptor");
-            o.ready_fd = (int)v;
-            break;
-        case 'w':
-            if (!parse_ms(optarg, 1, &o.window_ms))
-                return dcli_usage("serve", "--window-ms takes ms > 0");
-            given[CONFIG_WINDOW_MS] = true;
-            break;
-        case 'i':
-            if (!parse_ms(optarg, 0, &o.idle_exit_ms))
-                return dcli_usage("serve", "--idle-exit-ms takes ms >= 0");
-            given[CONFIG_IDLE_EXIT_MS] = true;
-            break;
-        case 'g':
-            if (!parse_ms(optarg, 0, &o.agent_timeout_ms))
-                return dcli_usage("serve", "--agent-timeout-ms takes ms >= 0");
-            given[CONFIG_AGENT_TIMEOUT_MS] = true;
-            break;
-        case 'q':
-            if (!parse_ms(optarg, 100, &o.req_timeout_ms))
-                return dcli_usage(
-                    "serve", "--request-timeout-ms takes ms >= 100");
-            given[CONFIG_REQUEST_TIMEOUT_MS] = true;
-            break;
-        case 'I':
-            if (!parse_ms(optarg, 100, &o.conn_idle_ms))
-                return dcli_usage("serve", "--conn-idle-ms takes ms >= 100");
-            given[CONFIG_CONN_IDLE_MS] = true;
-            break;
-        case 'm':
-        case 'p':
-            if (!parse_ms(optarg, 1, &v) || v > 1 << 20)
-                return dcli_usage("serve", "--max-%sconnections takes 1..%d",
-                    c == 'p' ? "peer-" : "", 1 << 20);
-            *(c == 'm' ? &o.max_conns : &o.max_peer_conns) = (int)v;
-            break;
-        case 'U':
-            if (!*optarg)
-                return dcli_usage("serve", "--store takes a path or a URL");
-            o.store_url = optarg;
-            break;
-        case 'S':
-            if (nset == sizeof(sets) / sizeof(sets[0]))
-                return dcli_usage("serve", "too many --set options");
-            sets[nset++] = optarg;
-            break;
-        case 'h':
-            fputs(serve_usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            return dcli_usage(
-                "serve", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
+    long tcp = o.tcp_port;
+    int64_t threads = o.threads, ready_fd = o.ready_fd, max_conns = o.max_conns,
+            max_peer_conns = o.max_peer_conns;
+#define SERVE_MS(opt, field, timer, least, msg)                                \
+    {                                                                          \
+        .name = opt, .kind = OPT_INT64, .target = &o.field,                    \
+        .given = &given[timer], .min = least, .bad = msg                       \
     }
+    const struct opt table[] = {
+        { .name = "repo", .kind = OPT_STRING, .target = &o.repo_path },
+        { .name = "tcp",
+            .kind = OPT_NUMBER,
+            .target = &tcp,
+            .min = 1,
+            .max = 65535,
+            .bad = "--tcp takes a port" },
+        SERVE_MS("stale-ms", stale_ms, CONFIG_STALE_MS, 1,
+            "--stale-ms takes ms > 0"),
+        SERVE_MS("rescan-ms", rescan_ms, CONFIG_RESCAN_MS, 10,
+            "--rescan-ms takes ms >= 10"),
+        SERVE_MS("debounce-ms", debounce_ms, CONFIG_DEBOUNCE_MS, 0,
+            "--debounce-ms takes ms >= 0"),
+        SERVE_MS(
+            "tick-ms", tick_ms, CONFIG_TICK_MS, 10, "--tick-ms takes ms >= 10"),
+        { .name = "threads",
+            .kind = OPT_INT64,
+            .target = &threads,
+            .min = 1,
+            .max = 64,
+            .bad = "--threads takes 1..64" },
+        { .name = "log-stderr", .kind = OPT_FLAG, .target = &o.log_stderr },
+        { .name = "ready-fd",
+            .kind = OPT_INT64,
+            .target = &ready_fd,
+            .min = 0,
+            .max = 1 << 20,
+            .bad = "--ready-fd takes a descriptor" },
+        { .name = "set", .kind = OPT_CALL, .target = &sets, .fn = add_set },
+        { .name = "store",
+            .kind = OPT_CALL,
+            .target = &o.store_url,
+            .fn = set_store },
+        SERVE_MS("window-ms", window_ms, CONFIG_WINDOW_MS, 1,
+            "--window-ms takes ms > 0"),
+        SERVE_MS("idle-exit-ms", idle_exit_ms, CONFIG_IDLE_EXIT_MS, 0,
+            "--idle-exit-ms takes ms >= 0"),
+        SERVE_MS("agent-timeout-ms", agent_timeout_ms, CONFIG_AGENT_TIMEOUT_MS,
+            0, "--agent-timeout-ms takes ms >= 0"),
+        SERVE_MS("request-timeout-ms", req_timeout_ms,
+            CONFIG_REQUEST_TIMEOUT_MS, 100,
+            "--request-timeout-ms takes ms >= 100"),
+        SERVE_MS("conn-idle-ms", conn_idle_ms, CONFIG_CONN_IDLE_MS, 100,
+            "--conn-idle-ms takes ms >= 100"),
+        { .name = "max-connections",
+            .kind = OPT_INT64,
+            .target = &max_conns,
+            .min = 1,
+            .max = 1 << 20,
+            .bad = "--max-connections takes 1..1048576" },
+        { .name = "max-peer-connections",
+            .kind = OPT_INT64,
+            .target = &max_peer_conns,
+            .min = 1,
+            .max = 1 << 20,
+            .bad = "--max-peer-connections takes 1..1048576" },
+        OPT_TABLE_END,
+    };
+#undef SERVE_MS
+    int rc = opts_parse(argc, argv, table, "serve", serve_usage, 0);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    o.tcp_port = (int)tcp;
+    o.threads = (unsigned)threads;
+    o.ready_fd = (int)ready_fd;
+    o.max_conns = (int)max_conns;
+    o.max_peer_conns = (int)max_peer_conns;
     if (optind < argc)
         return dcli_usage("serve", "unexpected argument '%s'", argv[optind]);
     struct as_err e;
     char **all_sets;
     size_t nall, nfile;
-    if (serve_config(&o, given, sets, nset, &all_sets, &nall, &nfile, &e)) {
+    if (serve_config(&o, given, sets.v, sets.n, &all_sets, &nall, &nfile, &e)) {
         fprintf(stderr, "airspace serve: %s\n", e.msg);
         broker_not_serving(&o, e.msg);
         return CLI_EXIT_USAGE;
     }
     o.set = (const char *const *)all_sets;
     o.nset = nall;
-    int rc = broker_run(&o, &e);
+    rc = broker_run(&o, &e);
     free_sets(all_sets, nfile);
     if (rc) {
         fprintf(stderr, "airspace serve: %s\n", e.msg);

@@ -136,18 +136,9 @@ held_token(struct client *cl, const char *agent, const char *pattern)
     long status;
     json_t *reply = NULL;
     struct as_err e;
-    json_int_t tok = 0;
     if (client_call(cl, api_locks(NULL), &status, &reply, &e))
         return 0;
-    size_t k;
-    json_t *l;
-    json_array_foreach(json_object_get(reply, "locks"), k, l)
-    {
-        const char *h = json_string_value(json_object_get(l, "holder"));
-        const char *p = json_string_value(json_object_get(l, "pattern"));
-        if (h && p && !strcmp(h, agent) && !strcmp(p, pattern))
-            tok = json_integer_value(json_object_get(l, "token"));
-    }
+    json_int_t tok = api_locks_token(reply, agent, pattern);
     json_decref(reply);
     return tok;
 }

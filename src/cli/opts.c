@@ -28,6 +28,18 @@ set_number(const struct opt *o, const char *cmd, const char *arg)
     return 0;
 }
 
+static int
+set_int64(const struct opt *o, const char *cmd, const char *arg)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (errno || *end || end == arg || v < o->min || (o->max > 0 && v > o->max))
+        return dcli_usage(cmd, "%s", o->bad);
+    *(int64_t *)o->target = v;
+    return 0;
+}
+
 int
 opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     const char *usage, unsigned flags)
@@ -44,7 +56,7 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     for (size_t i = 0; i < n; i++) {
         const struct opt *o = &table[i];
         bool arg = o->kind == OPT_STRING || o->kind == OPT_NUMBER ||
-                   o->kind == OPT_CALL;
+                   o->kind == OPT_INT64 || o->kind == OPT_CALL;
         int val = o->letter ? o->letter : LONG_ONLY + (int)i;
         if (o->name)
             lo[nl++] = (struct option){ o->name,
@@ -89,6 +101,9 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
             break;
         case OPT_NUMBER:
             rc = set_number(o, cmd, optarg);
+            break;
+        case OPT_INT64:
+            rc = set_int64(o, cmd, optarg);
             break;
         case OPT_CALL:
             rc = o->fn(o->target, optarg, cmd);

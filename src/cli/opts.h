@@ -12,6 +12,7 @@
 #define AIRSPACE_CLI_OPTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum opt_kind {
     OPT_END,    /* ends a table */
@@ -19,6 +20,8 @@ enum opt_kind {
     OPT_STRING, /* const char **: the argument */
     OPT_SET,    /* const char **: set to value when given (--shared) */
     OPT_NUMBER, /* long *: a decimal number in [min, max] */
+    OPT_INT64,  /* int64_t *: a number >= min (and <= max when max > 0);
+                   bad is the whole message */
     OPT_CALL,   /* fn(target, argument, cmd) checks and stores it */
 };
 

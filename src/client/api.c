@@ -206,6 +206,22 @@ api_lock(enum api_lock_op op, const struct api_lock *l)
     return req("POST", xstrdup(paths[op]), body);
 }
 
+long long
+api_locks_token(json_t *reply, const char *agent, const char *pattern)
+{
+    long long tok = 0;
+    size_t k;
+    json_t *l;
+    json_array_foreach(json_object_get(reply, "locks"), k, l)
+    {
+        const char *h = json_string_value(json_object_get(l, "holder"));
+        const char *p = json_string_value(json_object_get(l, "pattern"));
+        if (h && p && !strcmp(h, agent) && !strcmp(p, pattern))
+            tok = json_integer_value(json_object_get(l, "token"));
+    }
+    return tok;
+}
+
 struct api_req
 api_lock_check(const char *agent, const char *path, const char *mode)
 {

@@ -106,6 +106,12 @@ struct api_lock {
 
 struct api_req api_lock(enum api_lock_op op, const struct api_lock *l);
 
+/* From a GET /v1/locks reply: the fencing token of agent's live lock or
+ * claim spelled pattern, or 0 when it holds none there (a release must
+ * carry the token of the grant it releases). */
+long long api_locks_token(
+    json_t *reply, const char *agent, const char *pattern);
+
 /* POST /v1/locks/check {agent, path, mode?}: whether agent may write path
  * (mode NULL: the daemon's default). */
 struct api_req api_lock_check(

@@ -343,19 +343,11 @@ held_token(struct mcp_session *s, const char *self, const char *pattern)
 {
     long status;
     json_t *reply = NULL, *err = NULL;
-    json_int_t tok = 0;
     if (mcp_request(s, api_locks(NULL), &status, &reply, &err)) {
         json_decref(err);
         return 0;
     }
-    size_t k;
-    json_t *l;
-    json_array_foreach(json_object_get(reply, "locks"), k, l)
-    {
-        if (!strcmp(str(l, "holder"), self) &&
-            !strcmp(str(l, "pattern"), pattern))
-            tok = json_integer_value(json_object_get(l, "token"));
-    }
+    json_int_t tok = api_locks_token(reply, self, pattern);
     if (reply)
         json_decref(reply);
     return tok;

@@ -197,6 +197,21 @@ main(void)
     check_req(
         "map open", api_map_open(json_object()), "POST", "/v1/map/open", "{}");
 
+    TEST_BEGIN("the token of a grant in a locks reply");
+    json_t *locks = json_loads(
+        "{\"locks\":[{\"holder\":\"bob\",\"pattern\":\"a/*\",\"token\":3},"
+        "{\"holder\":\"alice\",\"pattern\":\"a/*\",\"token\":9},"
+        "{\"holder\":\"alice\",\"pattern\":\"a/b\",\"token\":11},"
+        "{\"pattern\":\"x\",\"token\":5}]}",
+        0, NULL);
+    CHECK_INT(api_locks_token(locks, "alice", "a/*"), 9);
+    CHECK_INT(api_locks_token(locks, "alice", "a/b"), 11);
+    CHECK_INT(api_locks_token(locks, "bob", "a/b"), 0);
+    CHECK_INT(api_locks_token(locks, "carol", "x"), 0);
+    CHECK_INT(api_locks_token(NULL, "alice", "a/*"), 0);
+    json_decref(locks);
+    TEST_END();
+
     TEST_BEGIN("event stream paths");
     char *p = api_events_path(-1);
     CHECK_STR(p, "/v1/events");
