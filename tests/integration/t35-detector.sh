@@ -6,7 +6,9 @@
 
 R="$TMP/repo"
 base_repo "$R"
-start_daemon --tick-ms 50 --window-ms 400 --rescan-ms 60000
+# the window is long enough that a loaded machine cannot pass it between
+# the edits and the first check; the escalation is then waited for
+start_daemon --tick-ms 50 --window-ms 1500 --rescan-ms 60000
 inbox() { # inbox WHO FILTER -> jq result over its unread messages (peek)
     curl -s --unix-socket "$SOCK" "http://a/v1/agents/$1/inbox?peek=1" |
         jq -r "$2"
@@ -22,7 +24,14 @@ api POST /v1/agents/b/edits '{"path":"src/api.c","lines":[[40,41]]}'
 check "in-flight notice to a" [ "$(inbox a '[.messages[] | select(.body | startswith("[conflict] in-flight"))] | length')" = 1 ]
 check "in-flight notice to b" [ "$(inbox b '[.messages[] | select(.body | startswith("[conflict] in-flight"))] | length')" = 1 ]
 check "not escalated before the window" [ "$(inbox supervisor '[.messages[] | select(.body | test("escalation"))] | length')" = 0 ]
-sleep 0.8
+escalations() {
+    inbox supervisor '[.messages[] | select(.body | test("escalation: in-flight"))] | length'
+}
+n=0
+while [ "$(escalations)" = 0 ] && [ $n -lt 100 ]; do
+    sleep 0.1
+    n=$((n + 1))
+done
 check "one escalation after the window" [ "$(inbox supervisor '[.messages[] | select(.body | test("escalation: in-flight"))] | length')" = 1 ]
 sleep 0.3
 check "still one escalation" [ "$(inbox supervisor '[.messages[] | select(.body | test("escalation: in-flight"))] | length')" = 1 ]
@@ -40,7 +49,7 @@ check "disjoint regions: no forward conflict" jqt "$TMP/body" '.conflicts | leng
 api POST /v1/agents/a/edits '{"path":"src/util.c","lines":[[5,6]]}'
 api POST /v1/agents/b/edits '{"path":"src/util.c","lines":[[80,81]]}'
 check "additive notice" [ "$(inbox a '[.messages[] | select(.body | test("additive"))] | length')" -ge 1 ]
-sleep 0.8
+sleep 1.8
 check "additive overlaps are not escalated" [ "$(inbox supervisor '[.messages[] | select(.body | test("escalation") and test("src/util.c"))] | length')" = 0 ]
 
 # region names normalise: "fn parseUser()" vs "parseuser" is the same region
