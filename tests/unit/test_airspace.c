@@ -583,6 +583,45 @@ test_similar_intents(void)
     as_free(as);
 }
 
+/* A journal that does not fit the state is refused, the state kept. */
+static void
+test_apply_errors(void)
+{
+    struct airspace *as = as_new(NULL);
+    struct as_err e;
+    struct lock l = { .token = 7,
+        .pattern = "a",
+        .holder = "alice",
+        .ttl_ms = 1000,
+        .expires_at = 2000 };
+    struct as_event ev[] = {
+        { .kind = AS_EV_AGENT_STATUS, .agent = "nobody" },
+        { .kind = AS_EV_AGENT_SEEN, .agent = "nobody" },
+        { .kind = AS_EV_AGENT_GONE, .agent = "nobody" },
+        { .kind = AS_EV_LOCK, .lock = { .type = LOCK_EV_RELEASED, .lock = l } },
+        { .kind = AS_EV_LOCK, .lock = { .type = LOCK_EV_RENEWED, .lock = l } },
+        { .kind = AS_EV_INTENT_DROPPED, .intent = { .id = 3 } },
+        { .kind = AS_EV_MESSAGE_READ, .owner = "bob", .msg = { .id = 4 } },
+        { .kind = AS_EV_MESSAGE_DROPPED, .owner = "bob", .msg = { .id = 4 } },
+        { .kind = (enum as_event_kind)99 },
+    };
+    struct airspace *fresh = as_new(NULL);
+    for (size_t k = 0; k < sizeof(ev) / sizeof(ev[0]); k++) {
+        e.msg[0] = '\0';
+        CHECK_INT(as_apply(as, &ev[k], &e), AS_EINVAL);
+        CHECK(e.msg[0] != '\0');
+    }
+    CHECK(as_equal(as, fresh, 0, NULL, 0));
+    /* a granted lock twice: the second does not fit */
+    struct as_event g = { .kind = AS_EV_LOCK,
+        .lock = { .type = LOCK_EV_GRANTED, .lock = l } };
+    CHECK_INT(as_apply(as, &g, &e), 0);
+    CHECK_INT(as_apply(as, &g, &e), AS_EINVAL);
+    CHECK(!as_equal(as, fresh, 0, NULL, 0));
+    as_free(fresh);
+    as_free(as);
+}
+
 /* Silence counts from silence_from at the earliest (the daemon's start),
  * and only registered active agents turn stale. */
 static void
@@ -692,6 +731,7 @@ main(void)
     TEST_RUN("events may be discarded", test_null_events);
     TEST_RUN("silence counts from silence_from", test_silence_from);
     TEST_RUN("task dedup of intents", test_similar_intents);
+    TEST_RUN("a journal that does not fit is refused", test_apply_errors);
     TEST_RUN("the daemon's bridge: mirror and borrowed locks",
         test_mirror_and_borrowed_locks);
     return test_done();
