@@ -179,10 +179,11 @@ known_a() {
     as api GET '/v1/agents?files=1' | jq -e --arg w "$(realpath "$(wt dave)")" \
         'any(.agents[] | select(.worktree == $w) | .files[]?; .path == "b.txt")' > /dev/null
 }
-# until_ COMMAND...: wait up to 40 s for COMMAND to succeed
+# until_ COMMAND...: wait up to 90 s for COMMAND to succeed (a client starting
+# under a loaded machine took over 40 s)
 until_() {
     n=0
-    until "$@" || [ $n -ge 400 ]; do
+    until "$@" || [ $n -ge 900 ]; do
         sleep 0.1
         n=$((n + 1))
     done
