@@ -60,24 +60,40 @@ def main():
     ap.add_argument("socks", nargs="+")
     a = ap.parse_args()
 
-    # register the agents
+    # register the agents: each daemon's at once (agents of different
+    # machines do not wait for each other), each daemon's in turn
     t_start = time.time()
     agents = []
-    for d, sock in enumerate(a.socks):
-        c = UnixHTTP(sock)
+    failed = []
+
+    def register(d, sock):
+        c = UnixHTTP(sock, timeout=120)
         for k in range(a.agents):
             name = "d%02d-a%03d" % (d, k)
             st, _ = request(c, "POST", "/v1/agents", {"id": name})
             if st not in (200, 201):
-                raise SystemExit("register %s: %d" % (name, st))
+                failed.append("register %s: %d" % (name, st))
+                return
             if a.edits:
                 st, _ = request(c, "POST", "/v1/agents/%s/edits" % name,
                                 {"path": "bench/%s.c" % name,
                                  "lines": [[1, 3]]})
                 if st != 200:
-                    raise SystemExit("edit %s: %d" % (name, st))
-            agents.append((sock, name))
+                    failed.append("edit %s: %d" % (name, st))
+                    return
         c.close()
+
+    regs = [threading.Thread(target=register, args=(d, s))
+            for d, s in enumerate(a.socks)]
+    for t in regs:
+        t.start()
+    for t in regs:
+        t.join()
+    if failed:
+        raise SystemExit(failed[0])
+    for d, sock in enumerate(a.socks):
+        for k in range(a.agents):
+            agents.append((sock, "d%02d-a%03d" % (d, k)))
 
     import sys
     t_reg = time.time()

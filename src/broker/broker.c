@@ -1448,6 +1448,18 @@ stale_context(struct broker *b, size_t i, size_t j, int64_t now)
     return best;
 }
 
+size_t
+broker_pair_at(struct broker *b, const char *x, const char *y)
+{
+    return pair_index(b, x, y);
+}
+
+void
+broker_pair_feed(struct broker *b, size_t k, int64_t now)
+{
+    feed_pair(b, k, b->pairs[k].res.risk, now);
+}
+
 void
 broker_drop_engine(struct broker *b)
 {
@@ -1499,8 +1511,9 @@ broker_rescore(struct broker *b, size_t changed)
             size_t i = idx[x], j = idx[y];
             if (changed != SIZE_MAX && i != changed && j != changed)
                 continue;
-            /* two other daemons' agents: their daemons score them */
-            if (b->meta[i].peer && b->meta[j].peer)
+            /* a pair with other daemons' agents: scored once, by one of
+             * its daemons (the other mirrors the result, team.c) */
+            if (!team_scores_pair(b, i, j))
                 continue;
             size_t k = pair_index(b, b->ag[i].id, b->ag[j].id);
             struct bpair *p = &b->pairs[k];
@@ -1546,14 +1559,18 @@ broker_rescore(struct broker *b, size_t changed)
             p->steer = (uint32_t)(ps.hold == 0 ? j : i);
             p->live = true;
             feed_pair(b, k, p->res.risk, now);
+            team_pair_scored(b, k, i, j); /* the other daemon's copy */
         }
-    /* Pairs with an agent gone fade out through the state machine. */
+    /* Pairs with an agent gone fade out through the state machine. An
+     * agent leaves with a rescore of its own: an active `changed` ended
+     * no pair (the walk over every pair is the cost of a big airspace). */
+    bool fade = changed == SIZE_MAX || b->meta[changed].status != BAGENT_ACTIVE;
     struct strmap active;
     strmap_init(&active);
-    for (size_t x = 0; x < n; x++)
+    for (size_t x = 0; fade && x < n; x++)
         strmap_put(&active, b->ag[idx[x]].id, strlen(b->ag[idx[x]].id),
             (uint32_t)idx[x], NULL);
-    for (size_t k = 0; k < b->npairs; k++) {
+    for (size_t k = 0; fade && k < b->npairs; k++) {
         struct bpair *p = &b->pairs[k];
         uint32_t ia, ib;
         bool live = strmap_get(&active, p->a, strlen(p->a), &ia) &&

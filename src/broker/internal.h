@@ -242,6 +242,10 @@ int broker_rescan(struct broker *b, struct as_err *e);
 void broker_drop_engine(struct broker *b);
 /* Re-score every pair involving agent `changed` (SIZE_MAX: all pairs). */
 void broker_rescore(struct broker *b, size_t changed);
+/* The pair of agents x and y (ids), made when new: its index. */
+size_t broker_pair_at(struct broker *b, const char *x, const char *y);
+/* Feed pair k's risk (res.risk, set by its scorer) to its advisory. */
+void broker_pair_feed(struct broker *b, size_t k, int64_t now);
 /* Refresh the human of worktree wt, if that worktree is shared. */
 void broker_refresh_residual(struct broker *b, const char *wt);
 /* Add or update a registered agent from its JSON (already validated);

@@ -20,6 +20,7 @@
 #include "store/store.h"
 #include "util/hash.h"
 #include "util/strbuf.h"
+#include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -40,19 +41,31 @@ struct team {
     size_t npub, nmir;
     bool ws_stale;       /* another daemon published: mirror again */
     int64_t ws_beat;     /* when the heartbeat was last sent */
-    int64_t ws_mirrored; /* when the others' were last read */
+    int64_t ws_mirrored; /* when the others' were last read, all of them */
+    int64_t ws_since;    /* the newest change read (the database's clock) */
+    /* pairs with another daemon's agent scored here: a hash of each one's
+     * result as last published (slot by pair key), the results to publish
+     * at the next tick, and results received for agents not mirrored yet */
+    struct strmap pair_slot;
+    uint64_t *pair_hash;
+    size_t npair_hash;
+    json_t *pair_out, *pair_wait;
 };
 
 /* One agent's working set as JSON text, by id. */
 struct shared_ws {
-    char *id;    /* the agent's id (mirrored: its id here) */
-    char *files; /* the JSON sent or read */
-    bool seen;   /* in the last pass */
+    char *id;           /* the agent's id (mirrored: its id here) */
+    char *files;        /* the JSON sent or read */
+    bool seen;          /* in the last pass */
+    char *node, *agent; /* mirrored: its daemon and its id there */
 };
 
 #define TEAM_BEAT_MS 5000   /* the heartbeat of this daemon's rows */
 #define TEAM_FRESH_MS 20000 /* another daemon's rows count this long */
-#define TEAM_MIRROR_MS 2000 /* read the others' at least this often */
+#define TEAM_MIRROR_MS 2000 /* read all the others' at least this often */
+/* a change is read again for this long: a row's time is taken before its
+ * commit, so a read can miss a row stamped just before it */
+#define TEAM_SINCE_MARGIN_MS 2000
 
 /* ---- names ---- */
 
@@ -145,6 +158,9 @@ team_open(struct broker *b, struct as_err *e)
     t->fd = -1;
     t->airspace = airspace_name(b);
     t->node = node_name(b);
+    strmap_init(&t->pair_slot);
+    t->pair_out = json_array();
+    t->pair_wait = json_array();
     dbo.exclusive = false;
     dbo.airspace = t->airspace;
     dbo.node = t->node;
@@ -162,6 +178,8 @@ ws_list_free(struct shared_ws *v, size_t n)
     for (size_t k = 0; k < n; k++) {
         free(v[k].id);
         free(v[k].files);
+        free(v[k].node);
+        free(v[k].agent);
     }
     free(v);
 }
@@ -177,6 +195,10 @@ team_close(struct broker *b)
         db_workset_drop(b->db, NULL, &e);
     ws_list_free(t->pub, t->npub);
     ws_list_free(t->mir, t->nmir);
+    strmap_release(&t->pair_slot);
+    free(t->pair_hash);
+    json_decref(t->pair_out);
+    json_decref(t->pair_wait);
     if (t->ev)
         event_free(t->ev);
     free(t->airspace);
@@ -275,6 +297,8 @@ team_publish(struct broker *b, const char *json)
         broker_log(b, "team: %s", e.msg);
 }
 
+static void on_pairs(struct broker *b, json_t *ev);
+
 /* An event another daemon published: emitted here too, its data telling
  * where it came from (data.origin: node, id and ts there). */
 static void
@@ -289,6 +313,11 @@ on_notice(void *ctx, const char *node, const char *json)
     }
     if (!strcmp(type, "team.workset")) { /* a marker, not an event */
         b->team->ws_stale = true;
+        json_decref(ev);
+        return;
+    }
+    if (!strcmp(type, "team.pair")) { /* results, not an event */
+        on_pairs(b, ev);
         json_decref(ev);
         return;
     }
@@ -360,6 +389,7 @@ ws_add(struct shared_ws **v, size_t *n, const char *id)
     w->id = xstrdup(id);
     w->files = NULL;
     w->seen = true;
+    w->node = w->agent = NULL;
     return w;
 }
 
@@ -368,6 +398,8 @@ ws_remove(struct shared_ws *v, size_t *n, size_t k)
 {
     free(v[k].id);
     free(v[k].files);
+    free(v[k].node);
+    free(v[k].agent);
     v[k] = v[--*n];
 }
 
@@ -444,14 +476,12 @@ publish_worksets(struct broker *b, int64_t now)
         ws_remove(t->pub, &t->npub, k);
         changed = true;
     }
-    if (changed) {
-        if (db_publish(b->db, "{\"type\":\"team.workset\"}", &e))
-            broker_log(b, "team: %s", e.msg);
+    if (changed && db_publish(b->db, "{\"type\":\"team.workset\"}", &e))
+        broker_log(b, "team: %s", e.msg);
+    /* every row, changed or not: a daemon whose agents change all the
+     * time still keeps its unchanged ones fresh */
+    if (now - t->ws_beat >= TEAM_BEAT_MS && !db_worksets_seen(b->db, &e))
         t->ws_beat = now;
-    } else if (now - t->ws_beat >= TEAM_BEAT_MS &&
-               !db_worksets_seen(b->db, &e)) {
-        t->ws_beat = now;
-    }
 }
 
 /* A peer agent's id here: its id, '@', a short name of its daemon. */
@@ -462,10 +492,13 @@ peer_id(const char *node, const char *agent)
         (unsigned long long)(fnv1a_str(FNV1A_INIT, node) & 0xffffff));
 }
 
+#define TEAM_RESCORE_EACH 16 /* changed agents rescored one by one */
+
 struct mirror_pass {
     struct broker *b;
-    bool changed;
-    size_t nchanged, one; /* agents whose working set changed; one of them */
+    bool full;       /* every row read: one not seen has left */
+    size_t nchanged; /* agents whose working set changed */
+    size_t changed[TEAM_RESCORE_EACH];
 };
 
 static void
@@ -514,19 +547,40 @@ mirror_files(struct broker *b, size_t i, const char *files)
     json_decref(v);
 }
 
+/* Mirrored agent s (its id here) leaves: gone from its daemon, not
+ * active there, with nothing changed any more, or its daemon silent. */
+static void
+mirror_leave(struct broker *b, size_t k)
+{
+    struct team *t = b->team;
+    ssize_t i = broker_find_agent(b, t->mir[k].id);
+    if (i >= 0 && b->meta[i].status != BAGENT_EXITED)
+        set_status_quiet(b, (size_t)i, BAGENT_EXITED, "gone from its daemon");
+    ws_remove(t->mir, &t->nmir, k);
+}
+
 static void
 mirror_one(void *ctx, const char *node, const struct db_workset *w)
 {
     struct mirror_pass *mp = ctx;
     struct broker *b = mp->b;
     struct team *t = b->team;
+    if (w->updated_at > t->ws_since)
+        t->ws_since = w->updated_at;
+    if (!w->agent)
+        return;
+    char *id = peer_id(node, w->agent);
     /* mirrored while active with something to pair: an agent with no
      * change cannot be half of a pair, and each one mirrored is one more
      * agent this daemon scores */
-    if (!w->agent || !w->files || !w->status || strcmp(w->status, "active") ||
-        !strcmp(w->files, "[]"))
+    if (!w->files || !w->status || strcmp(w->status, "active") ||
+        !strcmp(w->files, "[]")) {
+        struct shared_ws *s = ws_find(t->mir, t->nmir, id);
+        if (s && !mp->full) /* a full pass finds it unseen */
+            mirror_leave(b, (size_t)(s - t->mir));
+        free(id);
         return;
-    char *id = peer_id(node, w->agent);
+    }
     ssize_t i = broker_find_agent(b, id);
     if (i >= 0 && !b->meta[i].peer) { /* a local agent took that id */
         free(id);
@@ -535,8 +589,11 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
     if (i < 0)
         i = (ssize_t)broker_add_peer(b, id, w->client, node, w->branch);
     struct shared_ws *s = ws_find(t->mir, t->nmir, id);
-    if (!s)
+    if (!s) {
         s = ws_add(&t->mir, &t->nmir, id);
+        s->node = xstrdup(node);
+        s->agent = xstrdup(w->agent);
+    }
     s->seen = true;
     b->meta[i].last_seen = broker_now();
     if (b->meta[i].status != BAGENT_ACTIVE) /* back */
@@ -545,45 +602,296 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
         free(s->files);
         s->files = xstrdup(w->files);
         mirror_files(b, (size_t)i, w->files);
-        mp->changed = true;
+        if (mp->nchanged < TEAM_RESCORE_EACH)
+            mp->changed[mp->nchanged] = (size_t)i;
         mp->nchanged++;
-        mp->one = (size_t)i;
     }
     free(id);
 }
 
 /* The other daemons' agents, as agents here (ids agent@daemon), with the
- * working sets their daemons published: scored with this daemon's. */
+ * working sets their daemons published: scored with this daemon's. A
+ * full pass reads every row (and who left); else those changed since the
+ * last read (a margin earlier). */
 static void
-mirror_worksets(struct broker *b, int64_t now)
+mirror_worksets(struct broker *b, int64_t now, bool full)
 {
     struct team *t = b->team;
-    struct mirror_pass mp = { b, false, 0, 0 };
+    struct mirror_pass mp = { .b = b, .full = full };
     struct as_err e;
-    for (size_t k = 0; k < t->nmir; k++)
-        t->mir[k].seen = false;
-    t->ws_mirrored = now;
-    if (db_peer_worksets(b->db, TEAM_FRESH_MS, mirror_one, &mp, &e)) {
+    if (full) {
+        for (size_t k = 0; k < t->nmir; k++)
+            t->mir[k].seen = false;
+        t->ws_mirrored = now;
+    }
+    int64_t since = full || t->ws_since <= TEAM_SINCE_MARGIN_MS
+                        ? 0
+                        : t->ws_since - TEAM_SINCE_MARGIN_MS;
+    if (db_peer_worksets(b->db, TEAM_FRESH_MS, since, mirror_one, &mp, &e)) {
         broker_log(b, "team: %s", e.msg);
         return;
     }
     t->ws_stale = false;
-    for (size_t k = 0; k < t->nmir;) {
-        if (t->mir[k].seen) {
+    for (size_t k = 0; full && k < t->nmir;) {
+        if (t->mir[k].seen)
             k++;
-            continue;
-        }
-        /* gone from its daemon, or not active there, or with nothing
-         * changed any more, or its daemon silent: it leaves here */
-        ssize_t i = broker_find_agent(b, t->mir[k].id);
-        if (i >= 0 && b->meta[i].status != BAGENT_EXITED)
-            set_status_quiet(
-                b, (size_t)i, BAGENT_EXITED, "gone from its daemon");
-        ws_remove(t->mir, &t->nmir, k);
+        else
+            mirror_leave(b, k);
     }
-    /* one agent changed (the usual case): its pairs; else every pair */
-    if (mp.changed)
-        broker_rescore(b, mp.nchanged == 1 ? mp.one : SIZE_MAX);
+    /* a few agents changed (the usual case): their pairs; else every pair
+     * at once */
+    if (mp.nchanged > TEAM_RESCORE_EACH) {
+        broker_rescore(b, SIZE_MAX);
+        return;
+    }
+    for (size_t k = 0; k < mp.nchanged; k++)
+        broker_rescore(b, mp.changed[k]);
+}
+
+/* ---- pairs across daemons: scored once ---- */
+
+/* An agent's name in the airspace: its daemon's node and its id there
+ * (the first 40 bytes, as a peer's id keeps them): the same on both
+ * daemons of a pair. */
+struct pkey {
+    const char *node, *agent;
+    size_t alen;
+};
+
+static void
+pkey_of(struct broker *b, size_t i, struct pkey *k)
+{
+    const char *id = b->ag[i].id;
+    if (b->meta[i].peer) {
+        const char *at = strrchr(id, '@');
+        k->node = b->ag[i].label ? b->ag[i].label : "";
+        k->agent = id;
+        k->alen = at ? (size_t)(at - id) : strlen(id);
+    } else {
+        k->node = b->team->node;
+        k->agent = id;
+        k->alen = strnlen(id, 40);
+    }
+}
+
+static int
+pkey_cmp(const struct pkey *x, const struct pkey *y)
+{
+    int c = strcmp(x->node, y->node);
+    if (c)
+        return c;
+    c = memcmp(x->agent, y->agent, x->alen < y->alen ? x->alen : y->alen);
+    return c ? c : (x->alen > y->alen) - (x->alen < y->alen);
+}
+
+static uint64_t
+pkey_hash(uint64_t h, const struct pkey *k)
+{
+    h = fnv1a_byte(fnv1a_str(h, k->node), '\n');
+    for (size_t c = 0; c < k->alen; c++)
+        h = fnv1a_byte(h, (uint8_t)k->agent[c]);
+    return fnv1a_byte(h, '\t');
+}
+
+/* Which of agents i and j (one here, one another daemon's) has the daemon
+ * that scores their pair: a hash of the two names, in order, picks one
+ * side, so each daemon owns about half of its cross pairs. */
+static size_t
+pair_owner(struct broker *b, size_t i, size_t j)
+{
+    struct pkey ki, kj;
+    pkey_of(b, i, &ki);
+    pkey_of(b, j, &kj);
+    bool i_lo = pkey_cmp(&ki, &kj) < 0;
+    uint64_t h =
+        pkey_hash(pkey_hash(FNV1A_INIT, i_lo ? &ki : &kj), i_lo ? &kj : &ki);
+    bool hi_owns = (h >> 17) & 1;
+    return hi_owns == i_lo ? j : i;
+}
+
+bool
+team_scores_pair(struct broker *b, size_t i, size_t j)
+{
+    if (!b->team)
+        return true;
+    bool pi = b->meta[i].peer, pj = b->meta[j].peer;
+    if (pi == pj)
+        return !pi; /* two of its own; or two other daemons' agents */
+    return !b->meta[pair_owner(b, i, j)].peer;
+}
+
+static json_t *
+pkey_json(const struct pkey *k)
+{
+    return json_pack(
+        "{s:s, s:s%}", "node", k->node, "agent", k->agent, k->alen);
+}
+
+void
+team_pair_scored(struct broker *b, size_t k, size_t i, size_t j)
+{
+    struct team *t = b->team;
+    if (!t || b->meta[i].peer == b->meta[j].peer)
+        return;
+    const struct bpair *p = &b->pairs[k];
+    bool zero = p->res.risk == 0;
+    uint64_t h = FNV1A_INIT;
+    for (size_t c = 0; c <= RISK_NCHANNELS; c++) {
+        double v = c < RISK_NCHANNELS ? p->res.r[c] : p->res.risk;
+        const uint8_t *x = (const uint8_t *)&v;
+        for (size_t n = 0; n < sizeof(v); n++)
+            h = fnv1a_byte(h, x[n]);
+        zero = zero && v == 0;
+    }
+    h = fnv1a_byte(h, p->hold == i);
+    h = h ? h : 1;
+    char *key = xasprintf("%s\t%s", p->a, p->b);
+    bool added;
+    uint32_t slot = strmap_put(
+        &t->pair_slot, key, strlen(key), (uint32_t)t->npair_hash, &added);
+    free(key);
+    if (added) {
+        t->pair_hash =
+            xrealloc(t->pair_hash, (t->npair_hash + 1) * sizeof(uint64_t));
+        t->pair_hash[t->npair_hash++] = 0;
+    }
+    uint64_t was = t->pair_hash[slot];
+    if (was == h)
+        return;
+    t->pair_hash[slot] = h;
+    if (!was && zero) /* nothing yet: the same as no pair there */
+        return;
+    struct pkey ki, kj;
+    pkey_of(b, i, &ki);
+    pkey_of(b, j, &kj);
+    json_t *r = json_array();
+    for (size_t c = 0; c < RISK_NCHANNELS; c++)
+        json_array_append_new(r, json_real(p->res.r[c]));
+    json_array_append_new(
+        t->pair_out, json_pack("{s:o, s:o, s:o, s:f, s:s}", "a", pkey_json(&ki),
+                         "b", pkey_json(&kj), "r", r, "risk", p->res.risk,
+                         "hold", p->hold == i ? "a" : "b"));
+}
+
+/* The results scored here since the last tick, to the other daemons, in
+ * notifications under the payload's limit. */
+static void
+publish_pairs(struct broker *b)
+{
+    struct team *t = b->team;
+    size_t n = json_array_size(t->pair_out);
+    json_t *batch = json_array();
+    size_t bytes = 0;
+    struct as_err e;
+    for (size_t k = 0; k <= n; k++) {
+        json_t *x = k < n ? json_array_get(t->pair_out, k) : NULL;
+        char *one = x ? json_dumps(x, JSON_COMPACT) : NULL;
+        size_t len = one ? strlen(one) : 0;
+        free(one);
+        if (json_array_size(batch) && (!x || bytes + len > 6000)) {
+            json_t *msg =
+                json_pack("{s:s, s:O}", "type", "team.pair", "pairs", batch);
+            char *text = json_dumps(msg, JSON_COMPACT);
+            if (db_publish(b->db, text, &e))
+                broker_log(b, "team: %s", e.msg);
+            free(text);
+            json_decref(msg);
+            json_array_clear(batch);
+            bytes = 0;
+        }
+        if (x) {
+            json_array_append(batch, x);
+            bytes += len + 1;
+        }
+    }
+    json_decref(batch);
+    json_array_clear(t->pair_out);
+}
+
+/* A local agent by its name in the airspace (the first 40 bytes of its
+ * id); -1 when none. */
+static ssize_t
+local_agent(struct broker *b, const char *agent)
+{
+    ssize_t i = broker_find_agent(b, agent);
+    if (i >= 0 || strlen(agent) < 40)
+        return i >= 0 && !b->meta[i].peer ? i : -1;
+    for (size_t k = 0; k < b->nagents; k++)
+        if (!b->meta[k].peer && !strncmp(b->ag[k].id, agent, 40))
+            return (ssize_t)k;
+    return -1;
+}
+
+/* A pair's result from the daemon that scored it, into this daemon's pair
+ * and advisory. False: one of its agents is not here yet (try again
+ * after the next mirror pass). */
+static bool
+pair_apply(struct broker *b, json_t *x)
+{
+    struct team *t = b->team;
+    json_t *a = json_object_get(x, "a"), *c = json_object_get(x, "b");
+    const char *an = json_string_value(json_object_get(a, "node"));
+    const char *aa = json_string_value(json_object_get(a, "agent"));
+    const char *cn = json_string_value(json_object_get(c, "node"));
+    const char *ca = json_string_value(json_object_get(c, "agent"));
+    json_t *r = json_object_get(x, "r");
+    if (!an || !aa || !cn || !ca || json_array_size(r) != RISK_NCHANNELS)
+        return true; /* not one to read */
+    bool mine_a = !strcmp(an, t->node), mine_c = !strcmp(cn, t->node);
+    if (mine_a == mine_c)
+        return true; /* not a pair of one of this daemon's agents */
+    ssize_t i = local_agent(b, mine_a ? aa : ca);
+    char *pid = mine_a ? peer_id(cn, ca) : peer_id(an, aa);
+    ssize_t j = broker_find_agent(b, pid);
+    free(pid);
+    if (i < 0 || j < 0 || !b->meta[j].peer)
+        return false;
+    size_t k = broker_pair_at(b, b->ag[i].id, b->ag[j].id);
+    struct bpair *p = &b->pairs[k];
+    for (size_t n = 0; n < RISK_NCHANNELS; n++)
+        p->res.r[n] = json_number_value(json_array_get(r, n));
+    p->res.risk = json_number_value(json_object_get(x, "risk"));
+    const char *hold = json_string_value(json_object_get(x, "hold"));
+    bool a_holds = !hold || !strcmp(hold, "a");
+    size_t ha = mine_a ? (size_t)i : (size_t)j;
+    size_t hc = mine_a ? (size_t)j : (size_t)i;
+    p->hold = (uint32_t)(a_holds ? ha : hc);
+    p->steer = (uint32_t)(a_holds ? hc : ha);
+    p->live = b->meta[i].status == BAGENT_ACTIVE &&
+              b->meta[j].status == BAGENT_ACTIVE;
+    broker_pair_feed(b, k, broker_now());
+    return true;
+}
+
+/* Results that waited for their agents: applied now, or dropped after
+ * a few seconds. */
+static void
+pairs_waiting(struct broker *b, int64_t now)
+{
+    struct team *t = b->team;
+    for (size_t k = 0; k < json_array_size(t->pair_wait);) {
+        json_t *x = json_array_get(t->pair_wait, k);
+        int64_t at = json_integer_value(json_object_get(x, "at"));
+        if (pair_apply(b, x) || now - at > TEAM_FRESH_MS / 4)
+            json_array_remove(t->pair_wait, k);
+        else
+            k++;
+    }
+}
+
+static void
+on_pairs(struct broker *b, json_t *ev)
+{
+    size_t k;
+    json_t *x;
+    json_array_foreach(json_object_get(ev, "pairs"), k, x)
+    {
+        if (pair_apply(b, x))
+            continue;
+        json_object_set_new(x, "at", json_integer(broker_now()));
+        json_array_append(b->team->pair_wait, x);
+        b->team->ws_stale = true; /* its agent is there: mirror soon */
+    }
 }
 
 static void
@@ -632,8 +940,14 @@ team_tick(struct broker *b)
     poll_events(b);
     int64_t now = broker_now();
     publish_worksets(b, now);
-    if (t->ws_stale || now - t->ws_mirrored >= TEAM_MIRROR_MS)
-        mirror_worksets(b, now);
+    if (now - t->ws_mirrored >= TEAM_MIRROR_MS)
+        mirror_worksets(b, now, true);
+    else if (t->ws_stale)
+        mirror_worksets(b, now, false);
+    if (json_array_size(t->pair_wait))
+        pairs_waiting(b, now);
+    if (json_array_size(t->pair_out))
+        publish_pairs(b);
 }
 
 void

@@ -43,6 +43,18 @@ void team_locks_end(struct broker *b);
  * renewed there): the lock table is reloaded at the next tick. */
 bool team_lock_expired(struct broker *b, uint64_t token);
 
+/* Whether this daemon scores the pair of agents i and j: always with
+ * the SQLite store and for two of its own; never for two other daemons'
+ * agents; for one of its own and another daemon's, when it is the pair's
+ * owner, one of the two daemons chosen by a hash of the pair (both
+ * compute the same), which publishes the result for the other. */
+bool team_scores_pair(struct broker *b, size_t i, size_t j);
+/* Pair k (agents i and j) was scored here: a pair with another daemon's
+ * agent has its result published to that daemon when it changed (at the
+ * next tick, with the others of that tick); that daemon mirrors it into
+ * its own pair and advisory. */
+void team_pair_scored(struct broker *b, size_t k, size_t i, size_t j);
+
 /* now on the database's clock (the offset seen at the last decision). */
 int64_t team_clock(struct broker *b, int64_t now);
 

@@ -1404,22 +1404,24 @@ pg_db_worksets_seen(struct pg_db *d, struct as_err *e)
 }
 
 int
-pg_db_peer_worksets(struct pg_db *d, int64_t fresh_ms, db_workset_fn *fn,
-    void *ctx, struct as_err *e)
+pg_db_peer_worksets(struct pg_db *d, int64_t fresh_ms, int64_t since,
+    db_workset_fn *fn, void *ctx, struct as_err *e)
 {
     struct params p;
     p_init(&p, d);
     p_i64(&p, fresh_ms);
+    p_i64(&p, since);
     PGresult *r = q(d,
-        "SELECT node, agent, kind, client, branch, status, files FROM"
-        " airspace_worksets WHERE airspace = $1 AND node <> $2 AND seen_at "
-        "> " PG_NOW_MS " - $3 ORDER BY node, agent",
+        "SELECT node, agent, kind, client, branch, status, files, updated_at"
+        " FROM airspace_worksets WHERE airspace = $1 AND node <> $2 AND"
+        " seen_at > " PG_NOW_MS " - $3 AND updated_at > $4 ORDER BY node,"
+        " agent",
         &p, PGRES_TUPLES_OK, e, "cannot read the working sets");
     if (!r)
         return AS_EIO;
     for (int i = 0; i < PQntuples(r); i++) {
         struct db_workset w = { val(r, i, 1), val(r, i, 2), val(r, i, 3),
-            val(r, i, 4), val(r, i, 5), val(r, i, 6) };
+            val(r, i, 4), val(r, i, 5), val(r, i, 6), ival(r, i, 7) };
         fn(ctx, val(r, i, 0), &w);
     }
     PQclear(r);

@@ -313,10 +313,10 @@ db_worksets_seen(struct db *d, struct as_err *e)
 }
 
 int
-db_peer_worksets(struct db *d, int64_t fresh_ms, db_workset_fn *fn, void *ctx,
-    struct as_err *e)
+db_peer_worksets(struct db *d, int64_t fresh_ms, int64_t since,
+    db_workset_fn *fn, void *ctx, struct as_err *e)
 {
-    return d->p ? pg_db_peer_worksets(d->p, fresh_ms, fn, ctx, e) : 0;
+    return d->p ? pg_db_peer_worksets(d->p, fresh_ms, since, fn, ctx, e) : 0;
 }
 
 int

@@ -259,6 +259,8 @@ int db_locks_peek(
 struct db_workset {
     const char *agent, *kind, *client, *branch, *status;
     const char *files;
+    int64_t updated_at; /* read: when its daemon last changed it (the
+                           database's clock, ms); ignored by put */
 };
 
 int db_workset_put(struct db *d, const struct db_workset *w, struct as_err *e);
@@ -266,11 +268,12 @@ int db_workset_put(struct db *d, const struct db_workset *w, struct as_err *e);
 int db_workset_drop(struct db *d, const char *agent, struct as_err *e);
 /* The heartbeat: every row of this daemon is fresh again. */
 int db_worksets_seen(struct db *d, struct as_err *e);
-/* The other daemons' rows, of those whose heartbeat is within fresh_ms. */
+/* The other daemons' rows, of those whose heartbeat is within fresh_ms,
+ * changed after `since` (updated_at, ms; 0: every one). */
 typedef void db_workset_fn(
     void *ctx, const char *node, const struct db_workset *w);
-int db_peer_worksets(struct db *d, int64_t fresh_ms, db_workset_fn *fn,
-    void *ctx, struct as_err *e);
+int db_peer_worksets(struct db *d, int64_t fresh_ms, int64_t since,
+    db_workset_fn *fn, void *ctx, struct as_err *e);
 
 /* Publish an event (its JSON) to every daemon of the airspace (NOTIFY,
  * delivered at commit when within db_begin; an event over 7 900 bytes is

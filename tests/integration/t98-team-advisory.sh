@@ -2,7 +2,8 @@
 # PostgreSQL store (docs/team.md) score a pair across them: each publishes
 # its agents' working sets; alice, on daemon 1, and bob, on daemon 2,
 # report edits to overlapping lines of one file, and each daemon has an
-# advisory for the pair (bob there is bob@<daemon>) within a second; when
+# advisory for the pair (bob there is bob@<daemon>) within a second, one
+# result scored by one of the two and mirrored by the other; when
 # bob exits on daemon 2, daemon 1's copy of him leaves too; a third
 # daemon mirrors both but scores no pair of two other daemons' agents
 # (their daemons do). SKIP when the
@@ -69,6 +70,21 @@ check "daemon 1 has an advisory for alice and bob (level $l1) within 1 s ($((t1 
 req 2 GET '/v1/advisories?all=1'
 check "daemon 2 has one for bob and alice's copy" \
     jqt "$TMP/body" '[.advisories[] | select((.a == "bob" and (.b | startswith("alice@"))) or (.b == "bob" and (.a | startswith("alice@"))))] | length == 1'
+# the pair is scored once, by one of the two daemons; the other feeds its
+# result into its own copy: the same risk and channels, the same holder
+pair_doc() { # pair_doc K: daemon K's alice/bob pair, names without @daemon
+    req "$1" GET '/v1/advisories?all=1'
+    jq -c '[.advisories[] | select([.a, .b] | map(sub("@.*"; "")) | sort == ["alice", "bob"])][0]
+        | {risk, channels, hold: (.hold // "" | sub("@.*"; ""))}' "$TMP/body"
+}
+n=0
+until [ "$(pair_doc 1)" = "$(pair_doc 2)" ]; do
+    sleep 0.05
+    n=$((n + 1))
+    [ $n -lt 40 ] || break
+done
+check "both daemons have one result for the pair ($(pair_doc 1) vs $(pair_doc 2))" \
+    [ "$(pair_doc 1)" = "$(pair_doc 2)" ]
 echo "cross-daemon advisory: $((t1 - t0)) ms" >&2
 # daemon 3 hears of both by its own notifications, which may come after
 # daemons 1 and 2 have scored the pair (allowed 2 s under a loaded machine)

@@ -10,8 +10,8 @@
  * their own rows and each other's agents and locks, another airspace
  * nothing; lock decisions on the database's clock with tokens that
  * increase across daemons; an expired lock retired by one daemon only;
- * working sets published by one read by the other; events published by
- * one reach the other only.
+ * working sets published by one read by the other (all, or those changed
+ * after a time); events published by one reach the other only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -438,6 +438,8 @@ on_workset(void *ctx, const char *node, const struct db_workset *w)
     char who[128];
     snprintf(who, sizeof(who), "%s/%s", node, w->agent);
     add_text(s, "=", who, w->files);
+    if (w->updated_at > 0 && (uint64_t)w->updated_at > s->max)
+        s->max = (uint64_t)w->updated_at;
 }
 
 static void
@@ -528,14 +530,27 @@ test_shared(void)
     CHECK_INT(db_workset_put(d2, &ws, &e), 0);
     CHECK_INT(db_worksets_seen(d1, &e), 0);
     memset(&s, 0, sizeof(s));
-    CHECK_INT(db_peer_worksets(d2, 60000, on_workset, &s, &e), 0);
+    CHECK_INT(db_peer_worksets(d2, 60000, 0, on_workset, &s, &e), 0);
     CHECK_STR(s.text, "n1/a=[] ");
+    /* those changed after a time: none, then the one changed since */
+    int64_t since = (int64_t)s.max;
+    CHECK(since > 0);
     memset(&s, 0, sizeof(s));
-    CHECK_INT(db_peer_worksets(d3, 60000, on_workset, &s, &e), 0);
+    CHECK_INT(db_peer_worksets(d2, 60000, since, on_workset, &s, &e), 0);
+    CHECK_INT(s.n, 0);
+    usleep(5000);
+    ws.agent = "a";
+    ws.files = "[{\"path\":\"src/c.c\"}]";
+    CHECK_INT(db_workset_put(d1, &ws, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_peer_worksets(d2, 60000, since, on_workset, &s, &e), 0);
+    CHECK_STR(s.text, "n1/a=[{\"path\":\"src/c.c\"}] ");
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_peer_worksets(d3, 60000, 0, on_workset, &s, &e), 0);
     CHECK_INT(s.n, 0); /* another airspace */
     CHECK_INT(db_workset_drop(d1, NULL, &e), 0);
     memset(&s, 0, sizeof(s));
-    CHECK_INT(db_peer_worksets(d2, 60000, on_workset, &s, &e), 0);
+    CHECK_INT(db_peer_worksets(d2, 60000, 0, on_workset, &s, &e), 0);
     CHECK_INT(s.n, 0);
 
     /* events: published by one daemon, read by the other only */
