@@ -1571,9 +1571,13 @@ replay_merge(struct git_walk *w, struct as_err *e)
 
 /*
  * The merges are replayed by o->threads workers (0: 2), each with its own
- * repository handle (in-memory object store), base graph and caches,
- * taking chunks of neighbouring merges in turn so that each worker's graph
- * still moves by small steps. Every merge's figures are its own (the walk
+ * repository handle (in-memory object store), base graph and caches.
+ * Worker i owns the i-th of nw consecutive runs of merges and takes them
+ * in chunks of neighbouring merges, oldest first, so that its graph moves
+ * by small steps over its part of the history only (interleaved chunks
+ * made every worker's graph cross the whole history: each file update was
+ * parsed once per worker); a worker done with its run takes chunks from
+ * the end of the longest run left. Every merge's figures are its own (the walk
  * shares nothing between merges but caches of exact results), so the
  * output is the same whatever the number of workers; only the counters of
  * work done (graph builds and updates, cache hits) differ.
@@ -1585,7 +1589,8 @@ struct git_run {
     const struct replay_git_options *o;
     const struct history *h;
     pthread_mutex_t lock;
-    size_t next;         /* next chunk's first merge */
+    size_t (*seg)[2]; /* per worker: its merges left, [lo, hi) */
+    size_t nseg;
     size_t err_at;       /* the first failed merge, or h->n */
     char (*missing)[41]; /* per merge: the object it lacks (skipped), or "" */
     int err_rc;          /* its error */
@@ -1594,6 +1599,7 @@ struct git_run {
 
 struct git_worker {
     struct git_run *run;
+    size_t id;       /* its run of merges: run->seg[id] */
     struct repo *r;  /* own handle (NULL: open one) */
     struct replay c; /* this worker's counters (a copy of rp's config) */
 };
@@ -1674,14 +1680,34 @@ git_worker_run(void *arg)
     memset(&bg, 0, sizeof(bg));
     sigcache_use(sigs);
     for (;;) {
+        size_t lo, hi, stop;
         pthread_mutex_lock(&run->lock);
-        size_t lo = run->next, stop = run->err_at;
-        run->next += REPLAY_CHUNK;
+        size_t *own = run->seg[wk->id];
+        if (own[0] < own[1]) { /* the next chunk of its own run */
+            lo = own[0];
+            hi = lo + REPLAY_CHUNK < own[1] ? lo + REPLAY_CHUNK : own[1];
+            own[0] = hi;
+        } else { /* the last chunk of the longest run left */
+            size_t best = run->nseg;
+            for (size_t j = 0; j < run->nseg; j++)
+                if (run->seg[j][1] > run->seg[j][0] &&
+                    (best == run->nseg ||
+                        run->seg[j][1] - run->seg[j][0] >
+                            run->seg[best][1] - run->seg[best][0]))
+                    best = j;
+            if (best == run->nseg) {
+                lo = hi = run->h->n; /* nothing left */
+            } else {
+                hi = run->seg[best][1];
+                lo = hi - run->seg[best][0] > REPLAY_CHUNK ? hi - REPLAY_CHUNK
+                                                           : run->seg[best][0];
+                run->seg[best][1] = lo;
+            }
+        }
+        stop = run->err_at;
         pthread_mutex_unlock(&run->lock);
-        if (lo >= run->h->n || lo >= stop)
+        if (lo >= hi || lo >= stop)
             break;
-        size_t hi =
-            lo + REPLAY_CHUNK < run->h->n ? lo + REPLAY_CHUNK : run->h->n;
         for (size_t k = lo; k < hi; k++) {
             int rc = replay_one(wk, &bg, graph_tree, mc, hc, prep, k, &e);
             sigcache_clear(sigs);
@@ -1746,9 +1772,16 @@ replay_run_git(struct replay *rp, struct repo *r,
     struct git_worker *wk = xcalloc(nw, sizeof(*wk));
     pthread_t *tid = xcalloc(nw, sizeof(*tid));
     bool *started = xcalloc(nw, sizeof(*started));
+    run.seg = xcalloc(nw, sizeof(*run.seg));
+    run.nseg = nw;
+    for (size_t i = 0; i < nw; i++) {
+        run.seg[i][0] = h.n * i / nw;
+        run.seg[i][1] = h.n * (i + 1) / nw;
+    }
     pthread_mutex_init(&run.lock, NULL);
     for (size_t i = 0; i < nw; i++) {
         wk[i].run = &run;
+        wk[i].id = i;
         wk[i].c.cfg = rp->cfg;
         wk[i].r = r;
         if (i && repo_open(repo_common_dir(r), &wk[i].r, e)) {
@@ -1798,6 +1831,7 @@ replay_run_git(struct replay *rp, struct repo *r,
     }
     rp->n = kept;
     free(run.missing);
+    free(run.seg);
     free(started);
     free(tid);
     free(wk);

@@ -54,6 +54,13 @@ check "redundant: 109 replayed" jqt "$TMP/red.json" '.merges_read == 109'
 check "redundant: 32 skipped for an empty side, none otherwise" jqt "$TMP/red.json" \
     '.skipped_by_reason == {"octopus":0,"criss_cross":0,"no_base":0,"empty_side":32,"large_side":0,"shallow":0,"missing_object":0}'
 check "redundant: 11 conflicted" jqt "$TMP/red.json" '[.merges[] | select(.conflicted)] | length == 11'
+# The same figures on one worker and on three (each owns a run of merges
+# and takes chunks from another's when done); only the work counters differ.
+for n in 1 3; do
+    as replay --rev master --json --per-merge --threads $n > "$TMP/red$n.json"
+    check "redundant: --threads $n gives the same figures" \
+        [ "$(jq -S 'del(.stats)' "$TMP/red$n.json")" = "$(jq -S 'del(.stats)' "$TMP/red.json")" ]
+done
 agree "$TMP/red.json" > "$TMP/red.diff"
 check "redundant: labels and paths agree with git merge-tree" [ ! -s "$TMP/red.diff" ]
 cat "$TMP/red.diff" >&2
