@@ -18,7 +18,8 @@
 #include "util/banned.h"
 
 static const char usage[] =
-    "usage: airspace alerts [--agent ID] [--json] [--repo DIR] [--no-start]\n\n"
+    "usage: airspace alerts [--agent ID] [--fail] [--json] [--repo DIR]\n"
+    "                      [--no-start]\n\n"
     "The alerts that hold now: locks held by silent agents, agents silent\n"
     "too long, escalations and messages to the supervisor waiting for a\n"
     "person, files changed by several agents with no advisory between them,\n"

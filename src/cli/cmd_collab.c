@@ -26,20 +26,32 @@ struct copt {
     bool json, no_start, agent_given, after_given;
 };
 
-/* Parse the options; with_n: log's -n N (the same as --limit). */
+/* The options every one of these commands takes, before its own. */
+#define COMMON_OPTS "repo json no-start "
+
+/* LONG_MAX / 1000, as the --ttl message spells it (lock's too) */
+#define TTL_MAX_TEXT "9223372036854775"
+_Static_assert(LONG_MAX / 1000 == 9223372036854775L, "TTL_MAX_TEXT");
+
+/*
+ * Parse the options the command takes: COMMON_OPTS and those names lists
+ * (opts_keep); with_n: log's -n N (the same as --limit).
+ */
 static int
-cparse(int argc, char **argv, struct copt *o, const char *usage, bool with_n)
+cparse(int argc, char **argv, struct copt *o, const char *names,
+    const char *usage, bool with_n)
 {
     memset(o, 0, sizeof(*o));
-    bool ttl_given = false, limit_given = false;
-    const struct opt table[] = {
+    struct opt table[] = {
         OPT_REPO(&o->repo),
         OPT_AGENT(&o->agent, &o->agent_given),
         { .name = "summary", .kind = OPT_STRING, .target = &o->summary },
         { .name = "ttl",
             .kind = OPT_NUMBER,
             .target = &o->ttl_s,
-            .given = &ttl_given },
+            .min = 1,
+            .max = LONG_MAX / 1000,
+            .bad = "--ttl takes seconds > 0 (at most " TTL_MAX_TEXT ")" },
         { .name = "type", .kind = OPT_STRING, .target = &o->type },
         { .name = "after",
             .kind = OPT_NUMBER,
@@ -49,21 +61,19 @@ cparse(int argc, char **argv, struct copt *o, const char *usage, bool with_n)
             .letter = with_n ? 'n' : 0,
             .kind = OPT_NUMBER,
             .target = &o->limit,
-            .given = &limit_given },
+            .min = 1,
+            .max = LONG_MAX,
+            .bad = "-n takes a number > 0" },
         OPT_JSON(&o->json),
         OPT_NO_START(&o->no_start),
         OPT_TABLE_END,
     };
+    opts_keep(table, names);
     o->repo = ".";
     o->agent = NULL; /* after the options: --agent, else the session */
     int rc = opts_parse(argc, argv, table, argv[0], usage, 0);
     if (rc)
         return rc;
-    if (limit_given && o->limit < 1)
-        return dcli_usage(argv[0], "-n takes a number > 0");
-    if (ttl_given && o->ttl_s > LONG_MAX / 1000)
-        return dcli_usage(
-            argv[0], "--ttl is at most %ld seconds", LONG_MAX / 1000);
     if (!o->agent)
         o->agent = session_cli_agent(o->repo);
     return 0;
@@ -93,16 +103,21 @@ show_intent(json_t *r)
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(r, "conflicts"), i, c)
-        printf("[conflict] forward: %s also intends %s\n", dcli_str(c, "with"),
-            dcli_str(c, "theirs"));
+        puts(dcli_str(c, "text"));
+    json_t *twin = json_object_get(r, "similar");
+    if (twin)
+        printf("[duplicate?] '%s' is already on it: \"%s\" (intent %lld)\n",
+            dcli_str(twin, "agent"), dcli_str(twin, "summary"),
+            (long long)json_integer_value(json_object_get(twin, "intent")));
 }
 
 int
 cmd_intent(int argc, char **argv)
 {
     struct copt o;
-    int rc = cparse(argc, argv, &o,
+    int rc = cparse(argc, argv, &o, COMMON_OPTS "agent summary ttl",
         "usage: airspace intent [--agent ID] [--summary TEXT] [--ttl SECONDS]\n"
+        "                       [--repo DIR] [--json] [--no-start]\n"
         "                       PATH-OR-GLOB...\n\n"
         "Declare what you are about to touch (paths relative to the current\n"
         "directory); agents whose intents overlap are told (forward\n"
@@ -171,8 +186,8 @@ int
 cmd_conflicts(int argc, char **argv)
 {
     struct copt o;
-    int rc = cparse(argc, argv, &o,
-        "usage: airspace conflicts [--json]\n\n"
+    int rc = cparse(argc, argv, &o, COMMON_OPTS,
+        "usage: airspace conflicts [--repo DIR] [--json] [--no-start]\n\n"
         "Forward (intents overlap), in-flight (changes meet changes or an\n"
         "intent) and committed (the speculative merge conflicts).\n",
         false);
@@ -197,8 +212,10 @@ int
 cmd_msg(int argc, char **argv)
 {
     struct copt o;
-    int rc = cparse(argc, argv, &o,
-        "usage: airspace msg [--agent FROM] [--type TYPE] TO TEXT...\n\n"
+    int rc = cparse(argc, argv, &o, COMMON_OPTS "agent type",
+        "usage: airspace msg [--agent FROM] [--type TYPE] [--repo DIR] "
+        "[--json]\n"
+        "                    [--no-start] TO TEXT...\n\n"
         "Send a message to an agent, a label, 'all' or 'supervisor'. TYPE:\n"
         "info (default), question, claim, release, delegate, handoff, ack,\n"
         "block.\n",
@@ -246,8 +263,9 @@ int
 cmd_inbox(int argc, char **argv)
 {
     struct copt o;
-    int rc = cparse(argc, argv, &o,
-        "usage: airspace inbox [--agent ID] [--json]\n\n"
+    int rc = cparse(argc, argv, &o, COMMON_OPTS "agent",
+        "usage: airspace inbox [--agent ID] [--repo DIR] [--json] "
+        "[--no-start]\n\n"
         "Read (and mark read) your new messages.\n",
         false);
     if (rc)
@@ -346,9 +364,10 @@ int
 cmd_log(int argc, char **argv)
 {
     struct copt o;
-    int rc = cparse(argc, argv, &o,
+    int rc = cparse(argc, argv, &o, COMMON_OPTS "agent type after limit",
         "usage: airspace log [--agent ID] [--type PREFIX] [--after ID]\n"
-        "                    [-n N] [--json]\n\n"
+        "                    [-n N | --limit N] [--repo DIR] [--json]\n"
+        "                    [--no-start]\n\n"
         "What happened, one line per event, newest last: the last N events\n"
         "(default 20), or with --after ID the first N after that event.\n",
         true);

@@ -31,11 +31,15 @@ struct lopts {
     bool named; /* --agent or AIRSPACE_AGENT, not found from the session */
 };
 
+/* The options every lock command takes, before its own (opts_keep). */
+#define COMMON_OPTS "repo agent json no-start "
+
 static int
-parse(int argc, char **argv, struct lopts *o, const char *usage)
+parse(int argc, char **argv, struct lopts *o, const char *names,
+    const char *usage)
 {
     memset(o, 0, sizeof(*o));
-    const struct opt table[] = {
+    struct opt table[] = {
         OPT_REPO(&o->repo),
         OPT_AGENT(&o->agent, NULL),
         { .name = "reason", .kind = OPT_STRING, .target = &o->reason },
@@ -60,6 +64,7 @@ parse(int argc, char **argv, struct lopts *o, const char *usage)
         OPT_NO_START(&o->no_start),
         OPT_TABLE_END,
     };
+    opts_keep(table, names);
     o->repo = ".";
     o->agent = NULL; /* after the options: --agent, else the session */
     int rc = opts_parse(argc, argv, table, argv[0], usage, 0);
@@ -146,10 +151,10 @@ held_token(struct client *cl, const char *agent, const char *pattern)
 /* One POST per pattern; stops at the first refusal. */
 static int
 each_pattern(int argc, char **argv, const char *cmd, enum api_lock_op op,
-    const char *kind, const char *usage)
+    const char *kind, const char *names, const char *usage)
 {
     struct lopts o;
-    int rc = parse(argc, argv, &o, usage);
+    int rc = parse(argc, argv, &o, names, usage);
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     if (optind >= argc)
@@ -214,8 +219,10 @@ int
 cmd_lock(int argc, char **argv)
 {
     return each_pattern(argc, argv, "lock", API_LOCK_TAKE, "lock",
+        COMMON_OPTS "shared ttl reason",
         "usage: airspace lock [--agent ID] [--shared] [--ttl SECONDS]\n"
-        "                     [--reason TEXT] PATTERN...\n\n"
+        "                     [--reason TEXT] [--repo DIR] [--json]\n"
+        "                     [--no-start] PATTERN...\n\n"
         "Lock paths or gitignore-style globs (exclusive unless --shared),\n"
         "relative to the current directory.\n"
         "Exit 1 when someone else holds one; the holder is named.\n");
@@ -225,7 +232,10 @@ int
 cmd_unlock(int argc, char **argv)
 {
     return each_pattern(argc, argv, "unlock", API_LOCK_RELEASE, NULL,
-        "usage: airspace unlock [--agent ID] [--token N] PATTERN...\n\n"
+        COMMON_OPTS "token",
+        "usage: airspace unlock [--agent ID] [--token N] [--repo DIR] "
+        "[--json]\n"
+        "                       [--no-start] PATTERN...\n\n"
         "Release locks or claims you hold; with --token, only the grant\n"
         "of that fencing token (exit 1 when it was lost since).\n");
 }
@@ -234,8 +244,10 @@ int
 cmd_claim(int argc, char **argv)
 {
     return each_pattern(argc, argv, "claim", API_LOCK_TAKE, "claim",
+        COMMON_OPTS "ttl reason",
         "usage: airspace claim [--agent ID] [--ttl SECONDS] [--reason TEXT]\n"
-        "                      PATTERN...\n\n"
+        "                      [--repo DIR] [--json] [--no-start] "
+        "PATTERN...\n\n"
         "Claim paths: like a lock, but others may contest it.\n");
 }
 
@@ -243,7 +255,9 @@ int
 cmd_contest(int argc, char **argv)
 {
     return each_pattern(argc, argv, "contest", API_LOCK_CONTEST, NULL,
-        "usage: airspace contest [--agent ID] PATTERN...\n\n"
+        COMMON_OPTS,
+        "usage: airspace contest [--agent ID] [--repo DIR] [--json]\n"
+        "                        [--no-start] PATTERN...\n\n"
         "Contest someone's claim; its holder is told. After the contest\n"
         "timeout, 'airspace release --force' takes it.\n");
 }
@@ -256,7 +270,9 @@ cmd_release(int argc, char **argv)
         force = force || !strcmp(argv[i], "--force");
     return each_pattern(argc, argv, "release",
         force ? API_LOCK_FORCE_RELEASE : API_LOCK_RELEASE, NULL,
+        COMMON_OPTS "force token",
         "usage: airspace release [--agent ID] [--force] [--token N]\n"
+        "                        [--repo DIR] [--json] [--no-start]\n"
         "                        PATTERN...\n\n"
         "Release your claims; with --force, take a claim you contested\n"
         "after the contest timeout (or from a stale holder).\n");
@@ -266,8 +282,9 @@ int
 cmd_locks(int argc, char **argv)
 {
     struct lopts o;
-    int rc = parse(argc, argv, &o,
-        "usage: airspace locks [--agent ID] [--json]\n\n"
+    int rc = parse(argc, argv, &o, COMMON_OPTS,
+        "usage: airspace locks [--agent ID] [--repo DIR] [--json] "
+        "[--no-start]\n\n"
         "List live locks and claims.\n");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;

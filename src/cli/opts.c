@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/dcli.h"
 #include "util/xalloc.h"
@@ -115,4 +116,22 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     free(lo);
     free(shorts);
     return rc;
+}
+
+void
+opts_keep(struct opt *table, const char *names)
+{
+    size_t out = 0;
+    for (size_t i = 0; table[i].kind != OPT_END; i++) {
+        const char *p = names;
+        size_t len = table[i].name ? strlen(table[i].name) : 0;
+        bool keep = false;
+        while (len && !keep && (p = strstr(p, table[i].name))) {
+            keep = (p == names || p[-1] == ' ') && (!p[len] || p[len] == ' ');
+            p += len;
+        }
+        if (keep)
+            table[out++] = table[i];
+    }
+    table[out] = (struct opt)OPT_TABLE_END;
 }

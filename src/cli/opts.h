@@ -78,4 +78,12 @@ enum {
 int opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     const char *usage, unsigned flags);
 
+/*
+ * Keep in table (ended by OPT_TABLE_END) only the options named in names,
+ * a space-separated list of long names ("repo json ttl"), moving the end
+ * up: several commands sharing one table each take only their own
+ * options, and any other is "unknown", never silently ignored.
+ */
+void opts_keep(struct opt *table, const char *names);
+
 #endif
