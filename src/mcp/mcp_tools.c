@@ -326,6 +326,16 @@ mcp_tool_intent(struct mcp_session *s, json_t *args)
         json_array_foreach(json_object_get(args, "files"), i, f)
             strbuf_addf(&t, "%s%s", i ? ", " : " ", json_string_value(f));
         strbuf_addf(&t, "\n");
+        /* what the daemon found, in the words the model reads */
+        json_t *c;
+        json_array_foreach(json_object_get(reply, "conflicts"), i, c)
+            strbuf_addf(&t, "%s\n", str(c, "text"));
+        json_t *twin = json_object_get(reply, "similar");
+        if (twin)
+            strbuf_addf(&t,
+                "[duplicate?] '%s' is already on it: \"%s\" (intent %lld)\n",
+                str(twin, "agent"), str(twin, "summary"),
+                (long long)json_integer_value(json_object_get(twin, "intent")));
         r = mcp_result(s, false, &t, json_incref(reply));
     }
     if (reply)
