@@ -48,7 +48,7 @@ cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void
+static void
 alert_copy(struct alert *dst, const struct alert *src)
 {
     dst->kind = src->kind;
@@ -61,7 +61,7 @@ alert_copy(struct alert *dst, const struct alert *src)
     dst->since = src->since;
 }
 
-void
+static void
 alert_clear(struct alert *a)
 {
     free(a->subject);
@@ -157,12 +157,6 @@ alerts_free(struct alerts *s)
     free(s->key.s);
     free(s->advised);
     free(s);
-}
-
-const struct alerts_config *
-alerts_config(const struct alerts *s)
-{
-    return &s->c;
 }
 
 const struct alert *

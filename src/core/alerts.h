@@ -124,8 +124,6 @@ struct alert {
     int64_t since; /* ms: when it was raised */
 };
 
-void alert_copy(struct alert *dst, const struct alert *src);
-void alert_clear(struct alert *a);
 /* Whether a concerns agent id. */
 bool alert_concerns(const struct alert *a, const char *id);
 
@@ -141,7 +139,6 @@ struct alerts;
 
 struct alerts *alerts_new(const struct alerts_config *c);
 void alerts_free(struct alerts *s);
-const struct alerts_config *alerts_config(const struct alerts *s);
 
 /*
  * Evaluate in at now: every alert whose condition holds and was not

@@ -6,14 +6,6 @@
 #include "core/similar.h"
 #include "util/banned.h"
 
-const char *
-topic_class_name(enum topic_class c)
-{
-    static const char *const names[] = { "none", "deepening", "emerging",
-        "fading", "stable" };
-    return (size_t)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
-}
-
 static bool
 set_has(const struct topic_set *s, const char *w)
 {

@@ -34,8 +34,6 @@ enum topic_class {
     TOPIC_STABLE,
 };
 
-const char *topic_class_name(enum topic_class c);
-
 /* The topics of one prompt. */
 struct topic_set {
     char t[TOPICS_PER_PROMPT][TOPICS_WORD_MAX + 1];

@@ -118,7 +118,12 @@ take_ours(git_index *idx, struct as_err *e)
     return err;
 }
 
-int
+/*
+ * Rebase the work tree tree (based on commit base) onto commit onto, as
+ * described in align.h, into *out. cache may be NULL. Returns 0, AS_ENOENT
+ * when an object is missing, or AS_EGIT.
+ */
+static int
 align_rebase_tree(struct repo *r, struct align_cache *cache,
     const git_oid *base, const git_oid *tree, const git_oid *onto, git_oid *out,
     struct as_err *e)
@@ -237,7 +242,17 @@ parse_hex(const char *hex, git_oid *out, struct as_err *e)
     return 0;
 }
 
-int
+/*
+ * Move agent a (read by workset.h, files not yet given names by src/lang)
+ * onto the commit onto (hex): rebase its work, read its files from the
+ * diff onto -> rebased tree, each with the change time and weight of the
+ * agent's file of the same path in its tree (or base path), else of its
+ * latest-changed file (a file the integration branch renamed or deleted).
+ * Fields of its files beyond what workset.h fills are dropped. Returns 0,
+ * AS_EINVAL (no base or tree), AS_ENOENT or AS_EGIT; a is unchanged on
+ * error.
+ */
+static int
 align_agent(struct repo *r, struct align_cache *cache, struct agent *a,
     const char *onto, struct as_err *e)
 {

@@ -260,18 +260,6 @@ commit_is_main(const struct commit_tree *t)
     return t->is_main;
 }
 
-const char *
-commit_branch(const struct commit_tree *t)
-{
-    return t->branch;
-}
-
-bool
-commit_unborn(const struct commit_tree *t)
-{
-    return t->unborn;
-}
-
 /* ---- what changed ---- */
 
 static int

@@ -85,10 +85,6 @@ void commit_close(struct commit_tree *t);
 const char *commit_toplevel(const struct commit_tree *t);
 /* Whether it is the main working tree (not a linked `git worktree`). */
 bool commit_is_main(const struct commit_tree *t);
-/* The branch HEAD names ("main"), NULL when detached; borrowed. */
-const char *commit_branch(const struct commit_tree *t);
-/* Whether the branch has no commit yet (the commit will be a root). */
-bool commit_unborn(const struct commit_tree *t);
 
 /*
  * Every path whose working-tree state differs from the start: modified,

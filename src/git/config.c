@@ -57,12 +57,6 @@ config_release(struct config *c)
     config_init(c);
 }
 
-const char *
-config_timer_name(enum config_timer t)
-{
-    return (int)t >= 0 && (int)t < CONFIG_NTIMERS ? timers[t].name : "unknown";
-}
-
 struct reader {
     struct config *c;
     const char *path;

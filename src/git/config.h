@@ -82,9 +82,6 @@ struct config {
 void config_init(struct config *c);
 void config_release(struct config *c);
 
-/* serve's option name of a timer ("stale-ms", ...). */
-const char *config_timer_name(enum config_timer t);
-
 /*
  * Read one file into c; its settings override those already in c. A
  * missing file reads as empty. Returns 0, or AS_EIO (cannot read it),

@@ -237,15 +237,6 @@ factcache_nrefs(const struct factcache_entry *ent)
     return (uint32_t)rd_int(&r, 4);
 }
 
-bool
-factcache_get(const struct factcache *c, const uint8_t oid[20], uint8_t lang,
-    struct lang_facts *out)
-{
-    struct factcache_entry ent;
-    return factcache_lookup(c, oid, lang, &ent) &&
-           factcache_decode(&ent, out, true);
-}
-
 void
 factcache_writer_add_raw(struct factcache_writer *w, const uint8_t oid[20],
     uint8_t lang, const struct factcache_entry *ent)
@@ -269,7 +260,7 @@ factcache_writer_init(struct factcache_writer *w)
     w->n = HDR_LEN;
 }
 
-void
+static void
 factcache_writer_release(struct factcache_writer *w)
 {
     free(w->p);

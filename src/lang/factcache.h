@@ -64,10 +64,6 @@ void factcache_each_ref(
 /* Number of references of a decoded entry. */
 uint32_t factcache_nrefs(const struct factcache_entry *ent);
 
-/* Lookup + decode with references; false on miss. */
-bool factcache_get(const struct factcache *c, const uint8_t oid[20],
-    uint8_t lang, struct lang_facts *out);
-
 /* A cache being written: append entries, then commit atomically. */
 struct factcache_writer {
     uint8_t *p;
@@ -84,6 +80,5 @@ void factcache_writer_add_raw(struct factcache_writer *w, const uint8_t oid[20],
 /* Write to path via a temporary file + rename; 0 or AS_EIO. Releases w. */
 int factcache_writer_commit(
     struct factcache_writer *w, const char *path, struct as_err *e);
-void factcache_writer_release(struct factcache_writer *w);
 
 #endif

@@ -16,33 +16,3 @@ as_errorf(struct as_err *e, int code, const char *fmt, ...)
     va_end(ap);
     return code;
 }
-
-const char *
-as_strerror(int code)
-{
-    switch (code) {
-    case AS_OK:
-        return "ok";
-    case AS_EINVAL:
-        return "invalid argument";
-    case AS_ENOENT:
-        return "not found";
-    case AS_EIO:
-        return "i/o error";
-    case AS_EGIT:
-        return "git error";
-    case AS_EPARSE:
-        return "parse error";
-    case AS_ETOOBIG:
-        return "too big";
-    case AS_ECONFLICT:
-        return "conflict";
-    case AS_EUNSUP:
-        return "not supported";
-    case AS_ENOSPC:
-        return "no space left";
-    case AS_ECANCELED:
-        return "canceled";
-    }
-    return "unknown error";
-}

@@ -33,7 +33,4 @@ struct as_err {
 int as_errorf(struct as_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* A short name for a code ("invalid argument", ...). */
-const char *as_strerror(int code);
-
 #endif

@@ -4,7 +4,8 @@
 
 #include "util/banned.h"
 
-int64_t
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+static int64_t
 iso_days_from_civil(int64_t y, unsigned m, unsigned d)
 {
     y -= m <= 2;

@@ -33,7 +33,4 @@ int iso_time_parse(const char *s, struct iso_time *out);
  * is none. */
 bool iso_zone_parse(const char **p, int *minutes);
 
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-int64_t iso_days_from_civil(int64_t year, unsigned month, unsigned day);
-
 #endif

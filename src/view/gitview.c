@@ -21,23 +21,6 @@ gitview_read_blob(
     return repo_read_blob(ctx, f->oid, buf, len, &e);
 }
 
-int
-gitview_graph(struct repo *repo, const char *rev, unsigned threads,
-    struct graph *g, struct repograph_stats *st, struct as_err *e)
-{
-    return gitview_graph_base(
-        repo, rev, threads, NULL, g, NULL, NULL, NULL, st, e);
-}
-
-int
-gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
-    const char *cache_path, struct graph *g, struct repograph_stats *st,
-    struct as_err *e)
-{
-    return gitview_graph_base(
-        repo, rev, threads, cache_path, g, NULL, NULL, NULL, st, e);
-}
-
 /* Keep what the base needs of a loaded repograph: its resolver and the
  * configuration files' blob ids. */
 static void
@@ -189,7 +172,13 @@ fill_names(struct graph *g, struct resolver *res, struct agent *a)
     return failed;
 }
 
-size_t
+/*
+ * Parse the agent's own copy (in its worktree) of each changed source file
+ * and record the uses and definitions it adds over the base graph
+ * (lang/agentnames.h); names are interned into g. Agents without a worktree
+ * are left alone. Returns how many files could not be parsed.
+ */
+static size_t
 gitview_agent_names(struct graph *g, struct agent *a)
 {
     return a->worktree ? fill_names(g, NULL, a) : 0;

@@ -23,18 +23,6 @@
 #include "util/error.h"
 
 /*
- * Build into g (initialised here) the graph of every file of rev's tree,
- * with facts cached by blob id in $GIT_COMMON_DIR/airspace/graph.cache
- * (the directory is made 0700 when missing). On error g is released.
- */
-int gitview_graph(struct repo *repo, const char *rev, unsigned threads,
-    struct graph *g, struct repograph_stats *st, struct as_err *e);
-/* The same with another cache file (NULL: the default above). */
-int gitview_graph_cached(struct repo *repo, const char *rev, unsigned threads,
-    const char *cache_path, struct graph *g, struct repograph_stats *st,
-    struct as_err *e);
-
-/*
  * Where every agent's view of the graph starts (docs/risk-model.md, "the
  * agent's view"): a resolver knowing the base graph's files and
  * configuration, and the base blob ids of its configuration files, to put
@@ -77,14 +65,6 @@ int gitview_read_blob(
 /* Set every file's weight from the time it last changed, as seen at now. */
 void gitview_recency(
     const struct risk_config *c, struct agent *a, int64_t now_ms);
-
-/*
- * Parse the agent's own copy (in its worktree) of each changed source file
- * and record the uses and definitions it adds over the base graph
- * (lang/agentnames.h); names are interned into g. Agents without a worktree
- * are left alone. Returns how many files could not be parsed.
- */
-size_t gitview_agent_names(struct graph *g, struct agent *a);
 
 /*
  * The same, and the agent's view of the graph: the files each changed
