@@ -374,13 +374,22 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
              rq, agents, target, &branch, &agent, &known, error)))
         goto out;
     if ((rc = land_prepare(dir, branch, target, &plan, &e))) {
-        if (rc == AS_ENOENT && rq->name && !known)
-            *error = xasprintf("unknown agent '%s': %s no such agent, and "
-                               "there is no branch '%s'",
-                rq->name, cl ? "the daemon knows" : "(no daemon) knows",
-                branch);
-        else
+        if (rc == AS_ENOENT && rq->name && !known && cl) {
+            *error = xasprintf("unknown agent '%s': the daemon knows no such "
+                               "agent, and there is no branch '%s'",
+                rq->name, branch);
+        } else if (rc == AS_ENOENT && rq->name && !known) {
+            /* the daemon knows the agents' branches, and it is down */
+            *error = xasprintf("no branch '%s', and the daemon that knows "
+                               "which branch agent '%s' works on is not "
+                               "running (start it, or name the branch with "
+                               "--branch)",
+                branch, rq->name);
+            code = CLI_EXIT_UNREACHABLE;
+            goto out;
+        } else {
             *error = xstrdup(e.msg);
+        }
         code = cli_exit_for(rc);
         goto out;
     }
