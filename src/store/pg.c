@@ -11,12 +11,15 @@
  * NOTIFY on a channel per airspace (payload: node, newline, event JSON).
  *
  * The connection is synchronous (the daemon's calls block as SQLite's
- * do), with a connect timeout of 3 s and TCP keepalives. When it breaks
+ * do), with a connect timeout of 3 s, TCP keepalives, and at most
+ * PG_CALL_MS awaited for a statement's answer. When it breaks
  * the store is unreachable: every write fails with AS_EIO and a message
  * that says so, until db_probe reconnects (at most once a second).
  */
 #include "store/backend.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +86,11 @@ static const char *const migrations[] = {
 #define PG_MIGRATE_LOCK "7346012011" /* advisory lock key of migrations */
 #define PG_RETRY_MS 1000             /* reconnect at most this often */
 #define PG_NOTIFY_MAX 7900           /* NOTIFY payloads stay under 8000 */
+/* a statement's answer is awaited this long (lock_timeout, 5 s, bounds
+ * the wait for another daemon's decision inside it); then the connection
+ * is given up: a hung server or a silent network */
+#define PG_CALL_MS 8000
+#define PG_CONNECT_MS 3000 /* a reconnection gets this long */
 
 struct qevent {
     uint64_t seq;
@@ -98,9 +106,12 @@ struct pg_db {
     char channel[40];
     int depth;
     bool in_tx;
-    bool down;     /* the connection broke: until db_probe reconnects */
-    int64_t tried; /* the last reconnection attempt (ms) */
+    bool down;       /* the connection broke: until db_probe reconnects */
+    int64_t tried;   /* the last reconnection attempt (ms) */
+    PGconn *pending; /* a reconnection under way */
+    PostgresPollingStatusType pstate; /* its state */
     int fault;     /* a write failed: its code, until db_probe */
+    char lost[80]; /* why the connection was given up, when it was */
     char fault_msg[sizeof(((struct as_err *)0)->msg)];
     uint64_t event_hwm, last_seq;
     bool synced;         /* db_locks_sync was called: lock writes guarded */
@@ -193,7 +204,7 @@ static int
 pg_err(struct pg_db *d, struct as_err *e, const char *what)
 {
     char msg[400];
-    snprintf(msg, sizeof(msg), "%s", d->c ? PQerrorMessage(d->c) : "");
+    snprintf(msg, sizeof(msg), "%s", d->c ? PQerrorMessage(d->c) : d->lost);
     one_line(msg);
     struct as_err me;
     int rc;
@@ -214,6 +225,52 @@ pg_err(struct pg_db *d, struct as_err *e, const char *what)
     return rc;
 }
 
+/* Send sql and wait at most PG_CALL_MS for its result (the last one, or
+ * the first error); NULL when none came: on a timeout the connection is
+ * closed and the store unreachable (d->lost says why). */
+static PGresult *
+exec_timed(struct pg_db *d, const char *sql, const struct params *p)
+{
+    if (!PQsendQueryParams(
+            d->c, sql, p ? p->n : 0, NULL, p ? p->v : NULL, NULL, NULL, 0))
+        return NULL;
+    int64_t deadline = mono_ms() + PG_CALL_MS;
+    PGresult *last = NULL;
+    for (;;) {
+        if (PQisBusy(d->c)) {
+            int64_t left = deadline - mono_ms();
+            struct pollfd pfd = { .fd = PQsocket(d->c), .events = POLLIN };
+            int n = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n == 0) {
+                PQclear(last);
+                snprintf(d->lost, sizeof(d->lost),
+                    "no answer within %d s: connection closed",
+                    PG_CALL_MS / 1000);
+                PQfinish(d->c);
+                d->c = NULL;
+                d->down = true;
+                return NULL;
+            }
+            if (!PQconsumeInput(d->c)) {
+                PQclear(last);
+                return NULL;
+            }
+            continue;
+        }
+        PGresult *r = PQgetResult(d->c);
+        if (!r)
+            return last;
+        if (last && PQresultStatus(last) == PGRES_FATAL_ERROR) {
+            PQclear(r); /* the first error is the answer */
+            continue;
+        }
+        PQclear(last);
+        last = r;
+    }
+}
+
 /* Run sql with p's values (p NULL: no parameters); the result when its
  * status is want, else NULL with the error in e (and remembered). */
 static PGresult *
@@ -224,11 +281,11 @@ q(struct pg_db *d, const char *sql, const struct params *p, ExecStatusType want,
         pg_err(d, e, what);
         return NULL;
     }
-    PGresult *r = PQexecParams(
-        d->c, sql, p ? p->n : 0, NULL, p ? p->v : NULL, NULL, NULL, 0);
+    PGresult *r = exec_timed(d, sql, p);
     if (r && PQresultStatus(r) == want)
         return r;
-    if (r && PQresultErrorMessage(r)[0] && PQstatus(d->c) == CONNECTION_OK) {
+    if (r && d->c && PQresultErrorMessage(r)[0] &&
+        PQstatus(d->c) == CONNECTION_OK) {
         char msg[400];
         snprintf(msg, sizeof(msg), "%s", PQresultErrorMessage(r));
         one_line(msg);
@@ -286,25 +343,38 @@ quiet(void *arg, const char *message)
     (void)message;
 }
 
-static int
-connect_db(struct pg_db *d, struct as_err *e)
+/* a dead peer is noticed in ~5 s, idle (keepalives) or with data
+ * unacknowledged (tcp_user_timeout); the URL may override these */
+static const char *const conn_keys[] = { "connect_timeout", "keepalives_idle",
+    "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+    "application_name", "dbname", NULL };
+
+static void
+conn_vals(const struct pg_db *d, const char **vals)
 {
-    static const char *const keys[] = { "connect_timeout", "keepalives_idle",
-        "keepalives_interval", "keepalives_count", "application_name", "dbname",
-        NULL };
-    const char *vals[] = { "3", "10", "5", "3", "airspace", d->url, NULL };
-    if (d->c)
-        PQfinish(d->c);
-    d->c = PQconnectdbParams(keys, vals, 1);
-    if (!d->c || PQstatus(d->c) != CONNECTION_OK) {
-        d->down = true;
-        char msg[400];
-        snprintf(msg, sizeof(msg), "%s",
-            d->c ? PQerrorMessage(d->c) : "out of memory");
-        one_line(msg);
-        return as_errorf(
-            e, AS_EIO, "cannot connect to store %s: %s", d->where, msg);
-    }
+    static const char *const fixed[] = { "3", "3", "1", "2", "5000",
+        "airspace" };
+    for (size_t k = 0; k < 6; k++)
+        vals[k] = fixed[k];
+    vals[6] = d->url;
+    vals[7] = NULL;
+}
+
+static int
+connect_failed(struct pg_db *d, PGconn *c, struct as_err *e)
+{
+    d->down = true;
+    char msg[400];
+    snprintf(msg, sizeof(msg), "%s", c ? PQerrorMessage(c) : "out of memory");
+    one_line(msg);
+    return as_errorf(
+        e, AS_EIO, "cannot connect to store %s: %s", d->where, msg);
+}
+
+/* d->c is connected: its settings, and the events' channel. */
+static int
+conn_ready(struct pg_db *d, struct as_err *e)
+{
     d->down = false;
     PQsetNoticeProcessor(d->c, quiet, NULL); /* no NOTICE lines on stderr */
     char listen[64];
@@ -314,6 +384,67 @@ connect_db(struct pg_db *d, struct as_err *e)
         cmd(d, listen, NULL, e, "cannot listen for events"))
         return AS_EIO;
     return 0;
+}
+
+/* Connect, waiting (at open). */
+static int
+connect_db(struct pg_db *d, struct as_err *e)
+{
+    const char *vals[8];
+    conn_vals(d, vals);
+    if (d->c)
+        PQfinish(d->c);
+    d->c = PQconnectdbParams(conn_keys, vals, 1);
+    if (!d->c || PQstatus(d->c) != CONNECTION_OK)
+        return connect_failed(d, d->c, e);
+    return conn_ready(d, e);
+}
+
+/* A reconnection that never blocks the daemon: begun (at most every
+ * PG_RETRY_MS) and taken as far as the socket allows at each call. 0:
+ * connected; 1: under way; else failed (refused, or no answer within
+ * PG_CONNECT_MS), with the message in e. */
+static int
+reconnect_step(struct pg_db *d, struct as_err *e)
+{
+    if (!d->pending) {
+        int64_t now = mono_ms();
+        if (d->tried && now - d->tried < PG_RETRY_MS)
+            return 1;
+        d->tried = now;
+        const char *vals[8];
+        conn_vals(d, vals);
+        d->pending = PQconnectStartParams(conn_keys, vals, 1);
+        d->pstate = PGRES_POLLING_WRITING;
+        if (!d->pending || PQstatus(d->pending) == CONNECTION_BAD)
+            d->pstate = PGRES_POLLING_FAILED;
+    }
+    for (;;) {
+        if (d->pstate == PGRES_POLLING_OK) {
+            if (d->c)
+                PQfinish(d->c);
+            d->c = d->pending;
+            d->pending = NULL;
+            return conn_ready(d, e);
+        }
+        int rc = 0;
+        if (d->pstate == PGRES_POLLING_FAILED)
+            rc = connect_failed(d, d->pending, e);
+        else if (mono_ms() - d->tried > PG_CONNECT_MS)
+            rc = as_errorf(e, AS_EIO,
+                "cannot connect to store %s: no answer within %d s", d->where,
+                PG_CONNECT_MS / 1000);
+        if (rc) {
+            PQfinish(d->pending);
+            d->pending = NULL;
+            return rc;
+        }
+        struct pollfd pfd = { .fd = PQsocket(d->pending),
+            .events = d->pstate == PGRES_POLLING_READING ? POLLIN : POLLOUT };
+        if (poll(&pfd, 1, 0) <= 0)
+            return 1; /* the next call goes on */
+        d->pstate = PQconnectPoll(d->pending);
+    }
 }
 
 /* The database and host of url, without user or password. */
@@ -452,6 +583,8 @@ pg_db_close(struct pg_db *d)
     }
     if (d->c)
         PQfinish(d->c);
+    if (d->pending)
+        PQfinish(d->pending);
     free(d->url);
     free(d->where);
     free(d->air);
@@ -547,11 +680,9 @@ pg_db_probe(struct pg_db *d, struct as_err *e)
     if (d->depth)
         return pg_db_health(d, e);
     if (d->down) {
-        int64_t now = mono_ms();
-        if (d->tried && now - d->tried < PG_RETRY_MS)
+        int rc = reconnect_step(d, e);
+        if (rc == 1)
             return pg_db_health(d, e);
-        d->tried = now;
-        int rc = connect_db(d, e);
         if (rc) {
             fault(d, rc, e->msg);
             return rc;
