@@ -405,6 +405,7 @@ struct sse {
     void *ctx;
     struct growbuf line; /* the current event's raw lines */
     bool stop;
+    bool began; /* bytes of the stream arrived: the daemon answered */
 };
 
 /* Parse complete events (blank-line terminated) out of s->line. */
@@ -442,6 +443,7 @@ on_stream(char *data, size_t size, size_t nmemb, void *arg)
 {
     struct sse *s = arg;
     size_t len = size * nmemb;
+    s->began = true;
     ALLOC_GROW(s->line.p, s->line.n + len + 1, s->line.a);
     memcpy(s->line.p + s->line.n, data, len);
     s->line.n += len;
@@ -456,13 +458,21 @@ client_stream(struct client *c, const char *path, client_event_fn *fn,
 {
     CURL *h = handle(c);
     char *url = xasprintf("http://airspace%s", path);
-    struct sse s = { fn, ctx, { NULL, 0, 0 }, false };
+    struct sse s = { fn, ctx, { NULL, 0, 0 }, false, false };
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_stream);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
     CURLcode cc = curl_easy_perform(h);
     int rc = 0;
-    if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.stop)) {
+    if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.stop) && s.began &&
+        (cc == CURLE_PARTIAL_FILE || cc == CURLE_RECV_ERROR ||
+            cc == CURLE_GOT_NOTHING)) {
+        /* it answered, then went away mid-stream: stopped or restarted */
+        rc = as_errorf(e, AS_EIO,
+            "the daemon at '%s' closed the event stream (it stopped or "
+            "restarted)",
+            c->paths.socket);
+    } else if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.stop)) {
         struct as_err ue;
         rc = unreachable(c, cc, &ue);
         as_errorf(e, rc, "event stream: %s", ue.msg);
