@@ -113,7 +113,7 @@ check "stalled clients are dropped, the daemon stays small" \
 
 # the client that reads got every message
 i=0
-while [ "$(grep -c '"type":"message"' "$TMP/watch.out" || true)" -lt 2000 ] && [ $i -lt 200 ]; do
+while [ "$(grep -c '"type":"message"' "$TMP/watch.out" || true)" -lt 2000 ] && [ $i -lt 1200 ]; do
     sleep 0.05
     i=$((i + 1))
 done
