@@ -29,13 +29,6 @@ str_eq(const char *a, const char *b)
 }
 
 const char *
-as_agent_status_name(enum as_agent_status s)
-{
-    static const char *const names[] = { "active", "exited", "stale" };
-    return (size_t)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
-const char *
 as_event_kind_name(enum as_event_kind k)
 {
     static const char *const names[] = { "agent.registered", "agent.status",

@@ -49,9 +49,6 @@ enum as_agent_status {
     AS_AGENT_STALE,
 };
 
-/* "active", "exited", "stale"; "?" when out of range. */
-const char *as_agent_status_name(enum as_agent_status s);
-
 struct as_agent {
     char *id;
     char *label; /* NULL when none */

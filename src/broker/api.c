@@ -966,7 +966,7 @@ h_stop(struct api_ctx *c)
 /* Whether a wildcard-free pattern names a file (exact overlap checks):
  * a directory in the main worktree says no; a file, or nothing yet (a file
  * about to be created), yes; a trailing '/' means a directory. */
-bool
+static bool
 api_pattern_is_file(struct broker *b, const char *pattern)
 {
     if (strpbrk(pattern, "*?[\\"))
@@ -984,7 +984,10 @@ api_pattern_is_file(struct broker *b, const char *pattern)
     return file;
 }
 
-int
+/* Agent i acts in its own name (locks, contests): 0 when it may, with a
+ * stale agent made active again (its contact, as a heartbeat); -1 after a
+ * 409 reply for an agent that exited. */
+static int
 api_agent_active(struct api_ctx *c, size_t i)
 {
     struct as_req r = { .agent = c->b->ag[i].id };

@@ -64,18 +64,11 @@ int api_body_ttl(struct api_ctx *c, int64_t *ttl);
  * after a 404/400 reply. */
 ssize_t api_body_agent(struct api_ctx *c, const char *key);
 ssize_t api_agent_arg(struct api_ctx *c, size_t seg);
-/* Agent i acts in its own name (locks, contests): 0 when it may, with a
- * stale agent made active again (its contact, as a heartbeat); -1 after a
- * 409 reply for an agent that exited. */
-int api_agent_active(struct api_ctx *c, size_t i);
 /* Normalise a path or glob agent i gives (util/path.h) into *out (free
  * with free()): an absolute one must lie in the agent's worktree or the
  * main worktree and is made relative to it. AS_EINVAL (nothing in *out)
  * for an empty path, an escape, an absolute path outside both, or the
  * root itself. */
 int api_norm_path(struct api_ctx *c, size_t i, const char *path, char **out);
-/* Whether a wildcard-free pattern names a file in the main worktree (or
- * nothing yet): then lock overlap is exact. */
-bool api_pattern_is_file(struct broker *b, const char *pattern);
 
 #endif

@@ -45,6 +45,8 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+static void broker_release_agent_locks(struct broker *b, size_t i);
+
 void
 broker_options_init(struct broker_options *o)
 {
@@ -1267,7 +1269,8 @@ restore_message(void *ctx, const struct db_message *dm)
     restore_apply(b, &ev);
 }
 
-int
+/* Restore the state of the store (start-up). */
+static int
 broker_restore(struct broker *b, struct as_err *e)
 {
     int rc;
@@ -1368,7 +1371,7 @@ broker_lock_events(struct broker *b, struct lock_events *ev)
     }
 }
 
-void
+static void
 broker_release_agent_locks(struct broker *b, size_t i)
 {
     struct lock_events ev;

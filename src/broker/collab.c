@@ -79,7 +79,7 @@ broker_intent_json(const struct as_intent *in)
     return o;
 }
 
-void
+static void
 broker_persist_intent(struct broker *b, const struct as_intent *in)
 {
     json_t *f = json_array();
@@ -287,23 +287,6 @@ broker_expire_agents(struct broker *b, int64_t now)
             broker_log(b, "store: %s", e.msg);
     }
     as_events_release(&ev);
-}
-
-void
-broker_drop_intents_of(struct broker *b, const char *agent)
-{
-    struct as_events ev;
-    as_events_init(&ev);
-    struct as_result res;
-    as_result_init(&res);
-    struct as_req r = { .agent = agent };
-    as_intent_drop_all(broker_airspace(b), broker_now(), &r, &res, &ev);
-    bool changed = ev.n > 0;
-    broker_airspace_events(b, &ev);
-    as_events_release(&ev);
-    as_result_release(&res);
-    if (changed)
-        broker_sync_intents(b);
 }
 
 void

@@ -83,12 +83,6 @@ broker_conns_init(struct broker *b)
         cs.max = rl.rlim_cur - CONN_FD_RESERVE;
 }
 
-size_t
-broker_conns_open(void)
-{
-    return cs.n;
-}
-
 static void
 arm(struct conn *c, int64_t ms)
 {

@@ -48,7 +48,4 @@ void broker_conn_stream(struct evhttp_request *req);
 void broker_conn_closecb(struct evhttp_connection *evcon,
     void (*cb)(struct evhttp_connection *, void *), void *arg);
 
-/* Connections open now (for status and tests). */
-size_t broker_conns_open(void);
-
 #endif

@@ -280,8 +280,6 @@ void broker_persist_report(struct broker *b, size_t i, const struct ws_file *r);
  * stored when the stored one is older than min(1 s, stale_ms / 4), so a
  * restart does not take a busy agent for a silent one. */
 void broker_agent_seen(struct broker *b, size_t i);
-/* Restore the state of the store (start-up). */
-int broker_restore(struct broker *b, struct as_err *e);
 /* 0 when the store takes writes; else the HTTP status refusing one (507
  * when its disk is full, else 503) with why in e, logged when it changes.
  * A write is never acknowledged while this is not 0. */
@@ -293,7 +291,6 @@ int broker_store_refusal(struct broker *b, struct as_err *e);
 void broker_store_failed(struct broker *b, int rc, const struct as_err *e);
 /* {state: "ok"|"full"|"failed", error?} for GET /v1/status. */
 json_t *broker_store_json(struct broker *b);
-void broker_release_agent_locks(struct broker *b, size_t i);
 json_t *broker_lock_json(const struct lock *l, int64_t now);
 
 /* The conflict detector's messages: deliver each (from the supervisor)
@@ -342,9 +339,6 @@ void broker_forget_agent(struct broker *b, size_t i, const char *why);
 void broker_sync_intents(struct broker *b); /* into agents' intent lists */
 void broker_expire_intents(struct broker *b, int64_t now);
 json_t *broker_intent_json(const struct as_intent *in);
-void broker_persist_intent(struct broker *b, const struct as_intent *in);
-/* Drop every intent of agent (stored, `intent.dropped`, the detector told). */
-void broker_drop_intents_of(struct broker *b, const char *agent);
 /* Send message r (as_message_send) with its store writes in one
  * transaction; returns as_message_send's answer. */
 int broker_message(
