@@ -119,14 +119,16 @@ static void
 print_lock(json_t *l)
 {
     const char *reason = json_string_value(json_object_get(l, "reason"));
-    printf("%-40s %-10s %-5s %-9s token %-6lld expires in %llds%s%s\n",
+    const char *by = json_string_value(json_object_get(l, "contestedBy"));
+    printf("%-40s %-10s %-5s %-9s token %-6lld expires in %llds%s%s%s%s\n",
         json_string_value(json_object_get(l, "pattern")),
         json_string_value(json_object_get(l, "holder")),
         json_string_value(json_object_get(l, "kind")),
         json_string_value(json_object_get(l, "mode")),
         (long long)json_integer_value(json_object_get(l, "token")),
         (long long)json_integer_value(json_object_get(l, "expiresInMs")) / 1000,
-        reason ? "  " : "", reason ? reason : "");
+        reason ? "  " : "", reason ? reason : "", by ? "  contested by " : "",
+        by ? by : "");
 }
 
 /*
