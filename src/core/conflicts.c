@@ -1063,7 +1063,7 @@ conflicts_intent_put(struct conflicts *d, const struct conflict_intent *ci,
             rc = as_errorf(e, AS_EINVAL, "intent file %zu is empty", i);
             goto out_free;
         }
-        if (glob_compile(src->path, &f->g, &ge) < 0) {
+        if (glob_compile_path(src->path, &f->g, &ge) < 0) {
             rc = as_errorf(
                 e, AS_EINVAL, "intent file '%s': %s", src->path, ge.msg);
             goto out_free;

@@ -1691,7 +1691,7 @@ risk_engine_new_cached(const struct risk_config *c, const struct graph *g,
         ea->globs = xcalloc(ag->nintent ? ag->nintent : 1, sizeof(*ea->globs));
         for (size_t k = 0; k < ag->nintent; k++) {
             struct glob *gl;
-            if (glob_compile(ag->intent[k], &gl, NULL) == 0)
+            if (glob_compile_path(ag->intent[k], &gl, NULL) == 0)
                 ea->globs[ea->nglobs++] = gl;
         }
     }

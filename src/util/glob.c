@@ -206,10 +206,10 @@ emit_dirs(struct glob *g, uint32_t cur)
 }
 
 static int
-build(struct glob *g, const char *p, struct as_err *e)
+build(struct glob *g, const char *p, bool anchor_literal, struct as_err *e)
 {
     size_t len = strlen(p);
-    bool dir_only = false, anchored = false;
+    bool dir_only = false, anchored = anchor_literal && !glob_has_magic(p);
     size_t b = 0;
     while (b < len && (p[b] == '/' || (p[b] == '.' && p[b + 1] == '/'))) {
         anchored = true;
@@ -310,12 +310,13 @@ build(struct glob *g, const char *p, struct as_err *e)
     return 0;
 }
 
-int
-glob_compile(const char *pattern, struct glob **out, struct as_err *e)
+static int
+compile(const char *pattern, bool anchor_literal, struct glob **out,
+    struct as_err *e)
 {
     struct glob *g = xcalloc(1, sizeof(*g));
     g->pattern = xstrdup(pattern);
-    int rc = build(g, pattern, e);
+    int rc = build(g, pattern, anchor_literal, e);
     if (rc < 0) {
         glob_free(g);
         *out = NULL;
@@ -323,6 +324,18 @@ glob_compile(const char *pattern, struct glob **out, struct as_err *e)
     }
     *out = g;
     return 0;
+}
+
+int
+glob_compile(const char *pattern, struct glob **out, struct as_err *e)
+{
+    return compile(pattern, false, out, e);
+}
+
+int
+glob_compile_path(const char *pattern, struct glob **out, struct as_err *e)
+{
+    return compile(pattern, true, out, e);
 }
 
 void

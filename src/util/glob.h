@@ -36,6 +36,15 @@ struct glob;
  * an unterminated '[' class, a trailing lone '\', or a ".." component.
  */
 int glob_compile(const char *pattern, struct glob **out, struct as_err *e);
+/*
+ * The same for a path an agent names (an intent's files): a pattern
+ * without wildcards is taken from the repository's top, as "/" + pattern
+ * ("a.c" is the top's a.c, or everything in a directory a.c, not an a.c at
+ * any depth), so two plain paths overlap only when they are the same path
+ * or one lies inside the other. A pattern with a wildcard follows the rules
+ * above. glob_pattern() gives the pattern as written.
+ */
+int glob_compile_path(const char *pattern, struct glob **out, struct as_err *e);
 void glob_free(struct glob *g);
 
 /* The source text a glob was compiled from. Borrowed. */

@@ -139,6 +139,26 @@ test_forward_glob(void)
     conflicts_free(d);
 }
 
+/* Plain paths are paths from the top: a.c and z.md never meet (as
+ * gitignore patterns both would cover a.c/z.md). */
+static void
+test_forward_plain_paths(void)
+{
+    static const char *const a[] = { "a.c", NULL };
+    static const char *const b[] = { "z.md", NULL };
+    static const char *const c[] = { "src/a.c", NULL };
+    static const char *const e[] = { "a.c", NULL };
+    struct conflicts *d = conflicts_new(NULL);
+    conflict_msgs_clear(&msgs);
+    put(d, 1, "alice", NOW + 60000, NOW, a);
+    put(d, 2, "bob", NOW + 60000, NOW, b);
+    put(d, 3, "carol", NOW + 60000, NOW, c);
+    CHECK_INT(msgs.n, 0);
+    put(d, 4, "dave", NOW + 60000, NOW, e);
+    CHECK_INT(msgs.n, 2); /* dave and alice, both told */
+    conflicts_free(d);
+}
+
 static void
 test_forward_republish(void)
 {
@@ -611,6 +631,7 @@ main(void)
     TEST_RUN(
         "c4-forward notice to both, once per pair", test_forward_both_once);
     TEST_RUN("c4-forward via glob overlap", test_forward_glob);
+    TEST_RUN("c4-forward: plain paths from the top", test_forward_plain_paths);
     TEST_RUN(
         "c4-identical re-publish does not re-warn", test_forward_republish);
     TEST_RUN("c4-changing the file set clears the dedup",

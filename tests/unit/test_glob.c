@@ -137,6 +137,46 @@ test_overlap(void)
     }
 }
 
+/* An agent's plain path is taken from the top: two plain paths overlap
+ * only when one is the other or lies inside it. */
+static const struct overlap_case path_cases[] = {
+    { "a.c", "z.md", false }, /* as globs both would cover a.c/z.md */
+    { "a.c", "a.c", true },
+    { "src", "src/a.c", true },
+    { "a.c", "src/a.c", false },
+    { "docs", "docs/", true },
+    { "a.c", "*.c", true },       /* the glob keeps gitignore's rule */
+    { "README.md", "*.c", true }, /* README.md/x.c: a plain path may be a
+                                     directory */
+    { "src/*.c", "src/a.c", true },
+    { "lib/*.c", "src/a.c", false },
+};
+
+static void
+test_paths(void)
+{
+    for (size_t i = 0; i < sizeof(path_cases) / sizeof(path_cases[0]); i++) {
+        const struct overlap_case *c = &path_cases[i];
+        char name[128];
+        snprintf(name, sizeof(name), "path overlap %s ^ %s", c->a, c->b);
+        TEST_BEGIN(name);
+        struct glob *a, *b;
+        CHECK_INT(glob_compile_path(c->a, &a, NULL), 0);
+        CHECK_INT(glob_compile_path(c->b, &b, NULL), 0);
+        CHECK(glob_overlap_compiled(a, b) == c->want);
+        CHECK(glob_overlap_compiled(b, a) == c->want);
+        CHECK_STR(glob_pattern(a), c->a); /* as written */
+        glob_free(a);
+        glob_free(b);
+        TEST_END();
+    }
+    struct glob *g;
+    CHECK_INT(glob_compile_path("a.c", &g, NULL), 0);
+    CHECK(glob_matches(g, "a.c"));
+    CHECK(!glob_matches(g, "src/a.c"));
+    glob_free(g);
+}
+
 static void
 test_hostile(void)
 {
@@ -163,6 +203,7 @@ main(void)
     TEST_RUN("errors", test_errors);
     TEST_RUN("magic", test_magic);
     test_overlap();
+    test_paths();
     TEST_RUN("hostile", test_hostile);
     return test_done();
 }

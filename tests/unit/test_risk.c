@@ -669,6 +669,31 @@ test_intent(void)
     release_agents(ag, 4);
 }
 
+/* Plain intent paths are paths from the top: a.c and z.md never meet,
+ * a.c and the top's a.c do, src/a.c is another file. */
+static void
+test_intent_plain_paths(void)
+{
+    struct risk_config cfg;
+    risk_config_default(&cfg);
+    struct agent ag[4];
+    agent_init(&ag[0], "a");
+    agent_init(&ag[1], "b");
+    agent_init(&ag[2], "c");
+    agent_init(&ag[3], "d");
+    agent_add_intent(&ag[0], "a.c");
+    agent_add_intent(&ag[1], "z.md");
+    edit(&ag[2], "src/a.c", 3, 4, 1);
+    agent_add_intent(&ag[3], "a.c");
+    struct risk_result r = score2(&cfg, NULL, ag, 4, 0, 1);
+    CHECK_NEAR(r.r[RISK_INTENT], 0, 0);
+    r = score2(&cfg, NULL, ag, 4, 0, 2);
+    CHECK_NEAR(r.r[RISK_INTENT], 0, 0);
+    r = score2(&cfg, NULL, ag, 4, 0, 3);
+    CHECK_NEAR(r.r[RISK_INTENT], 1, 0);
+    release_agents(ag, 4);
+}
+
 static void
 test_contested_evidence(void)
 {
@@ -942,6 +967,8 @@ main(void)
     test_insertion_dependency();
     TEST_RUN("insertions: overlap and symbol", test_insertion_symbols);
     TEST_RUN("intent channel with globs", test_intent);
+    TEST_RUN(
+        "intent channel: plain paths from the top", test_intent_plain_paths);
     TEST_RUN("contested evidence", test_contested_evidence);
     TEST_RUN("config keys and errors", test_config_set);
     TEST_RUN("ecc-compatible settings", test_ecc_config);
