@@ -546,6 +546,11 @@ check_token(struct airspace *as, const struct as_req *req, int64_t now,
             "'token' is required to %s '%s': the fencing token of your "
             "grant (in the grant's reply, and in GET /v1/locks)",
             verb, req->pattern);
+    if (req->token > mine->token)
+        return fail(res, AS_ECONFLICT, "stale_token",
+            "your lock on '%s' has token %" PRIu64 "; %" PRIu64
+            " was never a grant of yours on it",
+            req->pattern, mine->token, req->token);
     return fail(res, AS_ECONFLICT, "stale_token",
         "your lock on '%s' has token %" PRIu64 ", not %" PRIu64
         ": that grant was lost (expired or released) and this is a later one",
@@ -982,6 +987,13 @@ as_message_send(struct airspace *as, int64_t now, const struct as_req *req,
         }
     }
     res->delivered = n;
+    if (!n && !strcmp(to, "all"))
+        return fail(res, AS_ENOENT, "unknown_recipient",
+            "no registered, active agent besides '%s' can receive 'all' "
+            "(a worktree found without a client session has no inbox; "
+            "agents register through their client's hooks or "
+            "`airspace agent new`)",
+            from);
     if (!n)
         return fail(res, AS_ENOENT, "unknown_recipient",
             "no agent, label or active crew matches '%s'", to);

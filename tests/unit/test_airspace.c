@@ -678,6 +678,44 @@ test_silence_from(void)
 
 /* The daemon's bridge: its agent table mirrored (no events), and its
  * lock table borrowed (the machine never frees it). */
+/* The refusals say what is wrong: a token newer than the grant held was
+ * never one of its grants; "all" with nobody able to read says why. */
+static void
+test_refusal_texts(void)
+{
+    struct airspace *as = as_new(NULL);
+    struct as_events ev;
+    as_events_init(&ev);
+    struct as_result res;
+    as_result_init(&res);
+    struct as_req r = { .agent = "alice", .registered = true };
+    CHECK_INT(as_register(as, 0, &r, &res, &ev), 0);
+    as_result_release(&res);
+    as_result_init(&res);
+    r = (struct as_req){ .agent = "wt" };
+    CHECK_INT(as_register(as, 0, &r, &res, &ev), 0);
+    as_result_release(&res);
+    as_result_init(&res);
+    r = (struct as_req){
+        .agent = "alice", .pattern = "a.c", .ttl_ms = LOCK_TTL_DEFAULT
+    };
+    CHECK_INT(as_lock(as, 1, &r, &res, &ev), 0);
+    uint64_t held = res.lock.token;
+    as_result_release(&res);
+    as_result_init(&res);
+    r.token = held + 998;
+    CHECK_INT(as_release(as, 2, &r, &res, &ev), AS_ECONFLICT);
+    CHECK(strstr(res.err.msg, "was never a grant of yours") != NULL);
+    as_result_release(&res);
+    as_result_init(&res);
+    r = (struct as_req){ .agent = "alice", .to = "all", .body = "hi" };
+    CHECK_INT(as_message_send(as, 3, &r, &res, &ev), AS_ENOENT);
+    CHECK(strstr(res.err.msg, "can receive 'all'") != NULL);
+    as_result_release(&res);
+    as_events_release(&ev);
+    as_free(as);
+}
+
 static void
 test_mirror_and_borrowed_locks(void)
 {
@@ -732,6 +770,7 @@ main(void)
     TEST_RUN("silence counts from silence_from", test_silence_from);
     TEST_RUN("task dedup of intents", test_similar_intents);
     TEST_RUN("a journal that does not fit is refused", test_apply_errors);
+    TEST_RUN("refusals say what is wrong", test_refusal_texts);
     TEST_RUN("the daemon's bridge: mirror and borrowed locks",
         test_mirror_and_borrowed_locks);
     return test_done();
