@@ -1301,10 +1301,9 @@ static const struct api_route routes[] = {
 
 /* Route tables: the core routes above, then each extension's. */
 static const struct api_route *const tables[] = { routes, api_collab_routes,
-    api_team_routes, api_hook_routes, api_alerts_routes, api_map_routes };
+    api_team_routes, api_alerts_routes, api_map_routes };
 static const size_t *const table_sizes[] = { NULL, &api_collab_nroutes,
-    &api_team_nroutes, &api_hook_nroutes, &api_alerts_nroutes,
-    &api_map_nroutes };
+    &api_team_nroutes, &api_alerts_nroutes, &api_map_nroutes };
 
 /* Whether a request may change state (and so the store): every POST but
  * a stop and a lock check, and an inbox read that marks messages read. */

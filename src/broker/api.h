@@ -1,8 +1,8 @@
 /*
  * api.h - what route handlers of the daemon's HTTP API share: the request
  * context, replies, body checks. Routes live in tables; api.c holds the
- * core ones, and extension files (api_hooks.c, ...) add theirs. Internal to
- * src/broker.
+ * core ones, and extension files (api_collab.c, api_alerts.c, api_map.c,
+ * team.c) add theirs. Internal to src/broker.
  */
 #ifndef AIRSPACE_BROKER_API_H
 #define AIRSPACE_BROKER_API_H
@@ -32,8 +32,6 @@ struct api_route {
 };
 
 /* Extension tables (each file defines its table and its size). */
-extern const struct api_route api_hook_routes[];
-extern const size_t api_hook_nroutes;
 extern const struct api_route api_collab_routes[];
 extern const size_t api_collab_nroutes;
 extern const struct api_route api_map_routes[];
