@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker/team.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/xalloc.h"
@@ -303,7 +304,9 @@ h_message(struct api_ctx *c)
         .body = json_string_value(json_object_get(c->body, "body")) };
     struct as_result res;
     as_result_init(&res);
-    if (broker_message(c->b, &r, &res)) {
+    bool relayed = false; /* to another daemon's agent */
+    if (team_message_route(c->b, &r, &res, &relayed) ||
+        (!relayed && broker_message(c->b, &r, &res))) {
         api_reply_error(
             c->req, broker_airspace_status(&res), res.code, "%s", res.err.msg);
         as_result_release(&res);

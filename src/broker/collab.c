@@ -6,6 +6,7 @@
  * intent channel.
  */
 #include "broker/internal.h"
+#include "broker/team.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ broker_airspace_status(const struct as_result *res)
         int status;
     } map[] = { { "unknown_agent", 404 }, { "unknown_recipient", 404 },
         { "unknown_intent", 404 }, { "not_held", 404 }, { "refused", 409 },
-        { "held", 409 }, { "stale_token", 409 } };
+        { "held", 409 }, { "stale_token", 409 }, { "store_unreachable", 503 } };
     for (size_t k = 0; res->code && k < sizeof(map) / sizeof(map[0]); k++)
         if (!strcmp(map[k].code, res->code))
             return map[k].status;
@@ -162,12 +163,20 @@ translate(struct broker *b, struct as_events *ev, bool forgetting)
             broker_persist_intent(b, &x->intent);
             break;
         case AS_EV_INTENT_DROPPED:
+            if (team_intent_left(b, x->intent.id)) { /* another daemon's */
+                detector_drop(b, x->intent.id, x->at);
+                break;
+            }
             store_err(b, db_intent_delete(b->db, x->intent.id, &e), &e);
             broker_emit(b, "intent.dropped", x->intent.agent,
                 broker_intent_json(&x->intent));
             detector_drop(b, x->intent.id, x->at);
             break;
         case AS_EV_INTENT_EXPIRED:
+            if (team_intent_left(b, x->intent.id)) {
+                detector_drop(b, x->intent.id, x->at);
+                break;
+            }
             store_err(b, db_intent_delete(b->db, x->intent.id, &e), &e);
             detector_drop(b, x->intent.id, x->at);
             broker_emit(b, "intent.expired", x->intent.agent,

@@ -50,6 +50,15 @@ struct team {
     uint64_t *pair_hash;
     size_t npair_hash;
     json_t *pair_out, *pair_wait;
+    /* intents of the other daemons' agents, in the machine here: their
+     * node, their id there, their id here */
+    struct remote_intent *rin;
+    size_t nrin;
+};
+
+struct remote_intent {
+    char *node;
+    uint64_t rid, lid;
 };
 
 /* One agent's working set as JSON text, by id. */
@@ -199,6 +208,9 @@ team_close(struct broker *b)
     free(t->pair_hash);
     json_decref(t->pair_out);
     json_decref(t->pair_wait);
+    for (size_t k = 0; k < t->nrin; k++)
+        free(t->rin[k].node);
+    free(t->rin);
     if (t->ev)
         event_free(t->ev);
     free(t->airspace);
@@ -298,6 +310,9 @@ team_publish(struct broker *b, const char *json)
 }
 
 static void on_pairs(struct broker *b, json_t *ev);
+static void on_intent(
+    struct broker *b, const char *node, const char *type, json_t *data);
+static void on_message(struct broker *b, const char *node, json_t *ev);
 
 /* An event another daemon published: emitted here too, its data telling
  * where it came from (data.origin: node, id and ts there). */
@@ -321,8 +336,15 @@ on_notice(void *ctx, const char *node, const char *json)
         json_decref(ev);
         return;
     }
+    if (!strcmp(type, "team.message")) { /* to one daemon, not an event */
+        on_message(b, node, ev);
+        json_decref(ev);
+        return;
+    }
     if (!strncmp(type, "lock.", 5) || !strncmp(type, "claim.", 6))
         b->team->locks_stale = true;
+    if (!strncmp(type, "intent.", 7))
+        on_intent(b, node, type, json_object_get(ev, "data"));
     json_t *data = json_object_get(ev, "data");
     data = json_is_object(data) ? json_deep_copy(data) : json_object();
     json_object_set_new(data, "origin",
@@ -892,6 +914,293 @@ on_pairs(struct broker *b, json_t *ev)
         json_array_append(b->team->pair_wait, x);
         b->team->ws_stale = true; /* its agent is there: mirror soon */
     }
+}
+
+/* ---- intents and messages across daemons ---- */
+
+#define TEAM_INTENT_GRACE_MS 2000 /* its daemon's expiry is told first */
+#define TEAM_MESSAGE_MAX 7000     /* a relayed message's JSON, at most */
+
+/* Another daemon's agent as an agent here (id agent@daemon, label the
+ * daemon's node), added when it is not mirrored yet; -1 when an agent of
+ * this daemon has that id. */
+static ssize_t
+remote_agent(struct broker *b, const char *node, const char *agent)
+{
+    char *id = peer_id(node, agent);
+    ssize_t i = broker_find_agent(b, id);
+    if (i >= 0 && !b->meta[i].peer)
+        i = -1;
+    else if (i < 0)
+        i = (ssize_t)broker_add_peer(b, id, NULL, node, NULL);
+    free(id);
+    if (i >= 0) {
+        b->meta[i].last_seen = broker_now();
+        if (b->meta[i].status != BAGENT_ACTIVE)
+            set_status_quiet(b, (size_t)i, BAGENT_ACTIVE, NULL);
+    }
+    return i;
+}
+
+/* What the detector says to another daemon's agent is left out: its own
+ * daemon sees the same intents and tells it. */
+static void
+conflict_msgs_local(struct broker *b, struct conflict_msgs *cm)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < cm->n; k++) {
+        struct conflict_msg *x = &cm->v[k];
+        ssize_t i = x->escalation ? -1 : broker_find_agent(b, x->to);
+        if (i >= 0 && b->meta[i].peer) {
+            free(x->to);
+            free(x->from);
+            free(x->a);
+            free(x->b);
+            free(x->file);
+            free(x->text);
+            continue;
+        }
+        cm->v[n++] = *x;
+    }
+    cm->n = n;
+}
+
+static void
+remote_intent_drop(struct broker *b, size_t k)
+{
+    struct team *t = b->team;
+    uint64_t lid = t->rin[k].lid;
+    const struct as_intent *in = as_intent_find(b->as, lid, INT64_MIN);
+    if (in) {
+        struct as_req q = { .agent = in->agent, .intent_id = lid };
+        struct as_result res;
+        as_result_init(&res);
+        /* the machine's events unused: its daemon stored and told it */
+        as_intent_drop(broker_airspace(b), broker_now(), &q, &res, NULL);
+        as_result_release(&res);
+    }
+    free(t->rin[k].node);
+    t->rin[k] = t->rin[--t->nrin];
+    struct conflict_msgs cm;
+    conflict_msgs_init(&cm);
+    conflicts_intent_drop(b->conflicts, lid, broker_now(), &cm);
+    conflict_msgs_local(b, &cm);
+    broker_conflict_msgs(b, &cm);
+    conflict_msgs_release(&cm);
+    broker_sync_intents(b);
+    broker_rescore(b, SIZE_MAX);
+}
+
+/* Another daemon's intent (its event's data), declared, dropped or
+ * expired there: in the machine here as its agent's (agent@daemon), so
+ * the board, the detector and the intent channel see it; never stored
+ * or announced again by this daemon. */
+static void
+on_intent(struct broker *b, const char *node, const char *type, json_t *data)
+{
+    struct team *t = b->team;
+    json_int_t rid = json_integer_value(json_object_get(data, "id"));
+    const char *agent = json_string_value(json_object_get(data, "agent"));
+    if (!agent || rid <= 0)
+        return;
+    for (size_t k = 0; k < t->nrin; k++)
+        if (t->rin[k].rid == (uint64_t)rid && !strcmp(t->rin[k].node, node)) {
+            remote_intent_drop(b, k); /* gone, or declared again */
+            break;
+        }
+    if (strcmp(type, "intent.declared"))
+        return;
+    json_t *files = json_object_get(data, "files");
+    size_t n = json_array_size(files);
+    if (!n || n > 256)
+        return;
+    const char **v = xcalloc(n, sizeof(*v));
+    for (size_t k = 0; k < n; k++)
+        if (!(v[k] = json_string_value(json_array_get(files, k)))) {
+            free(v);
+            return;
+        }
+    ssize_t i = remote_agent(b, node, agent);
+    if (i < 0) {
+        free(v);
+        return;
+    }
+    json_t *regions = json_object_get(data, "regions");
+    char *rtext =
+        json_is_object(regions) ? json_dumps(regions, JSON_COMPACT) : NULL;
+    json_int_t created = json_integer_value(json_object_get(data, "createdAt"));
+    json_int_t expires = json_integer_value(json_object_get(data, "expiresAt"));
+    int64_t ttl = expires > created ? (int64_t)(expires - created) : 1;
+    if (ttl <= INT64_MAX - TEAM_INTENT_GRACE_MS)
+        ttl += TEAM_INTENT_GRACE_MS;
+    struct as_req r = { .agent = b->ag[i].id,
+        .files = v,
+        .nfiles = n,
+        .regions = rtext,
+        .summary = json_string_value(json_object_get(data, "summary")),
+        .ttl_ms = ttl };
+    struct as_result res;
+    as_result_init(&res);
+    int64_t now = broker_now();
+    int rc = as_intent_declare(broker_airspace(b), now, &r, &res, NULL);
+    free(rtext);
+    free(v);
+    if (rc) {
+        broker_log(
+            b, "team: intent of '%s' from %s: %s", agent, node, res.err.msg);
+        as_result_release(&res);
+        return;
+    }
+    t->rin = xrealloc(t->rin, (t->nrin + 1) * sizeof(*t->rin));
+    t->rin[t->nrin++] =
+        (struct remote_intent){ xstrdup(node), (uint64_t)rid, res.intent_id };
+    const struct as_intent *in = as_intent_find(b->as, res.intent_id, now);
+    as_result_release(&res);
+    struct conflict_msgs cm;
+    conflict_msgs_init(&cm);
+    if (in)
+        broker_conflicts_intent(b, in, &cm);
+    conflict_msgs_local(b, &cm);
+    broker_conflict_msgs(b, &cm);
+    conflict_msgs_release(&cm);
+    broker_sync_intents(b);
+    broker_rescore(b, (size_t)i);
+}
+
+bool
+team_intent_left(struct broker *b, uint64_t id)
+{
+    struct team *t = b->team;
+    for (size_t k = 0; t && k < t->nrin; k++)
+        if (t->rin[k].lid == id) {
+            free(t->rin[k].node);
+            t->rin[k] = t->rin[--t->nrin];
+            return true;
+        }
+    return false;
+}
+
+/* A message another daemon relayed to one of this daemon's agents:
+ * delivered into its inbox, from agent@daemon. */
+static void
+on_message(struct broker *b, const char *node, json_t *ev)
+{
+    struct team *t = b->team;
+    const char *to_node = json_string_value(json_object_get(ev, "node"));
+    const char *to = json_string_value(json_object_get(ev, "to"));
+    const char *from = json_string_value(json_object_get(ev, "from"));
+    if (!to_node || strcmp(to_node, t->node) || !to || !from)
+        return;
+    ssize_t j = local_agent(b, to);
+    ssize_t i = j >= 0 ? remote_agent(b, node, from) : -1;
+    if (i < 0) {
+        broker_log(b,
+            "team: a message from '%s' on %s to '%s': no such agent "
+            "here",
+            from, node, to);
+        return;
+    }
+    struct as_req r = { .agent = b->ag[i].id,
+        .to = b->ag[j].id,
+        .type = json_string_value(json_object_get(ev, "kind")),
+        .body = json_string_value(json_object_get(ev, "body")) };
+    struct as_result res;
+    as_result_init(&res);
+    t->relaying = true; /* announced here, not to the others */
+    if (broker_message(b, &r, &res))
+        broker_log(
+            b, "team: a message from '%s' on %s: %s", from, node, res.err.msg);
+    t->relaying = false;
+    as_result_release(&res);
+}
+
+struct recipient {
+    const char *to;
+    char *node, *agent;
+    size_t n;
+};
+
+static void
+find_recipient(void *ctx, const char *node, const struct db_agent *a)
+{
+    struct recipient *w = ctx;
+    char *pid = peer_id(node, a->id);
+    if (!strcmp(w->to, a->id) || !strcmp(w->to, pid)) {
+        if (!w->n++) {
+            w->node = xstrdup(node);
+            w->agent = xstrdup(a->id);
+        }
+    }
+    free(pid);
+}
+
+int
+team_message_route(
+    struct broker *b, const struct as_req *r, struct as_result *res, bool *sent)
+{
+    struct team *t = b->team;
+    *sent = false;
+    if (!t || !r->to || !strcmp(r->to, "all") || !strcmp(r->to, "supervisor"))
+        return 0;
+    static const char *const types[] = { "info", "question", "claim", "release",
+        "delegate", "handoff", "ack", "block", NULL };
+    bool known = !r->type;
+    for (size_t k = 0; types[k] && !known; k++)
+        known = !strcmp(types[k], r->type);
+    if (!known || !r->body)
+        return 0; /* the machine says what is wrong */
+    struct recipient w = { .to = r->to };
+    ssize_t i = broker_find_agent(b, r->to);
+    if (i >= 0 && !b->meta[i].peer)
+        return 0;
+    for (size_t k = 0; i < 0 && k < b->nagents; k++)
+        if (!b->meta[k].peer && b->ag[k].label &&
+            !strcmp(b->ag[k].label, r->to))
+            return 0; /* a label here */
+    struct as_err e;
+    if (i >= 0) { /* mirrored: agent@daemon, labelled with its node */
+        const char *at = strrchr(r->to, '@');
+        w.node = xstrdup(b->ag[i].label ? b->ag[i].label : "");
+        w.agent = xstrndup(r->to, at ? (size_t)(at - r->to) : strlen(r->to));
+        w.n = 1;
+    } else if (db_peers_load(b->db, find_recipient, &w, &e)) {
+        res->code = "store_unreachable";
+        snprintf(res->err.msg, sizeof(res->err.msg), "%s", e.msg);
+        return AS_EIO;
+    }
+    int rc = 0;
+    if (w.n > 1) {
+        res->code = "bad_field";
+        snprintf(res->err.msg, sizeof(res->err.msg),
+            "'%s' names agents of %zu daemons of the airspace: name one as "
+            "agent@daemon (GET /v1/team)",
+            r->to, w.n);
+        rc = AS_EINVAL;
+    } else if (w.n == 1) {
+        json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type",
+            "team.message", "node", w.node, "to", w.agent, "from", r->agent,
+            "kind", r->type ? r->type : "info", "body", r->body ? r->body : "");
+        char *text = json_dumps(m, JSON_COMPACT);
+        json_decref(m);
+        if (strlen(text) > TEAM_MESSAGE_MAX) {
+            res->code = "bad_field";
+            snprintf(res->err.msg, sizeof(res->err.msg),
+                "a message to another daemon's agent is at most %d bytes",
+                TEAM_MESSAGE_MAX - 200);
+            rc = AS_EINVAL;
+        } else if (db_publish(b->db, text, &e)) {
+            res->code = "store_unreachable";
+            snprintf(res->err.msg, sizeof(res->err.msg), "%s", e.msg);
+            rc = AS_EIO;
+        } else {
+            res->delivered = 1;
+            *sent = true;
+        }
+        free(text);
+    }
+    free(w.node);
+    free(w.agent);
+    return rc;
 }
 
 static void

@@ -16,6 +16,8 @@
 #include "util/error.h"
 
 struct broker;
+struct as_req;
+struct as_result;
 
 /* Open b->db: o.store_url when given, else the file at b->paths.db. A
  * shared store is opened in the airspace o.store_airspace, else the
@@ -54,6 +56,17 @@ bool team_scores_pair(struct broker *b, size_t i, size_t j);
  * next tick, with the others of that tick); that daemon mirrors it into
  * its own pair and advisory. */
 void team_pair_scored(struct broker *b, size_t k, size_t i, size_t j);
+
+/* Intent id (in the machine here) left it: true when it was another
+ * daemon's (declared here from its event), which this daemon neither
+ * stores nor announces; forgotten. */
+bool team_intent_left(struct broker *b, uint64_t id);
+/* A message to another daemon's agent (r->to: its id when no agent or
+ * label here has it, or agent@daemon): relayed to its daemon, which
+ * delivers it (*sent, res->delivered = 1). 0 and !*sent: for this
+ * daemon to deliver; else an error in res (AS_EIO, AS_EINVAL). */
+int team_message_route(struct broker *b, const struct as_req *r,
+    struct as_result *res, bool *sent);
 
 /* now on the database's clock (the offset seen at the last decision). */
 int64_t team_clock(struct broker *b, int64_t now);

@@ -1,0 +1,108 @@
+# t16-team-collab.sh - intents and messages across the daemons of one
+# airspace on a shared PostgreSQL store (docs/team.md): an intent declared
+# on daemon 1 is on daemon 2's board (as alice@<daemon>) within a second
+# and makes a forward conflict with an overlapping intent declared there,
+# each agent told by its own daemon; dropped on daemon 1, it leaves daemon
+# 2; a message from alice (daemon 1) to bob (daemon 2) reaches bob's inbox
+# there, from alice@<daemon>, and bob's answer to that name reaches
+# alice; a recipient no daemon knows is refused. SKIP when the PostgreSQL
+# server programs are not installed.
+. "$(dirname "$0")/lib.sh"
+
+PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
+if ! sh "$PGT" check; then
+    echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
+PIDS=""
+cleanup() {
+    for p in $PIDS; do kill "$p" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    sh "$PGT" stop "$PGD"
+    rm -rf "$PGD" "$TMP"
+}
+trap cleanup EXIT
+URL=$(sh "$PGT" start "$PGD")
+
+git -c init.defaultBranch=main init -q --bare "$TMP/remote.git"
+base_repo "$TMP/seed"
+mkdir -p src
+seq 1 40 | sed 's/^/line /' > src/a.c
+git add -A
+git commit -qm files
+git push -q "$TMP/remote.git" main
+cd "$TMP"
+for k in 1 2; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
+
+. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
+# wait_for K PATH JQ: until daemon K's answer to GET PATH satisfies JQ
+# (at most ~2 s); the last answer in $TMP/body
+wait_for() {
+    n=0
+    until req "$1" GET "$2" && jqt "$TMP/body" "$3"; do
+        n=$((n + 1))
+        [ $n -lt 40 ] || return 1
+        sleep 0.05
+    done
+}
+
+start 1
+start 2
+req 1 POST /v1/agents '{"id":"alice"}'
+req 2 POST /v1/agents '{"id":"bob"}'
+
+t0=$(ms)
+req 1 POST /v1/intents '{"agent":"alice","files":["src/a.c"],"summary":"rework the parser"}'
+check "alice declares an intent on src/a.c on daemon 1" [ "$CODE" = 200 ]
+wait_for 2 /v1/intents '[.intents[] | select((.agent | startswith("alice@")) and .files == ["src/a.c"])] | length == 1'
+t1=$(ms)
+check "daemon 2's board has alice's intent within 1 s ($((t1 - t0)) ms)" \
+    all "jq -e '[.intents[] | select(.agent | startswith(\"alice@\"))] | length == 1' $TMP/body > /dev/null && [ $((t1 - t0)) -lt 1000 ]"
+echo "cross-daemon intent: $((t1 - t0)) ms" >&2
+alice2=$(jq -r '.intents[] | select(.agent | startswith("alice@")) | .agent' "$TMP/body")
+req 1 GET /v1/intents
+check "daemon 1's board has alice's intent once, as hers" \
+    jqt "$TMP/body" '[.intents[].agent] == ["alice"]'
+
+req 2 POST /v1/intents '{"agent":"bob","files":["src/a.c"]}'
+check "bob's overlapping intent on daemon 2 is a forward conflict with $alice2" \
+    jqt "$TMP/body" "[.conflicts[] | select(.shape == \"forward\" and .with == \"$alice2\")] | length == 1"
+wait_for 2 '/v1/agents/bob/inbox?peek=1' '[.messages[] | select(.body | startswith("[conflict]"))] | length >= 1'
+check "bob is told by daemon 2" \
+    jqt "$TMP/body" '[.messages[] | select(.body | startswith("[conflict]") and contains("alice@"))] | length >= 1'
+wait_for 1 '/v1/agents/alice/inbox?peek=1' '[.messages[] | select(.body | startswith("[conflict]"))] | length >= 1'
+check "alice is told by daemon 1 (bob's intent mirrored there)" \
+    jqt "$TMP/body" '[.messages[] | select(.body | startswith("[conflict]") and contains("bob@"))] | length >= 1'
+nconf=$(jq '[.messages[] | select(.body | startswith("[conflict]"))] | length' "$TMP/body")
+check "alice is told once ($nconf), not again through daemon 2" [ "$nconf" = 1 ]
+req 1 GET /v1/intents
+check "daemon 1's board has both intents" \
+    jqt "$TMP/body" '[.intents[].agent | sub("@.*"; "")] | sort == ["alice", "bob"]'
+req 1 GET /v1/team
+check "daemon 1 keeps no row of bob's copy" \
+    jqt "$TMP/body" '[.peers[].agents[].id] == ["bob"]'
+
+id=$(req 1 GET '/v1/intents?agent=alice' && jq -r '.intents[0].id' "$TMP/body")
+req 1 POST "/v1/intents/$id/drop" '{"agent":"alice"}'
+check "alice drops her intent on daemon 1" [ "$CODE" = 200 ]
+wait_for 2 /v1/intents '[.intents[] | select(.agent | startswith("alice@"))] | length == 0'
+check "her intent leaves daemon 2's board" \
+    jqt "$TMP/body" '[.intents[].agent] == ["bob"]'
+
+req 1 POST /v1/messages '{"from":"alice","to":"bob","type":"question","body":"are you on the parser?"}'
+check "alice's message to bob (daemon 2) is accepted on daemon 1" \
+    all "[ $CODE = 200 ] && jq -e '.delivered == 1' $TMP/body > /dev/null"
+wait_for 2 /v1/agents/bob/inbox?peek=1 '[.messages[] | select(.body == "are you on the parser?")] | length == 1'
+check "it reaches bob's inbox on daemon 2, from $alice2" \
+    jqt "$TMP/body" "[.messages[] | select(.body == \"are you on the parser?\" and .from == \"$alice2\" and .type == \"question\")] | length == 1"
+req 2 POST /v1/messages "{\"from\":\"bob\",\"to\":\"$alice2\",\"body\":\"yes\"}"
+check "bob answers $alice2 on daemon 2" [ "$CODE" = 200 ]
+wait_for 1 /v1/agents/alice/inbox?peek=1 '[.messages[] | select(.body == "yes")] | length == 1'
+check "the answer reaches alice's inbox on daemon 1, from bob@..." \
+    jqt "$TMP/body" '[.messages[] | select(.body == "yes" and (.from | startswith("bob@")))] | length == 1'
+req 1 POST /v1/messages '{"from":"alice","to":"nobody","body":"hi"}'
+check "a recipient no daemon knows is refused (404 unknown_recipient)" \
+    all "[ $CODE = 404 ] && jq -e '.error.code == \"unknown_recipient\"' $TMP/body > /dev/null"
+finish
