@@ -52,6 +52,9 @@ struct broker_options {
      * directory; a shared store's airspace (NULL: from the origin URL)
      * and node (NULL: host:common directory) */
     const char *store_url, *store_airspace, *store_node;
+    /* the remote that agents' work in progress is pushed to and fetched
+     * from (docs/team.md); NULL: not shared */
+    const char *store_wip_remote;
 };
 
 void broker_options_init(struct broker_options *o);

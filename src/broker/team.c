@@ -15,6 +15,7 @@
 
 #include "broker/api.h"
 #include "broker/internal.h"
+#include "broker/team_wip.h"
 #include "core/locks.h"
 #include "git/repo.h"
 #include "store/store.h"
@@ -35,6 +36,8 @@ struct team {
     bool locks_stale; /* another daemon changed a lock: reload */
     bool said_down;   /* logged that the store is unreachable */
     bool primed;      /* the first decision was made (store guarded) */
+    /* work in progress shared through git (NULL: not) */
+    struct team_wip *wip;
     /* working sets: published (this daemon's agents, as last sent) and
      * mirrored (the others', as agents here) */
     struct shared_ws *pub, *mir;
@@ -170,6 +173,7 @@ team_open(struct broker *b, struct as_err *e)
     strmap_init(&t->pair_slot);
     t->pair_out = json_array();
     t->pair_wait = json_array();
+    t->wip = team_wip_new(b->o.store_wip_remote, t->node);
     dbo.exclusive = false;
     dbo.airspace = t->airspace;
     dbo.node = t->node;
@@ -202,6 +206,7 @@ team_close(struct broker *b)
     struct as_err e;
     if (b->db && !db_unreachable(b->db)) /* a clean stop: the others forget */
         db_workset_drop(b->db, NULL, &e);
+    team_wip_free(t->wip);
     ws_list_free(t->pub, t->npub);
     ws_list_free(t->mir, t->nmir);
     strmap_release(&t->pair_slot);
@@ -462,7 +467,8 @@ publish_worksets(struct broker *b, int64_t now)
         const struct bagent *m = &b->meta[i];
         if (m->peer)
             continue;
-        char *files = files_json(&b->ag[i]);
+        char *files =
+            team_wip_publish(b, t->wip, i, now, files_json(&b->ag[i]));
         struct shared_ws *w = ws_find(t->pub, t->npub, b->ag[i].id);
         char *text = xasprintf("%s %s", team_status[m->status], files);
         if (!w || strcmp(w->files, text)) {
@@ -566,6 +572,7 @@ mirror_files(struct broker *b, size_t i, const char *files)
         x->weight = 1.0;
     }
     agent_sort(a);
+    team_wip_mirror(b, b->team->wip, i, v);
     json_decref(v);
 }
 
@@ -620,7 +627,8 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
     b->meta[i].last_seen = broker_now();
     if (b->meta[i].status != BAGENT_ACTIVE) /* back */
         set_status_quiet(b, (size_t)i, BAGENT_ACTIVE, NULL);
-    if (!s->files || strcmp(s->files, w->files)) {
+    if (!s->files || strcmp(s->files, w->files) ||
+        team_wip_lost(b, t->wip, (size_t)i, s->files)) {
         free(s->files);
         s->files = xstrdup(w->files);
         mirror_files(b, (size_t)i, w->files);

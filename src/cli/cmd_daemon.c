@@ -124,6 +124,8 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
         o->store_airspace = xstrdup(c.store_airspace);
     if (c.store_node)
         o->store_node = xstrdup(c.store_node);
+    if (c.store_wip_remote)
+        o->store_wip_remote = xstrdup(c.store_wip_remote);
     for (int t = 0; t < CONFIG_NTIMERS; t++)
         if (!given[t] && c.timer[t] >= 0)
             *timer[t] = c.timer[t];
@@ -275,12 +277,14 @@ cmd_serve(int argc, char **argv)
     if (serve_config(&o, given, sets.v, sets.n, &all_sets, &nall, &nfile, &e)) {
         fprintf(stderr, "airspace serve: %s\n", e.msg);
         broker_not_serving(&o, e.msg);
+        free((char *)o.store_wip_remote);
         return CLI_EXIT_USAGE;
     }
     o.set = (const char *const *)all_sets;
     o.nset = nall;
     rc = broker_run(&o, &e);
     free_sets(all_sets, nfile);
+    free((char *)o.store_wip_remote);
     if (rc) {
         fprintf(stderr, "airspace serve: %s\n", e.msg);
         return rc == AS_ECONFLICT ? CLI_EXIT_FAIL

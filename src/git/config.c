@@ -47,6 +47,7 @@ config_release(struct config *c)
     free(c->store_url);
     free(c->store_airspace);
     free(c->store_node);
+    free(c->store_wip_remote);
     for (size_t i = 0; i < c->nrisk; i++) {
         free(c->risk[i].key);
         free(c->risk[i].value);
@@ -197,16 +198,18 @@ read_alerts(struct reader *rd, const git_config_entry *en, const char *rest)
     return 0;
 }
 
-/* store.url: a path, sqlite:PATH or postgres(ql)://...; store.airspace
- * and store.node: names (printable, no spaces, at most 200 bytes). */
+/* store.url: a path, sqlite:PATH or postgres(ql)://...; store.airspace,
+ * store.node and store.wip-remote (a remote's name or URL): names
+ * (printable, no spaces, at most 200 bytes). */
 static int
 read_store(struct reader *rd, const git_config_entry *en, const char *rest)
 {
     const char *v = en->value;
-    char **dst = !strcmp(rest, "url")        ? &rd->c->store_url
-                 : !strcmp(rest, "airspace") ? &rd->c->store_airspace
-                 : !strcmp(rest, "node")     ? &rd->c->store_node
-                                             : NULL;
+    char **dst = !strcmp(rest, "url")          ? &rd->c->store_url
+                 : !strcmp(rest, "airspace")   ? &rd->c->store_airspace
+                 : !strcmp(rest, "node")       ? &rd->c->store_node
+                 : !strcmp(rest, "wip-remote") ? &rd->c->store_wip_remote
+                                               : NULL;
     if (!dst)
         return bad_entry(rd, en, "unknown key (docs/config.md)");
     if (!v || !*v || strlen(v) > (dst == &rd->c->store_url ? 4096 : 200))

@@ -66,8 +66,9 @@ enum config_timer {
 };
 
 struct config {
-    /* [store] url, airspace, node (docs/team.md): NULL when not set */
-    char *store_url, *store_airspace, *store_node;
+    /* [store] url, airspace, node, wip-remote (docs/team.md): NULL when
+     * not set */
+    char *store_url, *store_airspace, *store_node, *store_wip_remote;
     struct config_risk *risk; /* one per key, already checked */
     size_t nrisk;
     int64_t timer[CONFIG_NTIMERS]; /* -1: not set */

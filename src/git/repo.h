@@ -9,7 +9,8 @@
  * capture uncommitted work or to merge speculatively (see workset.h and
  * merge.h) go to an in-memory object store attached to the handle, at the
  * highest priority, and vanish with repo_free(); they are never written to
- * the repository's object directory.
+ * the repository's object directory (except by wip.h, which shares
+ * snapshots with other daemons when configured to).
  *
  * Ownership: repo_open() returns a new handle, free with repo_free(). Strings
  * returned by accessors are borrowed for the life of the handle.

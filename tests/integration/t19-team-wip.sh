@@ -1,0 +1,111 @@
+# t19-team-wip.sh - work in progress shared through git (docs/team.md):
+# two daemons of one airspace on a shared PostgreSQL store, in two clones
+# of one bare remote, each with `store.wip-remote = origin`. alice (a
+# worktree of clone 1) and bob (a worktree of clone 2) change the same
+# line of one file differently, uncommitted: each daemon pushes its
+# agent's snapshot as refs/airspace/wip/<node>/<agent>, the other fetches
+# it, and the speculative merge of the pair across the daemons finds the
+# textual conflict (channel merge 1, a resolution advisory) on both.
+# An unreachable remote is logged; the daemon goes on.
+# SKIP when the PostgreSQL server programs are not installed.
+. "$(dirname "$0")/lib.sh"
+
+PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
+if ! sh "$PGT" check; then
+    echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
+PIDS=""
+cleanup() {
+    for p in $PIDS; do kill "$p" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    sh "$PGT" stop "$PGD"
+    rm -rf "$PGD" "$TMP"
+}
+trap cleanup EXIT
+URL=$(sh "$PGT" start "$PGD")
+
+git -c init.defaultBranch=main init -q --bare "$TMP/remote.git"
+base_repo "$TMP/seed"
+mkdir -p src
+seq 1 40 | sed 's/^/line /' > src/a.c
+git add -A
+git commit -qm files
+git push -q "$TMP/remote.git" main
+cd "$TMP"
+for k in 1 2; do
+    git clone -q "$TMP/remote.git" "$TMP/c$k"
+    mkdir -m 700 "$TMP/c$k/.git/airspace"
+    git config -f "$TMP/c$k/.git/airspace/config" store.wip-remote origin
+done
+git -C "$TMP/c1" worktree add -q -b alice "$TMP/alice" origin/main
+git -C "$TMP/c2" worktree add -q -b bob "$TMP/bob" origin/main
+
+. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
+# pair K: daemon K's alice/bob pair (bob or alice as a copy, name@daemon)
+pair() {
+    req "$1" GET '/v1/advisories?all=1'
+    jq -c '[.advisories[] | select([.a, .b] | map(sub("@.*"; "")) | sort == ["alice", "bob"])][0] // {}
+        | {level, merge: .channels.merge, conflicts: (.mergeConflicts // [])}' "$TMP/body"
+}
+
+start 1
+start 2
+t0=$(ms)
+sed -i 's/^line 15$/alice 15/' "$TMP/alice/src/a.c"
+sed -i 's/^line 15$/bob 15/' "$TMP/bob/src/a.c"
+n=0
+until [ "$(pair 1 | jq .merge)" = 1 ] && [ "$(pair 2 | jq .merge)" = 1 ]; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 100 ] || break
+done
+t1=$(ms)
+p1=$(pair 1)
+p2=$(pair 2)
+check "daemon 1: the pair's merge channel sees the conflict ($p1)" \
+    [ "$(printf '%s' "$p1" | jq .merge)" = 1 ]
+check "daemon 2: the same ($p2)" [ "$(printf '%s' "$p2" | jq .merge)" = 1 ]
+check "a resolution advisory on both" \
+    [ "$(printf '%s' "$p1" | jq -r .level)/$(printf '%s' "$p2" | jq -r .level)" = resolution/resolution ]
+check "the daemon that scored it names the conflicted file" \
+    [ "$(printf '%s\n%s' "$p1" "$p2" | jq -s -c 'map(.conflicts) | add | unique')" = '["src/a.c"]' ]
+echo "cross-daemon merge conflict: $((t1 - t0)) ms" >&2
+
+git -C "$TMP/remote.git" for-each-ref --format='%(refname)' refs/airspace/wip > "$TMP/refs"
+check "the remote has both agents' refs ($(tr '\n' ' ' < "$TMP/refs"))" \
+    all "[ \$(grep -c '^refs/airspace/wip/.*/alice\$' '$TMP/refs') = 1 ] && [ \$(grep -c '^refs/airspace/wip/.*/bob\$' '$TMP/refs') = 1 ]"
+aref=$(grep '/alice$' "$TMP/refs")
+check "alice's ref is a commit on main of her uncommitted file" \
+    all "[ \"\$(git -C '$TMP/remote.git' show '$aref:src/a.c' | sed -n 15p)\" = 'alice 15' ] && [ \"\$(git -C '$TMP/remote.git' rev-parse '$aref^')\" = \"\$(git -C '$TMP/remote.git' rev-parse main)\" ]"
+check "the work trees were not touched" \
+    all "[ -z \"\$(git -C '$TMP/alice' status --porcelain | grep -v '^ M src/a.c')\" ]"
+
+# alice changes her line again: a new snapshot is pushed (at most every
+# 2 s) and the ref moves
+old=$(git -C "$TMP/remote.git" rev-parse "$aref")
+sed -i 's/^alice 15$/alice 15 again/' "$TMP/alice/src/a.c"
+n=0
+until [ "$(git -C "$TMP/remote.git" rev-parse "$aref")" != "$old" ]; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 60 ] || break
+done
+check "alice's ref moved with her work" \
+    [ "$(git -C "$TMP/remote.git" show "$aref:src/a.c" | sed -n 15p)" = "alice 15 again" ]
+
+# the remote out of reach: daemon 2 says so in its log and goes on
+git -C "$TMP/c2" remote set-url origin "$TMP/gone.git"
+sed -i 's/^bob 15$/bob 15 again/' "$TMP/bob/src/a.c"
+n=0
+until grep -q "work in progress of bob not shared" "$TMP/d2.log"; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 60 ] || break
+done
+check "an unreachable remote is logged" grep -q "work in progress of bob not shared" "$TMP/d2.log"
+req 2 GET /v1/status
+check "and daemon 2 still answers" [ "$CODE" = 200 ]
+finish
