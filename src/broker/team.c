@@ -57,6 +57,7 @@ struct team {
      * node, their id there, their id here */
     struct remote_intent *rin;
     size_t nrin;
+    bool intents_read; /* the others' rows were read (once connected) */
 };
 
 struct remote_intent {
@@ -1075,6 +1076,47 @@ on_intent(struct broker *b, const char *node, const char *type, json_t *data)
     broker_rescore(b, (size_t)i);
 }
 
+struct intent_catch {
+    struct broker *b;
+    int64_t now; /* the database's clock */
+};
+
+static void
+catch_intent(void *ctx, const char *node, const struct db_intent *in)
+{
+    struct intent_catch *c = ctx;
+    struct team *t = c->b->team;
+    for (size_t k = 0; k < t->nrin; k++)
+        if (t->rin[k].rid == in->id && !strcmp(t->rin[k].node, node))
+            return; /* known already */
+    json_t *files = in->files ? json_loads(in->files, 0, NULL) : NULL;
+    json_t *regions = in->regions ? json_loads(in->regions, 0, NULL) : NULL;
+    /* created now: the copy lives as long as the original has left */
+    json_t *data = json_pack("{s:I, s:s, s:o, s:o?, s:s?, s:I, s:I}", "id",
+        (json_int_t)in->id, "agent", in->agent ? in->agent : "", "files",
+        files ? files : json_array(), "regions", regions, "summary",
+        in->summary, "createdAt", (json_int_t)c->now, "expiresAt",
+        (json_int_t)in->expires_at);
+    if (data)
+        on_intent(c->b, node, "intent.declared", data);
+    json_decref(data);
+}
+
+/* The intents the other daemons declared before this one heard them
+ * (it started, or the store was away): read from their rows. */
+static void
+catch_up_intents(struct broker *b)
+{
+    struct team *t = b->team;
+    struct intent_catch c = { b, team_clock(b, broker_now()) };
+    struct as_err e;
+    if (db_peer_intents(b->db, c.now, catch_intent, &c, &e)) {
+        broker_log(b, "team: %s", e.msg);
+        return;
+    }
+    t->intents_read = true;
+}
+
 bool
 team_intent_left(struct broker *b, uint64_t id)
 {
@@ -1255,6 +1297,8 @@ team_tick(struct broker *b)
     if (!t->primed) /* from now on the store guards the lock rows */
         t->locks_stale = true;
     poll_events(b);
+    if (!t->intents_read)
+        catch_up_intents(b);
     int64_t now = broker_now();
     publish_worksets(b, now);
     if (now - t->ws_mirrored >= TEAM_MIRROR_MS)
@@ -1276,6 +1320,7 @@ team_reconnected(struct broker *b)
     if (t->said_down)
         broker_log(b, "team: the store is back; catching up");
     t->said_down = false;
+    t->intents_read = false; /* declared meanwhile: not heard */
     struct as_err e;
     bool tx = db_begin(b->db, &e) == 0;
     for (size_t i = 0; i < b->nagents; i++)

@@ -79,6 +79,8 @@ int pg_db_workset_drop(struct pg_db *d, const char *agent, struct as_err *e);
 int pg_db_worksets_seen(struct pg_db *d, struct as_err *e);
 int pg_db_peer_worksets(struct pg_db *d, int64_t fresh_ms, int64_t since,
     db_workset_fn *fn, void *ctx, struct as_err *e);
+int pg_db_peer_intents(struct pg_db *d, int64_t now_ms, db_peer_intent_fn *fn,
+    void *ctx, struct as_err *e);
 int pg_db_publish(struct pg_db *d, const char *json, struct as_err *e);
 int pg_db_events_fd(struct pg_db *d);
 void pg_db_events_poll(struct pg_db *d, db_notice_fn *fn, void *ctx);

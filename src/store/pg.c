@@ -1249,6 +1249,30 @@ pg_db_intents_load(
     return 0;
 }
 
+int
+pg_db_peer_intents(struct pg_db *d, int64_t now_ms, db_peer_intent_fn *fn,
+    void *ctx, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    p_i64(&p, now_ms);
+    PGresult *r = q(d,
+        "SELECT node, id, agent, files, regions, summary, created_at,"
+        " expires_at FROM airspace_intents WHERE airspace = $1"
+        " AND node <> $2 AND expires_at > $3 ORDER BY node, id",
+        &p, PGRES_TUPLES_OK, e, "cannot read the other daemons' intents");
+    if (!r)
+        return AS_EIO;
+    for (int i = 0; i < PQntuples(r); i++) {
+        struct db_intent in = { (uint64_t)ival(r, i, 1), val(r, i, 2),
+            val(r, i, 3), val(r, i, 4), val(r, i, 5), ival(r, i, 6),
+            ival(r, i, 7) };
+        fn(ctx, val(r, i, 0), &in);
+    }
+    PQclear(r);
+    return 0;
+}
+
 /* ---- messages ---- */
 
 int

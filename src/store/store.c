@@ -320,6 +320,13 @@ db_peer_worksets(struct db *d, int64_t fresh_ms, int64_t since,
 }
 
 int
+db_peer_intents(struct db *d, int64_t now_ms, db_peer_intent_fn *fn, void *ctx,
+    struct as_err *e)
+{
+    return d->p ? pg_db_peer_intents(d->p, now_ms, fn, ctx, e) : 0;
+}
+
+int
 db_publish(struct db *d, const char *json, struct as_err *e)
 {
     return d->p ? pg_db_publish(d->p, json, e) : 0;

@@ -274,6 +274,12 @@ typedef void db_workset_fn(
     void *ctx, const char *node, const struct db_workset *w);
 int db_peer_worksets(struct db *d, int64_t fresh_ms, int64_t since,
     db_workset_fn *fn, void *ctx, struct as_err *e);
+/* The other nodes' intents in the airspace not expired at now_ms (their
+ * expires_at), each with its node; shared stores only (else none). */
+typedef void db_peer_intent_fn(
+    void *ctx, const char *node, const struct db_intent *in);
+int db_peer_intents(struct db *d, int64_t now_ms, db_peer_intent_fn *fn,
+    void *ctx, struct as_err *e);
 
 /* Publish an event (its JSON) to every daemon of the airspace (NOTIFY,
  * delivered at commit when within db_begin; an event over 7 900 bytes is

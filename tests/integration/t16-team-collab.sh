@@ -2,10 +2,11 @@
 # airspace on a shared PostgreSQL store (docs/team.md): an intent declared
 # on daemon 1 is on daemon 2's board (as alice@<daemon>) within a second
 # and makes a forward conflict with an overlapping intent declared there,
-# each agent told by its own daemon; dropped on daemon 1, it leaves daemon
-# 2; a message from alice (daemon 1) to bob (daemon 2) reaches bob's inbox
-# there, from alice@<daemon>, and bob's answer to that name reaches
-# alice; a recipient no daemon knows is refused. SKIP when the PostgreSQL
+# each agent told by its own daemon; a daemon started later reads both
+# from the store; dropped on daemon 1, it leaves the others; a message
+# from alice (daemon 1) to bob (daemon 2) reaches bob's inbox there, from
+# alice@<daemon>, and bob's answer to that name reaches alice; a
+# recipient no daemon knows is refused. SKIP when the PostgreSQL
 # server programs are not installed.
 . "$(dirname "$0")/lib.sh"
 
@@ -34,7 +35,7 @@ git add -A
 git commit -qm files
 git push -q "$TMP/remote.git" main
 cd "$TMP"
-for k in 1 2; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
+for k in 1 2 3; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
 
 . "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
 # wait_for K PATH JQ: until daemon K's answer to GET PATH satisfies JQ
@@ -84,12 +85,20 @@ req 1 GET /v1/team
 check "daemon 1 keeps no row of bob's copy" \
     jqt "$TMP/body" '[.peers[].agents[].id] == ["bob"]'
 
+# a daemon that starts now reads the intents declared before it
+start 3
+wait_for 3 /v1/intents '[.intents[].agent | sub("@.*"; "")] | sort == ["alice", "bob"]'
+check "daemon 3, started later, has alice's and bob's intents" \
+    jqt "$TMP/body" '[.intents[].agent | select(contains("@")) | sub("@.*"; "")] | sort == ["alice", "bob"]'
+
 id=$(req 1 GET '/v1/intents?agent=alice' && jq -r '.intents[0].id' "$TMP/body")
 req 1 POST "/v1/intents/$id/drop" '{"agent":"alice"}'
 check "alice drops her intent on daemon 1" [ "$CODE" = 200 ]
 wait_for 2 /v1/intents '[.intents[] | select(.agent | startswith("alice@"))] | length == 0'
 check "her intent leaves daemon 2's board" \
     jqt "$TMP/body" '[.intents[].agent] == ["bob"]'
+wait_for 3 /v1/intents '[.intents[] | select(.agent | startswith("alice@"))] | length == 0'
+check "and daemon 3's" jqt "$TMP/body" '[.intents[].agent | sub("@.*"; "")] == ["bob"]'
 
 req 1 POST /v1/messages '{"from":"alice","to":"bob","type":"question","body":"are you on the parser?"}'
 check "alice's message to bob (daemon 2) is accepted on daemon 1" \

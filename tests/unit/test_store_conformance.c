@@ -295,6 +295,17 @@ out:
 }
 
 static void
+on_peer_intent(void *ctx, const char *node, const struct db_intent *in)
+{
+    struct seen *s = ctx;
+    s->n++;
+    char who[128];
+    snprintf(who, sizeof(who), "%s/%s#%llu", node, in->agent,
+        (unsigned long long)in->id);
+    add_text(s, "=", who, in->files);
+}
+
+static void
 test_intents_messages(void)
 {
     char *air = fresh_name("collab");
@@ -311,6 +322,9 @@ test_intents_messages(void)
     struct seen s = { 0 };
     CHECK_INT(db_intents_load(d, on_intent, &s, &e), 0);
     CHECK_STR(s.text, "b:[\"y.c\"] ");
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_peer_intents(d, 0, on_peer_intent, &s, &e), 0);
+    CHECK_INT(s.n, 0); /* no other daemon's */
     struct db_message m1 = { 1, "old", "x", "old", "note", "one", 1, false };
     struct db_message m2 = { 2, "old", "x", "old", "note", "two", 2, false };
     struct db_message m3 = { 1, "new", "x", "new", "note", "mine", 3, true };
@@ -551,6 +565,23 @@ test_shared(void)
     CHECK_INT(db_workset_drop(d1, NULL, &e), 0);
     memset(&s, 0, sizeof(s));
     CHECK_INT(db_peer_worksets(d2, 60000, 0, on_workset, &s, &e), 0);
+    CHECK_INT(s.n, 0);
+
+    /* intents: the other nodes' live rows, of this airspace */
+    struct db_intent live_in = { 7, "a", "[\"src/a.c\"]", NULL, NULL, now2,
+        now2 + 60000 };
+    struct db_intent dead_in = { 8, "a", "[\"src/b.c\"]", NULL, NULL, 1, 2 };
+    CHECK_INT(db_intent_put(d1, &live_in, &e), 0);
+    CHECK_INT(db_intent_put(d1, &dead_in, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_peer_intents(d2, now2, on_peer_intent, &s, &e), 0);
+    CHECK_STR(s.text, "n1/a#7=[\"src/a.c\"] ");
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_peer_intents(d1, now2, on_peer_intent, &s, &e), 0);
+    CHECK_INT(db_peer_intents(d3, now2, on_peer_intent, &s, &e), 0);
+    CHECK_INT(s.n, 0); /* its own node's; another airspace */
+    CHECK_INT(db_intent_delete(d1, 7, &e), 0);
+    CHECK_INT(db_peer_intents(d2, now2, on_peer_intent, &s, &e), 0);
     CHECK_INT(s.n, 0);
 
     /* events: published by one daemon, read by the other only */
