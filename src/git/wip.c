@@ -109,17 +109,29 @@ copy_tree(git_repository *g, git_odb *src, git_odb *dst, const git_oid *id)
     return rc ? rc : copy_object(src, dst, id);
 }
 
-/* The remote by name, else remote as a URL or path. */
+/* The remote by name (its url), else remote as a URL or path. Read from
+ * the configuration, not with git_remote_lookup(), which leaks a regular
+ * expression's match data on every call in libgit2 1.5 (so does applying
+ * url.<base>.insteadOf, left out). */
 static int
 lookup_remote(
     git_remote **out, git_repository *g, const char *remote, struct as_err *e)
 {
-    if (!git_remote_lookup(out, g, remote))
-        return 0;
+    git_config *cfg = NULL;
+    git_buf url = { 0 };
+    char *key = xasprintf("remote.%s.url", remote);
+    bool named = !git_repository_config_snapshot(&cfg, g) &&
+                 !git_config_get_string_buf(&url, cfg, key);
     git_error_clear();
-    if (!git_remote_create_anonymous(out, g, remote))
-        return 0;
-    return repo_git_errorf(e, "no remote '%s'", remote);
+    git_remote_create_options co = GIT_REMOTE_CREATE_OPTIONS_INIT;
+    co.repository = g;
+    co.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
+               GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+    int rc = git_remote_create_with_opts(out, named ? url.ptr : remote, &co);
+    git_buf_dispose(&url);
+    git_config_free(cfg);
+    free(key);
+    return rc ? repo_git_errorf(e, "no remote '%s'", remote) : 0;
 }
 
 int

@@ -35,7 +35,8 @@ bool wip_have(struct repo *r, const char *hex);
  * Write tree_hex (and every object of it the object directory lacks, from
  * r's in-memory store) into the repository's object directory, a commit of
  * it with parent base_hex (time now_ms) too, point ref at that commit and
- * push ref to remote (a remote's name, else a URL or path). The commit's
+ * push ref to remote (a remote's name, for its remote.<name>.url, else a
+ * URL or path; url.<base>.insteadOf is not applied). The commit's
  * hex id into commit_hex. Returns 0, AS_EINVAL (bad ids or ref), AS_EGIT
  * (a git error, the remote unreachable included: e says which).
  */
