@@ -689,6 +689,13 @@ history_tune_reads(void)
         GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)(1u << 20));
     git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)(384u << 20));
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+    /* A side commit replayed onto the base is written as a tree; libgit2's
+     * strict object creation looks up every entry of it, so a snapshot
+     * lacking a blob neither side changes skipped the merge as
+     * missing_object (git merge-tree does not look either): 30 of jetty's
+     * newest 58 replayable merges, 10 without the check (the rest read the
+     * blob). An object a merge really reads is still checked. */
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
 }
 
 /* What makes a delta's effect on a working set: its status, both sides'
