@@ -1188,15 +1188,6 @@ out:
 }
 
 int
-history_workset(struct repo *r, const char *base_tree, const char *tree,
-    const struct agent *prev, int64_t now_ms, struct history_cache *cache,
-    struct agent *out, struct as_err *e)
-{
-    return history_workset_raw(
-        r, base_tree, tree, prev, now_ms, cache, out, NULL, e);
-}
-
-int
 history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     const struct agent *prev, int64_t now_ms, struct history_cache *cache,
     struct agent *out, struct history_raw *raw, struct as_err *e)

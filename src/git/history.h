@@ -6,7 +6,7 @@
  * P1 and P2 have exactly one merge base B and B..P1, B..P2 both non-empty,
  * and lists each side's commits (B..P, oldest first: topological, then
  * commit time). Other merges are skipped and counted by reason.
- * history_workset() turns "side at commit C" into a working set: the
+ * history_workset_raw() turns "side at commit C" into a working set: the
  * zero-context diff from B's tree to C's tree with rename detection, in base
  * coordinates, built exactly as git/workset.h builds one for a branch.
  *
@@ -104,19 +104,6 @@ int history_collect(struct repo *r, const struct history_options *o,
 void history_release(struct history *h);
 
 /*
- * Fill out (freshly agent_init()ed by the caller, no files) with the
- * working set from tree base_tree to tree tree (hex ids): files sorted, base
- * paths, ranges in base coordinates (a pure insertion after line k is
- * [k, k], 1 at the top). tree_oid becomes tree. A file's changed_at_ms is
- * now_ms unless prev (the same side's previous working set, or NULL) has
- * the file with the same status, line counts and ranges, whose time it
- * keeps. Weights are left for the caller. Returns 0, AS_ENOENT or AS_EGIT.
- */
-int history_workset(struct repo *r, const char *base_tree, const char *tree,
-    const struct agent *prev, int64_t now_ms, struct history_cache *cache,
-    struct agent *out, struct as_err *e);
-
-/*
  * The diff base -> tree that history_workset_raw() made a working set from,
  * before rename detection: one delta per path, in the diff's order.
  */
@@ -136,14 +123,24 @@ struct history_raw {
 void history_raw_init(struct history_raw *r);
 void history_raw_release(struct history_raw *r);
 
-/* history_workset(), also filling raw (released here, and refilled when
- * cache is not NULL). */
+/*
+ * Fill out (freshly agent_init()ed by the caller, no files) with the
+ * working set from tree base_tree to tree tree (hex ids): files sorted, base
+ * paths, ranges in base coordinates (a pure insertion after line k is
+ * [k, k], 1 at the top). tree_oid becomes tree. A file's changed_at_ms is
+ * now_ms unless prev (the same side's previous working set, or NULL) has
+ * the file with the same status, line counts and ranges, whose time it
+ * keeps. Weights are left for the caller. Returns 0, AS_ENOENT or AS_EGIT.
+ *
+ * raw, when not NULL, is released here and refilled (when cache is not
+ * NULL) with the diff's deltas.
+ */
 int history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     const struct agent *prev, int64_t now_ms, struct history_cache *cache,
     struct agent *out, struct history_raw *raw, struct as_err *e);
 
 /*
- * What history_workset() computed for each delta (status, blobs, modes and
+ * What history_workset_raw() computed for each delta (status, blobs, modes and
  * paths on both sides): the walk diffs many trees from one base, and most
  * files' deltas repeat from one commit to the next, so each is diffed once.
  * It also keeps what rename detection made of a diff's deltas other than
