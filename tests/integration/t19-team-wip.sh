@@ -83,6 +83,20 @@ check "alice's ref is a commit on main of her uncommitted file" \
 check "the work trees were not touched" \
     all "[ -z \"\$(git -C '$TMP/alice' status --porcelain | grep -v '^ M src/a.c')\" ]"
 
+# a rescan drops every snapshot tree it does not read again, the other
+# daemon's agent's too: the next mirror pass (2 s) gives it back
+req 1 POST /v1/refresh
+req 2 POST /v1/refresh
+t0=$(ms)
+n=0
+until [ "$(pair 1 | jq .merge)" = 1 ] && [ "$(pair 2 | jq .merge)" = 1 ]; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 60 ] || break
+done
+check "after a rescan on both, the merge channel is back ($(pair 1), $(($(ms) - t0)) ms)" \
+    all "[ $(pair 1 | jq .merge) = 1 ] && [ $(pair 2 | jq .merge) = 1 ]"
+
 # alice changes her line again: a new snapshot is pushed (at most every
 # 2 s) and the ref moves
 old=$(git -C "$TMP/remote.git" rev-parse "$aref")
