@@ -10,31 +10,10 @@
 # SKIP when the PostgreSQL server programs are not installed.
 . "$(dirname "$0")/lib.sh"
 
-PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
-if ! sh "$PGT" check; then
-    echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
-PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
-PIDS=""
-cleanup() {
-    for p in $PIDS; do kill "$p" 2> /dev/null || true; done
-    wait 2> /dev/null || true
-    sh "$PGT" stop "$PGD"
-    rm -rf "$PGD" "$TMP"
-}
-trap cleanup EXIT
-URL=$(sh "$PGT" start "$PGD")
+. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
+team_server
 
-git -c init.defaultBranch=main init -q --bare "$TMP/remote.git"
-base_repo "$TMP/seed"
-mkdir -p src
-seq 1 40 | sed 's/^/line /' > src/a.c
-git add -A
-git commit -qm files
-git push -q "$TMP/remote.git" main
-cd "$TMP"
+team_remote 0
 for k in 1 2; do
     git clone -q "$TMP/remote.git" "$TMP/c$k"
     mkdir -m 700 "$TMP/c$k/.git/airspace"
@@ -43,7 +22,6 @@ done
 git -C "$TMP/c1" worktree add -q -b alice "$TMP/alice" origin/main
 git -C "$TMP/c2" worktree add -q -b bob "$TMP/bob" origin/main
 
-. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
 # pair K: daemon K's alice/bob pair (bob or alice as a copy, name@daemon)
 pair() {
     req "$1" GET '/v1/advisories?all=1'

@@ -13,22 +13,9 @@
 # SKIP when the PostgreSQL server programs are not installed.
 . "$(dirname "$0")/lib.sh"
 
-PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
-if ! sh "$PGT" check; then
-    echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
-PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
-PIDS=""
-cleanup() {
-    for p in $PIDS; do kill -9 "$p" 2> /dev/null || true; done
-    wait 2> /dev/null || true
-    sh "$PGT" stop "$PGD"
-    rm -rf "$PGD" "$TMP"
-}
-trap cleanup EXIT
-URL=$(sh "$PGT" start "$PGD")
+. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
+TEAM_KILL=-9
+team_server
 
 git -c init.defaultBranch=main init -q --bare "$TMP/remote.git"
 base_repo "$TMP/seed"
@@ -39,8 +26,6 @@ git commit -qm files
 git push -q "$TMP/remote.git" main
 cd "$TMP"
 for k in 1 2 3 4 5; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
-
-. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
 
 start 1
 start 2

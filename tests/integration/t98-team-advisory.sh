@@ -10,34 +10,11 @@
 # PostgreSQL server programs are not installed.
 . "$(dirname "$0")/lib.sh"
 
-PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
-if ! sh "$PGT" check; then
-    echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
-PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
-PIDS=""
-cleanup() {
-    for p in $PIDS; do kill "$p" 2> /dev/null || true; done
-    wait 2> /dev/null || true
-    sh "$PGT" stop "$PGD"
-    rm -rf "$PGD" "$TMP"
-}
-trap cleanup EXIT
-URL=$(sh "$PGT" start "$PGD")
-
-git -c init.defaultBranch=main init -q --bare "$TMP/remote.git"
-base_repo "$TMP/seed"
-mkdir -p src
-seq 1 40 | sed 's/^/line /' > src/a.c
-git add -A
-git commit -qm files
-git push -q "$TMP/remote.git" main
-cd "$TMP"
-for k in 1 2 3; do git clone -q "$TMP/remote.git" "$TMP/c$k"; done
-
 . "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
+team_server
+
+team_remote 3
+
 # pair_on K X Y: daemon K's advisory level for X and Y (or their copies,
 # X@daemon), "none" when there is none
 pair_on() {

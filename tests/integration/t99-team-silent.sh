@@ -8,22 +8,9 @@
 # server programs are not installed.
 . "$(dirname "$0")/lib.sh"
 
-PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
-if ! sh "$PGT" check; then
-    echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
-PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
-PIDS=""
-cleanup() {
-    for p in $PIDS; do kill "$p" 2> /dev/null || true; done
-    wait 2> /dev/null || true
-    sh "$PGT" stop "$PGD"
-    rm -rf "$PGD" "$TMP"
-}
-trap cleanup EXIT
-SOCKURL=$(sh "$PGT" start "$PGD")
+. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
+team_server
+SOCKURL=$URL
 python3 "$AIRSPACE_SOURCE_DIR/tests/pg/stallproxy.py" "$PGD/.s.PGSQL.5432" "$TMP/port" &
 PROXY=$!
 PIDS="$PIDS $PROXY"
@@ -47,7 +34,6 @@ git push -q "$TMP/remote.git" main
 cd "$TMP"
 git clone -q "$TMP/remote.git" "$TMP/c1"
 
-. "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
 start 1
 req 1 POST /v1/agents '{"id":"alice"}'
 req 1 POST /v1/locks '{"agent":"alice","pattern":"src/a.c","ttlMs":600000}'

@@ -1,7 +1,48 @@
-# team.sh - helpers of the team-store tests (t97, t98), sourced after
-# tests/integration/lib.sh with TMP (clones c1..cN in it), URL (the shared
-# store) and AIRSPACE_BIN set. start K (clone K's daemon, its pid in PK),
+# team.sh - helpers of the team-store tests (t16, t19, t97, t98, t99),
+# sourced after tests/integration/lib.sh (TMP, AIRSPACE_BIN set):
+# team_server (a real PostgreSQL server, or SKIP), team_remote N (a bare
+# remote and N clones of it), start K (clone K's daemon, its pid in PK),
 # req K METHOD PATH [JSON], ms, all CMD.
+
+# team_server: exit 0 with SKIP when the PostgreSQL server programs are
+# missing; else a fresh server (initdb) in PGD, its URL in URL, and an exit
+# trap that stops the daemons in PIDS (kill $TEAM_KILL, e.g. -9), the server
+# and removes TMP.
+team_server() {
+    PGT="${AIRSPACE_SOURCE_DIR:?}/tests/pg/pgtemp.sh"
+    if ! sh "$PGT" check; then
+        echo "SKIP: no PostgreSQL server programs (scripts/setup.sh installs postgresql)"
+        echo "0 passed, 0 failed"
+        exit 0
+    fi
+    PGD=$(mktemp -d /tmp/airspace-pg.XXXXXX)
+    PIDS=""
+    trap team_cleanup EXIT
+    URL=$(sh "$PGT" start "$PGD")
+}
+team_cleanup() {
+    for p in $PIDS; do kill ${TEAM_KILL:-} "$p" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    sh "$PGT" stop "$PGD"
+    rm -rf "$PGD" "$TMP"
+}
+# team_remote N: a bare remote $TMP/remote.git whose main holds src/a.c
+# (40 lines "line K"), and its clones $TMP/c1..cN; the cwd is then TMP.
+team_remote() {
+    git -c init.defaultBranch=main init -q --bare "$TMP/remote.git"
+    base_repo "$TMP/seed"
+    mkdir -p src
+    seq 1 40 | sed 's/^/line /' > src/a.c
+    git add -A
+    git commit -qm files
+    git push -q "$TMP/remote.git" main
+    cd "$TMP"
+    k=1
+    while [ "$k" -le "$1" ]; do
+        git clone -q "$TMP/remote.git" "$TMP/c$k"
+        k=$((k + 1))
+    done
+}
 
 # start K: the daemon of clone K on the shared store
 start() {
