@@ -345,7 +345,9 @@ broker_message(struct broker *b, const struct as_req *r, struct as_result *res)
     while (sent && ev.v[sent - 1].kind == AS_EV_MESSAGE_SENT)
         sent--;
     struct as_events head = { ev.v, sent, sent };
-    struct as_events tail = { ev.v + sent, ev.n - sent, ev.n - sent };
+    /* no event at all (a refused message): ev.v is NULL */
+    struct as_events tail = { ev.v ? ev.v + sent : NULL, ev.n - sent,
+        ev.n - sent };
     broker_airspace_events(b, &head);
     if (tx && db_commit(b->db, &te))
         broker_log(b, "store: %s", te.msg);
