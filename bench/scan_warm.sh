@@ -9,13 +9,14 @@
 #   bench/scan_warm.sh [RUNS] [BASE] [NEW] [DIR]
 #
 # RUNS: timed runs per binary and size (default 7). BASE, NEW: the two
-# airspace binaries (default build/h2-base/airspace, build/release/airspace);
+# airspace binaries (default build/base/airspace, a build of the previous
+# commit, and build/release/airspace);
 # NEW's directory holds the bench_scan that writes the agents. DIR: the tree
 # (default /usr/include). Results: bench/RESULTS-speed.md.
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${1:-7}
-BASE=${2:-build/h2-base/airspace}
+BASE=${2:-build/base/airspace}
 NEW=${3:-build/release/airspace}
 DIR=${4:-/usr/include}
 for b in "$BASE" "$NEW"; do
