@@ -37,6 +37,10 @@ import glob
 import json
 import math
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loho import auc  # noqa: E402  the Mann-Whitney AUC, ties one half
 
 TAU_TA = 0.35
 CHANNELS = ["overlap", "merge", "dependency", "symbol", "intent", "context",
@@ -51,26 +55,6 @@ GRID = {
     "tree": [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
 }
 ORDER = ["sympy", "ember.js", "apollo-client", "jetty", "duckdb", "amethyst"]
-
-
-def auc(score, label):
-    """Mann-Whitney AUC, ties one half (metrics_auc)."""
-    pairs = sorted(zip(score, label))
-    npos = sum(label)
-    nneg = len(label) - npos
-    if not npos or not nneg:
-        return float("nan")
-    rank_sum = 0.0
-    i = 0
-    n = len(pairs)
-    while i < n:
-        j = i
-        while j < n and pairs[j][0] == pairs[i][0]:
-            j += 1
-        avg = (i + 1 + j) / 2.0
-        rank_sum += avg * sum(1 for k in range(i, j) if pairs[k][1])
-        i = j
-    return (rank_sum - npos * (npos + 1) / 2.0) / (npos * nneg)
 
 
 def run_weights(out, name):
