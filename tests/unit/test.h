@@ -12,6 +12,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int test_passed, test_failed, test_case_failed;
 static const char *test_case_name = "";
@@ -81,6 +83,19 @@ static const char *test_case_name = "";
         else                                                                   \
             test_passed++;                                                     \
     } while (0)
+
+/* rm -rf p, without a shell: a fixture's cleanup. 0 or -1. */
+static inline int
+test_rm_rf(const char *p)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("rm", "rm", "-rf", p, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    return pid > 0 && waitpid(pid, &status, 0) == pid ? 0 : -1;
+}
 
 static inline int
 test_done(void)

@@ -487,18 +487,6 @@ test_repograph(void)
     free(snap);
 }
 
-static int
-rm_rf(const char *p)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        execlp("rm", "rm", "-rf", p, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    return pid > 0 && waitpid(pid, &status, 0) == pid ? 0 : -1;
-}
-
 int
 main(void)
 {
@@ -509,6 +497,6 @@ main(void)
     TEST_RUN("copy on change", test_copy_on_change);
     TEST_RUN("damaged files", test_damaged);
     TEST_RUN("through repograph", test_repograph);
-    rm_rf(root);
+    test_rm_rf(root);
     return test_done();
 }

@@ -443,19 +443,6 @@ test_sha1(void)
     CHECK_STR(hex, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
 }
 
-static int
-rm_rf(const char *p)
-{
-    /* fixture cleanup without a shell */
-    pid_t pid = fork();
-    if (pid == 0) {
-        execlp("rm", "rm", "-rf", p, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    return pid > 0 && waitpid(pid, &status, 0) == pid ? 0 : -1;
-}
-
 int
 main(void)
 {
@@ -475,6 +462,6 @@ main(void)
     TEST_RUN("incremental update", test_update);
     TEST_RUN("scan dir", test_scan_dir);
     repograph_scan_dir_free(files, nfiles);
-    rm_rf(root);
+    test_rm_rf(root);
     return test_done();
 }
