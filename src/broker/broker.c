@@ -43,6 +43,7 @@
 #include "git/worktree.h"
 #include "util/file.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 static void broker_release_agent_locks(struct broker *b, size_t i);
@@ -71,9 +72,7 @@ broker_options_init(struct broker_options *o)
 int64_t
 broker_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return clock_wall_ms();
 }
 
 /* One line of the log: the UTC time to the millisecond, then the text. */

@@ -28,6 +28,7 @@
 #include "lang/repograph.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 #define SCAN_MAX_SETS 64
@@ -93,14 +94,6 @@ usage_error(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nTry 'airspace scan --help'.\n");
     return CLI_EXIT_USAGE;
-}
-
-static int64_t
-wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static double
@@ -611,7 +604,7 @@ cmd_scan(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o, &r.cfg);
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
-    r.now_ms = o.now_ms ? o.now_ms : wall_ms();
+    r.now_ms = o.now_ms ? o.now_ms : clock_wall_ms();
     o.progress = o.progress_flag || (!o.json && isatty(STDERR_FILENO));
     if (!o.no_graph) {
         struct as_err ae;

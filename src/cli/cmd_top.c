@@ -34,6 +34,7 @@
 #include "cli/event_text.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 #define TOP_EVENTS_MAX 200   /* event lines kept for the screen */
@@ -81,14 +82,6 @@ mono_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -335,7 +328,7 @@ top_retry(struct top *t)
         return;
     }
     if (!t->gone)
-        t->gone_since = wall_ms();
+        t->gone_since = clock_wall_ms();
     t->gone = true;
     t->retry_at = mono_ms() + TOP_RETRY_MS;
 }
@@ -511,7 +504,7 @@ draw_title(struct top *t)
     json_t *ix = json_object_get(st, "index");
     if (t->gone) {
         char when[32];
-        duration(when, sizeof(when), wall_ms() - t->gone_since);
+        duration(when, sizeof(when), clock_wall_ms() - t->gone_since);
         strbuf_addf(&sb,
             "daemon gone, retrying (for %s; showing what it "
             "said last)",
@@ -667,7 +660,7 @@ draw_locks(struct top *t, int y, int rows)
     x = cell(y, x, 8, hd, "EXPIRES");
     cell(y, x, COLS - x, hd, "REASON");
     hidden(y++, n, rows);
-    int64_t now = wall_ms();
+    int64_t now = clock_wall_ms();
     for (size_t i = 0; i < n && (int)i < rows - 1; i++, y++) {
         json_t *l = json_array_get(list, i);
         char kind[32], left[32];
@@ -713,7 +706,7 @@ draw_escalations(struct top *t, int y, int rows)
         "WAITING FOR A HUMAN (%zu; 'airspace inbox --agent supervisor')", n);
     cell(y, 0, COLS, hd, head);
     hidden(y++, n, rows);
-    int64_t now = wall_ms();
+    int64_t now = clock_wall_ms();
     for (size_t i = 0; i < n && (int)i < rows - 1; i++, y++) {
         json_t *e = json_array_get(list, i);
         char age[32];
@@ -738,7 +731,7 @@ draw_alerts(struct top *t, int y, int rows)
     snprintf(head, sizeof(head), "ALERTS (%zu; 'airspace alerts')", n);
     cell(y, 0, COLS, BOLD | attr_of(t, PAIR_RED, 0), head);
     hidden(y++, n, rows);
-    int64_t now = wall_ms();
+    int64_t now = clock_wall_ms();
     for (size_t i = 0; i < n && (int)i < rows - 1; i++, y++) {
         json_t *a = json_array_get(list, i);
         char age[32];

@@ -33,6 +33,7 @@
 #include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 /* ---- run-agent: one agent's supervisor ---- */
@@ -60,14 +61,6 @@ struct sup {
     int64_t reported_at;
 };
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Write the state file and tell the daemon (best effort). */
 static void
 report(struct sup *s, const char *state, const char *why)
@@ -84,7 +77,7 @@ report(struct sup *s, const char *state, const char *why)
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "name",
         s->a->name, "state", s->state, "restarts", (json_int_t)s->restarts,
         "pid", (json_int_t)getpid(), "pgid", (json_int_t)s->child, "at",
-        (json_int_t)now_ms(), "lane", fleet_lanes_json(s->a));
+        (json_int_t)clock_wall_ms(), "lane", fleet_lanes_json(s->a));
     if (s->why)
         json_object_set_new(o, "why", json_string(s->why));
     char *text = json_dumps(o, JSON_COMPACT);
@@ -131,7 +124,7 @@ report(struct sup *s, const char *state, const char *why)
         if (reply)
             json_decref(reply);
     }
-    s->reported_at = now_ms();
+    s->reported_at = clock_wall_ms();
 }
 
 /* Sleep ms, in small steps, until stopped. */
@@ -164,7 +157,7 @@ take_slot(struct sup *s)
             queued = true;
         }
         nap(200);
-        if (now_ms() - s->reported_at > 5000)
+        if (clock_wall_ms() - s->reported_at > 5000)
             report(s, NULL, NULL);
     }
     return -1;
@@ -252,7 +245,7 @@ run_once(struct sup *s, bool tty)
             break;
         }
         nap(100);
-        if (now_ms() - s->reported_at > 5000)
+        if (clock_wall_ms() - s->reported_at > 5000)
             report(s, NULL, NULL);
     }
     /* anything it left in its group goes with it */
@@ -299,14 +292,14 @@ fleet_run_agent(int argc, char **argv)
         int slot = take_slot(&s);
         if (slot < 0)
             break;
-        int64_t started = now_ms();
+        int64_t started = clock_wall_ms();
         int st = run_once(&s, tty);
         close(slot);
         if (stop_sig)
             break;
         /* a run of a minute or more was no crash loop: the count starts
          * again */
-        if (now_ms() - started >= FLEET_STABLE_MS)
+        if (clock_wall_ms() - started >= FLEET_STABLE_MS)
             s.restarts = 0;
         if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
             report(&s, "exited", "exit 0");
@@ -325,7 +318,7 @@ fleet_run_agent(int argc, char **argv)
              * it (a restarted daemon too) */
             while (!stop_sig) {
                 nap(1000);
-                if (now_ms() - s.reported_at > 5000)
+                if (clock_wall_ms() - s.reported_at > 5000)
                     report(&s, NULL, NULL);
             }
             break;

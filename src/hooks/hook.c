@@ -46,6 +46,7 @@
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 #define HOOK_INPUT_MAX (4u << 20)
@@ -551,14 +552,6 @@ cap_lines(char *t)
     return t;
 }
 
-int64_t
-hook_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Whether to send the crew update text now: always when forced (session
  * start, compaction); otherwise only when it differs from the last one
@@ -582,7 +575,7 @@ crew_due(struct hook *h, const char *text, bool force)
             old = 0;
         free(buf);
     }
-    int64_t now = hook_now_ms();
+    int64_t now = clock_wall_ms();
     bool due = force || (old != hash && now - at >= 2000);
     if (due) {
         /* a forced send does not start the debounce of the next change */

@@ -39,9 +39,6 @@ json_t *hook_call(struct hook *h, struct api_req r);
  * for the model, either NULL; the note goes with it. */
 void hook_emit(struct hook *h, const char *deny, const char *context);
 
-/* Milliseconds since the epoch. */
-int64_t hook_now_ms(void);
-
 /* A string member of o, or dflt. */
 const char *hook_str_or(json_t *o, const char *key, const char *dflt);
 

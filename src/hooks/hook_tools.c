@@ -25,6 +25,7 @@
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 #include "util/banned.h"
 
 /*
@@ -427,7 +428,7 @@ done_lately(
         at = atoll(buf);
         free(buf);
     }
-    int64_t now = hook_now_ms();
+    int64_t now = clock_wall_ms();
     bool lately = at && now - at < APPROACH_TELL_MS;
     if (!lately) {
         char line[32];
