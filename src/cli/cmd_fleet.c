@@ -50,6 +50,7 @@
 #include "client/client.h"
 #include "cli/dcli.h"
 #include "cli/fleet_int.h"
+#include "cli/opts.h"
 #include "git/fleet.h"
 #include "git/repo.h"
 #include "git/worktree.h"
@@ -221,20 +222,13 @@ fleet_lanes_json(const struct fleet_agent *a)
 
 /* ---- up ---- */
 
+/* The options of up, status and down: --json. */
 static bool
 opt_json(int argc, char **argv, const char *cmd, int *rc)
 {
     bool json = false;
-    *rc = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            *rc = -1;
-        } else
-            *rc = dcli_usage(cmd, "unexpected argument '%s'", argv[i]);
-    }
+    const struct opt table[] = { OPT_JSON(&json), OPT_TABLE_END };
+    *rc = opts_parse(argc, argv, table, cmd, usage, OPTS_NO_OPERANDS);
     return json;
 }
 
@@ -768,14 +762,12 @@ fleet_down(int argc, char **argv)
 static int
 fleet_attach(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage, stdout);
-        return CLI_EXIT_OK;
-    }
-    if (argc > 1)
-        return dcli_usage("fleet attach", "unexpected argument '%s'", argv[1]);
+    const struct opt none[] = { OPT_TABLE_END };
+    int rc =
+        opts_parse(argc, argv, none, "fleet attach", usage, OPTS_NO_OPERANDS);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
     struct fctx x;
-    int rc;
     if ((rc = fctx_open(&x, "fleet attach"))) {
         fctx_release(&x);
         return rc;
@@ -800,27 +792,29 @@ fleet_attach(int argc, char **argv)
     return CLI_EXIT_ERROR;
 }
 
+/* run-agent NAME: the supervisor (fleet_sup.c). */
+static int
+fleet_run(int argc, char **argv)
+{
+    const struct opt none[] = { OPT_TABLE_END };
+    int rc = opts_parse(argc, argv, none, "fleet run-agent", usage, 0);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (optind + 1 != argc)
+        return dcli_usage("fleet run-agent", "expected the agent's NAME");
+    return fleet_run_agent(argv[optind]);
+}
+
 int
 cmd_fleet(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(usage, stderr);
-        return CLI_EXIT_USAGE;
-    }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-        fputs(usage, stdout);
-        return CLI_EXIT_OK;
-    }
-    if (!strcmp(sub, "up"))
-        return fleet_up(argc - 1, argv + 1);
-    if (!strcmp(sub, "down"))
-        return fleet_down(argc - 1, argv + 1);
-    if (!strcmp(sub, "status"))
-        return fleet_status(argc - 1, argv + 1);
-    if (!strcmp(sub, "attach"))
-        return fleet_attach(argc - 1, argv + 1);
-    if (!strcmp(sub, "run-agent"))
-        return fleet_run_agent(argc - 1, argv + 1);
-    return dcli_usage("fleet", "unknown subcommand '%s'", sub);
+    static const struct opt_sub subs[] = {
+        { "up", fleet_up },
+        { "down", fleet_down },
+        { "status", fleet_status },
+        { "attach", fleet_attach },
+        { "run-agent", fleet_run },
+        { NULL, NULL },
+    };
+    return opts_dispatch(argc, argv, subs, "fleet", usage);
 }

@@ -18,7 +18,9 @@
 
 #include "cli/cli.h"
 #include "client/client.h"
+#include "cli/dcli.h"
 #include "cli/init_config.h"
+#include "cli/opts.h"
 #include "client/session.h"
 #include "git/init_git.h"
 #include "util/file.h"
@@ -759,69 +761,39 @@ static const char usage[] =
 int
 cmd_init(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "claude-code", no_argument, NULL, 'c' },
-        { "codex", no_argument, NULL, 'x' },
-        { "gemini", no_argument, NULL, 'g' },
-        { "all", no_argument, NULL, 'a' },
-        { "dry-run", no_argument, NULL, 'n' },
-        { "remove", no_argument, NULL, 'R' },
-        { "git-hook", required_argument, NULL, 'H' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     struct opts o;
     memset(&o, 0, sizeof(o));
     const char *hook = NULL;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            o.clients[INIT_CLAUDE_CODE] = true;
-            break;
-        case 'x':
-            o.clients[INIT_CODEX] = true;
-            break;
-        case 'g':
-            o.clients[INIT_GEMINI] = true;
-            break;
-        case 'a':
-            o.clients[0] = o.clients[1] = o.clients[2] = true;
-            break;
-        case 'n':
-            o.dry_run = true;
-            break;
-        case 'R':
-            o.remove = true;
-            break;
-        case 'H':
-            hook = optarg;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            fprintf(stderr, "airspace init: unknown option '%s'\n%s",
-                argv[optind - 1], usage);
-            return CLI_EXIT_USAGE;
-        }
-    }
+    bool all = false;
+    const struct opt table[] = {
+        { .name = "claude-code",
+            .kind = OPT_FLAG,
+            .target = &o.clients[INIT_CLAUDE_CODE] },
+        { .name = "codex", .kind = OPT_FLAG, .target = &o.clients[INIT_CODEX] },
+        { .name = "gemini",
+            .kind = OPT_FLAG,
+            .target = &o.clients[INIT_GEMINI] },
+        { .name = "all", .kind = OPT_FLAG, .target = &all },
+        { .name = "dry-run", .kind = OPT_FLAG, .target = &o.dry_run },
+        { .name = "remove", .kind = OPT_FLAG, .target = &o.remove },
+        { .name = "git-hook", .kind = OPT_STRING, .target = &hook },
+        OPT_TABLE_END,
+    };
+    int rc = opts_parse(argc, argv, table, "init", usage, 0);
+    if (rc)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (all)
+        o.clients[0] = o.clients[1] = o.clients[2] = true;
     if (hook)
         return git_hook(hook);
-    if (optind < argc) {
-        fprintf(
-            stderr, "airspace init: unexpected '%s'\n%s", argv[optind], usage);
-        return CLI_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return dcli_usage("init", "unexpected argument '%s'", argv[optind]);
     struct init_git g;
     struct as_err e;
     if (init_git_resolve(&g, &e)) {
         fprintf(stderr, "airspace init: %s\n", e.msg);
         return CLI_EXIT_USAGE;
     }
-    int rc;
     if (o.remove) {
         rc = uninstall(&o, &g);
     } else {

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "mcp/mcp_server.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -115,38 +115,15 @@ answer(struct mcp_server *s, const char *line, size_t len, bool oversized)
 int
 cmd_mcp(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "agent", required_argument, NULL, 'a' },
-        { "repo", required_argument, NULL, 'r' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const char *agent = getenv("AIRSPACE_AGENT"), *repo = ".";
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-            agent = optarg;
-            break;
-        case 'r':
-            repo = optarg;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            fprintf(stderr, "airspace mcp: unknown option '%s'\n%s",
-                argv[optind - 1], usage);
-            return CLI_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(
-            stderr, "airspace mcp: unexpected '%s'\n%s", argv[optind], usage);
-        return CLI_EXIT_USAGE;
-    }
+    const struct opt table[] = {
+        OPT_AGENT(&agent, NULL),
+        OPT_REPO(&repo),
+        OPT_TABLE_END,
+    };
+    int prc = opts_parse(argc, argv, table, "mcp", usage, OPTS_NO_OPERANDS);
+    if (prc)
+        return prc < 0 ? CLI_EXIT_OK : prc;
     signal(SIGPIPE, SIG_IGN);
     if (catch_leave_signals() < 0) {
         fprintf(stderr, "airspace mcp: cannot catch signals: %s\n",

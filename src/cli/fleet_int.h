@@ -36,7 +36,7 @@ char *fctx_state_path(const struct fctx *x, const char *name);
 /* Agent a's lane as a JSON array of its patterns (new reference). */
 json_t *fleet_lanes_json(const struct fleet_agent *a);
 
-/* `fleet run-agent NAME`: the supervisor of one agent, in its window. */
-int fleet_run_agent(int argc, char **argv);
+/* `fleet run-agent NAME`: the supervisor of agent name, in its window. */
+int fleet_run_agent(const char *name);
 
 #endif

@@ -24,7 +24,6 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "cli/dcli.h"
 #include "cli/fleet_int.h"
 #include "client/client.h"
 #include "git/fleet.h"
@@ -257,20 +256,18 @@ run_once(struct sup *s, bool tty)
 }
 
 int
-fleet_run_agent(int argc, char **argv)
+fleet_run_agent(const char *name)
 {
-    if (argc != 2)
-        return dcli_usage("fleet run-agent", "expected the agent's NAME");
     struct fctx x;
     int rc;
     if ((rc = fctx_open(&x, "fleet run-agent"))) {
         fctx_release(&x);
         return rc;
     }
-    const struct fleet_agent *a = fleet_find(&x.f, argv[1]);
+    const struct fleet_agent *a = fleet_find(&x.f, name);
     if (!a) {
-        fprintf(stderr, "airspace fleet run-agent: no agent '%s' in %s\n",
-            argv[1], x.fleet_path);
+        fprintf(stderr, "airspace fleet run-agent: no agent '%s' in %s\n", name,
+            x.fleet_path);
         fctx_release(&x);
         return CLI_EXIT_USAGE;
     }

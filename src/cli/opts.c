@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/dcli.h"
+#include "util/exitcode.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -113,9 +114,30 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
             break;
         }
     }
+    if (!rc && (flags & OPTS_NO_OPERANDS) && optind < argc)
+        rc = dcli_usage(cmd, "unexpected argument '%s'", argv[optind]);
     free(lo);
     free(shorts);
     return rc;
+}
+
+int
+opts_dispatch(int argc, char **argv, const struct opt_sub *subs,
+    const char *cmd, const char *usage)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+        fputs(usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    for (; subs->name; subs++)
+        if (!strcmp(sub, subs->name))
+            return subs->run(argc - 1, argv + 1);
+    return dcli_usage(cmd, "unknown subcommand '%s'", sub);
 }
 
 void

@@ -3,6 +3,8 @@
  * with its kind and where its value goes, parsed with getopt_long. The
  * options most commands share are declared once (OPT_REPO, OPT_JSON,
  * OPT_NO_START, OPT_AGENT); -h and --help print the command's usage.
+ * A command with subcommands (fleet up|down|...) picks one by name with
+ * opts_dispatch.
  *
  * Errors are printed as every command prints them (dcli_usage): "airspace
  * CMD: unknown or incomplete option '--x'" and the help hint, exit 2.
@@ -65,8 +67,9 @@ struct opt {
     }
 
 enum {
-    OPTS_IN_ORDER = 1, /* stop at the first operand (getopt's "+") */
-    OPTS_UNKNOWN = 2,  /* say "unknown option", as alerts always has */
+    OPTS_IN_ORDER = 1,    /* stop at the first operand (getopt's "+") */
+    OPTS_UNKNOWN = 2,     /* say "unknown option", as alerts always has */
+    OPTS_NO_OPERANDS = 4, /* an operand is "unexpected argument 'x'" */
 };
 
 /*
@@ -77,6 +80,21 @@ enum {
  */
 int opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     const char *usage, unsigned flags);
+
+/* A subcommand: its name and what runs it (argv[0] is the name). */
+struct opt_sub {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+
+/*
+ * Run the subcommand argv[1] names in subs (ended by a NULL name) with
+ * argv[1..]: none prints usage on stderr (exit 2); -h, --help and "help"
+ * print it on stdout (exit 0); any other is "unknown subcommand 'x'" and
+ * the help hint (exit 2).
+ */
+int opts_dispatch(int argc, char **argv, const struct opt_sub *subs,
+    const char *cmd, const char *usage);
 
 /*
  * Keep in table (ended by OPT_TABLE_END) only the options named in names,

@@ -28,6 +28,17 @@ new_repo "$F"
 git -C "$F" commit -q --allow-empty -m base
 cd "$F"
 before=$(snapshot "$F")
+# a bad option: one line naming it and the hint, exit 2, nothing written
+rc=0
+as init --all --bogus > "$TMP/bad.out" 2> "$TMP/bad.err" || rc=$?
+check "bad option: exit 2" [ "$rc" = 2 ]
+check "bad option: named, then the hint, nothing else" [ "$(cat "$TMP/bad.err")" = \
+    "$(printf "airspace init: unknown or incomplete option '--bogus'\nTry 'airspace init --help'.")" ]
+check "bad option: nothing written" [ "$(snapshot "$F")" = "$before" -a ! -s "$TMP/bad.out" ]
+rc=0
+as init stray 2> "$TMP/bad.err" || rc=$?
+check "an operand: exit 2" [ "$rc" = 2 ]
+check "an operand: named" grep -qx "airspace init: unexpected argument 'stray'" "$TMP/bad.err"
 as init --all --dry-run > "$TMP/dry.out"
 check "dry run lists the changes" grep -q "create .claude/settings.json" "$TMP/dry.out"
 check "dry run writes nothing" [ "$(snapshot "$F")" = "$before" ]
