@@ -123,7 +123,7 @@ check_value(json_t *schema, json_t *v, const char *name, struct strbuf *err)
     return true;
 }
 
-typedef json_t *tool_fn(struct mcp_session *s, json_t *args);
+typedef json_t *tool_fn(struct mcp_session *s, const char *self, json_t *args);
 
 #define PATTERNS                                                               \
     "\"patterns\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":64,"         \
@@ -263,7 +263,8 @@ enum {
 static const struct tool {
     const char *name, *title, *description, *schema, *output;
     unsigned hints;
-    tool_fn *run;
+    tool_fn *run;                /* or: */
+    const struct mcp_call *call; /* one request and its answer */
 } tools[] = {
     { "status", "Crew status",
         "Crew update: every agent flying in this repository (with the files "
@@ -306,7 +307,7 @@ static const struct tool {
         "\"summary\":{\"type\":\"string\",\"maxLength\":512,"
         "\"description\":\"what you are about to do, in one line\"}," TTL
         "},\"required\":[\"files\"],\"additionalProperties\":false}",
-        OUT_INTENT_DECLARED, 0, mcp_tool_intent },
+        OUT_INTENT_DECLARED, 0, NULL, &mcp_call_intent },
     { "lock", "Lock files",
         "Lock paths or globs so nobody else edits them (exclusive unless "
         "mode is shared). Refused when another agent holds them; the "
@@ -341,7 +342,8 @@ static const struct tool {
         "contested files and, for a resolution, who holds and who steers.",
         "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
         "false}",
-        OUT_ADVISORIES, T_READ_ONLY | T_IDEMPOTENT, mcp_tool_advisories },
+        OUT_ADVISORIES, T_READ_ONLY | T_IDEMPOTENT, NULL,
+        &mcp_call_advisories },
     { "send_message", "Send a message",
         "Send a message to another agent (by id or label) or to everyone "
         "('all').",
@@ -353,7 +355,7 @@ static const struct tool {
         "\"block\"],\"description\":\"kind of message (default info)\"},"
         "\"body\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":8192}},"
         "\"required\":[\"to\",\"body\"],\"additionalProperties\":false}",
-        OUT_SENT, 0, mcp_tool_send_message },
+        OUT_SENT, 0, NULL, &mcp_call_message },
     { "commit", "Commit your files",
         "Commit only your own files, without touching .git/index.lock, so "
         "agents sharing a working tree never block each other: the given "
@@ -395,7 +397,7 @@ static const struct tool {
     { "inbox", "Read your inbox", "Read the messages other agents sent you.",
         "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":"
         "false}",
-        OUT_INBOX, T_IDEMPOTENT, mcp_tool_inbox },
+        OUT_INBOX, T_IDEMPOTENT, NULL, &mcp_call_inbox },
 };
 
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
@@ -467,12 +469,15 @@ mcp_tools_call(struct mcp_session *s, const char *name, json_t *args)
         json_t *schema = schema_of(&tools[i]);
         json_t *empty = args ? NULL : json_object();
         struct strbuf err = { 0 };
-        json_t *r;
+        json_t *r = NULL;
+        const char *self;
         if (!check_value(schema, args ? args : empty, "", &err)) {
             strbuf_addf(&err, " (tool '%s')", name);
             r = mcp_result(s, true, &err, NULL);
-        } else {
-            r = tools[i].run(s, args ? args : empty);
+        } else if ((self = mcp_me(s, &r))) {
+            json_t *a = args ? args : empty;
+            r = tools[i].call ? mcp_call_run(s, self, a, tools[i].call)
+                              : tools[i].run(s, self, a);
         }
         json_decref(schema);
         if (empty)

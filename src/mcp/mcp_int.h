@@ -46,12 +46,11 @@ json_t *mcp_fail(struct mcp_session *s, const char *fmt, ...)
 int mcp_request(struct mcp_session *s, struct api_req r, long *status,
     json_t **reply, json_t **err);
 
-/* A new tool error for a refused request (what: "sending a message"). */
-json_t *mcp_refused(
-    struct mcp_session *s, const char *what, long status, json_t *reply);
-
-/* The error code of a reply ({error: {code}}), or NULL. */
-const char *mcp_reply_code(json_t *reply);
+/* A new tool error for a refused request (what: "sending a message"):
+ * "not available" when the daemon lacks the route (a 404 with code
+ * no_code, when not NULL, says so too). */
+json_t *mcp_refused(struct mcp_session *s, const char *what,
+    const char *no_code, long status, json_t *reply);
 
 /* The session's agent (registered on first use; a heartbeat each call),
  * or NULL with a tool error in *err. */
@@ -61,19 +60,35 @@ const char *mcp_me(struct mcp_session *s, json_t **err);
 const char *mcp_toplevel(struct mcp_session *s);
 
 /* ---- mcp_tools.c: one function per tool (args checked against its
- * schema; borrowed), each returning a CallToolResult ---- */
+ * schema; borrowed), run for the session's agent self (mcp_me()), each
+ * returning a CallToolResult ---- */
 
-json_t *mcp_tool_status(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_near(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_intent(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_lock(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_claim(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_contest(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_release(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_advisories(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_send_message(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_inbox(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_commit(struct mcp_session *s, json_t *args);
-json_t *mcp_tool_land(struct mcp_session *s, json_t *args);
+json_t *mcp_tool_status(struct mcp_session *s, const char *self, json_t *args);
+json_t *mcp_tool_near(struct mcp_session *s, const char *self, json_t *args);
+json_t *mcp_tool_lock(struct mcp_session *s, const char *self, json_t *args);
+json_t *mcp_tool_claim(struct mcp_session *s, const char *self, json_t *args);
+json_t *mcp_tool_contest(struct mcp_session *s, const char *self, json_t *args);
+json_t *mcp_tool_release(struct mcp_session *s, const char *self, json_t *args);
+json_t *mcp_tool_commit(struct mcp_session *s, const char *self, json_t *args);
+json_t *mcp_tool_land(struct mcp_session *s, const char *self, json_t *args);
+
+/* A tool that is one request and its answer. */
+struct mcp_call {
+    const char *what;    /* what a refusal calls it: "sending a message" */
+    bool only_200;       /* an answer is 200, not any 2xx */
+    const char *no_code; /* a 404 with this code: the route is missing */
+    struct api_req (*req)(const char *self, json_t *args);
+    /* the text of an answer, and its structuredContent (new reference) */
+    json_t *(*answer)(
+        struct strbuf *t, const char *self, json_t *args, json_t *reply);
+};
+
+/* Run tool c: the request, then the answer, a refusal, or why the daemon
+ * cannot be reached. */
+json_t *mcp_call_run(struct mcp_session *s, const char *self, json_t *args,
+    const struct mcp_call *c);
+
+extern const struct mcp_call mcp_call_intent, mcp_call_advisories,
+    mcp_call_message, mcp_call_inbox;
 
 #endif

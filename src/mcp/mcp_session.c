@@ -64,20 +64,16 @@ connect_daemon(struct mcp_session *s, struct as_err *e)
     return 0;
 }
 
-const char *
-mcp_reply_code(json_t *reply)
-{
-    return json_string_value(
-        json_object_get(json_object_get(reply, "error"), "code"));
-}
-
-/* Whether a reply says the daemon has no such route (a newer feature). */
+/* Whether a reply says the daemon has no such route (a newer feature):
+ * also a 404 with code no_code (not NULL). */
 static bool
-no_route(long status, json_t *reply)
+no_route(long status, json_t *reply, const char *no_code)
 {
-    const char *code = mcp_reply_code(reply);
+    const char *code = json_string_value(
+        json_object_get(json_object_get(reply, "error"), "code"));
     return status == 405 ||
-           (status == 404 && (!code || !strcmp(code, "unknown_route")));
+           (status == 404 && (!code || !strcmp(code, "unknown_route") ||
+                                 (no_code && !strcmp(code, no_code))));
 }
 
 /*
@@ -104,9 +100,10 @@ mcp_request(struct mcp_session *s, struct api_req r, long *status,
 
 /* A new tool error for a refused request. */
 json_t *
-mcp_refused(struct mcp_session *s, const char *what, long status, json_t *reply)
+mcp_refused(struct mcp_session *s, const char *what, const char *no_code,
+    long status, json_t *reply)
 {
-    if (no_route(status, reply))
+    if (no_route(status, reply, no_code))
         return mcp_fail(s,
             "%s is not available: this airspace daemon does not offer it "
             "(HTTP %ld)",

@@ -98,22 +98,31 @@ get_optional(struct mcp_session *s, struct api_req r, const char *key)
     return v;
 }
 
+/* What status and near read of the airspace, each NULL when the daemon
+ * did not answer it. */
+struct crew {
+    json_t *agents, *adv, *locks, *intents;
+};
+
+static void
+crew_get(struct mcp_session *s, struct crew *c)
+{
+    c->agents = get_optional(s, api_agents(true), "agents");
+    c->adv = get_optional(s, api_advisories(NULL), "advisories");
+    c->locks = get_optional(s, api_locks(NULL), "locks");
+    c->intents = get_optional(s, api_intents(NULL), "intents");
+}
+
 json_t *
-mcp_tool_status(struct mcp_session *s, json_t *args)
+mcp_tool_status(struct mcp_session *s, const char *self, json_t *args)
 {
     (void)args;
-    json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
-        return err;
     long status;
-    json_t *st = NULL;
+    json_t *st = NULL, *err = NULL;
     if (mcp_request(s, api_status(), &status, &st, &err))
         return err;
-    json_t *agents = get_optional(s, api_agents(true), "agents");
-    json_t *adv = get_optional(s, api_advisories(NULL), "advisories");
-    json_t *locks = get_optional(s, api_locks(NULL), "locks");
-    json_t *intents = get_optional(s, api_intents(NULL), "intents");
+    struct crew c;
+    crew_get(s, &c);
     struct strbuf t = { 0 };
     json_t *adv_st = json_object_get(st, "advisories");
     strbuf_addf(&t,
@@ -122,28 +131,29 @@ mcp_tool_status(struct mcp_session *s, json_t *args)
         self, (long long)num(json_object_get(st, "agents"), "total"),
         (long long)num(json_object_get(st, "agents"), "active"),
         (long long)num(adv_st, "traffic"), (long long)num(adv_st, "resolution"),
-        json_array_size(locks));
+        json_array_size(c.locks));
     size_t i;
     json_t *x;
     strbuf_addf(&t, "agents:\n");
-    json_array_foreach(agents, i, x) add_agent(&t, x, self);
-    if (json_array_size(adv)) {
+    json_array_foreach(c.agents, i, x) add_agent(&t, x, self);
+    if (json_array_size(c.adv)) {
         strbuf_addf(&t, "advisories:\n");
-        json_array_foreach(adv, i, x) add_pair(&t, x);
+        json_array_foreach(c.adv, i, x) add_pair(&t, x);
     }
-    if (json_array_size(locks)) {
+    if (json_array_size(c.locks)) {
         strbuf_addf(&t, "locks:\n");
-        json_array_foreach(locks, i, x) add_lock(&t, x);
+        json_array_foreach(c.locks, i, x) add_lock(&t, x);
     }
-    if (json_array_size(intents)) {
+    if (json_array_size(c.intents)) {
         strbuf_addf(&t, "intents:\n");
-        json_array_foreach(intents, i, x) add_intent(&t, x);
+        json_array_foreach(c.intents, i, x) add_intent(&t, x);
     }
     json_t *sc = json_pack("{s:s, s:O, s:o, s:o, s:o}", "agent", self, "status",
-        st, "agents", agents ? agents : json_array(), "advisories",
-        adv ? adv : json_array(), "locks", locks ? locks : json_array());
-    if (intents)
-        json_object_set_new(sc, "intents", intents);
+        st, "agents", c.agents ? c.agents : json_array(), "advisories",
+        c.adv ? c.adv : json_array(), "locks",
+        c.locks ? c.locks : json_array());
+    if (c.intents)
+        json_object_set_new(sc, "intents", c.intents);
     json_decref(st);
     return mcp_result(s, false, &t, sc);
 }
@@ -166,12 +176,8 @@ lines_touch(json_t *lines, json_int_t start, json_int_t end)
 }
 
 json_t *
-mcp_tool_near(struct mcp_session *s, json_t *args)
+mcp_tool_near(struct mcp_session *s, const char *self, json_t *args)
 {
-    json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
-        return err;
     char *path = NULL;
     if (path_normalize(str(args, "path"), mcp_toplevel(s), &path) || !*path) {
         free(path);
@@ -187,10 +193,8 @@ mcp_tool_near(struct mcp_session *s, json_t *args)
         free(path);
         return mcp_fail(s, "'startLine' must not be after 'endLine'");
     }
-    json_t *agents = get_optional(s, api_agents(true), "agents");
-    json_t *adv = get_optional(s, api_advisories(NULL), "advisories");
-    json_t *locks = get_optional(s, api_locks(NULL), "locks");
-    json_t *intents = get_optional(s, api_intents(NULL), "intents");
+    struct crew c;
+    crew_get(s, &c);
     json_t *near_agents = json_array(), *near_locks = json_array(),
            *near_adv = json_array(), *near_intents = json_array();
     struct strbuf t = { 0 };
@@ -201,7 +205,7 @@ mcp_tool_near(struct mcp_session *s, json_t *args)
         strbuf_addf(&t, "near %s:\n", path);
     size_t i, k;
     json_t *x, *f;
-    json_array_foreach(agents, i, x)
+    json_array_foreach(c.agents, i, x)
     {
         const char *id = str(x, "id");
         if (!strcmp(id, self))
@@ -225,14 +229,14 @@ mcp_tool_near(struct mcp_session *s, json_t *args)
             break;
         }
     }
-    json_array_foreach(locks, i, x)
+    json_array_foreach(c.locks, i, x)
     {
         if (!glob_match(str(x, "pattern"), path))
             continue;
         add_lock(&t, x);
         json_array_append(near_locks, x);
     }
-    json_array_foreach(intents, i, x)
+    json_array_foreach(c.intents, i, x)
     {
         bool hit = false;
         json_array_foreach(json_object_get(x, "files"), k, f) hit =
@@ -243,7 +247,7 @@ mcp_tool_near(struct mcp_session *s, json_t *args)
             json_array_append(near_intents, x);
         }
     }
-    json_array_foreach(adv, i, x)
+    json_array_foreach(c.adv, i, x)
     {
         bool hit = false;
         json_array_foreach(json_object_get(x, "contested"), k, f) hit =
@@ -269,20 +273,39 @@ mcp_tool_near(struct mcp_session *s, json_t *args)
         near_agents, "locks", near_locks, "advisories", near_adv, "intents",
         near_intents);
     free(path);
-    json_decref(agents);
-    json_decref(adv);
-    json_decref(locks);
-    json_decref(intents);
+    json_decref(c.agents);
+    json_decref(c.adv);
+    json_decref(c.locks);
+    json_decref(c.intents);
     return mcp_result(s, false, &t, sc);
 }
 
+/* ---- the tools of one request ---- */
+
 json_t *
-mcp_tool_intent(struct mcp_session *s, json_t *args)
+mcp_call_run(struct mcp_session *s, const char *self, json_t *args,
+    const struct mcp_call *c)
 {
-    json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
+    long status;
+    json_t *reply = NULL, *err = NULL;
+    if (mcp_request(s, c->req(self, args), &status, &reply, &err))
         return err;
+    json_t *r;
+    if (c->only_200 ? status == 200 : status / 100 == 2) {
+        struct strbuf t = { 0 };
+        json_t *sc = c->answer(&t, self, args, reply);
+        r = mcp_result(s, false, &t, sc);
+    } else {
+        r = mcp_refused(s, c->what, c->no_code, status, reply);
+    }
+    if (reply)
+        json_decref(reply);
+    return r;
+}
+
+static struct api_req
+intent_req(const char *self, json_t *args)
+{
     json_t *body = json_pack(
         "{s:s, s:O}", "agent", self, "files", json_object_get(args, "files"));
     /* the daemon takes regions per file: {path: [{lines: [s, e]}]} */
@@ -310,38 +333,107 @@ mcp_tool_intent(struct mcp_session *s, json_t *args)
     if (json_object_get(args, "ttlSeconds"))
         json_object_set_new(
             body, "ttlMs", json_integer(num(args, "ttlSeconds") * 1000));
-    long status;
-    json_t *reply = NULL;
-    int rc = mcp_request(s, api_intent(body), &status, &reply, &err);
-    if (rc)
-        return err;
-    json_t *r;
-    if (status / 100 != 2) {
-        r = mcp_refused(s, "declaring an intent", status, reply);
-    } else {
-        struct strbuf t = { 0 };
-        strbuf_addf(&t, "intent declared for %s:", self);
-        size_t i;
-        json_t *f;
-        json_array_foreach(json_object_get(args, "files"), i, f)
-            strbuf_addf(&t, "%s%s", i ? ", " : " ", json_string_value(f));
-        strbuf_addf(&t, "\n");
-        /* what the daemon found, in the words the model reads */
-        json_t *c;
-        json_array_foreach(json_object_get(reply, "conflicts"), i, c)
-            strbuf_addf(&t, "%s\n", str(c, "text"));
-        json_t *twin = json_object_get(reply, "similar");
-        if (twin)
-            strbuf_addf(&t,
-                "[duplicate?] '%s' is already on it: \"%s\" (intent %lld)\n",
-                str(twin, "agent"), str(twin, "summary"),
-                (long long)json_integer_value(json_object_get(twin, "intent")));
-        r = mcp_result(s, false, &t, json_incref(reply));
-    }
-    if (reply)
-        json_decref(reply);
-    return r;
+    return api_intent(body);
 }
+
+static json_t *
+intent_answer(struct strbuf *t, const char *self, json_t *args, json_t *reply)
+{
+    strbuf_addf(t, "intent declared for %s:", self);
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(args, "files"), i, f)
+        strbuf_addf(t, "%s%s", i ? ", " : " ", json_string_value(f));
+    strbuf_addf(t, "\n");
+    /* what the daemon found, in the words the model reads */
+    json_t *c;
+    json_array_foreach(json_object_get(reply, "conflicts"), i, c)
+        strbuf_addf(t, "%s\n", str(c, "text"));
+    json_t *twin = json_object_get(reply, "similar");
+    if (twin)
+        strbuf_addf(t,
+            "[duplicate?] '%s' is already on it: \"%s\" (intent %lld)\n",
+            str(twin, "agent"), str(twin, "summary"),
+            (long long)json_integer_value(json_object_get(twin, "intent")));
+    return json_incref(reply);
+}
+
+static struct api_req
+advisories_req(const char *self, json_t *args)
+{
+    (void)self;
+    (void)args;
+    return api_advisories(NULL);
+}
+
+static json_t *
+advisories_answer(
+    struct strbuf *t, const char *self, json_t *args, json_t *reply)
+{
+    (void)args;
+    json_t *mine = json_array();
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(reply, "advisories"), i, x)
+    {
+        if (strcmp(str(x, "a"), self) && strcmp(str(x, "b"), self))
+            continue;
+        add_pair(t, x);
+        json_array_append(mine, x);
+    }
+    if (!json_array_size(mine))
+        strbuf_addf(t, "no advisories involve %s: clear of traffic\n", self);
+    return json_pack("{s:s, s:o}", "agent", self, "advisories", mine);
+}
+
+static struct api_req
+message_req(const char *self, json_t *args)
+{
+    const char *type = str(args, "type");
+    return api_message(
+        self, str(args, "to"), *type ? type : NULL, str(args, "body"));
+}
+
+static json_t *
+message_answer(struct strbuf *t, const char *self, json_t *args, json_t *reply)
+{
+    (void)self;
+    strbuf_addf(t, "message sent to %s\n", str(args, "to"));
+    return json_incref(reply);
+}
+
+static struct api_req
+inbox_req(const char *self, json_t *args)
+{
+    (void)args;
+    return api_inbox(self, false);
+}
+
+static json_t *
+inbox_answer(struct strbuf *t, const char *self, json_t *args, json_t *reply)
+{
+    (void)args;
+    json_t *msgs = json_object_get(reply, "messages");
+    if (!json_array_size(msgs))
+        strbuf_addf(t, "no messages for %s\n", self);
+    size_t i;
+    json_t *m;
+    json_array_foreach(msgs, i, m) strbuf_addf(t, "from %s to %s [%s]: %s\n",
+        str(m, "from"), str(m, "to"), str(m, "type"), str(m, "body"));
+    return json_incref(reply);
+}
+
+const struct mcp_call mcp_call_intent = { "declaring an intent", false, NULL,
+    intent_req, intent_answer };
+const struct mcp_call mcp_call_advisories = { "listing advisories", true, NULL,
+    advisories_req, advisories_answer };
+const struct mcp_call mcp_call_message = { "sending a message", false, NULL,
+    message_req, message_answer };
+/* without the route, the agent pattern answers unknown_agent */
+const struct mcp_call mcp_call_inbox = { "reading the inbox", true,
+    "unknown_agent", inbox_req, inbox_answer };
+
+/* ---- locks and claims ---- */
 
 /*
  * The fencing token of self's live lock or claim spelled pattern (GET
@@ -365,13 +457,10 @@ held_token(struct mcp_session *s, const char *self, const char *pattern)
 
 /* lock, claim, contest, release: one request per pattern. */
 static json_t *
-each_pattern(struct mcp_session *s, json_t *args, enum api_lock_op op,
-    const char *kind, const char *verb)
+each_pattern(struct mcp_session *s, const char *self, json_t *args,
+    enum api_lock_op op, const char *kind, const char *verb)
 {
     json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
-        return err;
     struct strbuf t = { 0 };
     json_t *results = json_array();
     bool failed = false;
@@ -441,142 +530,77 @@ each_pattern(struct mcp_session *s, json_t *args, enum api_lock_op op,
 }
 
 json_t *
-mcp_tool_lock(struct mcp_session *s, json_t *args)
+mcp_tool_lock(struct mcp_session *s, const char *self, json_t *args)
 {
-    return each_pattern(s, args, API_LOCK_TAKE, "lock", "locked");
+    return each_pattern(s, self, args, API_LOCK_TAKE, "lock", "locked");
 }
 
 json_t *
-mcp_tool_claim(struct mcp_session *s, json_t *args)
+mcp_tool_claim(struct mcp_session *s, const char *self, json_t *args)
 {
-    return each_pattern(s, args, API_LOCK_TAKE, "claim", "claimed");
+    return each_pattern(s, self, args, API_LOCK_TAKE, "claim", "claimed");
 }
 
 json_t *
-mcp_tool_contest(struct mcp_session *s, json_t *args)
+mcp_tool_contest(struct mcp_session *s, const char *self, json_t *args)
 {
-    return each_pattern(s, args, API_LOCK_CONTEST, NULL, "contested");
+    return each_pattern(s, self, args, API_LOCK_CONTEST, NULL, "contested");
 }
 
 json_t *
-mcp_tool_release(struct mcp_session *s, json_t *args)
+mcp_tool_release(struct mcp_session *s, const char *self, json_t *args)
 {
     bool force = json_is_true(json_object_get(args, "force"));
-    return each_pattern(s, args,
+    return each_pattern(s, self, args,
         force ? API_LOCK_FORCE_RELEASE : API_LOCK_RELEASE, NULL,
         force ? "force-released" : "released");
 }
 
-json_t *
-mcp_tool_advisories(struct mcp_session *s, json_t *args)
+/* ---- commit and land: an operation of src/ops ---- */
+
+/* The result of an operation (code, res, notes and error as it gave
+ * them; all taken): "<refused>: why", or the text describe writes of
+ * res; then the operation's notes. */
+static json_t *
+ops_result(struct mcp_session *s, int code, json_t *res, char *notes,
+    char *error, const char *refused, json_t *args,
+    void (*describe)(struct strbuf *t, json_t *res, json_t *args))
 {
-    (void)args;
-    json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
-        return err;
-    long status;
-    json_t *reply = NULL;
-    if (mcp_request(s, api_advisories(NULL), &status, &reply, &err))
-        return err;
-    if (status != 200) {
-        json_t *r = mcp_refused(s, "listing advisories", status, reply);
-        json_decref(reply);
-        return r;
-    }
-    json_t *mine = json_array();
     struct strbuf t = { 0 };
-    size_t i;
-    json_t *x;
-    json_array_foreach(json_object_get(reply, "advisories"), i, x)
-    {
-        if (strcmp(str(x, "a"), self) && strcmp(str(x, "b"), self))
-            continue;
-        add_pair(&t, x);
-        json_array_append(mine, x);
-    }
-    if (!json_array_size(mine))
-        strbuf_addf(&t, "no advisories involve %s: clear of traffic\n", self);
-    json_decref(reply);
-    return mcp_result(s, false, &t,
-        json_pack("{s:s, s:o}", "agent", self, "advisories", mine));
+    if (code)
+        strbuf_addf(&t, "%s: %s\n", refused, error ? error : "?");
+    else
+        describe(&t, res, args);
+    if (notes)
+        strbuf_addf(&t, "%s", notes);
+    free(notes);
+    free(error);
+    return mcp_result(s, code != 0, &t, res);
 }
 
-json_t *
-mcp_tool_send_message(struct mcp_session *s, json_t *args)
+/* A file of a result's list: "  status path". */
+static void
+add_files(struct strbuf *t, json_t *files)
 {
-    json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
-        return err;
-    const char *type = str(args, "type");
-    long status;
-    json_t *reply = NULL;
-    int rc = mcp_request(s,
-        api_message(
-            self, str(args, "to"), *type ? type : NULL, str(args, "body")),
-        &status, &reply, &err);
-    if (rc)
-        return err;
-    json_t *r;
-    if (status / 100 != 2) {
-        r = mcp_refused(s, "sending a message", status, reply);
-    } else {
-        struct strbuf t = { 0 };
-        strbuf_addf(&t, "message sent to %s\n", str(args, "to"));
-        r = mcp_result(s, false, &t, json_incref(reply));
-    }
-    if (reply)
-        json_decref(reply);
-    return r;
+    size_t i;
+    json_t *f;
+    json_array_foreach(files, i, f)
+        strbuf_addf(t, "  %s %s\n", str(f, "status"), str(f, "path"));
 }
 
-json_t *
-mcp_tool_inbox(struct mcp_session *s, json_t *args)
+static void
+describe_commit(struct strbuf *t, json_t *res, json_t *args)
 {
     (void)args;
-    json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
-        return err;
-    long status;
-    json_t *reply = NULL;
-    int rc = mcp_request(s, api_inbox(self, false), &status, &reply, &err);
-    if (rc)
-        return err;
-    json_t *r;
-    if (status != 200) {
-        /* Without the route the agent pattern answers unknown_agent. */
-        const char *code = mcp_reply_code(reply);
-        if (status == 404 && code && !strcmp(code, "unknown_agent"))
-            r = mcp_fail(s, "reading the inbox is not available: this airspace "
-                            "daemon does not offer it (HTTP 404)");
-        else
-            r = mcp_refused(s, "reading the inbox", status, reply);
-    } else {
-        struct strbuf t = { 0 };
-        json_t *msgs = json_object_get(reply, "messages");
-        if (!json_array_size(msgs))
-            strbuf_addf(&t, "no messages for %s\n", self);
-        size_t i;
-        json_t *m;
-        json_array_foreach(msgs, i, m)
-            strbuf_addf(&t, "from %s to %s [%s]: %s\n", str(m, "from"),
-                str(m, "to"), str(m, "type"), str(m, "body"));
-        r = mcp_result(s, false, &t, json_incref(reply));
-    }
-    if (reply)
-        json_decref(reply);
-    return r;
+    strbuf_addf(t, "committed %.7s on %s: %s\n", str(res, "commit"),
+        *str(res, "branch") ? str(res, "branch") : "a detached HEAD",
+        str(res, "subject"));
+    add_files(t, json_object_get(res, "files"));
 }
 
 json_t *
-mcp_tool_commit(struct mcp_session *s, json_t *args)
+mcp_tool_commit(struct mcp_session *s, const char *self, json_t *args)
 {
-    json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
-        return err;
     if (!mcp_toplevel(s))
         return mcp_fail(s, "the MCP server is not running inside a git working "
                            "tree: nothing to commit");
@@ -598,45 +622,53 @@ mcp_tool_commit(struct mcp_session *s, json_t *args)
     char *notes = NULL, *error = NULL;
     int code = scoped_commit_run(&sc, &res, &notes, &error);
     free(paths);
-    struct strbuf t = { 0 };
-    if (code) {
-        strbuf_addf(&t,
-            "commit refused (nothing committed unless said "
-            "otherwise): %s\n",
-            error ? error : "?");
-    } else {
-        strbuf_addf(&t, "committed %.7s on %s: %s\n", str(res, "commit"),
-            *str(res, "branch") ? str(res, "branch") : "a detached HEAD",
-            str(res, "subject"));
-        size_t i;
-        json_t *f;
-        json_array_foreach(json_object_get(res, "files"), i, f)
-            strbuf_addf(&t, "  %s %s\n", str(f, "status"), str(f, "path"));
+    return ops_result(s, code, res, notes, error,
+        "commit refused (nothing committed unless said otherwise)", args,
+        describe_commit);
+}
+
+static void
+describe_land(struct strbuf *t, json_t *res, json_t *args)
+{
+    const char *target = str(res, "target"), *from = str(res, "from");
+    if (json_is_true(json_object_get(res, "up_to_date"))) {
+        strbuf_addf(
+            t, "'%s' already contains '%s': nothing to land\n", target, from);
+        return;
     }
-    if (notes)
-        strbuf_addf(&t, "%s", notes);
-    free(notes);
-    free(error);
-    return mcp_result(s, code != 0, &t, res);
+    const char *commit = str(res, "commit");
+    bool ff = json_is_true(json_object_get(res, "fast_forward"));
+    size_t nchanged = json_array_size(json_object_get(res, "changed"));
+    strbuf_addf(t, "%s %s into %s: ",
+        json_is_true(json_object_get(args, "dry_run")) ? "would land"
+                                                       : "landed",
+        from, target);
+    if (ff)
+        strbuf_addf(t, "fast-forward to %.7s", commit);
+    else if (*commit)
+        strbuf_addf(t, "merge %.7s", commit);
+    else
+        strbuf_addf(t, "a merge commit");
+    strbuf_addf(
+        t, " (%zu file%s changed)\n", nchanged, nchanged == 1 ? "" : "s");
+    add_files(t, json_object_get(res, "changed"));
+    if (json_is_true(json_object_get(res, "worktree_updated")))
+        strbuf_addf(t, "updated the checkout of %s in %s\n", target,
+            str(res, "worktree"));
 }
 
 /* A land of this session's agent's branch (cmd_land.c: the merge check,
  * the scope check, the land, the daemon told). */
 json_t *
-mcp_tool_land(struct mcp_session *s, json_t *args)
+mcp_tool_land(struct mcp_session *s, const char *self, json_t *args)
 {
-    json_t *err = NULL;
-    const char *self = mcp_me(s, &err);
-    if (!self)
-        return err;
-    bool dry_run = json_is_true(json_object_get(args, "dry_run"));
     struct land_request rq = {
         .dir = s->repo,
         .name = self,
         .into = json_string_value(json_object_get(args, "into")),
         .message = json_string_value(json_object_get(args, "message")),
         .force = json_is_true(json_object_get(args, "force")),
-        .dry_run = dry_run,
+        .dry_run = json_is_true(json_object_get(args, "dry_run")),
         .tool = true,
         .cl = s->connected ? &s->cl : NULL,
         .no_daemon = "not connected",
@@ -644,38 +676,6 @@ mcp_tool_land(struct mcp_session *s, json_t *args)
     json_t *res = NULL;
     char *notes = NULL, *error = NULL;
     int code = land_run(&rq, &res, &notes, &error);
-    struct strbuf t = { 0 };
-    const char *target = str(res, "target"), *from = str(res, "from");
-    if (code) {
-        strbuf_addf(&t, "land refused: %s\n", error ? error : "?");
-    } else if (json_is_true(json_object_get(res, "up_to_date"))) {
-        strbuf_addf(
-            &t, "'%s' already contains '%s': nothing to land\n", target, from);
-    } else {
-        const char *commit = str(res, "commit");
-        bool ff = json_is_true(json_object_get(res, "fast_forward"));
-        size_t nchanged = json_array_size(json_object_get(res, "changed"));
-        strbuf_addf(&t, "%s %s into %s: ", dry_run ? "would land" : "landed",
-            from, target);
-        if (ff)
-            strbuf_addf(&t, "fast-forward to %.7s", commit);
-        else if (*commit)
-            strbuf_addf(&t, "merge %.7s", commit);
-        else
-            strbuf_addf(&t, "a merge commit");
-        strbuf_addf(
-            &t, " (%zu file%s changed)\n", nchanged, nchanged == 1 ? "" : "s");
-        size_t i;
-        json_t *f;
-        json_array_foreach(json_object_get(res, "changed"), i, f)
-            strbuf_addf(&t, "  %s %s\n", str(f, "status"), str(f, "path"));
-        if (json_is_true(json_object_get(res, "worktree_updated")))
-            strbuf_addf(&t, "updated the checkout of %s in %s\n", target,
-                str(res, "worktree"));
-    }
-    if (notes)
-        strbuf_addf(&t, "%s", notes);
-    free(notes);
-    free(error);
-    return mcp_result(s, code != 0, &t, res);
+    return ops_result(
+        s, code, res, notes, error, "land refused", args, describe_land);
 }
