@@ -415,22 +415,12 @@ agent_prune(int argc, char **argv)
 int
 cmd_agent(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(usage, stderr);
-        return CLI_EXIT_USAGE;
-    }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(usage, stdout);
-        return CLI_EXIT_OK;
-    }
-    if (!strcmp(argv[1], "new"))
-        return agent_new(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "rm"))
-        return agent_rm(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "prune"))
-        return agent_prune(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "list"))
-        return cmd_agents(argc - 1, argv + 1);
-    return dcli_usage(
-        "agent", "unknown subcommand '%s' (new, rm, prune, list)", argv[1]);
+    static const struct opt_sub subs[] = {
+        { "new", agent_new },
+        { "rm", agent_rm },
+        { "prune", agent_prune },
+        { "list", cmd_agents },
+        { NULL, NULL },
+    };
+    return opts_dispatch(argc, argv, subs, "agent", usage);
 }

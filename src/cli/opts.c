@@ -8,6 +8,7 @@
 
 #include "cli/dcli.h"
 #include "util/exitcode.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -134,10 +135,15 @@ opts_dispatch(int argc, char **argv, const struct opt_sub *subs,
         fputs(usage, stdout);
         return CLI_EXIT_OK;
     }
-    for (; subs->name; subs++)
-        if (!strcmp(sub, subs->name))
-            return subs->run(argc - 1, argv + 1);
-    return dcli_usage(cmd, "unknown subcommand '%s'", sub);
+    for (size_t i = 0; subs[i].name; i++)
+        if (!strcmp(sub, subs[i].name))
+            return subs[i].run(argc - 1, argv + 1);
+    struct strbuf names = STRBUF_INIT;
+    for (size_t i = 0; subs[i].name; i++)
+        strbuf_addf(&names, "%s%s", i ? ", " : "", subs[i].name);
+    int rc = dcli_usage(cmd, "unknown subcommand '%s' (%s)", sub, names.s);
+    free(names.s);
+    return rc;
 }
 
 void

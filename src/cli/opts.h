@@ -90,8 +90,8 @@ struct opt_sub {
 /*
  * Run the subcommand argv[1] names in subs (ended by a NULL name) with
  * argv[1..]: none prints usage on stderr (exit 2); -h, --help and "help"
- * print it on stdout (exit 0); any other is "unknown subcommand 'x'" and
- * the help hint (exit 2).
+ * print it on stdout (exit 0); any other is "unknown subcommand 'x'"
+ * with the list of subs, and the help hint (exit 2).
  */
 int opts_dispatch(int argc, char **argv, const struct opt_sub *subs,
     const char *cmd, const char *usage);
