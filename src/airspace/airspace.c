@@ -34,7 +34,8 @@ as_event_kind_name(enum as_event_kind k)
     static const char *const names[] = { "agent.registered", "agent.status",
         "agent.seen", "agent.gone", "lock", "intent.declared", "intent.dropped",
         "intent.expired", "message", "message.delivered", "message.read",
-        "message.dropped", "inbox.moved", "intent.changed" };
+        "message.dropped", "inbox.moved", "intent.changed", "agent.renamed",
+        "agent.shared" };
     return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
@@ -111,11 +112,47 @@ message_copy(struct as_message *dst, const struct as_message *src)
 }
 
 static void
+lanes_clear(struct as_agent *a)
+{
+    for (size_t k = 0; k < a->nlanes; k++)
+        free(a->lanes[k]);
+    free(a->lanes);
+    a->lanes = NULL;
+    a->nlanes = 0;
+}
+
+static void
+lanes_set(struct as_agent *a, const char *const *v, size_t n)
+{
+    lanes_clear(a);
+    a->nlanes = n;
+    a->lanes = xcalloc(n ? n : 1, sizeof(*a->lanes));
+    for (size_t k = 0; k < n; k++)
+        a->lanes[k] = xstrdup(v[k] ? v[k] : "");
+}
+
+static void
 agent_clear(struct as_agent *a)
 {
     free(a->id);
     free(a->label);
+    free(a->client);
+    free(a->worktree);
+    lanes_clear(a);
     memset(a, 0, sizeof(*a));
+}
+
+static void
+agent_copy(struct as_agent *dst, const struct as_agent *src)
+{
+    *dst = *src;
+    dst->id = dup_or_null(src->id);
+    dst->label = dup_or_null(src->label);
+    dst->client = dup_or_null(src->client);
+    dst->worktree = dup_or_null(src->worktree);
+    dst->lanes = NULL;
+    dst->nlanes = 0;
+    lanes_set(dst, (const char *const *)src->lanes, src->nlanes);
 }
 
 static void
@@ -135,36 +172,6 @@ as_use_locks(struct airspace *as, struct lock_table *t)
         lock_table_free(as->locks);
     as->locks = t;
     as->own_locks = false;
-}
-
-void
-as_agents_mirror(struct airspace *as, const struct as_agent *v, size_t n)
-{
-    bool same = as->nagents == n;
-    for (size_t i = 0; same && i < n; i++)
-        same = !strcmp(as->agents[i].id, v[i].id);
-    if (!same) {
-        for (size_t i = 0; i < as->nagents; i++)
-            agent_clear(&as->agents[i]);
-        as->nagents = 0;
-        ALLOC_GROW(as->agents, n, as->aagents);
-        for (size_t i = 0; i < n; i++) {
-            memset(&as->agents[i], 0, sizeof(as->agents[i]));
-            as->agents[i].id = xstrdup(v[i].id);
-        }
-        as->nagents = n;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct as_agent *a = &as->agents[i];
-        if (!str_eq(a->label, v[i].label)) {
-            free(a->label);
-            a->label = dup_or_null(v[i].label);
-        }
-        a->status = v[i].status;
-        a->registered = v[i].registered;
-        a->registered_at = v[i].registered_at;
-        a->last_seen = v[i].last_seen;
-    }
 }
 
 void
@@ -202,6 +209,7 @@ event_clear(struct as_event *x)
 {
     free(x->agent);
     free(x->label);
+    agent_clear(&x->who);
     free(x->lock.actor);
     lock_clear(&x->lock.lock);
     intent_clear(&x->intent);
@@ -274,6 +282,8 @@ as_result_release(struct as_result *r)
     for (size_t k = 0; k < r->nmsgs; k++)
         message_clear(&r->msgs[k]);
     free(r->msgs);
+    free(r->agent);
+    free(r->renamed_from);
     as_result_init(r);
 }
 
@@ -338,6 +348,45 @@ set_status(struct as_agent *a, enum as_agent_status s, int64_t now,
     }
 }
 
+/* An event about agent a carrying a copy of it. */
+static struct as_event *
+agent_event(struct as_events *out, enum as_event_kind kind, int64_t now,
+    const struct as_agent *a)
+{
+    struct as_event *x = push(out, kind, now, a->id);
+    if (x) {
+        agent_copy(&x->who, a);
+        x->label = dup_or_null(a->label);
+        x->registered = a->registered;
+    }
+    return x;
+}
+
+/* A new agent with this id (the caller made sure it is free), heard from
+ * at now. */
+static struct as_agent *
+add_agent(struct airspace *as, const char *id, int64_t now)
+{
+    ALLOC_GROW(as->agents, as->nagents + 1, as->aagents);
+    struct as_agent *a = &as->agents[as->nagents++];
+    memset(a, 0, sizeof(*a));
+    a->id = xstrdup(id);
+    a->registered_at = a->last_seen = now;
+    return a;
+}
+
+/* want, else want-2, want-3, ...: the first id no agent has. */
+static char *
+unique_id(const struct airspace *as, const char *want)
+{
+    for (unsigned k = 1;; k++) {
+        char *id = k == 1 ? xstrdup(want) : xasprintf("%s-%u", want, k);
+        if (!find_agent(as, id))
+            return id;
+        free(id);
+    }
+}
+
 static void release_locks_of(
     struct airspace *as, const char *id, int64_t now, struct as_events *out);
 static void forget(struct airspace *as, struct as_agent *a, int64_t now,
@@ -356,23 +405,232 @@ as_register(struct airspace *as, int64_t now, const struct as_req *req,
         return fail(
             res, AS_EINVAL, "bad_field", "'%s' is a reserved id", req->agent);
     struct as_agent *a = find_agent(as, req->agent);
-    if (!a) {
-        ALLOC_GROW(as->agents, as->nagents + 1, as->aagents);
-        a = &as->agents[as->nagents++];
-        memset(a, 0, sizeof(*a));
-        a->id = xstrdup(req->agent);
-        a->registered_at = now;
-    }
+    if (!a)
+        a = add_agent(as, req->agent, now);
     free(a->label);
     a->label = dup_or_null(req->label);
     a->registered = req->registered;
     a->last_seen = now;
-    struct as_event *x = push(out, AS_EV_AGENT_REGISTERED, now, a->id);
-    if (x) {
-        x->label = dup_or_null(a->label);
-        x->registered = a->registered;
-    }
+    agent_event(out, AS_EV_AGENT_REGISTERED, now, a);
     set_status(a, AS_AGENT_ACTIVE, now, "registered", out);
+    return 0;
+}
+
+static void
+set_str(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = xstrdup(s);
+}
+
+/* The human of worktree wt, made unless it is there; whether it was made. */
+static bool
+human_of(struct airspace *as, const char *wt, int64_t now,
+    struct as_result *res, struct as_events *out)
+{
+    for (size_t j = 0; j < as->nagents; j++)
+        if (as->agents[j].human_residual && as->agents[j].worktree &&
+            !strcmp(as->agents[j].worktree, wt))
+            return false;
+    const char *slash = strrchr(wt, '/');
+    char *want = xasprintf("human@%s", slash ? slash + 1 : wt);
+    char *id = unique_id(as, want);
+    free(want);
+    struct as_agent *h = add_agent(as, id, now);
+    free(id);
+    h->human = true;
+    h->worktree = xstrdup(wt);
+    h->client = xstrdup("human");
+    h->from_worktree = true;
+    h->human_residual = true;
+    agent_event(out, AS_EV_AGENT_REGISTERED, now, h);
+    if (res) {
+        free(res->agent);
+        res->agent = xstrdup(h->id);
+    }
+    return true;
+}
+
+/* Agent i registers in its worktree: shared when another registered,
+ * active agent flies there (as_join). */
+static void
+share_worktree(
+    struct airspace *as, size_t i, int64_t now, struct as_events *out)
+{
+    char *wt = xstrdup(as->agents[i].worktree);
+    size_t others = 0;
+    for (size_t j = 0; j < as->nagents; j++) {
+        const struct as_agent *o = &as->agents[j];
+        others += j != i && o->registered && o->worktree &&
+                  !o->human_residual && o->status == AS_AGENT_ACTIVE &&
+                  !strcmp(o->worktree, wt);
+    }
+    if (others || as->agents[i].shared) {
+        for (size_t j = 0; j < as->nagents; j++) {
+            struct as_agent *o = &as->agents[j];
+            /* (agent i is being registered right now) */
+            if ((!o->registered && j != i) || o->human_residual ||
+                !o->worktree || strcmp(o->worktree, wt) || o->shared)
+                continue;
+            o->shared = true;
+            o->from_worktree = false;
+            agent_event(out, AS_EV_AGENT_SHARED, now, o);
+        }
+        human_of(as, wt, now, NULL, out);
+    }
+    free(wt);
+}
+
+int
+as_join(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    const char *id = req->agent;
+    if (id && !*id)
+        return fail(res, AS_EINVAL, "bad_field", "'id' must not be empty");
+    struct as_agent *a = find_agent(as, id);
+    /* a registration naming a discovered worktree takes that agent over */
+    for (size_t i = 0;
+         !a && req->worktree && req->worktree_real && i < as->nagents; i++) {
+        struct as_agent *o = &as->agents[i];
+        if (o->worktree && !strcmp(o->worktree, req->worktree) &&
+            !o->registered && !o->human_residual)
+            a = o;
+    }
+    res->created = !a;
+    res->taken = a && !a->registered;
+    if (a && id && strcmp(a->id, id)) {
+        size_t i = (size_t)(a - as->agents);
+        char *old = xstrdup(a->id);
+        struct as_req rr = { .agent = old, .to = id };
+        as_rename(as, now, &rr, res, out); /* locks, inbox, intents */
+        a = &as->agents[i];
+        set_str(&a->id, id);
+        struct as_event *x = agent_event(out, AS_EV_AGENT_RENAMED, now, a);
+        if (x)
+            x->other = xstrdup(old);
+        res->renamed_from = old;
+    } else if (!a) {
+        char *gen = id ? xstrdup(id)
+                       : unique_id(as, req->client ? req->client : "agent");
+        a = add_agent(as, gen, now);
+        free(gen);
+    }
+    size_t i = (size_t)(a - as->agents);
+    if (req->agent_kind)
+        a->human = !strcmp(req->agent_kind, "human");
+    if (req->client)
+        set_str(&a->client, req->client);
+    if (req->label)
+        set_str(&a->label, req->label);
+    if (req->worktree && !a->worktree) {
+        a->worktree = xstrdup(req->worktree);
+        a->from_worktree = true;
+        res->new_worktree = true;
+    }
+    if (a->worktree)
+        share_worktree(as, i, now, out);
+    a = &as->agents[i]; /* the worktree's human may have moved the table */
+    if (req->set_lanes)
+        lanes_set(a, req->lanes, req->nlanes);
+    a->registered = true;
+    a->status = AS_AGENT_ACTIVE;
+    a->last_seen = now;
+    struct as_event *x = agent_event(out, AS_EV_AGENT_REGISTERED, now, a);
+    if (x && res->renamed_from)
+        x->other = xstrdup(res->renamed_from);
+    free(res->agent);
+    res->agent = xstrdup(a->id);
+    return 0;
+}
+
+int
+as_discover(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!req->agent || !*req->agent || !req->worktree || !*req->worktree)
+        return fail(res, AS_EINVAL, "bad_field",
+            "a discovered worktree needs a name and a path");
+    char *id = unique_id(as, req->agent);
+    struct as_agent *a = add_agent(as, id, now);
+    free(id);
+    a->worktree = xstrdup(req->worktree);
+    a->from_worktree = true;
+    a->client = xstrdup("worktree");
+    agent_event(out, AS_EV_AGENT_REGISTERED, now, a);
+    res->created = true;
+    free(res->agent);
+    res->agent = xstrdup(a->id);
+    return 0;
+}
+
+int
+as_human(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!req->worktree || !*req->worktree)
+        return fail(res, AS_EINVAL, "bad_field", "a human needs a worktree");
+    res->created = human_of(as, req->worktree, now, res, out);
+    return 0;
+}
+
+int
+as_peer(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!req->agent || !*req->agent)
+        return fail(res, AS_EINVAL, "bad_field", "a peer needs an id");
+    if (find_agent(as, req->agent))
+        return fail(
+            res, AS_ECONFLICT, "refused", "agent '%s' exists", req->agent);
+    struct as_agent *a = add_agent(as, req->agent, now);
+    a->registered = a->peer = true;
+    a->client = dup_or_null(req->client);
+    a->label = dup_or_null(req->label);
+    agent_event(out, AS_EV_AGENT_REGISTERED, now, a);
+    res->created = true;
+    free(res->agent);
+    res->agent = xstrdup(a->id);
+    return 0;
+}
+
+int
+as_seen(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    struct as_agent *a = need_agent(as, req->agent, res);
+    if (!a)
+        return AS_ENOENT;
+    a->last_seen = now;
+    push(out, AS_EV_AGENT_SEEN, now, a->id);
+    if (a->status == AS_AGENT_STALE) /* contact: it is back */
+        set_status(a, AS_AGENT_ACTIVE, now, "contact", out);
+    return 0;
+}
+
+int
+as_set_status(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    struct as_agent *a = need_agent(as, req->agent, res);
+    if (!a)
+        return AS_ENOENT;
+    if (req->status != AS_AGENT_ACTIVE && req->status != AS_AGENT_EXITED &&
+        req->status != AS_AGENT_STALE)
+        return fail(res, AS_EINVAL, "bad_field", "no such status");
+    if (req->seen) {
+        a->last_seen = now;
+        push(out, AS_EV_AGENT_SEEN, now, a->id);
+    }
+    if (a->status == req->status)
+        return 0;
+    if (req->status != AS_AGENT_ACTIVE) {
+        char *id = xstrdup(a->id);
+        release_locks_of(as, id, now, out);
+        free(id);
+        a = find_agent(as, req->agent);
+    }
+    set_status(a, req->status, now, req->reason, out);
     return 0;
 }
 
@@ -412,7 +670,7 @@ as_forget(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_agent *a = need_agent(as, req->agent, res);
     if (!a)
         return AS_ENOENT;
-    forget(as, a, now, NULL, out);
+    forget(as, a, now, req->reason, out);
     return 0;
 }
 
@@ -429,12 +687,12 @@ forget(struct airspace *as, struct as_agent *a, int64_t now, const char *why,
         inbox_clear(&as->inboxes[at]);
     a = find_agent(as, id);
     size_t i = (size_t)(a - as->agents);
+    struct as_event *x = agent_event(out, AS_EV_AGENT_GONE, now, a);
+    if (x)
+        x->reason = why;
     agent_clear(a);
     memmove(a, a + 1, (as->nagents - i - 1) * sizeof(*a));
     as->nagents--;
-    struct as_event *x = push(out, AS_EV_AGENT_GONE, now, id);
-    if (x)
-        x->reason = why;
     free(id);
 }
 
@@ -1159,17 +1417,22 @@ as_apply(struct airspace *as, const struct as_event *ev, struct as_err *e)
     struct as_agent *a = find_agent(as, ev->agent);
     switch (ev->kind) {
     case AS_EV_AGENT_REGISTERED:
-        if (!a) {
-            ALLOC_GROW(as->agents, as->nagents + 1, as->aagents);
-            a = &as->agents[as->nagents++];
-            memset(a, 0, sizeof(*a));
-            a->id = xstrdup(ev->agent);
-            a->registered_at = ev->at;
-        }
-        free(a->label);
-        a->label = dup_or_null(ev->label);
-        a->registered = ev->registered;
-        a->last_seen = ev->at;
+    case AS_EV_AGENT_SHARED:
+        if (!ev->who.id)
+            return as_errorf(e, AS_EINVAL, "%s without its agent",
+                as_event_kind_name(ev->kind));
+        if (!a) /* (a joining agent shares before it registers) */
+            a = add_agent(as, ev->who.id, ev->at);
+        agent_clear(a);
+        agent_copy(a, &ev->who);
+        return 0;
+    case AS_EV_AGENT_RENAMED:
+        a = find_agent(as, ev->other);
+        if (!a || !ev->who.id || find_agent(as, ev->who.id))
+            return as_errorf(e, AS_EINVAL, "no agent '%s' to rename to '%s'",
+                ev->other ? ev->other : "", ev->agent ? ev->agent : "");
+        agent_clear(a);
+        agent_copy(a, &ev->who);
         return 0;
     case AS_EV_AGENT_STATUS:
     case AS_EV_AGENT_SEEN:
@@ -1343,8 +1606,15 @@ as_equal(const struct airspace *a, const struct airspace *b, int64_t now,
         return differ(why, len, "%zu vs %zu agents", a->nagents, b->nagents);
     for (size_t i = 0; i < a->nagents; i++) {
         const struct as_agent *x = &a->agents[i], *y = &b->agents[i];
-        if (strcmp(x->id, y->id) || !str_eq(x->label, y->label) ||
+        bool same = x->nlanes == y->nlanes;
+        for (size_t k = 0; same && k < x->nlanes; k++)
+            same = !strcmp(x->lanes[k], y->lanes[k]);
+        if (!same || strcmp(x->id, y->id) || !str_eq(x->label, y->label) ||
+            !str_eq(x->client, y->client) ||
+            !str_eq(x->worktree, y->worktree) || x->human != y->human ||
             x->status != y->status || x->registered != y->registered ||
+            x->from_worktree != y->from_worktree || x->shared != y->shared ||
+            x->human_residual != y->human_residual || x->peer != y->peer ||
             x->registered_at != y->registered_at ||
             x->last_seen != y->last_seen)
             return differ(why, len, "agent %zu ('%s') differs", i, x->id);

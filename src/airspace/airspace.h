@@ -2,6 +2,11 @@
  * airspace.h - the daemon's domain as a pure state machine: agents, locks
  * and claims with fencing tokens, declared intents, inboxes.
  *
+ * The agent table is the machine's alone: who is known here, under which
+ * id, in which worktree, with what status; the daemon keeps beside each
+ * agent only what git and the hooks tell it (working sets, reports) and
+ * follows the machine's events to add, rename and remove them.
+ *
  * Pure: no I/O, no clock, no randomness. Every operation takes the state,
  * `now` (ms) and a request, and fills a result and the events it caused;
  * nothing else changes. The daemon (src/broker) parses HTTP into requests,
@@ -51,10 +56,23 @@ enum as_agent_status {
 
 struct as_agent {
     char *id;
-    char *label; /* NULL when none */
+    char *label;    /* NULL when none */
+    char *client;   /* claude-code, codex, human, worktree, ...; NULL */
+    char *worktree; /* the worktree it flies in (a real path), or NULL */
+    char **lanes;   /* globs it owns */
+    size_t nlanes;
+    bool human; /* kind human (right of way), not an agent */
     enum as_agent_status status;
-    bool registered; /* registered by its session (not a discovered
-                        worktree): it has an inbox to read and can go silent */
+    bool registered;     /* registered by its session (not a discovered
+                            worktree): it has an inbox to read and can go
+                            silent */
+    bool from_worktree;  /* its working set is read from its worktree */
+    bool shared;         /* registered in a worktree it shares with other
+                            agents: its working set is its reported edits */
+    bool human_residual; /* the person at the keyboard of a shared worktree:
+                            what nobody there reported is theirs */
+    bool peer;           /* another daemon's agent, mirrored here: that
+                            daemon stores it */
     int64_t registered_at, last_seen;
 };
 
@@ -126,13 +144,6 @@ void as_free(struct airspace *as);
  */
 void as_use_locks(struct airspace *as, struct lock_table *t);
 
-/*
- * Make the agent table v[0..n) (copied), with no event: the daemon keeps
- * its own agent table (working sets, worktrees) and mirrors it here before
- * each operation. Cheap when nothing changed.
- */
-void as_agents_mirror(struct airspace *as, const struct as_agent *v, size_t n);
-
 enum as_event_kind {
     AS_EV_AGENT_REGISTERED = 0, /* agent, label, registered */
     AS_EV_AGENT_STATUS,         /* agent, status (reason) */
@@ -149,6 +160,8 @@ enum as_event_kind {
     AS_EV_INBOX_MOVED,          /* owner -> other */
     AS_EV_INTENT_CHANGED,       /* intent after the change (its agent
                                    renamed) */
+    AS_EV_AGENT_RENAMED,        /* agent (the new id) was other: who */
+    AS_EV_AGENT_SHARED,         /* agent flies in a shared worktree: who */
 };
 
 /* "agent.registered", ..., "inbox.moved"; "?" when out of range. */
@@ -160,11 +173,16 @@ struct as_event {
     char *agent; /* whom it concerns (NULL when no one) */
     char *label; /* AGENT_REGISTERED */
     bool registered;
+    /* AGENT_REGISTERED, _RENAMED, _SHARED: the agent after the change;
+     * AGENT_GONE: the agent as it was before it left (a copy) */
+    struct as_agent who;
     enum as_agent_status status; /* AGENT_STATUS */
     const char *reason;          /* static text or NULL */
     struct lock_event lock;      /* AS_EV_LOCK */
     struct as_intent intent;     /* INTENT_* */
-    char *owner, *other;         /* inbox events */
+    char *owner, *other;         /* inbox events; AGENT_RENAMED: the old id,
+                                    AGENT_REGISTERED: the id it was renamed
+                                    from (NULL: none) */
     struct as_message msg;       /* MESSAGE_* */
     size_t recipients;           /* MESSAGE_SENT */
     bool unread;                 /* MESSAGE_DROPPED */
@@ -184,9 +202,19 @@ void as_events_release(struct as_events *ev);
 /* One request; each operation reads the fields it names. */
 struct as_req {
     const char *agent; /* the acting agent's id */
-    /* register */
+    /* register, join, discover, human, peer */
     const char *label;
     bool registered;
+    const char *client;
+    const char *worktree;   /* a real path, or as written (see as_join) */
+    bool worktree_real;     /* join: worktree was resolved (realpath) */
+    const char *agent_kind; /* join: "human" or "agent"; NULL keeps */
+    const char *const *lanes;
+    size_t nlanes;
+    bool set_lanes; /* join: lanes[0..nlanes) replace the agent's */
+    /* set_status */
+    enum as_agent_status status;
+    bool seen; /* heard from at now first */
     /* locks */
     const char *pattern;
     enum lock_mode mode;
@@ -227,6 +255,13 @@ struct as_result {
     struct as_message *msgs;
     size_t nmsgs;
     uint64_t dropped;
+    /* join, discover, human, peer: the agent's id (a copy; NULL when none
+     * was made), whether it is new, whether a discovered agent was taken
+     * over, the id it had before (a copy, or NULL), and whether its
+     * worktree was set by this call (the daemon watches it) */
+    char *agent;
+    bool created, taken, new_worktree;
+    char *renamed_from;
 };
 
 void as_result_init(struct as_result *r);
@@ -244,6 +279,77 @@ const struct as_agent *as_agent_find(const struct airspace *as, const char *id);
  * (bad_field).
  */
 int as_register(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * An agent's session registers (POST /v1/agents): req->agent (NULL: an id
+ * made from req->client, else "agent", unique here), req->worktree,
+ * client, label, kind, lanes (set_lanes), each NULL keeping what the agent
+ * has.
+ *
+ * - The agent is the one with that id; else, when req->worktree_real, the
+ *   discovered agent (not registered, not a worktree's human) of that
+ *   worktree, taken over (res->taken); else a new one (res->created).
+ * - A discovered agent taken over under another id (one no agent has,
+ *   else that agent would be the one) is renamed: its locks, inbox and
+ *   intents follow (as_rename's events), then AS_EV_AGENT_RENAMED.
+ * - A worktree is set only on an agent without one (res->new_worktree).
+ * - Registered in a worktree where another registered, active agent flies:
+ *   the worktree is shared. Every registered agent there (and this one)
+ *   keeps only the edits it reports (shared, not from_worktree:
+ *   AS_EV_AGENT_SHARED each), and the worktree's human is made when it is
+ *   not there (as_human).
+ * - Then the agent is registered, active and seen at now, without a status
+ *   event: AS_EV_AGENT_REGISTERED (other: the id it was renamed from).
+ *
+ * AS_EINVAL (bad_field) for an empty id.
+ */
+int as_join(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * A worktree found in the repository becomes an agent: req->agent is the
+ * name it wants (its branch, or the worktree's name), made unique here
+ * ("name", "name-2", ...); client "worktree", its working set from
+ * req->worktree, not registered. AS_EV_AGENT_REGISTERED. AS_EINVAL
+ * (bad_field) without a name or a worktree.
+ */
+int as_discover(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * The person at the keyboard of shared worktree req->worktree, made unless
+ * it is there: "human@<the worktree's last name>" made unique, kind human,
+ * client "human", its working set from the worktree (what nobody
+ * reported). AS_EV_AGENT_REGISTERED (not registered); res->created.
+ */
+int as_human(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * Another daemon's agent, mirrored here under req->agent (client, label):
+ * registered, active, a peer. AS_EV_AGENT_REGISTERED. That id taken:
+ * AS_ECONFLICT (refused); an empty one AS_EINVAL (bad_field).
+ */
+int as_peer(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * req->agent was heard from (any call of its own): last_seen = now
+ * (AS_EV_AGENT_SEEN); a stale agent is active again (AS_EV_AGENT_STATUS
+ * "contact"). AS_ENOENT (unknown_agent) when unknown.
+ */
+int as_seen(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/*
+ * The daemon learned req->agent's status (its worktree is gone, its daemon
+ * says so): with req->seen, last_seen = now first (AS_EV_AGENT_SEEN); then
+ * status req->status with reason req->reason (static text or NULL), its
+ * locks and claims released first when it leaves active. Nothing when the
+ * status is the same. AS_ENOENT (unknown_agent) when unknown.
+ */
+int as_set_status(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
 
 /*
@@ -274,7 +380,8 @@ int as_exit(struct airspace *as, int64_t now, const struct as_req *req,
 
 /*
  * req->agent leaves the machine: its locks released, intents dropped,
- * inbox emptied, then AS_EV_AGENT_GONE (no reason: asked for).
+ * inbox emptied, then AS_EV_AGENT_GONE (reason req->reason: static text,
+ * or NULL when asked for).
  * AS_ENOENT when unknown.
  */
 int as_forget(struct airspace *as, int64_t now, const struct as_req *req,

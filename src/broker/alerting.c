@@ -298,11 +298,11 @@ broker_alerts_check(struct broker *b)
     files = xcalloc(nfiles + 1, sizeof(*files));
     size_t f = 0;
     for (size_t i = 0; i < b->nagents; i++) {
-        const struct bagent *m = &b->meta[i];
+        const struct as_agent *m = broker_who(b, i);
         ag[i].id = b->ag[i].id;
         ag[i].registered = m->registered;
-        ag[i].exited = m->status == BAGENT_EXITED;
-        ag[i].stale = m->status == BAGENT_STALE;
+        ag[i].exited = m->status == AS_AGENT_EXITED;
+        ag[i].stale = m->status == AS_AGENT_STALE;
         /* as the tick counts silence: from the daemon's start at least */
         ag[i].last_seen =
             m->last_seen > b->started_at ? m->last_seen : b->started_at;

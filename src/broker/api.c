@@ -522,7 +522,7 @@ h_status(struct api_ctx *c)
     struct broker *b = c->b;
     size_t active = 0, traffic = 0, resolution = 0;
     for (size_t i = 0; i < b->nagents; i++)
-        active += b->meta[i].status == BAGENT_ACTIVE;
+        active += broker_who(b, i)->status == AS_AGENT_ACTIVE;
     for (size_t k = 0; k < b->npairs; k++) {
         traffic +=
             b->pairs[k].live && b->pairs[k].adv.st.level == ADVISORY_TRAFFIC;
@@ -692,7 +692,8 @@ h_edit(struct api_ctx *c)
     if (i < 0 || api_check_keys(c, keys) ||
         api_want_string(c, "path", true, 4096))
         return;
-    if (c->b->meta[i].status == BAGENT_EXITED) { /* its reports are gone */
+    /* its reports are gone */
+    if (broker_who(c->b, i)->status == AS_AGENT_EXITED) {
         api_reply_error(c->req, 409, "refused",
             "agent '%s' has exited; register it again first", c->b->ag[i].id);
         return;
@@ -771,7 +772,7 @@ h_edit(struct api_ctx *c)
     free(norm);
     broker_emit(b, "workset.edit", b->ag[i].id, d);
     broker_rescore(b, (size_t)i);
-    if (b->meta[i].shared)
+    if (broker_who(b, i)->shared)
         broker_refresh_residual(b, b->ag[i].worktree);
     api_reply_json(c->req, 200, broker_agent_json(b, (size_t)i, true));
 }
@@ -881,9 +882,9 @@ h_commits(struct api_ctx *c)
      * moved with it: read its worktree again */
     const char *wt = b->ag[i].worktree;
     struct as_err e;
-    if (wt && b->meta[i].shared) {
+    if (wt && broker_who(b, i)->shared) {
         broker_refresh_residual(b, wt);
-    } else if (wt && b->meta[i].from_worktree) {
+    } else if (wt && broker_who(b, i)->from_worktree) {
         if (broker_refresh_agent(b, (size_t)i, &e))
             broker_log(b, "refresh %s: %s", b->ag[i].id, e.msg);
         json_t *w = json_object();

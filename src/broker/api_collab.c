@@ -655,7 +655,7 @@ h_prompt(struct api_ctx *c)
         json_array_append_new(topics, json_string(set.t[k]));
     json_t *conv = json_array();
     for (size_t j = 0; j < b->nagents; j++) {
-        if (j == (size_t)i || b->meta[j].status != BAGENT_ACTIVE)
+        if (j == (size_t)i || broker_who(b, j)->status != AS_AGENT_ACTIVE)
             continue;
         struct topic_set on;
         if (!topics_converge(&b->meta[i].topics, &b->meta[j].topics, &on))

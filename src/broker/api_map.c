@@ -215,7 +215,7 @@ h_layout(struct api_ctx *c)
      * weights of the active agents' changes */
     double *act = n ? xcalloc(n, sizeof(double)) : NULL;
     for (size_t i = 0; i < b->nagents && n; i++) {
-        if (b->meta[i].status != BAGENT_ACTIVE)
+        if (broker_who(b, i)->status != AS_AGENT_ACTIVE)
             continue;
         for (size_t k = 0; k < b->ag[i].nfiles; k++) {
             uint32_t id = graph_find_file(&b->graph, b->ag[i].files[k].path);

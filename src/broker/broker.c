@@ -3,15 +3,17 @@
  * listeners), agents and their working sets, scoring, file watching and
  * timers, shutdown.
  *
- * The rules of agents' status, locks, intents and messages are the
- * airspace state machine's (src/airspace, reached through collab.c).
- * This file is still large because it holds I/O and pipelines that are
- * not those rules: the agent table with its git working sets, shared
- * worktrees' reports and their alignment, the scoring (broker_rescore,
- * with src/view), inotify watches, the graph's build thread, listeners
- * and the store's restore. Moving the agent table (registration, renames,
- * agents gone) into the machine is the next step; splitting the rest into
- * files of their own is a move of code only.
+ * The rules of agents (registration, ids, worktree takeover, shared
+ * worktrees and their humans, status, leaving), locks, intents and
+ * messages are the airspace state machine's (src/airspace), and so is the
+ * agent table: this file calls its operations (as_join, as_discover,
+ * as_set_status, ...) and does their I/O when collab.c hands it their
+ * events. It is still large because it holds I/O and pipelines that are
+ * not those rules: the agents' git working sets, shared worktrees'
+ * reports and their alignment, the scoring (broker_rescore, with
+ * src/view), inotify watches, the graph's build thread, listeners and the
+ * store's restore; splitting them into files of their own is a move of
+ * code only.
  */
 #include "broker/internal.h"
 
@@ -45,8 +47,6 @@
 #include "util/xalloc.h"
 #include "util/clock.h"
 #include "util/banned.h"
-
-static void broker_release_agent_locks(struct broker *b, size_t i);
 
 void
 broker_options_init(struct broker_options *o)
@@ -120,8 +120,37 @@ broker_find_agent(const struct broker *b, const char *id)
     return -1;
 }
 
-static size_t
-add_agent(struct broker *b, const char *id)
+const struct as_agent *
+broker_who(const struct broker *b, size_t i)
+{
+    const struct airspace *as = b->as;
+    const char *id = b->ag[i].id;
+    if (i < as->nagents && !strcmp(as->agents[i].id, id))
+        return &as->agents[i]; /* the tables are in step */
+    const struct as_agent *a = as_agent_find(as, id);
+    if (!a)
+        a = b->meta[i].gone;
+    if (!a)
+        abort(); /* a slot the machine never had: a bug */
+    return a;
+}
+
+void
+broker_slot_identity(struct broker *b, size_t i)
+{
+    const struct as_agent *w = broker_who(b, i);
+    struct agent *a = &b->ag[i];
+    a->kind = w->human ? AGENT_HUMAN : AGENT_AGENT;
+    if (!w->label || !a->label || strcmp(w->label, a->label)) {
+        free(a->label);
+        a->label = w->label ? xstrdup(w->label) : NULL;
+    }
+    if (!a->worktree && w->worktree)
+        a->worktree = xstrdup(w->worktree);
+}
+
+size_t
+broker_slot_add(struct broker *b, const char *id)
 {
     if (b->nagents == b->aagents) {
         size_t na = b->aagents ? 2 * b->aagents : 16;
@@ -133,9 +162,24 @@ add_agent(struct broker *b, const char *id)
     agent_init(&b->ag[i], id);
     memset(&b->meta[i], 0, sizeof(b->meta[i]));
     agent_init(&b->meta[i].reports, id);
-    b->meta[i].registered_at = b->meta[i].last_seen = broker_now();
-    b->ag[i].started_at_ms = b->meta[i].registered_at;
+    broker_slot_identity(b, i);
+    b->ag[i].started_at_ms = broker_who(b, i)->registered_at;
     return i;
+}
+
+/* Run machine operation op and tell the daemon its events; its answer. */
+static int
+agent_op(struct broker *b,
+    int (*op)(struct airspace *, int64_t, const struct as_req *,
+        struct as_result *, struct as_events *),
+    const struct as_req *r, struct as_result *res)
+{
+    struct as_events ev;
+    as_events_init(&ev);
+    int rc = op(broker_airspace(b), broker_now(), r, res, &ev);
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
+    return rc;
 }
 
 /* Another daemon's agent (team.c): in the table, active and registered,
@@ -145,12 +189,13 @@ broker_add_peer(struct broker *b, const char *id, const char *client,
     const char *label, const char *branch)
 {
     broker_drop_engine(b); /* it borrows the agent table */
-    size_t i = add_agent(b, id);
-    struct bagent *m = &b->meta[i];
-    m->registered = m->peer = true;
-    m->status = BAGENT_ACTIVE;
-    m->client = client ? xstrdup(client) : NULL;
-    b->ag[i].label = label ? xstrdup(label) : NULL;
+    struct as_req r = { .agent = id, .client = client, .label = label };
+    struct as_result res;
+    as_result_init(&res);
+    if (agent_op(b, as_peer, &r, &res))
+        abort(); /* team.c asks only for an id nobody has */
+    as_result_release(&res);
+    size_t i = (size_t)broker_find_agent(b, id);
     b->ag[i].branch = branch ? xstrdup(branch) : NULL;
     return i;
 }
@@ -165,7 +210,8 @@ flies_shared(const struct broker *b, size_t i)
     const char *wt = b->ag[i].worktree;
     for (size_t j = 0; wt && j < b->nagents; j++)
         if (j != i && b->ag[j].worktree && !strcmp(b->ag[j].worktree, wt) &&
-            (b->meta[j].human_residual || b->meta[j].status != BAGENT_EXITED))
+            (broker_who(b, j)->human_residual ||
+                broker_who(b, j)->status != AS_AGENT_EXITED))
             return true;
     return false;
 }
@@ -174,7 +220,8 @@ json_t *
 broker_agent_json(const struct broker *b, size_t i, bool files)
 {
     const struct agent *a = &b->ag[i];
-    const struct bagent *m = &b->meta[i];
+    const struct as_agent *m = broker_who(b, i);
+    const struct agent *reports = &b->meta[i].reports;
     json_t *o = json_object();
     json_object_set_new(o, "id", json_string(a->id));
     json_object_set_new(
@@ -202,8 +249,8 @@ broker_agent_json(const struct broker *b, size_t i, bool files)
     json_object_set_new(o, "fileCount", json_integer((json_int_t)a->nfiles));
     if (files && m->shared) {
         json_t *rp = json_array();
-        for (size_t k = 0; k < m->reports.nfiles; k++)
-            json_array_append_new(rp, json_string(m->reports.files[k].path));
+        for (size_t k = 0; k < reports->nfiles; k++)
+            json_array_append_new(rp, json_string(reports->files[k].path));
         json_object_set_new(o, "reported", rp);
     }
     if (files) {
@@ -267,9 +314,9 @@ subtract_reported(struct broker *b, const char *wt, struct agent *w)
         struct ws_file *f = &w->files[k];
         bool drop = broker_client_config(f->path);
         for (size_t i = 0; i < b->nagents && !drop; i++) {
-            const struct bagent *m = &b->meta[i];
             const struct agent *a = &b->ag[i];
-            if (!m->shared || !a->worktree || strcmp(a->worktree, wt))
+            if (!broker_who(b, i)->shared || !a->worktree ||
+                strcmp(a->worktree, wt))
                 continue;
             for (size_t j = 0; j < a->nfiles && !drop; j++) {
                 const struct ws_file *r = &a->files[j];
@@ -356,7 +403,7 @@ static void
 persist_synced(struct broker *b, size_t j, const struct ws_file *r, bool *tx)
 {
     struct as_err e;
-    if (!*tx && b->meta[j].registered) {
+    if (!*tx && broker_who(b, j)->registered) {
         if (db_begin(b->db, &e))
             broker_log(b, "store: %s", e.msg);
         else
@@ -383,8 +430,8 @@ sync_shared(struct broker *b, const char *wt, const struct agent *w)
     bool tx = false;
     for (size_t j = 0; j < b->nagents; j++) {
         struct bagent *m = &b->meta[j];
-        if (!m->shared || m->human_residual || !b->ag[j].worktree ||
-            strcmp(b->ag[j].worktree, wt))
+        if (!broker_who(b, j)->shared || broker_who(b, j)->human_residual ||
+            !b->ag[j].worktree || strcmp(b->ag[j].worktree, wt))
             continue;
         struct agent fresh;
         agent_init(&fresh, b->ag[j].id);
@@ -518,9 +565,9 @@ align_finish(struct broker *b, const bool *read)
             b->realigned = true;
         if (!read[i] && !moved)
             continue;
-        if (b->meta[i].human_residual && read[i])
+        if (broker_who(b, i)->human_residual && read[i])
             sync_shared(b, b->ag[i].worktree, &b->ag[i]);
-        if (b->meta[i].human_residual)
+        if (broker_who(b, i)->human_residual)
             subtract_reported(b, b->ag[i].worktree, &b->ag[i]);
         if (b->have_graph)
             gitview_agent_view(&b->graph, &b->view_base, b->repo, &b->ag[i]);
@@ -531,7 +578,7 @@ align_finish(struct broker *b, const bool *read)
 int
 broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
 {
-    if (!b->meta[i].from_worktree || !b->ag[i].worktree)
+    if (!broker_who(b, i)->from_worktree || !b->ag[i].worktree)
         return 0;
     int rc = read_workset(b, i, e);
     if (rc)
@@ -562,14 +609,18 @@ broker_rescan(struct broker *b, struct as_err *e)
                 found = (ssize_t)i;
         if (found < 0) {
             const char *name = wts[k].branch ? wts[k].branch : wts[k].name;
-            char *id = gitview_unique_id(b->ag, b->nagents, name);
-            size_t i = add_agent(b, id);
-            free(id);
-            b->ag[i].worktree = xstrdup(wts[k].path);
+            struct as_req r = { .agent = name, .worktree = wts[k].path };
+            struct as_result res;
+            as_result_init(&res);
+            if (agent_op(b, as_discover, &r, &res)) {
+                broker_log(b, "worktree %s: %s", wts[k].path, res.err.msg);
+                as_result_release(&res);
+                continue;
+            }
+            size_t i = (size_t)broker_find_agent(b, res.agent);
+            as_result_release(&res);
             if (wts[k].branch)
                 b->ag[i].branch = xstrdup(wts[k].branch);
-            b->meta[i].from_worktree = true;
-            b->meta[i].client = xstrdup("worktree");
             watch_worktree(b, i);
             broker_emit(b, "agent.discovered", b->ag[i].id,
                 broker_agent_json(b, i, false));
@@ -587,8 +638,8 @@ broker_rescan(struct broker *b, struct as_err *e)
     bool *read = xcalloc(b->nagents + 1, sizeof(*read));
     for (size_t i = 0; i < b->nagents; i++) {
         struct as_err ae;
-        bool reread = b->meta[i].status == BAGENT_ACTIVE &&
-                      b->meta[i].from_worktree && b->ag[i].worktree;
+        bool reread = broker_who(b, i)->status == AS_AGENT_ACTIVE &&
+                      broker_who(b, i)->from_worktree && b->ag[i].worktree;
         if (reread && !read_workset(b, i, &ae)) {
             read[i] = true;
             continue;
@@ -659,7 +710,8 @@ prune_orphans(struct broker *b)
         size_t ngone = 0;
         json_t *exited = json_array();
         for (size_t i = 0; i < b->nagents; i++)
-            if (b->ag[i].worktree && b->meta[i].status != BAGENT_EXITED &&
+            if (b->ag[i].worktree &&
+                broker_who(b, i)->status != AS_AGENT_EXITED &&
                 same_worktree(b->ag[i].worktree, w->path)) {
                 gone[ngone++] = i;
                 json_array_append_new(exited, json_string(b->ag[i].id));
@@ -674,7 +726,8 @@ prune_orphans(struct broker *b)
         for (size_t g = 0; g < ngone; g++) {
             broker_log(b, "prune: agent %s exits (its worktree is gone)",
                 b->ag[gone[g]].id);
-            broker_set_status(b, gone[g], BAGENT_EXITED, "worktree pruned");
+            broker_set_status(
+                b, gone[g], AS_AGENT_EXITED, "worktree pruned", false);
         }
         free(gone);
         worktree_info_release(w);
@@ -685,72 +738,34 @@ prune_orphans(struct broker *b)
     free(v);
 }
 
-/* The person at the keyboard of shared worktree wt, unless it is there:
- * made and stored (a restart finds it, with its id). */
-static void
-add_human(struct broker *b, const char *wt)
+/* The machine made the person at the keyboard of a shared worktree
+ * (as_human, inside a registration or a restore): stored (a restart finds
+ * it, with its id) and announced. */
+void
+broker_agent_human(struct broker *b, size_t i)
 {
-    for (size_t j = 0; j < b->nagents; j++)
-        if (b->meta[j].human_residual && !strcmp(b->ag[j].worktree, wt))
-            return;
-    const char *slash = strrchr(wt, '/');
-    char *want = xasprintf("human@%s", slash ? slash + 1 : wt);
-    char *id = gitview_unique_id(b->ag, b->nagents, want);
-    free(want);
-    char *wt_copy = xstrdup(wt);
-    size_t h = add_agent(b, id);
-    free(id);
-    b->ag[h].kind = AGENT_HUMAN;
-    b->ag[h].worktree = wt_copy;
-    b->meta[h].client = xstrdup("human");
-    b->meta[h].from_worktree = true;
-    b->meta[h].human_residual = true;
-    broker_persist_agent(b, h);
+    broker_persist_agent(b, i);
     broker_emit(
-        b, "agent.discovered", b->ag[h].id, broker_agent_json(b, h, false));
+        b, "agent.discovered", b->ag[i].id, broker_agent_json(b, i, false));
 }
 
-/*
- * Agent i registered in its worktree. When another registered agent flies
- * in the same worktree, it is shared: every registered agent there keeps
- * only the edits it reports, and the changes nobody reported belong to the
- * human at the keyboard, an agent of kind human (right of way) made here.
- */
-static void
-share_worktree(struct broker *b, size_t i)
+/* Agent i flies in a shared worktree now (as_join): it keeps only the
+ * edits it reports, what git said was the whole worktree's. */
+void
+broker_agent_shared(struct broker *b, size_t i)
 {
-    const char *wt = b->ag[i].worktree;
-    size_t others = 0;
-    for (size_t j = 0; j < b->nagents; j++)
-        others += j != i && b->meta[j].registered && b->ag[j].worktree &&
-                  !b->meta[j].human_residual &&
-                  b->meta[j].status == BAGENT_ACTIVE &&
-                  !strcmp(b->ag[j].worktree, wt);
-    if (!others && !b->meta[i].shared)
-        return;
     broker_drop_engine(b);
-    for (size_t j = 0; j < b->nagents; j++) {
-        struct bagent *m = &b->meta[j];
-        /* (agent i is being registered right now) */
-        if ((!m->registered && j != i) || m->human_residual ||
-            !b->ag[j].worktree || strcmp(b->ag[j].worktree, wt) || m->shared)
-            continue;
-        m->shared = true;
-        m->from_worktree = false;
-        broker_persist_agent(b, j);
-        /* what git said was the whole worktree's, not this agent's */
-        struct agent fresh;
-        agent_init(&fresh, b->ag[j].id);
-        adopt_workset(b, j, &fresh);
-    }
-    add_human(b, wt);
+    broker_persist_agent(b, i);
+    struct agent fresh;
+    agent_init(&fresh, b->ag[i].id);
+    adopt_workset(b, i, &fresh);
 }
 
 void
 broker_refresh_residual(struct broker *b, const char *wt)
 {
     for (size_t j = 0; j < b->nagents; j++)
-        if (b->meta[j].human_residual && b->ag[j].worktree &&
+        if (broker_who(b, j)->human_residual && b->ag[j].worktree &&
             !strcmp(b->ag[j].worktree, wt)) {
             struct as_err e;
             if (broker_refresh_agent(b, j, &e))
@@ -798,19 +813,18 @@ drop_pairs(struct broker *b, const char *id, const char *why)
 }
 
 /*
- * Agent i, known as `old` until now, was taken over under a new id: what
- * the daemon keys by id follows it. Its locks change holder (persisted),
- * its intents change owner, its inbox and its reports move (persisted;
- * its prompt topics are agent i's and stay), the detector forgets the old id
- * (the caller tells it the new one, with its intents and files), and its pairs
+ * Agent i, known as `old` until now, was taken over under a new id
+ * (as_join; its locks, intents and inbox followed as events before, its
+ * working set took the new id): its reports move (stored), its prompt
+ * topics are agent i's and stay, the detector forgets the old id (the
+ * caller tells it the new one, with its intents and files), and its pairs
  * restart under the new id.
  */
-static void
-rename_agent(struct broker *b, size_t i, const char *old)
+void
+broker_agent_renamed(struct broker *b, size_t i, const char *old)
 {
     const char *id = b->ag[i].id;
     int64_t now = broker_now();
-    broker_rename_collab(b, old, id); /* locks, inbox, intents */
     free(b->meta[i].reports.id);
     b->meta[i].reports.id = xstrdup(id);
     struct as_err e;
@@ -826,101 +840,67 @@ int
 broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     struct as_err *e)
 {
-    const char *id = json_string_value(json_object_get(body, "id"));
     const char *worktree = json_string_value(json_object_get(body, "worktree"));
     broker_drop_engine(b); /* identities may change below */
-    char *renamed_from = NULL;
+    char *real = worktree ? realpath(worktree, NULL) : NULL;
+    struct as_req r = {
+        .agent = json_string_value(json_object_get(body, "id")),
+        .worktree = real ? real : worktree,
+        .worktree_real = real != NULL,
+        .client = json_string_value(json_object_get(body, "client")),
+        .label = json_string_value(json_object_get(body, "label")),
+        .agent_kind = json_string_value(json_object_get(body, "kind")),
+    };
+    json_t *lanes = json_object_get(body, "lanes");
+    const char **lv = NULL;
+    if (json_is_array(lanes)) {
+        r.set_lanes = true;
+        r.nlanes = json_array_size(lanes);
+        lv = xcalloc(r.nlanes + 1, sizeof(*lv));
+        for (size_t k = 0; k < r.nlanes; k++)
+            lv[k] = json_string_value(json_array_get(lanes, k));
+        r.lanes = lv;
+    }
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    int rc = as_join(broker_airspace(b), broker_now(), &r, &res, &ev);
+    free(lv);
+    free(real);
+    if (rc) {
+        as_errorf(e, rc, "%s", res.err.msg);
+        as_events_release(&ev);
+        as_result_release(&res);
+        return rc;
+    }
+    /* one transaction: what moves and the agent's new row */
     struct as_err te;
-    bool tx = false;
-    ssize_t at = -1;
-    if (id)
-        at = broker_find_agent(b, id);
-    /* A registration naming a discovered worktree takes that agent over. */
-    if (at < 0 && worktree) {
-        char *real = realpath(worktree, NULL);
-        for (size_t i = 0; i < b->nagents && at < 0 && real; i++)
-            if (b->ag[i].worktree && !strcmp(b->ag[i].worktree, real) &&
-                !b->meta[i].registered && !b->meta[i].human_residual)
-                at = (ssize_t)i;
-        free(real);
-    }
-    size_t i;
-    *created = at < 0;
-    /* a discovered agent taken over, under a new id or its own */
-    bool taken = at >= 0 && !b->meta[at].registered;
-    if (at >= 0) {
-        i = (size_t)at;
-        if (id && strcmp(b->ag[i].id, id)) {
-            if (broker_find_agent(b, id) >= 0)
-                return as_errorf(e, AS_ECONFLICT, "agent '%s' exists", id);
-            /* one transaction: what moves and the agent's new row */
-            tx = db_begin(b->db, &te) == 0;
-            renamed_from = b->ag[i].id;
-            b->ag[i].id = xstrdup(id);
-            rename_agent(b, i, renamed_from);
-        }
-    } else {
-        char *gen = NULL;
-        if (!id) {
-            const char *client =
-                json_string_value(json_object_get(body, "client"));
-            gen =
-                gitview_unique_id(b->ag, b->nagents, client ? client : "agent");
-        }
-        i = add_agent(b, id ? id : gen);
-        free(gen);
-    }
+    bool tx = res.renamed_from && db_begin(b->db, &te) == 0;
+    broker_airspace_events(b, &ev); /* a rename, a shared worktree */
+    as_events_release(&ev);
+    size_t i = (size_t)broker_find_agent(b, res.agent);
+    *created = res.created;
+    broker_slot_identity(b, i);
     struct agent *a = &b->ag[i];
-    struct bagent *m = &b->meta[i];
-    const char *kind = json_string_value(json_object_get(body, "kind"));
-    if (kind)
-        a->kind = !strcmp(kind, "human") ? AGENT_HUMAN : AGENT_AGENT;
     const char *s;
-    if ((s = json_string_value(json_object_get(body, "client")))) {
-        free(m->client);
-        m->client = xstrdup(s);
-    }
-    if ((s = json_string_value(json_object_get(body, "label")))) {
-        free(a->label);
-        a->label = xstrdup(s);
-    }
     if ((s = json_string_value(json_object_get(body, "branch")))) {
         free(a->branch);
         a->branch = xstrdup(s);
     }
-    if (worktree && !a->worktree) {
-        char *real = realpath(worktree, NULL);
-        a->worktree = real ? real : xstrdup(worktree);
-        m->from_worktree = true;
+    if (res.new_worktree)
         watch_worktree(b, i);
-    }
-    if (a->worktree)
-        share_worktree(b, i);
-    a = &b->ag[i]; /* share_worktree may have grown the arrays */
-    m = &b->meta[i];
-    json_t *lanes = json_object_get(body, "lanes");
-    if (json_is_array(lanes)) {
-        for (size_t k = 0; k < m->nlanes; k++)
-            free(m->lanes[k]);
-        free(m->lanes);
-        m->nlanes = json_array_size(lanes);
-        m->lanes = xcalloc(m->nlanes ? m->nlanes : 1, sizeof(*m->lanes));
-        for (size_t k = 0; k < m->nlanes; k++)
-            m->lanes[k] = xstrdup(json_string_value(json_array_get(lanes, k)));
-    }
-    m->registered = true;
-    m->status = BAGENT_ACTIVE;
-    m->last_seen = broker_now();
     *out = i;
     broker_persist_agent(b, i);
     /* a discovered agent's reports were not stored: now they are */
-    for (size_t k = 0; taken && k < m->reports.nfiles; k++)
+    struct bagent *m = &b->meta[i];
+    for (size_t k = 0; res.taken && k < m->reports.nfiles; k++)
         broker_persist_report(b, i, &m->reports.files[k]);
     broker_conflicts_agent(b, i);
     json_t *reg = broker_agent_json(b, i, false);
-    if (renamed_from)
-        json_object_set_new(reg, "renamedFrom", json_string(renamed_from));
-    free(renamed_from);
+    if (res.renamed_from)
+        json_object_set_new(reg, "renamedFrom", json_string(res.renamed_from));
+    as_result_release(&res);
     broker_emit(b, "agent.registered", a->id, reg);
     if (tx && db_commit(b->db, &te))
         broker_log(b, "store: %s", te.msg);
@@ -928,7 +908,7 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     if (broker_refresh_agent(b, i, &ae))
         broker_log(b, "refresh %s: %s", a->id, ae.msg);
     broker_rescore(b, i);
-    if (m->shared)
+    if (broker_who(b, i)->shared)
         broker_refresh_residual(b, a->worktree);
     return 0;
 }
@@ -953,22 +933,32 @@ drop_reports(struct broker *b, size_t i)
         a->nfiles = 0;
     }
     struct as_err e;
-    if (m->registered && db_reports_drop(b->db, a->id, &e))
+    if (broker_who(b, i)->registered && db_reports_drop(b->db, a->id, &e))
         broker_log(b, "store: %s", e.msg);
 }
 
 void
-broker_set_status(
-    struct broker *b, size_t i, enum bagent_status s, const char *why)
+broker_set_status(struct broker *b, size_t i, enum as_agent_status s,
+    const char *why, bool seen)
 {
-    if (b->meta[i].status == s)
-        return;
-    b->meta[i].status = s;
+    struct as_req r = {
+        .agent = b->ag[i].id, .status = s, .reason = why, .seen = seen
+    };
+    struct as_result res;
+    as_result_init(&res);
+    if (agent_op(b, as_set_status, &r, &res))
+        broker_log(b, "status of %s: %s", r.agent, res.err.msg);
+    as_result_release(&res);
+}
+
+void
+broker_agent_status_changed(
+    struct broker *b, size_t i, enum as_agent_status s, const char *why)
+{
     broker_persist_agent(b, i);
-    if (s == BAGENT_EXITED)
+    if (s == AS_AGENT_EXITED)
         drop_reports(b, i);
-    if (s != BAGENT_ACTIVE) {
-        broker_release_agent_locks(b, i);
+    if (s != AS_AGENT_ACTIVE) { /* its locks went with the status */
         conflicts_agent_remove(b->conflicts, b->ag[i].id, broker_now());
         b->meta[i].paths_hash = 0; /* the detector forgot its files */
     }
@@ -976,14 +966,14 @@ broker_set_status(
     if (why)
         json_object_set_new(d, "reason", json_string(why));
     broker_emit(b,
-        s == BAGENT_ACTIVE   ? "agent.active"
-        : s == BAGENT_EXITED ? "agent.exited"
-                             : "agent.stale",
+        s == AS_AGENT_ACTIVE   ? "agent.active"
+        : s == AS_AGENT_EXITED ? "agent.exited"
+                               : "agent.stale",
         b->ag[i].id, d);
-    if (s == BAGENT_ACTIVE) /* back: the detector is told it again, whole */
+    if (s == AS_AGENT_ACTIVE) /* back: the detector is told it again, whole */
         broker_conflicts_agent(b, i);
     broker_rescore(b, i);
-    if (s == BAGENT_EXITED && b->meta[i].shared && b->ag[i].worktree)
+    if (s == AS_AGENT_EXITED && broker_who(b, i)->shared && b->ag[i].worktree)
         broker_refresh_residual(b, b->ag[i].worktree);
 }
 
@@ -1018,13 +1008,8 @@ remove_agent(struct broker *b, size_t i)
         b->pairs[k].hold -= b->pairs[k].hold > i;
         b->pairs[k].steer -= b->pairs[k].steer > i;
     }
-    struct bagent *m = &b->meta[i];
     agent_release(&b->ag[i]);
-    agent_release(&m->reports);
-    free(m->client);
-    for (size_t k = 0; k < m->nlanes; k++)
-        free(m->lanes[k]);
-    free(m->lanes);
+    agent_release(&b->meta[i].reports);
     memmove(&b->ag[i], &b->ag[i + 1], (b->nagents - i - 1) * sizeof(*b->ag));
     memmove(
         &b->meta[i], &b->meta[i + 1], (b->nagents - i - 1) * sizeof(*b->meta));
@@ -1033,28 +1018,26 @@ remove_agent(struct broker *b, size_t i)
 
 /*
  * Registered agent i is gone: nothing was heard from it for
- * agent_timeout_ms. What it held goes as when it exits (its locks and
- * claims released, one event each; its reports forgotten, in a shared
- * worktree its changes are the human's), its intents are dropped
- * (`intent.dropped`), its pairs forgotten (a live advisory announced
- * clear), and it leaves the daemon and the store with its inbox:
- * `agent.gone`.
+ * agent_timeout_ms, and the machine forgot it (as_agents_expire: its locks
+ * and claims released, its intents dropped, its inbox emptied, one event
+ * each, told before). Its reports are forgotten (in a shared worktree its
+ * changes are the human's), its pairs forgotten (a live advisory
+ * announced clear), and it leaves the daemon and the store with its
+ * inbox: `agent.gone`.
  */
 void
-broker_forget_agent(struct broker *b, size_t i, const char *why)
+broker_forget_agent(
+    struct broker *b, size_t i, const struct as_agent *who, const char *why)
 {
     char *id = xstrdup(b->ag[i].id);
-    char *wt = b->meta[i].shared && b->ag[i].worktree
-                   ? xstrdup(b->ag[i].worktree)
-                   : NULL;
+    char *wt =
+        who->shared && b->ag[i].worktree ? xstrdup(b->ag[i].worktree) : NULL;
     json_t *d = broker_agent_json(b, i, false);
     json_object_set_new(d, "reason", json_string(why));
     struct as_err e;
     bool tx = db_begin(b->db, &e) == 0;
-    broker_release_agent_locks(b, i);
     drop_reports(b, i);
     conflicts_agent_remove(b->conflicts, id, broker_now());
-    broker_forget_collab(b, id); /* its intents and inbox */
     drop_pairs(b, id, "agent gone");
     if (db_agent_drop(b->db, id, &e))
         broker_log(b, "store: %s", e.msg);
@@ -1074,16 +1057,18 @@ broker_forget_agent(struct broker *b, size_t i, const char *why)
 void
 broker_agent_seen(struct broker *b, size_t i)
 {
-    struct bagent *m = &b->meta[i];
-    m->last_seen = broker_now();
-    if (m->status == BAGENT_STALE) { /* contact: it is back */
-        broker_set_status(b, i, BAGENT_ACTIVE, "contact");
-        return; /* broker_set_status stored it */
-    }
+    bool back = broker_who(b, i)->status == AS_AGENT_STALE;
+    struct as_req r = { .agent = b->ag[i].id };
+    struct as_result res;
+    as_result_init(&res);
+    agent_op(b, as_seen, &r, &res); /* a stale agent is back: stored */
+    as_result_release(&res);
+    if (back)
+        return;
     /* stored often enough that a restart judges silence close to right,
      * at most once a second (hooks call on every tool use) */
     int64_t every = b->o.stale_ms / 4 < 1000 ? b->o.stale_ms / 4 : 1000;
-    if (m->last_seen - m->stored_seen >= every)
+    if (broker_who(b, i)->last_seen - b->meta[i].stored_seen >= every)
         broker_persist_agent(b, i);
 }
 
@@ -1091,7 +1076,7 @@ void
 broker_persist_agent(struct broker *b, size_t i)
 {
     const struct agent *a = &b->ag[i];
-    const struct bagent *m = &b->meta[i];
+    const struct as_agent *m = broker_who(b, i);
     if ((!m->registered && !m->human_residual) || m->peer)
         return; /* discovered worktrees are found again at start; another
                    daemon's agents are stored by their daemon */
@@ -1100,10 +1085,9 @@ broker_persist_agent(struct broker *b, size_t i)
         json_array_append_new(lanes, json_string(m->lanes[k]));
     char *lt = json_dumps(lanes, JSON_COMPACT);
     json_decref(lanes);
-    struct db_agent da = { a->id, a->kind == AGENT_HUMAN ? "human" : "agent",
-        m->client, a->label, a->worktree, a->branch, lt,
-        status_names[m->status], m->shared, m->human_residual, m->registered_at,
-        m->last_seen };
+    struct db_agent da = { m->id, m->human ? "human" : "agent", m->client,
+        m->label, m->worktree, a->branch, lt, status_names[m->status],
+        m->shared, m->human_residual, m->registered_at, m->last_seen };
     struct as_err e;
     if (db_agent_put(b->db, &da, &e))
         broker_log(b, "store: %s", e.msg);
@@ -1115,7 +1099,7 @@ broker_persist_agent(struct broker *b, size_t i)
 void
 broker_persist_report(struct broker *b, size_t i, const struct ws_file *r)
 {
-    if (!b->meta[i].registered || b->meta[i].peer)
+    if (!broker_who(b, i)->registered || broker_who(b, i)->peer)
         return; /* a discovered worktree's: stored when it is taken over */
     struct db_report dr = { b->ag[i].id, r->path, r->status, r->whole,
         &r->ranges, r->changed_at_ms, r->weight };
@@ -1128,41 +1112,57 @@ static void
 restore_agent(void *ctx, const struct db_agent *da)
 {
     struct broker *b = ctx;
-    size_t i = add_agent(b, da->id);
-    struct agent *a = &b->ag[i];
-    struct bagent *m = &b->meta[i];
-    a->kind = !strcmp(da->kind, "human") ? AGENT_HUMAN : AGENT_AGENT;
-    m->client = da->client ? xstrdup(da->client) : NULL;
-    a->label = da->label ? xstrdup(da->label) : NULL;
-    a->worktree = da->worktree ? xstrdup(da->worktree) : NULL;
-    a->branch = da->branch ? xstrdup(da->branch) : NULL;
-    m->registered = !da->human_residual;
-    m->shared = da->shared;
-    m->human_residual = da->human_residual;
-    m->from_worktree = a->worktree && !da->shared;
-    m->registered_at = da->registered_at;
-    m->last_seen = m->stored_seen = da->last_seen;
-    a->started_at_ms = da->registered_at;
-    m->status = !strcmp(da->status, "exited")  ? BAGENT_EXITED
-                : !strcmp(da->status, "stale") ? BAGENT_STALE
-                                               : BAGENT_ACTIVE;
+    /* the stored row goes back into the machine as the event that made it */
+    struct as_event ev = { .kind = AS_EV_AGENT_REGISTERED,
+        .at = da->registered_at };
+    struct as_agent *w = &ev.who;
+    ev.agent = (char *)da->id;
+    w->id = (char *)da->id;
+    w->human = !strcmp(da->kind, "human");
+    w->client = (char *)da->client;
+    w->label = (char *)da->label;
+    w->worktree = (char *)da->worktree;
+    w->registered = !da->human_residual;
+    w->shared = da->shared;
+    w->human_residual = da->human_residual;
+    w->from_worktree = da->worktree && !da->shared;
+    w->registered_at = da->registered_at;
+    w->last_seen = da->last_seen;
+    w->status = !strcmp(da->status, "exited")  ? AS_AGENT_EXITED
+                : !strcmp(da->status, "stale") ? AS_AGENT_STALE
+                                               : AS_AGENT_ACTIVE;
     json_t *lanes = da->lanes ? json_loads(da->lanes, 0, NULL) : NULL;
     if (json_is_array(lanes)) {
-        m->nlanes = json_array_size(lanes);
-        m->lanes = xcalloc(m->nlanes ? m->nlanes : 1, sizeof(*m->lanes));
-        for (size_t k = 0; k < m->nlanes; k++) {
+        w->nlanes = json_array_size(lanes);
+        w->lanes = xcalloc(w->nlanes ? w->nlanes : 1, sizeof(*w->lanes));
+        for (size_t k = 0; k < w->nlanes; k++) {
             const char *l = json_string_value(json_array_get(lanes, k));
-            m->lanes[k] = xstrdup(l ? l : "");
+            w->lanes[k] = (char *)(l ? l : "");
         }
     }
+    struct as_err ae;
+    int rc = as_apply(broker_airspace(b), &ev, &ae);
+    free(w->lanes);
     if (lanes)
         json_decref(lanes);
+    if (rc) {
+        broker_log(b, "restore agent %s: %s", da->id, ae.msg);
+        return;
+    }
+    size_t i = broker_find_agent(b, da->id) >= 0
+                   ? (size_t)broker_find_agent(b, da->id)
+                   : broker_slot_add(b, da->id);
+    struct agent *a = &b->ag[i];
+    const struct as_agent *m = broker_who(b, i);
+    free(a->branch);
+    a->branch = da->branch ? xstrdup(da->branch) : NULL;
+    b->meta[i].stored_seen = da->last_seen;
     if (a->worktree)
         watch_worktree(b, i);
     struct conflict_msgs cm;
     conflict_msgs_init(&cm);
     struct as_err ce;
-    if (m->status == BAGENT_ACTIVE &&
+    if (m->status == AS_AGENT_ACTIVE &&
         conflicts_agent_set(b->conflicts, a->id, a->label,
             (const char *const *)m->lanes, m->nlanes, broker_now(), &cm, &ce))
         broker_log(b, "conflicts: %s", ce.msg);
@@ -1293,8 +1293,13 @@ broker_restore(struct broker *b, struct as_err *e)
     /* a store of an airspace that did not keep the human of a shared
      * worktree: it is made again */
     for (size_t i = 0, n = b->nagents; i < n; i++)
-        if (b->meta[i].shared && b->ag[i].worktree)
-            add_human(b, b->ag[i].worktree);
+        if (broker_who(b, i)->shared && b->ag[i].worktree) {
+            struct as_req r = { .worktree = b->ag[i].worktree };
+            struct as_result res;
+            as_result_init(&res);
+            agent_op(b, as_human, &r, &res);
+            as_result_release(&res);
+        }
     broker_sync_intents(b);
     size_t nl;
     lock_table_list(b->locks, broker_now(), &nl);
@@ -1368,16 +1373,6 @@ broker_lock_events(struct broker *b, struct lock_events *ev)
             json_object_set_new(d, "actor", json_string(x->actor));
         broker_emit(b, lock_event_name(x), x->lock.holder, d);
     }
-}
-
-static void
-broker_release_agent_locks(struct broker *b, size_t i)
-{
-    struct lock_events ev;
-    lock_events_init(&ev);
-    if (lock_table_release_all(b->locks, b->ag[i].id, broker_now(), &ev))
-        broker_lock_events(b, &ev);
-    lock_events_release(&ev);
 }
 
 /* ---- scoring ---- */
@@ -1491,7 +1486,7 @@ broker_rescore(struct broker *b, size_t changed)
     size_t n = 0;
     for (size_t i = 0; i < b->nagents; i++) {
         b->eng_pos[i] = SIZE_MAX;
-        if (b->meta[i].status == BAGENT_ACTIVE) {
+        if (broker_who(b, i)->status == AS_AGENT_ACTIVE) {
             idx[n] = i;
             b->eng_pos[i] = n;
             v[n++] = b->ag[i]; /* shallow: the engine only reads */
@@ -1536,7 +1531,8 @@ broker_rescore(struct broker *b, size_t changed)
                 .topic = topics_converge(
                              &b->meta[i].topics, &b->meta[j].topics, &conv) > 0,
                 .merge = gitview_merge_pair,
-                .merge_ctx = &mctx };
+                .merge_ctx = &mctx,
+                .forward = b->view_base.forward };
             struct pair_score ps;
             clear_merge(p);
             pair_score(&in, &ps); /* an undecided merge is counted in mctx */
@@ -1566,7 +1562,8 @@ broker_rescore(struct broker *b, size_t changed)
     /* Pairs with an agent gone fade out through the state machine. An
      * agent leaves with a rescore of its own: an active `changed` ended
      * no pair (the walk over every pair is the cost of a big airspace). */
-    bool fade = changed == SIZE_MAX || b->meta[changed].status != BAGENT_ACTIVE;
+    bool fade = changed == SIZE_MAX ||
+                broker_who(b, changed)->status != AS_AGENT_ACTIVE;
     struct strmap active;
     strmap_init(&active);
     for (size_t x = 0; fade && x < n; x++)
@@ -1685,7 +1682,7 @@ on_debounce(evutil_socket_t fd, short what, void *arg)
         broker_emit(b, "workset.changed", b->ag[i].id, d);
         broker_rescore(b, i);
         b->meta[i].dirty_since = 0;
-        if (b->meta[i].shared && b->ag[i].worktree)
+        if (broker_who(b, i)->shared && b->ag[i].worktree)
             broker_refresh_residual(b, b->ag[i].worktree);
     }
 }
@@ -1870,7 +1867,8 @@ check_lifetime(struct broker *b, int64_t now)
     }
     bool busy = b->sse != NULL;
     for (size_t i = 0; i < b->nagents && !busy; i++)
-        busy = b->meta[i].registered && b->meta[i].status == BAGENT_ACTIVE;
+        busy = broker_who(b, i)->registered &&
+               broker_who(b, i)->status == AS_AGENT_ACTIVE;
     if (busy)
         b->busy_at = now;
     if (b->o.idle_exit_ms > 0 && now - b->busy_at >= b->o.idle_exit_ms) {
@@ -2365,10 +2363,6 @@ broker_free(struct broker *b)
     for (size_t i = 0; i < b->nagents; i++) {
         agent_release(&b->ag[i]);
         agent_release(&b->meta[i].reports);
-        free(b->meta[i].client);
-        for (size_t k = 0; k < b->meta[i].nlanes; k++)
-            free(b->meta[i].lanes[k]);
-        free(b->meta[i].lanes);
     }
     free(b->ag);
     free(b->meta);

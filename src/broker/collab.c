@@ -1,9 +1,10 @@
 /*
  * collab.c - the daemon's side of the airspace state machine
- * (src/airspace): keeping it in step with the daemon's agent and lock
- * tables, and turning its events into store writes, published events and
- * what the conflict detector is told; intents fed into the risk engine's
- * intent channel.
+ * (src/airspace): handing it the current lock table, keeping the daemon's
+ * agent slots (working sets, reports) in step with its agent table, and
+ * turning its events into store writes, published events and what the
+ * conflict detector is told; intents fed into the risk engine's intent
+ * channel.
  */
 #include "broker/internal.h"
 #include "broker/team.h"
@@ -24,20 +25,6 @@ broker_airspace(struct broker *b)
         b->as = as_new(&cfg);
     }
     as_use_locks(b->as, b->locks);
-    struct as_agent *v = xcalloc(b->nagents ? b->nagents : 1, sizeof(*v));
-    for (size_t i = 0; i < b->nagents; i++) {
-        const struct bagent *m = &b->meta[i];
-        v[i].id = b->ag[i].id;
-        v[i].label = b->ag[i].label;
-        v[i].status = m->status == BAGENT_EXITED  ? AS_AGENT_EXITED
-                      : m->status == BAGENT_STALE ? AS_AGENT_STALE
-                                                  : AS_AGENT_ACTIVE;
-        v[i].registered = m->registered;
-        v[i].registered_at = m->registered_at;
-        v[i].last_seen = m->last_seen;
-    }
-    as_agents_mirror(b->as, v, b->nagents);
-    free(v);
     return b->as;
 }
 
@@ -140,12 +127,42 @@ message_dropped(struct broker *b, const struct as_event *x)
     broker_emit(b, "message.dropped", x->owner, d);
 }
 
-/* The events' meaning for the daemon; with forgetting, the agent the
- * events leave is being forgotten by the caller already. */
+/*
+ * The daemon's agent slots follow the machine's agent table before the
+ * events are told: a renamed agent's working set takes its new id, an
+ * agent the machine made gets a slot (the machine appends, so the slots
+ * stay in its order), and one it forgot keeps the machine's last copy
+ * until the daemon lets it go (AS_EV_AGENT_GONE below).
+ */
 static void
-translate(struct broker *b, struct as_events *ev, bool forgetting)
+follow_agents(struct broker *b, struct as_events *ev)
+{
+    for (size_t k = 0; k < ev->n; k++) {
+        struct as_event *x = &ev->v[k];
+        ssize_t i;
+        if (x->kind == AS_EV_AGENT_RENAMED &&
+            (i = broker_find_agent(b, x->other)) >= 0) {
+            broker_drop_engine(b); /* it borrows the agents' ids */
+            free(b->ag[i].id);
+            b->ag[i].id = xstrdup(x->agent);
+        } else if (x->kind == AS_EV_AGENT_GONE &&
+                   (i = broker_find_agent(b, x->agent)) >= 0) {
+            b->meta[i].gone = &x->who;
+        }
+    }
+    const struct airspace *as = b->as;
+    for (size_t j = 0; as && j < as->nagents; j++)
+        if (broker_find_agent(b, as->agents[j].id) < 0)
+            broker_slot_add(b, as->agents[j].id);
+}
+
+/* The events' meaning for the daemon. */
+static void
+translate(struct broker *b, struct as_events *ev)
 {
     struct as_err e;
+    follow_agents(b, ev);
+    bool intents = false; /* an agent gone took intents with it */
     for (size_t k = 0; k < ev->n; k++) {
         struct as_event *x = &ev->v[k];
         switch (x->kind) {
@@ -206,43 +223,54 @@ translate(struct broker *b, struct as_events *ev, bool forgetting)
             store_err(b, db_messages_move(b->db, x->owner, x->other, &e), &e);
             break;
         case AS_EV_AGENT_STATUS: {
-            /* the daemon's agent table follows (broker.c: stored,
-             * announced, the detector and the scoring told) */
+            /* broker.c: stored, announced, the detector and the scoring
+             * told */
             ssize_t i = broker_find_agent(b, x->agent);
             if (i >= 0)
-                broker_set_status(b, (size_t)i,
-                    x->status == AS_AGENT_EXITED  ? BAGENT_EXITED
-                    : x->status == AS_AGENT_STALE ? BAGENT_STALE
-                                                  : BAGENT_ACTIVE,
-                    x->reason);
+                broker_agent_status_changed(b, (size_t)i, x->status, x->reason);
             break;
         }
-        case AS_EV_AGENT_SEEN: {
-            ssize_t i = broker_find_agent(b, x->agent);
-            if (i >= 0)
-                b->meta[i].last_seen = x->at;
+        case AS_EV_AGENT_SEEN: /* stored with the agent when it is due */
             break;
-        }
         case AS_EV_AGENT_GONE: {
-            ssize_t i = forgetting ? -1 : broker_find_agent(b, x->agent);
+            ssize_t i = broker_find_agent(b, x->agent);
             if (i >= 0)
                 broker_forget_agent(
-                    b, (size_t)i, x->reason ? x->reason : "forgotten");
+                    b, (size_t)i, &x->who, x->reason ? x->reason : "forgotten");
+            intents = true;
             break;
         }
-        case AS_EV_AGENT_REGISTERED:
-            /* the daemon's agent table is its own (broker.c), mirrored
-             * into the machine: it registers and forgets agents itself */
+        case AS_EV_AGENT_RENAMED: {
+            ssize_t i = broker_find_agent(b, x->agent);
+            if (i >= 0)
+                broker_agent_renamed(b, (size_t)i, x->other);
             break;
+        }
+        case AS_EV_AGENT_SHARED: {
+            ssize_t i = broker_find_agent(b, x->agent);
+            if (i >= 0)
+                broker_agent_shared(b, (size_t)i);
+            break;
+        }
+        case AS_EV_AGENT_REGISTERED: {
+            /* a shared worktree's human is made inside a registration or
+             * a restore; every other agent's caller tells it */
+            ssize_t i = broker_find_agent(b, x->agent);
+            if (i >= 0 && x->who.human_residual && !x->who.registered)
+                broker_agent_human(b, (size_t)i);
+            break;
+        }
         }
     }
     as_events_clear(ev);
+    if (intents)
+        broker_sync_intents(b);
 }
 
 void
 broker_airspace_events(struct broker *b, struct as_events *ev)
 {
-    translate(b, ev, false);
+    translate(b, ev);
 }
 
 void
@@ -296,40 +324,6 @@ broker_expire_agents(struct broker *b, int64_t now)
             broker_log(b, "store: %s", e.msg);
     }
     as_events_release(&ev);
-}
-
-void
-broker_rename_collab(struct broker *b, const char *from, const char *to)
-{
-    struct as_events ev;
-    as_events_init(&ev);
-    struct as_result res;
-    as_result_init(&res);
-    struct as_req r = { .agent = from, .to = to };
-    if (as_rename(broker_airspace(b), broker_now(), &r, &res, &ev))
-        broker_log(b, "rename '%s': %s", from, res.err.msg);
-    broker_airspace_events(b, &ev);
-    as_events_release(&ev);
-    as_result_release(&res);
-}
-
-void
-broker_forget_collab(struct broker *b, const char *id)
-{
-    struct as_events ev;
-    as_events_init(&ev);
-    struct as_result res;
-    as_result_init(&res);
-    struct as_req r = { .agent = id };
-    as_forget(broker_airspace(b), broker_now(), &r, &res, &ev);
-    bool intents = false;
-    for (size_t k = 0; k < ev.n; k++)
-        intents = intents || ev.v[k].kind == AS_EV_INTENT_DROPPED;
-    translate(b, &ev, true); /* the caller is forgetting it */
-    as_events_release(&ev);
-    as_result_release(&res);
-    if (intents)
-        broker_sync_intents(b);
 }
 
 int

@@ -35,7 +35,7 @@ broker_conflicts_modified(struct broker *b, size_t i)
     /* The detector recomputes its facts on every call; most changes move
      * lines inside files already changed, so only a new set of paths (or
      * of status) is worth telling. */
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)b->meta[i].status;
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)broker_who(b, i)->status;
     for (size_t k = 0; k < a->nfiles; k++) {
         for (const char *c = a->files[k].path; *c; c++)
             h = (h ^ (uint8_t)*c) * 1099511628211ULL;
@@ -46,7 +46,7 @@ broker_conflicts_modified(struct broker *b, size_t i)
     b->meta[i].paths_hash = h;
     const char **paths = xcalloc(a->nfiles + 1, sizeof(*paths));
     size_t n = 0;
-    if (b->meta[i].status == BAGENT_ACTIVE)
+    if (broker_who(b, i)->status == AS_AGENT_ACTIVE)
         for (size_t k = 0; k < a->nfiles; k++)
             paths[n++] = a->files[k].path;
     struct conflict_msgs m;
@@ -61,7 +61,7 @@ void
 broker_conflicts_agent(struct broker *b, size_t i)
 {
     const struct agent *a = &b->ag[i];
-    const struct bagent *m = &b->meta[i];
+    const struct as_agent *m = broker_who(b, i);
     int64_t now = broker_now();
     struct conflict_msgs cm;
     conflict_msgs_init(&cm);

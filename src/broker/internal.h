@@ -34,25 +34,12 @@
 #include "store/store.h"
 #include "util/strmap.h"
 
-enum bagent_status {
-    BAGENT_ACTIVE = 0,
-    BAGENT_EXITED,
-    BAGENT_STALE,
-};
-
-/* What the daemon knows of an agent beyond its working set. */
+/*
+ * What the daemon keeps of an agent beside the machine's agent table
+ * (src/airspace: id, label, client, worktree, lanes, status, shared,
+ * human, peer, times; broker_who()): what git and the hooks tell it.
+ */
 struct bagent {
-    char *client; /* claude-code, codex, gemini, human, git, ... */
-    char **lanes; /* globs it owns */
-    size_t nlanes;
-    enum bagent_status status;
-    bool registered;     /* registered through the API (not discovered) */
-    bool from_worktree;  /* its working set comes from git */
-    bool shared;         /* registered in a worktree it shares with other
-                            agents: its working set is its reported edits */
-    bool human_residual; /* the person at the keyboard of a shared
-                            worktree: git's changes minus what the agents
-                            there reported */
     /* the edits it reported (POST .../edits), by path, kept until it
      * exits, and stored (a registered agent's) as they change: in a shared
      * worktree its working set is their paths' real changes (sync_shared
@@ -60,13 +47,13 @@ struct bagent {
      * lines of the real change they met (base coordinates), none for a
      * path as in the base */
     struct agent reports;
-    int64_t registered_at, last_seen;
     int64_t stored_seen;       /* last_seen as last stored */
     int64_t dirty_since;       /* a file changed; 0 when clean */
     uint64_t paths_hash;       /* of the paths last told to the detector */
     struct topic_track topics; /* what its last prompts were about */
-    bool peer; /* another daemon's agent, mirrored here (team.c): its
-                  daemon stores it, this one does not */
+    /* the machine forgot it and the daemon is letting it go (collab.c):
+     * the machine's last copy of it, borrowed from the event */
+    const struct as_agent *gone;
 };
 
 /* The advisory state of one pair (by agent ids, a < b). */
@@ -180,13 +167,16 @@ struct broker {
     char store_error[sizeof(((struct as_err *)0)->msg)];
     bool restart;
 
-    /* the domain's state machine (src/airspace): intents (regions: JSON
-     * text {path: [{name} | {lines: [s, e]}]}), inboxes, and the rules of
-     * locks over the table above (collab.c keeps it in step:
-     * broker_airspace) */
+    /* the domain's state machine (src/airspace): the agent table,
+     * intents (regions: JSON text {path: [{name} | {lines: [s, e]}]}),
+     * inboxes, and the rules of locks over the table above
+     * (broker_airspace hands it the current lock table) */
     struct airspace *as;
 
-    /* agents: ag[i] is the working set, meta[i] the rest */
+    /* agents, one per agent of the machine and in its order (collab.c
+     * follows its events): ag[i] is the working set as scoring reads it
+     * (its id, label, kind and worktree copied from the machine's agent),
+     * meta[i] the reports and the rest */
     struct agent *ag;
     struct bagent *meta;
     size_t nagents, aagents;
@@ -233,6 +223,25 @@ json_t *broker_index_json(const struct broker *b);
 
 /* Agents. */
 ssize_t broker_find_agent(const struct broker *b, const char *id);
+/* Agent i as the machine has it (id, label, status, worktree, ...). */
+const struct as_agent *broker_who(const struct broker *b, size_t i);
+/* A slot for the machine's agent `id` just made (collab.c): its working
+ * set empty, its identity copied; its index. */
+size_t broker_slot_add(struct broker *b, const char *id);
+/* Copy the machine's id, label, kind and worktree (when it has none) of
+ * agent i into its working set. */
+void broker_slot_identity(struct broker *b, size_t i);
+/* What the daemon does when the machine's agent i changes (collab.c):
+ * its status did (stored, reports dropped on exit, the detector and the
+ * scoring told, announced with why), it now flies in a shared worktree
+ * (stored, its working set is its reports from now on), it was renamed
+ * from `old` (its reports and pairs follow), it is a shared worktree's
+ * new human (stored, announced). */
+void broker_agent_status_changed(
+    struct broker *b, size_t i, enum as_agent_status s, const char *why);
+void broker_agent_shared(struct broker *b, size_t i);
+void broker_agent_renamed(struct broker *b, size_t i, const char *old);
+void broker_agent_human(struct broker *b, size_t i);
 json_t *broker_agent_json(const struct broker *b, size_t i, bool files);
 /* Refresh agent i's working set from git (worktree agents). */
 int broker_refresh_agent(struct broker *b, size_t i, struct as_err *e);
@@ -248,13 +257,14 @@ size_t broker_pair_at(struct broker *b, const char *x, const char *y);
 void broker_pair_feed(struct broker *b, size_t k, int64_t now);
 /* Refresh the human of worktree wt, if that worktree is shared. */
 void broker_refresh_residual(struct broker *b, const char *wt);
-/* Add or update a registered agent from its JSON (already validated);
- * *created tells whether a new agent was added (false: an agent with that id
- * was updated, or a discovered worktree was taken over). */
+/* Add or update a registered agent from its JSON (already validated) with
+ * as_join; *created tells whether a new agent was added (false: an agent
+ * with that id was updated, or a discovered worktree was taken over). */
 int broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     struct as_err *e);
-void broker_set_status(
-    struct broker *b, size_t i, enum bagent_status s, const char *why);
+/* Agent i's status is s (as_set_status; with seen, heard from now). */
+void broker_set_status(struct broker *b, size_t i, enum as_agent_status s,
+    const char *why, bool seen);
 
 /* Events: publish (takes ownership of data). */
 void broker_emit(
@@ -313,10 +323,8 @@ void broker_conflicts_intent(
     struct broker *b, const struct as_intent *in, struct conflict_msgs *out);
 
 /* The airspace machine and its events (collab.c). */
-/* The machine, in step with the daemon: its lock table is b->locks (a
- * team's store may have replaced it) and its agent table mirrors the
- * daemon's (id, label, status, registered, last seen). Call before each
- * operation. */
+/* The machine, its lock table b->locks (a team's store may have replaced
+ * it). Call before each operation. */
 struct airspace *broker_airspace(struct broker *b);
 /*
  * What the machine's events mean for the daemon, in order: store writes,
@@ -332,10 +340,12 @@ int broker_airspace_status(const struct as_result *res);
  * earliest) turn stale, and those silent for agent_timeout_ms are gone
  * (as_agents_expire), in one transaction. */
 void broker_expire_agents(struct broker *b, int64_t now);
-/* Agent i is gone (broker.c): what it held goes, its reports, pairs and
- * inbox are forgotten, it leaves the table and the store (`agent.gone`
+/* The machine forgot agent i (AS_EV_AGENT_GONE, who its last copy; its
+ * locks, intents and inbox went as events before): its reports and pairs
+ * are forgotten, it leaves the daemon's table and the store (`agent.gone`
  * with why). */
-void broker_forget_agent(struct broker *b, size_t i, const char *why);
+void broker_forget_agent(
+    struct broker *b, size_t i, const struct as_agent *who, const char *why);
 void broker_sync_intents(struct broker *b); /* into agents' intent lists */
 void broker_expire_intents(struct broker *b, int64_t now);
 json_t *broker_intent_json(const struct as_intent *in);
@@ -347,13 +357,6 @@ int broker_message(
  * "supervisor"; returns how many inboxes got it. */
 size_t broker_send(struct broker *b, const char *from, const char *to,
     const char *type, const char *body);
-/* Every message in inbox `from`, read or not, moves to inbox `to` (in id
- * order with what it holds, within AS_INBOX_MAX), stored moved; the
- * locks and claims of `from` pass to `to`, its intents are `to`'s. */
-void broker_rename_collab(struct broker *b, const char *from, const char *to);
-/* Agent `id` leaves: its locks, intents and inbox go (the store's copy of
- * the inbox is the caller's). */
-void broker_forget_collab(struct broker *b, const char *id);
 json_t *broker_message_json(const struct as_message *m);
 void broker_collab_release(struct broker *b);
 

@@ -465,7 +465,7 @@ publish_worksets(struct broker *b, int64_t now)
     for (size_t k = 0; k < t->npub; k++)
         t->pub[k].seen = false;
     for (size_t i = 0; i < b->nagents; i++) {
-        const struct bagent *m = &b->meta[i];
+        const struct as_agent *m = broker_who(b, i);
         if (m->peer)
             continue;
         char *files =
@@ -531,11 +531,11 @@ struct mirror_pass {
 };
 
 static void
-set_status_quiet(
-    struct broker *b, size_t i, enum bagent_status st, const char *why)
+set_status_quiet(struct broker *b, size_t i, enum as_agent_status st,
+    const char *why, bool seen)
 {
     b->team->relaying = true; /* news of its own daemon, not of ours */
-    broker_set_status(b, i, st, why);
+    broker_set_status(b, i, st, why, seen);
     b->team->relaying = false;
 }
 
@@ -584,8 +584,9 @@ mirror_leave(struct broker *b, size_t k)
 {
     struct team *t = b->team;
     ssize_t i = broker_find_agent(b, t->mir[k].id);
-    if (i >= 0 && b->meta[i].status != BAGENT_EXITED)
-        set_status_quiet(b, (size_t)i, BAGENT_EXITED, "gone from its daemon");
+    if (i >= 0 && broker_who(b, i)->status != AS_AGENT_EXITED)
+        set_status_quiet(
+            b, (size_t)i, AS_AGENT_EXITED, "gone from its daemon", false);
     ws_remove(t->mir, &t->nmir, k);
 }
 
@@ -612,7 +613,7 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
         return;
     }
     ssize_t i = broker_find_agent(b, id);
-    if (i >= 0 && !b->meta[i].peer) { /* a local agent took that id */
+    if (i >= 0 && !broker_who(b, i)->peer) { /* a local agent took that id */
         free(id);
         return;
     }
@@ -625,9 +626,8 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
         s->agent = xstrdup(w->agent);
     }
     s->seen = true;
-    b->meta[i].last_seen = broker_now();
-    if (b->meta[i].status != BAGENT_ACTIVE) /* back */
-        set_status_quiet(b, (size_t)i, BAGENT_ACTIVE, NULL);
+    /* heard from now; back when it was not active */
+    set_status_quiet(b, (size_t)i, AS_AGENT_ACTIVE, NULL, true);
     if (!s->files || strcmp(s->files, w->files) ||
         team_wip_lost(b, t->wip, (size_t)i, s->files)) {
         free(s->files);
@@ -693,7 +693,7 @@ static void
 pkey_of(struct broker *b, size_t i, struct pkey *k)
 {
     const char *id = b->ag[i].id;
-    if (b->meta[i].peer) {
+    if (broker_who(b, i)->peer) {
         const char *at = strrchr(id, '@');
         k->node = b->ag[i].label ? b->ag[i].label : "";
         k->agent = id;
@@ -745,10 +745,10 @@ team_scores_pair(struct broker *b, size_t i, size_t j)
 {
     if (!b->team)
         return true;
-    bool pi = b->meta[i].peer, pj = b->meta[j].peer;
+    bool pi = broker_who(b, i)->peer, pj = broker_who(b, j)->peer;
     if (pi == pj)
         return !pi; /* two of its own; or two other daemons' agents */
-    return !b->meta[pair_owner(b, i, j)].peer;
+    return !broker_who(b, pair_owner(b, i, j))->peer;
 }
 
 static json_t *
@@ -762,7 +762,7 @@ void
 team_pair_scored(struct broker *b, size_t k, size_t i, size_t j)
 {
     struct team *t = b->team;
-    if (!t || b->meta[i].peer == b->meta[j].peer)
+    if (!t || broker_who(b, i)->peer == broker_who(b, j)->peer)
         return;
     const struct bpair *p = &b->pairs[k];
     bool zero = p->res.risk == 0;
@@ -846,9 +846,9 @@ local_agent(struct broker *b, const char *agent)
 {
     ssize_t i = broker_find_agent(b, agent);
     if (i >= 0 || strlen(agent) < 40)
-        return i >= 0 && !b->meta[i].peer ? i : -1;
+        return i >= 0 && !broker_who(b, i)->peer ? i : -1;
     for (size_t k = 0; k < b->nagents; k++)
-        if (!b->meta[k].peer && !strncmp(b->ag[k].id, agent, 40))
+        if (!broker_who(b, k)->peer && !strncmp(b->ag[k].id, agent, 40))
             return (ssize_t)k;
     return -1;
 }
@@ -875,7 +875,7 @@ pair_apply(struct broker *b, json_t *x)
     char *pid = mine_a ? peer_id(cn, ca) : peer_id(an, aa);
     ssize_t j = broker_find_agent(b, pid);
     free(pid);
-    if (i < 0 || j < 0 || !b->meta[j].peer)
+    if (i < 0 || j < 0 || !broker_who(b, j)->peer)
         return false;
     size_t k = broker_pair_at(b, b->ag[i].id, b->ag[j].id);
     struct bpair *p = &b->pairs[k];
@@ -888,8 +888,8 @@ pair_apply(struct broker *b, json_t *x)
     size_t hc = mine_a ? (size_t)j : (size_t)i;
     p->hold = (uint32_t)(a_holds ? ha : hc);
     p->steer = (uint32_t)(a_holds ? hc : ha);
-    p->live = b->meta[i].status == BAGENT_ACTIVE &&
-              b->meta[j].status == BAGENT_ACTIVE;
+    p->live = broker_who(b, i)->status == AS_AGENT_ACTIVE &&
+              broker_who(b, j)->status == AS_AGENT_ACTIVE;
     broker_pair_feed(b, k, broker_now());
     return true;
 }
@@ -938,15 +938,13 @@ remote_agent(struct broker *b, const char *node, const char *agent)
 {
     char *id = peer_id(node, agent);
     ssize_t i = broker_find_agent(b, id);
-    if (i >= 0 && !b->meta[i].peer)
+    if (i >= 0 && !broker_who(b, i)->peer)
         i = -1;
     else if (i < 0)
         i = (ssize_t)broker_add_peer(b, id, NULL, node, NULL);
     free(id);
     if (i >= 0) {
-        b->meta[i].last_seen = broker_now();
-        if (b->meta[i].status != BAGENT_ACTIVE)
-            set_status_quiet(b, (size_t)i, BAGENT_ACTIVE, NULL);
+        set_status_quiet(b, (size_t)i, AS_AGENT_ACTIVE, NULL, true);
     }
     return i;
 }
@@ -960,7 +958,7 @@ conflict_msgs_local(struct broker *b, struct conflict_msgs *cm)
     for (size_t k = 0; k < cm->n; k++) {
         struct conflict_msg *x = &cm->v[k];
         ssize_t i = x->escalation ? -1 : broker_find_agent(b, x->to);
-        if (i >= 0 && b->meta[i].peer) {
+        if (i >= 0 && broker_who(b, i)->peer) {
             free(x->to);
             free(x->from);
             free(x->a);
@@ -1201,10 +1199,10 @@ team_message_route(
         return 0; /* the machine says what is wrong */
     struct recipient w = { .to = r->to };
     ssize_t i = broker_find_agent(b, r->to);
-    if (i >= 0 && !b->meta[i].peer)
+    if (i >= 0 && !broker_who(b, i)->peer)
         return 0;
     for (size_t k = 0; i < 0 && k < b->nagents; k++)
-        if (!b->meta[k].peer && b->ag[k].label &&
+        if (!broker_who(b, k)->peer && b->ag[k].label &&
             !strcmp(b->ag[k].label, r->to))
             return 0; /* a label here */
     struct as_err e;

@@ -34,6 +34,15 @@ enum op {
     TOUCH,  /* agent's activity on path a */
     CHECK_, /* would agent get a (mode b)? */
     LEXPIRE,
+    JOIN,     /* agent (NULL: made), worktree a (resolved unless flag),
+                 client b, kind c */
+    DISCOVER, /* name agent, worktree a */
+    HUMAN,    /* of worktree a */
+    PEER,     /* agent, client b */
+    SEEN,
+    SETST, /* agent's status a ("active", "exited", "stale", else bad),
+              reason b, heard from first when flag */
+    IS,    /* agent is there with worktree a (NULL: none) and flags b */
 };
 
 struct step {
@@ -49,7 +58,12 @@ struct step {
     const char *events; /* expected event names, space-separated ("" none;
                            NULL: not checked) */
     int64_t want;       /* op-specific: token granted, intent id, delivered,
-                           messages read (+1: 0 means not checked) */
+                           messages read (+1: 0 means not checked); JOIN,
+                           DISCOVER, HUMAN, PEER: 8 + created + 2 taken +
+                           4 new worktree */
+    const char *c;      /* JOIN: the kind */
+    const char *id;     /* JOIN, DISCOVER, HUMAN, PEER: the agent's id */
+    const char *from;   /* JOIN: the id it was renamed from */
 };
 
 struct scenario {
@@ -145,8 +159,49 @@ run_step(struct airspace *as, const struct step *s, struct as_result *res,
         return as_check(as, s->now, &r, res);
     case LEXPIRE:
         return (int)as_locks_expire(as, s->now, ev);
+    case JOIN:
+        r.worktree = s->a;
+        r.worktree_real = !s->flag;
+        r.client = s->b;
+        r.agent_kind = s->c;
+        return as_join(as, s->now, &r, res, ev);
+    case DISCOVER:
+        r.worktree = s->a;
+        return as_discover(as, s->now, &r, res, ev);
+    case HUMAN:
+        r.worktree = s->a;
+        return as_human(as, s->now, &r, res, ev);
+    case PEER:
+        r.client = s->b;
+        return as_peer(as, s->now, &r, res, ev);
+    case SEEN:
+        return as_seen(as, s->now, &r, res, ev);
+    case SETST:
+        r.status = !strcmp(s->a, "active")   ? AS_AGENT_ACTIVE
+                   : !strcmp(s->a, "exited") ? AS_AGENT_EXITED
+                   : !strcmp(s->a, "stale")  ? AS_AGENT_STALE
+                                             : (enum as_agent_status)7;
+        r.reason = s->b;
+        r.seen = s->flag;
+        return as_set_status(as, s->now, &r, res, ev);
+    case IS:
+        if (as_agent_find(as, s->agent))
+            return 0;
+        snprintf(res->err.msg, sizeof(res->err.msg), "no agent");
+        return AS_ENOENT;
     }
     return -100;
+}
+
+/* Agent a's status and flags as IS steps name them. */
+static void
+agent_flags(const struct as_agent *a, char *buf, size_t n)
+{
+    static const char *const st[] = { "active", "exited", "stale" };
+    snprintf(buf, n, "%s%s%s%s%s%s%s", st[a->status], a->human ? " human" : "",
+        a->registered ? " registered" : "",
+        a->from_worktree ? " from_worktree" : "", a->shared ? " shared" : "",
+        a->human_residual ? " human_residual" : "", a->peer ? " peer" : "");
 }
 
 static int64_t
@@ -163,6 +218,11 @@ op_value(const struct step *s, const struct as_result *res)
         return (int64_t)res->delivered;
     case READ:
         return (int64_t)res->nmsgs;
+    case JOIN:
+    case DISCOVER:
+    case HUMAN:
+    case PEER:
+        return 8 + res->created + 2 * res->taken + 4 * res->new_worktree;
     default:
         return 0;
     }
@@ -406,6 +466,124 @@ static const struct scenario scenarios[] = {
             { DROPALL, "alice2", 8, .events = "intent.dropped" },
             { DROPALL, "alice2", 8, .events = "" },
             { DROPALL, "nobody", 8, .events = "" } } },
+    { "join: new agents, made ids, a returning agent, bad input", 0,
+        { CREW,
+            { JOIN, NULL, 1, .b = "claude-code", .events = "agent.registered",
+                .want = 9, .id = "claude-code" },
+            { JOIN, NULL, 1, .b = "claude-code", .events = "agent.registered",
+                .want = 9, .id = "claude-code-2" },
+            { JOIN, NULL, 1, .want = 9, .id = "agent" },
+            { JOIN, "", 1, .rc = AS_EINVAL, .code = "bad_field", .events = "" },
+            { JOIN, "alice", 2, .b = "codex", .events = "agent.registered",
+                .want = 8, .id = "alice" },
+            { IS, "alice", 2, .b = "active registered" },
+            { EXIT, "alice", 3, .events = "agent.seen agent.status" },
+            { IS, "alice", 3, .b = "exited registered" },
+            /* back without a status event: the registration says it */
+            { JOIN, "alice", 4, .events = "agent.registered", .want = 8 },
+            { IS, "alice", 4, .b = "active registered" },
+            { JOIN, "kid", 5, .c = "human", .want = 9 },
+            { IS, "kid", 5, .b = "active human registered" },
+            { JOIN, "kid", 5, .c = "agent", .want = 8 },
+            { IS, "kid", 5, .b = "active registered" },
+            /* an id that exists is that agent: no worktree taken over */
+            { DISCOVER, "wt2", 6, "/r/bobs", .want = 9 },
+            { JOIN, "bob", 6, "/r/bobs", .events = "agent.registered",
+                .want = 12, .id = "bob" },
+            { IS, "bob", 6, "/r/bobs", "active registered from_worktree" },
+            { IS, "wt2", 6, "/r/bobs", "active from_worktree" },
+            { IS, "nobody", 6, .rc = AS_ENOENT } } },
+    { "join: a discovered worktree taken over and renamed; an id taken", 0,
+        { CREW,
+            { DISCOVER, "feature", 1, "/r/feature",
+                .events = "agent.registered", .want = 9, .id = "feature" },
+            { DISCOVER, "feature", 1, "/r/f2", .want = 9, .id = "feature-2" },
+            { DISCOVER, "", 1, "/r/x", .rc = AS_EINVAL, .code = "bad_field",
+                .events = "" },
+            { DISCOVER, "x", 1, .rc = AS_EINVAL, .code = "bad_field",
+                .events = "" },
+            { IS, "feature", 1, "/r/feature", "active from_worktree" },
+            { LOCK, "feature", 2, "src/a.c", .want = 1 },
+            { SEND, "bob", 2, "feature", .want = 1 },
+            { DECLARE, "feature", 2, "src/a.c", .want = 1 },
+            { JOIN, "carol", 3, "/r/feature",
+                .events = "lock.reassigned inbox.moved intent.changed "
+                          "agent.renamed agent.registered",
+                .want = 10, .id = "carol", .from = "feature" },
+            { IS, "carol", 3, "/r/feature", "active registered from_worktree" },
+            { IS, "feature", 3, .rc = AS_ENOENT },
+            { READ, "carol", 4, .want = 1 },
+            { REL, "carol", 4, "src/a.c", .n = 1, .events = "lock.released" },
+            /* its own id: taken over, not renamed */
+            { JOIN, "feature-2", 5, "/r/f2", .want = 10, .id = "feature-2" },
+            /* a path that did not resolve takes nothing over */
+            { DISCOVER, "g", 6, "/r/g", .want = 9, .id = "g" },
+            { JOIN, "dave", 6, "/r/g", .flag = true, .want = 13 },
+            { IS, "dave", 6, "/r/g", "active registered from_worktree" },
+            { IS, "g", 6, "/r/g", "active from_worktree" },
+            /* a worktree is set once */
+            { JOIN, "dave", 7, "/r/h", .want = 8 },
+            { IS, "dave", 7, "/r/g", "active registered from_worktree" } } },
+    { "join: a shared worktree and its human", 0,
+        { CREW,
+            { JOIN, "ann", 1, "/r/app", .events = "agent.registered",
+                .want = 13 },
+            { JOIN, "ben", 2, "/r/app",
+                .events = "agent.shared agent.shared agent.registered "
+                          "agent.registered",
+                .want = 13 },
+            { IS, "ann", 2, "/r/app", "active registered shared" },
+            { IS, "ben", 2, "/r/app", "active registered shared" },
+            { IS, "human@app", 2, "/r/app",
+                "active human from_worktree human_residual" },
+            { JOIN, "cat", 3, "/r/app",
+                .events = "agent.shared agent.registered", .want = 13 },
+            { HUMAN, NULL, 4, "/r/app", .events = "", .want = 8 },
+            { HUMAN, NULL, 4, "/r/other", .events = "agent.registered",
+                .want = 9, .id = "human@other" },
+            { HUMAN, NULL, 4, .rc = AS_EINVAL, .code = "bad_field",
+                .events = "" },
+            /* an exited agent there does not make it shared */
+            { JOIN, "dan", 5, "/r/solo", .want = 13 }, { EXIT, "dan", 6 },
+            { JOIN, "eve", 7, "/r/solo", .events = "agent.registered",
+                .want = 13 },
+            { IS, "eve", 7, "/r/solo", "active registered from_worktree" },
+            /* the human's id is made unique */
+            { JOIN, "human@x", 8, .want = 9 }, { JOIN, "fay", 8, "/r/x" },
+            { JOIN, "gus", 9, "/r/x",
+                .events = "agent.shared agent.shared agent.registered "
+                          "agent.registered" },
+            { IS, "human@x-2", 9, "/r/x",
+                "active human from_worktree human_residual" } } },
+    { "peers, contact and status", 0,
+        { CREW,
+            { PEER, "zed@abc", 1, .b = "codex", .events = "agent.registered",
+                .want = 9, .id = "zed@abc" },
+            { IS, "zed@abc", 1, .b = "active registered peer" },
+            { PEER, "zed@abc", 1, .rc = AS_ECONFLICT, .code = "refused",
+                .events = "" },
+            { PEER, "", 1, .rc = AS_EINVAL, .code = "bad_field", .events = "" },
+            { SEEN, "nobody", 2, .rc = AS_ENOENT, .code = "unknown_agent",
+                .events = "" },
+            { SEEN, "alice", 2, .events = "agent.seen" },
+            { LOCK, "alice", 3, "a", .want = 1 },
+            { SETST, "alice", 4, "stale", "test",
+                .events = "lock.released_all agent.status" },
+            { IS, "alice", 4, .b = "stale registered" },
+            { SEEN, "alice", 5, .events = "agent.seen agent.status" },
+            { SETST, "alice", 5, "active", .events = "" },
+            { SETST, "bob", 6, "exited", "gone", .flag = true,
+                .events = "agent.seen agent.status" },
+            { SEEN, "bob", 7, .events = "agent.seen" },
+            { IS, "bob", 7, .b = "exited registered" },
+            { SETST, "bob", 7, "bogus", .rc = AS_EINVAL, .code = "bad_field",
+                .events = "" },
+            { SETST, "nobody", 7, "active", .rc = AS_ENOENT,
+                .code = "unknown_agent", .events = "" },
+            { SETST, "zed@abc", 8, "active", .flag = true,
+                .events = "agent.seen" },
+            { FORGET, "zed@abc", 9, .events = "agent.gone" },
+            { IS, "zed@abc", 9, .rc = AS_ENOENT } } },
 };
 
 static void
@@ -428,6 +606,28 @@ check_result(const struct step *s, int rc, const struct as_result *res,
         CHECK_STR(buf, s->events);
     if (s->want)
         CHECK_INT(op_value(s, res), s->want);
+    if (s->id)
+        CHECK_STR(res->agent, s->id);
+    if (s->from)
+        CHECK_STR(res->renamed_from, s->from);
+    else if (s->op == JOIN)
+        CHECK(res->renamed_from == NULL);
+}
+
+/* An IS step: the agent's worktree and flags. */
+static void
+check_agent(const struct airspace *as, const struct step *s)
+{
+    const struct as_agent *a = as_agent_find(as, s->agent);
+    if (!a)
+        return; /* its rc says so */
+    char buf[128];
+    agent_flags(a, buf, sizeof(buf));
+    CHECK_STR(buf, s->b);
+    if (s->a)
+        CHECK_STR(a->worktree, s->a);
+    else
+        CHECK(a->worktree == NULL);
 }
 
 static void
@@ -449,6 +649,8 @@ run_scenario(const struct scenario *sc)
         size_t from = ev.n;
         int rc = run_step(as, s, &res, &ev);
         check_result(s, rc, &res, &ev, from);
+        if (s->op == IS)
+            check_agent(as, s);
         /* a refusal changes nothing but retiring what expired */
         if (rc < 0)
             for (size_t j = from; j < ev.n; j++)
@@ -717,34 +919,23 @@ test_refusal_texts(void)
 }
 
 static void
-test_mirror_and_borrowed_locks(void)
+test_borrowed_locks(void)
 {
     struct airspace *as = as_new(NULL);
-    struct as_agent v[2] = {
-        { .id = "alice", .label = "front", .registered = true, .last_seen = 5 },
-        { .id = "wt", .status = AS_AGENT_STALE },
-    };
-    as_agents_mirror(as, v, 2);
-    CHECK_INT(as->nagents, 2);
-    CHECK_STR(as_agent_find(as, "alice")->label, "front");
-    CHECK(as_agent_find(as, "wt")->status == AS_AGENT_STALE);
-    CHECK(as_agent_find(as, "alice")->id != v[0].id); /* a copy */
-    v[0].label = NULL;
-    v[0].status = AS_AGENT_EXITED;
-    as_agents_mirror(as, v, 2);
-    CHECK(as_agent_find(as, "alice")->label == NULL);
-    CHECK(as_agent_find(as, "alice")->status == AS_AGENT_EXITED);
-    as_agents_mirror(as, v + 1, 1); /* alice left the daemon's table */
-    CHECK(as_agent_find(as, "alice") == NULL);
-    CHECK_INT(as->nagents, 1);
-
-    struct lock_table *t = lock_table_new(NULL);
-    as_use_locks(as, t);
     struct as_events ev;
     as_events_init(&ev);
     struct as_result res;
     as_result_init(&res);
-    struct as_req r = {
+    struct as_req r = { .agent = "wt", .worktree = "/r/wt" };
+    CHECK_INT(as_discover(as, 0, &r, &res, &ev), 0);
+    as_result_release(&res);
+    r = (struct as_req){ .agent = "wt", .status = AS_AGENT_STALE };
+    CHECK_INT(as_set_status(as, 0, &r, &res, &ev), 0);
+    CHECK(as_agent_find(as, "wt")->status == AS_AGENT_STALE);
+
+    struct lock_table *t = lock_table_new(NULL);
+    as_use_locks(as, t);
+    r = (struct as_req){
         .agent = "wt", .pattern = "x", .ttl_ms = LOCK_TTL_DEFAULT
     };
     CHECK_INT(as_lock(as, 1, &r, &res, &ev), 0); /* stale: back */
@@ -771,7 +962,6 @@ main(void)
     TEST_RUN("task dedup of intents", test_similar_intents);
     TEST_RUN("a journal that does not fit is refused", test_apply_errors);
     TEST_RUN("refusals say what is wrong", test_refusal_texts);
-    TEST_RUN("the daemon's bridge: mirror and borrowed locks",
-        test_mirror_and_borrowed_locks);
+    TEST_RUN("the daemon's bridge: borrowed locks", test_borrowed_locks);
     return test_done();
 }

@@ -6,7 +6,12 @@
  *     (as_apply) equals the first after every operation, so replaying the
  *     journal rebuilds the state,
  *   - a refused operation appends no event but expiries,
- *   - intent and message ids strictly increasing, inboxes within the cap.
+ *   - intent and message ids strictly increasing, inboxes within the cap,
+ *   - the agent table's operations among the others (registrations taking
+ *     over discovered worktrees under new ids, shared worktrees and their
+ *     humans, peers, status changes, leaving): agent ids stay unique, and
+ *     an agent that leaves (exited, stale, gone) holds no lock after it,
+ *     each lock it held evented.
  * AIRSPACE_PROP_SEEDS and AIRSPACE_PROP_OPS override 200 x 500. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +20,7 @@
 
 #include "airspace/airspace.h"
 #include "util/glob.h"
+#include "util/xalloc.h"
 #include "test.h"
 
 static uint64_t rng;
@@ -44,6 +50,8 @@ static const char *const files[] = { "a", "b", "src/x.c", "src/y.c",
     "docs/r.md", "src/z.c" };
 static const char *const recipients[] = { "alice", "bob", "all", "front",
     "supervisor", "nobody", "ghost" };
+static const char *const worktrees[] = { "/r/a", "/r/b", "/r/c", NULL };
+static const char *const clients[] = { "claude-code", "codex", NULL };
 
 #define NA (sizeof(agents) / sizeof(agents[0]))
 #define NP (sizeof(patterns) / sizeof(patterns[0]))
@@ -100,7 +108,7 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
     for (size_t f = 0; f < NF; f++)
         r.file = r.file || !strcmp(r.pattern, files[f]);
     r.token = pick(3) ? 1 + pick(40) : 0;
-    *op = (int)pick(16);
+    *op = (int)pick(18);
     switch (*op) {
     case 0:
         if (!strcmp(r.agent, "ghost"))
@@ -164,6 +172,38 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
         r.owner = pick(5) ? r.agent : "supervisor";
         r.peek = !pick(4);
         return as_inbox_read(as, now, &r, res, ev);
+    case 16:
+    case 17: {
+        /* the agent table: registrations (a generated id, a discovered
+         * worktree taken over, a worktree shared), discoveries, humans,
+         * peers, contact and status changes, leaving */
+        static const char *const kinds[] = { "human", "agent", NULL };
+        r.worktree = worktrees[pick(4)];
+        r.client = clients[pick(3)];
+        r.label = labels[pick(3)];
+        switch (pick(7)) {
+        case 0:
+        case 1:
+            r.agent = pick(5) ? agents[pick(NA)] : NULL;
+            r.worktree_real = pick(4) != 0;
+            r.agent_kind = kinds[pick(3)];
+            return as_join(as, now, &r, res, ev);
+        case 2:
+            r.worktree = r.worktree ? r.worktree : "/r/d";
+            return as_discover(as, now, &r, res, ev);
+        case 3:
+            r.worktree = r.worktree ? r.worktree : "/r/d";
+            return pick(2) ? as_human(as, now, &r, res, ev)
+                           : as_peer(as, now, &r, res, ev);
+        case 4:
+            return as_seen(as, now, &r, res, ev);
+        default:
+            r.status = (enum as_agent_status)pick(3);
+            r.reason = "test";
+            r.seen = pick(2) != 0;
+            return as_set_status(as, now, &r, res, ev);
+        }
+    }
     default:
         if (!pick(8)) {
             r.to = agents[pick(NA)];
@@ -181,6 +221,49 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
             return as_inbox_move(as, now, &r, res, ev);
         }
         return (int)as_expire(as, now, ev);
+    }
+}
+
+/* Every agent that left in ev (exited, stale, gone) holds no live lock,
+ * and each lock it held before (held[k] by holder[k]) has an event. */
+static void
+check_leaving(struct airspace *as, int64_t now, const struct as_events *ev,
+    const uint64_t *held, char *const *holder, size_t nheld, uint64_t seed,
+    int i)
+{
+    for (size_t k = 0; k < ev->n; k++) {
+        const struct as_event *x = &ev->v[k];
+        bool left =
+            x->kind == AS_EV_AGENT_GONE ||
+            (x->kind == AS_EV_AGENT_STATUS && x->status != AS_AGENT_ACTIVE);
+        if (!left)
+            continue;
+        const struct as_agent *a = as_agent_find(as, x->agent);
+        if (a && a->status == AS_AGENT_ACTIVE)
+            continue; /* back within the same operation */
+        size_t n;
+        const struct lock *const *v = lock_table_list(as->locks, now, &n);
+        for (size_t j = 0; j < n; j++)
+            if (!strcmp(v[j]->holder, x->agent)) {
+                fprintf(stderr,
+                    "seed %" PRIu64 " op %d: '%s' left holding %" PRIu64 "\n",
+                    seed, i, x->agent, v[j]->token);
+                CHECK(0);
+            }
+        for (size_t h = 0; h < nheld; h++) {
+            if (strcmp(holder[h], x->agent))
+                continue;
+            bool told = false;
+            for (size_t j = 0; j < ev->n && !told; j++)
+                told = ev->v[j].kind == AS_EV_LOCK &&
+                       ev->v[j].lock.lock.token == held[h];
+            if (!told)
+                fprintf(stderr,
+                    "seed %" PRIu64 " op %d: '%s' left, lock %" PRIu64
+                    " not evented\n",
+                    seed, i, x->agent, held[h]);
+            CHECK(told);
+        }
     }
 }
 
@@ -205,8 +288,29 @@ run_seed(uint64_t seed, int nops)
         struct as_result res;
         as_result_init(&res);
         int op;
+        /* what each agent held before: a leaving one's are evented */
+        size_t nheld;
+        const struct lock *const *lv = lock_table_list(as->locks, now, &nheld);
+        uint64_t *held = xcalloc(nheld + 1, sizeof(*held));
+        char **holder = xcalloc(nheld + 1, sizeof(*holder));
+        for (size_t k = 0; k < nheld; k++) {
+            held[k] = lv[k]->token;
+            holder[k] = xstrdup(lv[k]->holder);
+        }
         int rc = random_op(as, now, &res, &ev, &op);
-        if (op < 15 && rc < 0) {
+        check_leaving(as, now, &ev, held, holder, nheld, seed, i);
+        for (size_t k = 0; k < nheld; k++)
+            free(holder[k]);
+        free(holder);
+        free(held);
+        for (size_t a = 0; a < as->nagents; a++)
+            for (size_t b = a + 1; b < as->nagents; b++)
+                if (!strcmp(as->agents[a].id, as->agents[b].id)) {
+                    fprintf(stderr, "seed %" PRIu64 " op %d: two agents '%s'\n",
+                        seed, i, as->agents[a].id);
+                    CHECK(0);
+                }
+        if (op != 15 && rc < 0) {
             CHECK(res.code != NULL);
             for (size_t k = 0; k < ev.n; k++) {
                 const struct as_event *x = &ev.v[k];
