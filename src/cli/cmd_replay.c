@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "eval/records.h"
 #include "eval/replay.h"
 #include "git/config.h"
@@ -19,20 +20,14 @@
 
 #define MAX_SETS 64
 
-static void
-usage(FILE *f)
-{
-    fprintf(f,
-        "usage: airspace replay [--repo DIR] [--rev RANGE | --all]\n"
-        "                       [--since DATE] [--max N] [--max-side N]\n"
-        "                       [--threads N]\n"
-        "                       [--json] [--per-merge] [--set KEY=VALUE]...\n"
-        "       airspace replay --records FILE.jsonl[.gz] [--json]\n"
-        "                       [--split all|tune|held-out] "
-        "[--split-seed N]\n"
-        "                       [--set KEY=VALUE]... [--skip-bad] "
-        "[--per-merge]\n");
-}
+static const char usage[] =
+    "usage: airspace replay [--repo DIR] [--rev RANGE | --all]\n"
+    "                       [--since DATE] [--max N] [--max-side N]\n"
+    "                       [--threads N]\n"
+    "                       [--json] [--per-merge] [--set KEY=VALUE]...\n"
+    "       airspace replay --records FILE.jsonl[.gz] [--json]\n"
+    "                       [--split all|tune|held-out] [--split-seed N]\n"
+    "                       [--set KEY=VALUE]... [--skip-bad] [--per-merge]\n";
 
 /* DATE as Unix seconds: "@N", "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM[:SS][Z]"
  * (UTC). Returns 0 or -1. */
@@ -65,6 +60,107 @@ parse_count(const char *opt, const char *v, size_t *out)
         return -1;
     }
     *out = (size_t)n;
+    return 0;
+}
+
+/* ---- the options that check their value (opts.h's OPT_CALL) ---- */
+
+static int
+opt_since(void *target, const char *v, const char *cmd)
+{
+    (void)cmd;
+    if (!parse_date(v, target))
+        return 0;
+    fprintf(stderr,
+        "airspace replay: bad --since '%s' (want YYYY-MM-DD, "
+        "YYYY-MM-DDTHH:MM[:SS][ZONE], UTC without a zone, or @SECONDS)\n",
+        v);
+    return CLI_EXIT_USAGE;
+}
+
+static int
+opt_max(void *target, const char *v, const char *cmd)
+{
+    (void)cmd;
+    return parse_count("--max", v, target) ? CLI_EXIT_USAGE : 0;
+}
+
+static int
+opt_max_side(void *target, const char *v, const char *cmd)
+{
+    (void)cmd;
+    return parse_count("--max-side", v, target) ? CLI_EXIT_USAGE : 0;
+}
+
+static int
+opt_threads(void *target, const char *v, const char *cmd)
+{
+    (void)cmd;
+    size_t n;
+    if (parse_count("--threads", v, &n))
+        return CLI_EXIT_USAGE;
+    if (n > 64) {
+        fprintf(
+            stderr, "airspace replay: bad --threads '%s' (want 0..64)\n", v);
+        return CLI_EXIT_USAGE;
+    }
+    *(unsigned *)target = (unsigned)n;
+    return 0;
+}
+
+/* --split NAME, and --holdout (NAME "held-out") */
+static int
+opt_split(void *target, const char *v, const char *cmd)
+{
+    (void)cmd;
+    enum replay_split *split = target;
+    if (!strcmp(v, "all"))
+        *split = REPLAY_SPLIT_ALL;
+    else if (!strcmp(v, "tune"))
+        *split = REPLAY_SPLIT_TUNE;
+    else if (!strcmp(v, "held-out"))
+        *split = REPLAY_SPLIT_HELD_OUT;
+    else {
+        fprintf(stderr,
+            "airspace replay: bad --split '%s' (want all, tune or "
+            "held-out)\n",
+            v);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int
+opt_split_seed(void *target, const char *v, const char *cmd)
+{
+    (void)cmd;
+    char *end;
+    unsigned long d = strtoul(v, &end, 10);
+    if (end == v || *end || d > 39) {
+        fprintf(
+            stderr, "airspace replay: bad --split-seed '%s' (want 0..39)\n", v);
+        return CLI_EXIT_USAGE;
+    }
+    *(unsigned *)target = (unsigned)d;
+    return 0;
+}
+
+/* The --set options, in order; checked once the mode is known. */
+struct sets {
+    const char *v[MAX_SETS];
+    size_t n;
+};
+
+static int
+opt_set(void *target, const char *v, const char *cmd)
+{
+    (void)cmd;
+    struct sets *sets = target;
+    if (sets->n == MAX_SETS) {
+        fprintf(stderr, "airspace replay: too many --set\n");
+        return CLI_EXIT_USAGE;
+    }
+    sets->v[sets->n++] = v;
     return 0;
 }
 
@@ -159,106 +255,65 @@ cmd_replay(int argc, char **argv)
     struct replay_git_options go;
     struct as_err err = { "" };
     const char *records = NULL, *repo_dir = ".";
-    const char *sets[MAX_SETS];
-    size_t nsets = 0;
+    struct sets sets = { .n = 0 };
     bool json = false, skip_bad = false, git_only = false;
     replay_config_default(&cfg);
     replay_git_options_init(&go);
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--skip-bad")) {
-            skip_bad = true;
-        } else if (!strcmp(a, "--per-merge")) {
-            cfg.per_merge = true;
-        } else if (!strcmp(a, "--holdout")) {
-            cfg.split = REPLAY_SPLIT_HELD_OUT;
-        } else if (!strcmp(a, "--all")) {
-            go.history.all = true;
-            git_only = true;
-        } else if (!v) {
-            fprintf(stderr, "airspace replay: '%s' needs a value\n", a);
-            usage(stderr);
-            return CLI_EXIT_USAGE;
-        } else if (!strcmp(a, "--records")) {
-            records = v;
-            i++;
-        } else if (!strcmp(a, "--repo")) {
-            repo_dir = v;
-            git_only = true;
-            i++;
-        } else if (!strcmp(a, "--rev")) {
-            go.history.rev = v;
-            git_only = true;
-            i++;
-        } else if (!strcmp(a, "--since")) {
-            if (parse_date(v, &go.history.since_s)) {
-                fprintf(stderr,
-                    "airspace replay: bad --since '%s' (want YYYY-MM-DD, "
-                    "YYYY-MM-DDTHH:MM[:SS][ZONE], UTC without a zone, or "
-                    "@SECONDS)\n",
-                    v);
-                return CLI_EXIT_USAGE;
-            }
-            git_only = true;
-            i++;
-        } else if (!strcmp(a, "--max") || !strcmp(a, "--max-side")) {
-            if (parse_count(a, v,
-                    !strcmp(a, "--max") ? &go.history.max
-                                        : &go.history.max_side))
-                return CLI_EXIT_USAGE;
-            git_only = true;
-            i++;
-        } else if (!strcmp(a, "--threads")) {
-            size_t n;
-            if (parse_count(a, v, &n) || n > 64)
-                return CLI_EXIT_USAGE;
-            go.threads = (unsigned)n;
-            i++;
-        } else if (!strcmp(a, "--split")) {
-            if (!strcmp(v, "all"))
-                cfg.split = REPLAY_SPLIT_ALL;
-            else if (!strcmp(v, "tune"))
-                cfg.split = REPLAY_SPLIT_TUNE;
-            else if (!strcmp(v, "held-out"))
-                cfg.split = REPLAY_SPLIT_HELD_OUT;
-            else {
-                fprintf(stderr,
-                    "airspace replay: bad --split '%s' (want all, tune or "
-                    "held-out)\n",
-                    v);
-                return CLI_EXIT_USAGE;
-            }
-            i++;
-        } else if (!strcmp(a, "--split-seed")) {
-            char *end;
-            unsigned long d = strtoul(v, &end, 10);
-            if (end == v || *end || d > 39) {
-                fprintf(stderr,
-                    "airspace replay: bad --split-seed '%s' (want 0..39)\n", v);
-                return CLI_EXIT_USAGE;
-            }
-            cfg.split_digit = (unsigned)d;
-            i++;
-        } else if (!strcmp(a, "--set")) {
-            if (nsets == MAX_SETS) {
-                fprintf(stderr, "airspace replay: too many --set\n");
-                return CLI_EXIT_USAGE;
-            }
-            sets[nsets++] = v;
-            i++;
-        } else {
-            fprintf(stderr, "airspace replay: unknown option '%s'\n", a);
-            usage(stderr);
-            return CLI_EXIT_USAGE;
-        }
-    }
+    const struct opt table[] = {
+        OPT_JSON(&json),
+        { .name = "skip-bad", .kind = OPT_FLAG, .target = &skip_bad },
+        { .name = "per-merge", .kind = OPT_FLAG, .target = &cfg.per_merge },
+        { .name = "holdout",
+            .kind = OPT_CALL,
+            .target = &cfg.split,
+            .value = "held-out",
+            .fn = opt_split },
+        { .name = "all",
+            .kind = OPT_FLAG,
+            .target = &go.history.all,
+            .given = &git_only },
+        { .name = "records", .kind = OPT_STRING, .target = &records },
+        { .name = "repo",
+            .kind = OPT_STRING,
+            .target = &repo_dir,
+            .given = &git_only },
+        { .name = "rev",
+            .kind = OPT_STRING,
+            .target = &go.history.rev,
+            .given = &git_only },
+        { .name = "since",
+            .kind = OPT_CALL,
+            .target = &go.history.since_s,
+            .given = &git_only,
+            .fn = opt_since },
+        { .name = "max",
+            .kind = OPT_CALL,
+            .target = &go.history.max,
+            .given = &git_only,
+            .fn = opt_max },
+        { .name = "max-side",
+            .kind = OPT_CALL,
+            .target = &go.history.max_side,
+            .given = &git_only,
+            .fn = opt_max_side },
+        { .name = "threads",
+            .kind = OPT_CALL,
+            .target = &go.threads,
+            .fn = opt_threads },
+        { .name = "split",
+            .kind = OPT_CALL,
+            .target = &cfg.split,
+            .fn = opt_split },
+        { .name = "split-seed",
+            .kind = OPT_CALL,
+            .target = &cfg.split_digit,
+            .fn = opt_split_seed },
+        { .name = "set", .kind = OPT_CALL, .target = &sets, .fn = opt_set },
+        OPT_TABLE_END,
+    };
+    int prc = opts_parse(argc, argv, table, "replay", usage, OPTS_NO_OPERANDS);
+    if (prc)
+        return prc < 0 ? CLI_EXIT_OK : prc;
     if (records && git_only) {
         fprintf(stderr, "airspace replay: --records cannot be combined with "
                         "--repo, --rev, --all, --since, --max or --max-side\n");
@@ -272,11 +327,11 @@ cmd_replay(int argc, char **argv)
     /* Each --set is checked before anything is read. */
     struct replay_config cfg0 = cfg;
     struct replay_git_options go0 = go;
-    for (size_t k = 0; k < nsets; k++)
-        if (apply_set(sets[k], !records, &cfg0, &go0))
+    for (size_t k = 0; k < sets.n; k++)
+        if (apply_set(sets.v[k], !records, &cfg0, &go0))
             return CLI_EXIT_USAGE;
     if (!records)
-        return run_git(repo_dir, sets, nsets, &cfg, &go, json);
+        return run_git(repo_dir, sets.v, sets.n, &cfg, &go, json);
     /* The records model shares no key with the risk model: no config
      * file applies to it (docs/config.md). */
     cfg = cfg0;

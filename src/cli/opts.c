@@ -59,7 +59,7 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     for (size_t i = 0; i < n; i++) {
         const struct opt *o = &table[i];
         bool arg = o->kind == OPT_STRING || o->kind == OPT_NUMBER ||
-                   o->kind == OPT_INT64 || o->kind == OPT_CALL;
+                   o->kind == OPT_INT64 || (o->kind == OPT_CALL && !o->value);
         int val = o->letter ? o->letter : LONG_ONLY + (int)i;
         if (o->name)
             lo[nl++] = (struct option){ o->name,
@@ -109,7 +109,7 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
             rc = set_int64(o, cmd, optarg);
             break;
         case OPT_CALL:
-            rc = o->fn(o->target, optarg, cmd);
+            rc = o->fn(o->target, o->value ? o->value : optarg, cmd);
             break;
         case OPT_END:
             break;

@@ -24,7 +24,8 @@ enum opt_kind {
     OPT_NUMBER, /* long *: a decimal number in [min, max] */
     OPT_INT64,  /* int64_t *: a number >= min (and <= max when max > 0);
                    bad is the whole message */
-    OPT_CALL,   /* fn(target, argument, cmd) checks and stores it */
+    OPT_CALL,   /* fn(target, argument, cmd) checks and stores it; with
+                   value, the option takes no argument and fn gets value */
 };
 
 /* An OPT_CALL option's argument: 0, or the exit code after printing why. */
@@ -36,7 +37,7 @@ struct opt {
     enum opt_kind kind;
     void *target;
     bool *given;       /* set when the option is seen, or NULL */
-    const char *value; /* OPT_SET: what target gets */
+    const char *value; /* OPT_SET: what target gets; OPT_CALL: see there */
     long min, max;     /* OPT_NUMBER: the range; both 0: any >= 0 */
     /* OPT_NUMBER: what a bad number is told, "<bad>, not '<arg>'"
      * (NULL: "expected a number") */
