@@ -111,6 +111,7 @@ struct replay {
     size_t merges_seen, hskip[HISTORY_NSKIP];
     size_t graph_builds, graph_updates, parsed, cached, merges_run, merge_hits;
     size_t merge_keys; /* speculative merges known by merge_key() */
+    size_t merges_cut; /* told by the changed paths (merge_restricted) */
     size_t replayed, replay_conflicts; /* side commits replayed onto B */
     char **notes; /* merges skipped during the replay, and why */
     size_t nnotes, anotes;
@@ -1078,15 +1079,17 @@ replay_print_json(const struct replay *rp, FILE *out)
         json_object_set_new(
             root, "merges_seen", json_integer((json_int_t)rp->merges_seen));
         json_object_set_new(root, "stats",
-            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "graph_builds",
-                (json_int_t)rp->graph_builds, "graph_file_updates",
-                (json_int_t)rp->graph_updates, "files_parsed",
-                (json_int_t)rp->parsed, "files_cached", (json_int_t)rp->cached,
-                "speculative_merges", (json_int_t)rp->merges_run,
-                "merge_cache_hits", (json_int_t)rp->merge_hits,
-                "merges_known_by_key", (json_int_t)rp->merge_keys,
-                "replayed_commits", (json_int_t)rp->replayed,
-                "replay_conflicts", (json_int_t)rp->replay_conflicts));
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+                "graph_builds", (json_int_t)rp->graph_builds,
+                "graph_file_updates", (json_int_t)rp->graph_updates,
+                "files_parsed", (json_int_t)rp->parsed, "files_cached",
+                (json_int_t)rp->cached, "speculative_merges",
+                (json_int_t)rp->merges_run, "merge_cache_hits",
+                (json_int_t)rp->merge_hits, "merges_known_by_key",
+                (json_int_t)rp->merge_keys, "merges_restricted",
+                (json_int_t)rp->merges_cut, "replayed_commits",
+                (json_int_t)rp->replayed, "replay_conflicts",
+                (json_int_t)rp->replay_conflicts));
     }
     json_t *groups = json_object();
     for (int g = 0; g < NGROUPS; g++) {
@@ -1397,16 +1400,41 @@ walk_merge(void *ctx, const struct agent *a, const struct agent *b,
         free(key);
         return known ? 1 : 0;
     }
-    struct merge_result mr = { 0 };
-    int rc = merge_speculative(w->r, w->mc, w->hm->base, a->tree_oid,
-        w->hm->base, b->tree_oid, &mr, w->e);
-    if (rc) {
-        free(key);
-        return rc;
+    /* The changed paths alone tell, or merge trees cut down to them. */
+    struct merge_cut_delta *cd[2];
+    size_t nd[2];
+    for (int s = 0; s < 2; s++) {
+        const struct history_raw *raw = &w->raw[s];
+        cd[s] = xcalloc(raw->n + 1, sizeof(*cd[s]));
+        nd[s] = raw->n;
+        for (size_t i = 0; i < raw->n; i++) {
+            cd[s][i].path = raw->v[i].path;
+            memcpy(cd[s][i].id, raw->v[i].id, sizeof(cd[s][i].id));
+            memcpy(cd[s][i].mode, raw->v[i].mode, sizeof(cd[s][i].mode));
+        }
     }
-    w->rp->merges_run++;
-    int conflicted = mr.conflicted;
-    merge_result_release(&mr);
+    int conflicted = merge_restricted(
+        w->r, (const struct merge_cut_delta *const *)cd, nd, w->e);
+    free(cd[0]);
+    free(cd[1]);
+    if (conflicted < 0) {
+        free(key);
+        return conflicted;
+    }
+    if (conflicted < 2) {
+        w->rp->merges_cut++;
+    } else {
+        struct merge_result mr = { 0 };
+        int rc = merge_speculative(w->r, w->mc, w->hm->base, a->tree_oid,
+            w->hm->base, b->tree_oid, &mr, w->e);
+        if (rc) {
+            free(key);
+            return rc;
+        }
+        w->rp->merges_run++;
+        conflicted = mr.conflicted;
+        merge_result_release(&mr);
+    }
     strmap_put(&w->verdicts, key, klen, conflicted ? 1 : 0, NULL);
     free(key);
     return conflicted ? 1 : 0;
@@ -1572,15 +1600,18 @@ replay_merge(struct git_walk *w, struct as_err *e)
 /*
  * The merges are replayed by o->threads workers (0: 2), each with its own
  * repository handle (in-memory object store), base graph and caches.
- * Worker i owns the i-th of nw consecutive runs of merges and takes them
- * in chunks of neighbouring merges, oldest first, so that its graph moves
- * by small steps over its part of the history only (interleaved chunks
- * made every worker's graph cross the whole history: each file update was
- * parsed once per worker); a worker done with its run takes chunks from
- * the end of the longest run left. Every merge's figures are its own (the walk
- * shares nothing between merges but caches of exact results), so the
- * output is the same whatever the number of workers; only the counters of
- * work done (graph builds and updates, cache hits) differ.
+ * The merges are taken in the order of their bases (committer time, then
+ * id), not of the merges: a branch that forked long before its merge
+ * would otherwise take the graph back over all that history and forward
+ * again. Worker i owns the i-th of nw consecutive runs of that order and
+ * takes them in chunks of neighbouring merges, oldest base first, so that
+ * its graph moves by small steps over its part of the history only
+ * (interleaved chunks made every worker's graph cross the whole history:
+ * each file update was parsed once per worker); a worker done with its
+ * run takes chunks from the end of the longest run left. Every merge's figures
+ * are its own (the walk shares nothing between merges but caches of exact
+ * results), so the output is the same whatever the number of workers; only the
+ * counters of work done (graph builds and updates, cache hits) differ.
  */
 #define REPLAY_CHUNK 8
 
@@ -1589,9 +1620,10 @@ struct git_run {
     const struct replay_git_options *o;
     const struct history *h;
     pthread_mutex_t lock;
-    size_t (*seg)[2]; /* per worker: its merges left, [lo, hi) */
+    size_t *order;    /* the merges (indices into h->m) by base */
+    size_t (*seg)[2]; /* per worker: its part of order left, [lo, hi) */
     size_t nseg;
-    size_t err_at;       /* the first failed merge, or h->n */
+    size_t err_at;       /* the first failed merge's place in order, or h->n */
     char (*missing)[41]; /* per merge: the object it lacks (skipped), or "" */
     int err_rc;          /* its error */
     struct as_err err;
@@ -1708,7 +1740,8 @@ git_worker_run(void *arg)
         pthread_mutex_unlock(&run->lock);
         if (lo >= hi || lo >= stop)
             break;
-        for (size_t k = lo; k < hi; k++) {
+        for (size_t at = lo; at < hi; at++) {
+            size_t k = run->order[at];
             int rc = replay_one(wk, &bg, graph_tree, mc, hc, prep, k, &e);
             sigcache_clear(sigs);
             if (rc) {
@@ -1723,8 +1756,8 @@ git_worker_run(void *arg)
             }
             if (rc) {
                 pthread_mutex_lock(&run->lock);
-                if (k < run->err_at) {
-                    run->err_at = k;
+                if (at < run->err_at) {
+                    run->err_at = at;
                     run->err = e;
                     run->err_rc = rc;
                 }
@@ -1741,6 +1774,21 @@ git_worker_run(void *arg)
     merge_cache_free(mc);
     base_graph_release(&bg);
     return NULL;
+}
+
+/* qsort's comparison of merge indices by base: committer time, id, then
+ * the merge's own place (by_base_of: the history, set around the sort). */
+static const struct history *by_base_of;
+
+static int
+cmp_by_base(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const struct history_merge *x = &by_base_of->m[a], *y = &by_base_of->m[b];
+    if (x->base_time_ms != y->base_time_ms)
+        return x->base_time_ms < y->base_time_ms ? -1 : 1;
+    int c = strcmp(x->base, y->base);
+    return c ? c : (a > b) - (a < b);
 }
 
 int
@@ -1772,6 +1820,16 @@ replay_run_git(struct replay *rp, struct repo *r,
     struct git_worker *wk = xcalloc(nw, sizeof(*wk));
     pthread_t *tid = xcalloc(nw, sizeof(*tid));
     bool *started = xcalloc(nw, sizeof(*started));
+    run.order = xcalloc(h.n + 1, sizeof(*run.order));
+    for (size_t k = 0; k < h.n; k++)
+        run.order[k] = k;
+    by_base_of = &h;
+    if (h.n > 1)
+        qsort(run.order, h.n, sizeof(*run.order), cmp_by_base);
+    by_base_of = NULL;
+    size_t *place = xcalloc(h.n + 1, sizeof(*place)); /* order's inverse */
+    for (size_t at = 0; at < h.n; at++)
+        place[run.order[at]] = at;
     run.seg = xcalloc(nw, sizeof(*run.seg));
     run.nseg = nw;
     for (size_t i = 0; i < nw; i++) {
@@ -1804,6 +1862,7 @@ replay_run_git(struct replay *rp, struct repo *r,
         rp->merges_run += wk[i].c.merges_run;
         rp->merge_hits += wk[i].c.merge_hits;
         rp->merge_keys += wk[i].c.merge_keys;
+        rp->merges_cut += wk[i].c.merges_cut;
         rp->replayed += wk[i].c.replayed;
         rp->replay_conflicts += wk[i].c.replay_conflicts;
     }
@@ -1815,7 +1874,7 @@ replay_run_git(struct replay *rp, struct repo *r,
     /* Drop the merges skipped for a missing object, oldest first. */
     size_t kept = 0;
     for (size_t k = 0; k < rp->n; k++) {
-        if (!run.missing[k][0] || k >= run.err_at) {
+        if (!run.missing[k][0] || place[k] >= run.err_at) {
             rp->m[kept++] = rp->m[k];
             continue;
         }
@@ -1830,6 +1889,8 @@ replay_run_git(struct replay *rp, struct repo *r,
             h.m[k].oid, run.missing[k]);
     }
     rp->n = kept;
+    free(place);
+    free(run.order);
     free(run.missing);
     free(run.seg);
     free(started);

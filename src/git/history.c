@@ -316,6 +316,7 @@ add_merge(git_repository *g, const struct history_options *o, git_commit *c,
             goto out;
         }
         hex_of(m.base_tree, git_commit_tree_id(bc));
+        m.base_time_ms = (int64_t)git_commit_time(bc) * 1000;
         git_commit_free(bc);
     }
     for (int s = 0; s < 2 && !err; s++)
@@ -816,6 +817,12 @@ add_diff_cached(git_diff *diff, git_repository *repo, git_tree *from,
             hd->path = xstrdup(p ? p : "");
             hd->key = xstrdup(key);
             hd->modified = mod;
+            git_oid_cpy(&hd->id[0], &d->old_file.id);
+            git_oid_cpy(&hd->id[1], &d->new_file.id);
+            hd->mode[0] =
+                d->status == GIT_DELTA_ADDED ? 0 : (uint32_t)d->old_file.mode;
+            hd->mode[1] =
+                d->status == GIT_DELTA_DELETED ? 0 : (uint32_t)d->new_file.mode;
             strmap_put(&raw->paths, hd->path, strlen(hd->path),
                 (uint32_t)raw->n, NULL);
             raw->n++;
@@ -1171,6 +1178,10 @@ from_leaves(git_repository *g, git_tree *from, git_tree *to,
         hd->key = keys[i];
         keys[i] = NULL;
         hd->modified = mod[i];
+        for (int k = 0; k < 2; k++) {
+            git_oid_cpy(&hd->id[k], &ll->v[i].id[k]);
+            hd->mode[k] = ll->v[i].mode[k];
+        }
         strmap_put(
             &raw->paths, hd->path, strlen(hd->path), (uint32_t)raw->n, NULL);
         raw->n++;

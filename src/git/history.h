@@ -78,11 +78,12 @@ struct history_commit {
 
 struct history_merge {
     char oid[41], base[41], base_tree[41];
-    char parent[2][41]; /* first and second parent */
-    int64_t time_ms;    /* the merge's committer time, or the latest time
-                           of a commit it merges if a skewed clock dated it
-                           earlier */
-    bool mainline;      /* on the first-parent chain of the walk's start */
+    int64_t base_time_ms; /* the base's committer time */
+    char parent[2][41];   /* first and second parent */
+    int64_t time_ms;      /* the merge's committer time, or the latest time
+                             of a commit it merges if a skewed clock dated it
+                             earlier */
+    bool mainline;        /* on the first-parent chain of the walk's start */
     struct history_commit *side[2]; /* B..P, oldest first */
     size_t nside[2];
 };
@@ -109,9 +110,11 @@ void history_release(struct history *h);
  */
 struct history_delta {
     char *path;
-    char *key;     /* status, both blobs and modes, path */
-    bool modified; /* GIT_DELTA_MODIFIED (never a rename's source or
-                      target, nor a directory rename's evidence) */
+    char *key;        /* status, both blobs and modes, path */
+    bool modified;    /* GIT_DELTA_MODIFIED (never a rename's source or
+                         target, nor a directory rename's evidence) */
+    git_oid id[2];    /* the entry in the base tree and in the tree */
+    uint32_t mode[2]; /* their modes; 0: no entry (added, deleted) */
 };
 
 struct history_raw {

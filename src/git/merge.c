@@ -843,7 +843,7 @@ add_add_modes(const struct dr_side x[2], struct merge_result *m)
  */
 static int
 libgit2_misses(git_repository *g, git_tree *anc, struct dr_side x[2],
-    struct merge_result *m, struct as_err *e)
+    bool dirrenames, struct merge_result *m, struct as_err *e)
 {
     int err = 0;
 
@@ -855,7 +855,7 @@ libgit2_misses(git_repository *g, git_tree *anc, struct dr_side x[2],
         add_add_modes(x, m);
     for (int k = 0; k < 2 && !err; k++)
         err = typechange_renamed(g, anc, &x[k], &x[1 - k], m, e);
-    for (int k = 0; k < 2 && !err; k++)
+    for (int k = 0; k < 2 && !err && dirrenames; k++)
         side_self(anc, &x[k], &x[1 - k]);
     for (int k = 0; k < 2 && !err; k++)
         if (x[k].self.n)
@@ -923,7 +923,7 @@ merge_speculative(struct repo *r, struct merge_cache *cache,
         (err = merge_sides(g, anc, x, &idx, e)) < 0)
         goto out;
     if ((err = collect_conflicts(idx, out, e)) < 0 ||
-        (err = libgit2_misses(g, anc, x, out, e)) < 0) {
+        (err = libgit2_misses(g, anc, x, true, out, e)) < 0) {
         merge_result_release(out);
         goto out;
     }
@@ -961,5 +961,197 @@ merge_trees_as_git(git_repository *g, git_tree *anc, git_tree *ours,
         err = merge_sides(g, anc, x, out, e);
     dr_side_release(&x[0]);
     dr_side_release(&x[1]);
+    return err;
+}
+
+/* ---- a merge of the changed paths alone ---- */
+
+/* One path of the cut: its entry in the base, ours and theirs (mode 0:
+ * none). */
+struct merge_cut_entry {
+    const char *path;
+    git_oid id[3];
+    uint32_t mode[3];
+};
+
+static int merge_cut_conflicted(struct repo *r, const struct merge_cut_entry *v,
+    size_t n, struct as_err *e);
+
+/* Whether an entry of mode m is there and a regular file or link (a type
+ * libgit2's diff keeps as MODIFIED when both sides have it). */
+static bool
+same_type(uint32_t a, uint32_t b)
+{
+    return a && b && (a & 0170000) == (b & 0170000);
+}
+
+/* Put every proper directory of path p (of length n) into dirs. */
+static void
+put_dirs(struct strmap *dirs, const char *p)
+{
+    for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/'))
+        strmap_put(dirs, p, (size_t)(s - p), 0, NULL);
+}
+
+/* Whether some proper directory of p is a key of m. */
+static bool
+has_dir_key(const struct strmap *m, const char *p)
+{
+    uint32_t v;
+    for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/'))
+        if (strmap_get(m, p, (size_t)(s - p), &v))
+            return true;
+    return false;
+}
+
+/* A tree of the cut: entry k (0 base, 1 ours, 2 theirs) of each path. */
+static int
+cut_tree(git_repository *g, const struct merge_cut_entry *v, size_t n, int k,
+    git_tree **out, struct as_err *e)
+{
+    git_tree_update *u = xcalloc(n + 1, sizeof(*u));
+    size_t nu = 0;
+    git_oid id;
+    int err = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].mode[k])
+            continue;
+        u[nu].action = GIT_TREE_UPDATE_UPSERT;
+        git_oid_cpy(&u[nu].id, &v[i].id[k]);
+        u[nu].filemode = (git_filemode_t)v[i].mode[k];
+        u[nu].path = v[i].path;
+        nu++;
+    }
+    if (git_tree_create_updated(&id, g, NULL, nu, u) < 0 ||
+        git_tree_lookup(out, g, &id) < 0)
+        err = repo_git_errorf(e, "cannot write the trees of a merge");
+    free(u);
+    return err;
+}
+
+int
+merge_restricted(struct repo *r, const struct merge_cut_delta *const d[2],
+    const size_t n[2], struct as_err *e)
+{
+    struct strmap at[2], all, deldirs[2];
+    struct merge_cut_entry *v = NULL;
+    size_t nv = 0, av = 0;
+    bool common = false;
+    int rc = 0;
+
+    strmap_init(&all);
+    for (int s = 0; s < 2; s++) {
+        strmap_init(&at[s]);
+        strmap_init(&deldirs[s]);
+        for (size_t i = 0; i < n[s]; i++) {
+            const char *p = d[s][i].path;
+            bool fresh;
+            strmap_put(&at[s], p, strlen(p), (uint32_t)i, NULL);
+            strmap_put(&all, p, strlen(p), 0, &fresh);
+            common |= !fresh;
+            if (!d[s][i].mode[1])
+                put_dirs(&deldirs[s], p);
+        }
+    }
+    /* (a) a changed path under another changed path: a file/directory
+     * clash, which the trees' other entries take part in */
+    for (int s = 0; s < 2 && !rc; s++)
+        for (size_t i = 0; i < n[s] && !rc; i++)
+            if (has_dir_key(&all, d[s][i].path))
+                rc = 2;
+    /* (b) a file added in a directory the other side removed files from:
+     * that side may have moved the whole directory (directory renames) */
+    for (int s = 0; s < 2 && !rc; s++)
+        for (size_t i = 0; i < n[s] && !rc; i++) {
+            const char *p = d[s][i].path, *slash = strrchr(p, '/');
+            uint32_t x;
+            if (!d[s][i].mode[0] && slash &&
+                strmap_get(&deldirs[1 - s], p, (size_t)(slash - p), &x))
+                rc = 2;
+        }
+    if (rc || !common)
+        goto out; /* !common: clean (merge.h) */
+    /* Whether every path both sides changed is a modification on both:
+     * then no rename takes part in a conflict (merge.h), and the cut needs
+     * those paths alone. */
+    bool modified_both = true;
+    for (size_t i = 0; i < n[0] && modified_both; i++) {
+        uint32_t o;
+        if (strmap_get(&at[1], d[0][i].path, strlen(d[0][i].path), &o))
+            modified_both = same_type(d[0][i].mode[0], d[0][i].mode[1]) &&
+                            same_type(d[1][o].mode[0], d[1][o].mode[1]);
+    }
+    /* The cut: every changed path but the modifications of a path the
+     * other side left alone, which merge as they are and take no part in
+     * rename detection (neither a source nor a target). */
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < n[s]; i++) {
+            const struct merge_cut_delta *x = &d[s][i];
+            uint32_t o;
+            bool both = strmap_get(&at[1 - s], x->path, strlen(x->path), &o);
+            if (both && s == 1)
+                continue; /* taken with side 0 */
+            if (!both && (modified_both || same_type(x->mode[0], x->mode[1])))
+                continue;
+            ALLOC_GROW(v, nv + 1, av);
+            struct merge_cut_entry *c = &v[nv++];
+            c->path = x->path;
+            git_oid_cpy(&c->id[0], &x->id[0]);
+            c->mode[0] = x->mode[0];
+            for (int k = 0; k < 2; k++) {
+                const struct merge_cut_delta *y = k == s ? x
+                                                  : both ? &d[1 - s][o]
+                                                         : NULL;
+                git_oid_cpy(&c->id[1 + k], y ? &y->id[1] : &x->id[0]);
+                c->mode[1 + k] = y ? y->mode[1] : x->mode[0];
+            }
+        }
+    rc = merge_cut_conflicted(r, v, nv, e);
+out:
+    free(v);
+    strmap_release(&all);
+    for (int s = 0; s < 2; s++) {
+        strmap_release(&at[s]);
+        strmap_release(&deldirs[s]);
+    }
+    return rc;
+}
+
+/* Whether the merge of the cut's trees (v: its entries) conflicts, as
+ * merge_speculative() finds conflicts but for directory renames: 1, 0, or
+ * an error. */
+static int
+merge_cut_conflicted(
+    struct repo *r, const struct merge_cut_entry *v, size_t n, struct as_err *e)
+{
+    git_repository *g = repo_git(r);
+    git_tree *t[3] = { NULL, NULL, NULL };
+    git_index *idx = NULL;
+    struct dr_side x[2];
+    struct merge_result m = { 0 };
+    int err = 0;
+
+    memset(x, 0, sizeof(x));
+    for (int k = 0; k < 3 && !err; k++)
+        err = cut_tree(g, v, n, k, &t[k], e);
+    if (err)
+        goto out;
+    x[0].tree = t[1];
+    x[1].tree = t[2];
+    if ((err = side_added(g, t[0], &x[0], e)) < 0 ||
+        (err = side_added(g, t[0], &x[1], e)) < 0 ||
+        (err = merge_sides(g, t[0], x, &idx, e)) < 0 ||
+        (err = collect_conflicts(idx, &m, e)) < 0 ||
+        (err = libgit2_misses(g, t[0], x, false, &m, e)) < 0)
+        goto out;
+    err = m.conflicted ? 1 : 0;
+out:
+    merge_result_release(&m);
+    dr_side_release(&x[0]);
+    dr_side_release(&x[1]);
+    git_index_free(idx);
+    for (int k = 0; k < 3; k++)
+        git_tree_free(t[k]);
     return err;
 }

@@ -58,6 +58,41 @@ int merge_speculative(struct repo *r, struct merge_cache *cache,
 
 void merge_result_release(struct merge_result *m);
 
+/* One side's change at a path, from the base's tree to its tree: what a
+ * tree diff without rename detection (type changes included) lists. */
+struct merge_cut_delta {
+    const char *path;
+    git_oid id[2];    /* the entry in the base and in the side's tree */
+    uint32_t mode[2]; /* 0: no entry (added, deleted) */
+};
+
+/*
+ * Whether merging two sides over their base conflicts, told from each
+ * side's changed paths d[s] (n[s] deltas, one per path) without the
+ * trees: 1 conflicted, 0 clean, 2 when it cannot tell (run
+ * merge_speculative()), or an error (AS_EGIT).
+ *
+ * Cannot tell when a changed path lies under another changed path (a
+ * file/directory clash, where entries neither side changed take part)
+ * or a side added a file in a directory the other side removed files
+ * from (a directory rename may move it). Otherwise clean when no path
+ * changed on both sides: a content, modify/delete or add/add conflict
+ * needs a path both changed, and so do a rename's conflicts
+ * (rename/delete and rename/rename share the source, a rename onto an
+ * added file or two renames onto one path share the target). Otherwise
+ * merge_speculative()'s
+ * merge runs on trees cut down to the changed paths but the modifications
+ * of a path the other side left alone: those merge as they are and are
+ * neither a source nor a target of rename detection, so every conflict
+ * and every rename of the full merge is there, at the same paths. When
+ * every path both sides changed is a modification on both (same type of
+ * entry before and after), no rename takes part in a conflict (a rename's
+ * source is deleted and its target added on its side), and the trees are
+ * cut down to those paths alone.
+ */
+int merge_restricted(struct repo *r, const struct merge_cut_delta *const d[2],
+    const size_t n[2], struct as_err *e);
+
 /*
  * git_merge_trees() of ours and theirs over anc, pairing renames as git's
  * merge does: git's rename limit (7000), and no empty file taken for a

@@ -12,14 +12,23 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* A signature handed out to libgit2, with the scores of the comparisons
+ * it was the first of (row[j]: against signature j; -1 not yet). */
 struct sig {
     git_hashsig *sig; /* NULL when rc < 0 */
     int rc;
+    uint32_t id; /* its index in the cache */
+    int8_t *row;
+    uint32_t nrow;
 };
+
+/* Scores are kept against the first SCORE_MAX signatures of a cache:
+ * at most SCORE_MAX bytes for each signature compared first. */
+#define SCORE_MAX 8192u
 
 struct sigcache {
     struct strmap idx; /* hex oid + options letter -> index into v */
-    struct sig *v;
+    struct sig **v;    /* each allocated apart: handed out to libgit2 */
     size_t n, alloc;
 };
 
@@ -38,8 +47,11 @@ sigcache_clear(struct sigcache *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->n; i++)
-        git_hashsig_free(c->v[i].sig);
+    for (size_t i = 0; i < c->n; i++) {
+        git_hashsig_free(c->v[i]->sig);
+        free(c->v[i]->row);
+        free(c->v[i]);
+    }
     c->n = 0;
     strmap_release(&c->idx);
     strmap_init(&c->idx);
@@ -76,8 +88,10 @@ static uint32_t
 keep(struct sigcache *c, const char *key, size_t len, git_hashsig *sig, int rc)
 {
     ALLOC_GROW(c->v, c->n + 1, c->alloc);
-    c->v[c->n].sig = rc ? NULL : sig;
-    c->v[c->n].rc = rc;
+    c->v[c->n] = xcalloc(1, sizeof(struct sig));
+    c->v[c->n]->sig = rc ? NULL : sig;
+    c->v[c->n]->rc = rc;
+    c->v[c->n]->id = (uint32_t)c->n;
     if (key)
         strmap_put(&c->idx, key, len, (uint32_t)c->n, NULL);
     return (uint32_t)c->n++;
@@ -98,7 +112,7 @@ buf_sig(void **out, const git_diff_file *f, const char *buf, size_t len,
     if (git_oid_is_zero(&f->id)) { /* no id to know it by */
         rc = git_hashsig_create(&sig, buf, len, opt);
         if (!rc)
-            *out = c->v[keep(c, NULL, 0, sig, rc)].sig;
+            *out = c->v[keep(c, NULL, 0, sig, rc)];
         return rc;
     }
     git_oid_tostr(key, GIT_OID_HEXSZ + 1, &f->id);
@@ -108,12 +122,12 @@ buf_sig(void **out, const git_diff_file *f, const char *buf, size_t len,
         at = keep(c, key, sizeof(key), sig, rc);
         if (rc)
             return rc; /* with libgit2's own error message */
-    } else if (c->v[at].rc) {
+    } else if (c->v[at]->rc) {
         git_error_set_str(GIT_ERROR_INVALID,
             "file too small for similarity signature calculation");
-        return c->v[at].rc;
+        return c->v[at]->rc;
     }
-    *out = c->v[at].sig;
+    *out = c->v[at];
     return 0;
 }
 
@@ -127,7 +141,7 @@ file_sig(void **out, const git_diff_file *f, const char *path, void *payload)
     (void)f;
     rc = git_hashsig_create_fromfile(&sig, path, opt);
     if (!rc)
-        *out = current->v[keep(current, NULL, 0, sig, rc)].sig;
+        *out = current->v[keep(current, NULL, 0, sig, rc)];
     return rc;
 }
 
@@ -139,14 +153,38 @@ free_sig(void *sig, void *payload)
     (void)payload;
 }
 
+/* git_hashsig_compare(a, b), its score kept in a's row: a walk compares
+ * the same added and deleted files again at every commit that changes
+ * the set of them (the row is indexed by the cache's own numbers, no
+ * hashing: a lookup costs a few loads where a comparison merges two heaps
+ * of up to 128 hashes each). */
 static int
 similarity(int *score, void *siga, void *sigb, void *payload)
 {
-    int rc = git_hashsig_compare(siga, sigb);
+    struct sig *a = siga, *b = sigb;
+    int rc;
 
     (void)payload;
+    if (b->id < a->nrow && a->row[b->id] >= 0) {
+        *score = a->row[b->id];
+        return 0;
+    }
+    rc = git_hashsig_compare(a->sig, b->sig);
     if (rc < 0)
         return rc;
+    if (b->id < SCORE_MAX && rc <= 100) {
+        if (b->id >= a->nrow) {
+            uint32_t n = a->nrow ? a->nrow : 64;
+            while (n <= b->id)
+                n *= 2;
+            if (n > SCORE_MAX)
+                n = SCORE_MAX;
+            a->row = xrealloc(a->row, n);
+            memset(a->row + a->nrow, -1, n - a->nrow);
+            a->nrow = n;
+        }
+        a->row[b->id] = (int8_t)rc;
+    }
     *score = rc;
     return 0;
 }

@@ -9,7 +9,11 @@
  * calling thread hands them out again, keyed by blob id and the signature's
  * options: the metric it supplies computes exactly what libgit2's built-in
  * metric computes (git_hashsig_create with the same options, the same
- * error for a file too small), so renames found are the same.
+ * error for a file too small), so renames found are the same. It also
+ * keeps each comparison's score (git_hashsig_compare of two signatures it
+ * handed out, a byte per pair, against its first 8192 signatures): rename
+ * detection compares the same added and deleted files again whenever a
+ * commit changes the set of them.
  *
  * Ownership: sigcache_new() returns a cache freed with sigcache_free();
  * sigcache_use() makes it the calling thread's (one thread at a time).
