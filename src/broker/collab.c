@@ -370,3 +370,67 @@ broker_collab_release(struct broker *b)
     as_free(b->as);
     b->as = NULL;
 }
+
+/* ---- locks ---- */
+
+json_t *
+broker_lock_json(const struct lock *l, int64_t now)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "token", json_integer((json_int_t)l->token));
+    json_object_set_new(o, "pattern", json_string(l->pattern));
+    json_object_set_new(o, "holder", json_string(l->holder));
+    json_object_set_new(o, "mode", json_string(lock_mode_name(l->mode)));
+    json_object_set_new(o, "kind", json_string(lock_kind_name(l->kind)));
+    json_object_set_new(
+        o, "acquiredAt", json_integer((json_int_t)l->acquired_at));
+    json_object_set_new(
+        o, "expiresAt", json_integer((json_int_t)l->expires_at));
+    json_object_set_new(o, "ttlMs", json_integer((json_int_t)l->ttl_ms));
+    json_object_set_new(o, "expiresInMs",
+        json_integer(
+            (json_int_t)(l->expires_at > now ? l->expires_at - now : 0)));
+    if (l->reason)
+        json_object_set_new(o, "reason", json_string(l->reason));
+    if (l->contested_by) {
+        json_object_set_new(o, "contestedBy", json_string(l->contested_by));
+        json_object_set_new(
+            o, "contestedAt", json_integer((json_int_t)l->contested_at));
+    }
+    json_object_set_new(o, "file", json_boolean(l->file));
+    return o;
+}
+
+void
+broker_lock_events(struct broker *b, struct lock_events *ev)
+{
+    int64_t now = broker_now();
+    for (size_t k = 0; k < ev->n; k++) {
+        const struct lock_event *x = &ev->v[k];
+        struct as_err e;
+        int rc = 0;
+        switch (x->type) {
+        case LOCK_EV_EXPIRED: /* announced once, by the daemon retiring it */
+            if (!team_lock_expired(b, x->lock.token))
+                continue;
+            break;
+        case LOCK_EV_RELEASED:
+        case LOCK_EV_RELEASED_ALL:
+        case LOCK_EV_FORCE_RELEASED:
+            rc = db_lock_delete(b->db, x->lock.token, &e);
+            break;
+        default:
+            rc = db_lock_put(
+                b->db, &x->lock, lock_table_next_token(b->locks), &e);
+            break;
+        }
+        if (rc)
+            broker_log(b, "store: %s", e.msg);
+        if (x->type == LOCK_EV_TOUCHED)
+            continue; /* routine activity: kept, not announced */
+        json_t *d = broker_lock_json(&x->lock, now);
+        if (x->actor)
+            json_object_set_new(d, "actor", json_string(x->actor));
+        broker_emit(b, lock_event_name(x), x->lock.holder, d);
+    }
+}

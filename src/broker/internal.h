@@ -228,6 +228,12 @@ const struct as_agent *broker_who(const struct broker *b, size_t i);
 /* A slot for the machine's agent `id` just made (collab.c): its working
  * set empty, its identity copied; its index. */
 size_t broker_slot_add(struct broker *b, const char *id);
+/* Run the machine's operation op with request r and tell the daemon its
+ * events; op's answer, res filled. */
+int broker_agent_op(struct broker *b,
+    int (*op)(struct airspace *, int64_t, const struct as_req *,
+        struct as_result *, struct as_events *),
+    const struct as_req *r, struct as_result *res);
 /* Copy the machine's id, label, kind and worktree (when it has none) of
  * agent i into its working set. */
 void broker_slot_identity(struct broker *b, size_t i);
@@ -265,6 +271,24 @@ int broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
 /* Agent i's status is s (as_set_status; with seen, heard from now). */
 void broker_set_status(struct broker *b, size_t i, enum as_agent_status s,
     const char *why, bool seen);
+
+/* Pairs (score.c): forget every pair of agent id, a live one above clear
+ * announced clear first with reason why; free a pair's merge paths. */
+void broker_drop_pairs(struct broker *b, const char *id, const char *why);
+void broker_clear_merge(struct bpair *p);
+/* Agents (agents.c): prune the orphaned agent worktrees at start (their
+ * agents exit). */
+void broker_prune_orphans(struct broker *b);
+/* Restore the state of the store at start-up (restore.c). */
+int broker_restore(struct broker *b, struct as_err *e);
+/* File watching (watch.c): watch agent i's worktree; the inotify and
+ * debounce callbacks. */
+void broker_watch_worktree(struct broker *b, size_t i);
+void broker_on_inotify(evutil_socket_t fd, short what, void *arg);
+void broker_on_debounce(evutil_socket_t fd, short what, void *arg);
+/* The graph's build thread (index.c): start it, stop and join it. */
+void broker_index_start(struct broker *b);
+void broker_index_stop(struct broker *b);
 
 /* Events: publish (takes ownership of data). */
 void broker_emit(

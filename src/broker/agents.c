@@ -1,0 +1,977 @@
+/*
+ * agents.c - the daemon's half of the agent table: a slot beside each of
+ * the machine's agents (src/airspace owns the table: ids, worktrees,
+ * status, ...) with its git working set and reports; what registration,
+ * status changes, renames and leaving mean for them (store, events, the
+ * detector, scoring); worktrees discovered and pruned; shared worktrees'
+ * working sets made of their agents' reports; the agents' rows stored.
+ */
+#include "broker/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "git/workset.h"
+#include "git/worktree.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* ---- agents ---- */
+
+ssize_t
+broker_find_agent(const struct broker *b, const char *id)
+{
+    for (size_t i = 0; i < b->nagents; i++)
+        if (!strcmp(b->ag[i].id, id))
+            return (ssize_t)i;
+    return -1;
+}
+
+const struct as_agent *
+broker_who(const struct broker *b, size_t i)
+{
+    const struct airspace *as = b->as;
+    const char *id = b->ag[i].id;
+    if (i < as->nagents && !strcmp(as->agents[i].id, id))
+        return &as->agents[i]; /* the tables are in step */
+    const struct as_agent *a = as_agent_find(as, id);
+    if (!a)
+        a = b->meta[i].gone;
+    if (!a)
+        abort(); /* a slot the machine never had: a bug */
+    return a;
+}
+
+void
+broker_slot_identity(struct broker *b, size_t i)
+{
+    const struct as_agent *w = broker_who(b, i);
+    struct agent *a = &b->ag[i];
+    a->kind = w->human ? AGENT_HUMAN : AGENT_AGENT;
+    if (!w->label || !a->label || strcmp(w->label, a->label)) {
+        free(a->label);
+        a->label = w->label ? xstrdup(w->label) : NULL;
+    }
+    if (!a->worktree && w->worktree)
+        a->worktree = xstrdup(w->worktree);
+}
+
+size_t
+broker_slot_add(struct broker *b, const char *id)
+{
+    if (b->nagents == b->aagents) {
+        size_t na = b->aagents ? 2 * b->aagents : 16;
+        b->ag = xrealloc(b->ag, na * sizeof(*b->ag));
+        b->meta = xrealloc(b->meta, na * sizeof(*b->meta));
+        b->aagents = na;
+    }
+    size_t i = b->nagents++;
+    agent_init(&b->ag[i], id);
+    memset(&b->meta[i], 0, sizeof(b->meta[i]));
+    agent_init(&b->meta[i].reports, id);
+    broker_slot_identity(b, i);
+    b->ag[i].started_at_ms = broker_who(b, i)->registered_at;
+    return i;
+}
+
+int
+broker_agent_op(struct broker *b,
+    int (*op)(struct airspace *, int64_t, const struct as_req *,
+        struct as_result *, struct as_events *),
+    const struct as_req *r, struct as_result *res)
+{
+    struct as_events ev;
+    as_events_init(&ev);
+    int rc = op(broker_airspace(b), broker_now(), r, res, &ev);
+    broker_airspace_events(b, &ev);
+    as_events_release(&ev);
+    return rc;
+}
+
+/* Another daemon's agent (team.c): in the table, active and registered,
+ * never stored, announced or scored here (the caller rescores once). */
+size_t
+broker_add_peer(struct broker *b, const char *id, const char *client,
+    const char *label, const char *branch)
+{
+    broker_drop_engine(b); /* it borrows the agent table */
+    struct as_req r = { .agent = id, .client = client, .label = label };
+    struct as_result res;
+    as_result_init(&res);
+    if (broker_agent_op(b, as_peer, &r, &res))
+        abort(); /* team.c asks only for an id nobody has */
+    as_result_release(&res);
+    size_t i = (size_t)broker_find_agent(b, id);
+    b->ag[i].branch = branch ? xstrdup(branch) : NULL;
+    return i;
+}
+
+static const char *const status_names[] = { "active", "exited", "stale" };
+
+/* Whether another agent that has not exited, or the human of a shared
+ * worktree, flies in agent i's worktree. */
+static bool
+flies_shared(const struct broker *b, size_t i)
+{
+    const char *wt = b->ag[i].worktree;
+    for (size_t j = 0; wt && j < b->nagents; j++)
+        if (j != i && b->ag[j].worktree && !strcmp(b->ag[j].worktree, wt) &&
+            (broker_who(b, j)->human_residual ||
+                broker_who(b, j)->status != AS_AGENT_EXITED))
+            return true;
+    return false;
+}
+
+json_t *
+broker_agent_json(const struct broker *b, size_t i, bool files)
+{
+    const struct agent *a = &b->ag[i];
+    const struct as_agent *m = broker_who(b, i);
+    const struct agent *reports = &b->meta[i].reports;
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_string(a->id));
+    json_object_set_new(
+        o, "kind", json_string(a->kind == AGENT_HUMAN ? "human" : "agent"));
+    if (m->client)
+        json_object_set_new(o, "client", json_string(m->client));
+    if (a->label)
+        json_object_set_new(o, "label", json_string(a->label));
+    if (a->worktree)
+        json_object_set_new(o, "worktree", json_string(a->worktree));
+    if (a->branch)
+        json_object_set_new(o, "branch", json_string(a->branch));
+    if (a->base_oid)
+        json_object_set_new(o, "base", json_string(a->base_oid));
+    json_object_set_new(o, "status", json_string(status_names[m->status]));
+    json_object_set_new(o, "registered", json_boolean(m->registered));
+    json_object_set_new(
+        o, "registeredAt", json_integer((json_int_t)m->registered_at));
+    json_object_set_new(o, "lastSeen", json_integer((json_int_t)m->last_seen));
+    json_t *lanes = json_array();
+    for (size_t k = 0; k < m->nlanes; k++)
+        json_array_append_new(lanes, json_string(m->lanes[k]));
+    json_object_set_new(o, "lanes", lanes);
+    json_object_set_new(o, "shared", json_boolean(flies_shared(b, i)));
+    json_object_set_new(o, "fileCount", json_integer((json_int_t)a->nfiles));
+    if (files && m->shared) {
+        json_t *rp = json_array();
+        for (size_t k = 0; k < reports->nfiles; k++)
+            json_array_append_new(rp, json_string(reports->files[k].path));
+        json_object_set_new(o, "reported", rp);
+    }
+    if (files) {
+        json_t *fs = json_array();
+        for (size_t k = 0; k < a->nfiles; k++) {
+            const struct ws_file *f = &a->files[k];
+            json_t *jf = json_object();
+            json_object_set_new(jf, "path", json_string(f->path));
+            json_object_set_new(
+                jf, "status", json_string(ws_status_name(f->status)));
+            if (f->new_path)
+                json_object_set_new(jf, "newPath", json_string(f->new_path));
+            json_t *lines = json_array();
+            for (size_t r = 0; r < f->ranges.n; r++)
+                json_array_append_new(
+                    lines, json_pack("[I,I]", (json_int_t)f->ranges.v[r].start,
+                               (json_int_t)f->ranges.v[r].end));
+            json_object_set_new(jf, "lines", lines);
+            json_object_set_new(jf, "weight", json_real(f->weight));
+            json_array_append_new(fs, jf);
+        }
+        json_object_set_new(o, "files", fs);
+    }
+    return o;
+}
+
+/* Move the fresh working set in fresh into agent i, keeping identity. */
+static void
+adopt_workset(struct broker *b, size_t i, struct agent *fresh)
+{
+    struct agent *a = &b->ag[i];
+    fresh->kind = a->kind;
+    fresh->started_at_ms = a->started_at_ms;
+    free(fresh->label);
+    fresh->label = a->label;
+    a->label = NULL;
+    if (!fresh->worktree) {
+        fresh->worktree = a->worktree;
+        a->worktree = NULL;
+    }
+    if (!fresh->branch) {
+        fresh->branch = a->branch;
+        a->branch = NULL;
+    }
+    for (size_t k = 0; k < a->nintent; k++)
+        agent_add_intent(fresh, a->intent[k]);
+    agent_release(a);
+    *a = *fresh;
+}
+
+/* The human's share of a shared worktree: remove from w every line (or
+ * whole file) an agent registered in that worktree reported editing. The
+ * agents report lines of the file as it was when they edited it; for the
+ * small edits agents make these are close to base lines, and a file an
+ * agent reported as a whole drops out entirely. */
+static void
+subtract_reported(struct broker *b, const char *wt, struct agent *w)
+{
+    size_t o = 0;
+    for (size_t k = 0; k < w->nfiles; k++) {
+        struct ws_file *f = &w->files[k];
+        bool drop = broker_client_config(f->path);
+        for (size_t i = 0; i < b->nagents && !drop; i++) {
+            const struct agent *a = &b->ag[i];
+            if (!broker_who(b, i)->shared || !a->worktree ||
+                strcmp(a->worktree, wt))
+                continue;
+            for (size_t j = 0; j < a->nfiles && !drop; j++) {
+                const struct ws_file *r = &a->files[j];
+                if (strcmp(r->path, f->path))
+                    continue;
+                if (r->whole || f->whole || ws_status_whole(f->status)) {
+                    drop = true;
+                    break;
+                }
+                struct range_set rest;
+                range_set_init(&rest);
+                range_set_subtract(&rest, &f->ranges, &r->ranges);
+                range_set_release(&f->ranges);
+                f->ranges = rest;
+                drop = f->ranges.n == 0;
+            }
+        }
+        if (drop) {
+            ws_file_release(f);
+            continue;
+        }
+        w->files[o++] = *f;
+    }
+    w->nfiles = o;
+}
+
+/* The change of w to path (in base or new naming), or NULL. */
+static const struct ws_file *
+find_change(const struct agent *w, const char *path)
+{
+    for (size_t k = 0; k < w->nfiles; k++)
+        if (!strcmp(w->files[k].path, path) ||
+            (w->files[k].new_path && !strcmp(w->files[k].new_path, path)))
+            return &w->files[k];
+    return NULL;
+}
+
+/* out = the lines of d (a file's real change, base coordinates) that the
+ * reported lines r meet: d ∩ r, and the line of each pure insertion after
+ * base line k whose first line, k + 1, r holds (an agent reports the lines
+ * it wrote); d's insertions stay insertions. */
+static void
+met_lines(
+    struct range_set *out, const struct range_set *d, const struct range_set *r)
+{
+    struct range_set met = RANGE_SET_INIT, rest = RANGE_SET_INIT;
+    range_set_intersect(&met, d, r);
+    for (size_t k = 0; k < d->nins; k++)
+        if (range_set_contains(r, d->ins[k] + 1)) {
+            uint32_t line = d->ins[k] ? d->ins[k] : 1;
+            range_set_add(&met, line, line);
+        }
+    range_set_subtract(&rest, d, &met);
+    range_set_subtract(out, d, &rest);
+    range_set_release(&met);
+    range_set_release(&rest);
+}
+
+static bool
+same_ranges(const struct range_set *x, const struct range_set *y)
+{
+    return x->n == y->n && x->nins == y->nins &&
+           (!x->n || !memcmp(x->v, y->v, x->n * sizeof(*x->v))) &&
+           (!x->nins || !memcmp(x->ins, y->ins, x->nins * sizeof(*x->ins)));
+}
+
+static bool
+same_files(const struct agent *x, const struct agent *y)
+{
+    if (x->nfiles != y->nfiles)
+        return false;
+    for (size_t k = 0; k < x->nfiles; k++) {
+        const struct ws_file *f = &x->files[k], *g = &y->files[k];
+        if (strcmp(f->path, g->path) || f->status != g->status ||
+            f->whole != g->whole || !same_ranges(&f->ranges, &g->ranges))
+            return false;
+    }
+    return true;
+}
+
+/* Store report r of agent j that sync_shared rewrote, opening the
+ * transaction of that read at the first (*tx). */
+static void
+persist_synced(struct broker *b, size_t j, const struct ws_file *r, bool *tx)
+{
+    struct as_err e;
+    if (!*tx && broker_who(b, j)->registered) {
+        if (db_begin(b->db, &e))
+            broker_log(b, "store: %s", e.msg);
+        else
+            *tx = true;
+    }
+    broker_persist_report(b, j, r);
+}
+
+/*
+ * The agents sharing worktree wt follow git. w is the whole worktree's
+ * working set, just read and aligned (before the human's share is taken
+ * out). Each agent's working set becomes, for every path it reported, that
+ * path's real change: the lines its reports meet (met_lines), or all of
+ * them when they meet none (a whole file, or lines reported in other
+ * coordinates); a path as in the base is left out, so a committed or
+ * reverted file leaves at once. Its reports then hold those lines, base
+ * coordinates, or none for a path as in the base: changed again later, it
+ * is still that agent's. The reports that change are stored in one
+ * transaction (the request's, when a request reads).
+ */
+static void
+sync_shared(struct broker *b, const char *wt, const struct agent *w)
+{
+    bool tx = false;
+    for (size_t j = 0; j < b->nagents; j++) {
+        struct bagent *m = &b->meta[j];
+        if (!broker_who(b, j)->shared || broker_who(b, j)->human_residual ||
+            !b->ag[j].worktree || strcmp(b->ag[j].worktree, wt))
+            continue;
+        struct agent fresh;
+        agent_init(&fresh, b->ag[j].id);
+        for (size_t k = 0; k < m->reports.nfiles; k++) {
+            struct ws_file *r = &m->reports.files[k];
+            const struct ws_file *d = find_change(w, r->path);
+            if (!d) {
+                if (r->ranges.n || r->ranges.nins) {
+                    range_set_clear(&r->ranges);
+                    persist_synced(b, j, r, &tx);
+                }
+                continue;
+            }
+            struct range_set got = RANGE_SET_INIT;
+            bool all = r->whole || d->whole || ws_status_whole(d->status);
+            if (!all) {
+                met_lines(&got, &d->ranges, &r->ranges);
+                all = got.n == 0;
+            }
+            if (all)
+                range_set_copy(&got, &d->ranges);
+            struct ws_file *f = agent_add_file(&fresh, d->path, d->status);
+            if (d->new_path && !f->new_path)
+                f->new_path = xstrdup(d->new_path);
+            f->whole = d->whole;
+            range_set_add_set(&f->ranges, &got);
+            if (r->changed_at_ms > f->changed_at_ms)
+                f->changed_at_ms = r->changed_at_ms;
+            f->weight = r->weight;
+            f->added_lines = d->added_lines;
+            f->deleted_lines = d->deleted_lines;
+            if (!r->whole && !same_ranges(&r->ranges, &got)) {
+                range_set_copy(&r->ranges, &got);
+                persist_synced(b, j, r, &tx);
+            }
+            range_set_release(&got);
+        }
+        agent_sort(&fresh);
+        struct agent *a = &b->ag[j];
+        bool changed = !same_files(a, &fresh);
+        for (size_t k = 0; k < a->nfiles; k++)
+            ws_file_release(&a->files[k]);
+        free(a->files);
+        a->files = fresh.files;
+        a->nfiles = fresh.nfiles;
+        a->afiles = fresh.afiles;
+        fresh.files = NULL;
+        fresh.nfiles = fresh.afiles = 0;
+        agent_release(&fresh);
+        if (!changed)
+            continue;
+        b->reshared = true;
+        json_t *d = json_object();
+        json_object_set_new(d, "files", json_integer((json_int_t)a->nfiles));
+        broker_emit(b, "workset.changed", a->id, d);
+    }
+    struct as_err e;
+    if (tx && db_commit(b->db, &e))
+        broker_log(b, "store: %s", e.msg);
+}
+
+/* Read agent i's working set from git (worktree agents), in its own
+ * base's coordinates and without its names: align_finish() completes it. */
+static int
+read_workset(struct broker *b, size_t i, struct as_err *e)
+{
+    struct agent fresh;
+    agent_init(&fresh, b->ag[i].id);
+    struct workset_options wo;
+    workset_options_init(&wo);
+    wo.integration = b->integration;
+    wo.now_ms = broker_now();
+    int rc = workset_from_worktree(b->repo, b->ag[i].worktree, &wo, &fresh, e);
+    if (rc) {
+        agent_release(&fresh);
+        return rc;
+    }
+    /* the clients' settings are the tooling's, not the agent's work */
+    size_t kept = 0;
+    for (size_t k = 0; k < fresh.nfiles; k++) {
+        if (broker_client_config(fresh.files[k].path))
+            ws_file_release(&fresh.files[k]);
+        else
+            fresh.files[kept++] = fresh.files[k];
+    }
+    fresh.nfiles = kept;
+    gitview_recency(&b->cfg, &fresh, wo.now_ms);
+    broker_drop_engine(b);
+    adopt_workset(b, i, &fresh);
+    b->meta[i].dirty_since = 0;
+    return 0;
+}
+
+/* Told by the git layer about an agent left on its own base. */
+static void
+warn_unaligned(void *ctx, const struct agent *a, const char *msg)
+{
+    broker_log(ctx, "align %s: it stays on its own base: %s", a->id, msg);
+}
+
+/*
+ * Move every agent onto the newest base (git/align.h), as `airspace scan`
+ * does, then finish the working sets of the agents just read (read[i])
+ * and of those moved, whose names the move dropped: the human's share of
+ * a shared worktree, and the agent's view of the graph. Only an agent off
+ * the newest base is rebased (by (base, tree, newest base), cached), so a
+ * refresh costs one rebase, or one per agent when the newest base moves.
+ */
+static void
+align_finish(struct broker *b, const bool *read)
+{
+    char(*was)[GIT_OID_HEXSZ + 1] = xcalloc(b->nagents + 1, sizeof(*was));
+    for (size_t i = 0; i < b->nagents; i++)
+        if (b->ag[i].base_oid && strlen(b->ag[i].base_oid) == GIT_OID_HEXSZ)
+            memcpy(was[i], b->ag[i].base_oid, GIT_OID_HEXSZ);
+    struct align_stats st;
+    struct as_err e;
+    broker_drop_engine(b); /* working sets change below */
+    if (align_agents(b->repo, b->acache, b->ag, b->nagents, warn_unaligned, b,
+            &st, &e)) {
+        broker_log(b, "align: %s; agents stay on their own bases", e.msg);
+    } else {
+        if (!st.linear && !b->unaligned)
+            broker_log(b, "align: no agent's base descends from every "
+                          "other's; agents stay on their own bases");
+        b->unaligned = !st.linear;
+    }
+    for (size_t i = 0; i < b->nagents; i++) {
+        bool moved = b->ag[i].base_oid && strcmp(was[i], b->ag[i].base_oid);
+        if (moved && !read[i])
+            b->realigned = true;
+        if (!read[i] && !moved)
+            continue;
+        if (broker_who(b, i)->human_residual && read[i])
+            sync_shared(b, b->ag[i].worktree, &b->ag[i]);
+        if (broker_who(b, i)->human_residual)
+            subtract_reported(b, b->ag[i].worktree, &b->ag[i]);
+        if (b->have_graph)
+            gitview_agent_view(&b->graph, &b->view_base, b->repo, &b->ag[i]);
+    }
+    free(was);
+}
+
+int
+broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
+{
+    if (!broker_who(b, i)->from_worktree || !b->ag[i].worktree)
+        return 0;
+    int rc = read_workset(b, i, e);
+    if (rc)
+        return rc;
+    bool *read = xcalloc(b->nagents, sizeof(*read));
+    read[i] = true;
+    align_finish(b, read);
+    free(read);
+    return 0;
+}
+
+int
+broker_rescan(struct broker *b, struct as_err *e)
+{
+    struct repo_worktree *wts;
+    size_t n;
+    int rc = repo_worktrees(b->repo, &wts, &n, e);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        if (wts[k].prunable)
+            continue;
+        ssize_t found = -1;
+        for (size_t i = 0; i < b->nagents && found < 0; i++)
+            if (b->ag[i].worktree && !strcmp(b->ag[i].worktree, wts[k].path))
+                found = (ssize_t)i;
+        if (found < 0) {
+            const char *name = wts[k].branch ? wts[k].branch : wts[k].name;
+            struct as_req r = { .agent = name, .worktree = wts[k].path };
+            struct as_result res;
+            as_result_init(&res);
+            if (broker_agent_op(b, as_discover, &r, &res)) {
+                broker_log(b, "worktree %s: %s", wts[k].path, res.err.msg);
+                as_result_release(&res);
+                continue;
+            }
+            size_t i = (size_t)broker_find_agent(b, res.agent);
+            as_result_release(&res);
+            if (wts[k].branch)
+                b->ag[i].branch = xstrdup(wts[k].branch);
+            broker_watch_worktree(b, i);
+            broker_emit(b, "agent.discovered", b->ag[i].id,
+                broker_agent_json(b, i, false));
+        }
+    }
+    repo_worktrees_free(wts, n);
+    /* Every snapshot of uncommitted work lives in the in-memory object
+     * store; without a reset it grows with every edit for the daemon's
+     * life. Active worktree agents are re-read just below; every other
+     * agent, and one whose re-read fails, loses its snapshot tree (the
+     * merge channel skips a pair without one). */
+    repo_forget_created(b->repo);
+    align_cache_free(b->acache); /* its trees are gone */
+    b->acache = align_cache_new();
+    bool *read = xcalloc(b->nagents + 1, sizeof(*read));
+    for (size_t i = 0; i < b->nagents; i++) {
+        struct as_err ae;
+        bool reread = broker_who(b, i)->status == AS_AGENT_ACTIVE &&
+                      broker_who(b, i)->from_worktree && b->ag[i].worktree;
+        if (reread && !read_workset(b, i, &ae)) {
+            read[i] = true;
+            continue;
+        }
+        if (reread)
+            broker_log(b, "refresh %s: %s", b->ag[i].id, ae.msg);
+        free(b->ag[i].tree_oid);
+        b->ag[i].tree_oid = NULL;
+    }
+    /* once every agent is read: one alignment, onto their newest base */
+    align_finish(b, read);
+    free(read);
+    broker_rescore(b, SIZE_MAX);
+    return 0;
+}
+
+/* Whether worktree paths x and y name one directory (either may end in
+ * '/'; the directory may be gone, so they are compared as written). */
+static bool
+same_worktree(const char *x, const char *y)
+{
+    size_t nx = strlen(x), ny = strlen(y);
+    while (nx > 1 && x[nx - 1] == '/')
+        nx--;
+    while (ny > 1 && y[ny - 1] == '/')
+        ny--;
+    return nx == ny && !memcmp(x, y, nx);
+}
+
+/*
+ * At start, before worktrees are discovered: the orphaned agent worktrees
+ * (directory gone) are pruned as `airspace agent prune` does
+ * (worktree_prune_agents()). Each one is logged and announced
+ * (`worktree.pruned`); the agents stored as flying there exit, as on
+ * `POST /v1/agents/{id}/exit` (their locks and claims released). A failure
+ * is logged: the daemon serves anyway.
+ */
+void
+broker_prune_orphans(struct broker *b)
+{
+    struct worktree_info *v = NULL;
+    size_t n = 0;
+    struct as_err e;
+    if (worktree_prune_agents(b->o.repo_path, false, &v, &n, &e)) {
+        broker_log(
+            b, "prune: %s; orphaned worktrees are left as they are", e.msg);
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        struct worktree_info *w = &v[k];
+        if (w->branch_deleted)
+            broker_log(b,
+                "prune: worktree %s of agent %s is gone: pruned, branch %s "
+                "deleted (was %.7s)",
+                w->path, w->name, w->branch, w->base);
+        else if (!w->base[0])
+            broker_log(b,
+                "prune: worktree %s of agent %s is gone: pruned, branch %s "
+                "is gone already",
+                w->path, w->name, w->branch);
+        else
+            broker_log(b,
+                "prune: worktree %s of agent %s is gone: pruned, branch %s "
+                "kept (%s)",
+                w->path, w->name, w->branch,
+                w->branch_kept ? w->branch_kept : "not merged");
+        size_t *gone = xcalloc(b->nagents + 1, sizeof(*gone));
+        size_t ngone = 0;
+        json_t *exited = json_array();
+        for (size_t i = 0; i < b->nagents; i++)
+            if (b->ag[i].worktree &&
+                broker_who(b, i)->status != AS_AGENT_EXITED &&
+                same_worktree(b->ag[i].worktree, w->path)) {
+                gone[ngone++] = i;
+                json_array_append_new(exited, json_string(b->ag[i].id));
+            }
+        json_t *d = json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}", "agent",
+            w->name, "worktree", w->path, "branch", w->branch, "tip",
+            w->base[0] ? json_string(w->base) : json_null(), "branchDeleted",
+            w->branch_deleted, "exited", exited);
+        if (w->branch_kept)
+            json_object_set_new(d, "branchKept", json_string(w->branch_kept));
+        broker_emit(b, "worktree.pruned", w->name, d);
+        for (size_t g = 0; g < ngone; g++) {
+            broker_log(b, "prune: agent %s exits (its worktree is gone)",
+                b->ag[gone[g]].id);
+            broker_set_status(
+                b, gone[g], AS_AGENT_EXITED, "worktree pruned", false);
+        }
+        free(gone);
+        worktree_info_release(w);
+    }
+    if (n)
+        broker_log(b, "prune: %zu orphaned agent worktree%s pruned", n,
+            n == 1 ? "" : "s");
+    free(v);
+}
+
+/* The machine made the person at the keyboard of a shared worktree
+ * (as_human, inside a registration or a restore): stored (a restart finds
+ * it, with its id) and announced. */
+void
+broker_agent_human(struct broker *b, size_t i)
+{
+    broker_persist_agent(b, i);
+    broker_emit(
+        b, "agent.discovered", b->ag[i].id, broker_agent_json(b, i, false));
+}
+
+/* Agent i flies in a shared worktree now (as_join): it keeps only the
+ * edits it reports, what git said was the whole worktree's. */
+void
+broker_agent_shared(struct broker *b, size_t i)
+{
+    broker_drop_engine(b);
+    broker_persist_agent(b, i);
+    struct agent fresh;
+    agent_init(&fresh, b->ag[i].id);
+    adopt_workset(b, i, &fresh);
+}
+
+void
+broker_refresh_residual(struct broker *b, const char *wt)
+{
+    for (size_t j = 0; j < b->nagents; j++)
+        if (broker_who(b, j)->human_residual && b->ag[j].worktree &&
+            !strcmp(b->ag[j].worktree, wt)) {
+            struct as_err e;
+            if (broker_refresh_agent(b, j, &e))
+                broker_log(b, "refresh %s: %s", b->ag[j].id, e.msg);
+            broker_rescore(b, j);
+        }
+}
+
+/*
+ * Agent i, known as `old` until now, was taken over under a new id
+ * (as_join; its locks, intents and inbox followed as events before, its
+ * working set took the new id): its reports move (stored), its prompt
+ * topics are agent i's and stay, the detector forgets the old id (the
+ * caller tells it the new one, with its intents and files), and its pairs
+ * restart under the new id.
+ */
+void
+broker_agent_renamed(struct broker *b, size_t i, const char *old)
+{
+    const char *id = b->ag[i].id;
+    int64_t now = broker_now();
+    free(b->meta[i].reports.id);
+    b->meta[i].reports.id = xstrdup(id);
+    struct as_err e;
+    if (db_reports_move(b->db, old, id, &e))
+        broker_log(b, "store: %s", e.msg);
+
+    conflicts_agent_remove(b->conflicts, old, now);
+
+    broker_drop_pairs(b, old, "agent renamed");
+}
+
+int
+broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
+    struct as_err *e)
+{
+    const char *worktree = json_string_value(json_object_get(body, "worktree"));
+    broker_drop_engine(b); /* identities may change below */
+    char *real = worktree ? realpath(worktree, NULL) : NULL;
+    struct as_req r = {
+        .agent = json_string_value(json_object_get(body, "id")),
+        .worktree = real ? real : worktree,
+        .worktree_real = real != NULL,
+        .client = json_string_value(json_object_get(body, "client")),
+        .label = json_string_value(json_object_get(body, "label")),
+        .agent_kind = json_string_value(json_object_get(body, "kind")),
+    };
+    json_t *lanes = json_object_get(body, "lanes");
+    const char **lv = NULL;
+    if (json_is_array(lanes)) {
+        r.set_lanes = true;
+        r.nlanes = json_array_size(lanes);
+        lv = xcalloc(r.nlanes + 1, sizeof(*lv));
+        for (size_t k = 0; k < r.nlanes; k++)
+            lv[k] = json_string_value(json_array_get(lanes, k));
+        r.lanes = lv;
+    }
+    struct as_result res;
+    as_result_init(&res);
+    struct as_events ev;
+    as_events_init(&ev);
+    int rc = as_join(broker_airspace(b), broker_now(), &r, &res, &ev);
+    free(lv);
+    free(real);
+    if (rc) {
+        as_errorf(e, rc, "%s", res.err.msg);
+        as_events_release(&ev);
+        as_result_release(&res);
+        return rc;
+    }
+    /* one transaction: what moves and the agent's new row */
+    struct as_err te;
+    bool tx = res.renamed_from && db_begin(b->db, &te) == 0;
+    broker_airspace_events(b, &ev); /* a rename, a shared worktree */
+    as_events_release(&ev);
+    size_t i = (size_t)broker_find_agent(b, res.agent);
+    *created = res.created;
+    broker_slot_identity(b, i);
+    struct agent *a = &b->ag[i];
+    const char *s;
+    if ((s = json_string_value(json_object_get(body, "branch")))) {
+        free(a->branch);
+        a->branch = xstrdup(s);
+    }
+    if (res.new_worktree)
+        broker_watch_worktree(b, i);
+    *out = i;
+    broker_persist_agent(b, i);
+    /* a discovered agent's reports were not stored: now they are */
+    struct bagent *m = &b->meta[i];
+    for (size_t k = 0; res.taken && k < m->reports.nfiles; k++)
+        broker_persist_report(b, i, &m->reports.files[k]);
+    broker_conflicts_agent(b, i);
+    json_t *reg = broker_agent_json(b, i, false);
+    if (res.renamed_from)
+        json_object_set_new(reg, "renamedFrom", json_string(res.renamed_from));
+    as_result_release(&res);
+    broker_emit(b, "agent.registered", a->id, reg);
+    if (tx && db_commit(b->db, &te))
+        broker_log(b, "store: %s", te.msg);
+    struct as_err ae;
+    if (broker_refresh_agent(b, i, &ae))
+        broker_log(b, "refresh %s: %s", a->id, ae.msg);
+    broker_rescore(b, i);
+    if (broker_who(b, i)->shared)
+        broker_refresh_residual(b, a->worktree);
+    return 0;
+}
+
+/* Agent i exited: it forgets what it reported (memory and store), and an
+ * agent without a worktree, whose working set is its reports, its working
+ * set; in a shared worktree its changes are the human's from the next
+ * read. */
+static void
+drop_reports(struct broker *b, size_t i)
+{
+    struct bagent *m = &b->meta[i];
+    struct agent *a = &b->ag[i];
+    if (!m->reports.nfiles)
+        return;
+    agent_release(&m->reports);
+    agent_init(&m->reports, a->id);
+    if (!a->worktree) {
+        broker_drop_engine(b); /* it borrows the working sets */
+        for (size_t k = 0; k < a->nfiles; k++)
+            ws_file_release(&a->files[k]);
+        a->nfiles = 0;
+    }
+    struct as_err e;
+    if (broker_who(b, i)->registered && db_reports_drop(b->db, a->id, &e))
+        broker_log(b, "store: %s", e.msg);
+}
+
+void
+broker_set_status(struct broker *b, size_t i, enum as_agent_status s,
+    const char *why, bool seen)
+{
+    struct as_req r = {
+        .agent = b->ag[i].id, .status = s, .reason = why, .seen = seen
+    };
+    struct as_result res;
+    as_result_init(&res);
+    if (broker_agent_op(b, as_set_status, &r, &res))
+        broker_log(b, "status of %s: %s", r.agent, res.err.msg);
+    as_result_release(&res);
+}
+
+void
+broker_agent_status_changed(
+    struct broker *b, size_t i, enum as_agent_status s, const char *why)
+{
+    broker_persist_agent(b, i);
+    if (s == AS_AGENT_EXITED)
+        drop_reports(b, i);
+    if (s != AS_AGENT_ACTIVE) { /* its locks went with the status */
+        conflicts_agent_remove(b->conflicts, b->ag[i].id, broker_now());
+        b->meta[i].paths_hash = 0; /* the detector forgot its files */
+    }
+    json_t *d = broker_agent_json(b, i, false);
+    if (why)
+        json_object_set_new(d, "reason", json_string(why));
+    broker_emit(b,
+        s == AS_AGENT_ACTIVE   ? "agent.active"
+        : s == AS_AGENT_EXITED ? "agent.exited"
+                               : "agent.stale",
+        b->ag[i].id, d);
+    if (s == AS_AGENT_ACTIVE) /* back: the detector is told it again, whole */
+        broker_conflicts_agent(b, i);
+    broker_rescore(b, i);
+    if (s == AS_AGENT_EXITED && broker_who(b, i)->shared && b->ag[i].worktree)
+        broker_refresh_residual(b, b->ag[i].worktree);
+}
+
+/* Agent i leaves the agent table: the watches of its worktree pass to
+ * another agent there (else they are removed), and every index above i
+ * moves down by one. */
+static void
+remove_agent(struct broker *b, size_t i)
+{
+    broker_drop_engine(b); /* it borrows the working sets by index */
+    const char *wt = b->ag[i].worktree;
+    size_t heir = SIZE_MAX;
+    for (size_t j = 0; wt && j < b->nagents && heir == SIZE_MAX; j++)
+        if (j != i && b->ag[j].worktree && !strcmp(b->ag[j].worktree, wt))
+            heir = j;
+    for (size_t k = 0; k < b->nwatches; k++) {
+        struct bwatch *w = &b->watches[k];
+        if (!w->dir)
+            continue;
+        if (w->agent == i && heir == SIZE_MAX) {
+            inotify_rm_watch(b->inotify_fd, (int)k);
+            free(w->dir);
+            w->dir = NULL;
+            continue;
+        }
+        if (w->agent == i)
+            w->agent = (uint32_t)heir;
+        if (w->agent > i)
+            w->agent--;
+    }
+    for (size_t k = 0; k < b->npairs; k++) {
+        b->pairs[k].hold -= b->pairs[k].hold > i;
+        b->pairs[k].steer -= b->pairs[k].steer > i;
+    }
+    agent_release(&b->ag[i]);
+    agent_release(&b->meta[i].reports);
+    memmove(&b->ag[i], &b->ag[i + 1], (b->nagents - i - 1) * sizeof(*b->ag));
+    memmove(
+        &b->meta[i], &b->meta[i + 1], (b->nagents - i - 1) * sizeof(*b->meta));
+    b->nagents--;
+}
+
+/*
+ * Registered agent i is gone: nothing was heard from it for
+ * agent_timeout_ms, and the machine forgot it (as_agents_expire: its locks
+ * and claims released, its intents dropped, its inbox emptied, one event
+ * each, told before). Its reports are forgotten (in a shared worktree its
+ * changes are the human's), its pairs forgotten (a live advisory
+ * announced clear), and it leaves the daemon and the store with its
+ * inbox: `agent.gone`.
+ */
+void
+broker_forget_agent(
+    struct broker *b, size_t i, const struct as_agent *who, const char *why)
+{
+    char *id = xstrdup(b->ag[i].id);
+    char *wt =
+        who->shared && b->ag[i].worktree ? xstrdup(b->ag[i].worktree) : NULL;
+    json_t *d = broker_agent_json(b, i, false);
+    json_object_set_new(d, "reason", json_string(why));
+    struct as_err e;
+    bool tx = db_begin(b->db, &e) == 0;
+    drop_reports(b, i);
+    conflicts_agent_remove(b->conflicts, id, broker_now());
+    broker_drop_pairs(b, id, "agent gone");
+    if (db_agent_drop(b->db, id, &e))
+        broker_log(b, "store: %s", e.msg);
+    remove_agent(b, (size_t)broker_find_agent(b, id));
+    broker_emit(b, "agent.gone", id, d);
+    if (tx && db_commit(b->db, &e))
+        broker_log(b, "store: %s", e.msg);
+    broker_log(b, "agent %s is gone (%s)", id, why);
+    if (wt)
+        broker_refresh_residual(b, wt);
+    free(wt);
+    free(id);
+}
+
+/* ---- persistence ---- */
+
+void
+broker_agent_seen(struct broker *b, size_t i)
+{
+    bool back = broker_who(b, i)->status == AS_AGENT_STALE;
+    struct as_req r = { .agent = b->ag[i].id };
+    struct as_result res;
+    as_result_init(&res);
+    broker_agent_op(b, as_seen, &r, &res); /* a stale agent is back: stored */
+    as_result_release(&res);
+    if (back)
+        return;
+    /* stored often enough that a restart judges silence close to right,
+     * at most once a second (hooks call on every tool use) */
+    int64_t every = b->o.stale_ms / 4 < 1000 ? b->o.stale_ms / 4 : 1000;
+    if (broker_who(b, i)->last_seen - b->meta[i].stored_seen >= every)
+        broker_persist_agent(b, i);
+}
+
+void
+broker_persist_agent(struct broker *b, size_t i)
+{
+    const struct agent *a = &b->ag[i];
+    const struct as_agent *m = broker_who(b, i);
+    if ((!m->registered && !m->human_residual) || m->peer)
+        return; /* discovered worktrees are found again at start; another
+                   daemon's agents are stored by their daemon */
+    json_t *lanes = json_array();
+    for (size_t k = 0; k < m->nlanes; k++)
+        json_array_append_new(lanes, json_string(m->lanes[k]));
+    char *lt = json_dumps(lanes, JSON_COMPACT);
+    json_decref(lanes);
+    struct db_agent da = { m->id, m->human ? "human" : "agent", m->client,
+        m->label, m->worktree, a->branch, lt, status_names[m->status],
+        m->shared, m->human_residual, m->registered_at, m->last_seen };
+    struct as_err e;
+    if (db_agent_put(b->db, &da, &e))
+        broker_log(b, "store: %s", e.msg);
+    else
+        b->meta[i].stored_seen = m->last_seen;
+    free(lt);
+}
+
+void
+broker_persist_report(struct broker *b, size_t i, const struct ws_file *r)
+{
+    if (!broker_who(b, i)->registered || broker_who(b, i)->peer)
+        return; /* a discovered worktree's: stored when it is taken over */
+    struct db_report dr = { b->ag[i].id, r->path, r->status, r->whole,
+        &r->ranges, r->changed_at_ms, r->weight };
+    struct as_err e;
+    if (db_report_put(b->db, &dr, &e))
+        broker_log(b, "store: %s", e.msg);
+}

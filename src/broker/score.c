@@ -1,0 +1,272 @@
+/*
+ * score.c - scoring the pairs of agents: the risk engine over the active
+ * agents' working sets, each pair through core/pair with the stale
+ * context, topics and the merge channel (src/view), its advisory state
+ * machine stepped and its changes published.
+ */
+#include "broker/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "broker/team.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* ---- scoring ---- */
+
+static size_t
+pair_index(struct broker *b, const char *x, const char *y)
+{
+    const char *a = strcmp(x, y) < 0 ? x : y, *c = a == x ? y : x;
+    char *key = xasprintf("%s\t%s", a, c);
+    uint32_t at;
+    if (strmap_get(&b->pair_idx, key, strlen(key), &at)) {
+        free(key);
+        return at;
+    }
+    ALLOC_GROW(b->pairs, b->npairs + 1, b->apairs);
+    struct bpair *p = &b->pairs[b->npairs];
+    memset(p, 0, sizeof(*p));
+    p->a = xstrdup(a);
+    p->b = xstrdup(c);
+    pair_advisory_init(&p->adv);
+    strmap_put(&b->pair_idx, key, strlen(key), (uint32_t)b->npairs, NULL);
+    free(key);
+    return b->npairs++;
+}
+
+void
+broker_clear_merge(struct bpair *p)
+{
+    for (size_t k = 0; k < p->nmerge_paths; k++)
+        free(p->merge_paths[k]);
+    free(p->merge_paths);
+    p->merge_paths = NULL;
+    p->nmerge_paths = 0;
+    p->merge_checked = false;
+}
+
+/* Feed pair k a risk sample and publish a level change. */
+static void
+feed_pair(struct broker *b, size_t k, double risk, int64_t now)
+{
+    struct bpair *p = &b->pairs[k];
+    enum advisory_level was;
+    if (!pair_advisory_step(&b->cfg, &p->adv, risk, now, &was))
+        return;
+    json_t *d = broker_pair_json(b, k, p->adv.st.level == ADVISORY_RESOLUTION);
+    json_object_set_new(d, "from", json_string(advisory_level_name(was)));
+    broker_emit(b, "advisory", NULL, d);
+}
+
+/* How stale agent i's context is through agent j's changes: the highest
+ * decayed heat of a file i holds in its context and j has changed. */
+#define CONTEXT_HALF_LIFE_MS (10 * 60 * 1000)
+
+static double
+stale_context(struct broker *b, size_t i, size_t j, int64_t now)
+{
+    double best = 0;
+    const struct agent *bj = &b->ag[j];
+    for (size_t k = 0; k < bj->nfiles; k++) {
+        struct activity_entry en;
+        if (!activity_get(b->activity, bj->files[k].path, b->ag[i].id, &en) ||
+            !en.in_context)
+            continue;
+        double h = activity_decay(en.heat, now - en.at, CONTEXT_HALF_LIFE_MS);
+        if (h > 1)
+            h = 1;
+        if (h > best)
+            best = h;
+    }
+    return best;
+}
+
+size_t
+broker_pair_at(struct broker *b, const char *x, const char *y)
+{
+    return pair_index(b, x, y);
+}
+
+void
+broker_pair_feed(struct broker *b, size_t k, int64_t now)
+{
+    feed_pair(b, k, b->pairs[k].res.risk, now);
+}
+
+void
+broker_drop_engine(struct broker *b)
+{
+    if (b->engine)
+        risk_engine_free(b->engine);
+    b->engine = NULL;
+    free(b->eng_agents);
+    free(b->eng_pos);
+    b->eng_agents = NULL;
+    b->eng_pos = NULL;
+    b->eng_n = 0;
+}
+
+void
+broker_rescore(struct broker *b, size_t changed)
+{
+    int64_t now = broker_now();
+    if (b->realigned || b->reshared) /* every pair's coordinates, or
+                                          several agents, changed */
+        changed = SIZE_MAX;
+    b->realigned = b->reshared = false;
+    broker_drop_engine(b);
+    /* The engine scores active agents only; index map back to ours. */
+    size_t *idx = xcalloc(b->nagents + 1, sizeof(*idx));
+    struct agent *v = xcalloc(b->nagents + 1, sizeof(*v));
+    b->eng_pos = xmalloc((b->nagents + 1) * sizeof(*b->eng_pos));
+    size_t n = 0;
+    for (size_t i = 0; i < b->nagents; i++) {
+        b->eng_pos[i] = SIZE_MAX;
+        if (broker_who(b, i)->status == AS_AGENT_ACTIVE) {
+            idx[n] = i;
+            b->eng_pos[i] = n;
+            v[n++] = b->ag[i]; /* shallow: the engine only reads */
+        }
+    }
+    /* A second thread pays off only for a large crowd: starting it costs
+     * more than preparing a hundred small working sets. */
+    size_t work = 0;
+    for (size_t x = 0; x < n; x++)
+        work += v[x].nfiles;
+    struct risk_engine *en = risk_engine_new_mt(&b->cfg,
+        b->have_graph ? &b->graph : NULL, v, n, work > 4000 ? b->o.threads : 1);
+    b->engine = en;
+    b->eng_agents = v;
+    b->eng_n = n;
+    struct gitview_merge mctx = { .repo = b->repo, .cache = b->mcache };
+    for (size_t x = 0; x < n; x++)
+        for (size_t y = x + 1; y < n; y++) {
+            size_t i = idx[x], j = idx[y];
+            if (changed != SIZE_MAX && i != changed && j != changed)
+                continue;
+            /* a pair with other daemons' agents: scored once, by one of
+             * its daemons (the other mirrors the result, team.c) */
+            if (!team_scores_pair(b, i, j))
+                continue;
+            size_t k = pair_index(b, b->ag[i].id, b->ag[j].id);
+            struct bpair *p = &b->pairs[k];
+            bool swapped = strcmp(b->ag[i].id, b->ag[j].id) > 0;
+            /* context: a file one agent holds in its context (read, hot)
+             * that the other has changed is stale for the first */
+            double stale = stale_context(b, i, j, now);
+            double stale2 = stale_context(b, j, i, now);
+            /* topic: their prompts are converging on the same subject */
+            struct topic_set conv;
+            struct pair_input in = { .engine = en,
+                .cfg = &b->cfg,
+                .ea = swapped ? y : x,
+                .eb = swapped ? x : y,
+                .a = &b->ag[i],
+                .b = &b->ag[j],
+                .context = stale2 > stale ? stale2 : stale,
+                .topic = topics_converge(
+                             &b->meta[i].topics, &b->meta[j].topics, &conv) > 0,
+                .merge = gitview_merge_pair,
+                .merge_ctx = &mctx,
+                .forward = b->view_base.forward };
+            struct pair_score ps;
+            broker_clear_merge(p);
+            pair_score(&in, &ps); /* an undecided merge is counted in mctx */
+            p->res = ps.res;
+            p->merge_checked = ps.merge_checked;
+            p->merge_paths = ps.merge_paths;
+            p->nmerge_paths = ps.nmerge_paths;
+            if (p->nmerge_paths || p->merge_reported) {
+                /* committed conflicts: tell the detector of a conflict,
+                 * and of the clean merge that ends it (it recomputes its
+                 * facts on every call, so clean pairs are not repeated) */
+                p->merge_reported = p->nmerge_paths > 0;
+                struct conflict_msgs cm;
+                conflict_msgs_init(&cm);
+                conflicts_report_merge(b->conflicts, p->a, p->b,
+                    (const char *const *)p->merge_paths, p->nmerge_paths, now,
+                    &cm);
+                broker_conflict_msgs(b, &cm);
+                conflict_msgs_release(&cm);
+            }
+            p->hold = (uint32_t)(ps.hold == 0 ? i : j);
+            p->steer = (uint32_t)(ps.hold == 0 ? j : i);
+            p->live = true;
+            feed_pair(b, k, p->res.risk, now);
+            team_pair_scored(b, k, i, j); /* the other daemon's copy */
+        }
+    /* Pairs with an agent gone fade out through the state machine. An
+     * agent leaves with a rescore of its own: an active `changed` ended
+     * no pair (the walk over every pair is the cost of a big airspace). */
+    bool fade = changed == SIZE_MAX ||
+                broker_who(b, changed)->status != AS_AGENT_ACTIVE;
+    struct strmap active;
+    strmap_init(&active);
+    for (size_t x = 0; fade && x < n; x++)
+        strmap_put(&active, b->ag[idx[x]].id, strlen(b->ag[idx[x]].id),
+            (uint32_t)idx[x], NULL);
+    for (size_t k = 0; fade && k < b->npairs; k++) {
+        struct bpair *p = &b->pairs[k];
+        uint32_t ia, ib;
+        bool live = strmap_get(&active, p->a, strlen(p->a), &ia) &&
+                    strmap_get(&active, p->b, strlen(p->b), &ib);
+        if (!live && p->live) {
+            p->live = false;
+            memset(&p->res, 0, sizeof(p->res));
+            broker_clear_merge(p);
+            enum advisory_level was = pair_advisory_leave(&p->adv);
+            if (was != ADVISORY_CLEAR) {
+                json_t *d = broker_pair_json(b, k, false);
+                json_object_set_new(
+                    d, "from", json_string(advisory_level_name(was)));
+                json_object_set_new(d, "reason", json_string("agent left"));
+                broker_emit(b, "advisory", NULL, d);
+            }
+        }
+    }
+    strmap_release(&active);
+    for (size_t x = 0; x < n; x++)
+        if (changed == SIZE_MAX || idx[x] == changed)
+            broker_conflicts_modified(b, idx[x]);
+    if (mctx.failures)
+        broker_log(b, "merge channel: %s", mctx.first_error.msg);
+    free(idx);
+}
+
+/* Forget every pair of agent id; a live one above clear is announced
+ * clear first, with reason why. */
+void
+broker_drop_pairs(struct broker *b, const char *id, const char *why)
+{
+    size_t o = 0;
+    for (size_t k = 0; k < b->npairs; k++) {
+        struct bpair *p = &b->pairs[k];
+        if (strcmp(p->a, id) && strcmp(p->b, id)) {
+            b->pairs[o++] = *p;
+            continue;
+        }
+        if (p->live && p->adv.st.level != ADVISORY_CLEAR) {
+            json_t *d = broker_pair_json(b, k, false);
+            json_object_set_new(
+                d, "from", json_string(advisory_level_name(p->adv.st.level)));
+            json_object_set_new(d, "level", json_string("clear"));
+            json_object_set_new(d, "reason", json_string(why));
+            broker_emit(b, "advisory", NULL, d);
+        }
+        broker_clear_merge(p);
+        free(p->a);
+        free(p->b);
+    }
+    if (o != b->npairs) {
+        b->npairs = o;
+        strmap_release(&b->pair_idx);
+        strmap_init(&b->pair_idx);
+        for (size_t k = 0; k < b->npairs; k++) {
+            char *key = xasprintf("%s\t%s", b->pairs[k].a, b->pairs[k].b);
+            strmap_put(&b->pair_idx, key, strlen(key), (uint32_t)k, NULL);
+            free(key);
+        }
+    }
+}

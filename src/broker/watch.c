@@ -1,0 +1,151 @@
+/*
+ * watch.c - the agents' worktrees watched: one inotify watch per
+ * directory (.git and dependency trees left out), new directories watched
+ * as they appear, and a changed agent's working set read again after the
+ * debounce.
+ */
+#include "broker/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* ---- file watching ---- */
+
+/* Whether a directory entry is left unwatched (the repository itself,
+ * dependency trees). */
+static bool
+watch_skips(const char *name)
+{
+    return !strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, ".git") ||
+           !strcmp(name, "node_modules");
+}
+
+static void
+watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
+{
+    if (b->inotify_fd < 0 || depth > 32)
+        return;
+    int wd = inotify_add_watch(b->inotify_fd, dir,
+        IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+            IN_CLOSE_WRITE | IN_ONLYDIR);
+    if (wd < 0) {
+        if (errno == ENOSPC)
+            broker_log(b,
+                "inotify watch limit reached at '%s'; relying on "
+                "the periodic rescan",
+                dir);
+        return;
+    }
+    if ((size_t)wd >= b->nwatches) {
+        size_t n = b->nwatches ? b->nwatches : 64;
+        while (n <= (size_t)wd)
+            n *= 2;
+        b->watches = xrealloc(b->watches, n * sizeof(*b->watches));
+        memset(b->watches + b->nwatches, 0,
+            (n - b->nwatches) * sizeof(*b->watches));
+        b->nwatches = n;
+    }
+    struct bwatch *w = &b->watches[wd];
+    if (w->dir && !strcmp(w->dir, dir))
+        return; /* already watched (the same directory) */
+    /* new, or a watched directory moved here: (re)name it and its tree */
+    if (!w->dir)
+        w->agent = (uint32_t)agent;
+    free(w->dir);
+    w->dir = xstrdup(dir);
+    w->depth = depth;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_type != DT_DIR || watch_skips(de->d_name))
+            continue;
+        char *sub = xasprintf("%s/%s", dir, de->d_name);
+        watch_dir(b, agent, sub, depth + 1);
+        free(sub);
+    }
+    closedir(d);
+}
+
+void
+broker_watch_worktree(struct broker *b, size_t i)
+{
+    if (b->ag[i].worktree)
+        watch_dir(b, i, b->ag[i].worktree, 0);
+}
+
+void
+broker_on_debounce(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    b->debounce_armed = false;
+    for (size_t i = 0; i < b->nagents; i++) {
+        if (!b->meta[i].dirty_since)
+            continue;
+        struct as_err e;
+        if (broker_refresh_agent(b, i, &e))
+            broker_log(b, "refresh %s: %s", b->ag[i].id, e.msg);
+        json_t *d = json_object();
+        json_object_set_new(
+            d, "files", json_integer((json_int_t)b->ag[i].nfiles));
+        broker_emit(b, "workset.changed", b->ag[i].id, d);
+        broker_rescore(b, i);
+        b->meta[i].dirty_since = 0;
+        if (broker_who(b, i)->shared && b->ag[i].worktree)
+            broker_refresh_residual(b, b->ag[i].worktree);
+    }
+}
+
+void
+broker_on_inotify(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    struct broker *b = arg;
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n <= 0)
+            break;
+        for (char *p = buf; p < buf + n;) {
+            struct inotify_event *ev = (struct inotify_event *)p;
+            struct bwatch *w = ev->wd >= 0 && (size_t)ev->wd < b->nwatches
+                                   ? &b->watches[ev->wd]
+                                   : NULL;
+            p += sizeof(*ev) + ev->len;
+            if (!w || !w->dir || w->agent >= b->nagents)
+                continue;
+            if (ev->mask & IN_IGNORED) { /* the directory is gone */
+                free(w->dir);
+                w->dir = NULL;
+                continue;
+            }
+            if (!b->meta[w->agent].dirty_since)
+                b->meta[w->agent].dirty_since = broker_now();
+            /* A new directory (made, or moved in) gets its own watches. */
+            if ((ev->mask & IN_ISDIR) &&
+                (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len &&
+                !watch_skips(ev->name)) {
+                char *sub = xasprintf("%s/%s", w->dir, ev->name);
+                watch_dir(b, w->agent, sub, w->depth + 1);
+                free(sub);
+            }
+        }
+    }
+    if (!b->debounce_armed) {
+        struct timeval tv = { b->o.debounce_ms / 1000,
+            (b->o.debounce_ms % 1000) * 1000 };
+        evtimer_add(b->debounce_ev, &tv);
+        b->debounce_armed = true;
+    }
+}
