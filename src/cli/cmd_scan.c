@@ -4,8 +4,6 @@
  * --branches, its local branches) or from an --agents JSON file.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +14,8 @@
 #include "view/gitview.h"
 #include "cli/agents_json.h"
 #include "cli/cli.h"
+#include "cli/dcli.h"
+#include "cli/opts.h"
 #include "view/scan.h"
 #include "cli/scan_print.h"
 #include "git/align.h"
@@ -80,21 +80,6 @@ static const char scan_usage[] =
     "  --color WHEN           auto (default), always or never; NO_COLOR is\n"
     "                         honoured\n"
     "  -h, --help             show this help\n";
-
-static int usage_error(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-
-static int
-usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "airspace scan: ");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'airspace scan --help'.\n");
-    return CLI_EXIT_USAGE;
-}
 
 static double
 mono_ms(void)
@@ -416,45 +401,72 @@ agents_add_names(
             failed);
 }
 
+/* ---- the options that check their value (opts.h's OPT_CALL) ---- */
+
+static int
+opt_fail_on(void *target, const char *v, const char *cmd)
+{
+    if (strcmp(v, "traffic") && strcmp(v, "resolution"))
+        return dcli_usage(
+            cmd, "--fail-on takes 'traffic' or 'resolution', not '%s'", v);
+    *(const char **)target = v;
+    return 0;
+}
+
+/* --set KEY=VALUE: checked now, applied over the config files later. */
+static int
+opt_set(void *target, const char *v, const char *cmd)
+{
+    struct scan_opts *o = target;
+    const char *eq = strchr(v, '=');
+    if (!eq)
+        return dcli_usage(cmd, "--set takes KEY=VALUE, not '%s'", v);
+    struct risk_config scratch;
+    struct as_err e;
+    risk_config_default(&scratch);
+    char *key = xstrndup(v, (size_t)(eq - v));
+    int rc = risk_config_set(&scratch, key, eq + 1, &e);
+    free(key);
+    if (rc)
+        return dcli_usage(cmd, "--set: %s", e.msg);
+    if (o->nset == SCAN_MAX_SETS)
+        return dcli_usage(cmd, "too many --set options");
+    o->sets[o->nset++] = v;
+    return 0;
+}
+
+static int
+opt_now(void *target, const char *v, const char *cmd)
+{
+    char *end;
+    errno = 0;
+    long long ms = strtoll(v, &end, 10);
+    if (errno || *end || end == v || ms < 0)
+        return dcli_usage(
+            cmd, "--now takes milliseconds since the epoch, not '%s'", v);
+    *(int64_t *)target = ms;
+    return 0;
+}
+
+static int
+opt_color(void *target, const char *v, const char *cmd)
+{
+    int *color = target;
+    if (!strcmp(v, "auto"))
+        *color = -1;
+    else if (!strcmp(v, "always"))
+        *color = 1;
+    else if (!strcmp(v, "never"))
+        *color = 0;
+    else
+        return dcli_usage(
+            cmd, "--color takes auto, always or never, not '%s'", v);
+    return 0;
+}
+
 static int
 parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
 {
-    enum {
-        O_JSON = 256,
-        O_EXPLAIN,
-        O_AGENTS,
-        O_REPO,
-        O_BRANCHES,
-        O_INTEG,
-        O_FAIL,
-        O_MODEL,
-        O_SET,
-        O_NOMERGE,
-        O_NOGRAPH,
-        O_PROGRESS,
-        O_NOW,
-        O_THREADS,
-        O_COLOR
-    };
-    static const struct option longopts[] = {
-        { "json", no_argument, NULL, O_JSON },
-        { "explain", no_argument, NULL, O_EXPLAIN },
-        { "agents", required_argument, NULL, O_AGENTS },
-        { "repo", required_argument, NULL, O_REPO },
-        { "branches", no_argument, NULL, O_BRANCHES },
-        { "integration", required_argument, NULL, O_INTEG },
-        { "fail-on", required_argument, NULL, O_FAIL },
-        { "model", required_argument, NULL, O_MODEL },
-        { "set", required_argument, NULL, O_SET },
-        { "no-merge", no_argument, NULL, O_NOMERGE },
-        { "no-graph", no_argument, NULL, O_NOGRAPH },
-        { "progress", no_argument, NULL, O_PROGRESS },
-        { "now", required_argument, NULL, O_NOW },
-        { "threads", required_argument, NULL, O_THREADS },
-        { "color", required_argument, NULL, O_COLOR },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     /* --model must apply before any --set, whatever the order given. */
     for (int i = 1; i < argc; i++) {
         const char *m = NULL;
@@ -467,106 +479,48 @@ parse_opts(int argc, char **argv, struct scan_opts *o, struct risk_config *cfg)
         if (m && !strcmp(m, "ecc"))
             risk_config_ecc(cfg);
         else if (m && strcmp(m, "airspace"))
-            return usage_error("unknown model '%s' (airspace, ecc)", m);
+            return dcli_usage("scan", "unknown model '%s' (airspace, ecc)", m);
     }
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        char *end;
-        struct as_err e;
-        switch (c) {
-        case O_JSON:
-            o->json = true;
-            break;
-        case O_EXPLAIN:
-            o->explain = true;
-            break;
-        case O_AGENTS:
-            o->agents_path = optarg;
-            break;
-        case O_REPO:
-            o->repo_dir = optarg;
-            break;
-        case O_BRANCHES:
-            o->branches = true;
-            break;
-        case O_INTEG:
-            o->integration = optarg;
-            break;
-        case O_FAIL:
-            if (strcmp(optarg, "traffic") && strcmp(optarg, "resolution"))
-                return usage_error(
-                    "--fail-on takes 'traffic' or 'resolution', not '%s'",
-                    optarg);
-            o->fail_on = optarg;
-            break;
-        case O_MODEL:
-            break;
-        case O_SET: {
-            char *eq = strchr(optarg, '=');
-            if (!eq)
-                return usage_error("--set takes KEY=VALUE, not '%s'", optarg);
-            /* Checked now, applied over the config files later. */
-            struct risk_config scratch;
-            risk_config_default(&scratch);
-            char *key = xstrndup(optarg, (size_t)(eq - optarg));
-            int rc = risk_config_set(&scratch, key, eq + 1, &e);
-            free(key);
-            if (rc)
-                return usage_error("--set: %s", e.msg);
-            if (o->nset == SCAN_MAX_SETS)
-                return usage_error("too many --set options");
-            o->sets[o->nset++] = optarg;
-            break;
-        }
-        case O_NOMERGE:
-            o->no_merge = true;
-            break;
-        case O_NOGRAPH:
-            o->no_graph = true;
-            break;
-        case O_PROGRESS:
-            o->progress_flag = true;
-            break;
-        case O_NOW:
-            errno = 0;
-            o->now_ms = strtoll(optarg, &end, 10);
-            if (errno || *end || end == optarg || o->now_ms < 0)
-                return usage_error(
-                    "--now takes milliseconds since the epoch, not '%s'",
-                    optarg);
-            break;
-        case O_THREADS: {
-            errno = 0;
-            long t = strtol(optarg, &end, 10);
-            if (errno || *end || t < 1 || t > 64)
-                return usage_error("--threads takes 1..64, not '%s'", optarg);
-            o->threads = (unsigned)t;
-            break;
-        }
-        case O_COLOR:
-            if (!strcmp(optarg, "auto"))
-                o->color = -1;
-            else if (!strcmp(optarg, "always"))
-                o->color = 1;
-            else if (!strcmp(optarg, "never"))
-                o->color = 0;
-            else
-                return usage_error(
-                    "--color takes auto, always or never, not '%s'", optarg);
-            break;
-        case 'h':
-            fputs(scan_usage, stdout);
-            return -1;
-        default:
-            return usage_error(
-                "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    return 0;
+    const char *model = NULL; /* taken above */
+    long threads = o->threads;
+    const struct opt table[] = {
+        OPT_JSON(&o->json),
+        { .name = "explain", .kind = OPT_FLAG, .target = &o->explain },
+        { .name = "agents", .kind = OPT_STRING, .target = &o->agents_path },
+        OPT_REPO(&o->repo_dir),
+        { .name = "branches", .kind = OPT_FLAG, .target = &o->branches },
+        { .name = "integration",
+            .kind = OPT_STRING,
+            .target = &o->integration },
+        { .name = "fail-on",
+            .kind = OPT_CALL,
+            .target = &o->fail_on,
+            .fn = opt_fail_on },
+        { .name = "model", .kind = OPT_STRING, .target = &model },
+        { .name = "set", .kind = OPT_CALL, .target = o, .fn = opt_set },
+        { .name = "no-merge", .kind = OPT_FLAG, .target = &o->no_merge },
+        { .name = "no-graph", .kind = OPT_FLAG, .target = &o->no_graph },
+        { .name = "progress", .kind = OPT_FLAG, .target = &o->progress_flag },
+        { .name = "now",
+            .kind = OPT_CALL,
+            .target = &o->now_ms,
+            .fn = opt_now },
+        { .name = "threads",
+            .kind = OPT_NUMBER,
+            .target = &threads,
+            .min = 1,
+            .max = 64,
+            .bad = "--threads takes 1..64" },
+        { .name = "color",
+            .kind = OPT_CALL,
+            .target = &o->color,
+            .fn = opt_color },
+        OPT_TABLE_END,
+    };
+    int rc =
+        opts_parse(argc, argv, table, "scan", scan_usage, OPTS_NO_OPERANDS);
+    o->threads = (unsigned)threads;
+    return rc;
 }
 
 /* The model: --model's or the built-in defaults, then the config files'
