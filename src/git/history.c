@@ -1329,6 +1329,169 @@ out:
     return err;
 }
 
+/* Whether both modes are entries of one type (a modification, not an
+ * addition, deletion or type change). */
+static bool
+same_type(uint32_t a, uint32_t b)
+{
+    return a && b && (a & 0170000) == (b & 0170000);
+}
+
+/* Whether some proper directory of p is a key of m. */
+static bool
+under_key(const struct strmap *m, const char *p)
+{
+    uint32_t v;
+    for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/'))
+        if (strmap_get(m, p, (size_t)(s - p), &v))
+            return true;
+    return false;
+}
+
+/* One path of a cut: its entry in the fork, the base and the commit. */
+struct cut_entry {
+    const char *path;
+    const git_oid *id[3];
+    uint32_t mode[3];
+};
+
+/* A tree of entry k of each of v's paths (those that have one). */
+static int
+cut_tree(git_repository *g, const struct cut_entry *v, size_t n, int k,
+    git_tree **out)
+{
+    git_tree_update *u = xcalloc(n + 1, sizeof(*u));
+    size_t nu = 0;
+    git_oid id;
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].mode[k])
+            continue;
+        u[nu].action = GIT_TREE_UPDATE_UPSERT;
+        git_oid_cpy(&u[nu].id, v[i].id[k]);
+        u[nu].filemode = (git_filemode_t)v[i].mode[k];
+        u[nu].path = v[i].path;
+        nu++;
+    }
+    if (git_tree_create_updated(&id, g, NULL, nu, u) < 0 ||
+        git_tree_lookup(out, g, &id) < 0)
+        rc = -1;
+    free(u);
+    return rc;
+}
+
+/*
+ * history_own_tree()'s merge of ft (the fork), bt (the base) and ct (the
+ * commit) without the trees' other files: the merge runs on trees cut
+ * down to the paths where the base or the commit differ from the fork but
+ * the base's modifications of paths the commit left alone (they merge as
+ * they are, the base's, and are neither a source nor a target of rename
+ * detection), and its outcome at those paths (conflicts settled as
+ * history_own_tree() settles them) updates the base's tree. Every other
+ * path holds the same entry in the fork, the base and the commit, or only
+ * the base changed it: the full merge keeps the base's entry there. 1
+ * when it cannot tell (a changed path under another changed path: a
+ * file/directory clash, where the trees' other files take part), 0 with
+ * out and *nconflicts set, or an error.
+ */
+static int
+own_tree_cut(git_repository *g, git_tree *ft, git_tree *bt, git_tree *ct,
+    git_oid *out, size_t *nconflicts, struct as_err *e)
+{
+    struct leaves ll[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+    struct strmap all, at[2];
+    struct cut_entry *v = NULL;
+    git_tree *t[3] = { NULL, NULL, NULL };
+    git_index *idx = NULL;
+    git_tree_update *u = NULL;
+    size_t nv = 0, av = 0, nu = 0;
+    int err = 0;
+
+    strmap_init(&all);
+    for (int s = 0; s < 2; s++)
+        strmap_init(&at[s]);
+    for (int s = 0; s < 2 && !err; s++)
+        if ((err = changed_paths(g, ft, s ? ct : bt, "", &ll[s], e)) == 0)
+            leaves_fold(&ll[s]);
+    if (err)
+        goto out;
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < ll[s].n; i++) {
+            const char *p = ll[s].v[i].path;
+            strmap_put(&all, p, strlen(p), 0, NULL);
+            strmap_put(&at[s], p, strlen(p), (uint32_t)i, NULL);
+        }
+    for (int s = 0; s < 2 && !err; s++)
+        for (size_t i = 0; i < ll[s].n && !err; i++)
+            if (under_key(&all, ll[s].v[i].path))
+                err = 1;
+    if (err)
+        goto out;
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < ll[s].n; i++) {
+            const struct leaf *l = &ll[s].v[i];
+            uint32_t o;
+            bool both = strmap_get(&at[1 - s], l->path, strlen(l->path), &o);
+            if (both && s == 1)
+                continue; /* taken with the base's */
+            if (!both && s == 0 && same_type(l->mode[0], l->mode[1]))
+                continue; /* the base's own modification */
+            ALLOC_GROW(v, nv + 1, av);
+            struct cut_entry *c = &v[nv++];
+            c->path = l->path;
+            c->id[0] = &l->id[0];
+            c->mode[0] = l->mode[0];
+            for (int k = 0; k < 2; k++) {
+                const struct leaf *y = k == s ? l
+                                       : both ? &ll[1 - s].v[o]
+                                              : NULL;
+                c->id[1 + k] = y ? &y->id[1] : &l->id[0];
+                c->mode[1 + k] = y ? y->mode[1] : l->mode[0];
+            }
+        }
+    for (int k = 0; k < 3 && !err; k++)
+        if (cut_tree(g, v, nv, k, &t[k]) < 0)
+            err = repo_git_errorf(e, "cannot write the trees of a replay");
+    if (err || (err = merge_trees_as_git(g, t[0], t[1], t[2], &idx, e)) < 0)
+        goto out;
+    if (git_index_has_conflicts(idx) &&
+        (err = resolve_theirs(idx, nconflicts, e)) < 0)
+        goto out;
+    /* the outcome at each path of the cut: its entry, or none */
+    u = xcalloc(nv + 1, sizeof(*u));
+    for (size_t i = 0; i < nv; i++) {
+        const git_index_entry *ie = git_index_get_bypath(idx, v[i].path, 0);
+        if (ie) {
+            u[nu].action = GIT_TREE_UPDATE_UPSERT;
+            git_oid_cpy(&u[nu].id, &ie->id);
+            u[nu].filemode = (git_filemode_t)ie->mode;
+        } else if (v[i].mode[1]) {
+            u[nu].action = GIT_TREE_UPDATE_REMOVE;
+        } else {
+            continue;
+        }
+        u[nu++].path = v[i].path;
+    }
+    /* and nothing else: every entry of the merge is at a path of the cut */
+    if (git_index_entrycount(idx) > nv)
+        err = 1;
+    else if (git_tree_create_updated(out, g, bt, nu, u) < 0)
+        err = repo_git_errorf(e, "cannot write a replayed tree");
+out:
+    free(u);
+    git_index_free(idx);
+    for (int k = 0; k < 3; k++)
+        git_tree_free(t[k]);
+    free(v);
+    strmap_release(&all);
+    for (int s = 0; s < 2; s++) {
+        strmap_release(&at[s]);
+        leaves_release(&ll[s]);
+    }
+    return err;
+}
+
 int
 history_own_tree(struct repo *r, const char *base_oid, const char *commit_oid,
     const char *fork_oid, char out[41], size_t *nconflicts, struct as_err *e)
@@ -1365,6 +1528,15 @@ history_own_tree(struct repo *r, const char *base_oid, const char *commit_oid,
         err = repo_git_errorf(e, "cannot find where '%s' forked", commit_oid);
         goto out;
     }
+    /* the merge of the changed paths alone, else of the whole trees */
+    if ((err = own_tree_cut(g, ft, bt, ct, &t, nconflicts, e)) < 0)
+        goto out;
+    if (err == 0) {
+        hex_of(out, &t);
+        goto out;
+    }
+    err = 0;
+    *nconflicts = 0;
     if ((err = merge_trees_as_git(g, ft, bt, ct, &idx, e)) < 0)
         goto out;
     if (git_index_has_conflicts(idx) &&

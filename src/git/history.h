@@ -171,7 +171,10 @@ void history_tune_reads(void);
  * into out: commit's tree when it contains base (or shares no history with
  * it); otherwise the three-way merge of base and commit over their merge
  * base (git merge-tree --write-tree base commit), with each path the merge
- * could not settle taken from commit, counted in *nconflicts. fork_oid is
+ * could not settle taken from commit, counted in *nconflicts (the merge
+ * runs on the trees cut down to the paths where base or commit differ from
+ * the merge base, and its outcome updates base's tree: the same tree, as
+ * long as no changed path lies under another). fork_oid is
  * that merge base when already known (history_commit.fork), else NULL or
  * "" to look it up. The tree goes to the in-memory object store (repo.h).
  * Returns 0, AS_EINVAL, AS_ENOENT or AS_EGIT.
