@@ -13,16 +13,18 @@ of the time in flight left at the first traffic and first resolution
 advisory over every conflicted merge, never = 0: `lead_window`).
 
 Leave-one-history-out.  In git mode R = 1 - prod(1 - w_c r_c) over the
-engine's eight channels (risk_combine), and every merge's channel values at
+engine's nine channels (risk_combine), and every merge's channel values at
 half-way are in the JSON, so a change of weights needs no new run (the
 check below recomputes R with the defaults and compares).  For each
 history H: coordinate ascent over the weights of the channels that are
-not 0 at half-way in replay (overlap, merge, dependency, symbol, tree;
-intent, context and topic need sessions), maximizing the mean half-way AUC
-of the other histories, from the defaults, two rounds; then H is scored
-with those weights.  The constraint the model keeps: tree alone stays below
-tau_TA.  Settings that change a channel's value (margin, gamma, sigma0,
-symbol.enclosing) need new runs and are not fitted here.
+not 0 at half-way in replay (overlap, merge, dependency, symbol, tree,
+forward; intent, context and topic need sessions), maximizing the mean
+half-way AUC of the other histories, from the defaults, two rounds; then H
+is scored with those weights.  The constraint the model keeps: tree alone
+and forward alone (the two priors) stay below tau_TA.  Settings that
+change a channel's value (margin, gamma, sigma0, symbol.enclosing,
+forward.min_rate) need new runs and are not fitted here.  A run made with
+weight.forward 0 has no forward values (the channel is not computed).
 
 --ablation prints the half-way AUC with each channel's weight set to 0,
 and with the records model's activity prior (omega 0.35, k 20) joined to R
@@ -44,15 +46,17 @@ from loho import auc  # noqa: E402  the Mann-Whitney AUC, ties one half
 
 TAU_TA = 0.35
 CHANNELS = ["overlap", "merge", "dependency", "symbol", "intent", "context",
-            "topic", "tree"]
+            "topic", "tree", "forward"]
 DEFAULTS = {"overlap": 1.0, "merge": 1.0, "dependency": 0.9, "symbol": 0.6,
-            "intent": 0.8, "context": 0.5, "topic": 0.4, "tree": 0.25}
+            "intent": 0.8, "context": 0.5, "topic": 0.4, "tree": 0.25,
+            "forward": 0.3}
 GRID = {
     "overlap": [0.3, 0.5, 0.7, 0.8, 0.9, 1.0],
     "merge": [0.7, 0.8, 0.9, 1.0],
     "dependency": [0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.75, 0.9, 1.0],
     "symbol": [0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.75, 0.9, 1.0],
     "tree": [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
+    "forward": [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
 }
 ORDER = ["sympy", "ember.js", "apollo-client", "jetty", "duckdb", "amethyst"]
 
@@ -99,7 +103,7 @@ def fit(train, start, channels=None):
             for v in GRID[c]:
                 x = dict(w)
                 x[c] = v
-                if c == "tree" and v >= TAU_TA:
+                if c in ("tree", "forward") and v >= TAU_TA:
                     continue
                 o = obj(x)
                 if o > best + 1e-9:

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "core/advisory.h"
+#include "core/forward.h"
 #include "core/risk.h"
 #include "core/workset.h"
 
@@ -44,6 +45,8 @@ struct pair_input {
     bool topic;                    /* their prompts converge */
     pair_merge_fn *merge;          /* NULL: no merge channel */
     void *merge_ctx;
+    /* the past merges' rates (core/forward.h); NULL: no forward channel */
+    const struct forward_table *forward;
 };
 
 struct pair_score {

@@ -22,6 +22,7 @@ static const char *const channel_names[RISK_NCHANNELS] = {
     [RISK_CONTEXT] = "context",
     [RISK_TOPIC] = "topic",
     [RISK_TREE] = "tree",
+    [RISK_FORWARD] = "forward",
 };
 
 const char *
@@ -55,6 +56,8 @@ risk_config_default(struct risk_config *c)
     c->weight[RISK_CONTEXT] = 0.5;
     c->weight[RISK_TOPIC] = 0.4;
     c->weight[RISK_TREE] = 0.25;
+    c->weight[RISK_FORWARD] = 0.3;
+    c->forward_min_rate = 0.1;
     c->margin = 1;
     c->gamma = 0.5;
     c->cap = 6;
@@ -85,6 +88,7 @@ risk_config_ecc(struct risk_config *c)
     c->weight[RISK_INTENT] = 0;
     c->weight[RISK_CONTEXT] = 0;
     c->weight[RISK_TOPIC] = 0;
+    c->weight[RISK_FORWARD] = 0;
 }
 
 enum key_type { KEY_UNIT, KEY_POSUNIT, KEY_UINT, KEY_MS, KEY_BOOL };
@@ -111,6 +115,7 @@ static const struct config_key config_keys[] = {
     WKEY("context", RISK_CONTEXT),
     WKEY("topic", RISK_TOPIC),
     WKEY("tree", RISK_TREE),
+    WKEY("forward", RISK_FORWARD),
     { "margin", KEY_UINT, OFF(margin), 0, 1000000 },
     { "gamma", KEY_POSUNIT, OFF(gamma), 0, 1 },
     { "cap", KEY_UINT, OFF(cap), 1, 32 },
@@ -128,6 +133,7 @@ static const struct config_key config_keys[] = {
     { "early_min", KEY_UNIT, OFF(early_min), 0, 1 },
     { "closure.window", KEY_UINT, OFF(closure_window), 2,
         RISK_CLOSURE_WINDOW_MAX },
+    { "forward.min_rate", KEY_UNIT, OFF(forward_min_rate), 0, 1 },
 };
 
 int

@@ -10,7 +10,10 @@
  *
  * Config keys for risk_config_set():
  *   weight.overlap weight.merge weight.dependency weight.symbol weight.intent
- *   weight.context weight.topic weight.tree      channel weights, [0, 1]
+ *   weight.context weight.topic weight.tree weight.forward
+ *                       channel weights, [0, 1]
+ *   forward.min_rate    least history rate of a path the forward channel
+ *                       counts, [0, 1]
  *   margin              lines added around every range, 0..1000000
  *   gamma               decay per extra import hop, (0, 1]
  *   cap                 longest import path followed, 1..32 hops
@@ -47,6 +50,7 @@ enum risk_channel {
     RISK_CONTEXT,
     RISK_TOPIC,
     RISK_TREE,
+    RISK_FORWARD,
     RISK_NCHANNELS
 };
 
@@ -73,6 +77,7 @@ struct risk_config {
     int64_t tau_min_ms;        /* early traffic below this time-to-RA */
     double early_min;          /* least R for early traffic */
     unsigned closure_window;   /* samples in the closure-rate fit */
+    double forward_min_rate;   /* forward channel: paths below are left out */
 };
 
 /* airspace defaults (docs/risk-model.md). */

@@ -17,6 +17,7 @@
 #include "core/metrics.h"
 #include "core/pair.h"
 #include "git/files.h"
+#include "git/forward.h"
 #include "git/merge.h"
 #include "git/sigcache.h"
 #include "lang/repograph.h"
@@ -1336,6 +1337,8 @@ struct git_walk {
     uint32_t k[2];             /* commits replayed per side */
     struct pair_advisory adv;
     struct as_err *e; /* walk_merge's error */
+    /* forward channel: the base's past */
+    const struct forward_table *fwd;
 };
 
 /*
@@ -1461,7 +1464,8 @@ walk_score(
         .a = &w->a[0],
         .b = &w->a[1],
         .merge = walk_merge,
-        .merge_ctx = w };
+        .merge_ctx = w,
+        .forward = w->fwd };
     struct pair_score ps;
     w->e = e;
     int rc = pair_score(&in, &ps);
@@ -1634,6 +1638,7 @@ struct git_worker {
     size_t id;       /* its run of merges: run->seg[id] */
     struct repo *r;  /* own handle (NULL: open one) */
     struct replay c; /* this worker's counters (a copy of rp's config) */
+    struct forward_hist *fwd; /* forward channel: past merges read */
 };
 
 /* Replay merge k into its slot rp->m[k]. */
@@ -1678,6 +1683,14 @@ replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
         .g = &bg->g,
         .hm = hm,
         .m = m };
+    /* forward channel: the merges reachable from the base */
+    if (o->risk.weight[RISK_FORWARD] > 0) {
+        if (!wk->fwd)
+            wk->fwd = forward_hist_new();
+        if ((rc = forward_hist_table(
+                 wk->fwd, r, hm->base, FORWARD_WINDOW, &w.fwd, e)))
+            return rc;
+    }
     agent_init(&w.a[0], "side1");
     agent_init(&w.a[1], "side2");
     history_raw_init(&w.raw[0]);
@@ -1773,6 +1786,7 @@ git_worker_run(void *arg)
     wk->c.merge_hits = merge_cache_hits(mc);
     merge_cache_free(mc);
     base_graph_release(&bg);
+    forward_hist_free(wk->fwd);
     return NULL;
 }
 

@@ -87,6 +87,15 @@ graph_build(struct repo *repo, const char *rev, unsigned threads,
     free(dir);
     free(files);
     repo_tree_files_free(ents, n);
+    /* The daemon's base (not a scan's: a scan stays fast) has the forward
+     * channel's past; without it the channel is 0, nothing fails. */
+    if (!rc && base && !snapshot) {
+        struct as_err fe;
+        base->fhist = forward_hist_new();
+        if (forward_hist_table(
+                base->fhist, repo, rev, FORWARD_WINDOW, &base->forward, &fe))
+            base->forward = NULL;
+    }
     return rc;
 }
 
@@ -116,6 +125,7 @@ gitview_base_release(struct gitview_base *base)
     for (size_t i = 0; i < base->nconfigs; i++)
         free(base->configs[i].path);
     free(base->configs);
+    forward_hist_free(base->fhist);
     memset(base, 0, sizeof(*base));
 }
 

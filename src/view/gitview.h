@@ -17,6 +17,7 @@
 #include "core/graph.h"
 #include "core/risk.h"
 #include "core/workset.h"
+#include "git/forward.h"
 #include "git/merge.h"
 #include "git/repo.h"
 #include "lang/repograph.h"
@@ -35,10 +36,16 @@ struct gitview_base {
         char oid[41];
     } * configs;
     size_t nconfigs;
+    /* The forward channel's table (core/forward.h): the past merges on
+     * the base revision's first-parent chain; NULL when not read. */
+    struct forward_hist *fhist;
+    const struct forward_table *forward; /* borrowed from fhist */
 };
 
 /* gitview_graph_cached() (cache_path NULL: the default), and base filled
- * for gitview_agent_view(); progress (NULL: none) is told how parsing goes
+ * for gitview_agent_view() and with the forward channel's table (the
+ * FORWARD_WINDOW newest merges on rev's first-parent chain; none when
+ * they cannot be read); progress (NULL: none) is told how parsing goes
  * and may stop it (repograph_progress_fn). On error g is released and base
  * left empty. */
 int gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,

@@ -1,0 +1,177 @@
+#include "core/forward.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+void
+forward_table_init(struct forward_table *t)
+{
+    memset(t, 0, sizeof(*t));
+    strmap_init(&t->ids);
+    t->median_side = 1;
+}
+
+void
+forward_table_release(struct forward_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->paths[i]);
+    free(t->paths);
+    free(t->rate);
+    strmap_release(&t->ids);
+    forward_table_init(t);
+}
+
+/* Per path while counting: sides that changed it, and the last merge
+ * and sides that counted it (a side listing a path twice counts once). */
+struct fw_count {
+    uint32_t sides;
+    uint32_t stamp; /* 1 + the merge that last set seen */
+    uint8_t seen;
+};
+
+struct fw_entry {
+    const char *path;
+    double rate;
+};
+
+static int
+cmp_entry(const void *x, const void *y)
+{
+    const struct fw_entry *a = x, *b = y;
+    if (a->rate != b->rate)
+        return a->rate > b->rate ? -1 : 1;
+    return strcmp(a->path, b->path);
+}
+
+static int
+cmp_size(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+void
+forward_table_build(
+    struct forward_table *t, const struct forward_merge *m, size_t n)
+{
+    forward_table_release(t);
+    struct strmap all;
+    strmap_init(&all);
+    struct fw_count *cnt = NULL;
+    size_t ncnt = 0, acnt = 0;
+    size_t *sizes = xcalloc(2 * n + 1, sizeof(*sizes));
+    for (size_t k = 0; k < n; k++) {
+        uint32_t stamp = (uint32_t)k + 1;
+        for (int s = 0; s < 2; s++) {
+            const struct forward_side *sd = &m[k].side[s];
+            size_t distinct = 0;
+            for (size_t i = 0; i < sd->n; i++) {
+                const char *p = sd->paths[i];
+                bool added;
+                uint32_t id =
+                    strmap_put(&all, p, strlen(p), (uint32_t)ncnt, &added);
+                if (added) {
+                    ALLOC_GROW(cnt, ncnt + 1, acnt);
+                    memset(&cnt[ncnt++], 0, sizeof(*cnt));
+                }
+                struct fw_count *c = &cnt[id];
+                if (c->stamp != stamp) {
+                    c->stamp = stamp;
+                    c->seen = 0;
+                }
+                uint8_t bit = (uint8_t)(1u << s);
+                if (!(c->seen & bit)) {
+                    c->seen |= bit;
+                    c->sides++;
+                    distinct++;
+                }
+            }
+            sizes[2 * k + (size_t)s] = distinct;
+        }
+    }
+    struct fw_entry *ent = xcalloc(ncnt ? ncnt : 1, sizeof(*ent));
+    size_t ne = 0;
+    for (size_t i = 0; i < all.cap; i++) {
+        const struct strmap_slot *sl = &all.slots[i];
+        if (!sl->key)
+            continue;
+        double r = cnt[sl->value].sides / (2.0 * (double)n + 2.0);
+        if (r >= FORWARD_KEEP_MIN)
+            ent[ne++] = (struct fw_entry){ sl->key, r };
+    }
+    qsort(ent, ne, sizeof(*ent), cmp_entry);
+    t->paths = xcalloc(ne ? ne : 1, sizeof(*t->paths));
+    t->rate = xcalloc(ne ? ne : 1, sizeof(*t->rate));
+    for (size_t i = 0; i < ne; i++) {
+        t->paths[i] = xstrdup(ent[i].path);
+        t->rate[i] = ent[i].rate;
+        strmap_put(
+            &t->ids, ent[i].path, strlen(ent[i].path), (uint32_t)i, NULL);
+    }
+    t->n = ne;
+    t->merges = (uint32_t)n;
+    if (n) {
+        qsort(sizes, 2 * n, sizeof(*sizes), cmp_size);
+        t->median_side = (double)sizes[n]; /* the upper median of 2n */
+    }
+    if (t->median_side < 1)
+        t->median_side = 1;
+    free(ent);
+    free(sizes);
+    free(cnt);
+    strmap_release(&all);
+}
+
+double
+forward_rate(const struct forward_table *t, const char *path)
+{
+    uint32_t id;
+    if (!t || !t->n || !strmap_get(&t->ids, path, strlen(path), &id))
+        return 0;
+    return t->rate[id];
+}
+
+/* Whether agent a changed path (its files are sorted by path). */
+static bool
+changed(const struct agent *a, const char *path)
+{
+    size_t lo = 0, hi = a->nfiles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(a->files[mid].path, path);
+        if (!c)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+double
+forward_meet(const struct forward_table *t, const struct agent *a,
+    const struct agent *b, double min_rate)
+{
+    if (!t || !t->n)
+        return 0;
+    double ea = (double)a->nfiles / t->median_side;
+    double eb = (double)b->nfiles / t->median_side;
+    double keep = 1.0;
+    for (size_t i = 0; i < t->n && t->rate[i] >= min_rate; i++) {
+        bool ina = changed(a, t->paths[i]), inb = changed(b, t->paths[i]);
+        if (ina && inb)
+            continue;
+        double miss = 1.0 - t->rate[i];
+        double pa = ina ? 1.0 : 1.0 - pow(miss, ea);
+        double pb = inb ? 1.0 : 1.0 - pow(miss, eb);
+        keep *= 1.0 - pa * pb;
+    }
+    return 1.0 - keep;
+}

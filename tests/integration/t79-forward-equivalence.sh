@@ -1,0 +1,110 @@
+# t79-forward-equivalence.sh - the forward channel is the same in replay and
+# in the daemon: both read the merges reachable from the merge's base (the
+# daemon: its integration branch) and score the pair with them
+# (docs/risk-model.md, "Forward"). Three past merges each had CHANGELOG
+# and a file of its own changed on both sides (clean: far-apart lines):
+# s(CHANGELOG) = 6 / (2*3 + 2) = 0.75, each own file 1/8, the median side
+# 2 files. The scored merge's sides share nothing at half-way (CHANGELOG on
+# one, x.txt on the other, one file each: f/F = 1/2) and their ends
+# conflict on CHANGELOG. At half-way
+#   r_forward = 1 - (1 - (1 - 0.25^0.5)) * (1 - (1 - 0.875^0.5)^2)^6
+#             = 0.512384
+# in both, every other channel and R agree; with weight.forward 0 it is 0.
+. "$(dirname "$0")/lib.sh"
+R="$TMP/hist"
+D="$TMP/live"
+J="$TMP/replay.json"
+new_repo "$R"
+cd "$R"
+seq 1 30 > CHANGELOG
+seq 1 30 > x.txt
+commit 00:00 base
+for k in 1 2 3; do
+    git checkout -qb "f$k"
+    sed -i "1s/.*/feature $k/" CHANGELOG
+    echo "$k" > "f$k.txt"
+    commit "0$k:10" "feature $k"
+    git checkout -q main
+    sed -i "30s/.*/main $k/" CHANGELOG
+    echo "$k" > "g$k.txt"
+    commit "0$k:20" "main $k"
+    at "0$k:30"
+    git merge -q --no-ff -m "merge f$k" "f$k" > /dev/null
+done
+git tag base
+git checkout -qb side
+sed -i 's/^15$/side fifteen/' CHANGELOG
+commit 05:00 "side 1"
+git tag side1
+sed -i 's/^16$/side sixteen/' CHANGELOG
+commit 05:20 "side 2"
+git checkout -q main
+sed -i 's/^5$/five/' x.txt
+commit 05:10 "main 1"
+git tag main1
+sed -i 's/^15$/main fifteen/' CHANGELOG
+commit 05:30 "main 2"
+at 06:00
+if ! git merge -q --no-ff -m "merge side" side > /dev/null 2>&1; then
+    git checkout -q --theirs .
+    git add -A
+    git commit -qm "merge side"
+fi
+LAST=$(git rev-parse HEAD)
+
+as replay --repo "$R" --json --set recency.floor=1 > "$J"
+one() { # the scored merge's record
+    jq -c --arg m "$LAST" '.merges[] | select(.merge == $m)' "$J"
+}
+one > "$TMP/last.json"
+check "the last merge replayed, conflicted" jqt "$TMP/last.json" '.conflicted'
+check "replay: half-way forward 0.512384, nothing shared" jqt "$TMP/last.json" \
+    '(.half.channels.forward - 0.512384 | fabs) < 1e-6 and .half.shared == 0 and
+     .half.channels.overlap == 0 and .half.channels.merge == 0'
+
+git clone -q "$R" "$D"
+cd "$D"
+git reset -q --hard base
+git worktree add -q -b s1 "$TMP/s1" side1
+git worktree add -q -b s2 "$TMP/s2" main1
+start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 1000 \
+    --set recency.floor=1
+
+pair() { # the s1-s2 advisory, or null
+    curl -s --unix-socket "$SOCK" 'http://a/v1/advisories?all=1' |
+        jq -c '[.advisories[] | select(.a == "s1" and .b == "s2")][0]'
+}
+same() { # the daemon's pair has the replay's half-way risk and channels
+    pair > "$TMP/live.json"
+    jq -e --slurpfile r "$TMP/last.json" '
+        . as $l | $r[0].half as $x |
+        $l != null and ($l.risk - $x.risk | fabs) < 1e-6 and
+        $l.level == $x.level and
+        ([$x.channels | to_entries[] |
+            ($l.channels[.key] - .value | fabs) < 1e-6] | all)' \
+        "$TMP/live.json" > /dev/null
+}
+wait_same() { # up to 15 s (the graph and the past are read at start)
+    n=0
+    until same; do
+        sleep 0.05
+        n=$((n + 1))
+        [ $n -lt 300 ] || return 1
+    done
+}
+check "half-way: the daemon's pair is the replay's" wait_same
+check "the daemon's forward channel is 0.512384" jqt "$TMP/live.json" \
+    '(.channels.forward - 0.512384 | fabs) < 1e-6'
+
+# weight 0: the channel is off in both
+as replay --repo "$R" --json --set recency.floor=1 --set weight.forward=0 > "$J"
+one > "$TMP/last.json"
+check "replay with weight.forward 0: forward 0" jqt "$TMP/last.json" \
+    '.half.channels.forward == 0'
+if [ "$FAILED" -gt 0 ]; then
+    echo "replay:" >&2
+    jq -c '.half' "$TMP/last.json" >&2
+    echo "daemon:" >&2
+    cat "$TMP/live.json" >&2
+fi
+finish
