@@ -161,22 +161,6 @@ free_sets(char **sets, size_t nfile)
     free(sets);
 }
 
-/* serve's --set options, as given */
-struct serve_sets {
-    const char *v[64];
-    size_t n;
-};
-
-static int
-add_set(void *target, const char *arg, const char *cmd)
-{
-    struct serve_sets *sets = target;
-    if (sets->n == sizeof(sets->v) / sizeof(sets->v[0]))
-        return dcli_usage(cmd, "too many --set options");
-    sets->v[sets->n++] = arg;
-    return 0;
-}
-
 static int
 set_store(void *target, const char *arg, const char *cmd)
 {
@@ -191,7 +175,7 @@ cmd_serve(int argc, char **argv)
 {
     struct broker_options o;
     broker_options_init(&o);
-    struct serve_sets sets = { { NULL }, 0 };
+    struct opt_list sets = { .n = 0 };
     bool given[CONFIG_NTIMERS] = { false };
     long tcp = o.tcp_port;
     int64_t threads = o.threads, ready_fd = o.ready_fd, max_conns = o.max_conns,
@@ -230,7 +214,7 @@ cmd_serve(int argc, char **argv)
             .min = 0,
             .max = 1 << 20,
             .bad = "--ready-fd takes a descriptor" },
-        { .name = "set", .kind = OPT_CALL, .target = &sets, .fn = add_set },
+        { .name = "set", .kind = OPT_LIST, .target = &sets },
         { .name = "store",
             .kind = OPT_CALL,
             .target = &o.store_url,

@@ -18,8 +18,6 @@
 #include "util/isotime.h"
 #include "util/banned.h"
 
-#define MAX_SETS 64
-
 static const char usage[] =
     "usage: airspace replay [--repo DIR] [--rev RANGE | --all]\n"
     "                       [--since DATE] [--max N] [--max-side N]\n"
@@ -145,25 +143,6 @@ opt_split_seed(void *target, const char *v, const char *cmd)
     return 0;
 }
 
-/* The --set options, in order; checked once the mode is known. */
-struct sets {
-    const char *v[MAX_SETS];
-    size_t n;
-};
-
-static int
-opt_set(void *target, const char *v, const char *cmd)
-{
-    (void)cmd;
-    struct sets *sets = target;
-    if (sets->n == MAX_SETS) {
-        fprintf(stderr, "airspace replay: too many --set\n");
-        return CLI_EXIT_USAGE;
-    }
-    sets->v[sets->n++] = v;
-    return 0;
-}
-
 /* Apply --set KEY=VALUE: the risk model's keys in git mode (risk.h), the
  * records model's otherwise. */
 static int
@@ -255,7 +234,7 @@ cmd_replay(int argc, char **argv)
     struct replay_git_options go;
     struct as_err err = { "" };
     const char *records = NULL, *repo_dir = ".";
-    struct sets sets = { .n = 0 };
+    struct opt_list sets = { .n = 0 }; /* checked once the mode is known */
     bool json = false, skip_bad = false, git_only = false;
     replay_config_default(&cfg);
     replay_git_options_init(&go);
@@ -308,7 +287,7 @@ cmd_replay(int argc, char **argv)
             .kind = OPT_CALL,
             .target = &cfg.split_digit,
             .fn = opt_split_seed },
-        { .name = "set", .kind = OPT_CALL, .target = &sets, .fn = opt_set },
+        { .name = "set", .kind = OPT_LIST, .target = &sets },
         OPT_TABLE_END,
     };
     int prc = opts_parse(argc, argv, table, "replay", usage, OPTS_NO_OPERANDS);

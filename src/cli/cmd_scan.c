@@ -31,13 +31,10 @@
 #include "util/clock.h"
 #include "util/banned.h"
 
-#define SCAN_MAX_SETS 64
-
 struct scan_opts {
     bool json, explain, branches, no_merge, no_graph;
-    bool model_given; /* --model: the files' [risk] settings do not apply */
-    const char *sets[SCAN_MAX_SETS]; /* --set KEY=VALUE, checked, in order */
-    size_t nset;
+    bool model_given;     /* --model: the files' [risk] settings do not apply */
+    struct opt_list sets; /* --set KEY=VALUE, checked, in order */
     const char *agents_path, *repo_dir, *integration, *fail_on;
     int color; /* -1 auto, 0 never, 1 always */
     int64_t now_ms;
@@ -429,10 +426,7 @@ opt_set(void *target, const char *v, const char *cmd)
     free(key);
     if (rc)
         return dcli_usage(cmd, "--set: %s", e.msg);
-    if (o->nset == SCAN_MAX_SETS)
-        return dcli_usage(cmd, "too many --set options");
-    o->sets[o->nset++] = v;
-    return 0;
+    return opts_list_add(&o->sets, v, "set", cmd);
 }
 
 static int
@@ -535,9 +529,9 @@ scan_config(const struct scan_opts *o, struct repo *repo,
     if (!rc && !o->model_given)
         config_apply_risk(&c, cfg);
     config_release(&c);
-    for (size_t i = 0; !rc && i < o->nset; i++) {
-        const char *eq = strchr(o->sets[i], '=');
-        char *key = xstrndup(o->sets[i], (size_t)(eq - o->sets[i]));
+    for (size_t i = 0; !rc && i < o->sets.n; i++) {
+        const char *eq = strchr(o->sets.v[i], '=');
+        char *key = xstrndup(o->sets.v[i], (size_t)(eq - o->sets.v[i]));
         rc = risk_config_set(cfg, key, eq + 1, e);
         free(key);
     }

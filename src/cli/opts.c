@@ -44,6 +44,16 @@ set_int64(const struct opt *o, const char *cmd, const char *arg)
 }
 
 int
+opts_list_add(
+    struct opt_list *l, const char *arg, const char *name, const char *cmd)
+{
+    if (l->n == OPT_LIST_MAX)
+        return dcli_usage(cmd, "too many --%s options", name);
+    l->v[l->n++] = arg;
+    return 0;
+}
+
+int
 opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     const char *usage, unsigned flags)
 {
@@ -59,7 +69,8 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     for (size_t i = 0; i < n; i++) {
         const struct opt *o = &table[i];
         bool arg = o->kind == OPT_STRING || o->kind == OPT_NUMBER ||
-                   o->kind == OPT_INT64 || (o->kind == OPT_CALL && !o->value);
+                   o->kind == OPT_INT64 || o->kind == OPT_LIST ||
+                   (o->kind == OPT_CALL && !o->value);
         int val = o->letter ? o->letter : LONG_ONLY + (int)i;
         if (o->name)
             lo[nl++] = (struct option){ o->name,
@@ -107,6 +118,9 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
             break;
         case OPT_INT64:
             rc = set_int64(o, cmd, optarg);
+            break;
+        case OPT_LIST:
+            rc = opts_list_add(o->target, optarg, o->name, cmd);
             break;
         case OPT_CALL:
             rc = o->fn(o->target, o->value ? o->value : optarg, cmd);

@@ -14,6 +14,7 @@
 #define AIRSPACE_CLI_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum opt_kind {
@@ -24,9 +25,22 @@ enum opt_kind {
     OPT_NUMBER, /* long *: a decimal number in [min, max] */
     OPT_INT64,  /* int64_t *: a number >= min (and <= max when max > 0);
                    bad is the whole message */
+    OPT_LIST,   /* struct opt_list *: each argument of a repeated option,
+                   in order (more than OPT_LIST_MAX is an error) */
     OPT_CALL,   /* fn(target, argument, cmd) checks and stores it; with
                    value, the option takes no argument and fn gets value */
 };
+
+/* An OPT_LIST option's arguments (--set A --set B), pointing into argv. */
+#define OPT_LIST_MAX 64
+struct opt_list {
+    const char *v[OPT_LIST_MAX];
+    size_t n;
+};
+
+/* Append arg to l: 0, or exit code 2 after "too many --NAME options". */
+int opts_list_add(
+    struct opt_list *l, const char *arg, const char *name, const char *cmd);
 
 /* An OPT_CALL option's argument: 0, or the exit code after printing why. */
 typedef int opt_fn(void *target, const char *arg, const char *cmd);
