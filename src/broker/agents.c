@@ -6,7 +6,12 @@
  * detector, scoring); worktrees discovered and pruned; shared worktrees'
  * working sets made of their agents' reports; the agents' rows stored.
  */
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/collab.h"
+#include "broker/detect.h"
+#include "broker/events.h"
+#include "broker/score.h"
+#include "broker/watch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +49,9 @@ broker_who(const struct broker *b, size_t i)
     return a;
 }
 
-void
+/* Copy the machine's id, label, kind and worktree (when it has none) of
+ * agent i into its working set. */
+static void
 broker_slot_identity(struct broker *b, size_t i)
 {
     const struct as_agent *w = broker_who(b, i);

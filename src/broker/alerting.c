@@ -27,7 +27,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/alerting.h"
+#include "broker/detect.h"
+#include "broker/events.h"
+#include "broker/health.h"
 #include "core/alerts.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

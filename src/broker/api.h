@@ -2,7 +2,9 @@
  * api.h - what route handlers of the daemon's HTTP API share: the request
  * context, replies, body checks. Routes live in tables; api.c holds the
  * core ones, and extension files (api_collab.c, api_alerts.c, api_map.c,
- * team.c) add theirs. Internal to src/broker.
+ * api_team.c) add theirs. Routes call the daemon's modules through their
+ * headers (agents.h, collab.h, ...); none of those include this one.
+ * Internal to src/broker.
  */
 #ifndef AIRSPACE_BROKER_API_H
 #define AIRSPACE_BROKER_API_H

@@ -3,6 +3,7 @@
  * (docs/protocol.md, "Alerts" and "Fleet").
  */
 #include "broker/api.h"
+#include "broker/alerting.h"
 
 #include <string.h>
 

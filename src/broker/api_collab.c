@@ -2,6 +2,11 @@
  * api_collab.c - routes for intents, messages and conflicts.
  */
 #include "broker/api.h"
+#include "broker/agents.h"
+#include "broker/collab.h"
+#include "broker/detect.h"
+#include "broker/events.h"
+#include "broker/score.h"
 
 #include <errno.h>
 #include <stdint.h>

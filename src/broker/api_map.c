@@ -7,6 +7,9 @@
  * page's own files carries the token (docs/security.md, "The map").
  */
 #include "broker/api.h"
+#include "broker/agents.h"
+#include "broker/index.h"
+#include "broker/loop.h"
 
 #include <netinet/in.h>
 #include <stdlib.h>

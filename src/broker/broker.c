@@ -10,7 +10,18 @@
  * scoring is score.c, file watching watch.c, the graph's build thread
  * index.c, the store's restore restore.c, the HTTP routes api*.c.
  */
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/alerting.h"
+#include "broker/collab.h"
+#include "broker/detect.h"
+#include "broker/events.h"
+#include "broker/health.h"
+#include "broker/index.h"
+#include "broker/loop.h"
+#include "broker/restore.h"
+#include "broker/routes.h"
+#include "broker/score.h"
+#include "broker/watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -100,7 +111,6 @@ broker_log(struct broker *b, const char *fmt, ...)
 /* ---- timers and signals ---- */
 
 static void check_lifetime(struct broker *b, int64_t now);
-static void check_store(struct broker *b);
 
 static void
 on_tick(evutil_socket_t fd, short what, void *arg)
@@ -109,7 +119,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct broker *b = arg;
     int64_t now = broker_now();
-    check_store(b);
+    broker_store_check(b);
     /* silent ones turn stale, then those silent for agent_timeout_ms are
      * gone (by their last word, the daemon's downtime included: a live
      * session's next call starts the daemon and registers it again) */
@@ -155,71 +165,6 @@ repo_gone(struct broker *b)
         return true;
     const char *wd = repo_main_workdir(b->repo);
     return wd && stat(wd, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
-}
-
-/* ---- the store's health ---- */
-
-int
-broker_store_refusal(struct broker *b, struct as_err *e)
-{
-    int rc = b->db ? db_health(b->db, e) : 0;
-    if (!rc && b->store_rc)
-        rc = as_errorf(e, b->store_rc, "%s", b->store_error);
-    if (!rc) {
-        if (b->store_error[0])
-            broker_log(b, "store: writes are taken again");
-        b->store_error[0] = '\0';
-        return 0;
-    }
-    if (strcmp(b->store_error, e->msg)) {
-        snprintf(b->store_error, sizeof(b->store_error), "%s", e->msg);
-        broker_log(b, "store: %s; writes are refused", e->msg);
-    }
-    return rc == AS_ENOSPC ? 507 : 503;
-}
-
-void
-broker_store_failed(struct broker *b, int rc, const struct as_err *e)
-{
-    if (!b->store_rc || rc != AS_ENOENT) {
-        b->store_rc = rc;
-        snprintf(b->store_error, sizeof(b->store_error), "%s", e->msg);
-    }
-    broker_log(b, "store: %s; the requests of this turn were refused", e->msg);
-    if (rc == AS_ENOENT || b->restart || db_unreachable(b->db))
-        return; /* nothing to start again from */
-    /* after the refusals are sent */
-    b->restart = true;
-    struct timeval soon = { 0, 100000 };
-    broker_log(b, "store: starting again from the store");
-    event_base_loopexit(b->base, &soon);
-}
-
-json_t *
-broker_store_json(struct broker *b)
-{
-    struct as_err e;
-    int code = broker_store_refusal(b, &e);
-    json_t *o = !code ? json_pack("{s:s}", "state", "ok")
-                      : json_pack("{s:s, s:s}", "state",
-                            code == 507 ? "full" : "failed", "error", e.msg);
-    team_status_json(b, o);
-    return o;
-}
-
-/* At every tick: a store that refused writes is tried again (a disk with
- * room again, a failure gone), unless its file is gone. */
-static void
-check_store(struct broker *b)
-{
-    struct as_err e;
-    if (!broker_store_refusal(b, &e) || b->restart)
-        return;
-    if (db_probe(b->db, &e) == 0) {
-        b->store_rc = 0;
-        broker_store_refusal(b, &e);
-        team_reconnected(b);
-    }
 }
 
 /* The daemon's own lifetime, at every tick: it leaves when its repository
@@ -743,7 +688,7 @@ serve_once(
         goto out;
     if (carry->restart) {
         /* ids handed out before are never handed out again, and writes
-         * stay refused until the store takes one (check_store) */
+         * stay refused until the store takes one (broker_store_check) */
         if (carry->next_token > lock_table_next_token(b->locks))
             lock_table_set_next_token(b->locks, carry->next_token);
         if (carry->next_event > b->next_event_id)

@@ -6,7 +6,11 @@
  * conflict detector is told; intents fed into the risk engine's intent
  * channel.
  */
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/collab.h"
+#include "broker/detect.h"
+#include "broker/events.h"
+#include "broker/score.h"
 #include "broker/team.h"
 
 #include <stdlib.h>
@@ -14,6 +18,10 @@
 
 #include "util/xalloc.h"
 #include "util/banned.h"
+
+/* Persist and publish the lock table's events (touches are persisted but
+ * not published). */
+static void broker_lock_events(struct broker *b, struct lock_events *ev);
 
 struct airspace *
 broker_airspace(struct broker *b)
@@ -401,7 +409,7 @@ broker_lock_json(const struct lock *l, int64_t now)
     return o;
 }
 
-void
+static void
 broker_lock_events(struct broker *b, struct lock_events *ev)
 {
     int64_t now = broker_now();

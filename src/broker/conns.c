@@ -28,7 +28,6 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "broker/api.h"
 #include "broker/internal.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -295,7 +294,7 @@ find(struct evhttp_connection *evcon)
 }
 
 int
-broker_conn_request(struct evhttp_request *req)
+broker_conn_request(struct evhttp_request *req, char *why, size_t len)
 {
     struct conn *c = find(evhttp_request_get_connection(req));
     if (!c)
@@ -309,11 +308,11 @@ broker_conn_request(struct evhttp_request *req)
     evhttp_add_header(
         evhttp_request_get_output_headers(req), "Retry-After", "1");
     if (c->over_peer)
-        api_reply_error(req, 503, "too_many_connections",
+        snprintf(why, len,
             "this process has %d connections open to the daemon, its limit",
             cs.b->o.max_peer_conns);
     else
-        api_reply_error(req, 503, "too_many_connections",
+        snprintf(why, len,
             "the daemon serves %zu connections at once, its limit", cs.max);
     return -1;
 }

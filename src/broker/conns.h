@@ -37,8 +37,10 @@ void broker_conns_release(void);
 void broker_conn_track(struct bufferevent *bev);
 
 /* A request of req's connection is complete and about to be handled: 0
- * when it may be, or -1 after a 503 reply (its connection over a cap). */
-int broker_conn_request(struct evhttp_request *req);
+ * when it may be, or -1 when its connection is over a cap, with why (the
+ * caller answers 503 too_many_connections; the reply's headers close the
+ * connection). */
+int broker_conn_request(struct evhttp_request *req, char *why, size_t len);
 
 /* The reply to req's request is an open-ended stream. */
 void broker_conn_stream(struct evhttp_request *req);

@@ -3,7 +3,10 @@
  * feeding it agents, intents, working sets, merge results and ownership,
  * delivering what it says, and the escalations waiting for a human.
  */
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/collab.h"
+#include "broker/detect.h"
+#include "broker/events.h"
 
 #include <stdlib.h>
 #include <string.h>

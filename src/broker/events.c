@@ -7,7 +7,7 @@
  */
 #include "broker/conns.h"
 #include "broker/fence.h"
-#include "broker/internal.h"
+#include "broker/events.h"
 
 #include <limits.h>
 #include <stdlib.h>

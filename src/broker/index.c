@@ -3,7 +3,8 @@
  * daemon serves, then taken over by the loop (docs/architecture.md, "The
  * graph at start").
  */
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/index.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -3,7 +3,11 @@
  * into the machine as the events that made them), their reports, locks,
  * intents and messages.
  */
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/collab.h"
+#include "broker/detect.h"
+#include "broker/restore.h"
+#include "broker/watch.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,10 @@
  * context, topics and the merge channel (src/view), its advisory state
  * machine stepped and its changes published.
  */
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/detect.h"
+#include "broker/events.h"
+#include "broker/score.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -269,4 +272,64 @@ broker_drop_pairs(struct broker *b, const char *id, const char *why)
             free(key);
         }
     }
+}
+
+json_t *
+broker_pair_json(struct broker *b, size_t k, bool evidence)
+{
+    struct bpair *p = &b->pairs[k];
+    json_t *o = json_object();
+    json_object_set_new(o, "a", json_string(p->a));
+    json_object_set_new(o, "b", json_string(p->b));
+    json_object_set_new(
+        o, "level", json_string(advisory_level_name(p->adv.st.level)));
+    json_object_set_new(o, "risk", json_real(p->res.risk));
+    json_object_set_new(o, "since", json_integer((json_int_t)p->adv.since));
+    bool ids_ok = p->hold < b->nagents && p->steer < b->nagents;
+    if (ids_ok) {
+        json_object_set_new(o, "hold", json_string(b->ag[p->hold].id));
+        json_object_set_new(o, "steer", json_string(b->ag[p->steer].id));
+    }
+    json_t *ch = json_object();
+    for (int c = 0; c < RISK_NCHANNELS; c++)
+        json_object_set_new(ch, risk_channel_name((enum risk_channel)c),
+            json_real(p->res.r[c]));
+    json_object_set_new(o, "channels", ch);
+    if (p->nmerge_paths) {
+        json_t *mp = json_array();
+        for (size_t i = 0; i < p->nmerge_paths; i++)
+            json_array_append_new(mp, json_string(p->merge_paths[i]));
+        json_object_set_new(o, "mergeConflicts", mp);
+    }
+    if (evidence && ids_ok && b->engine && b->eng_pos[p->hold] != SIZE_MAX &&
+        b->eng_pos[p->steer] != SIZE_MAX) {
+        struct risk_evidence ev;
+        risk_engine_explain(
+            b->engine, b->eng_pos[p->hold], b->eng_pos[p->steer], &ev);
+        ev.result = p->res;
+        json_t *cont = json_array();
+        for (size_t i = 0; i < ev.ncontested; i++) {
+            json_t *jc = json_object();
+            json_object_set_new(jc, "path", json_string(ev.contested[i].path));
+            json_object_set_new(
+                jc, "whole", json_boolean(ev.contested[i].whole));
+            json_t *rs = json_array();
+            for (size_t r = 0; r < ev.contested[i].ranges.n; r++)
+                json_array_append_new(
+                    rs, json_pack("[I,I]",
+                            (json_int_t)ev.contested[i].ranges.v[r].start,
+                            (json_int_t)ev.contested[i].ranges.v[r].end));
+            json_object_set_new(jc, "ranges", rs);
+            json_array_append_new(cont, jc);
+        }
+        json_object_set_new(o, "contested", cont);
+        if (p->adv.st.level == ADVISORY_RESOLUTION) {
+            char *g = advisory_steer_text(
+                &b->ag[p->steer], &b->ag[p->hold], p->res.risk, &ev, NULL, 0);
+            json_object_set_new(o, "guidance", json_string(g));
+            free(g);
+        }
+        risk_evidence_release(&ev);
+    }
+    return o;
 }

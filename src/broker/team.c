@@ -13,8 +13,11 @@
 #include <event2/event.h>
 #include <git2.h>
 
-#include "broker/api.h"
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/collab.h"
+#include "broker/detect.h"
+#include "broker/events.h"
+#include "broker/score.h"
 #include "broker/team_wip.h"
 #include "core/locks.h"
 #include "git/repo.h"
@@ -1364,22 +1367,19 @@ add_peer(void *ctx, const char *node, const struct db_agent *a)
                a->status, "lastSeen", (json_int_t)a->last_seen));
 }
 
-static void
-h_team(struct api_ctx *c)
+json_t *
+team_json(struct broker *b, struct as_err *e)
 {
-    struct broker *b = c->b;
     struct team *t = b->team;
     json_t *doc = json_pack("{s:s}", "store", db_backend(b->db));
     json_t *peers = json_object();
     if (t) {
         json_object_set_new(doc, "airspace", json_string(t->airspace));
         json_object_set_new(doc, "node", json_string(t->node));
-        struct as_err e;
-        if (db_peers_load(b->db, add_peer, peers, &e)) {
+        if (db_peers_load(b->db, add_peer, peers, e)) {
             json_decref(peers);
             json_decref(doc);
-            api_reply_error(c->req, 503, "store_unreachable", "%s", e.msg);
-            return;
+            return NULL;
         }
     }
     json_t *list = json_array();
@@ -1392,11 +1392,5 @@ h_team(struct api_ctx *c)
     }
     json_decref(peers);
     json_object_set_new(doc, "peers", list);
-    api_reply_json(c->req, 200, doc);
+    return doc;
 }
-
-const struct api_route api_team_routes[] = {
-    { EVHTTP_REQ_GET, "v1/team", h_team },
-};
-const size_t api_team_nroutes =
-    sizeof(api_team_routes) / sizeof(api_team_routes[0]);

@@ -85,5 +85,9 @@ void team_reconnected(struct broker *b);
 
 /* Add the shared store's fields to the status' "store" object. */
 void team_status_json(struct broker *b, json_t *store);
+/* GET /v1/team: {store, airspace?, node?, peers: [{node, agents}]} (the
+ * other daemons' agents as their store rows say), or NULL with why in e
+ * when the store is unreachable. */
+json_t *team_json(struct broker *b, struct as_err *e);
 
 #endif

@@ -4,7 +4,10 @@
  * as they appear, and a changed agent's working set read again after the
  * debounce.
  */
-#include "broker/internal.h"
+#include "broker/agents.h"
+#include "broker/events.h"
+#include "broker/score.h"
+#include "broker/watch.h"
 
 #include <dirent.h>
 #include <errno.h>

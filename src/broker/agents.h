@@ -1,0 +1,71 @@
+/*
+ * agents.h - the daemon's side of the agent table (agents.c): a slot beside
+ * each of the machine's agents (src/airspace) with its working set and reports,
+ * and what the machine's agent events mean for them. Internal to src/broker.
+ */
+#ifndef AIRSPACE_BROKER_AGENTS_H
+#define AIRSPACE_BROKER_AGENTS_H
+
+#include "broker/internal.h"
+
+ssize_t broker_find_agent(const struct broker *b, const char *id);
+/* Agent i as the machine has it (id, label, status, worktree, ...). */
+const struct as_agent *broker_who(const struct broker *b, size_t i);
+/* A slot for the machine's agent `id` just made (collab.c): its working
+ * set empty, its identity copied; its index. */
+size_t broker_slot_add(struct broker *b, const char *id);
+/* Run the machine's operation op with request r and tell the daemon its
+ * events; op's answer, res filled. */
+int broker_agent_op(struct broker *b,
+    int (*op)(struct airspace *, int64_t, const struct as_req *,
+        struct as_result *, struct as_events *),
+    const struct as_req *r, struct as_result *res);
+/* What the daemon does when the machine's agent i changes (collab.c):
+ * its status did (stored, reports dropped on exit, the detector and the
+ * scoring told, announced with why), it now flies in a shared worktree
+ * (stored, its working set is its reports from now on), it was renamed
+ * from `old` (its reports and pairs follow), it is a shared worktree's
+ * new human (stored, announced). */
+void broker_agent_status_changed(
+    struct broker *b, size_t i, enum as_agent_status s, const char *why);
+void broker_agent_shared(struct broker *b, size_t i);
+void broker_agent_renamed(struct broker *b, size_t i, const char *old);
+void broker_agent_human(struct broker *b, size_t i);
+json_t *broker_agent_json(const struct broker *b, size_t i, bool files);
+/* Refresh agent i's working set from git (worktree agents). */
+int broker_refresh_agent(struct broker *b, size_t i, struct as_err *e);
+/* Discover worktrees (new ones become agents) and refresh all. */
+int broker_rescan(struct broker *b, struct as_err *e);
+/* Refresh the human of worktree wt, if that worktree is shared. */
+void broker_refresh_residual(struct broker *b, const char *wt);
+/* Add or update a registered agent from its JSON (already validated) with
+ * as_join; *created tells whether a new agent was added (false: an agent
+ * with that id was updated, or a discovered worktree was taken over). */
+int broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
+    struct as_err *e);
+/* Agent i's status is s (as_set_status; with seen, heard from now). */
+void broker_set_status(struct broker *b, size_t i, enum as_agent_status s,
+    const char *why, bool seen);
+/* Agents (agents.c): prune the orphaned agent worktrees at start (their
+ * agents exit). */
+void broker_prune_orphans(struct broker *b);
+/* Persist agent i's registration and status. */
+void broker_persist_agent(struct broker *b, size_t i);
+/* Add another daemon's agent (team.c): no store, no event, no scoring. */
+size_t broker_add_peer(struct broker *b, const char *id, const char *client,
+    const char *label, const char *branch);
+/* Persist report r of agent i (a registered agent's; in the request's
+ * transaction when there is one). */
+void broker_persist_report(struct broker *b, size_t i, const struct ws_file *r);
+/* Agent i was heard from (any call of its own): last_seen is now, and is
+ * stored when the stored one is older than min(1 s, stale_ms / 4), so a
+ * restart does not take a busy agent for a silent one. */
+void broker_agent_seen(struct broker *b, size_t i);
+/* The machine forgot agent i (AS_EV_AGENT_GONE, who its last copy; its
+ * locks, intents and inbox went as events before): its reports and pairs
+ * are forgotten, it leaves the daemon's table and the store (`agent.gone`
+ * with why). */
+void broker_forget_agent(
+    struct broker *b, size_t i, const struct as_agent *who, const char *why);
+
+#endif

@@ -1,0 +1,15 @@
+/*
+ * watch.h - the agents' worktrees watched (watch.c). Internal to src/broker.
+ */
+#ifndef AIRSPACE_BROKER_WATCH_H
+#define AIRSPACE_BROKER_WATCH_H
+
+#include "broker/internal.h"
+
+/* File watching (watch.c): watch agent i's worktree; the inotify and
+ * debounce callbacks. */
+void broker_watch_worktree(struct broker *b, size_t i);
+void broker_on_inotify(evutil_socket_t fd, short what, void *arg);
+void broker_on_debounce(evutil_socket_t fd, short what, void *arg);
+
+#endif
