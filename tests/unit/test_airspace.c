@@ -806,6 +806,13 @@ test_apply_errors(void)
         { .kind = AS_EV_MESSAGE_READ, .owner = "bob", .msg = { .id = 4 } },
         { .kind = AS_EV_MESSAGE_DROPPED, .owner = "bob", .msg = { .id = 4 } },
         { .kind = (enum as_event_kind)99 },
+        /* agents' events carry the agent; a rename needs the old one */
+        { .kind = AS_EV_AGENT_REGISTERED, .agent = "x" },
+        { .kind = AS_EV_AGENT_SHARED, .agent = "x" },
+        { .kind = AS_EV_AGENT_RENAMED,
+            .agent = "y",
+            .other = "x",
+            .who = { .id = "y" } },
     };
     struct airspace *fresh = as_new(NULL);
     for (size_t k = 0; k < sizeof(ev) / sizeof(ev[0]); k++) {
@@ -821,6 +828,55 @@ test_apply_errors(void)
     CHECK_INT(as_apply(as, &g, &e), AS_EINVAL);
     CHECK(!as_equal(as, fresh, 0, NULL, 0));
     as_free(fresh);
+    as_free(as);
+}
+
+/* An agent the machine forgets leaves with its last copy in the event (the
+ * daemon builds its agent.gone from it), its reason, and what it held
+ * released first. */
+static void
+test_gone_carries_agent(void)
+{
+    struct as_config cfg;
+    as_config_default(&cfg);
+    cfg.gone_ms = 1000;
+    struct airspace *as = as_new(&cfg);
+    struct as_events ev;
+    as_events_init(&ev);
+    struct as_result res;
+    as_result_init(&res);
+    const char *lanes[] = { "src/**" };
+    struct as_req r = { .agent = "ann",
+        .worktree = "/r/ann",
+        .worktree_real = true,
+        .client = "codex",
+        .label = "front",
+        .lanes = lanes,
+        .nlanes = 1,
+        .set_lanes = true };
+    CHECK_INT(as_join(as, 0, &r, &res, &ev), 0);
+    as_result_release(&res);
+    r = (struct as_req){
+        .agent = "ann", .pattern = "src/a.c", .ttl_ms = LOCK_TTL_DEFAULT
+    };
+    CHECK_INT(as_lock(as, 1, &r, &res, &ev), 0);
+    as_result_release(&res);
+    as_events_clear(&ev);
+    CHECK_INT(as_agents_expire(as, 5000, &ev), 1); /* gone, before stale */
+    const struct as_event *gone = &ev.v[ev.n - 1];
+    CHECK(gone->kind == AS_EV_AGENT_GONE);
+    CHECK_STR(gone->reason, "silent");
+    CHECK_STR(gone->who.id, "ann");
+    CHECK_STR(gone->who.worktree, "/r/ann");
+    CHECK_STR(gone->who.client, "codex");
+    CHECK_STR(gone->who.label, "front");
+    CHECK_INT(gone->who.nlanes, 1);
+    CHECK_STR(gone->who.lanes[0], "src/**");
+    CHECK(gone->who.registered);
+    CHECK(gone->who.status == AS_AGENT_ACTIVE);
+    CHECK(ev.v[0].kind == AS_EV_LOCK); /* its lock went first */
+    CHECK(as_agent_find(as, "ann") == NULL);
+    as_events_release(&ev);
     as_free(as);
 }
 
@@ -963,5 +1019,7 @@ main(void)
     TEST_RUN("a journal that does not fit is refused", test_apply_errors);
     TEST_RUN("refusals say what is wrong", test_refusal_texts);
     TEST_RUN("the daemon's bridge: borrowed locks", test_borrowed_locks);
+    TEST_RUN("a forgotten agent's last copy rides on its event",
+        test_gone_carries_agent);
     return test_done();
 }
