@@ -634,6 +634,53 @@ as_set_status(struct airspace *as, int64_t now, const struct as_req *req,
     return 0;
 }
 
+/* Whether worktree paths x and y name one directory (either may end in
+ * '/'; the directory may be gone, so they are compared as written). */
+static bool
+same_dir(const char *x, const char *y)
+{
+    size_t nx = strlen(x), ny = strlen(y);
+    while (nx > 1 && x[nx - 1] == '/')
+        nx--;
+    while (ny > 1 && y[ny - 1] == '/')
+        ny--;
+    return nx == ny && !memcmp(x, y, nx);
+}
+
+int
+as_worktree_gone(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out)
+{
+    if (!req->worktree || !*req->worktree)
+        return fail(res, AS_EINVAL, "bad_field", "a worktree is needed");
+    for (size_t i = 0; i < as->nagents; i++) {
+        struct as_agent *a = &as->agents[i];
+        if (!a->worktree || a->status == AS_AGENT_EXITED ||
+            !same_dir(a->worktree, req->worktree))
+            continue;
+        char *id = xstrdup(a->id);
+        release_locks_of(as, id, now, out);
+        free(id);
+        set_status(&as->agents[i], AS_AGENT_EXITED, now,
+            req->reason ? req->reason : "worktree pruned", out);
+        res->changed++;
+    }
+    return 0;
+}
+
+bool
+as_flies_shared(const struct airspace *as, const struct as_agent *a)
+{
+    for (size_t j = 0; a->worktree && j < as->nagents; j++) {
+        const struct as_agent *o = &as->agents[j];
+        if (strcmp(o->id, a->id) && o->worktree &&
+            !strcmp(o->worktree, a->worktree) &&
+            (o->human_residual || o->status != AS_AGENT_EXITED))
+            return true;
+    }
+    return false;
+}
+
 int
 as_heartbeat(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out)

@@ -262,6 +262,7 @@ struct as_result {
     char *agent;
     bool created, taken, new_worktree;
     char *renamed_from;
+    size_t changed; /* worktree_gone: how many agents exited */
 };
 
 void as_result_init(struct as_result *r);
@@ -351,6 +352,22 @@ int as_seen(struct airspace *as, int64_t now, const struct as_req *req,
  */
 int as_set_status(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
+
+/*
+ * Worktree req->worktree is gone (pruned): every agent flying there that
+ * has not exited exits, reason req->reason (static text; NULL: "worktree
+ * pruned"), its locks and claims released first; res->changed says how
+ * many. Paths are compared as written, trailing slashes aside (the
+ * directory is gone: nothing resolves it). AS_EINVAL (bad_field) without a
+ * worktree.
+ */
+int as_worktree_gone(struct airspace *as, int64_t now, const struct as_req *req,
+    struct as_result *res, struct as_events *out);
+
+/* Whether another agent that has not exited, or the human of a shared
+ * worktree, flies in agent a's worktree (a: one of the machine's agents, or
+ * a copy of one it just forgot). */
+bool as_flies_shared(const struct airspace *as, const struct as_agent *a);
 
 /*
  * req->agent says it is alive: last_seen = now (AS_EV_AGENT_SEEN); a stale

@@ -117,20 +117,6 @@ broker_add_peer(struct broker *b, const char *id, const char *client,
 
 static const char *const status_names[] = { "active", "exited", "stale" };
 
-/* Whether another agent that has not exited, or the human of a shared
- * worktree, flies in agent i's worktree. */
-static bool
-flies_shared(const struct broker *b, size_t i)
-{
-    const char *wt = b->ag[i].worktree;
-    for (size_t j = 0; wt && j < b->nagents; j++)
-        if (j != i && b->ag[j].worktree && !strcmp(b->ag[j].worktree, wt) &&
-            (broker_who(b, j)->human_residual ||
-                broker_who(b, j)->status != AS_AGENT_EXITED))
-            return true;
-    return false;
-}
-
 json_t *
 broker_agent_json(const struct broker *b, size_t i, bool files)
 {
@@ -160,7 +146,7 @@ broker_agent_json(const struct broker *b, size_t i, bool files)
     for (size_t k = 0; k < m->nlanes; k++)
         json_array_append_new(lanes, json_string(m->lanes[k]));
     json_object_set_new(o, "lanes", lanes);
-    json_object_set_new(o, "shared", json_boolean(flies_shared(b, i)));
+    json_object_set_new(o, "shared", json_boolean(as_flies_shared(b->as, m)));
     json_object_set_new(o, "fileCount", json_integer((json_int_t)a->nfiles));
     if (files && m->shared) {
         json_t *rp = json_array();
@@ -569,19 +555,6 @@ broker_rescan(struct broker *b, struct as_err *e)
     return 0;
 }
 
-/* Whether worktree paths x and y name one directory (either may end in
- * '/'; the directory may be gone, so they are compared as written). */
-static bool
-same_worktree(const char *x, const char *y)
-{
-    size_t nx = strlen(x), ny = strlen(y);
-    while (nx > 1 && x[nx - 1] == '/')
-        nx--;
-    while (ny > 1 && y[ny - 1] == '/')
-        ny--;
-    return nx == ny && !memcmp(x, y, nx);
-}
-
 /*
  * At start, before worktrees are discovered: the orphaned agent worktrees
  * (directory gone) are pruned as `airspace agent prune` does
@@ -619,16 +592,19 @@ broker_prune_orphans(struct broker *b)
                 "kept (%s)",
                 w->path, w->name, w->branch,
                 w->branch_kept ? w->branch_kept : "not merged");
-        size_t *gone = xcalloc(b->nagents + 1, sizeof(*gone));
-        size_t ngone = 0;
+        /* the agents there exit (as_worktree_gone): announced after the
+         * worktree */
+        struct as_req r = { .worktree = w->path, .reason = "worktree pruned" };
+        struct as_result res;
+        as_result_init(&res);
+        struct as_events ev;
+        as_events_init(&ev);
+        as_worktree_gone(broker_airspace(b), broker_now(), &r, &res, &ev);
+        as_result_release(&res);
         json_t *exited = json_array();
-        for (size_t i = 0; i < b->nagents; i++)
-            if (b->ag[i].worktree &&
-                broker_who(b, i)->status != AS_AGENT_EXITED &&
-                same_worktree(b->ag[i].worktree, w->path)) {
-                gone[ngone++] = i;
-                json_array_append_new(exited, json_string(b->ag[i].id));
-            }
+        for (size_t x = 0; x < ev.n; x++)
+            if (ev.v[x].kind == AS_EV_AGENT_STATUS)
+                json_array_append_new(exited, json_string(ev.v[x].agent));
         json_t *d = json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}", "agent",
             w->name, "worktree", w->path, "branch", w->branch, "tip",
             w->base[0] ? json_string(w->base) : json_null(), "branchDeleted",
@@ -636,13 +612,12 @@ broker_prune_orphans(struct broker *b)
         if (w->branch_kept)
             json_object_set_new(d, "branchKept", json_string(w->branch_kept));
         broker_emit(b, "worktree.pruned", w->name, d);
-        for (size_t g = 0; g < ngone; g++) {
-            broker_log(b, "prune: agent %s exits (its worktree is gone)",
-                b->ag[gone[g]].id);
-            broker_set_status(
-                b, gone[g], AS_AGENT_EXITED, "worktree pruned", false);
-        }
-        free(gone);
+        for (size_t x = 0; x < ev.n; x++)
+            if (ev.v[x].kind == AS_EV_AGENT_STATUS)
+                broker_log(b, "prune: agent %s exits (its worktree is gone)",
+                    ev.v[x].agent);
+        broker_airspace_events(b, &ev);
+        as_events_release(&ev);
         worktree_info_release(w);
     }
     if (n)

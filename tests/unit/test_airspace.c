@@ -40,9 +40,11 @@ enum op {
     HUMAN,    /* of worktree a */
     PEER,     /* agent, client b */
     SEEN,
-    SETST, /* agent's status a ("active", "exited", "stale", else bad),
-              reason b, heard from first when flag */
-    IS,    /* agent is there with worktree a (NULL: none) and flags b */
+    SETST,  /* agent's status a ("active", "exited", "stale", else bad),
+               reason b, heard from first when flag */
+    IS,     /* agent is there with worktree a (NULL: none) and flags b */
+    WTGONE, /* worktree a is gone (reason b) */
+    FLIES,  /* 1 when another agent flies in agent's worktree, else 0 */
 };
 
 struct step {
@@ -184,6 +186,13 @@ run_step(struct airspace *as, const struct step *s, struct as_result *res,
         r.reason = s->b;
         r.seen = s->flag;
         return as_set_status(as, s->now, &r, res, ev);
+    case WTGONE:
+        r.worktree = s->a;
+        r.reason = s->b;
+        return as_worktree_gone(as, s->now, &r, res, ev);
+    case FLIES:
+        return as_agent_find(as, s->agent) &&
+               as_flies_shared(as, as_agent_find(as, s->agent));
     case IS:
         if (as_agent_find(as, s->agent))
             return 0;
@@ -223,6 +232,8 @@ op_value(const struct step *s, const struct as_result *res)
     case HUMAN:
     case PEER:
         return 8 + res->created + 2 * res->taken + 4 * res->new_worktree;
+    case WTGONE:
+        return 8 + (int64_t)res->changed;
     default:
         return 0;
     }
@@ -555,6 +566,24 @@ static const struct scenario scenarios[] = {
                           "agent.registered" },
             { IS, "human@x-2", 9, "/r/x",
                 "active human from_worktree human_residual" } } },
+    { "a worktree gone: its agents exit; who flies shared", 0,
+        { CREW, { JOIN, "ann", 1, "/r/app" }, { JOIN, "ben", 1, "/r/app" },
+            { FLIES, "ann", 1, .rc = 1, .events = "" },
+            { FLIES, "alice", 1, .rc = 0 }, { LOCK, "ann", 2, "a", .want = 1 },
+            { EXIT, "ben", 3 },
+            /* the human still flies there */
+            { FLIES, "ann", 3, .rc = 1 },
+            { WTGONE, NULL, 4, "/r/app/", "pruned",
+                .events = "lock.released_all agent.status agent.status",
+                .want = 10 },
+            { IS, "ann", 4, "/r/app", "exited registered shared" },
+            { IS, "human@app", 4, "/r/app",
+                "exited human from_worktree human_residual" },
+            { FLIES, "ann", 4, .rc = 1 }, /* a human stays a human */
+            { WTGONE, NULL, 5, "/r/app", .events = "", .want = 8 },
+            { WTGONE, NULL, 5, .rc = AS_EINVAL, .code = "bad_field",
+                .events = "" },
+            { JOIN, "solo", 6, "/r/solo" }, { FLIES, "solo", 6, .rc = 0 } } },
     { "peers, contact and status", 0,
         { CREW,
             { PEER, "zed@abc", 1, .b = "codex", .events = "agent.registered",

@@ -9,9 +9,9 @@
  *   - intent and message ids strictly increasing, inboxes within the cap,
  *   - the agent table's operations among the others (registrations taking
  *     over discovered worktrees under new ids, shared worktrees and their
- *     humans, peers, status changes, leaving): agent ids stay unique, and
- *     an agent that leaves (exited, stale, gone) holds no lock after it,
- *     each lock it held evented.
+ *     humans, peers, status changes, worktrees gone, leaving): agent ids
+ *     stay unique, and an agent that leaves (exited, stale, gone) holds no
+ *     lock after it, each lock it held evented.
  * AIRSPACE_PROP_SEEDS and AIRSPACE_PROP_OPS override 200 x 500. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -181,7 +181,7 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
         r.worktree = worktrees[pick(4)];
         r.client = clients[pick(3)];
         r.label = labels[pick(3)];
-        switch (pick(7)) {
+        switch (pick(8)) {
         case 0:
         case 1:
             r.agent = pick(5) ? agents[pick(NA)] : NULL;
@@ -197,6 +197,9 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
                            : as_peer(as, now, &r, res, ev);
         case 4:
             return as_seen(as, now, &r, res, ev);
+        case 5:
+            r.worktree = r.worktree ? r.worktree : "/r/d/";
+            return as_worktree_gone(as, now, &r, res, ev);
         default:
             r.status = (enum as_agent_status)pick(3);
             r.reason = "test";
