@@ -231,7 +231,7 @@ translate(struct broker *b, struct as_events *ev)
             store_err(b, db_messages_move(b->db, x->owner, x->other, &e), &e);
             break;
         case AS_EV_AGENT_STATUS: {
-            /* broker.c: stored, announced, the detector and the scoring
+            /* agents.c: stored, announced, the detector and the scoring
              * told */
             ssize_t i = broker_find_agent(b, x->agent);
             if (i >= 0)

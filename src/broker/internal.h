@@ -46,7 +46,7 @@ struct bagent {
     /* the edits it reported (POST .../edits), by path, kept until it
      * exits, and stored (a registered agent's) as they change: in a shared
      * worktree its working set is their paths' real changes (sync_shared
-     * in broker.c); after each read of that worktree, their lines are the
+     * in agents.c); after each read of that worktree, their lines are the
      * lines of the real change they met (base coordinates), none for a
      * path as in the base */
     struct agent reports;
@@ -128,7 +128,7 @@ struct broker {
     struct graph graph;
     bool have_graph;
     /* the graph is built on a thread of its own while the daemon serves
-     * (broker.c): the build under way (NULL once done), its wake-up, and
+     * (index.c): the build under way (NULL once done), its wake-up, and
      * what status says of it */
     struct bindex *index;
     struct event *index_ev;
