@@ -56,7 +56,7 @@ risk_config_default(struct risk_config *c)
     c->weight[RISK_CONTEXT] = 0.5;
     c->weight[RISK_TOPIC] = 0.4;
     c->weight[RISK_TREE] = 0.25;
-    c->weight[RISK_FORWARD] = 0.3;
+    c->weight[RISK_FORWARD] = 0.1;
     c->forward_min_rate = 0.1;
     c->margin = 1;
     c->gamma = 0.5;

@@ -147,7 +147,7 @@ test_pair(void)
     build(&t);
     struct risk_config cfg;
     risk_config_default(&cfg);
-    CHECK_NEAR(cfg.weight[RISK_FORWARD], 0.3, 0);
+    CHECK_NEAR(cfg.weight[RISK_FORWARD], 0.1, 0);
     CHECK_NEAR(cfg.forward_min_rate, 0.1, 0);
     CHECK_STR(risk_channel_name(RISK_FORWARD), "forward");
     struct agent ag[2];
@@ -175,7 +175,7 @@ test_pair(void)
         1 - (3.0 / 8) * (1 - 9.0 / 64) * (1 - 1.0 / 64) * (1 - 1.0 / 64);
     CHECK_NEAR(ps.res.r[RISK_FORWARD], fw, EPS);
     double want =
-        1 - (1 - 0.3 * fw) * (1 - cfg.weight[RISK_TREE] * ps.res.r[RISK_TREE]);
+        1 - (1 - 0.1 * fw) * (1 - cfg.weight[RISK_TREE] * ps.res.r[RISK_TREE]);
     CHECK_NEAR(ps.res.risk, want, EPS);
     in.forward = NULL;
     CHECK_INT(pair_score(&in, &ps), 0);
