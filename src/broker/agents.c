@@ -18,6 +18,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "airspace/share.h"
 #include "git/workset.h"
 #include "git/worktree.h"
 #include "util/xalloc.h"
@@ -202,177 +203,66 @@ adopt_workset(struct broker *b, size_t i, struct agent *fresh)
     *a = *fresh;
 }
 
-/* The human's share of a shared worktree: remove from w every line (or
- * whole file) an agent registered in that worktree reported editing. The
- * agents report lines of the file as it was when they edited it; for the
- * small edits agents make these are close to base lines, and a file an
- * agent reported as a whole drops out entirely. */
+/* The human's share of shared worktree wt (share_subtract): w minus what
+ * the agents sharing it hold, and the clients' settings. */
 static void
 subtract_reported(struct broker *b, const char *wt, struct agent *w)
 {
-    size_t o = 0;
-    for (size_t k = 0; k < w->nfiles; k++) {
-        struct ws_file *f = &w->files[k];
-        bool drop = broker_client_config(f->path);
-        for (size_t i = 0; i < b->nagents && !drop; i++) {
-            const struct agent *a = &b->ag[i];
-            if (!broker_who(b, i)->shared || !a->worktree ||
-                strcmp(a->worktree, wt))
-                continue;
-            for (size_t j = 0; j < a->nfiles && !drop; j++) {
-                const struct ws_file *r = &a->files[j];
-                if (strcmp(r->path, f->path))
-                    continue;
-                if (r->whole || f->whole || ws_status_whole(f->status)) {
-                    drop = true;
-                    break;
-                }
-                struct range_set rest;
-                range_set_init(&rest);
-                range_set_subtract(&rest, &f->ranges, &r->ranges);
-                range_set_release(&f->ranges);
-                f->ranges = rest;
-                drop = f->ranges.n == 0;
-            }
-        }
-        if (drop) {
-            ws_file_release(f);
-            continue;
-        }
-        w->files[o++] = *f;
-    }
-    w->nfiles = o;
+    const struct agent **v = xcalloc(b->nagents + 1, sizeof(*v));
+    size_t n = 0;
+    for (size_t i = 0; i < b->nagents; i++)
+        if (broker_who(b, i)->shared && b->ag[i].worktree &&
+            !strcmp(b->ag[i].worktree, wt))
+            v[n++] = &b->ag[i];
+    share_subtract(w, v, n, broker_client_config);
+    free(v);
 }
 
-/* The change of w to path (in base or new naming), or NULL. */
-static const struct ws_file *
-find_change(const struct agent *w, const char *path)
-{
-    for (size_t k = 0; k < w->nfiles; k++)
-        if (!strcmp(w->files[k].path, path) ||
-            (w->files[k].new_path && !strcmp(w->files[k].new_path, path)))
-            return &w->files[k];
-    return NULL;
-}
+/* A report of agent j that sync_shared rewrote: stored, in the
+ * transaction of that read opened at the first. */
+struct synced {
+    struct broker *b;
+    size_t j;
+    bool tx;
+};
 
-/* out = the lines of d (a file's real change, base coordinates) that the
- * reported lines r meet: d ∩ r, and the line of each pure insertion after
- * base line k whose first line, k + 1, r holds (an agent reports the lines
- * it wrote); d's insertions stay insertions. */
 static void
-met_lines(
-    struct range_set *out, const struct range_set *d, const struct range_set *r)
+persist_synced(void *ctx, const struct ws_file *r)
 {
-    struct range_set met = RANGE_SET_INIT, rest = RANGE_SET_INIT;
-    range_set_intersect(&met, d, r);
-    for (size_t k = 0; k < d->nins; k++)
-        if (range_set_contains(r, d->ins[k] + 1)) {
-            uint32_t line = d->ins[k] ? d->ins[k] : 1;
-            range_set_add(&met, line, line);
-        }
-    range_set_subtract(&rest, d, &met);
-    range_set_subtract(out, d, &rest);
-    range_set_release(&met);
-    range_set_release(&rest);
-}
-
-static bool
-same_ranges(const struct range_set *x, const struct range_set *y)
-{
-    return x->n == y->n && x->nins == y->nins &&
-           (!x->n || !memcmp(x->v, y->v, x->n * sizeof(*x->v))) &&
-           (!x->nins || !memcmp(x->ins, y->ins, x->nins * sizeof(*x->ins)));
-}
-
-static bool
-same_files(const struct agent *x, const struct agent *y)
-{
-    if (x->nfiles != y->nfiles)
-        return false;
-    for (size_t k = 0; k < x->nfiles; k++) {
-        const struct ws_file *f = &x->files[k], *g = &y->files[k];
-        if (strcmp(f->path, g->path) || f->status != g->status ||
-            f->whole != g->whole || !same_ranges(&f->ranges, &g->ranges))
-            return false;
-    }
-    return true;
-}
-
-/* Store report r of agent j that sync_shared rewrote, opening the
- * transaction of that read at the first (*tx). */
-static void
-persist_synced(struct broker *b, size_t j, const struct ws_file *r, bool *tx)
-{
+    struct synced *sy = ctx;
     struct as_err e;
-    if (!*tx && broker_who(b, j)->registered) {
-        if (db_begin(b->db, &e))
-            broker_log(b, "store: %s", e.msg);
+    if (!sy->tx && broker_who(sy->b, sy->j)->registered) {
+        if (db_begin(sy->b->db, &e))
+            broker_log(sy->b, "store: %s", e.msg);
         else
-            *tx = true;
+            sy->tx = true;
     }
-    broker_persist_report(b, j, r);
+    broker_persist_report(sy->b, sy->j, r);
 }
 
 /*
  * The agents sharing worktree wt follow git. w is the whole worktree's
  * working set, just read and aligned (before the human's share is taken
- * out). Each agent's working set becomes, for every path it reported, that
- * path's real change: the lines its reports meet (met_lines), or all of
- * them when they meet none (a whole file, or lines reported in other
- * coordinates); a path as in the base is left out, so a committed or
- * reverted file leaves at once. Its reports then hold those lines, base
- * coordinates, or none for a path as in the base: changed again later, it
- * is still that agent's. The reports that change are stored in one
- * transaction (the request's, when a request reads).
+ * out). Each agent's working set becomes its share of w (share_sync: for
+ * every path it reported, the lines of the real change its reports meet,
+ * a path as in the base left out, so a committed or reverted file leaves
+ * at once), announced when it changed. The reports that change are
+ * stored in one transaction (the request's, when a request reads).
  */
 static void
 sync_shared(struct broker *b, const char *wt, const struct agent *w)
 {
-    bool tx = false;
+    struct synced sy = { b, 0, false };
     for (size_t j = 0; j < b->nagents; j++) {
-        struct bagent *m = &b->meta[j];
         if (!broker_who(b, j)->shared || broker_who(b, j)->human_residual ||
             !b->ag[j].worktree || strcmp(b->ag[j].worktree, wt))
             continue;
         struct agent fresh;
         agent_init(&fresh, b->ag[j].id);
-        for (size_t k = 0; k < m->reports.nfiles; k++) {
-            struct ws_file *r = &m->reports.files[k];
-            const struct ws_file *d = find_change(w, r->path);
-            if (!d) {
-                if (r->ranges.n || r->ranges.nins) {
-                    range_set_clear(&r->ranges);
-                    persist_synced(b, j, r, &tx);
-                }
-                continue;
-            }
-            struct range_set got = RANGE_SET_INIT;
-            bool all = r->whole || d->whole || ws_status_whole(d->status);
-            if (!all) {
-                met_lines(&got, &d->ranges, &r->ranges);
-                all = got.n == 0;
-            }
-            if (all)
-                range_set_copy(&got, &d->ranges);
-            struct ws_file *f = agent_add_file(&fresh, d->path, d->status);
-            if (d->new_path && !f->new_path)
-                f->new_path = xstrdup(d->new_path);
-            f->whole = d->whole;
-            range_set_add_set(&f->ranges, &got);
-            if (r->changed_at_ms > f->changed_at_ms)
-                f->changed_at_ms = r->changed_at_ms;
-            f->weight = r->weight;
-            f->added_lines = d->added_lines;
-            f->deleted_lines = d->deleted_lines;
-            if (!r->whole && !same_ranges(&r->ranges, &got)) {
-                range_set_copy(&r->ranges, &got);
-                persist_synced(b, j, r, &tx);
-            }
-            range_set_release(&got);
-        }
-        agent_sort(&fresh);
+        sy.j = j;
         struct agent *a = &b->ag[j];
-        bool changed = !same_files(a, &fresh);
+        bool changed =
+            share_sync(w, &b->meta[j].reports, a, &fresh, persist_synced, &sy);
         for (size_t k = 0; k < a->nfiles; k++)
             ws_file_release(&a->files[k]);
         free(a->files);
@@ -390,7 +280,7 @@ sync_shared(struct broker *b, const char *wt, const struct agent *w)
         broker_emit(b, "workset.changed", a->id, d);
     }
     struct as_err e;
-    if (tx && db_commit(b->db, &e))
+    if (sy.tx && db_commit(b->db, &e))
         broker_log(b, "store: %s", e.msg);
 }
 
