@@ -4,7 +4,8 @@
  * status, ...) with its git working set and reports; what registration,
  * status changes, renames and leaving mean for them (store, events, the
  * detector, scoring); worktrees discovered and pruned; shared worktrees'
- * working sets made of their agents' reports; the agents' rows stored.
+ * working sets read from git and handed to airspace/share.h, which makes
+ * each agent's and the human's share; the agents' rows stored.
  */
 #include "broker/agents.h"
 #include "broker/collab.h"
