@@ -1,9 +1,12 @@
 #include "git/forward.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "git/shallow.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -20,6 +23,10 @@ struct forward_hist {
     size_t n, alloc;
     char rev[GIT_OID_HEXSZ + 1]; /* the table's rev, or "" */
     struct forward_table table;
+    /* its own handle on the repository, its lookups out of the caller's
+     * caches (on the caller's handle ASan reported a commit of replay's
+     * own revision walk leaked, libgit2 1.5) */
+    git_repository *g;
 };
 
 struct forward_hist *
@@ -45,6 +52,7 @@ forward_hist_free(struct forward_hist *h)
     free(h->m);
     strmap_release(&h->ids);
     forward_table_release(&h->table);
+    git_repository_free(h->g);
     free(h);
 }
 
@@ -82,12 +90,17 @@ merge_sides(struct forward_hist *h, git_repository *g, const git_commit *c)
     if (strmap_get(&h->ids, hex, strlen(hex), &at))
         return at;
     struct fh_merge fm = { { NULL, NULL }, { 0, 0 } };
-    git_oid base;
+    git_oidarray bases = { NULL, 0 };
     git_commit *bc = NULL, *p = NULL;
     git_tree *bt = NULL, *pt = NULL;
-    if (git_merge_base(&base, g, git_commit_parent_id(c, 0),
-            git_commit_parent_id(c, 1)) == 0 &&
-        git_commit_lookup(&bc, g, &base) == 0 && git_commit_tree(&bt, bc) == 0)
+    /* one merge base, as replay takes (a criss-cross merge is left out) */
+    int mb = git_merge_bases(
+        &bases, g, git_commit_parent_id(c, 0), git_commit_parent_id(c, 1));
+    if (mb == GIT_ENOTFOUND)
+        git_error_clear(); /* unrelated histories: no base, no sides */
+    if (mb == 0 && bases.count == 1 &&
+        git_commit_lookup(&bc, g, &bases.ids[0]) == 0 &&
+        git_commit_tree(&bt, bc) == 0)
         for (unsigned s = 0; s < 2; s++) {
             if (git_commit_parent(&p, c, s) < 0 ||
                 git_commit_tree(&pt, p) < 0 ||
@@ -114,10 +127,63 @@ merge_sides(struct forward_hist *h, git_repository *g, const git_commit *c)
         }
     git_tree_free(bt);
     git_commit_free(bc);
+    git_oidarray_free(&bases);
     ALLOC_GROW(h->m, h->n + 1, h->alloc);
     h->m[h->n] = fm;
     strmap_put(&h->ids, hex, strlen(hex), (uint32_t)h->n, NULL);
     return h->n++;
+}
+
+/* The walk's heap: commits by committer time, newest on top. */
+struct fh_item {
+    git_commit *c;
+    int64_t t;
+};
+
+static void
+heap_push(struct fh_item **v, size_t *n, size_t *alloc, struct strmap *seen,
+    git_repository *g, const git_oid *id)
+{
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof(hex), id);
+    bool added;
+    strmap_put(seen, hex, strlen(hex), 0, &added);
+    git_commit *c = NULL;
+    if (!added || git_commit_lookup(&c, g, id) < 0)
+        return;
+    ALLOC_GROW(*v, *n + 1, *alloc);
+    size_t i = (*n)++;
+    struct fh_item it = { c, (int64_t)git_commit_time(c) };
+    while (i > 0 && (*v)[(i - 1) / 2].t < it.t) {
+        (*v)[i] = (*v)[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    (*v)[i] = it;
+}
+
+static git_commit *
+heap_pop(struct fh_item *v, size_t *n)
+{
+    git_commit *top = v[0].c;
+    struct fh_item last = v[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        int64_t mt = last.t;
+        if (l < *n && v[l].t > mt) {
+            m = l;
+            mt = v[l].t;
+        }
+        if (r < *n && v[r].t > mt)
+            m = r;
+        if (m == i)
+            break;
+        v[i] = v[m];
+        i = m;
+    }
+    if (*n)
+        v[i] = last;
+    return top;
 }
 
 int
@@ -126,39 +192,58 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
 {
     *out = &h->table;
     git_oid id;
-    int rc = repo_resolve_commit(r, rev, &id, e);
-    if (rc)
-        return rc;
+    if (strlen(rev) != GIT_OID_HEXSZ || git_oid_fromstr(&id, rev) < 0) {
+        int rc = repo_resolve_commit(r, rev, &id, e);
+        if (rc)
+            return rc;
+    }
     char hex[GIT_OID_HEXSZ + 1];
     git_oid_tostr(hex, sizeof(hex), &id);
     if (!strcmp(hex, h->rev))
         return 0;
-    git_repository *g = repo_git(r);
-    git_revwalk *walk = NULL;
-    if (git_revwalk_new(&walk, g) < 0 ||
-        git_revwalk_sorting(walk, GIT_SORT_TIME) < 0 ||
-        git_revwalk_push(walk, &id) < 0) {
-        git_revwalk_free(walk);
-        return repo_git_errorf(e, "cannot walk the history of '%s'", rev);
+    if (!h->g &&
+        git_repository_open(&h->g, git_repository_path(repo_git(r))) < 0)
+        return repo_git_errorf(e, "cannot open the repository again");
+    git_repository *g = h->g;
+    struct strmap cut;
+    strmap_init(&cut);
+    struct as_err ce;
+    bool shallow = shallow_cut_load(g, &cut, &ce) || cut.count;
+    strmap_release(&cut);
+    if (shallow) {
+        /* libgit2's walks fail at a shallow clone's cut: no past here */
+        forward_table_build(&h->table, NULL, 0);
+        snprintf(h->rev, sizeof(h->rev), "%s", hex);
+        return 0;
     }
+    /* newest first by committer time, as git log: a heap of the commits
+     * seen and not yet taken */
+    struct fh_item *heap = NULL;
+    size_t nheap = 0, aheap = 0;
+    struct strmap seen;
+    strmap_init(&seen);
+    heap_push(&heap, &nheap, &aheap, &seen, g, &id);
     size_t *pick = xcalloc(window ? window : 1, sizeof(*pick));
     size_t npick = 0;
-    git_oid at;
-    /* a commit the walk cannot read ends it: the table of what was read */
-    for (size_t walked = 0; npick < window && walked < FORWARD_WALK_MAX &&
-                            git_revwalk_next(&at, walk) == 0;
-         walked++) {
-        git_commit *c = NULL;
-        if (git_commit_lookup(&c, g, &at) < 0)
-            break;
-        if (git_commit_parentcount(c) == 2) {
+    /* a commit that cannot be read is left out with what only it reaches */
+    for (size_t walked = 0;
+         npick < window && walked < FORWARD_WALK_MAX && nheap; walked++) {
+        git_commit *c = heap_pop(heap, &nheap);
+        unsigned np = git_commit_parentcount(c);
+        if (np == 2) {
             size_t idx = merge_sides(h, g, c);
             if (h->m[idx].n[0] && h->m[idx].n[1])
                 pick[npick++] = idx;
         }
+        for (unsigned k = 0; k < np; k++)
+            heap_push(
+                &heap, &nheap, &aheap, &seen, g, git_commit_parent_id(c, k));
         git_commit_free(c);
     }
-    git_revwalk_free(walk);
+    for (size_t i = 0; i < nheap; i++)
+        git_commit_free(heap[i].c);
+    free(heap);
+    strmap_release(&seen);
     struct forward_merge *fm = xcalloc(npick ? npick : 1, sizeof(*fm));
     for (size_t i = 0; i < npick; i++)
         for (int s = 0; s < 2; s++) {

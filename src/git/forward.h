@@ -33,8 +33,9 @@ void forward_hist_free(struct forward_hist *h);
  * The table of the window newest two-parent merges with two non-empty
  * sides reachable from rev (rev included; by commit time), into
  * h's own table (rebuilt only when rev changes); *out borrows it until the
- * next call or forward_hist_free(). A history cut short (a shallow clone,
- * an object the snapshot lacks) gives the table of what was read. Returns 0,
+ * next call or forward_hist_free(). A history cut short (an object the
+ * snapshot lacks) gives the table of what was read; a shallow clone an
+ * empty table (libgit2's walks fail at its cut). Returns 0,
  * or AS_ENOENT / AS_EGIT when rev itself cannot be read.
  */
 int forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,

@@ -82,7 +82,10 @@ edit g.txt 2 main2
 commit 17:00 "main 17"
 merge 18:00 bm
 
-as replay --json --per-merge > "$TMP/full.json"
+# The forward channel reads the merges before each base, which a shallow
+# clone lacks (its table is empty there): off on both sides, so what is
+# compared is the rest of the pipeline.
+as replay --json --per-merge --set weight.forward=0 > "$TMP/full.json"
 check "complete repository: 5 merges replayed, none shallow" jqt "$TMP/full.json" \
     '.merges_seen == 5 and (.merges | length) == 5 and .skipped_by_reason.shallow == 0'
 check "complete repository: labels (old, nb, cf, main into bm, bm) conflict, clean, conflict, clean, clean" jqt "$TMP/full.json" \
@@ -96,7 +99,7 @@ replay_shallow() {
     shift
     rm -rf "$TMP/sh"
     git clone -q --depth "$d" "file://$R" "$TMP/sh"
-    (cd "$TMP/sh" && as replay --json --per-merge "$@" > "$TMP/sh.json" 2> "$TMP/sh.err")
+    (cd "$TMP/sh" && as replay --json --per-merge --set weight.forward=0 "$@" > "$TMP/sh.json" 2> "$TMP/sh.err")
 }
 # replayed_as_full I...: the clone replayed exactly the complete
 # repository's merges I... (0 = oldest), each reported identically.
