@@ -38,6 +38,7 @@ static const struct {
     { "weight.context", "[risk \"weight\"]\n\tcontext = 0.56\n", "0.56" },
     { "weight.topic", "[risk \"weight\"]\n\ttopic = 0.57\n", "0.57" },
     { "weight.tree", "[risk \"weight\"]\n\ttree = 0.58\n", "0.58" },
+    { "weight.forward", "[risk \"weight\"]\n\tforward = 0.19\n", "0.19" },
     { "margin", "[risk]\n\tmargin = 7\n", "7" },
     { "gamma", "[risk]\n\tgamma = 0.45\n", "0.45" },
     { "cap", "[risk]\n\tcap = 4\n", "4" },
@@ -55,6 +56,7 @@ static const struct {
     { "tau_min_ms", "[risk]\n\ttau-min-ms = 999\n", "999" },
     { "early_min", "[risk]\n\tearly-min = 0.21\n", "0.21" },
     { "closure.window", "[risk \"closure\"]\n\twindow = 9\n", "9" },
+    { "forward.min_rate", "[risk \"forward\"]\n\tmin-rate = 0.12\n", "0.12" },
 };
 #define NKEYS (sizeof(risk_keys) / sizeof(risk_keys[0]))
 
