@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "core/graph.h"
+#include "lang/factmem.h"
 #include "lang/resolve.h"
 #include "util/error.h"
 
@@ -81,6 +82,12 @@ struct repograph_options {
      * A repograph loaded from a snapshot has no facts: it cannot be
      * updated (repograph_update_file() returns AS_EUNSUP). */
     const char *snapshot_path;
+    /* Facts kept in memory by blob id (lang/factmem.h), NULL: none. When
+     * set, repograph_update_file() takes a file's facts from it instead of
+     * parsing a blob parsed before, and keeps what it parses there. It may
+     * be shared by repographs on other threads; the caller frees it after
+     * them. */
+    struct factmem *facts_mem;
 };
 
 struct repograph_stats {

@@ -404,6 +404,211 @@ test_update(void)
     graph_release(&g);
 }
 
+/* ---- facts kept in memory by blob id, while the graph moves ---- */
+
+struct memfile {
+    const char *path, *text;
+};
+
+static int
+read_mem(void *ctx, const struct repograph_file *f, char **buf, size_t *len)
+{
+    const struct memfile *m = ctx;
+    for (; m->path; m++)
+        if (!strcmp(m->path, f->path)) {
+            *len = strlen(m->text);
+            *buf = malloc(*len + 1);
+            memcpy(*buf, m->text, *len + 1);
+            return 0;
+        }
+    return AS_ENOENT;
+}
+
+/* The graph of the files of set, built from scratch (no caches). */
+static void
+build_mem(struct graph *g, const struct memfile *set)
+{
+    size_t n = 0;
+    while (set[n].path)
+        n++;
+    struct repograph_file *rf = calloc(n + 1, sizeof(*rf));
+    for (size_t i = 0; i < n; i++)
+        rf[i].path = set[i].path;
+    graph_init(g);
+    struct as_err e;
+    CHECK_INT(
+        repograph_build(g, rf, n, read_mem, (void *)set, NULL, NULL, &e), 0);
+    free(rf);
+}
+
+/* a (moved) equals b (from scratch): the same files with the same edges,
+ * definitions and references; a's files that b lacks are empty. */
+static bool
+moved_equals(const struct graph *a, const struct graph *b)
+{
+    for (uint32_t i = 0; i < b->nfiles; i++) {
+        const struct graph_file *y = &b->files[i];
+        uint32_t at = graph_find_file(a, y->path);
+        if (at == GRAPH_NONE)
+            return false;
+        const struct graph_file *x = &a->files[at];
+        if (x->parsed != y->parsed || x->nout != y->nout ||
+            x->ndefs != y->ndefs || x->nrefs != y->nrefs)
+            return false;
+        for (uint32_t k = 0; k < y->nout; k++)
+            if (strcmp(a->files[x->out[k]].path, b->files[y->out[k]].path) &&
+                !edge(a, y->path, b->files[y->out[k]].path))
+                return false;
+        for (uint32_t k = 0; k < y->ndefs; k++)
+            if (strcmp(a->name_str[x->defs[k].name],
+                    b->name_str[y->defs[k].name]) ||
+                x->defs[k].start != y->defs[k].start ||
+                x->defs[k].end != y->defs[k].end ||
+                x->defs[k].kind != y->defs[k].kind)
+                return false;
+        for (uint32_t k = 0; k < y->nrefs; k++)
+            if (strcmp(a->name_str[x->refs[k].name],
+                    b->name_str[y->refs[k].name]) ||
+                x->refs[k].line != y->refs[k].line)
+                return false;
+    }
+    for (uint32_t i = 0; i < a->nfiles; i++)
+        if (graph_find_file(b, a->files[i].path) == GRAPH_NONE &&
+            (a->files[i].nout || a->files[i].nin || a->files[i].ndefs ||
+                a->files[i].nrefs))
+            return false;
+    return true;
+}
+
+/* Move rg's graph from the files of from to those of to. */
+static void
+move_mem(
+    struct repograph *rg, const struct memfile *from, const struct memfile *to)
+{
+    struct as_err e;
+    repograph_batch_begin(rg);
+    for (const struct memfile *t = to; t->path; t++) {
+        const struct memfile *f = from;
+        while (f->path && strcmp(f->path, t->path))
+            f++;
+        if (!f->path || strcmp(f->text, t->text))
+            CHECK_INT(repograph_update_file(
+                          rg, t->path, t->text, strlen(t->text), &e),
+                0);
+    }
+    for (const struct memfile *f = from; f->path; f++) {
+        const struct memfile *t = to;
+        while (t->path && strcmp(f->path, t->path))
+            t++;
+        if (!t->path)
+            CHECK_INT(repograph_update_file(rg, f->path, NULL, 0, &e), 0);
+    }
+    repograph_batch_end(rg);
+}
+
+static void
+test_facts_mem(void)
+{
+    static const struct memfile va[] = {
+        { "src/page.c", "#include \"net/conn.h\"\nint page(void) "
+                        "{ struct conn c; return conn_open(&c); }\n" },
+        { "src/net/conn.h", "struct conn { int fd; };\n"
+                            "int conn_open(struct conn *c);\n" },
+        { "src/net/conn.c", "#include \"conn.h\"\n"
+                            "int conn_open(struct conn *c) { return 0; }\n" },
+        { "web/app.ts",
+            "import { g } from './g.js';\nexport const x = g();\n" },
+        { "web/g.ts", "export function g() { return 1; }\n" },
+        { "py/main.py", "from models import User\ndef run():\n"
+                        "    return User()\n" },
+        { "py/models.py", "class User:\n    pass\n" },
+        { NULL, NULL },
+    };
+    static const struct memfile vb[] = {
+        { "src/page.c", "#include \"net/extra.h\"\nint page(void) "
+                        "{ return extra(); }\n" },
+        { "src/net/conn.h", "struct conn { int fd; };\n"
+                            "int conn_open(struct conn *c);\n" },
+        { "src/net/extra.h", "int extra(void);\n" },
+        { "lib/extra_impl.c", "int extra(void) { return 1; }\n" },
+        { "web/app.ts",
+            "import { h } from './h.js';\nexport const x = h();\n" },
+        { "web/g.ts", "export function g() { return 2; }\n" },
+        { "web/h.ts", "export function h() { return 3; }\n" },
+        { "py/main.py", "from models import User, Admin\ndef run():\n"
+                        "    return Admin(User())\n" },
+        { "py/models.py", "class User:\n    pass\nclass Admin:\n    pass\n" },
+        { NULL, NULL },
+    };
+    struct graph ga, gb;
+    build_mem(&ga, va);
+    build_mem(&gb, vb);
+    CHECK(!moved_equals(&ga, &gb)); /* the check can fail */
+
+    struct factmem *fm = factmem_new(1 << 20);
+    struct repograph_options o = { .facts_mem = fm };
+    struct graph g;
+    graph_init(&g);
+    struct repograph *rg = repograph_new(&g, &o);
+    struct repograph_file rf[7];
+    memset(rf, 0, sizeof(rf));
+    for (size_t i = 0; i < 7; i++)
+        rf[i].path = va[i].path;
+    struct as_err e;
+    CHECK_INT(repograph_load(rg, rf, 7, read_mem, (void *)va, NULL, &e), 0);
+    CHECK(moved_equals(&g, &ga));
+    struct factmem_stats st;
+    move_mem(rg, va, vb); /* all parsed */
+    factmem_get_stats(fm, &st);
+    CHECK_INT(st.hits, 0);
+    CHECK(st.entries >= 7);
+    CHECK(moved_equals(&g, &gb));
+    move_mem(rg, vb, va); /* parsed: va's were loaded, not updated */
+    CHECK(moved_equals(&g, &ga));
+    move_mem(rg, va, vb); /* all from memory */
+    factmem_get_stats(fm, &st);
+    CHECK_INT(st.hits, 8);
+    CHECK(moved_equals(&g, &gb));
+    move_mem(rg, vb, va);
+    factmem_get_stats(fm, &st);
+    CHECK_INT(st.hits, 14);
+    CHECK(moved_equals(&g, &ga));
+    repograph_free(rg);
+    graph_release(&g);
+
+    /* a second graph (another worker's) shares what the first parsed */
+    graph_init(&g);
+    rg = repograph_new(&g, &o);
+    CHECK_INT(repograph_load(rg, rf, 7, read_mem, (void *)va, NULL, &e), 0);
+    move_mem(rg, va, vb);
+    factmem_get_stats(fm, &st);
+    CHECK_INT(st.hits, 22);
+    CHECK(moved_equals(&g, &gb));
+    repograph_free(rg);
+    graph_release(&g);
+    factmem_free(fm);
+
+    /* bounded: a tiny cap keeps little, evicts the oldest, and the graph
+     * stays the same */
+    fm = factmem_new(64);
+    o.facts_mem = fm;
+    graph_init(&g);
+    rg = repograph_new(&g, &o);
+    CHECK_INT(repograph_load(rg, rf, 7, read_mem, (void *)va, NULL, &e), 0);
+    move_mem(rg, va, vb);
+    move_mem(rg, vb, va);
+    move_mem(rg, va, vb);
+    factmem_get_stats(fm, &st);
+    CHECK(st.bytes <= 64);
+    CHECK(st.evicted > 0);
+    CHECK(moved_equals(&g, &gb));
+    repograph_free(rg);
+    graph_release(&g);
+    factmem_free(fm);
+    graph_release(&ga);
+    graph_release(&gb);
+}
+
 static void
 test_scan_dir(void)
 {
@@ -460,6 +665,7 @@ main(void)
     TEST_RUN("facts cache", test_cache);
     TEST_RUN("progress, and a stop", test_progress);
     TEST_RUN("incremental update", test_update);
+    TEST_RUN("facts in memory while the graph moves", test_facts_mem);
     TEST_RUN("scan dir", test_scan_dir);
     repograph_scan_dir_free(files, nfiles);
     test_rm_rf(root);
