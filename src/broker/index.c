@@ -5,12 +5,15 @@
  */
 #include "broker/agents.h"
 #include "broker/index.h"
+#include "broker/score.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
@@ -24,6 +27,8 @@
 struct bindex {
     pthread_t thread;
     char *repo_path, *integration;
+    char tip[GIT_OID_HEXSZ + 1]; /* the branch's commit at start ("": none) */
+    double fwd_ms;               /* the forward table's build */
     unsigned threads;
     struct graph graph;
     struct gitview_base base;
@@ -35,6 +40,14 @@ struct bindex {
     atomic_bool stop;
     int wake[2]; /* the thread writes one byte to wake[1] when it ends */
 };
+
+static double
+mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static int
 index_progress(void *ctx, size_t done, size_t total)
@@ -54,8 +67,16 @@ index_main(void *arg)
     struct repo *repo;
     x->rc = repo_open(x->repo_path, &repo, &x->err);
     if (!x->rc) {
-        x->rc = gitview_graph_base(repo, x->integration, x->threads, NULL,
-            &x->graph, &x->base, index_progress, x, &x->st, &x->err);
+        /* the commit the branch was at (a move meanwhile is seen after) */
+        const char *rev = x->tip[0] ? x->tip : x->integration;
+        x->rc = gitview_graph_base(repo, rev, x->threads, NULL, &x->graph,
+            &x->base, index_progress, x, &x->st, &x->err);
+        if (!x->rc) {
+            struct as_err fe;
+            double t0 = mono_ms();
+            gitview_forward(repo, rev, &x->base.fhist, &x->base.forward, &fe);
+            x->fwd_ms = mono_ms() - t0;
+        }
         repo_free(repo);
     }
     char c = 'i';
@@ -79,6 +100,18 @@ index_free(struct bindex *x)
     free(x->repo_path);
     free(x->integration);
     free(x);
+}
+
+static void
+forward_log(
+    struct broker *b, const char *tip, const struct forward_table *t, double ms)
+{
+    b->fwd_ms = ms;
+    if (t)
+        broker_log(b, "forward: %u merges, %zu paths at %.12s in %.1f ms",
+            t->merges, t->n, tip, ms);
+    else
+        broker_log(b, "forward: no table at %.12s (channel 0)", tip);
 }
 
 /* The index thread is done: its graph becomes the daemon's, and a rescan
@@ -106,14 +139,167 @@ on_indexed(evutil_socket_t fd, short what, void *arg)
     b->view_base = x->base;
     b->have_graph = x->adopted = true;
     b->index_state = BINDEX_READY;
+    double x_fwd_ms = x->fwd_ms;
     index_free(x);
     broker_log(b,
         "graph: %zu files, %zu edges (%zu parsed, %zu cached) in %lld ms",
         b->index_stats.files, b->index_stats.edges, b->index_stats.parsed,
         b->index_stats.cached, (long long)b->index_ms);
+    forward_log(b, b->fwd_tip, b->view_base.forward, x_fwd_ms);
     struct as_err e;
     if (broker_rescan(b, &e))
         broker_log(b, "rescan: %s", e.msg);
+}
+
+/* ---- the forward table, following the integration branch ---- */
+
+/* How often the loop looks at the integration branch (one ref read). */
+#define FORWARD_POLL_MS 1000
+
+/* A rebuild of the forward table beside the loop, for the branch's new
+ * commit; the loop swaps it into the base when the thread wakes it. */
+struct bfwd {
+    pthread_t thread;
+    char *repo_path;
+    char tip[GIT_OID_HEXSZ + 1];
+    struct forward_hist *fhist;
+    const struct forward_table *forward;
+    struct as_err err;
+    int rc;
+    double ms;
+    int wake[2];
+};
+
+/* The integration branch's commit into hex ("" when it cannot be read). */
+static void
+branch_tip(struct broker *b, char hex[GIT_OID_HEXSZ + 1])
+{
+    git_oid oid;
+    struct as_err e;
+    hex[0] = '\0';
+    if (!repo_resolve_commit(b->repo, b->integration, &oid, &e))
+        git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &oid);
+}
+
+static void *
+fwd_main(void *arg)
+{
+    struct bfwd *x = arg;
+    struct repo *repo;
+    x->rc = repo_open(x->repo_path, &repo, &x->err);
+    if (!x->rc) {
+        double t0 = mono_ms();
+        x->rc = gitview_forward(repo, x->tip, &x->fhist, &x->forward, &x->err);
+        x->ms = mono_ms() - t0;
+        repo_free(repo);
+    }
+    char c = 'f';
+    if (write(x->wake[1], &c, 1) != 1) {
+        /* joined at exit all the same */
+    }
+    return NULL;
+}
+
+static void
+fwd_free(struct bfwd *x)
+{
+    forward_hist_free(x->fhist);
+    for (int k = 0; k < 2; k++)
+        if (x->wake[k] >= 0)
+            close(x->wake[k]);
+    free(x->repo_path);
+    free(x);
+}
+
+/* The rebuild is done: its table replaces the base's in one step of the
+ * loop (no scoring sees half of it), and every pair is scored again. */
+static void
+on_forwarded(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    struct bfwd *x = b->fwd;
+    pthread_join(x->thread, NULL);
+    b->fwd = NULL;
+    event_free(b->fwd_ev);
+    b->fwd_ev = NULL;
+    /* tried for this commit either way: a failure is not retried until
+     * the branch moves again */
+    memcpy(b->fwd_tip, x->tip, sizeof(b->fwd_tip));
+    if (x->rc) {
+        broker_log(b, "forward: %s (the previous table kept)", x->err.msg);
+        fwd_free(x);
+        return;
+    }
+    forward_hist_free(b->view_base.fhist);
+    b->view_base.fhist = x->fhist;
+    b->view_base.forward = x->forward;
+    x->fhist = NULL;
+    forward_log(b, b->fwd_tip, b->view_base.forward, x->ms);
+    fwd_free(x);
+    broker_rescore(b, SIZE_MAX);
+}
+
+/* Start a rebuild for tip; a failure to start is logged and retried at
+ * the next look. */
+static void
+fwd_start(struct broker *b, const char *tip)
+{
+    struct bfwd *x = xcalloc(1, sizeof(*x));
+    x->repo_path = xstrdup(b->o.repo_path);
+    memcpy(x->tip, tip, sizeof(x->tip));
+    if (pipe(x->wake) < 0) {
+        x->wake[0] = x->wake[1] = -1;
+        broker_log(b, "forward: pipe: %s", strerror(errno));
+        fwd_free(x);
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        fcntl(x->wake[k], F_SETFD, FD_CLOEXEC);
+        fcntl(x->wake[k], F_SETFL, O_NONBLOCK);
+    }
+    b->fwd_ev = event_new(b->base, x->wake[0], EV_READ, on_forwarded, b);
+    event_add(b->fwd_ev, NULL);
+    b->fwd = x;
+    int err = pthread_create(&x->thread, NULL, fwd_main, x);
+    if (!err)
+        return;
+    b->fwd = NULL;
+    event_free(b->fwd_ev);
+    b->fwd_ev = NULL;
+    broker_log(b, "forward: cannot start a thread: %s", strerror(err));
+    fwd_free(x);
+}
+
+/* The loop's look at the integration branch: moved since the table was
+ * read (and no build under way) starts a rebuild; not moved, nothing. */
+static void
+on_fwd_poll(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    if (b->index || b->fwd)
+        return;
+    char tip[GIT_OID_HEXSZ + 1];
+    branch_tip(b, tip);
+    if (!tip[0] || !strcmp(tip, b->fwd_tip))
+        return;
+    broker_log(b, "forward: %s moved to %.12s, reading the past again",
+        b->integration, tip);
+    fwd_start(b, tip);
+}
+
+static void
+forward_watch_start(struct broker *b)
+{
+    if (b->fwd_poll_ev)
+        return;
+    b->fwd_poll_ev = event_new(b->base, -1, EV_PERSIST, on_fwd_poll, b);
+    struct timeval tv = { FORWARD_POLL_MS / 1000,
+        (FORWARD_POLL_MS % 1000) * 1000 };
+    event_add(b->fwd_poll_ev, &tv);
 }
 
 /* Build the graph on a thread of its own; the daemon serves meanwhile,
@@ -126,6 +312,9 @@ broker_index_start(struct broker *b)
     x->repo_path = xstrdup(b->o.repo_path);
     x->integration = xstrdup(b->integration);
     x->threads = b->o.threads;
+    branch_tip(b, b->fwd_tip);
+    memcpy(x->tip, b->fwd_tip, sizeof(x->tip));
+    forward_watch_start(b);
     if (pipe(x->wake) < 0) {
         x->wake[0] = x->wake[1] = -1;
         as_errorf(&x->err, AS_EIO, "pipe: %s", strerror(errno));
@@ -157,6 +346,19 @@ fail:
 void
 broker_index_stop(struct broker *b)
 {
+    if (b->fwd_poll_ev) {
+        event_free(b->fwd_poll_ev);
+        b->fwd_poll_ev = NULL;
+    }
+    if (b->fwd) { /* a rebuild under way ends (a few seconds at most) */
+        pthread_join(b->fwd->thread, NULL);
+        fwd_free(b->fwd);
+        b->fwd = NULL;
+    }
+    if (b->fwd_ev) {
+        event_free(b->fwd_ev);
+        b->fwd_ev = NULL;
+    }
     if (!b->index)
         return;
     atomic_store(&b->index->stop, true);

@@ -141,6 +141,13 @@ struct broker {
     struct repograph_stats index_stats;
     char *index_error;
     struct gitview_base view_base; /* where each agent's view starts */
+    /* its forward table follows the integration branch (index.c): the
+     * commit it was read at, how long that took, a rebuild under way, its
+     * wake-up and the timer that looks for a move */
+    char fwd_tip[GIT_OID_HEXSZ + 1];
+    double fwd_ms;
+    struct bfwd *fwd;
+    struct event *fwd_ev, *fwd_poll_ev;
     struct merge_cache *mcache;
     /* agents' rebases onto the newest base (git/align.h): valid until
      * repo_forget_created(), renewed with it */

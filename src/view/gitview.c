@@ -87,15 +87,17 @@ graph_build(struct repo *repo, const char *rev, unsigned threads,
     free(dir);
     free(files);
     repo_tree_files_free(ents, n);
-    /* The daemon's base (not a scan's: a scan stays fast) has the forward
-     * channel's past; without it the channel is 0, nothing fails. */
-    if (!rc && base && !snapshot) {
-        struct as_err fe;
-        base->fhist = forward_hist_new();
-        if (forward_hist_table(
-                base->fhist, repo, rev, FORWARD_WINDOW, &base->forward, &fe))
-            base->forward = NULL;
-    }
+    return rc;
+}
+
+int
+gitview_forward(struct repo *repo, const char *rev, struct forward_hist **fhist,
+    const struct forward_table **forward, struct as_err *e)
+{
+    *fhist = forward_hist_new();
+    int rc = forward_hist_table(*fhist, repo, rev, FORWARD_WINDOW, forward, e);
+    if (rc)
+        *forward = NULL;
     return rc;
 }
 

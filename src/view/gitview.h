@@ -36,23 +36,34 @@ struct gitview_base {
         char oid[41];
     } * configs;
     size_t nconfigs;
-    /* The forward channel's table (core/forward.h): the past merges on
-     * the base revision's first-parent chain; NULL when not read. */
+    /* The forward channel's table (core/forward.h): the past merges
+     * reachable from the base revision; NULL when not read. */
     struct forward_hist *fhist;
     const struct forward_table *forward; /* borrowed from fhist */
 };
 
 /* gitview_graph_cached() (cache_path NULL: the default), and base filled
- * for gitview_agent_view() and with the forward channel's table (the
- * FORWARD_WINDOW newest merges on rev's first-parent chain; none when
- * they cannot be read); progress (NULL: none) is told how parsing goes
- * and may stop it (repograph_progress_fn). On error g is released and base
- * left empty. */
+ * for gitview_agent_view() (its forward table left NULL: gitview_forward()
+ * reads it); progress (NULL: none) is told how parsing goes and may stop
+ * it (repograph_progress_fn). On error g is released and base left
+ * empty. */
 int gitview_graph_base(struct repo *repo, const char *rev, unsigned threads,
     const char *cache_path, struct graph *g, struct gitview_base *base,
     repograph_progress_fn *progress, void *progress_ctx,
     struct repograph_stats *st, struct as_err *e);
 void gitview_base_release(struct gitview_base *base);
+
+/*
+ * The forward channel's table for a base at rev: the FORWARD_WINDOW newest
+ * merges reachable from rev (git/forward.h), in a new *fhist (free with
+ * forward_hist_free(), or with the base it is put in) and *forward
+ * borrowed from it. On error (rev unreadable) *forward is NULL, *fhist
+ * still new, and the channel is 0. The daemon's base has one (a scan's
+ * none: a scan stays fast), read again when its integration branch moves.
+ */
+int gitview_forward(struct repo *repo, const char *rev,
+    struct forward_hist **fhist, const struct forward_table **forward,
+    struct as_err *e);
 
 /*
  * gitview_graph_base() with the default cache, for one scan: the built
