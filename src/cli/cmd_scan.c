@@ -646,6 +646,16 @@ cmd_scan(int argc, char **argv)
         }
     }
 
+    /* the forward channel's past, as the daemon's (its cache makes a
+     * warm scan cheap) */
+    if (repo && r.integration && r.cfg.weight[RISK_FORWARD] > 0) {
+        struct as_err fe;
+        if (gitview_forward(
+                repo, r.integration, &vbase.fhist, &vbase.forward, &fe))
+            fprintf(stderr, "airspace scan: forward channel: %s\n", fe.msg);
+        r.forward = vbase.forward;
+    }
+
     struct gitview_merge mctx = { 0 };
     if (repo && !o.agents_path && !o.no_merge) {
         mcache = merge_cache_new();

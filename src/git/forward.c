@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "git/forwardcache.h"
 #include "git/shallow.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
@@ -255,4 +256,36 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
     free(pick);
     snprintf(h->rev, sizeof(h->rev), "%s", hex);
     return 0;
+}
+
+int
+forward_hist_table_cached(struct forward_hist *h, struct repo *r,
+    const char *rev, unsigned window, const char *cache_path,
+    const struct forward_table **out, bool *from_cache, struct as_err *e)
+{
+    *out = &h->table;
+    if (from_cache)
+        *from_cache = false;
+    git_oid id;
+    if (strlen(rev) != GIT_OID_HEXSZ || git_oid_fromstr(&id, rev) < 0) {
+        int rc = repo_resolve_commit(r, rev, &id, e);
+        if (rc)
+            return rc;
+    }
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof(hex), &id);
+    if (!strcmp(hex, h->rev))
+        return 0;
+    struct as_err ce;
+    if (cache_path &&
+        !forward_cache_load(cache_path, hex, window, &h->table, &ce)) {
+        snprintf(h->rev, sizeof(h->rev), "%s", hex);
+        if (from_cache)
+            *from_cache = true;
+        return 0;
+    }
+    int rc = forward_hist_table(h, r, hex, window, out, e);
+    if (!rc && cache_path)
+        forward_cache_store(cache_path, &h->table, hex, window, &ce);
+    return rc;
 }

@@ -13,6 +13,7 @@
 #ifndef AIRSPACE_GIT_FORWARD_H
 #define AIRSPACE_GIT_FORWARD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/forward.h"
@@ -40,5 +41,16 @@ void forward_hist_free(struct forward_hist *h);
  */
 int forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
     unsigned window, const struct forward_table **out, struct as_err *e);
+
+/*
+ * forward_hist_table() through the on-disk cache at cache_path
+ * (git/forwardcache.h; NULL: none): a table kept there for rev's commit
+ * and window is taken as it is, without walking; otherwise the past is
+ * read and the file written again (a failed write only costs the next
+ * reader the walk). *from_cache (may be NULL) tells which.
+ */
+int forward_hist_table_cached(struct forward_hist *h, struct repo *r,
+    const char *rev, unsigned window, const char *cache_path,
+    const struct forward_table **out, bool *from_cache, struct as_err *e);
 
 #endif

@@ -95,7 +95,15 @@ gitview_forward(struct repo *repo, const char *rev, struct forward_hist **fhist,
     const struct forward_table **forward, struct as_err *e)
 {
     *fhist = forward_hist_new();
-    int rc = forward_hist_table(*fhist, repo, rev, FORWARD_WINDOW, forward, e);
+    /* without the directory the table is still read, just not cached */
+    char *dir = xasprintf("%s/airspace", repo_common_dir(repo));
+    char *cache = NULL;
+    if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+        cache = xasprintf("%s/forward.cache", dir);
+    int rc = forward_hist_table_cached(
+        *fhist, repo, rev, FORWARD_WINDOW, cache, forward, NULL, e);
+    free(cache);
+    free(dir);
     if (rc)
         *forward = NULL;
     return rc;

@@ -58,8 +58,11 @@ void gitview_base_release(struct gitview_base *base);
  * merges reachable from rev (git/forward.h), in a new *fhist (free with
  * forward_hist_free(), or with the base it is put in) and *forward
  * borrowed from it. On error (rev unreadable) *forward is NULL, *fhist
- * still new, and the channel is 0. The daemon's base has one (a scan's
- * none: a scan stays fast), read again when its integration branch moves.
+ * still new, and the channel is 0. Kept in $GIT_COMMON_DIR/airspace/
+ * forward.cache for rev's commit (git/forwardcache.h): taken from there
+ * when it holds that commit's table, else read and written there. The
+ * daemon reads it at start and when its integration branch moves, a scan
+ * once per run.
  */
 int gitview_forward(struct repo *repo, const char *rev,
     struct forward_hist **fhist, const struct forward_table **forward,

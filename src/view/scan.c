@@ -38,7 +38,8 @@ pair_in(struct scan_report *r, const struct scan_pair *p, scan_merge_fn *merge,
         .a = &r->agents[p->a],
         .b = &r->agents[p->b],
         .merge = merge,
-        .merge_ctx = ctx };
+        .merge_ctx = ctx,
+        .forward = r->forward };
 }
 
 /* The engine's part of pairs first, first + step, ... (it is read-only

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/advisory.h"
+#include "core/forward.h"
 #include "core/graph.h"
 #include "core/pair.h"
 #include "core/risk.h"
@@ -58,6 +59,9 @@ struct scan_report {
     bool have_graph;
     struct scan_graph_stats gstats;
     struct risk_engine *engine;
+    /* the forward channel's table (core/forward.h), borrowed; NULL: the
+     * channel is 0 */
+    const struct forward_table *forward;
     struct scan_pair *pairs; /* every pair, sorted by level then risk desc */
     size_t npairs;
     size_t ntraffic, nresolution;

@@ -10,6 +10,10 @@
 #   r_forward = 1 - (1 - (1 - 0.25^0.5)) * (1 - (1 - 0.875^0.5)^2)^6
 #             = 0.512384
 # in both, every other channel and R agree; with weight.forward 0 it is 0.
+# `airspace scan` gives the pair the same forward value, from the table it
+# caches in $GIT_COMMON_DIR/airspace/forward.cache (written cold, read
+# warm, a truncated file or another commit's table refused and rewritten),
+# and the daemon then starts from that cache.
 . "$(dirname "$0")/lib.sh"
 R="$TMP/hist"
 D="$TMP/live"
@@ -67,6 +71,40 @@ cd "$D"
 git reset -q --hard base
 git worktree add -q -b s1 "$TMP/s1" side1
 git worktree add -q -b s2 "$TMP/s2" main1
+# scan: the same pair from the same table, read once and cached
+# ($GIT_COMMON_DIR/airspace/forward.cache) for the branch's commit
+C="$D/.git/airspace/forward.cache"
+scan_pair() { # the s1-s2 pair of a scan
+    as scan --json --set recency.floor=1 |
+        jq -c '[.pairs[] | select(.a == "s1" and .b == "s2")][0]'
+}
+fwd_is() { # the scan pair in $1 has the replay's forward value
+    jq -e '(.channels.forward - 0.512384 | fabs) < 1e-6' "$1" > /dev/null
+}
+scan_pair > "$TMP/scan1.json"
+check "scan (cold): forward 0.512384" fwd_is "$TMP/scan1.json"
+check "scan wrote the cache" test -s "$C"
+cp "$C" "$TMP/cache.good"
+scan_pair > "$TMP/scan2.json"
+check "scan (warm): forward 0.512384" fwd_is "$TMP/scan2.json"
+check "scan (warm) left the cache as it was" cmp -s "$C" "$TMP/cache.good"
+# a damaged cache is refused and written again
+head -c 60 "$TMP/cache.good" > "$C"
+scan_pair > "$TMP/scan3.json"
+check "scan (truncated cache): forward 0.512384" fwd_is "$TMP/scan3.json"
+check "the truncated cache was replaced" cmp -s "$C" "$TMP/cache.good"
+# a cache of another commit's table is not taken for this one
+as scan --json --integration side1 > /dev/null
+check "another commit's cache written" sh -c "! cmp -s '$C' '$TMP/cache.good'"
+scan_pair > "$TMP/scan4.json"
+check "scan (other commit's cache): forward 0.512384" fwd_is "$TMP/scan4.json"
+check "and that commit's cache written back" cmp -s "$C" "$TMP/cache.good"
+as scan --json --set recency.floor=1 --set weight.forward=0 |
+    jq -c '[.pairs[] | select(.a == "s1" and .b == "s2")][0]' > "$TMP/scan5.json"
+check "scan with weight.forward 0: forward 0" jqt "$TMP/scan5.json" \
+    '.channels.forward == 0'
+# the daemon starts from scan's cache
+
 start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 1000 \
     --set recency.floor=1
 
