@@ -795,32 +795,6 @@ repograph_batch_end(struct repograph *rg)
     rg->batch_full = false;
 }
 
-/* A file's facts from rg's facts_mem: its imports and definitions decoded,
- * its references handed to the graph straight from the bytes (as from the
- * on-disk cache). False on a miss. */
-static bool
-facts_from_mem(struct repograph *rg, uint32_t id)
-{
-    struct rfile *f = &rg->f[id];
-    uint8_t *bytes;
-    size_t len;
-    if (!factmem_get(rg->o.facts_mem, f->key, f->lang, rg->o.max_file_bytes,
-            &bytes, &len))
-        return false;
-    struct factcache_entry ent = { .p = bytes, .len = len };
-    bool ok = factcache_decode(&ent, &f->facts, false);
-    if (ok) {
-        f->has_facts = true;
-        f->from_cache = true;
-        f->ent = ent;
-        publish_symbols(rg, id);
-        f->from_cache = false;
-        memset(&f->ent, 0, sizeof(f->ent));
-    }
-    free(bytes);
-    return ok;
-}
-
 int
 repograph_update_file(struct repograph *rg, const char *path,
     const char *content, size_t len, struct as_err *e)
@@ -857,20 +831,12 @@ repograph_update_file(struct repograph *rg, const char *path,
             sha1_git_blob(content, len, f->key);
             f->has_key = true;
             lang_facts_init(&f->facts);
-            if (rg->o.facts_mem && facts_from_mem(rg, id)) {
-                rc = 0;
+            rc = lang_extract_max((enum lang_id)f->lang, content, len,
+                rg->o.max_file_bytes, &f->facts, e);
+            if (rc == 0) {
+                f->has_facts = true;
+                publish_symbols(rg, id);
             } else {
-                rc = lang_extract_max((enum lang_id)f->lang, content, len,
-                    rg->o.max_file_bytes, &f->facts, e);
-                if (rc == 0) {
-                    f->has_facts = true;
-                    if (rg->o.facts_mem)
-                        factmem_put(rg->o.facts_mem, f->key, f->lang,
-                            rg->o.max_file_bytes, &f->facts);
-                    publish_symbols(rg, id);
-                }
-            }
-            if (rc != 0) {
                 lang_facts_release(&f->facts);
                 graph_set_symbols(rg->g, id, NULL, 0, NULL, 0);
                 rg->g->files[id].parsed = false;

@@ -31,7 +31,6 @@
 #include <stdint.h>
 
 #include "core/graph.h"
-#include "lang/factmem.h"
 #include "lang/resolve.h"
 #include "util/error.h"
 
@@ -82,12 +81,6 @@ struct repograph_options {
      * A repograph loaded from a snapshot has no facts: it cannot be
      * updated (repograph_update_file() returns AS_EUNSUP). */
     const char *snapshot_path;
-    /* Facts kept in memory by blob id (lang/factmem.h), NULL: none. When
-     * set, repograph_update_file() takes a file's facts from it instead of
-     * parsing a blob parsed before, and keeps what it parses there. It may
-     * be shared by repographs on other threads; the caller frees it after
-     * them. */
-    struct factmem *facts_mem;
 };
 
 struct repograph_stats {
