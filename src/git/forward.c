@@ -23,6 +23,9 @@ struct forward_hist {
     struct fh_merge *m;
     size_t n, alloc;
     char rev[GIT_OID_HEXSZ + 1]; /* the table's rev, or "" */
+    /* the table's past was cut short (a shallow clone, a commit that could
+     * not be read): not cached, as a later fetch may complete it */
+    bool cut;
     struct forward_table table;
     /* its own handle on the repository, its lookups out of the caller's
      * caches (on the caller's handle ASan reported a commit of replay's
@@ -143,15 +146,20 @@ struct fh_item {
 
 static void
 heap_push(struct fh_item **v, size_t *n, size_t *alloc, struct strmap *seen,
-    git_repository *g, const git_oid *id)
+    git_repository *g, const git_oid *id, bool *cut)
 {
     char hex[GIT_OID_HEXSZ + 1];
     git_oid_tostr(hex, sizeof(hex), id);
     bool added;
     strmap_put(seen, hex, strlen(hex), 0, &added);
     git_commit *c = NULL;
-    if (!added || git_commit_lookup(&c, g, id) < 0)
+    if (!added)
         return;
+    if (git_commit_lookup(&c, g, id) < 0) {
+        git_error_clear();
+        *cut = true;
+        return;
+    }
     ALLOC_GROW(*v, *n + 1, *alloc);
     size_t i = (*n)++;
     struct fh_item it = { c, (int64_t)git_commit_time(c) };
@@ -215,6 +223,7 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
         /* libgit2's walks fail at a shallow clone's cut: no past here */
         forward_table_build(&h->table, NULL, 0);
         snprintf(h->rev, sizeof(h->rev), "%s", hex);
+        h->cut = true;
         return 0;
     }
     /* newest first by committer time, as git log: a heap of the commits
@@ -223,7 +232,8 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
     size_t nheap = 0, aheap = 0;
     struct strmap seen;
     strmap_init(&seen);
-    heap_push(&heap, &nheap, &aheap, &seen, g, &id);
+    h->cut = false;
+    heap_push(&heap, &nheap, &aheap, &seen, g, &id, &h->cut);
     size_t *pick = xcalloc(window ? window : 1, sizeof(*pick));
     size_t npick = 0;
     /* a commit that cannot be read is left out with what only it reaches */
@@ -237,8 +247,8 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
                 pick[npick++] = idx;
         }
         for (unsigned k = 0; k < np; k++)
-            heap_push(
-                &heap, &nheap, &aheap, &seen, g, git_commit_parent_id(c, k));
+            heap_push(&heap, &nheap, &aheap, &seen, g,
+                git_commit_parent_id(c, k), &h->cut);
         git_commit_free(c);
     }
     for (size_t i = 0; i < nheap; i++)
@@ -285,7 +295,7 @@ forward_hist_table_cached(struct forward_hist *h, struct repo *r,
         return 0;
     }
     int rc = forward_hist_table(h, r, hex, window, out, e);
-    if (!rc && cache_path)
+    if (!rc && cache_path && !h->cut)
         forward_cache_store(cache_path, &h->table, hex, window, &ce);
     return rc;
 }

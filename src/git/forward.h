@@ -47,7 +47,9 @@ int forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
  * (git/forwardcache.h; NULL: none): a table kept there for rev's commit
  * and window is taken as it is, without walking; otherwise the past is
  * read and the file written again (a failed write only costs the next
- * reader the walk). *from_cache (may be NULL) tells which.
+ * reader the walk), unless that past was cut short (a shallow clone, a
+ * commit that could not be read: a later fetch may complete it).
+ * *from_cache (may be NULL) tells which.
  */
 int forward_hist_table_cached(struct forward_hist *h, struct repo *r,
     const char *rev, unsigned window, const char *cache_path,

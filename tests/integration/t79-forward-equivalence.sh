@@ -103,6 +103,15 @@ as scan --json --set recency.floor=1 --set weight.forward=0 |
     jq -c '[.pairs[] | select(.a == "s1" and .b == "s2")][0]' > "$TMP/scan5.json"
 check "scan with weight.forward 0: forward 0" jqt "$TMP/scan5.json" \
     '.channels.forward == 0'
+# a shallow clone's table (empty: its past is cut) is not cached, as a
+# later fetch may complete it
+git clone -q --depth 1 "file://$R" "$TMP/shallow"
+(cd "$TMP/shallow" && as scan --json > /dev/null)
+check "a shallow clone's scan writes no forward cache" \
+    test ! -e "$TMP/shallow/.git/airspace/forward.cache"
+check "(it did write its graph snapshot)" \
+    test -e "$TMP/shallow/.git/airspace/graph.snap"
+cd "$D"
 # the daemon starts from scan's cache
 
 start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 1000 \
