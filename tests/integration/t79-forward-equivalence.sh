@@ -13,7 +13,8 @@
 # `airspace scan` gives the pair the same forward value, from the table it
 # caches in $GIT_COMMON_DIR/airspace/forward.cache (written cold, read
 # warm, a truncated file or another commit's table refused and rewritten),
-# and the daemon then starts from that cache.
+# the daemon then starts from that cache and writes the next commit's
+# table there when main moves; a shallow clone caches nothing.
 . "$(dirname "$0")/lib.sh"
 R="$TMP/hist"
 D="$TMP/live"
@@ -142,6 +143,20 @@ wait_same() { # up to 15 s (the graph and the past are read at start)
 check "half-way: the daemon's pair is the replay's" wait_same
 check "the daemon's forward channel is 0.512384" jqt "$TMP/live.json" \
     '(.channels.forward - 0.512384 | fabs) < 1e-6'
+check "the daemon started from scan's cache (left as it was)" \
+    cmp -s "$C" "$TMP/cache.good"
+# the branch moves: the daemon reads the past again and caches it
+git -C "$D" commit -q --allow-empty -m "main moves"
+NEW=$(git -C "$D" rev-parse HEAD)
+cached_new() { # the cache holds the table of main's new commit
+    n=0
+    until grep -q "$NEW" "$C" 2> /dev/null; do
+        sleep 0.1
+        n=$((n + 1))
+        [ $n -lt 100 ] || return 1
+    done
+}
+check "the daemon cached the table of main's new commit" cached_new
 
 # weight 0: the channel is off in both
 as replay --repo "$R" --json --set recency.floor=1 --set weight.forward=0 > "$J"
