@@ -195,19 +195,31 @@ heap_pop(struct fh_item *v, size_t *n)
     return top;
 }
 
+/* rev as a commit id and its hex: a full hex id is taken as written,
+ * anything else resolved to the commit it names. */
+static int
+resolve_rev(struct repo *r, const char *rev, git_oid *id,
+    char hex[GIT_OID_HEXSZ + 1], struct as_err *e)
+{
+    if (strlen(rev) != GIT_OID_HEXSZ || git_oid_fromstr(id, rev) < 0) {
+        int rc = repo_resolve_commit(r, rev, id, e);
+        if (rc)
+            return rc;
+    }
+    git_oid_tostr(hex, GIT_OID_HEXSZ + 1, id);
+    return 0;
+}
+
 int
 forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
     unsigned window, const struct forward_table **out, struct as_err *e)
 {
     *out = &h->table;
     git_oid id;
-    if (strlen(rev) != GIT_OID_HEXSZ || git_oid_fromstr(&id, rev) < 0) {
-        int rc = repo_resolve_commit(r, rev, &id, e);
-        if (rc)
-            return rc;
-    }
     char hex[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(hex, sizeof(hex), &id);
+    int rc = resolve_rev(r, rev, &id, hex, e);
+    if (rc)
+        return rc;
     if (!strcmp(hex, h->rev))
         return 0;
     if (!h->g &&
@@ -277,13 +289,10 @@ forward_hist_table_cached(struct forward_hist *h, struct repo *r,
     if (from_cache)
         *from_cache = false;
     git_oid id;
-    if (strlen(rev) != GIT_OID_HEXSZ || git_oid_fromstr(&id, rev) < 0) {
-        int rc = repo_resolve_commit(r, rev, &id, e);
-        if (rc)
-            return rc;
-    }
     char hex[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(hex, sizeof(hex), &id);
+    int rc = resolve_rev(r, rev, &id, hex, e);
+    if (rc)
+        return rc;
     if (!strcmp(hex, h->rev))
         return 0;
     struct as_err ce;
@@ -294,7 +303,7 @@ forward_hist_table_cached(struct forward_hist *h, struct repo *r,
             *from_cache = true;
         return 0;
     }
-    int rc = forward_hist_table(h, r, hex, window, out, e);
+    rc = forward_hist_table(h, r, hex, window, out, e);
     if (!rc && cache_path && !h->cut)
         forward_cache_store(cache_path, &h->table, hex, window, &ce);
     return rc;

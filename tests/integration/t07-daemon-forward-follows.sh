@@ -9,26 +9,10 @@
 # n = 3: 0.512384. Then a fourth such merge lands on main: n = 4,
 # r = 0.562122 (forward.min_rate 0.05 keeps the own files' 0.1).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/forward_lib.sh"
 R="$TMP/hist"
 D="$TMP/live"
-new_repo "$R"
-cd "$R"
-seq 1 30 > CHANGELOG
-seq 1 30 > x.txt
-commit 00:00 base
-for k in 1 2 3; do
-    git checkout -qb "f$k"
-    sed -i "1s/.*/feature $k/" CHANGELOG
-    echo "$k" > "f$k.txt"
-    commit "0$k:10" "feature $k"
-    git checkout -q main
-    sed -i "30s/.*/main $k/" CHANGELOG
-    echo "$k" > "g$k.txt"
-    commit "0$k:20" "main $k"
-    at "0$k:30"
-    git merge -q --no-ff -m "merge f$k" "f$k" > /dev/null
-done
-git tag base
+forward_history "$R"
 # the merge to land later: a fourth branch like the others
 git checkout -qb f4
 sed -i "1s/.*/feature 4/" CHANGELOG

@@ -16,27 +16,11 @@
 # the daemon then starts from that cache and writes the next commit's
 # table there when main moves; a shallow clone caches nothing.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/forward_lib.sh"
 R="$TMP/hist"
 D="$TMP/live"
 J="$TMP/replay.json"
-new_repo "$R"
-cd "$R"
-seq 1 30 > CHANGELOG
-seq 1 30 > x.txt
-commit 00:00 base
-for k in 1 2 3; do
-    git checkout -qb "f$k"
-    sed -i "1s/.*/feature $k/" CHANGELOG
-    echo "$k" > "f$k.txt"
-    commit "0$k:10" "feature $k"
-    git checkout -q main
-    sed -i "30s/.*/main $k/" CHANGELOG
-    echo "$k" > "g$k.txt"
-    commit "0$k:20" "main $k"
-    at "0$k:30"
-    git merge -q --no-ff -m "merge f$k" "f$k" > /dev/null
-done
-git tag base
+forward_history "$R"
 git checkout -qb side
 sed -i 's/^15$/side fifteen/' CHANGELOG
 commit 05:00 "side 1"
