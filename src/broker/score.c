@@ -144,6 +144,14 @@ broker_rescore(struct broker *b, size_t changed)
     b->eng_agents = v;
     b->eng_n = n;
     struct gitview_merge mctx = { .repo = b->repo, .cache = b->mcache };
+    /* each active agent's reach of the forward table, once for its pairs */
+    struct forward_reach *reach = NULL;
+    if (b->view_base.forward && b->cfg.weight[RISK_FORWARD] > 0 && n) {
+        reach = xcalloc(n, sizeof(*reach));
+        for (size_t x = 0; x < n; x++)
+            forward_reach_init(&reach[x], b->view_base.forward, &v[x],
+                b->cfg.forward_min_rate);
+    }
     for (size_t x = 0; x < n; x++)
         for (size_t y = x + 1; y < n; y++) {
             size_t i = idx[x], j = idx[y];
@@ -173,7 +181,9 @@ broker_rescore(struct broker *b, size_t changed)
                              &b->meta[i].topics, &b->meta[j].topics, &conv) > 0,
                 .merge = gitview_merge_pair,
                 .merge_ctx = &mctx,
-                .forward = b->view_base.forward };
+                .forward = b->view_base.forward,
+                .reach_a = reach ? &reach[x] : NULL,
+                .reach_b = reach ? &reach[y] : NULL };
             struct pair_score ps;
             broker_clear_merge(p);
             pair_score(&in, &ps); /* an undecided merge is counted in mctx */
@@ -200,6 +210,9 @@ broker_rescore(struct broker *b, size_t changed)
             feed_pair(b, k, p->res.risk, now);
             team_pair_scored(b, k, i, j); /* the other daemon's copy */
         }
+    for (size_t x = 0; reach && x < n; x++)
+        forward_reach_release(&reach[x]);
+    free(reach);
     /* Pairs with an agent gone fade out through the state machine. An
      * agent leaves with a rescore of its own: an active `changed` ended
      * no pair (the walk over every pair is the cost of a big airspace). */

@@ -155,23 +155,58 @@ changed(const struct agent *a, const char *path)
     return false;
 }
 
+void
+forward_reach_init(struct forward_reach *fr, const struct forward_table *t,
+    const struct agent *a, double min_rate)
+{
+    memset(fr, 0, sizeof(*fr));
+    if (!t || !t->n)
+        return;
+    size_t n = 0;
+    while (n < t->n && t->rate[n] >= min_rate)
+        n++;
+    fr->p = xcalloc(n ? n : 1, sizeof(*fr->p));
+    fr->had = xcalloc(n ? n : 1, sizeof(*fr->had));
+    fr->n = n;
+    double ex = (double)a->nfiles / t->median_side;
+    for (size_t i = 0; i < n; i++) {
+        fr->had[i] = changed(a, t->paths[i]);
+        fr->p[i] = fr->had[i] ? 1.0 : 1.0 - pow(1.0 - t->rate[i], ex);
+    }
+}
+
+void
+forward_reach_release(struct forward_reach *fr)
+{
+    free(fr->p);
+    free(fr->had);
+    memset(fr, 0, sizeof(*fr));
+}
+
+double
+forward_reach_meet(const struct forward_reach *a, const struct forward_reach *b)
+{
+    size_t n = a->n < b->n ? a->n : b->n; /* equal for one table */
+    double keep = 1.0;
+    for (size_t i = 0; i < n; i++) {
+        if (a->had[i] && b->had[i])
+            continue; /* shared: overlap's and merge's */
+        keep *= 1.0 - a->p[i] * b->p[i];
+    }
+    return 1.0 - keep;
+}
+
 double
 forward_meet(const struct forward_table *t, const struct agent *a,
     const struct agent *b, double min_rate)
 {
     if (!t || !t->n)
         return 0;
-    double ea = (double)a->nfiles / t->median_side;
-    double eb = (double)b->nfiles / t->median_side;
-    double keep = 1.0;
-    for (size_t i = 0; i < t->n && t->rate[i] >= min_rate; i++) {
-        bool ina = changed(a, t->paths[i]), inb = changed(b, t->paths[i]);
-        if (ina && inb)
-            continue;
-        double miss = 1.0 - t->rate[i];
-        double pa = ina ? 1.0 : 1.0 - pow(miss, ea);
-        double pb = inb ? 1.0 : 1.0 - pow(miss, eb);
-        keep *= 1.0 - pa * pb;
-    }
-    return 1.0 - keep;
+    struct forward_reach ra, rb;
+    forward_reach_init(&ra, t, a, min_rate);
+    forward_reach_init(&rb, t, b, min_rate);
+    double r = forward_reach_meet(&ra, &rb);
+    forward_reach_release(&ra);
+    forward_reach_release(&rb);
+    return r;
 }

@@ -23,6 +23,7 @@
 #ifndef AIRSPACE_CORE_FORWARD_H
 #define AIRSPACE_CORE_FORWARD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,5 +69,25 @@ double forward_rate(const struct forward_table *t, const char *path);
  * the paths with s >= min_rate; 0 when t is NULL or empty. */
 double forward_meet(const struct forward_table *t, const struct agent *a,
     const struct agent *b, double min_rate);
+
+/* What one agent reaches of a table, worked out once for all its pairs:
+ * for each of the table's paths with s >= min_rate, in the table's order,
+ * P_x(p) and whether x changed p. forward_reach_meet() of two agents'
+ * reaches equals forward_meet() of the two, to the bit; a crowd of n
+ * agents then costs n reaches and a product per pair instead of two
+ * path look-ups and two powers per pair and path. */
+struct forward_reach {
+    double *p;
+    bool *had;
+    size_t n;
+};
+
+/* fr (owned; forward_reach_release) for agent a; empty when t is NULL. */
+void forward_reach_init(struct forward_reach *fr, const struct forward_table *t,
+    const struct agent *a, double min_rate);
+void forward_reach_release(struct forward_reach *fr);
+/* r_forward from two reaches of one table at one min_rate. */
+double forward_reach_meet(
+    const struct forward_reach *a, const struct forward_reach *b);
 
 #endif

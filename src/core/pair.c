@@ -15,7 +15,10 @@ pair_channels(const struct pair_input *in, struct pair_score *out)
         out->res.r[RISK_TOPIC] = 1.0;
     if (in->forward && in->cfg->weight[RISK_FORWARD] > 0)
         out->res.r[RISK_FORWARD] =
-            forward_meet(in->forward, in->a, in->b, in->cfg->forward_min_rate);
+            in->reach_a && in->reach_b
+                ? forward_reach_meet(in->reach_a, in->reach_b)
+                : forward_meet(
+                      in->forward, in->a, in->b, in->cfg->forward_min_rate);
 }
 
 int

@@ -47,6 +47,9 @@ struct pair_input {
     void *merge_ctx;
     /* the past merges' rates (core/forward.h); NULL: no forward channel */
     const struct forward_table *forward;
+    /* a's and b's reaches of forward at cfg's min_rate, worked out once
+     * per agent by a caller scoring many pairs; NULL: from forward */
+    const struct forward_reach *reach_a, *reach_b;
 };
 
 struct pair_score {

@@ -39,7 +39,9 @@ pair_in(struct scan_report *r, const struct scan_pair *p, scan_merge_fn *merge,
         .b = &r->agents[p->b],
         .merge = merge,
         .merge_ctx = ctx,
-        .forward = r->forward };
+        .forward = r->forward,
+        .reach_a = r->reach ? &r->reach[p->a] : NULL,
+        .reach_b = r->reach ? &r->reach[p->b] : NULL };
 }
 
 /* The engine's part of pairs first, first + step, ... (it is read-only
@@ -96,6 +98,12 @@ scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx)
     r->npairs = n < 2 ? 0 : n * (n - 1) / 2;
     r->pairs = xcalloc(r->npairs ? r->npairs : 1, sizeof(*r->pairs));
     r->merge_channel = merge != NULL;
+    if (r->forward && r->cfg.weight[RISK_FORWARD] > 0 && n) {
+        r->reach = xcalloc(n, sizeof(*r->reach));
+        for (size_t i = 0; i < n; i++)
+            forward_reach_init(&r->reach[i], r->forward, &r->agents[i],
+                r->cfg.forward_min_rate);
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++, k++) {
@@ -145,6 +153,9 @@ scan_report_release(struct scan_report *r)
     free(r->pairs);
     if (r->engine)
         risk_engine_free(r->engine);
+    for (size_t i = 0; r->reach && i < r->nagents; i++)
+        forward_reach_release(&r->reach[i]);
+    free(r->reach);
     for (size_t i = 0; i < r->nagents; i++)
         agent_release(&r->agents[i]);
     free(r->agents);

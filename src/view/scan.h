@@ -62,6 +62,7 @@ struct scan_report {
     /* the forward channel's table (core/forward.h), borrowed; NULL: the
      * channel is 0 */
     const struct forward_table *forward;
+    struct forward_reach *reach; /* each agent's, when forward is scored */
     struct scan_pair *pairs; /* every pair, sorted by level then risk desc */
     size_t npairs;
     size_t ntraffic, nresolution;

@@ -177,6 +177,27 @@ test_pair(void)
     double want =
         1 - (1 - 0.1 * fw) * (1 - cfg.weight[RISK_TREE] * ps.res.r[RISK_TREE]);
     CHECK_NEAR(ps.res.risk, want, EPS);
+    /* each agent's reach worked out once (a crowd's scoring) gives the
+     * same value to the bit, and the pipeline takes it */
+    struct forward_reach ra, rb;
+    forward_reach_init(&ra, &t, &ag[0], cfg.forward_min_rate);
+    forward_reach_init(&rb, &t, &ag[1], cfg.forward_min_rate);
+    CHECK_INT((int)ra.n, 4);
+    CHECK(ra.had[0] && !rb.had[0]); /* CHANGELOG: a's, not b's */
+    in.reach_a = &ra;
+    in.reach_b = &rb;
+    CHECK_INT(pair_score(&in, &ps), 0);
+    CHECK(ps.res.r[RISK_FORWARD] == fw ||
+          fabs(ps.res.r[RISK_FORWARD] - fw) < EPS);
+    CHECK(ps.res.r[RISK_FORWARD] ==
+          forward_meet(&t, &ag[0], &ag[1], cfg.forward_min_rate));
+    forward_reach_release(&rb);
+    forward_reach_init(&rb, &t, &ag[1], 0.5); /* CHANGELOG only */
+    CHECK_INT(pair_score(&in, &ps), 0);
+    CHECK_NEAR(ps.res.r[RISK_FORWARD], 5.0 / 8, EPS);
+    forward_reach_release(&ra);
+    forward_reach_release(&rb);
+    in.reach_a = in.reach_b = NULL;
     in.forward = NULL;
     CHECK_INT(pair_score(&in, &ps), 0);
     CHECK_NEAR(ps.res.r[RISK_FORWARD], 0, 0);
