@@ -151,17 +151,27 @@ on_indexed(evutil_socket_t fd, short what, void *arg)
         broker_log(b, "rescan: %s", e.msg);
 }
 
-/* ---- the forward table, following the integration branch ---- */
+/* ---- the base (graph and forward table), following the branch ---- */
 
 /* How often the loop looks at the integration branch (one ref read). */
 #define FORWARD_POLL_MS 1000
 
-/* A rebuild of the forward table beside the loop, for the branch's new
- * commit; the loop swaps it into the base when the thread wakes it. */
+/* A rebuild of the base beside the loop, for the branch's new commit: the
+ * import graph (the parse cache keeps unchanged files cheap) and the
+ * forward table; the loop swaps them in when the thread wakes it. */
 struct bfwd {
     pthread_t thread;
     char *repo_path;
     char tip[GIT_OID_HEXSZ + 1];
+    unsigned threads;
+    struct graph graph;        /* grc 0: built, the loop's once taken */
+    struct gitview_base gbase; /* its base (no forward table) */
+    struct repograph_stats st;
+    struct as_err gerr;
+    int grc;
+    double gms;
+    bool graph_taken;
+    atomic_bool stop; /* set at exit: the graph's build ends early */
     struct forward_hist *fhist;
     const struct forward_table *forward;
     struct as_err err;
@@ -169,6 +179,15 @@ struct bfwd {
     double ms;
     int wake[2];
 };
+
+static int
+fwd_progress(void *ctx, size_t done, size_t total)
+{
+    (void)done;
+    (void)total;
+    struct bfwd *x = ctx;
+    return atomic_load(&x->stop);
+}
 
 /* The integration branch's commit into hex ("" when it cannot be read). */
 static void
@@ -187,10 +206,23 @@ fwd_main(void *arg)
     struct bfwd *x = arg;
     struct repo *repo;
     x->rc = repo_open(x->repo_path, &repo, &x->err);
-    if (!x->rc) {
+    if (x->rc) {
+        x->grc = x->rc;
+        x->gerr = x->err;
+    } else {
         double t0 = mono_ms();
-        x->rc = gitview_forward(repo, x->tip, &x->fhist, &x->forward, &x->err);
-        x->ms = mono_ms() - t0;
+        x->grc = gitview_graph_base(repo, x->tip, x->threads, NULL, &x->graph,
+            &x->gbase, fwd_progress, x, &x->st, &x->gerr);
+        x->gms = mono_ms() - t0;
+        if (atomic_load(&x->stop)) {
+            x->rc = AS_EIO;
+            as_errorf(&x->err, AS_EIO, "stopped at exit");
+        } else {
+            t0 = mono_ms();
+            x->rc =
+                gitview_forward(repo, x->tip, &x->fhist, &x->forward, &x->err);
+            x->ms = mono_ms() - t0;
+        }
         repo_free(repo);
     }
     char c = 'f';
@@ -204,6 +236,10 @@ static void
 fwd_free(struct bfwd *x)
 {
     forward_hist_free(x->fhist);
+    if (!x->grc && !x->graph_taken) {
+        graph_release(&x->graph);
+        gitview_base_release(&x->gbase);
+    }
     for (int k = 0; k < 2; k++)
         if (x->wake[k] >= 0)
             close(x->wake[k]);
@@ -211,8 +247,40 @@ fwd_free(struct bfwd *x)
     free(x);
 }
 
-/* The rebuild is done: its table replaces the base's in one step of the
- * loop (no scoring sees half of it), and every pair is scored again. */
+/* The new graph and its base replace the daemon's in one step of the loop;
+ * nothing points into the old graph once the engine, which borrows it, is
+ * dropped (the rescan after remakes every agent's view and scores every
+ * pair). The forward table stays the base's until it is swapped too. */
+static void
+graph_swap(struct broker *b, struct bfwd *x)
+{
+    broker_drop_engine(b);
+    struct gitview_base old = b->view_base;
+    b->view_base = x->gbase;
+    b->view_base.fhist = old.fhist;
+    b->view_base.forward = old.forward;
+    old.fhist = NULL;
+    old.forward = NULL;
+    gitview_base_release(&old);
+    if (b->have_graph)
+        graph_release(&b->graph);
+    b->graph = x->graph;
+    x->graph_taken = true;
+    b->have_graph = true;
+    b->index_state = BINDEX_READY;
+    free(b->index_error);
+    b->index_error = NULL;
+    b->index_ms = (int64_t)(x->gms + 0.5);
+    b->index_stats = x->st;
+    broker_log(b,
+        "graph: rebuilt at %.12s: %zu files, %zu edges (%zu parsed, %zu "
+        "cached) in %.1f ms",
+        x->tip, x->st.files, x->st.edges, x->st.parsed, x->st.cached, x->gms);
+}
+
+/* The rebuild is done: its graph and table replace the base's in one step
+ * of the loop (no scoring sees half of it), and every pair is scored
+ * again. A part that failed keeps the previous one. */
 static void
 on_forwarded(evutil_socket_t fd, short what, void *arg)
 {
@@ -227,18 +295,29 @@ on_forwarded(evutil_socket_t fd, short what, void *arg)
     /* tried for this commit either way: a failure is not retried until
      * the branch moves again */
     memcpy(b->fwd_tip, x->tip, sizeof(b->fwd_tip));
-    if (x->rc) {
+    bool graph_ok = !x->grc;
+    if (graph_ok)
+        graph_swap(b, x);
+    else
+        broker_log(b, "graph: %s (the previous graph kept)", x->gerr.msg);
+    bool fwd_ok = !x->rc;
+    if (fwd_ok) {
+        forward_hist_free(b->view_base.fhist);
+        b->view_base.fhist = x->fhist;
+        b->view_base.forward = x->forward;
+        x->fhist = NULL;
+        forward_log(b, b->fwd_tip, b->view_base.forward, x->ms);
+    } else {
         broker_log(b, "forward: %s (the previous table kept)", x->err.msg);
-        fwd_free(x);
-        return;
     }
-    forward_hist_free(b->view_base.fhist);
-    b->view_base.fhist = x->fhist;
-    b->view_base.forward = x->forward;
-    x->fhist = NULL;
-    forward_log(b, b->fwd_tip, b->view_base.forward, x->ms);
     fwd_free(x);
-    broker_rescore(b, SIZE_MAX);
+    struct as_err e;
+    if (graph_ok) { /* every agent's view of the new graph, then scores */
+        if (broker_rescan(b, &e))
+            broker_log(b, "rescan: %s", e.msg);
+    } else if (fwd_ok) {
+        broker_rescore(b, SIZE_MAX);
+    }
 }
 
 /* Start a rebuild for tip; a failure to start is logged and retried at
@@ -249,6 +328,8 @@ fwd_start(struct broker *b, const char *tip)
     struct bfwd *x = xcalloc(1, sizeof(*x));
     x->repo_path = xstrdup(b->o.repo_path);
     memcpy(x->tip, tip, sizeof(x->tip));
+    x->threads = b->o.threads;
+    x->grc = AS_EIO; /* nothing built yet */
     if (pipe(x->wake) < 0) {
         x->wake[0] = x->wake[1] = -1;
         broker_log(b, "forward: pipe: %s", strerror(errno));
@@ -286,7 +367,9 @@ on_fwd_poll(evutil_socket_t fd, short what, void *arg)
     branch_tip(b, tip);
     if (!tip[0] || !strcmp(tip, b->fwd_tip))
         return;
-    broker_log(b, "forward: %s moved to %.12s, reading the past again",
+    broker_log(b,
+        "base: %s moved to %.12s, rebuilding the graph and reading the past "
+        "again",
         b->integration, tip);
     fwd_start(b, tip);
 }
@@ -350,7 +433,8 @@ broker_index_stop(struct broker *b)
         event_free(b->fwd_poll_ev);
         b->fwd_poll_ev = NULL;
     }
-    if (b->fwd) { /* a rebuild under way ends (a few seconds at most) */
+    if (b->fwd) { /* a rebuild under way ends (its graph stops early) */
+        atomic_store(&b->fwd->stop, true);
         pthread_join(b->fwd->thread, NULL);
         fwd_free(b->fwd);
         b->fwd = NULL;
