@@ -394,6 +394,24 @@ static void forget(struct airspace *as, struct as_agent *a, int64_t now,
 static void drop_intents_of(
     struct airspace *as, const char *id, int64_t now, struct as_events *out);
 
+/* Agent a was heard from at now. */
+static void
+heard(struct as_agent *a, int64_t now, struct as_events *out)
+{
+    a->last_seen = now;
+    push(out, AS_EV_AGENT_SEEN, now, a->id);
+}
+
+/* Agent a stops flying (stale or exited): what it locked goes first, each
+ * lock evented, then its status. */
+static void
+ground(struct airspace *as, struct as_agent *a, enum as_agent_status s,
+    int64_t now, const char *why, struct as_events *out)
+{
+    release_locks_of(as, a->id, now, out); /* touches no agent */
+    set_status(a, s, now, why, out);
+}
+
 int
 as_register(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out)
@@ -601,8 +619,7 @@ as_seen(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_agent *a = need_agent(as, req->agent, res);
     if (!a)
         return AS_ENOENT;
-    a->last_seen = now;
-    push(out, AS_EV_AGENT_SEEN, now, a->id);
+    heard(a, now, out);
     if (a->status == AS_AGENT_STALE) /* contact: it is back */
         set_status(a, AS_AGENT_ACTIVE, now, "contact", out);
     return 0;
@@ -618,19 +635,14 @@ as_set_status(struct airspace *as, int64_t now, const struct as_req *req,
     if (req->status != AS_AGENT_ACTIVE && req->status != AS_AGENT_EXITED &&
         req->status != AS_AGENT_STALE)
         return fail(res, AS_EINVAL, "bad_field", "no such status");
-    if (req->seen) {
-        a->last_seen = now;
-        push(out, AS_EV_AGENT_SEEN, now, a->id);
-    }
+    if (req->seen)
+        heard(a, now, out);
     if (a->status == req->status)
         return 0;
-    if (req->status != AS_AGENT_ACTIVE) {
-        char *id = xstrdup(a->id);
-        release_locks_of(as, id, now, out);
-        free(id);
-        a = find_agent(as, req->agent);
-    }
-    set_status(a, req->status, now, req->reason, out);
+    if (req->status != AS_AGENT_ACTIVE)
+        ground(as, a, req->status, now, req->reason, out);
+    else
+        set_status(a, req->status, now, req->reason, out);
     return 0;
 }
 
@@ -658,10 +670,7 @@ as_worktree_gone(struct airspace *as, int64_t now, const struct as_req *req,
         if (!a->worktree || a->status == AS_AGENT_EXITED ||
             !same_dir(a->worktree, req->worktree))
             continue;
-        char *id = xstrdup(a->id);
-        release_locks_of(as, id, now, out);
-        free(id);
-        set_status(&as->agents[i], AS_AGENT_EXITED, now,
+        ground(as, a, AS_AGENT_EXITED, now,
             req->reason ? req->reason : "worktree pruned", out);
         res->changed++;
     }
@@ -688,8 +697,7 @@ as_heartbeat(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_agent *a = need_agent(as, req->agent, res);
     if (!a)
         return AS_ENOENT;
-    a->last_seen = now;
-    push(out, AS_EV_AGENT_SEEN, now, a->id);
+    heard(a, now, out);
     set_status(a, AS_AGENT_ACTIVE, now, "heartbeat", out);
     return 0;
 }
@@ -701,12 +709,10 @@ as_exit(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_agent *a = need_agent(as, req->agent, res);
     if (!a)
         return AS_ENOENT;
-    a->last_seen = now; /* its last word */
-    push(out, AS_EV_AGENT_SEEN, now, a->id);
+    heard(a, now, out); /* its last word */
     if (a->status == AS_AGENT_EXITED)
         return 0;
-    release_locks_of(as, a->id, now, out);
-    set_status(a, AS_AGENT_EXITED, now, "exit", out);
+    ground(as, a, AS_AGENT_EXITED, now, "exit", out);
     return 0;
 }
 
@@ -781,8 +787,7 @@ acting_agent(struct airspace *as, const struct as_req *req, int64_t now,
         return fail(res, AS_ECONFLICT, "refused",
             "agent '%s' has exited; register it again first", a->id);
     if (a->status == AS_AGENT_STALE) {
-        a->last_seen = now;
-        push(out, AS_EV_AGENT_SEEN, now, a->id);
+        heard(a, now, out);
         set_status(a, AS_AGENT_ACTIVE, now, "contact", out);
     }
     return 0;
@@ -1416,8 +1421,7 @@ as_agents_expire(struct airspace *as, int64_t now, struct as_events *out)
                             : as->cfg.silence_from;
         if (a->registered && a->status == AS_AGENT_ACTIVE &&
             now - since > as->cfg.stale_ms) {
-            release_locks_of(as, a->id, now, out);
-            set_status(a, AS_AGENT_STALE, now, "silent", out);
+            ground(as, a, AS_AGENT_STALE, now, "silent", out);
             n++;
         }
     }
