@@ -195,11 +195,12 @@ heap_pop(struct fh_item *v, size_t *n)
     return top;
 }
 
-/* rev as a commit id and its hex: a full hex id is taken as written,
- * anything else resolved to the commit it names. */
+/* rev as a commit id and its hex (a full hex id is taken as written,
+ * anything else resolved to the commit it names): 1 when h already holds
+ * that commit's table, 0 when not, < 0 on an error. */
 static int
-resolve_rev(struct repo *r, const char *rev, git_oid *id,
-    char hex[GIT_OID_HEXSZ + 1], struct as_err *e)
+resolve_rev(struct forward_hist *h, struct repo *r, const char *rev,
+    git_oid *id, char hex[GIT_OID_HEXSZ + 1], struct as_err *e)
 {
     if (strlen(rev) != GIT_OID_HEXSZ || git_oid_fromstr(id, rev) < 0) {
         int rc = repo_resolve_commit(r, rev, id, e);
@@ -207,7 +208,7 @@ resolve_rev(struct repo *r, const char *rev, git_oid *id,
             return rc;
     }
     git_oid_tostr(hex, GIT_OID_HEXSZ + 1, id);
-    return 0;
+    return !strcmp(hex, h->rev);
 }
 
 int
@@ -217,11 +218,9 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
     *out = &h->table;
     git_oid id;
     char hex[GIT_OID_HEXSZ + 1];
-    int rc = resolve_rev(r, rev, &id, hex, e);
+    int rc = resolve_rev(h, r, rev, &id, hex, e);
     if (rc)
-        return rc;
-    if (!strcmp(hex, h->rev))
-        return 0;
+        return rc < 0 ? rc : 0; /* 1: h holds that commit's table */
     if (!h->g &&
         git_repository_open(&h->g, git_repository_path(repo_git(r))) < 0)
         return repo_git_errorf(e, "cannot open the repository again");
@@ -290,11 +289,9 @@ forward_hist_table_cached(struct forward_hist *h, struct repo *r,
         *from_cache = false;
     git_oid id;
     char hex[GIT_OID_HEXSZ + 1];
-    int rc = resolve_rev(r, rev, &id, hex, e);
+    int rc = resolve_rev(h, r, rev, &id, hex, e);
     if (rc)
-        return rc;
-    if (!strcmp(hex, h->rev))
-        return 0;
+        return rc < 0 ? rc : 0; /* 1: h holds that commit's table */
     struct as_err ce;
     if (cache_path &&
         !forward_cache_load(cache_path, hex, window, &h->table, &ce)) {
