@@ -1618,6 +1618,9 @@ replay_merge(struct git_walk *w, struct as_err *e)
  * counters of work done (graph builds and updates, cache hits) differ.
  */
 #define REPLAY_CHUNK 8
+/* A worker's cache of deltas' effects is cleared past this many entries
+ * (about 0.1-1 KiB each). */
+#define REPLAY_KEEP_EFFECTS 100000
 
 struct git_run {
     struct replay *rp;
@@ -1653,6 +1656,8 @@ replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
     struct repo *r = wk->r;
     int rc;
     if (!bg->have || strcmp(graph_tree, hm->base_tree)) {
+        /* the engine's preparation reads the graph: drop it as it moves */
+        risk_prep_cache_clear(prep);
         if ((rc = move_graph(rp, r, hm->base_tree, o, bg, e)))
             return rc;
         snprintf(graph_tree, 41, "%s", hm->base_tree);
@@ -1705,8 +1710,10 @@ replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
     /* The merge's speculative merges and replayed trees are done with;
      * the merge cache keeps only their verdicts. */
     repo_forget_created(r);
-    history_cache_clear(hc);
-    risk_prep_cache_clear(prep); /* the graph may move before the next */
+    /* The deltas' effects hold for any base: kept for the next merge,
+     * which shares most of them, up to a bound on memory. */
+    if (history_cache_size(hc) > REPLAY_KEEP_EFFECTS)
+        history_cache_clear(hc);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 
 #include "git/forwardcache.h"
 #include "git/shallow.h"
+#include "git/treediff.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -60,26 +61,29 @@ forward_hist_free(struct forward_hist *h)
     free(h);
 }
 
-/* The paths that differ between trees a and b. */
+/* The paths that differ between trees a and b: those libgit2's diff of
+ * them has a delta at, without reading the subtrees both hold. */
 static int
 changed_paths(
     git_repository *g, git_tree *a, git_tree *b, char ***out, size_t *n)
 {
-    git_diff *d = NULL;
-    git_diff_options o = GIT_DIFF_OPTIONS_INIT;
-    o.flags |= GIT_DIFF_SKIP_BINARY_CHECK;
+    struct tree_leaves ll = { NULL, 0, 0 };
+    struct as_err e;
     *out = NULL;
     *n = 0;
-    if (git_diff_tree_to_tree(&d, g, a, b, &o) < 0)
+    if (tree_changed_leaves(g, a, b, "", &ll, &e) < 0) {
+        tree_leaves_release(&ll);
         return -1;
-    size_t nd = git_diff_num_deltas(d);
-    *out = xcalloc(nd ? nd : 1, sizeof(**out));
-    for (size_t i = 0; i < nd; i++) {
-        const git_diff_delta *dd = git_diff_get_delta(d, i);
-        (*out)[(*n)++] =
-            xstrdup(dd->new_file.path ? dd->new_file.path : dd->old_file.path);
     }
-    git_diff_free(d);
+    tree_leaves_fold(&ll);
+    *out = xcalloc(ll.n ? ll.n : 1, sizeof(**out));
+    for (size_t i = 0; i < ll.n; i++) {
+        (*out)[i] = ll.v[i].path; /* taken */
+        ll.v[i].path = NULL;
+    }
+    *n = ll.n;
+    ll.n = 0;
+    tree_leaves_release(&ll);
     return 0;
 }
 

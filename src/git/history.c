@@ -13,6 +13,7 @@
 #include "git/merge.h"
 #include "git/shallow.h"
 #include "git/sigcache.h"
+#include "git/treediff.h"
 #include "git/workset.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
@@ -66,7 +67,9 @@ side_append(git_commit *c, const git_oid *base, struct history_merge *m, int s,
     hc->time_ms = (int64_t)git_commit_time(c) * 1000;
     hc->on_base = false;
     hc->fork[0] = '\0';
-    for (unsigned k = 0; k < git_commit_parentcount(c) && !hc->on_base; k++) {
+    unsigned np = git_commit_parentcount(c);
+    const struct history_commit *in_side = NULL; /* a lone parent's entry */
+    for (unsigned k = 0; k < np && !hc->on_base; k++) {
         const git_oid *p = git_commit_parent_id(c, k);
         if (git_oid_equal(p, base)) {
             hc->on_base = true;
@@ -77,9 +80,22 @@ side_append(git_commit *c, const git_oid *base, struct history_merge *m, int s,
         for (size_t j = m->nside[s] - 1; j-- > 0;) {
             if (!strcmp(m->side[s][j].oid, phex)) {
                 hc->on_base = m->side[s][j].on_base;
+                in_side = &m->side[s][j];
                 break;
             }
         }
+    }
+    /* A commit with one parent forks where that parent does: its merge
+     * bases with B are the parent's (the commit itself is not in B's
+     * history). A parent outside the side is in B's history (the walk
+     * hides B's), so it is the one merge base. A fork known only through
+     * these two rules is unique; a merge commit's is left to
+     * git_merge_base(). */
+    if (!hc->on_base && np == 1) {
+        if (!in_side)
+            hex_of(hc->fork, git_commit_parent_id(c, 0));
+        else
+            memcpy(hc->fork, in_side->fork, sizeof(hc->fork));
     }
 }
 
@@ -662,6 +678,12 @@ history_cache_clear(struct history_cache *c)
     strmap_init(&c->ren);
 }
 
+size_t
+history_cache_size(const struct history_cache *c)
+{
+    return c ? c->n + c->nrv : 0;
+}
+
 void
 history_cache_free(struct history_cache *c)
 {
@@ -914,150 +936,11 @@ add_diff_cached(git_diff *diff, git_repository *repo, git_tree *from,
     return 0;
 }
 
-/* ---- where two trees differ ---- */
-
-/* A path where two trees differ: each side's entry (mode 0: none). */
-struct leaf {
-    char *path;
-    git_oid id[2];
-    uint32_t mode[2];
-};
-
-struct leaves {
-    struct leaf *v;
-    size_t n, alloc;
-};
-
-static int
-cmp_leaf(const void *a, const void *b)
-{
-    const struct leaf *x = a, *y = b;
-    int c = strcmp(x->path, y->path);
-    return c ? c : (x->mode[0] ? -1 : 1); /* the old side's first */
-}
-
-static char *
-join_path(const char *prefix, const char *name)
-{
-    return *prefix ? xasprintf("%s/%s", prefix, name) : xstrdup(name);
-}
-
-/* path as side s (0: old, 1: new) holds it, or every file under it when
- * te is a tree, into ll. */
-static int
-add_leaves(git_repository *g, const git_tree_entry *te, char *path, int s,
-    struct leaves *ll, struct as_err *e)
-{
-    git_tree *t = NULL;
-    int err = 0;
-
-    if (git_tree_entry_type(te) != GIT_OBJECT_TREE) {
-        ALLOC_GROW(ll->v, ll->n + 1, ll->alloc);
-        struct leaf *l = &ll->v[ll->n++];
-        memset(l, 0, sizeof(*l));
-        l->path = path;
-        git_oid_cpy(&l->id[s], git_tree_entry_id(te));
-        l->mode[s] = (uint32_t)git_tree_entry_filemode(te);
-        return 0;
-    }
-    if (git_tree_lookup(&t, g, git_tree_entry_id(te)) < 0) {
-        err = repo_git_errorf(e, "cannot read tree '%s'", path);
-        free(path);
-        return err;
-    }
-    for (size_t i = 0, n = git_tree_entrycount(t); i < n && !err; i++) {
-        const git_tree_entry *c = git_tree_entry_byindex(t, i);
-        err =
-            add_leaves(g, c, join_path(path, git_tree_entry_name(c)), s, ll, e);
-    }
-    git_tree_free(t);
-    free(path);
-    return err;
-}
-
-/*
- * Every path at which trees a and b (either may be NULL: empty) hold
- * different entries, files under a directory only one of them has
- * included, into ll (unsorted; a path both hold twice): a subtree both
- * hold unchanged is not read. The diff of a to b has a delta at no other
- * path.
- */
-static int
-changed_paths(git_repository *g, git_tree *a, git_tree *b, const char *prefix,
-    struct leaves *ll, struct as_err *e)
-{
-    int err = 0;
-
-    for (size_t i = 0, n = a ? git_tree_entrycount(a) : 0; i < n && !err; i++) {
-        const git_tree_entry *ea = git_tree_entry_byindex(a, i);
-        const char *name = git_tree_entry_name(ea);
-        const git_tree_entry *eb = b ? git_tree_entry_byname(b, name) : NULL;
-        if (eb && git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb) &&
-            git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)))
-            continue;
-        char *path = join_path(prefix, name);
-        if (eb && git_tree_entry_type(ea) == GIT_OBJECT_TREE &&
-            git_tree_entry_type(eb) == GIT_OBJECT_TREE) {
-            git_tree *ta = NULL, *tb = NULL;
-            if (git_tree_lookup(&ta, g, git_tree_entry_id(ea)) < 0 ||
-                git_tree_lookup(&tb, g, git_tree_entry_id(eb)) < 0)
-                err = repo_git_errorf(e, "cannot read tree '%s'", path);
-            else
-                err = changed_paths(g, ta, tb, path, ll, e);
-            git_tree_free(ta);
-            git_tree_free(tb);
-            free(path);
-            continue;
-        }
-        if (eb && (err = add_leaves(g, eb, xstrdup(path), 1, ll, e)) < 0) {
-            free(path);
-            break;
-        }
-        err = add_leaves(g, ea, path, 0, ll, e);
-    }
-    for (size_t i = 0, n = b ? git_tree_entrycount(b) : 0; i < n && !err; i++) {
-        const git_tree_entry *eb = git_tree_entry_byindex(b, i);
-        const char *name = git_tree_entry_name(eb);
-        if (a && git_tree_entry_byname(a, name))
-            continue; /* seen above */
-        err = add_leaves(g, eb, join_path(prefix, name), 1, ll, e);
-    }
-    return err;
-}
-
-/* Sort ll by path and fold each path's two entries into one. */
-static void
-leaves_fold(struct leaves *ll)
-{
-    size_t o = 0;
-    if (ll->n > 1)
-        qsort(ll->v, ll->n, sizeof(*ll->v), cmp_leaf);
-    for (size_t i = 0; i < ll->n; i++) {
-        if (o && !strcmp(ll->v[o - 1].path, ll->v[i].path)) {
-            struct leaf *l = &ll->v[o - 1];
-            l->id[1] = ll->v[i].id[1];
-            l->mode[1] = ll->v[i].mode[1];
-            free(ll->v[i].path);
-            continue;
-        }
-        ll->v[o++] = ll->v[i];
-    }
-    ll->n = o;
-}
-
-static void
-leaves_release(struct leaves *ll)
-{
-    for (size_t i = 0; i < ll->n; i++)
-        free(ll->v[i].path);
-    free(ll->v);
-}
-
 /* The key delta_key() gives the delta libgit2's diff (type changes
  * included, before rename detection) has at l: a key no delta has when
  * libgit2 would see it otherwise, never another delta's. */
 static char *
-leaf_key(const struct leaf *l, bool *modified)
+leaf_key(const struct tree_leaf *l, bool *modified)
 {
     int st;
     if (!l->mode[0])
@@ -1089,7 +972,7 @@ leaf_key(const struct leaf *l, bool *modified)
 static int
 from_leaves(git_repository *g, git_tree *from, git_tree *to,
     const git_diff_options *opts, const git_diff_find_options *fo,
-    const struct leaves *ll, struct history_cache *c, struct agent *out,
+    const struct tree_leaves *ll, struct history_cache *c, struct agent *out,
     struct history_raw *raw, struct as_err *e)
 {
     size_t n = ll->n;
@@ -1208,7 +1091,7 @@ history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     git_diff *diff = NULL;
     git_diff_options opts;
     git_diff_find_options fo;
-    struct leaves ll = { NULL, 0, 0 };
+    struct tree_leaves ll = { NULL, 0, 0 };
     char **paths = NULL;
     int err;
 
@@ -1227,11 +1110,11 @@ history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     if (cache) {
         /* Only the paths where the trees differ: the diff then reads the
          * directories on the way to them, not the whole tree. */
-        if ((err = changed_paths(g, bt, t, "", &ll, e)) < 0)
+        if ((err = tree_changed_leaves(g, bt, t, "", &ll, e)) < 0)
             goto out;
         if (!ll.n)
             goto done; /* the same tree: nothing changed */
-        leaves_fold(&ll);
+        tree_leaves_fold(&ll);
         /* libgit2 diffs only what the cache lacks */
         if ((err = from_leaves(g, bt, t, &opts, &fo, &ll, cache, out, raw, e)) <
             0)
@@ -1268,7 +1151,7 @@ done:
     out->tree_oid = xstrdup(tree);
 out:
     free(paths);
-    leaves_release(&ll);
+    tree_leaves_release(&ll);
     git_diff_free(diff);
     git_tree_free(t);
     git_tree_free(bt);
@@ -1399,7 +1282,7 @@ static int
 own_tree_cut(git_repository *g, git_tree *ft, git_tree *bt, git_tree *ct,
     git_oid *out, size_t *nconflicts, struct as_err *e)
 {
-    struct leaves ll[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+    struct tree_leaves ll[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
     struct strmap all, at[2];
     struct cut_entry *v = NULL;
     git_tree *t[3] = { NULL, NULL, NULL };
@@ -1412,8 +1295,8 @@ own_tree_cut(git_repository *g, git_tree *ft, git_tree *bt, git_tree *ct,
     for (int s = 0; s < 2; s++)
         strmap_init(&at[s]);
     for (int s = 0; s < 2 && !err; s++)
-        if ((err = changed_paths(g, ft, s ? ct : bt, "", &ll[s], e)) == 0)
-            leaves_fold(&ll[s]);
+        if ((err = tree_changed_leaves(g, ft, s ? ct : bt, "", &ll[s], e)) == 0)
+            tree_leaves_fold(&ll[s]);
     if (err)
         goto out;
     for (int s = 0; s < 2; s++)
@@ -1430,7 +1313,7 @@ own_tree_cut(git_repository *g, git_tree *ft, git_tree *bt, git_tree *ct,
         goto out;
     for (int s = 0; s < 2; s++)
         for (size_t i = 0; i < ll[s].n; i++) {
-            const struct leaf *l = &ll[s].v[i];
+            const struct tree_leaf *l = &ll[s].v[i];
             uint32_t o;
             bool both = strmap_get(&at[1 - s], l->path, strlen(l->path), &o);
             if (both && s == 1)
@@ -1443,9 +1326,9 @@ own_tree_cut(git_repository *g, git_tree *ft, git_tree *bt, git_tree *ct,
             c->id[0] = &l->id[0];
             c->mode[0] = l->mode[0];
             for (int k = 0; k < 2; k++) {
-                const struct leaf *y = k == s ? l
-                                       : both ? &ll[1 - s].v[o]
-                                              : NULL;
+                const struct tree_leaf *y = k == s ? l
+                                            : both ? &ll[1 - s].v[o]
+                                                   : NULL;
                 c->id[1 + k] = y ? &y->id[1] : &l->id[0];
                 c->mode[1 + k] = y ? y->mode[1] : l->mode[0];
             }
@@ -1487,7 +1370,7 @@ out:
     strmap_release(&all);
     for (int s = 0; s < 2; s++) {
         strmap_release(&at[s]);
-        leaves_release(&ll[s]);
+        tree_leaves_release(&ll[s]);
     }
     return err;
 }

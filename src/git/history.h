@@ -151,12 +151,17 @@ int history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
  * type-changed files are its sources and targets, so the outcome depends
  * on them alone): a later diff with the same such deltas takes it from
  * here instead of comparing every added file with every deleted one again.
- * cache may be NULL (no caching); the result is the same either way. Not
- * thread-safe: one per thread. Clear it when the base changes (memory).
+ * cache may be NULL (no caching); the result is the same either way. Every
+ * entry is keyed by what decides it (blob ids, modes, paths), so it holds
+ * for any base: a replay keeps it from one merge to the next (neighbouring
+ * merges share most of their deltas) and clears it when it grows large.
+ * Not thread-safe: one per thread.
  */
 struct history_cache *history_cache_new(void);
 void history_cache_clear(struct history_cache *c);
 void history_cache_free(struct history_cache *c);
+/* Entries held: deltas' effects plus rename detection's outcomes. */
+size_t history_cache_size(const struct history_cache *c);
 
 /*
  * Tune libgit2's process-wide object cache for a walk that reads the same
