@@ -1183,21 +1183,9 @@ replay_git_options_init(struct replay_git_options *o)
 struct base_graph {
     struct graph g;
     struct repograph *rg;
-    struct git_file_entry *files; /* the current tree's listing */
-    size_t n;
-    struct strmap idx; /* path -> index into files */
+    char tree[41]; /* the tree it is at */
     bool have;
 };
-
-static void
-base_graph_index(struct base_graph *bg)
-{
-    strmap_release(&bg->idx);
-    strmap_init(&bg->idx);
-    for (size_t i = 0; i < bg->n; i++)
-        strmap_put(&bg->idx, bg->files[i].path, strlen(bg->files[i].path),
-            (uint32_t)i, NULL);
-}
 
 static void
 base_graph_release(struct base_graph *bg)
@@ -1206,8 +1194,6 @@ base_graph_release(struct base_graph *bg)
         return;
     repograph_free(bg->rg);
     graph_release(&bg->g);
-    repo_tree_files_free(bg->files, bg->n);
-    strmap_release(&bg->idx);
     memset(bg, 0, sizeof(*bg));
 }
 
@@ -1232,10 +1218,10 @@ move_graph(struct replay *rp, struct repo *r, const char *tree,
 {
     struct git_file_entry *files;
     size_t n;
-    int rc = repo_tree_files(r, tree, &files, &n, e);
-    if (rc)
-        return rc;
+    int rc;
     if (!bg->have) {
+        if ((rc = repo_tree_files(r, tree, &files, &n, e)))
+            return rc;
         struct repograph_file *rf = xcalloc(n ? n : 1, sizeof(*rf));
         for (size_t i = 0; i < n; i++) {
             rf[i].path = files[i].path;
@@ -1265,33 +1251,23 @@ move_graph(struct replay *rp, struct repo *r, const char *tree,
         rp->graph_builds++;
         rp->parsed += st.parsed;
         rp->cached += st.cached;
-        bg->files = files;
-        bg->n = n;
-        strmap_init(&bg->idx);
-        base_graph_index(bg);
+        repo_tree_files_free(files, n);
+        snprintf(bg->tree, sizeof(bg->tree), "%s", tree);
         bg->have = true;
         return 0;
     }
-    bool *seen = xcalloc(bg->n + 1, sizeof(*seen));
+    /* the files whose blob differs, each updated; then those removed */
+    struct git_file_entry *ch;
+    size_t nch;
+    if ((rc = repo_tree_changes(r, bg->tree, tree, &ch, &nch, e)))
+        return rc;
     repograph_batch_begin(bg->rg);
-    for (size_t i = 0; i < n && !rc; i++) {
-        uint32_t at;
-        if (strmap_get(&bg->idx, files[i].path, strlen(files[i].path), &at)) {
-            seen[at] = true;
-            if (!strcmp(bg->files[at].oid, files[i].oid))
-                continue;
-        }
-        rc = update_one(rp, r, bg, files[i].path, files[i].oid, e);
-    }
-    for (size_t k = 0; k < bg->n && !rc; k++)
-        if (!seen[k])
-            rc = update_one(rp, r, bg, bg->files[k].path, NULL, e);
+    for (size_t i = 0; i < nch && !rc; i++)
+        rc = update_one(
+            rp, r, bg, ch[i].path, ch[i].oid[0] ? ch[i].oid : NULL, e);
     repograph_batch_end(bg->rg);
-    free(seen);
-    repo_tree_files_free(bg->files, bg->n);
-    bg->files = files;
-    bg->n = n;
-    base_graph_index(bg);
+    repo_tree_files_free(ch, nch);
+    snprintf(bg->tree, sizeof(bg->tree), "%s", tree);
     return rc;
 }
 
@@ -1321,6 +1297,12 @@ baselines(const struct agent *a, const struct agent *b, uint32_t within,
 }
 
 /* State of one merge's replay while its sides' commits are walked. */
+/* Where a side commit not on the base forked from it. */
+struct walk_fork {
+    char id[41];
+    bool known, unique;
+};
+
 struct git_walk {
     struct replay *rp;
     struct repo *r;
@@ -1339,6 +1321,7 @@ struct git_walk {
     struct as_err *e; /* walk_merge's error */
     /* forward channel: the base's past */
     const struct forward_table *fwd;
+    struct walk_fork *forks[2]; /* per side commit, once replayed */
 };
 
 /*
@@ -1494,6 +1477,32 @@ walk_score(
     return 0;
 }
 
+/* Where side s's commit i (not on the base) forked: known when the side
+ * was walked, else its one parent's when that one is unique, else asked
+ * of the graph (git_merge_base()'s answer, and whether it is the only
+ * one). */
+static int
+walk_fork(struct git_walk *w, int s, size_t i, struct as_err *e)
+{
+    const struct history_commit *c = &w->hm->side[s][i];
+    struct walk_fork *f = &w->forks[s][i];
+    if (f->known)
+        return 0;
+    if (c->fork[0]) { /* unique by history_collect's rules */
+        memcpy(f->id, c->fork, sizeof(f->id));
+        f->unique = true;
+    } else if (c->parent_at >= 0 && w->forks[s][c->parent_at].known &&
+               w->forks[s][c->parent_at].unique) {
+        *f = w->forks[s][c->parent_at];
+    } else {
+        int rc = history_fork(w->r, w->hm->base, c->oid, f->id, &f->unique, e);
+        if (rc)
+            return rc;
+    }
+    f->known = true;
+    return 0;
+}
+
 /* Side s reaches its next commit c at now_ms: new working set. */
 static int
 walk_advance(struct git_walk *w, int s, const struct history_commit *c,
@@ -1504,8 +1513,11 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
     const char *tree = c->tree;
     if (!c->on_base) {
         size_t nconf;
-        int rc = history_own_tree(
-            w->r, w->hm->base, c->oid, c->fork, own, &nconf, e);
+        int rc = walk_fork(w, s, (size_t)(c - w->hm->side[s]), e);
+        if (rc)
+            return rc;
+        rc = history_own_tree(w->r, w->hm->base, c->oid,
+            w->forks[s][c - w->hm->side[s]].id, own, &nconf, e);
         if (rc)
             return rc;
         tree = own;
@@ -1698,10 +1710,14 @@ replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
     }
     agent_init(&w.a[0], "side1");
     agent_init(&w.a[1], "side2");
+    for (int s = 0; s < 2; s++)
+        w.forks[s] = xcalloc(hm->nside[s] + 1, sizeof(*w.forks[s]));
     history_raw_init(&w.raw[0]);
     history_raw_init(&w.raw[1]);
     strmap_init(&w.verdicts);
     rc = replay_merge(&w, e);
+    free(w.forks[0]);
+    free(w.forks[1]);
     agent_release(&w.a[0]);
     agent_release(&w.a[1]);
     history_raw_release(&w.raw[0]);

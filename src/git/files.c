@@ -3,9 +3,12 @@
  */
 #include "git/files.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "git/treediff.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -65,6 +68,58 @@ repo_tree_files(struct repo *r, const char *treeish,
     *out = w.v;
     *n = w.n;
     return 0;
+}
+
+/* A file repo_tree_files() lists: a blob (a submodule is not). */
+static bool
+is_listed(uint32_t mode)
+{
+    return mode && (mode & 0170000) != (uint32_t)GIT_FILEMODE_COMMIT &&
+           (mode & 0170000) != (uint32_t)GIT_FILEMODE_TREE;
+}
+
+int
+repo_tree_changes(struct repo *r, const char *from, const char *to,
+    struct git_file_entry **out, size_t *n, struct as_err *e)
+{
+    git_oid id[2];
+    git_tree *t[2] = { NULL, NULL };
+    struct tree_leaves ll = { NULL, 0, 0 };
+    int err = 0;
+
+    *out = NULL;
+    *n = 0;
+    for (int k = 0; k < 2 && !err; k++)
+        if (git_oid_fromstr(&id[k], k ? to : from) < 0 ||
+            git_tree_lookup(&t[k], repo_git(r), &id[k]) < 0) {
+            git_error_clear();
+            err = as_errorf(e, AS_ENOENT, "no tree '%s'", k ? to : from);
+        }
+    if (!err &&
+        (err = tree_changed_leaves(repo_git(r), t[0], t[1], "", &ll, e)) == 0) {
+        tree_leaves_fold(&ll);
+        struct git_file_entry *v = xcalloc(ll.n + 1, sizeof(*v));
+        size_t m = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < ll.n; i++) {
+                const struct tree_leaf *l = &ll.v[i];
+                bool had = is_listed(l->mode[0]), has = is_listed(l->mode[1]);
+                if (pass == 0 && has &&
+                    !(had && git_oid_equal(&l->id[0], &l->id[1]))) {
+                    v[m].path = xstrdup(l->path);
+                    git_oid_tostr(v[m++].oid, sizeof(v->oid), &l->id[1]);
+                } else if (pass == 1 && had && !has) {
+                    v[m].path = xstrdup(l->path);
+                    v[m++].oid[0] = '\0';
+                }
+            }
+        *out = v;
+        *n = m;
+    }
+    tree_leaves_release(&ll);
+    git_tree_free(t[0]);
+    git_tree_free(t[1]);
+    return err;
 }
 
 void

@@ -28,6 +28,17 @@ int repo_tree_files(struct repo *r, const char *treeish,
 void repo_tree_files_free(struct git_file_entry *v, size_t n);
 
 /*
+ * What changes from repo_tree_files(from) to repo_tree_files(to) (tree
+ * ids, hex), found without reading a subtree the two hold unchanged
+ * (src/git/treediff.h): into *out, first every path to holds with a blob
+ * id from has not (added or changed), sorted by path, with to's id in
+ * oid; then every path from holds and to does not, sorted, with oid "".
+ * Free with repo_tree_files_free(). AS_ENOENT when an id names no tree.
+ */
+int repo_tree_changes(struct repo *r, const char *from, const char *to,
+    struct git_file_entry **out, size_t *n, struct as_err *e);
+
+/*
  * Read the blob oid_hex into a new buffer (*buf, NUL-terminated for
  * convenience, free with free()) of *len bytes. AS_ENOENT when missing,
  * AS_EINVAL when oid_hex is malformed.

@@ -67,6 +67,7 @@ side_append(git_commit *c, const git_oid *base, struct history_merge *m, int s,
     hc->time_ms = (int64_t)git_commit_time(c) * 1000;
     hc->on_base = false;
     hc->fork[0] = '\0';
+    hc->parent_at = -1;
     unsigned np = git_commit_parentcount(c);
     const struct history_commit *in_side = NULL; /* a lone parent's entry */
     for (unsigned k = 0; k < np && !hc->on_base; k++) {
@@ -81,6 +82,8 @@ side_append(git_commit *c, const git_oid *base, struct history_merge *m, int s,
             if (!strcmp(m->side[s][j].oid, phex)) {
                 hc->on_base = m->side[s][j].on_base;
                 in_side = &m->side[s][j];
+                if (np == 1)
+                    hc->parent_at = (int32_t)j;
                 break;
             }
         }
@@ -942,15 +945,7 @@ add_diff_cached(git_diff *diff, git_repository *repo, git_tree *from,
 static char *
 leaf_key(const struct tree_leaf *l, bool *modified)
 {
-    int st;
-    if (!l->mode[0])
-        st = GIT_DELTA_ADDED;
-    else if (!l->mode[1])
-        st = GIT_DELTA_DELETED;
-    else if ((l->mode[0] & 0170000) == (l->mode[1] & 0170000))
-        st = GIT_DELTA_MODIFIED;
-    else
-        st = GIT_DELTA_TYPECHANGE;
+    int st = (int)tree_leaf_status(l);
     *modified = st == GIT_DELTA_MODIFIED;
     char a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1];
     git_oid_tostr(a, sizeof(a), &l->id[0]);
@@ -1373,6 +1368,33 @@ out:
         tree_leaves_release(&ll[s]);
     }
     return err;
+}
+
+int
+history_fork(struct repo *r, const char *base_oid, const char *commit_oid,
+    char out[41], bool *unique, struct as_err *e)
+{
+    git_oid b, c;
+    git_oidarray v = { NULL, 0 };
+
+    out[0] = '\0';
+    *unique = false;
+    if (git_oid_fromstr(&b, base_oid) < 0 ||
+        git_oid_fromstr(&c, commit_oid) < 0)
+        return as_errorf(e, AS_EINVAL, "malformed commit id");
+    int rc = git_merge_bases(&v, repo_git(r), &b, &c);
+    if (rc == GIT_ENOTFOUND) {
+        git_error_clear();
+        return 0;
+    }
+    if (rc < 0)
+        return repo_git_errorf(e, "cannot find where '%s' forked", commit_oid);
+    if (v.count) {
+        hex_of(out, &v.ids[0]); /* git_merge_base()'s answer */
+        *unique = v.count == 1;
+    }
+    git_oidarray_free(&v);
+    return 0;
 }
 
 int

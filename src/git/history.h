@@ -70,10 +70,12 @@ const char *history_skip_name(enum history_skip s);
 
 struct history_commit {
     char oid[41], tree[41];
-    int64_t time_ms; /* committer time */
-    bool on_base;    /* B is in its history (else: replay it onto B) */
-    char fork[41];   /* when not on_base: where it forked from B's line
-                        (the merge base of B and it), or "": not looked up */
+    int64_t time_ms;   /* committer time */
+    bool on_base;      /* B is in its history (else: replay it onto B) */
+    char fork[41];     /* when not on_base: where it forked from B's line
+                          (the merge base of B and it), or "": not looked up */
+    int32_t parent_at; /* its one parent's place in the side, or -1 (a
+                          merge commit, or a parent in B's history) */
 };
 
 struct history_merge {
@@ -187,6 +189,16 @@ void history_tune_reads(void);
 int history_own_tree(struct repo *r, const char *base_oid,
     const char *commit_oid, const char *fork_oid, char out[41],
     size_t *nconflicts, struct as_err *e);
+
+/*
+ * Where commit_oid forked from base_oid's line: git_merge_base()'s answer
+ * into out ("" when they share no history), and in *unique whether it is
+ * their only merge base (then a one-parent child of the commit forks
+ * there too; with several, which one git_merge_base() names could
+ * depend on the walk). Returns 0 or AS_EGIT.
+ */
+int history_fork(struct repo *r, const char *base_oid, const char *commit_oid,
+    char out[41], bool *unique, struct as_err *e);
 
 /*
  * Whether replaying m needs an object the repository lacks (a snapshot

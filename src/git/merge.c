@@ -10,6 +10,7 @@
 #include "core/dirrename.h"
 #include "git/shallow.h"
 #include "git/sigcache.h"
+#include "git/treediff.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -374,34 +375,42 @@ pathlist_sort(struct pathlist *l)
     l->n = k;
 }
 
-/* What x added, changed and removed empty, by a tree diff from the base (no
- * renames); the lists sorted. */
+/* What x added, changed and removed empty, by the paths where its tree
+ * differs from the base (no renames; the statuses libgit2's diff with
+ * type changes gives them, src/git/treediff.h); the lists sorted. */
 static int
 side_added(
     git_repository *g, git_tree *anc, struct dr_side *x, struct as_err *e)
 {
-    git_diff *d = NULL;
-    git_diff_options o;
+    struct tree_leaves ll = { NULL, 0, 0 };
 
-    git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
-    o.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
-    if (git_diff_tree_to_tree(&d, g, anc, x->tree, &o) < 0)
+    if (tree_changed_leaves(g, anc, x->tree, "", &ll, e) < 0) {
+        tree_leaves_release(&ll);
         return repo_git_errorf(e, "cannot diff a side of a merge");
-    for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
-        const git_diff_delta *dd = git_diff_get_delta(d, i);
-        if (dd->status == GIT_DELTA_ADDED) {
-            pathlist_add(&x->added, dd->new_file.path);
-        } else if (dd->status == GIT_DELTA_TYPECHANGE) {
-            pathlist_add(&x->typechanged, dd->old_file.path);
-            pathlist_add(&x->modified, dd->new_file.path);
-        } else if (dd->status == GIT_DELTA_MODIFIED) {
-            pathlist_add(&x->modified, dd->new_file.path);
-        } else if (dd->status == GIT_DELTA_DELETED &&
-                   is_empty_blob(&dd->old_file.id)) {
-            pathlist_add(&x->emptied, dd->old_file.path);
+    }
+    tree_leaves_fold(&ll);
+    for (size_t i = 0; i < ll.n; i++) {
+        const struct tree_leaf *l = &ll.v[i];
+        switch (tree_leaf_status(l)) {
+        case GIT_DELTA_ADDED:
+            pathlist_add(&x->added, l->path);
+            break;
+        case GIT_DELTA_TYPECHANGE:
+            pathlist_add(&x->typechanged, l->path);
+            pathlist_add(&x->modified, l->path);
+            break;
+        case GIT_DELTA_MODIFIED:
+            pathlist_add(&x->modified, l->path);
+            break;
+        case GIT_DELTA_DELETED:
+            if (is_empty_blob(&l->id[0]))
+                pathlist_add(&x->emptied, l->path);
+            break;
+        default:
+            break;
         }
     }
-    git_diff_free(d);
+    tree_leaves_release(&ll);
     pathlist_sort(&x->added);
     pathlist_sort(&x->modified);
     return 0;

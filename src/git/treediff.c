@@ -131,3 +131,15 @@ tree_leaves_release(struct tree_leaves *ll)
         free(ll->v[i].path);
     free(ll->v);
 }
+
+git_delta_t
+tree_leaf_status(const struct tree_leaf *l)
+{
+    if (!l->mode[0])
+        return GIT_DELTA_ADDED;
+    if (!l->mode[1])
+        return GIT_DELTA_DELETED;
+    if ((l->mode[0] & 0170000) == (l->mode[1] & 0170000))
+        return GIT_DELTA_MODIFIED;
+    return GIT_DELTA_TYPECHANGE;
+}

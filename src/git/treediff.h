@@ -46,4 +46,9 @@ void tree_leaves_fold(struct tree_leaves *ll);
 
 void tree_leaves_release(struct tree_leaves *ll);
 
+/* The status libgit2's tree diff with GIT_DIFF_INCLUDE_TYPECHANGE gives
+ * the delta at a folded leaf: added, deleted, modified (same kind of
+ * entry), or type change (a file made a symbolic link, and the like). */
+git_delta_t tree_leaf_status(const struct tree_leaf *l);
+
 #endif
