@@ -1314,9 +1314,10 @@ struct git_walk {
     const struct history_merge *hm;
     struct rp_merge *m;
     struct agent a[2];
-    struct history_raw raw[2]; /* each side's diff from the base */
-    struct strmap verdicts;    /* merge_key() -> conflicted (0/1) */
-    uint32_t k[2];             /* commits replayed per side */
+    struct history_raw raw[2];    /* each side's diff from the base */
+    struct strmap verdicts;       /* merge_key() -> conflicted (0/1) */
+    struct merge_verdicts *known; /* each path's, across merges */
+    uint32_t k[2];                /* commits replayed per side */
     struct pair_advisory adv;
     struct as_err *e; /* walk_merge's error */
     /* forward channel: the base's past */
@@ -1400,7 +1401,7 @@ walk_merge(void *ctx, const struct agent *a, const struct agent *b,
         }
     }
     int conflicted = merge_restricted(
-        w->r, (const struct merge_cut_delta *const *)cd, nd, w->e);
+        w->r, (const struct merge_cut_delta *const *)cd, nd, w->known, w->e);
     free(cd[0]);
     free(cd[1]);
     if (conflicted < 0) {
@@ -1630,8 +1631,8 @@ replay_merge(struct git_walk *w, struct as_err *e)
  * counters of work done (graph builds and updates, cache hits) differ.
  */
 #define REPLAY_CHUNK 8
-/* A worker's cache of deltas' effects is cleared past this many entries
- * (about 0.1-1 KiB each). */
+/* A worker's caches of deltas' effects and of paths' merge verdicts are
+ * cleared past this many entries (about 0.1-1 KiB each). */
 #define REPLAY_KEEP_EFFECTS 100000
 
 struct git_run {
@@ -1653,7 +1654,8 @@ struct git_worker {
     size_t id;       /* its run of merges: run->seg[id] */
     struct repo *r;  /* own handle (NULL: open one) */
     struct replay c; /* this worker's counters (a copy of rp's config) */
-    struct forward_hist *fwd; /* forward channel: past merges read */
+    struct forward_hist *fwd;     /* forward channel: past merges read */
+    struct merge_verdicts *known; /* paths' merge verdicts */
 };
 
 /* Replay merge k into its slot rp->m[k]. */
@@ -1699,7 +1701,8 @@ replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
         .prep = prep,
         .g = &bg->g,
         .hm = hm,
-        .m = m };
+        .m = m,
+        .known = wk->known };
     /* forward channel: the merges reachable from the base */
     if (o->risk.weight[RISK_FORWARD] > 0) {
         if (!wk->fwd)
@@ -1730,6 +1733,10 @@ replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
      * which shares most of them, up to a bound on memory. */
     if (history_cache_size(hc) > REPLAY_KEEP_EFFECTS)
         history_cache_clear(hc);
+    if (merge_verdicts_size(wk->known) > REPLAY_KEEP_EFFECTS) {
+        merge_verdicts_free(wk->known);
+        wk->known = merge_verdicts_new();
+    }
     return rc;
 }
 
@@ -1746,6 +1753,7 @@ git_worker_run(void *arg)
     struct risk_prep_cache *prep = risk_prep_cache_new();
     struct sigcache *sigs = sigcache_new();
     memset(&bg, 0, sizeof(bg));
+    wk->known = merge_verdicts_new();
     sigcache_use(sigs);
     for (;;) {
         size_t lo, hi, stop;
@@ -1810,6 +1818,8 @@ git_worker_run(void *arg)
     merge_cache_free(mc);
     base_graph_release(&bg);
     forward_hist_free(wk->fwd);
+    merge_verdicts_free(wk->known);
+    wk->known = NULL;
     return NULL;
 }
 

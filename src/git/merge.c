@@ -1039,9 +1039,69 @@ cut_tree(git_repository *g, const struct merge_cut_entry *v, size_t n, int k,
     return err;
 }
 
+struct merge_verdicts {
+    struct strmap m; /* a path's key -> 1 conflicted, 0 clean */
+    size_t hits;
+};
+
+struct merge_verdicts *
+merge_verdicts_new(void)
+{
+    struct merge_verdicts *v = xcalloc(1, sizeof(*v));
+    strmap_init(&v->m);
+    return v;
+}
+
+void
+merge_verdicts_free(struct merge_verdicts *v)
+{
+    if (!v)
+        return;
+    strmap_release(&v->m);
+    free(v);
+}
+
+size_t
+merge_verdicts_size(const struct merge_verdicts *v)
+{
+    return v ? v->m.count : 0;
+}
+
+size_t
+merge_verdicts_hits(const struct merge_verdicts *v)
+{
+    return v ? v->hits : 0;
+}
+
+/* Whether the cut's paths (each modified on both sides) conflict, each
+ * path's verdict from known or merged by itself and kept there. */
+static int
+cut_conflicted_by_path(struct repo *r, const struct merge_cut_entry *v,
+    size_t n, struct merge_verdicts *known, struct as_err *e)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char hex[3][GIT_OID_HEXSZ + 1];
+        for (int k = 0; k < 3; k++)
+            git_oid_tostr(hex[k], sizeof(hex[k]), &v[i].id[k]);
+        char *key = xasprintf("%s %s %s %o %o %o %s", hex[0], hex[1], hex[2],
+            (unsigned)v[i].mode[0], (unsigned)v[i].mode[1],
+            (unsigned)v[i].mode[2], v[i].path);
+        uint32_t got;
+        if (strmap_get(&known->m, key, strlen(key), &got)) {
+            known->hits++;
+            rc = (int)got;
+        } else if ((rc = merge_cut_conflicted(r, &v[i], 1, e)) >= 0) {
+            strmap_put(&known->m, key, strlen(key), (uint32_t)rc, NULL);
+        }
+        free(key);
+    }
+    return rc;
+}
+
 int
 merge_restricted(struct repo *r, const struct merge_cut_delta *const d[2],
-    const size_t n[2], struct as_err *e)
+    const size_t n[2], struct merge_verdicts *known, struct as_err *e)
 {
     struct strmap at[2], all, deldirs[2];
     struct merge_cut_entry *v = NULL;
@@ -1116,7 +1176,8 @@ merge_restricted(struct repo *r, const struct merge_cut_delta *const d[2],
                 c->mode[1 + k] = y ? y->mode[1] : x->mode[0];
             }
         }
-    rc = merge_cut_conflicted(r, v, nv, e);
+    rc = modified_both && known ? cut_conflicted_by_path(r, v, nv, known, e)
+                                : merge_cut_conflicted(r, v, nv, e);
 out:
     free(v);
     strmap_release(&all);

@@ -89,9 +89,25 @@ struct merge_cut_delta {
  * entry before and after), no rename takes part in a conflict (a rename's
  * source is deleted and its target added on its side), and the trees are
  * cut down to those paths alone.
+ *
+ * known (may be NULL) keeps, in that last case, each such path's own
+ * verdict by its path, entries and modes: with modifications alone each
+ * path merges by itself (no rename, directory rename or file/directory
+ * clash can join two), so the merge conflicts when one of its paths does,
+ * and a later merge that shares a path's three entries takes its verdict
+ * from there instead of merging the file again. A cache holds for any
+ * base and any repository state (what decides a verdict is in its key)
+ * but one repository's attributes; not thread-safe.
  */
+struct merge_verdicts;
+struct merge_verdicts *merge_verdicts_new(void);
+void merge_verdicts_free(struct merge_verdicts *v);
+/* Paths held, and verdicts answered from the cache. */
+size_t merge_verdicts_size(const struct merge_verdicts *v);
+size_t merge_verdicts_hits(const struct merge_verdicts *v);
+
 int merge_restricted(struct repo *r, const struct merge_cut_delta *const d[2],
-    const size_t n[2], struct as_err *e);
+    const size_t n[2], struct merge_verdicts *known, struct as_err *e);
 
 /*
  * git_merge_trees() of ours and theirs over anc, pairing renames as git's

@@ -433,8 +433,19 @@ test_merge_table(void)
         nd[0] = side_deltas(r, "a~1^{tree}", "a^{tree}", &cd[0]);
         nd[1] = side_deltas(r, "b~1^{tree}", "b^{tree}", &cd[1]);
         int cut = merge_restricted(
-            r, (const struct merge_cut_delta *const *)cd, nd, &e);
+            r, (const struct merge_cut_delta *const *)cd, nd, NULL, &e);
         CHECK_INT(cut, strcmp(mc->name, "file/directory") ? m.conflicted : 2);
+        /* path by path through a cache of verdicts: the same, cold and
+         * warm */
+        struct merge_verdicts *known = merge_verdicts_new();
+        for (int pass = 0; pass < 2; pass++)
+            CHECK_INT(
+                merge_restricted(r, (const struct merge_cut_delta *const *)cd,
+                    nd, known, &e),
+                cut);
+        if (merge_verdicts_size(known))
+            CHECK(merge_verdicts_hits(known) > 0);
+        merge_verdicts_free(known);
         side_deltas_free(cd[0], nd[0]);
         side_deltas_free(cd[1], nd[1]);
         merge_result_release(&m);
