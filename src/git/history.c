@@ -967,11 +967,11 @@ leaf_key(const struct tree_leaf *l, bool *modified)
 static int
 from_leaves(git_repository *g, git_tree *from, git_tree *to,
     const git_diff_options *opts, const git_diff_find_options *fo,
-    const struct tree_leaves *ll, struct history_cache *c, struct agent *out,
-    struct history_raw *raw, struct as_err *e)
+    const struct tree_leaves *ll, char **given, struct history_cache *c,
+    struct agent *out, struct history_raw *raw, struct as_err *e)
 {
     size_t n = ll->n;
-    char **keys = xcalloc(n + 1, sizeof(*keys));
+    char **keys = given ? given : xcalloc(n + 1, sizeof(*keys));
     bool *mod = xcalloc(n + 1, sizeof(*mod));
     uint32_t *eff = xcalloc(n + 1, sizeof(*eff));
     char **need = xcalloc(n + 1, sizeof(*need));
@@ -983,7 +983,10 @@ from_leaves(git_repository *g, git_tree *from, git_tree *to,
     int rc = 1;
 
     for (size_t i = 0; i < n; i++) {
-        keys[i] = leaf_key(&ll->v[i], &mod[i]);
+        if (keys[i]) /* kept from the previous diff */
+            mod[i] = tree_leaf_status(&ll->v[i]) == GIT_DELTA_MODIFIED;
+        else
+            keys[i] = leaf_key(&ll->v[i], &mod[i]);
         if (!mod[i]) {
             buf_add(&rkey, &rlen, &ralloc, keys[i], strlen(keys[i]));
             buf_add(&rkey, &rlen, &ralloc, "\n", 1);
@@ -1076,6 +1079,82 @@ out:
     return rc;
 }
 
+/*
+ * The paths where the base and t differ, each side's entry, from raw (the
+ * diff from the base to raw->tree, every path, sorted) and the paths where
+ * raw->tree and t differ: a path those two hold the same keeps raw's leaf
+ * and its key; at another the base's entry is raw's when raw has the path,
+ * else raw->tree's own (which is the base's there), and the leaf goes when
+ * t is back to the base's entry. Sorted and folded, as
+ * tree_changed_leaves() and tree_leaves_fold() give them; *keys: each
+ * leaf's key when kept (taken from raw), else NULL.
+ */
+static int
+leaves_from_previous(git_repository *g, struct history_raw *raw, git_tree *t,
+    struct tree_leaves *ll, char ***keys, struct as_err *e)
+{
+    git_tree *pt = NULL;
+    struct tree_leaves d = { NULL, 0, 0 };
+    int err = lookup_tree(g, raw->tree, &pt, e);
+    if (err < 0)
+        return err;
+    err = tree_changed_leaves(g, pt, t, "", &d, e);
+    git_tree_free(pt);
+    if (err < 0) {
+        tree_leaves_release(&d);
+        return err;
+    }
+    tree_leaves_fold(&d);
+    size_t cap = raw->n + d.n + 1;
+    ll->v = xcalloc(cap, sizeof(*ll->v));
+    ll->alloc = cap;
+    ll->n = 0;
+    char **k = xcalloc(cap, sizeof(*k));
+    size_t i = 0, j = 0;
+    while (i < raw->n || j < d.n) {
+        int c = i == raw->n ? 1
+                : j == d.n  ? -1
+                            : strcmp(raw->v[i].path, d.v[j].path);
+        struct tree_leaf l;
+        char *key = NULL;
+        if (c < 0) { /* the same in both trees: raw's leaf */
+            struct history_delta *hd = &raw->v[i++];
+            l.path = hd->path;
+            hd->path = NULL;
+            key = hd->key;
+            hd->key = NULL;
+            for (int s = 0; s < 2; s++) {
+                l.id[s] = hd->id[s];
+                l.mode[s] = hd->mode[s];
+            }
+        } else {
+            struct tree_leaf *dl = &d.v[j++];
+            l.path = dl->path;
+            dl->path = NULL;
+            l.id[1] = dl->id[1];
+            l.mode[1] = dl->mode[1];
+            if (c == 0) { /* the base's entry, as raw has it */
+                l.id[0] = raw->v[i].id[0];
+                l.mode[0] = raw->v[i].mode[0];
+                i++;
+            } else { /* raw->tree held the base's entry */
+                l.id[0] = dl->id[0];
+                l.mode[0] = dl->mode[0];
+            }
+            if (l.mode[0] == l.mode[1] &&
+                (!l.mode[0] || git_oid_equal(&l.id[0], &l.id[1]))) {
+                free(l.path); /* back to the base's entry */
+                continue;
+            }
+        }
+        ll->v[ll->n] = l;
+        k[ll->n++] = key;
+    }
+    tree_leaves_release(&d);
+    *keys = k;
+    return 0;
+}
+
 int
 history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     const struct agent *prev, int64_t now_ms, struct history_cache *cache,
@@ -1087,9 +1166,11 @@ history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     git_diff_options opts;
     git_diff_find_options fo;
     struct tree_leaves ll = { NULL, 0, 0 };
-    char **paths = NULL;
+    char **paths = NULL, **given = NULL;
     int err;
 
+    if (raw && !cache)
+        history_raw_release(raw);
     if ((err = lookup_tree(g, base_tree, &bt, e)) < 0 ||
         (err = lookup_tree(g, tree, &t, e)) < 0)
         goto out;
@@ -1100,23 +1181,33 @@ history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
     fo.flags = GIT_DIFF_FIND_RENAMES;
     fo.metric = sigcache_metric(SIGCACHE_DIFF); /* NULL: libgit2's */
-    if (raw)
-        history_raw_release(raw);
     if (cache) {
         /* Only the paths where the trees differ: the diff then reads the
-         * directories on the way to them, not the whole tree. */
-        if ((err = tree_changed_leaves(g, bt, t, "", &ll, e)) < 0)
+         * directories on the way to them, not the whole tree; from the
+         * previous diff's when raw holds one from this base. */
+        if (raw && raw->tree[0] && !strcmp(raw->base, base_tree))
+            err = leaves_from_previous(g, raw, t, &ll, &given, e);
+        else
+            err = tree_changed_leaves(g, bt, t, "", &ll, e);
+        if (raw)
+            history_raw_release(raw);
+        if (err < 0)
             goto out;
-        if (!ll.n)
-            goto done; /* the same tree: nothing changed */
-        tree_leaves_fold(&ll);
+        if (!given)
+            tree_leaves_fold(&ll);
+        if (!ll.n) {
+            free(given);
+            given = NULL;
+            goto leaves_done; /* the same tree: nothing changed */
+        }
         /* libgit2 diffs only what the cache lacks */
-        if ((err = from_leaves(g, bt, t, &opts, &fo, &ll, cache, out, raw, e)) <
-            0)
+        err = from_leaves(g, bt, t, &opts, &fo, &ll, given, cache, out, raw, e);
+        given = NULL; /* from_leaves() took it */
+        if (err < 0)
             goto out;
         if (err == 1) {
             err = 0;
-            goto done;
+            goto leaves_done;
         }
         paths = xcalloc(ll.n, sizeof(*paths));
         for (size_t i = 0; i < ll.n; i++)
@@ -1135,6 +1226,12 @@ history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
                            diff, g, bt, t, &opts, &fo, cache, out, raw, e)
                      : workset_add_diff(diff, out, e)) < 0)
         goto out;
+    goto done;
+leaves_done:
+    if (raw) { /* raw holds every path where the trees differ */
+        snprintf(raw->base, sizeof(raw->base), "%s", base_tree);
+        snprintf(raw->tree, sizeof(raw->tree), "%s", tree);
+    }
 done:
     agent_sort(out);
     for (size_t i = 0; i < out->nfiles; i++) {
@@ -1145,6 +1242,8 @@ done:
     free(out->tree_oid);
     out->tree_oid = xstrdup(tree);
 out:
+    if (err < 0 && raw)
+        history_raw_release(raw);
     free(paths);
     tree_leaves_release(&ll);
     git_diff_free(diff);

@@ -123,6 +123,10 @@ struct history_raw {
     struct history_delta *v;
     size_t n, alloc;
     struct strmap paths; /* path -> index into v */
+    /* the two trees v is the diff of, when it holds every path where they
+     * differ ("": not known): the next diff from the same base starts
+     * from it and the paths where tree and the next tree differ */
+    char base[41], tree[41];
 };
 
 void history_raw_init(struct history_raw *r);
@@ -138,7 +142,10 @@ void history_raw_release(struct history_raw *r);
  * keeps. Weights are left for the caller. Returns 0, AS_ENOENT or AS_EGIT.
  *
  * raw, when not NULL, is released here and refilled (when cache is not
- * NULL) with the diff's deltas.
+ * NULL) with the diff's deltas. When it held the diff from the same base
+ * to another tree (the side's previous commit), the paths where the two
+ * trees differ are found from it and the diff between that tree and this
+ * one, without walking the base's tree again; the result is the same.
  */
 int history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
     const struct agent *prev, int64_t now_ms, struct history_cache *cache,

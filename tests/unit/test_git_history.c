@@ -1,0 +1,175 @@
+/* test_git_history.c - a side's working sets from its base, commit after
+ * commit: the diff found from the previous commit's (history_raw kept
+ * from one call to the next) equals the diff made afresh, through adds,
+ * edits, a rename, a file made a directory and back, a symbolic link, a
+ * file put back as the base had it, and a commit equal to the base. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "git/history.h"
+#include "git/repo.h"
+#include "test.h"
+#include "test_git_fixture.h"
+
+static char repo_dir[600];
+
+static void
+tree_of(const char *rev, char out[41])
+{
+    char buf[128] = "";
+    char spec[64];
+    snprintf(spec, sizeof(spec), "%s^{tree}", rev);
+    char *argv[] = { "git", "rev-parse", spec, NULL };
+    fx_runv(repo_dir, argv, buf, sizeof(buf));
+    snprintf(out, 41, "%.40s", buf);
+}
+
+/* The working set and raw deltas as one line each. */
+static void
+render(
+    const struct agent *a, const struct history_raw *raw, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < a->nfiles && len < cap; i++) {
+        const struct ws_file *f = &a->files[i];
+        len += (size_t)snprintf(out + len, cap - len, "%s:%d:%s:", f->path,
+            (int)f->status, f->new_path ? f->new_path : "");
+        for (size_t k = 0; k < f->ranges.n && len < cap; k++)
+            len += (size_t)snprintf(out + len, cap - len, "%u-%u,",
+                f->ranges.v[k].start, f->ranges.v[k].end);
+        len += (size_t)snprintf(out + len, cap - len, " ");
+    }
+    len += (size_t)snprintf(out + len, cap - len, "|");
+    for (size_t i = 0; i < raw->n && len < cap; i++)
+        len += (size_t)snprintf(
+            out + len, cap - len, "%s=%s ", raw->v[i].path, raw->v[i].key);
+}
+
+static void
+test_incremental(void)
+{
+    fx_setup();
+    snprintf(repo_dir, sizeof(repo_dir), "%s/repo", fx_root);
+    fx_git(fx_root, "init", "-q", "-b", "main", repo_dir, NULL);
+    fx_write(repo_dir, "a.c", "one\ntwo\nthree\nfour\nfive\n");
+    fx_write(repo_dir, "lib/b.c", "b1\nb2\nb3\n");
+    fx_write(repo_dir, "lib/deep/c.c", "c1\nc2\n");
+    fx_write(repo_dir, "thing", "a file\n");
+    fx_write(repo_dir, "moved.txt",
+        "a long enough text\nthat a rename\nis found by similarity\n"
+        "line four\nline five\nline six\n");
+    fx_git(repo_dir, "add", "-A", NULL);
+    fx_commit(repo_dir, "base");
+    fx_git(repo_dir, "tag", "base", NULL);
+    /* the side, one commit at a time */
+    const char *steps[][3] = {
+        { "write", "a.c", "one\nTWO\nthree\nfour\nfive\n" },
+        { "write", "new.c", "new\n" },
+        { "write", "lib/deep/c.c", "c1\nC2\nc3\n" },
+        { "mv", "moved.txt", "elsewhere/moved.txt" },
+        { "rm", "thing", NULL },
+        { "write", "thing/inside.c", "now a directory\n" },
+        { "write", "a.c", "one\ntwo\nthree\nfour\nfive\n" }, /* as base */
+        { "link", "lnk", "a.c" },
+        { "rm", "thing/inside.c", NULL },
+        { "write", "thing", "a file\n" }, /* back to base's file */
+        { "write", "lib/b.c", "b1\nb2\nb3\nb4\n" },
+    };
+    size_t nsteps = sizeof(steps) / sizeof(*steps);
+    char base[41];
+    tree_of("base", base);
+    struct repo *r = NULL;
+    struct as_err e;
+    CHECK_INT(repo_open(repo_dir, &r, &e), 0);
+    if (!r)
+        return;
+    struct history_cache *c1 = history_cache_new(), *c2 = history_cache_new();
+    struct history_raw kept;
+    history_raw_init(&kept);
+    struct agent prev1, prev2;
+    agent_init(&prev1, "side");
+    agent_init(&prev2, "side");
+    for (size_t i = 0; i < nsteps; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", repo_dir, steps[i][1]);
+        if (!strcmp(steps[i][0], "write")) {
+            fx_write(repo_dir, steps[i][1], steps[i][2]);
+        } else if (!strcmp(steps[i][0], "rm")) {
+            fx_git(repo_dir, "rm", "-q", steps[i][1], NULL);
+        } else if (!strcmp(steps[i][0], "mv")) {
+            char dst[1024];
+            snprintf(dst, sizeof(dst), "%s/elsewhere", repo_dir);
+            mkdir(dst, 0755);
+            fx_git(repo_dir, "mv", steps[i][1], steps[i][2], NULL);
+        } else {
+            CHECK_INT(symlink(steps[i][2], path), 0);
+        }
+        fx_git(repo_dir, "add", "-A", NULL);
+        fx_commit(repo_dir, "step");
+        char tree[41];
+        tree_of("HEAD", tree);
+        /* incremental: kept from the previous call; afresh: a new raw */
+        struct agent a1, a2;
+        struct history_raw fresh;
+        history_raw_init(&fresh);
+        agent_init(&a1, "side");
+        agent_init(&a2, "side");
+        int64_t now = 1000 * (int64_t)(i + 1);
+        CHECK_INT(
+            history_workset_raw(r, base, tree, &prev1, now, c1, &a1, &kept, &e),
+            0);
+        CHECK_INT(history_workset_raw(
+                      r, base, tree, &prev2, now, c2, &a2, &fresh, &e),
+            0);
+        char x[8192], y[8192];
+        render(&a1, &kept, x, sizeof(x));
+        render(&a2, &fresh, y, sizeof(y));
+        CHECK_STR(x, y);
+        CHECK_INT(a1.nfiles, a2.nfiles);
+        for (size_t k = 0; k < a1.nfiles && k < a2.nfiles; k++)
+            CHECK_INT(a1.files[k].changed_at_ms, a2.files[k].changed_at_ms);
+        history_raw_release(&fresh);
+        agent_release(&prev1);
+        agent_release(&prev2);
+        prev1 = a1;
+        prev2 = a2;
+    }
+    /* the last state: a rename, an edit, the symbolic link, new.c */
+    char last[8192];
+    render(&prev1, &kept, last, sizeof(last));
+    CHECK(strstr(last, "elsewhere/moved.txt") != NULL);
+    CHECK(strstr(last, "lnk") != NULL);
+    CHECK(strstr(last, "new.c") != NULL);
+    CHECK(strstr(last, "a.c:") == NULL);   /* back as the base had it */
+    CHECK(strstr(last, "thing:") == NULL); /* and back to its file */
+    /* the base itself: nothing, and the next diff still right */
+    struct agent a3;
+    agent_init(&a3, "side");
+    CHECK_INT(
+        history_workset_raw(r, base, base, NULL, 0, c1, &a3, &kept, &e), 0);
+    CHECK_INT(a3.nfiles, 0);
+    CHECK_INT(kept.n, 0);
+    agent_release(&a3);
+    char tip[41];
+    tree_of("HEAD", tip);
+    agent_init(&a3, "side");
+    CHECK_INT(
+        history_workset_raw(r, base, tip, NULL, 0, c1, &a3, &kept, &e), 0);
+    CHECK_INT(a3.nfiles, prev1.nfiles);
+    agent_release(&a3);
+    agent_release(&prev1);
+    agent_release(&prev2);
+    history_raw_release(&kept);
+    history_cache_free(c1);
+    history_cache_free(c2);
+    repo_free(r);
+}
+
+int
+main(void)
+{
+    TEST_RUN("a side's diffs from the previous commit's", test_incremental);
+    return test_done();
+}
