@@ -19,10 +19,28 @@ struct fh_merge {
     size_t n[2];
 };
 
+/* A commit as the walk needs it, read once: its time and parents. */
+struct fh_commit {
+    git_oid id;
+    int64_t t;
+    uint32_t parents, nparents; /* into forward_hist.par */
+    uint32_t seen;              /* the last walk that reached it */
+    int32_t merge;              /* index into m once its sides are read */
+    bool missing;               /* it could not be read */
+};
+
 struct forward_hist {
     struct strmap ids; /* merge oid -> index into m */
     struct fh_merge *m;
     size_t n, alloc;
+    /* every commit a walk reached, by hex id; walks after the first read
+     * a commit from here instead of looking it up again */
+    struct strmap cids;
+    struct fh_commit *c;
+    size_t nc, ac;
+    git_oid *par;
+    size_t npar, apar;
+    uint32_t walk;               /* walks made */
     char rev[GIT_OID_HEXSZ + 1]; /* the table's rev, or "" */
     /* the table's past was cut short (a shallow clone, a commit that could
      * not be read): not cached, as a later fetch may complete it */
@@ -39,6 +57,7 @@ forward_hist_new(void)
 {
     struct forward_hist *h = xcalloc(1, sizeof(*h));
     strmap_init(&h->ids);
+    strmap_init(&h->cids);
     forward_table_init(&h->table);
     return h;
 }
@@ -56,6 +75,9 @@ forward_hist_free(struct forward_hist *h)
         }
     free(h->m);
     strmap_release(&h->ids);
+    strmap_release(&h->cids);
+    free(h->c);
+    free(h->par);
     forward_table_release(&h->table);
     git_repository_free(h->g);
     free(h);
@@ -90,14 +112,22 @@ changed_paths(
 /* Merge c's sides (each parent's diff from their merge base), read now or
  * before; a merge whose sides cannot be read is kept with none. */
 static size_t
-merge_sides(struct forward_hist *h, git_repository *g, const git_commit *c)
+merge_sides(struct forward_hist *h, git_repository *g, const git_oid *id)
 {
     char hex[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+    git_oid_tostr(hex, sizeof(hex), id);
     uint32_t at;
     if (strmap_get(&h->ids, hex, strlen(hex), &at))
         return at;
     struct fh_merge fm = { { NULL, NULL }, { 0, 0 } };
+    git_commit *c = NULL;
+    if (git_commit_lookup(&c, g, id) < 0) {
+        git_error_clear(); /* read a moment ago: kept with no sides */
+        ALLOC_GROW(h->m, h->n + 1, h->alloc);
+        h->m[h->n] = fm;
+        strmap_put(&h->ids, hex, strlen(hex), (uint32_t)h->n, NULL);
+        return h->n++;
+    }
     git_oidarray bases = { NULL, 0 };
     git_commit *bc = NULL, *p = NULL;
     git_tree *bt = NULL, *pt = NULL;
@@ -135,6 +165,7 @@ merge_sides(struct forward_hist *h, git_repository *g, const git_commit *c)
         }
     git_tree_free(bt);
     git_commit_free(bc);
+    git_commit_free(c);
     git_oidarray_free(&bases);
     ALLOC_GROW(h->m, h->n + 1, h->alloc);
     h->m[h->n] = fm;
@@ -142,31 +173,62 @@ merge_sides(struct forward_hist *h, git_repository *g, const git_commit *c)
     return h->n++;
 }
 
-/* The walk's heap: commits by committer time, newest on top. */
-struct fh_item {
-    git_commit *c;
-    int64_t t;
-};
-
-static void
-heap_push(struct fh_item **v, size_t *n, size_t *alloc, struct strmap *seen,
-    git_repository *g, const git_oid *id, bool *cut)
+/* The commit id names, read now or before (NULL: it cannot be read,
+ * which is remembered). */
+static const struct fh_commit *
+commit_of(
+    struct forward_hist *h, git_repository *g, const git_oid *id, uint32_t *at)
 {
     char hex[GIT_OID_HEXSZ + 1];
     git_oid_tostr(hex, sizeof(hex), id);
     bool added;
-    strmap_put(seen, hex, strlen(hex), 0, &added);
-    git_commit *c = NULL;
-    if (!added)
-        return;
-    if (git_commit_lookup(&c, g, id) < 0) {
-        git_error_clear();
+    *at = strmap_put(&h->cids, hex, strlen(hex), (uint32_t)h->nc, &added);
+    if (added) {
+        ALLOC_GROW(h->c, h->nc + 1, h->ac);
+        struct fh_commit *fc = &h->c[h->nc++];
+        memset(fc, 0, sizeof(*fc));
+        git_oid_cpy(&fc->id, id);
+        fc->merge = -1;
+        git_commit *c = NULL;
+        if (git_commit_lookup(&c, g, id) < 0) {
+            git_error_clear();
+            fc->missing = true;
+        } else {
+            fc->t = (int64_t)git_commit_time(c);
+            fc->nparents = git_commit_parentcount(c);
+            fc->parents = (uint32_t)h->npar;
+            ALLOC_GROW(h->par, h->npar + fc->nparents, h->apar);
+            for (unsigned k = 0; k < fc->nparents; k++)
+                git_oid_cpy(&h->par[h->npar++], git_commit_parent_id(c, k));
+            git_commit_free(c);
+        }
+    }
+    return h->c[*at].missing ? NULL : &h->c[*at];
+}
+
+/* The walk's heap: commits (indices into h->c) by committer time, newest
+ * on top. */
+struct fh_item {
+    uint32_t c;
+    int64_t t;
+};
+
+static void
+heap_push(struct forward_hist *h, struct fh_item **v, size_t *n, size_t *alloc,
+    git_repository *g, const git_oid *id, bool *cut)
+{
+    uint32_t at;
+    const struct fh_commit *fc = commit_of(h, g, id, &at);
+    if (h->c[at].seen == h->walk)
+        return; /* reached before in this walk */
+    h->c[at].seen = h->walk;
+    if (!fc) {
         *cut = true;
         return;
     }
     ALLOC_GROW(*v, *n + 1, *alloc);
     size_t i = (*n)++;
-    struct fh_item it = { c, (int64_t)git_commit_time(c) };
+    struct fh_item it = { at, fc->t };
     while (i > 0 && (*v)[(i - 1) / 2].t < it.t) {
         (*v)[i] = (*v)[(i - 1) / 2];
         i = (i - 1) / 2;
@@ -174,10 +236,10 @@ heap_push(struct fh_item **v, size_t *n, size_t *alloc, struct strmap *seen,
     (*v)[i] = it;
 }
 
-static git_commit *
+static uint32_t
 heap_pop(struct fh_item *v, size_t *n)
 {
-    git_commit *top = v[0].c;
+    uint32_t top = v[0].c;
     struct fh_item last = v[--*n];
     size_t i = 0;
     for (;;) {
@@ -245,31 +307,29 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
      * seen and not yet taken */
     struct fh_item *heap = NULL;
     size_t nheap = 0, aheap = 0;
-    struct strmap seen;
-    strmap_init(&seen);
     h->cut = false;
-    heap_push(&heap, &nheap, &aheap, &seen, g, &id, &h->cut);
+    h->walk++;
+    heap_push(h, &heap, &nheap, &aheap, g, &id, &h->cut);
     size_t *pick = xcalloc(window ? window : 1, sizeof(*pick));
     size_t npick = 0;
     /* a commit that cannot be read is left out with what only it reaches */
     for (size_t walked = 0;
          npick < window && walked < FORWARD_WALK_MAX && nheap; walked++) {
-        git_commit *c = heap_pop(heap, &nheap);
-        unsigned np = git_commit_parentcount(c);
-        if (np == 2) {
-            size_t idx = merge_sides(h, g, c);
+        uint32_t at = heap_pop(heap, &nheap);
+        if (h->c[at].nparents == 2) {
+            if (h->c[at].merge < 0)
+                h->c[at].merge = (int32_t)merge_sides(h, g, &h->c[at].id);
+            size_t idx = (size_t)h->c[at].merge;
             if (h->m[idx].n[0] && h->m[idx].n[1])
                 pick[npick++] = idx;
         }
-        for (unsigned k = 0; k < np; k++)
-            heap_push(&heap, &nheap, &aheap, &seen, g,
-                git_commit_parent_id(c, k), &h->cut);
-        git_commit_free(c);
+        /* (h->c and h->par may move as the pushes add commits) */
+        for (uint32_t k = 0; k < h->c[at].nparents; k++) {
+            git_oid p = h->par[h->c[at].parents + k];
+            heap_push(h, &heap, &nheap, &aheap, g, &p, &h->cut);
+        }
     }
-    for (size_t i = 0; i < nheap; i++)
-        git_commit_free(heap[i].c);
     free(heap);
-    strmap_release(&seen);
     struct forward_merge *fm = xcalloc(npick ? npick : 1, sizeof(*fm));
     for (size_t i = 0; i < npick; i++)
         for (int s = 0; s < 2; s++) {
