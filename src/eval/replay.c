@@ -113,6 +113,7 @@ struct replay {
     size_t graph_builds, graph_updates, parsed, cached, merges_run, merge_hits;
     size_t merge_keys; /* speculative merges known by merge_key() */
     size_t merges_cut; /* told by the changed paths (merge_restricted) */
+    size_t labels_cut; /* labels told clean by the changed paths */
     size_t replayed, replay_conflicts; /* side commits replayed onto B */
     char **notes; /* merges skipped during the replay, and why */
     size_t nnotes, anotes;
@@ -1080,7 +1081,7 @@ replay_print_json(const struct replay *rp, FILE *out)
         json_object_set_new(
             root, "merges_seen", json_integer((json_int_t)rp->merges_seen));
         json_object_set_new(root, "stats",
-            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
                 "graph_builds", (json_int_t)rp->graph_builds,
                 "graph_file_updates", (json_int_t)rp->graph_updates,
                 "files_parsed", (json_int_t)rp->parsed, "files_cached",
@@ -1088,7 +1089,8 @@ replay_print_json(const struct replay *rp, FILE *out)
                 (json_int_t)rp->merges_run, "merge_cache_hits",
                 (json_int_t)rp->merge_hits, "merges_known_by_key",
                 (json_int_t)rp->merge_keys, "merges_restricted",
-                (json_int_t)rp->merges_cut, "replayed_commits",
+                (json_int_t)rp->merges_cut, "labels_restricted",
+                (json_int_t)rp->labels_cut, "replayed_commits",
                 (json_int_t)rp->replayed, "replay_conflicts",
                 (json_int_t)rp->replay_conflicts));
     }
@@ -1368,6 +1370,29 @@ merge_key(const struct git_walk *w, size_t *len)
     return k;
 }
 
+/* merge_restricted() of the two sides' current deltas from the base. */
+static int
+walk_restricted(struct git_walk *w, struct as_err *e)
+{
+    struct merge_cut_delta *cd[2];
+    size_t nd[2];
+    for (int s = 0; s < 2; s++) {
+        const struct history_raw *raw = &w->raw[s];
+        cd[s] = xcalloc(raw->n + 1, sizeof(*cd[s]));
+        nd[s] = raw->n;
+        for (size_t i = 0; i < raw->n; i++) {
+            cd[s][i].path = raw->v[i].path;
+            memcpy(cd[s][i].id, raw->v[i].id, sizeof(cd[s][i].id));
+            memcpy(cd[s][i].mode, raw->v[i].mode, sizeof(cd[s][i].mode));
+        }
+    }
+    int rc = merge_restricted(
+        w->r, (const struct merge_cut_delta *const *)cd, nd, w->known, e);
+    free(cd[0]);
+    free(cd[1]);
+    return rc;
+}
+
 /* The merge channel of the walk (a pair_merge_fn): the two sides' trees
  * over the merge's base, once both have a commit. */
 static int
@@ -1388,22 +1413,7 @@ walk_merge(void *ctx, const struct agent *a, const struct agent *b,
         return known ? 1 : 0;
     }
     /* The changed paths alone tell, or merge trees cut down to them. */
-    struct merge_cut_delta *cd[2];
-    size_t nd[2];
-    for (int s = 0; s < 2; s++) {
-        const struct history_raw *raw = &w->raw[s];
-        cd[s] = xcalloc(raw->n + 1, sizeof(*cd[s]));
-        nd[s] = raw->n;
-        for (size_t i = 0; i < raw->n; i++) {
-            cd[s][i].path = raw->v[i].path;
-            memcpy(cd[s][i].id, raw->v[i].id, sizeof(cd[s][i].id));
-            memcpy(cd[s][i].mode, raw->v[i].mode, sizeof(cd[s][i].mode));
-        }
-    }
-    int conflicted = merge_restricted(
-        w->r, (const struct merge_cut_delta *const *)cd, nd, w->known, w->e);
-    free(cd[0]);
-    free(cd[1]);
+    int conflicted = walk_restricted(w, w->e);
     if (conflicted < 0) {
         free(key);
         return conflicted;
@@ -1598,7 +1608,26 @@ replay_merge(struct git_walk *w, struct as_err *e)
                                                                 : -1;
 
     /* The label: git's merge of the two parents over their one merge base
-     * (known: no second search, which a shallow clone may not allow). */
+     * (known: no second search, which a shallow clone may not allow). The
+     * walk ends at the parents' own trees, whose deltas from the base tell
+     * a clean merge without merging the whole trees (merge.h); a conflict
+     * or a case they cannot tell runs the full merge for its paths. */
+    bool at_tips = true;
+    for (int s = 0; s < 2; s++)
+        at_tips = at_tips && w->a[s].tree_oid &&
+                  !strcmp(w->a[s].tree_oid, hm->side[s][hm->nside[s] - 1].tree);
+    if (at_tips) {
+        int quick = walk_restricted(w, e);
+        if (quick < 0)
+            return quick;
+        if (quick == 0) {
+            m->conflicted = false;
+            m->cpaths = NULL;
+            m->ncpaths = 0;
+            w->rp->labels_cut++;
+            return 0;
+        }
+    }
     struct merge_result mr = { 0 };
     rc = merge_speculative(w->r, w->mc, hm->base,
         hm->side[0][hm->nside[0] - 1].tree, hm->base,
@@ -1910,6 +1939,7 @@ replay_run_git(struct replay *rp, struct repo *r,
         rp->merge_hits += wk[i].c.merge_hits;
         rp->merge_keys += wk[i].c.merge_keys;
         rp->merges_cut += wk[i].c.merges_cut;
+        rp->labels_cut += wk[i].c.labels_cut;
         rp->replayed += wk[i].c.replayed;
         rp->replay_conflicts += wk[i].c.replay_conflicts;
     }
