@@ -1185,9 +1185,16 @@ history_workset_raw(struct repo *r, const char *base_tree, const char *tree,
         /* Only the paths where the trees differ: the diff then reads the
          * directories on the way to them, not the whole tree; from the
          * previous diff's when raw holds one from this base. */
-        if (raw && raw->tree[0] && !strcmp(raw->base, base_tree))
-            err = leaves_from_previous(g, raw, t, &ll, &given, e);
-        else
+        err = -1;
+        if (raw && raw->tree[0] && !strcmp(raw->base, base_tree) &&
+            (err = leaves_from_previous(g, raw, t, &ll, &given, e)) < 0) {
+            /* the previous tree is gone (an in-memory tree dropped):
+             * from the base, as if there were none */
+            tree_leaves_release(&ll);
+            memset(&ll, 0, sizeof(ll));
+            git_error_clear();
+        }
+        if (err < 0)
             err = tree_changed_leaves(g, bt, t, "", &ll, e);
         if (raw)
             history_raw_release(raw);

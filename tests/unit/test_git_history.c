@@ -144,6 +144,20 @@ test_incremental(void)
     CHECK(strstr(last, "new.c") != NULL);
     CHECK(strstr(last, "a.c:") == NULL);   /* back as the base had it */
     CHECK(strstr(last, "thing:") == NULL); /* and back to its file */
+    /* a previous tree that is gone: the diff is made from the base */
+    {
+        char tip0[41];
+        tree_of("HEAD", tip0);
+        snprintf(kept.tree, sizeof(kept.tree), "%s",
+            "0123456789abcdef0123456789abcdef01234567");
+        struct agent a4;
+        agent_init(&a4, "side");
+        CHECK_INT(
+            history_workset_raw(r, base, tip0, NULL, 0, c1, &a4, &kept, &e), 0);
+        CHECK_INT(a4.nfiles, prev1.nfiles);
+        CHECK_STR(kept.tree, tip0);
+        agent_release(&a4);
+    }
     /* the base itself: nothing, and the next diff still right */
     struct agent a3;
     agent_init(&a3, "side");
