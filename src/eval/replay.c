@@ -111,9 +111,10 @@ struct replay {
     bool git;
     size_t merges_seen, hskip[HISTORY_NSKIP];
     size_t graph_builds, graph_updates, parsed, cached, merges_run, merge_hits;
-    size_t merge_keys; /* speculative merges known by merge_key() */
-    size_t merges_cut; /* told by the changed paths (merge_restricted) */
-    size_t labels_cut; /* labels told clean by the changed paths */
+    size_t merge_keys;   /* speculative merges known by merge_key() */
+    size_t merges_cut;   /* told by the changed paths (merge_restricted) */
+    size_t labels_cut;   /* labels told clean by the changed paths */
+    size_t replay_steps; /* replayed trees from the previous commit's */
     size_t replayed, replay_conflicts; /* side commits replayed onto B */
     char **notes; /* merges skipped during the replay, and why */
     size_t nnotes, anotes;
@@ -1081,7 +1082,7 @@ replay_print_json(const struct replay *rp, FILE *out)
         json_object_set_new(
             root, "merges_seen", json_integer((json_int_t)rp->merges_seen));
         json_object_set_new(root, "stats",
-            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
                 "graph_builds", (json_int_t)rp->graph_builds,
                 "graph_file_updates", (json_int_t)rp->graph_updates,
                 "files_parsed", (json_int_t)rp->parsed, "files_cached",
@@ -1091,7 +1092,8 @@ replay_print_json(const struct replay *rp, FILE *out)
                 (json_int_t)rp->merge_keys, "merges_restricted",
                 (json_int_t)rp->merges_cut, "labels_restricted",
                 (json_int_t)rp->labels_cut, "replayed_commits",
-                (json_int_t)rp->replayed, "replay_conflicts",
+                (json_int_t)rp->replayed, "replayed_from_previous",
+                (json_int_t)rp->replay_steps, "replay_conflicts",
                 (json_int_t)rp->replay_conflicts));
     }
     json_t *groups = json_object();
@@ -1299,10 +1301,13 @@ baselines(const struct agent *a, const struct agent *b, uint32_t within,
 }
 
 /* State of one merge's replay while its sides' commits are walked. */
-/* Where a side commit not on the base forked from it. */
+/* Where a side commit not on the base forked from it, and once
+ * replayed onto the base, its replayed tree and conflicts. */
 struct walk_fork {
     char id[41];
     bool known, unique;
+    char own[41]; /* "": not replayed yet */
+    size_t nconf;
 };
 
 struct git_walk {
@@ -1527,10 +1532,27 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
         int rc = walk_fork(w, s, (size_t)(c - w->hm->side[s]), e);
         if (rc)
             return rc;
-        rc = history_own_tree(w->r, w->hm->base, c->oid,
-            w->forks[s][c - w->hm->side[s]].id, own, &nconf, e);
-        if (rc)
+        struct walk_fork *wf = &w->forks[s][c - w->hm->side[s]];
+        const struct walk_fork *pf =
+            c->parent_at >= 0 ? &w->forks[s][c->parent_at] : NULL;
+        rc = 1;
+        /* from its parent's replayed tree when it only modified files B's
+         * line left alone since their common fork (history.h) */
+        if (pf && pf->own[0] && wf->id[0] && !strcmp(pf->id, wf->id)) {
+            rc = history_own_tree_step(w->r, w->hm->base, wf->id,
+                w->hm->side[s][c->parent_at].tree, pf->own, c->oid, own, e);
+            if (rc < 0)
+                return rc;
+            if (rc == 0) {
+                nconf = pf->nconf;
+                w->rp->replay_steps++;
+            }
+        }
+        if (rc == 1 && (rc = history_own_tree(
+                            w->r, w->hm->base, c->oid, wf->id, own, &nconf, e)))
             return rc;
+        snprintf(wf->own, sizeof(wf->own), "%s", own);
+        wf->nconf = nconf;
         tree = own;
         w->rp->replayed++;
         w->rp->replay_conflicts += nconf;
@@ -1940,6 +1962,7 @@ replay_run_git(struct replay *rp, struct repo *r,
         rp->merge_keys += wk[i].c.merge_keys;
         rp->merges_cut += wk[i].c.merges_cut;
         rp->labels_cut += wk[i].c.labels_cut;
+        rp->replay_steps += wk[i].c.replay_steps;
         rp->replayed += wk[i].c.replayed;
         rp->replay_conflicts += wk[i].c.replay_conflicts;
     }

@@ -1476,6 +1476,92 @@ out:
     return err;
 }
 
+/* The entry at path in tree t: its mode (0: none, or a directory) and id. */
+static uint32_t
+entry_at(git_tree *t, const char *path, git_oid *id)
+{
+    git_tree_entry *te = NULL;
+    uint32_t mode = 0;
+    if (git_tree_entry_bypath(&te, t, path) == 0) {
+        if (git_tree_entry_type(te) != GIT_OBJECT_TREE) {
+            mode = (uint32_t)git_tree_entry_filemode(te);
+            git_oid_cpy(id, git_tree_entry_id(te));
+        }
+        git_tree_entry_free(te);
+    } else {
+        git_error_clear();
+    }
+    return mode;
+}
+
+int
+history_own_tree_step(struct repo *r, const char *base_oid,
+    const char *fork_oid, const char *prev_tree, const char *prev_own,
+    const char *commit_oid, char out[41], struct as_err *e)
+{
+    git_repository *g = repo_git(r);
+    git_oid b, f, c, t;
+    git_commit *bc = NULL, *fc = NULL, *cc = NULL;
+    git_tree *bt = NULL, *ft = NULL, *ct = NULL, *pt = NULL, *po = NULL;
+    struct tree_leaves d = { NULL, 0, 0 };
+    git_tree_update *u = NULL;
+    int err = 0;
+
+    if (git_oid_fromstr(&b, base_oid) < 0 ||
+        git_oid_fromstr(&f, fork_oid) < 0 ||
+        git_oid_fromstr(&c, commit_oid) < 0)
+        return as_errorf(e, AS_EINVAL, "malformed commit id");
+    if (git_commit_lookup(&bc, g, &b) < 0 ||
+        git_commit_lookup(&fc, g, &f) < 0 ||
+        git_commit_lookup(&cc, g, &c) < 0 || git_commit_tree(&bt, bc) < 0 ||
+        git_commit_tree(&ft, fc) < 0 || git_commit_tree(&ct, cc) < 0 ||
+        lookup_tree(g, prev_tree, &pt, e) < 0 ||
+        lookup_tree(g, prev_own, &po, e) < 0) {
+        git_error_clear();
+        err = 1; /* cannot tell here: the whole way */
+        goto out;
+    }
+    if ((err = tree_changed_leaves(g, pt, ct, "", &d, e)) < 0)
+        goto out;
+    tree_leaves_fold(&d);
+    u = xcalloc(d.n + 1, sizeof(*u));
+    for (size_t i = 0; i < d.n && !err; i++) {
+        const struct tree_leaf *l = &d.v[i];
+        git_oid fid, bid;
+        uint32_t fm = entry_at(ft, l->path, &fid);
+        uint32_t bm = entry_at(bt, l->path, &bid);
+        /* in the fork, in both commits, the same kind of entry; B's line
+         * left it as the fork had it */
+        if (!same_type(fm, l->mode[0]) || !same_type(fm, l->mode[1]) ||
+            bm != fm || !git_oid_equal(&bid, &fid)) {
+            err = 1;
+            break;
+        }
+        u[i].action = GIT_TREE_UPDATE_UPSERT;
+        git_oid_cpy(&u[i].id, &l->id[1]);
+        u[i].filemode = (git_filemode_t)l->mode[1];
+        u[i].path = l->path;
+    }
+    if (!err) {
+        if (git_tree_create_updated(&t, g, po, d.n, u) < 0)
+            err = repo_git_errorf(e, "cannot write a replayed tree");
+        else
+            hex_of(out, &t);
+    }
+out:
+    free(u);
+    tree_leaves_release(&d);
+    git_tree_free(po);
+    git_tree_free(pt);
+    git_tree_free(ct);
+    git_tree_free(ft);
+    git_tree_free(bt);
+    git_commit_free(cc);
+    git_commit_free(fc);
+    git_commit_free(bc);
+    return err;
+}
+
 int
 history_fork(struct repo *r, const char *base_oid, const char *commit_oid,
     char out[41], bool *unique, struct as_err *e)

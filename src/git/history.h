@@ -198,6 +198,23 @@ int history_own_tree(struct repo *r, const char *base_oid,
     size_t *nconflicts, struct as_err *e);
 
 /*
+ * history_own_tree() of commit_oid from that of an earlier commit of the
+ * same side with the same fork point fork_oid: prev_tree is the earlier
+ * commit's tree, prev_own its replayed tree (hex ids). When the two
+ * commits' trees differ only by modifications of files B's line has not
+ * changed since the fork (each file there in the fork and in both commits
+ * as the same kind of entry), each such file merges as a one-sided
+ * modification - the commit's version - and takes part in nothing else
+ * (no rename pairs a modification; the two commits' added and deleted
+ * files are the same), so every other path merges as before: the
+ * replayed tree is prev_own with those files updated. 0 with out set, 1
+ * when that does not hold (history_own_tree() then), or an error.
+ */
+int history_own_tree_step(struct repo *r, const char *base_oid,
+    const char *fork_oid, const char *prev_tree, const char *prev_own,
+    const char *commit_oid, char out[41], struct as_err *e);
+
+/*
  * Where commit_oid forked from base_oid's line: git_merge_base()'s answer
  * into out ("" when they share no history), and in *unique whether it is
  * their only merge base (then a one-parent child of the commit forks

@@ -181,9 +181,86 @@ test_incremental(void)
     repo_free(r);
 }
 
+static void
+rev_of(const char *rev, char out[41])
+{
+    char buf[128] = "";
+    char *argv[] = { "git", "rev-parse", (char *)rev, NULL };
+    fx_runv(repo_dir, argv, buf, sizeof(buf));
+    snprintf(out, 41, "%.40s", buf);
+}
+
+/* A side forked before B: each commit replayed onto B from its parent's
+ * replayed tree where it only modifies files B's line left alone, the
+ * same tree as the merge makes; not where B's line changed the file too,
+ * nor where the commit adds one. */
+static void
+test_own_tree_step(void)
+{
+    fx_setup();
+    snprintf(repo_dir, sizeof(repo_dir), "%s/own", fx_root);
+    fx_git(fx_root, "init", "-q", "-b", "main", repo_dir, NULL);
+    fx_write(repo_dir, "a.c", "a1\na2\na3\n");
+    fx_write(repo_dir, "shared.c", "s1\ns2\ns3\ns4\ns5\n");
+    fx_write(repo_dir, "old.txt",
+        "a text long enough\nfor rename detection\nto pair it\nline 4\n");
+    fx_git(repo_dir, "add", "-A", NULL);
+    fx_commit(repo_dir, "fork");
+    fx_git(repo_dir, "tag", "fork", NULL);
+    /* B's line: edits shared.c, renames old.txt, adds a file */
+    fx_write(repo_dir, "shared.c", "S1\ns2\ns3\ns4\ns5\n");
+    fx_git(repo_dir, "mv", "old.txt", "new.txt", NULL);
+    fx_write(repo_dir, "b.c", "b\n");
+    fx_git(repo_dir, "add", "-A", NULL);
+    fx_commit(repo_dir, "B");
+    fx_git(repo_dir, "tag", "B", NULL);
+    /* the side, from the fork */
+    fx_git(repo_dir, "checkout", "-q", "-b", "side", "fork", NULL);
+    const char *edits[][2] = {
+        { "a.c", "a1\nA2\na3\n" },              /* 1 */
+        { "a.c", "a1\nA2\nA3\n" },              /* 2: a.c alone: a step */
+        { "shared.c", "s1\ns2\ns3\ns4\nS5\n" }, /* 3: B changed it */
+        { "side.c", "new\n" },                  /* 4: added */
+        { "a.c", "a0\na1\nA2\nA3\n" },          /* 5: a.c alone again */
+    };
+    const int want_step[] = { -1, 0, 1, 1, 0 };
+    char base[41], fork[41];
+    rev_of("B", base);
+    rev_of("fork", fork);
+    struct repo *r = NULL;
+    struct as_err e;
+    char prev_tree[41] = "", prev_own[41] = "";
+    for (size_t i = 0; i < sizeof(edits) / sizeof(*edits); i++) {
+        fx_write(repo_dir, edits[i][0], edits[i][1]);
+        fx_git(repo_dir, "add", "-A", NULL);
+        fx_commit(repo_dir, "side");
+        if (!r)
+            CHECK_INT(repo_open(repo_dir, &r, &e), 0);
+        if (!r)
+            return;
+        char commit[41], tree[41], whole[41], step[41];
+        size_t nconf;
+        rev_of("HEAD", commit);
+        tree_of("HEAD", tree);
+        CHECK_INT(
+            history_own_tree(r, base, commit, fork, whole, &nconf, &e), 0);
+        if (want_step[i] >= 0) {
+            int rc = history_own_tree_step(
+                r, base, fork, prev_tree, prev_own, commit, step, &e);
+            CHECK_INT(rc, want_step[i]);
+            if (rc == 0)
+                CHECK_STR(step, whole);
+        }
+        snprintf(prev_tree, sizeof(prev_tree), "%s", tree);
+        snprintf(prev_own, sizeof(prev_own), "%s", whole);
+    }
+    repo_free(r);
+}
+
 int
 main(void)
 {
     TEST_RUN("a side's diffs from the previous commit's", test_incremental);
+    TEST_RUN("a replayed commit from its parent's", test_own_tree_step);
     return test_done();
 }
