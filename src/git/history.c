@@ -1476,22 +1476,60 @@ out:
     return err;
 }
 
-/* The entry at path in tree t: its mode (0: none, or a directory) and id. */
+/* The entry at path in tree t: its mode (0: none; a directory's too) and
+ * id. */
 static uint32_t
 entry_at(git_tree *t, const char *path, git_oid *id)
 {
     git_tree_entry *te = NULL;
     uint32_t mode = 0;
+    memset(id, 0, sizeof(*id));
     if (git_tree_entry_bypath(&te, t, path) == 0) {
-        if (git_tree_entry_type(te) != GIT_OBJECT_TREE) {
-            mode = (uint32_t)git_tree_entry_filemode(te);
-            git_oid_cpy(id, git_tree_entry_id(te));
-        }
+        mode = (uint32_t)git_tree_entry_filemode(te);
+        git_oid_cpy(id, git_tree_entry_id(te));
         git_tree_entry_free(te);
     } else {
         git_error_clear();
     }
     return mode;
+}
+
+/* Whether tree t holds anything but a directory at a proper prefix of
+ * path (a file where path needs a directory). */
+static bool
+file_above(git_tree *t, const char *path)
+{
+    char buf[4096];
+    git_oid id;
+    if (strlen(path) >= sizeof(buf))
+        return true; /* cannot tell: as if so */
+    for (const char *sl = strchr(path, '/'); sl; sl = strchr(sl + 1, '/')) {
+        memcpy(buf, path, (size_t)(sl - path));
+        buf[sl - path] = '\0';
+        uint32_t m = entry_at(t, buf, &id);
+        if (!m)
+            return false; /* nothing there, nor below */
+        if ((m & 0170000) != (uint32_t)GIT_FILEMODE_TREE)
+            return true;
+    }
+    return false;
+}
+
+/* Whether the commit side deleted a file since the fork (ft to ct):
+ * 1, 0, or an error. */
+static int
+deletes_since(git_repository *g, git_tree *ft, git_tree *ct, struct as_err *e)
+{
+    struct tree_leaves ll = { NULL, 0, 0 };
+    int rc = tree_changed_leaves(g, ft, ct, "", &ll, e);
+    if (rc == 0)
+        tree_leaves_fold(&ll); /* each path's two entries as one */
+    for (size_t i = 0; rc == 0 && i < ll.n; i++)
+        if (ll.v[i].mode[0] &&
+            (!ll.v[i].mode[1] || !same_type(ll.v[i].mode[0], ll.v[i].mode[1])))
+            rc = 1; /* deleted, or a type change (a rename source too) */
+    tree_leaves_release(&ll);
+    return rc;
 }
 
 int
@@ -1525,6 +1563,7 @@ history_own_tree_step(struct repo *r, const char *base_oid,
         goto out;
     tree_leaves_fold(&d);
     u = xcalloc(d.n + 1, sizeof(*u));
+    int deletes = -1; /* the side's deletions since the fork: not known */
     for (size_t i = 0; i < d.n && !err; i++) {
         const struct tree_leaf *l = &d.v[i];
         git_oid fid, bid;
@@ -1532,8 +1571,22 @@ history_own_tree_step(struct repo *r, const char *base_oid,
         uint32_t bm = entry_at(bt, l->path, &bid);
         /* in the fork, in both commits, the same kind of entry; B's line
          * left it as the fork had it */
-        if (!same_type(fm, l->mode[0]) || !same_type(fm, l->mode[1]) ||
-            bm != fm || !git_oid_equal(&bid, &fid)) {
+        bool modified = same_type(fm, l->mode[0]) &&
+                        same_type(fm, l->mode[1]) && bm == fm &&
+                        git_oid_equal(&bid, &fid);
+        /* or a file the side adds, now or before (in neither the fork nor
+         * B, no file of B's where it needs a directory): a one-sided
+         * addition, which only a deletion on the same side could pair as
+         * a rename */
+        bool added = !modified && !fm && !bm && l->mode[1] &&
+                     (!l->mode[0] || same_type(l->mode[0], l->mode[1])) &&
+                     !file_above(bt, l->path);
+        if (added && deletes < 0 &&
+            (deletes = deletes_since(g, ft, ct, e)) < 0) {
+            err = deletes;
+            break;
+        }
+        if (!modified && !(added && !deletes)) {
             err = 1;
             break;
         }

@@ -203,10 +203,12 @@ int history_own_tree(struct repo *r, const char *base_oid,
  * commit's tree, prev_own its replayed tree (hex ids). When the two
  * commits' trees differ only by modifications of files B's line has not
  * changed since the fork (each file there in the fork and in both commits
- * as the same kind of entry), each such file merges as a one-sided
- * modification - the commit's version - and takes part in nothing else
- * (no rename pairs a modification; the two commits' added and deleted
- * files are the same), so every other path merges as before: the
+ * as the same kind of entry), or by files the side adds (in neither the
+ * fork nor B, no file of B's where one needs a directory) while it has
+ * deleted nothing since the fork, each such file merges as a one-sided
+ * change - the commit's version - and takes part in nothing else (a
+ * rename pairs a deletion with an addition on one side; the two commits
+ * delete the same files), so every other path merges as before: the
  * replayed tree is prev_own with those files updated. 0 with out set, 1
  * when that does not hold (history_own_tree() then), or an error.
  */

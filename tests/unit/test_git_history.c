@@ -201,16 +201,22 @@ test_own_tree_step(void)
     snprintf(repo_dir, sizeof(repo_dir), "%s/own", fx_root);
     fx_git(fx_root, "init", "-q", "-b", "main", repo_dir, NULL);
     fx_write(repo_dir, "a.c", "a1\na2\na3\n");
+    fx_write(repo_dir, "c.c", "c1\nc2\n");
+    fx_write(repo_dir, "doomed.txt",
+        "a text long enough\nto be taken for\nthe source of a rename\n");
     fx_write(repo_dir, "shared.c", "s1\ns2\ns3\ns4\ns5\n");
     fx_write(repo_dir, "old.txt",
         "a text long enough\nfor rename detection\nto pair it\nline 4\n");
     fx_git(repo_dir, "add", "-A", NULL);
     fx_commit(repo_dir, "fork");
     fx_git(repo_dir, "tag", "fork", NULL);
-    /* B's line: edits shared.c, renames old.txt, adds a file */
+    /* B's line: edits shared.c and doomed.txt, renames old.txt, adds a
+     * file */
     fx_write(repo_dir, "shared.c", "S1\ns2\ns3\ns4\ns5\n");
     fx_git(repo_dir, "mv", "old.txt", "new.txt", NULL);
     fx_write(repo_dir, "b.c", "b\n");
+    fx_write(repo_dir, "doomed.txt",
+        "A text long enough\nto be taken for\nthe source of a rename\n");
     fx_git(repo_dir, "add", "-A", NULL);
     fx_commit(repo_dir, "B");
     fx_git(repo_dir, "tag", "B", NULL);
@@ -220,10 +226,16 @@ test_own_tree_step(void)
         { "a.c", "a1\nA2\na3\n" },              /* 1 */
         { "a.c", "a1\nA2\nA3\n" },              /* 2: a.c alone: a step */
         { "shared.c", "s1\ns2\ns3\ns4\nS5\n" }, /* 3: B changed it */
-        { "side.c", "new\n" },                  /* 4: added */
+        { "side.c", "new\n" },                  /* 4: added, nothing deleted */
         { "a.c", "a0\na1\nA2\nA3\n" },          /* 5: a.c alone again */
+        { "side.c", "new\nnewer\n" },           /* 6: its own addition */
+        { "doomed.txt", NULL },                 /* 7: a deletion */
+        /* 8: its addition again, but the side deleted a file since */
+        { "side.c", "a text long enough\nto be taken for\nthe target\n" },
+        { "c.c", "c1\nC2\n" },  /* 9: a modification all the same */
+        { "more.c", "more\n" }, /* 10: an addition after a deletion */
     };
-    const int want_step[] = { -1, 0, 1, 1, 0 };
+    const int want_step[] = { -1, 0, 1, 0, 0, 0, 1, 1, 0, 1 };
     char base[41], fork[41];
     rev_of("B", base);
     rev_of("fork", fork);
@@ -231,7 +243,10 @@ test_own_tree_step(void)
     struct as_err e;
     char prev_tree[41] = "", prev_own[41] = "";
     for (size_t i = 0; i < sizeof(edits) / sizeof(*edits); i++) {
-        fx_write(repo_dir, edits[i][0], edits[i][1]);
+        if (edits[i][1])
+            fx_write(repo_dir, edits[i][0], edits[i][1]);
+        else
+            fx_git(repo_dir, "rm", "-q", edits[i][0], NULL);
         fx_git(repo_dir, "add", "-A", NULL);
         fx_commit(repo_dir, "side");
         if (!r)
