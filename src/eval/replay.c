@@ -1300,7 +1300,6 @@ baselines(const struct agent *a, const struct agent *b, uint32_t within,
     }
 }
 
-/* State of one merge's replay while its sides' commits are walked. */
 /* Where a side commit not on the base forked from it, and once
  * replayed onto the base, its replayed tree and conflicts. */
 struct walk_fork {
@@ -1310,13 +1309,14 @@ struct walk_fork {
     size_t nconf;
 };
 
+/* State of one merge's replay while its sides' commits are walked. */
 struct git_walk {
     struct replay *rp;
     struct repo *r;
     const struct replay_git_options *o;
     struct merge_cache *mc;
-    struct history_cache *hc;     /* deltas already diffed, this merge */
-    struct risk_prep_cache *prep; /* files already prepared, this merge */
+    struct history_cache *hc;     /* deltas already diffed (any merge) */
+    struct risk_prep_cache *prep; /* files already prepared, this graph */
     const struct graph *g;
     const struct history_merge *hm;
     struct rp_merge *m;
@@ -1536,8 +1536,9 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
         const struct walk_fork *pf =
             c->parent_at >= 0 ? &w->forks[s][c->parent_at] : NULL;
         rc = 1;
-        /* from its parent's replayed tree when it only modified files B's
-         * line left alone since their common fork (history.h) */
+        /* from its parent's replayed tree when, with the same fork, it
+         * only modified files B's line left alone or added files on a
+         * side that deleted none (history.h) */
         if (pf && pf->own[0] && wf->id[0] && !strcmp(pf->id, wf->id)) {
             rc = history_own_tree_step(w->r, w->hm->base, wf->id,
                 w->hm->side[s][c->parent_at].tree, pf->own, c->oid, own, e);
@@ -1631,8 +1632,8 @@ replay_merge(struct git_walk *w, struct as_err *e)
 
     /* The label: git's merge of the two parents over their one merge base
      * (known: no second search, which a shallow clone may not allow). The
-     * walk ends at the parents' own trees, whose deltas from the base tell
-     * a clean merge without merging the whole trees (merge.h); a conflict
+     * walk ends at the parents' trees, whose deltas from the base tell a
+     * clean merge without merging the whole trees (merge.h); a conflict
      * or a case they cannot tell runs the full merge for its paths. */
     bool at_tips = true;
     for (int s = 0; s < 2; s++)
