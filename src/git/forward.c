@@ -30,8 +30,7 @@ struct fh_commit {
 };
 
 struct forward_hist {
-    struct strmap ids; /* merge oid -> index into m */
-    struct fh_merge *m;
+    struct fh_merge *m; /* each merge's sides, read once */
     size_t n, alloc;
     /* every commit a walk reached, by hex id; walks after the first read
      * a commit from here instead of looking it up again */
@@ -56,7 +55,6 @@ struct forward_hist *
 forward_hist_new(void)
 {
     struct forward_hist *h = xcalloc(1, sizeof(*h));
-    strmap_init(&h->ids);
     strmap_init(&h->cids);
     forward_table_init(&h->table);
     return h;
@@ -74,7 +72,6 @@ forward_hist_free(struct forward_hist *h)
             free(h->m[i].paths[s]);
         }
     free(h->m);
-    strmap_release(&h->ids);
     strmap_release(&h->cids);
     free(h->c);
     free(h->par);
@@ -109,23 +106,18 @@ changed_paths(
     return 0;
 }
 
-/* Merge c's sides (each parent's diff from their merge base), read now or
- * before; a merge whose sides cannot be read is kept with none. */
+/* Merge id's sides (each parent's diff from their merge base), read once
+ * per merge (the walk keeps the index in the merge's fh_commit); a merge
+ * whose sides cannot be read is kept with none. */
 static size_t
 merge_sides(struct forward_hist *h, git_repository *g, const git_oid *id)
 {
-    char hex[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(hex, sizeof(hex), id);
-    uint32_t at;
-    if (strmap_get(&h->ids, hex, strlen(hex), &at))
-        return at;
     struct fh_merge fm = { { NULL, NULL }, { 0, 0 } };
     git_commit *c = NULL;
     if (git_commit_lookup(&c, g, id) < 0) {
         git_error_clear(); /* read a moment ago: kept with no sides */
         ALLOC_GROW(h->m, h->n + 1, h->alloc);
         h->m[h->n] = fm;
-        strmap_put(&h->ids, hex, strlen(hex), (uint32_t)h->n, NULL);
         return h->n++;
     }
     git_oidarray bases = { NULL, 0 };
@@ -169,7 +161,6 @@ merge_sides(struct forward_hist *h, git_repository *g, const git_oid *id)
     git_oidarray_free(&bases);
     ALLOC_GROW(h->m, h->n + 1, h->alloc);
     h->m[h->n] = fm;
-    strmap_put(&h->ids, hex, strlen(hex), (uint32_t)h->n, NULL);
     return h->n++;
 }
 

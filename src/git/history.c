@@ -69,7 +69,6 @@ side_append(git_commit *c, const git_oid *base, struct history_merge *m, int s,
     hc->fork[0] = '\0';
     hc->parent_at = -1;
     unsigned np = git_commit_parentcount(c);
-    const struct history_commit *in_side = NULL; /* a lone parent's entry */
     for (unsigned k = 0; k < np && !hc->on_base; k++) {
         const git_oid *p = git_commit_parent_id(c, k);
         if (git_oid_equal(p, base)) {
@@ -81,25 +80,18 @@ side_append(git_commit *c, const git_oid *base, struct history_merge *m, int s,
         for (size_t j = m->nside[s] - 1; j-- > 0;) {
             if (!strcmp(m->side[s][j].oid, phex)) {
                 hc->on_base = m->side[s][j].on_base;
-                in_side = &m->side[s][j];
                 if (np == 1)
                     hc->parent_at = (int32_t)j;
                 break;
             }
         }
     }
-    /* A commit with one parent forks where that parent does: its merge
-     * bases with B are the parent's (the commit itself is not in B's
-     * history). A parent outside the side is in B's history (the walk
-     * hides B's), so it is the one merge base. A fork known only through
-     * these two rules is unique; a merge commit's is left to
-     * git_merge_base(). */
-    if (!hc->on_base && np == 1) {
-        if (!in_side)
-            hex_of(hc->fork, git_commit_parent_id(c, 0));
-        else
-            memcpy(hc->fork, in_side->fork, sizeof(hc->fork));
-    }
+    /* A commit with one parent outside the side: that parent is in B's
+     * history (the walk hides B's), so it is the commit's one merge base
+     * with B. (A commit whose one parent is in the side forks where the
+     * parent does: the replay passes that on.) */
+    if (!hc->on_base && np == 1 && hc->parent_at < 0)
+        hex_of(hc->fork, git_commit_parent_id(c, 0));
 }
 
 /* The commits of base..tip, oldest first (topological, then commit time). */

@@ -73,7 +73,8 @@ struct history_commit {
     int64_t time_ms;   /* committer time */
     bool on_base;      /* B is in its history (else: replay it onto B) */
     char fork[41];     /* when not on_base: where it forked from B's line
-                          (the merge base of B and it), or "": not looked up */
+                          (the merge base of B and it), known when its one
+                          parent is in B's history, or "": not looked up */
     int32_t parent_at; /* its one parent's place in the side, or -1 (a
                           merge commit, or a parent in B's history) */
 };

@@ -14,15 +14,31 @@
 
 static char repo_dir[600];
 
+/* A fresh repository at fx_root/name on branch main; repo_dir names it. */
+static void
+new_repo(const char *name)
+{
+    fx_setup();
+    snprintf(repo_dir, sizeof(repo_dir), "%s/%s", fx_root, name);
+    fx_git(fx_root, "init", "-q", "-b", "main", repo_dir, NULL);
+}
+
+/* The id rev names in repo_dir, hex. */
+static void
+rev_of(const char *rev, char out[41])
+{
+    char buf[128] = "";
+    char *argv[] = { "git", "rev-parse", (char *)rev, NULL };
+    fx_runv(repo_dir, argv, buf, sizeof(buf));
+    snprintf(out, 41, "%.40s", buf);
+}
+
 static void
 tree_of(const char *rev, char out[41])
 {
-    char buf[128] = "";
     char spec[64];
     snprintf(spec, sizeof(spec), "%s^{tree}", rev);
-    char *argv[] = { "git", "rev-parse", spec, NULL };
-    fx_runv(repo_dir, argv, buf, sizeof(buf));
-    snprintf(out, 41, "%.40s", buf);
+    rev_of(spec, out);
 }
 
 /* The working set and raw deltas as one line each. */
@@ -50,9 +66,7 @@ render(
 static void
 test_incremental(void)
 {
-    fx_setup();
-    snprintf(repo_dir, sizeof(repo_dir), "%s/repo", fx_root);
-    fx_git(fx_root, "init", "-q", "-b", "main", repo_dir, NULL);
+    new_repo("repo");
     fx_write(repo_dir, "a.c", "one\ntwo\nthree\nfour\nfive\n");
     fx_write(repo_dir, "lib/b.c", "b1\nb2\nb3\n");
     fx_write(repo_dir, "lib/deep/c.c", "c1\nc2\n");
@@ -181,25 +195,15 @@ test_incremental(void)
     repo_free(r);
 }
 
-static void
-rev_of(const char *rev, char out[41])
-{
-    char buf[128] = "";
-    char *argv[] = { "git", "rev-parse", (char *)rev, NULL };
-    fx_runv(repo_dir, argv, buf, sizeof(buf));
-    snprintf(out, 41, "%.40s", buf);
-}
-
 /* A side forked before B: each commit replayed onto B from its parent's
- * replayed tree where it only modifies files B's line left alone, the
- * same tree as the merge makes; not where B's line changed the file too,
- * nor where the commit adds one. */
+ * replayed tree where it only modifies files B's line left alone or adds
+ * files while the side has deleted none, the same tree as the merge
+ * makes; not where B's line changed the file too, nor an addition after
+ * the side deleted a file. */
 static void
 test_own_tree_step(void)
 {
-    fx_setup();
-    snprintf(repo_dir, sizeof(repo_dir), "%s/own", fx_root);
-    fx_git(fx_root, "init", "-q", "-b", "main", repo_dir, NULL);
+    new_repo("own");
     fx_write(repo_dir, "a.c", "a1\na2\na3\n");
     fx_write(repo_dir, "c.c", "c1\nc2\n");
     fx_write(repo_dir, "doomed.txt",
