@@ -192,7 +192,10 @@ gemini_start s3b "$(wt erin)" "$TMP/s3b.json" -p "Change line 8 of b.txt" --appr
 until_ waits s3b
 gemini_start s3a "$(wt dave)" "$TMP/s3a.json" -p "Change lines 5 and 6 of b.txt" --approval-mode yolo
 until_ waits s3a
-check "3: A changed b.txt and waits" sh -c 'grep -q LINE5 "$1"' _ "$(wt dave)/b.txt"
+# (the message carries what the client got back from the edit: a run at
+# -j2 once found b.txt unchanged here, and did not say why)
+check "3: A changed b.txt and waits ($(gemini_result s3a 0 2> /dev/null | head -c 300))" \
+    sh -c 'grep -q LINE5 "$1"' _ "$(wt dave)/b.txt"
 until_ known_a
 check "3: the daemon knows A's change" known_a
 touch "$TMP/go1"
