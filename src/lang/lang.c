@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2.h>
 #include <tree_sitter/api.h>
 
 #include "lang/grammars.h"
@@ -1073,20 +1074,11 @@ cmp_tref(const void *a, const void *b)
     return x->len < y->len ? -1 : x->len > y->len;
 }
 
-/* References minus definition names, sorted by line and name, unique. */
+/* The references (definition names already dropped) sorted by line and
+ * name, unique. */
 static void
 flush_refs(struct walk *w)
 {
-    if (w->nskip)
-        qsort(w->skip, w->nskip, sizeof(*w->skip), cmp_u32);
-    size_t k = 0;
-    for (size_t i = 0; i < w->nrefs; i++) {
-        if (w->nskip && bsearch(&w->refs[i].start, w->skip, w->nskip,
-                            sizeof(*w->skip), cmp_u32))
-            continue;
-        w->refs[k++] = w->refs[i];
-    }
-    w->nrefs = k;
     if (w->nrefs)
         qsort(w->refs, w->nrefs, sizeof(*w->refs), cmp_tref);
     for (size_t i = 0; i < w->nrefs; i++) {
@@ -1110,28 +1102,31 @@ walk_push(struct walk *w, TSNode n, uint8_t scope)
     f->infunc = scope == SCOPE_FUNC || (p && p->infunc);
 }
 
+/* Visit n and everything under it, n's parent's frame on top of w's
+ * stack (the stack is as it was on return). */
 static void
-walk_tree(struct walk *w, TSNode root)
+walk_subtree(struct walk *w, TSNode n)
 {
-    struct frame top;
-    memset(&top, 0, sizeof(top));
-    TSTreeCursor c = ts_tree_cursor_new(root);
+    TSTreeCursor c = ts_tree_cursor_new(n);
     uint8_t scope;
-    bool down = visit(w, root, &top, &scope);
-    walk_push(w, root, scope);
+    size_t base = w->depth;
+    bool down = visit(w, n, &w->st[w->depth - 1], &scope);
+    walk_push(w, n, scope);
     for (;;) {
         if (down && ts_tree_cursor_goto_first_child(&c)) {
-            TSNode n = ts_tree_cursor_current_node(&c);
-            down = visit(w, n, &w->st[w->depth - 1], &scope);
-            walk_push(w, n, scope);
+            TSNode k = ts_tree_cursor_current_node(&c);
+            down = visit(w, k, &w->st[w->depth - 1], &scope);
+            walk_push(w, k, scope);
             continue;
         }
         for (;;) {
             w->depth--;
+            if (w->depth == base)
+                goto done;
             if (ts_tree_cursor_goto_next_sibling(&c)) {
-                TSNode n = ts_tree_cursor_current_node(&c);
-                down = visit(w, n, &w->st[w->depth - 1], &scope);
-                walk_push(w, n, scope);
+                TSNode k = ts_tree_cursor_current_node(&c);
+                down = visit(w, k, &w->st[w->depth - 1], &scope);
+                walk_push(w, k, scope);
                 break;
             }
             if (!ts_tree_cursor_goto_parent(&c))
@@ -1139,12 +1134,30 @@ walk_tree(struct walk *w, TSNode root)
         }
     }
 done:
+    w->depth = base;
     ts_tree_cursor_delete(&c);
 }
 
-int
-lang_extract_max(enum lang_id id, const char *src, size_t len, size_t max_bytes,
-    struct lang_facts *out, struct as_err *e)
+/* Drop the references from..w->nrefs that name a definition recorded
+ * since skip_from (a definition's own name is not a reference). */
+static void
+filter_refs(struct walk *w, size_t from, size_t skip_from)
+{
+    size_t ns = w->nskip - skip_from, k = from;
+    if (!ns)
+        return;
+    uint32_t *sk = w->skip + skip_from;
+    if (ns > 1)
+        qsort(sk, ns, sizeof(*sk), cmp_u32);
+    for (size_t i = from; i < w->nrefs; i++)
+        if (!bsearch(&w->refs[i].start, sk, ns, sizeof(*sk), cmp_u32))
+            w->refs[k++] = w->refs[i];
+    w->nrefs = k;
+}
+
+/* The checks every extraction starts with. */
+static int
+extract_check(enum lang_id id, size_t len, size_t max_bytes, struct as_err *e)
 {
     if (id <= LANG_NONE || id >= LANG__COUNT)
         return as_errorf(
@@ -1153,6 +1166,14 @@ lang_extract_max(enum lang_id id, const char *src, size_t len, size_t max_bytes,
         return as_errorf(e, AS_ETOOBIG,
             "source of %zu bytes exceeds the %zu-byte cap", len, max_bytes);
     pthread_once(&act_once, act_init);
+    return 0;
+}
+
+/* Parse src (from old, edited to match, when not NULL) into *out. */
+static int
+parse(enum lang_id id, TSTree *old, const char *src, size_t len, TSTree **out,
+    struct as_err *e)
+{
     TSParser *p = ts_parser_new();
     if (!ts_parser_set_language(p, lang_grammar(id))) {
         ts_parser_delete(p);
@@ -1160,23 +1181,218 @@ lang_extract_max(enum lang_id id, const char *src, size_t len, size_t max_bytes,
             lang_name(id));
     }
     ts_parser_set_timeout_micros(p, LANG_PARSE_TIMEOUT_US);
-    TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
-    if (!t) {
-        ts_parser_delete(p);
+    TSTree *t = ts_parser_parse_string(p, old, src, (uint32_t)len);
+    if (t && old && ts_node_has_error(ts_tree_root_node(t))) {
+        /* error recovery may take another path from a reused tree */
+        ts_tree_delete(t);
+        ts_parser_reset(p);
+        t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+    }
+    ts_parser_delete(p);
+    if (!t)
         return as_errorf(
             e, AS_EPARSE, "parse of %s source timed out", lang_name(id));
+    *out = t;
+    return 0;
+}
+
+/*
+ * What one top-level node of a kept version gave: where it was (bytes,
+ * start point, kind) and its runs of the version's facts. Its next
+ * version's node with the same kind and extent, the text unchanged, gives
+ * the same facts moved by as many lines: a node is parsed and walked
+ * with nothing of the tree outside it but the root.
+ */
+struct kept_top {
+    uint32_t start, end;
+    TSPoint at;
+    TSSymbol sym;
+    bool reusable; /* no syntax error inside */
+    uint32_t imp[2], def[2], ref[2];
+};
+
+/* A version's facts by top-level node, for the next version's walk. */
+struct kept_facts {
+    struct kept_top *top;
+    size_t ntop, atop;
+    struct lang_import *imports; /* owned strings */
+    size_t nimports, aimports;
+    struct lang_def *defs; /* owned strings */
+    size_t ndefs, adefs;
+    struct tref *refs; /* names dropped; s is unused */
+    size_t nrefs, arefs;
+};
+
+static void
+kept_facts_release(struct kept_facts *f)
+{
+    for (size_t i = 0; i < f->nimports; i++)
+        free(f->imports[i].spec);
+    for (size_t i = 0; i < f->ndefs; i++)
+        free(f->defs[i].name);
+    free(f->imports);
+    free(f->defs);
+    free(f->refs);
+    free(f->top);
+    memset(f, 0, sizeof(*f));
+}
+
+/* The previous version: its tree, edited to the new text's places, and
+ * its facts by top-level node. */
+struct kept_prev {
+    const TSTree *tree;
+    const struct kept_facts *f;
+};
+
+/* Node n's facts appended again from the previous version's record r,
+ * moved by drow lines and dbyte bytes. */
+static void
+reuse_top(struct walk *w, const struct kept_facts *f, const struct kept_top *r,
+    uint32_t drow, uint32_t dbyte)
+{
+    for (uint32_t i = r->imp[0]; i < r->imp[1]; i++) {
+        const struct lang_import *x = &f->imports[i];
+        lang_facts_add_import(w->out, x->spec, strlen(x->spec), x->line + drow,
+            x->kind, x->level);
+        w->out->imports[w->out->nimports - 1].type_only = x->type_only;
     }
-    struct walk w = { .id = id, .src = src, .len = len, .out = out };
+    for (uint32_t i = r->def[0]; i < r->def[1]; i++) {
+        const struct lang_def *x = &f->defs[i];
+        lang_facts_add_def(w->out, x->name, strlen(x->name), x->start + drow,
+            x->end + drow, x->kind, x->decl);
+    }
+    for (uint32_t i = r->ref[0]; i < r->ref[1]; i++) {
+        struct tref t = f->refs[i];
+        t.start += dbyte;
+        t.line += drow;
+        t.s = w->src + t.start;
+        ALLOC_GROW(w->refs, w->nrefs + 1, w->arefs);
+        w->refs[w->nrefs++] = t;
+    }
+}
+
+/* The record of the previous version's top-level node o (the i-th) when
+ * n is the same node, moved: same kind, extent and column, untouched by
+ * the edits. */
+static const struct kept_top *
+same_top(const struct kept_prev *prev, TSNode o, size_t i, TSNode n)
+{
+    if (i >= prev->f->ntop)
+        return NULL;
+    const struct kept_top *r = &prev->f->top[i];
+    TSPoint op = ts_node_start_point(o), np = ts_node_start_point(n);
+    if (!r->reusable || ts_node_has_changes(o) ||
+        ts_node_start_byte(o) != ts_node_start_byte(n) ||
+        ts_node_end_byte(o) != ts_node_end_byte(n) ||
+        ts_node_symbol(o) != ts_node_symbol(n) || r->sym != ts_node_symbol(n) ||
+        op.row != np.row || op.column != np.column ||
+        r->at.column != np.column ||
+        ts_node_end_byte(n) - ts_node_start_byte(n) != r->end - r->start)
+        return NULL;
+    return r;
+}
+
+static void
+keep_facts(struct kept_facts *k, const struct lang_facts *out, size_t imp0,
+    size_t def0, const struct walk *w)
+{
+    for (size_t i = imp0; i < out->nimports; i++) {
+        ALLOC_GROW(k->imports, k->nimports + 1, k->aimports);
+        k->imports[k->nimports] = out->imports[i];
+        k->imports[k->nimports++].spec = xstrdup(out->imports[i].spec);
+    }
+    for (size_t i = def0; i < out->ndefs; i++) {
+        ALLOC_GROW(k->defs, k->ndefs + 1, k->adefs);
+        k->defs[k->ndefs] = out->defs[i];
+        k->defs[k->ndefs++].name = xstrdup(out->defs[i].name);
+    }
+    (void)w;
+}
+
+/*
+ * Walk t (parsed from src) and append its facts to out. With prev, the
+ * top-level nodes the edits left alone take their facts from the previous
+ * version instead of a walk; with next, the facts are recorded by
+ * top-level node for the version after.
+ */
+static void
+extract_tree(enum lang_id id, const TSTree *t, const char *src, size_t len,
+    const struct kept_prev *prev, struct kept_facts *next,
+    struct lang_facts *out)
+{
+    struct walk w = { .id = id, .src = src, .len = len };
     struct lang_facts tmp;
     lang_facts_init(&tmp);
     w.out = &tmp;
-    walk_tree(&w, ts_tree_root_node(t));
+    TSNode root = ts_tree_root_node(t);
+    struct frame top;
+    memset(&top, 0, sizeof(top));
+    uint8_t scope;
+    bool down = visit(&w, root, &top, &scope);
+    filter_refs(&w, 0, 0);
+    walk_push(&w, root, scope);
+    if (prev && ts_node_has_error(root))
+        prev = NULL; /* error recovery may reach past a node */
+    /* the root's children, and the previous version's beside them */
+    TSTreeCursor nc = ts_tree_cursor_new(root), oc;
+    bool more = down && ts_tree_cursor_goto_first_child(&nc), omore = false;
+    size_t oi = 0;
+    if (prev) {
+        oc = ts_tree_cursor_new(ts_tree_root_node(prev->tree));
+        omore = ts_tree_cursor_goto_first_child(&oc);
+    }
+    for (; more; more = ts_tree_cursor_goto_next_sibling(&nc)) {
+        TSNode n = ts_tree_cursor_current_node(&nc);
+        size_t imp0 = tmp.nimports, def0 = tmp.ndefs, ref0 = w.nrefs;
+        const struct kept_top *r = NULL;
+        if (prev) {
+            uint32_t nb = ts_node_start_byte(n);
+            while (omore &&
+                   ts_node_start_byte(ts_tree_cursor_current_node(&oc)) < nb) {
+                omore = ts_tree_cursor_goto_next_sibling(&oc);
+                oi++;
+            }
+            if (omore)
+                r = same_top(prev, ts_tree_cursor_current_node(&oc), oi, n);
+        }
+        if (r) {
+            reuse_top(&w, prev->f, r, ts_node_start_point(n).row - r->at.row,
+                ts_node_start_byte(n) - r->start);
+        } else {
+            size_t skip0 = w.nskip;
+            walk_subtree(&w, n);
+            filter_refs(&w, ref0, skip0);
+        }
+        if (!next)
+            continue;
+        ALLOC_GROW(next->top, next->ntop + 1, next->atop);
+        struct kept_top *k = &next->top[next->ntop++];
+        k->start = ts_node_start_byte(n);
+        k->end = ts_node_end_byte(n);
+        k->at = ts_node_start_point(n);
+        k->sym = ts_node_symbol(n);
+        k->reusable = !ts_node_has_error(n);
+        k->imp[0] = (uint32_t)next->nimports;
+        k->def[0] = (uint32_t)next->ndefs;
+        k->ref[0] = (uint32_t)next->nrefs;
+        keep_facts(next, &tmp, imp0, def0, &w);
+        for (size_t j = ref0; j < w.nrefs; j++) {
+            ALLOC_GROW(next->refs, next->nrefs + 1, next->arefs);
+            next->refs[next->nrefs] = w.refs[j];
+            next->refs[next->nrefs++].s = NULL;
+        }
+        k->imp[1] = (uint32_t)next->nimports;
+        k->def[1] = (uint32_t)next->ndefs;
+        k->ref[1] = (uint32_t)next->nrefs;
+    }
+    ts_tree_cursor_delete(&nc);
+    if (prev)
+        ts_tree_cursor_delete(&oc);
+    w.depth = 0;
     flush_refs(&w);
     free(w.st);
     free(w.skip);
     free(w.refs);
-    ts_tree_delete(t);
-    ts_parser_delete(p);
     /* append tmp to out, moving the strings */
     for (size_t i = 0; i < tmp.nimports; i++) {
         ALLOC_GROW(out->imports, out->nimports + 1, out->aimports);
@@ -1193,6 +1409,237 @@ lang_extract_max(enum lang_id id, const char *src, size_t len, size_t max_bytes,
     free(tmp.imports);
     free(tmp.defs);
     free(tmp.refs);
+}
+
+int
+lang_extract_max(enum lang_id id, const char *src, size_t len, size_t max_bytes,
+    struct lang_facts *out, struct as_err *e)
+{
+    TSTree *t;
+    int rc = extract_check(id, len, max_bytes, e);
+    if (rc || (rc = parse(id, NULL, src, len, &t, e)))
+        return rc;
+    extract_tree(id, t, src, len, NULL, NULL, out);
+    ts_tree_delete(t);
+    return 0;
+}
+
+struct lang_kept {
+    enum lang_id id;
+    TSTree *tree;
+    char *src;
+    size_t len;
+    struct kept_facts facts;
+};
+
+void
+lang_kept_free(struct lang_kept *k)
+{
+    if (!k)
+        return;
+    if (k->tree)
+        ts_tree_delete(k->tree);
+    free(k->src);
+    kept_facts_release(&k->facts);
+    free(k);
+}
+
+size_t
+lang_kept_bytes(const struct lang_kept *k)
+{
+    return k ? k->len : 0;
+}
+
+/* p moved over the n bytes at s. */
+static TSPoint
+point_after(TSPoint p, const char *s, size_t n)
+{
+    const char *end = s + n, *nl;
+    while ((nl = memchr(s, '\n', (size_t)(end - s)))) {
+        p.row++;
+        p.column = 0;
+        s = nl + 1;
+    }
+    p.column += (uint32_t)(end - s);
+    return p;
+}
+
+/* Where each line of s starts, and len after the last. */
+static uint32_t *
+line_starts(const char *s, size_t len, size_t *n)
+{
+    size_t a = 0;
+    uint32_t *v = NULL;
+    *n = 0;
+    ALLOC_GROW(v, 1, a);
+    v[(*n)++] = 0;
+    for (const char *p = s, *end = s + len, *nl;
+         (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+        ALLOC_GROW(v, *n + 1, a);
+        v[(*n)++] = (uint32_t)(nl + 1 - s);
+    }
+    ALLOC_GROW(v, *n + 1, a);
+    v[(*n)++] = (uint32_t)len;
+    return v;
+}
+
+/* Between a kept version and the next: the line-diff's hunks applied to
+ * the kept tree in order, each where the ones before it left the text. */
+struct edits {
+    TSTree *tree;
+    const char *old, *new;
+    uint32_t from;     /* the diff's first byte (same in both texts) */
+    uint32_t *ol, *nl; /* line starts from there (the diff counts from 1) */
+    size_t nol, nnl;
+    TSPoint at;  /* where the text before the hunk ends, in the new text */
+    uint32_t to; /* its byte */
+};
+
+static uint32_t
+line_start(const uint32_t *v, size_t n, int line)
+{
+    size_t i = line > 0 ? (size_t)line - 1 : 0;
+    return v[i < n ? i : n - 1];
+}
+
+static int
+on_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
+{
+    (void)d;
+    struct edits *x = payload;
+    /* a hunk of no lines names the line after which it applies */
+    int os = h->old_lines ? h->old_start : h->old_start + 1;
+    int ns = h->new_lines ? h->new_start : h->new_start + 1;
+    uint32_t ob = x->from + line_start(x->ol, x->nol, os);
+    uint32_t oe = x->from + line_start(x->ol, x->nol, os + h->old_lines);
+    uint32_t nb = x->from + line_start(x->nl, x->nnl, ns);
+    uint32_t ne = x->from + line_start(x->nl, x->nnl, ns + h->new_lines);
+    /* only the bytes that differ: a long line changed in one place (a
+     * minified file is a few such lines) is not re-parsed whole */
+    while (ob < oe && nb < ne && x->old[ob] == x->new[nb])
+        ob++, nb++;
+    while (ob < oe && nb < ne && x->old[oe - 1] == x->new[ne - 1])
+        oe--, ne--;
+    TSInputEdit ed;
+    ed.start_point = point_after(x->at, x->new + x->to, nb - x->to);
+    ed.start_byte = nb;
+    ed.old_end_byte = nb + (oe - ob);
+    ed.new_end_byte = ne;
+    ed.old_end_point = point_after(ed.start_point, x->old + ob, oe - ob);
+    ed.new_end_point = point_after(ed.start_point, x->new + nb, ne - nb);
+    ts_tree_edit(x->tree, &ed);
+    x->at = ed.new_end_point;
+    x->to = ne;
+    return 0;
+}
+
+/* The one edit spanning every changed byte (common prefix and suffix). */
+static void
+edit_span(TSTree *t, const char *old, size_t olen, const char *src, size_t len)
+{
+    size_t pre = 0, max = olen < len ? olen : len;
+    while (pre < max && old[pre] == src[pre])
+        pre++;
+    size_t suf = 0;
+    while (suf < max - pre && old[olen - 1 - suf] == src[len - 1 - suf])
+        suf++;
+    TSInputEdit ed;
+    TSPoint zero = { 0, 0 };
+    ed.start_byte = (uint32_t)pre;
+    ed.old_end_byte = (uint32_t)(olen - suf);
+    ed.new_end_byte = (uint32_t)(len - suf);
+    ed.start_point = point_after(zero, src, pre);
+    ed.old_end_point = point_after(ed.start_point, old + pre, olen - suf - pre);
+    ed.new_end_point = point_after(ed.start_point, src + pre, len - suf - pre);
+    ts_tree_edit(t, &ed);
+}
+
+static pthread_once_t git_once = PTHREAD_ONCE_INIT;
+
+static void
+git_init(void)
+{
+    git_libgit2_init();
+}
+
+/*
+ * Tell k's tree how src differs from k's text: one edit per hunk of
+ * git's line diff of the lines between the common ends (a parse re-reads
+ * only the edited stretches), or, when the diff fails, one edit over
+ * everything between the common ends.
+ */
+static void
+edit_tree(struct lang_kept *k, const char *src, size_t len)
+{
+    pthread_once(&git_once, git_init);
+    /* the common ends, cut back to whole lines */
+    size_t pre = 0, max = k->len < len ? k->len : len;
+    while (pre < max && k->src[pre] == src[pre])
+        pre++;
+    while (pre > 0 && src[pre - 1] != '\n')
+        pre--;
+    size_t suf = 0;
+    while (suf < max - pre && k->src[k->len - 1 - suf] == src[len - 1 - suf])
+        suf++;
+    while (suf > 0 && suf < len && src[len - suf - 1] != '\n')
+        suf--;
+    struct edits x = { .old = k->src, .new = src, .from = (uint32_t)pre };
+    x.ol = line_starts(k->src + pre, k->len - pre - suf, &x.nol);
+    x.nl = line_starts(src + pre, len - pre - suf, &x.nnl);
+    git_diff_options o = GIT_DIFF_OPTIONS_INIT;
+    o.context_lines = 0;
+    o.interhunk_lines = 0;
+    o.flags = GIT_DIFF_FORCE_TEXT;
+    /* the tree is edited hunk by hunk: a failure part-way would leave it
+     * edited for some, so the diff runs first into a throwaway copy */
+    x.tree = ts_tree_copy(k->tree);
+    int rc = git_diff_buffers(k->src + pre, k->len - pre - suf, NULL, src + pre,
+        len - pre - suf, NULL, &o, NULL, NULL, on_hunk, NULL, &x);
+    if (rc == 0) {
+        ts_tree_delete(k->tree);
+        k->tree = x.tree;
+    } else {
+        ts_tree_delete(x.tree);
+        edit_span(k->tree, k->src, k->len, src, len);
+    }
+    free(x.ol);
+    free(x.nl);
+}
+
+int
+lang_extract_next(enum lang_id id, struct lang_kept **kept, const char *src,
+    size_t len, size_t max_bytes, struct lang_facts *out, struct as_err *e)
+{
+    struct lang_kept *k = *kept;
+    int rc = extract_check(id, len, max_bytes, e);
+    TSTree *old = NULL, *t = NULL;
+    if (!rc && k && k->id == id) {
+        edit_tree(k, src, len);
+        old = k->tree;
+    }
+    if (!rc)
+        rc = parse(id, old, src, len, &t, e);
+    if (rc) {
+        lang_kept_free(k);
+        *kept = NULL;
+        return rc;
+    }
+    struct kept_facts next = { 0 };
+    struct kept_prev pv = { old, k ? &k->facts : NULL };
+    extract_tree(id, t, src, len, old ? &pv : NULL, &next, out);
+    if (!k)
+        k = xcalloc(1, sizeof(*k));
+    if (k->tree)
+        ts_tree_delete(k->tree);
+    kept_facts_release(&k->facts);
+    k->facts = next;
+    free(k->src);
+    k->id = id;
+    k->tree = t;
+    k->src = xmalloc(len ? len : 1);
+    memcpy(k->src, src, len);
+    k->len = len;
+    *kept = k;
     return 0;
 }
 

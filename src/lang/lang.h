@@ -147,4 +147,27 @@ int lang_extract(enum lang_id id, const char *src, size_t len,
 int lang_extract_max(enum lang_id id, const char *src, size_t len,
     size_t max_bytes, struct lang_facts *out, struct as_err *e);
 
+/*
+ * A parsed version of one source kept (its text and syntax tree) so that
+ * the next version parses incrementally: the runtime re-parses only what
+ * the edit between the two texts touched and reuses the rest of the tree.
+ */
+struct lang_kept;
+
+/*
+ * lang_extract_max() on the next version of a source: when *kept holds a
+ * previous version in the same language, the parse starts from its tree
+ * (the one edit spanning every changed byte, found by the common prefix
+ * and suffix); a re-parse that reports a syntax error is done again from
+ * scratch, so the facts are always those of a fresh parse. On success
+ * *kept holds this version (allocated when NULL); on error it is freed
+ * and set to NULL.
+ */
+int lang_extract_next(enum lang_id id, struct lang_kept **kept, const char *src,
+    size_t len, size_t max_bytes, struct lang_facts *out, struct as_err *e);
+
+/* Bytes of source k keeps (its tree is in proportion); 0 for NULL. */
+size_t lang_kept_bytes(const struct lang_kept *k);
+void lang_kept_free(struct lang_kept *k);
+
 #endif

@@ -31,6 +31,7 @@ struct rfile {
     struct lang_facts facts;    /* refs dropped once handed to the graph */
     struct factcache_entry ent; /* during a load: cached, refs undecoded */
     bool from_cache;
+    struct lang_kept *kept; /* updated before and large: its last parse */
 };
 
 struct repograph {
@@ -49,6 +50,7 @@ struct repograph {
     bool batch, batch_full;
     uint32_t *batch_ids;
     size_t nbatch, abatch;
+    size_t kept_bytes; /* source bytes the files' kept parses hold */
 };
 
 static void
@@ -96,8 +98,10 @@ repograph_free(struct repograph *rg)
 {
     if (!rg)
         return;
-    for (size_t i = 0; i < rg->af; i++)
+    for (size_t i = 0; i < rg->af; i++) {
         lang_facts_release(&rg->f[i].facts);
+        lang_kept_free(rg->f[i].kept);
+    }
     free(rg->f);
     resolver_free(rg->res);
     free(rg->cache_path);
@@ -795,6 +799,39 @@ repograph_batch_end(struct repograph *rg)
     rg->batch_full = false;
 }
 
+static void
+drop_kept(struct repograph *rg, struct rfile *f)
+{
+    rg->kept_bytes -= lang_kept_bytes(f->kept);
+    lang_kept_free(f->kept);
+    f->kept = NULL;
+}
+
+/*
+ * A file's facts on an update. A file updated before whose source is
+ * large parses incrementally from its previous version, kept while the
+ * kept sources stay within their budget (a file edited over and over is
+ * typically a large one: re-parsing all of it for a few changed lines is
+ * where an update's time goes).
+ */
+static int
+extract(struct repograph *rg, struct rfile *f, const char *content, size_t len,
+    struct as_err *e)
+{
+    enum lang_id id = (enum lang_id)f->lang;
+    size_t had = lang_kept_bytes(f->kept);
+    if (len < REPOGRAPH_KEEP_MIN_BYTES ||
+        rg->kept_bytes - had + len > REPOGRAPH_KEEP_BYTES) {
+        drop_kept(rg, f);
+        return lang_extract_max(
+            id, content, len, rg->o.max_file_bytes, &f->facts, e);
+    }
+    int rc = lang_extract_next(
+        id, &f->kept, content, len, rg->o.max_file_bytes, &f->facts, e);
+    rg->kept_bytes = rg->kept_bytes - had + lang_kept_bytes(f->kept);
+    return rc;
+}
+
 int
 repograph_update_file(struct repograph *rg, const char *path,
     const char *content, size_t len, struct as_err *e)
@@ -818,6 +855,8 @@ repograph_update_file(struct repograph *rg, const char *path,
     f->has_key = false;
     f->lang = (uint8_t)lang_detect(norm);
     int rc = 0;
+    if (!content || f->lang == LANG_NONE)
+        drop_kept(rg, f);
     if (!content) {
         resolver_remove_file(rg->res, norm);
         graph_set_symbols(rg->g, id, NULL, 0, NULL, 0);
@@ -831,8 +870,7 @@ repograph_update_file(struct repograph *rg, const char *path,
             sha1_git_blob(content, len, f->key);
             f->has_key = true;
             lang_facts_init(&f->facts);
-            rc = lang_extract_max((enum lang_id)f->lang, content, len,
-                rg->o.max_file_bytes, &f->facts, e);
+            rc = extract(rg, f, content, len, e);
             if (rc == 0) {
                 f->has_facts = true;
                 publish_symbols(rg, id);

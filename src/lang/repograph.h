@@ -62,6 +62,15 @@ typedef int repograph_read_fn(
  */
 typedef int repograph_progress_fn(void *ctx, size_t done, size_t total);
 
+/*
+ * repograph_update_file() keeps the last parse of a file of at least
+ * REPOGRAPH_KEEP_MIN_BYTES so that its next version parses incrementally,
+ * while the kept sources total at most REPOGRAPH_KEEP_BYTES (their syntax
+ * trees take 20-25 times as much: about 100 MiB at most).
+ */
+#define REPOGRAPH_KEEP_MIN_BYTES (16u * 1024)
+#define REPOGRAPH_KEEP_BYTES (4u * 1024 * 1024)
+
 struct repograph_options {
     const char *cache_path;          /* NULL: no cache */
     unsigned threads;                /* 0: 2 */

@@ -402,6 +402,161 @@ test_caps(void)
     lang_facts_release(&x);
 }
 
+static bool
+same_facts(const struct lang_facts *a, const struct lang_facts *b)
+{
+    if (a->nimports != b->nimports || a->ndefs != b->ndefs ||
+        a->nrefs != b->nrefs)
+        return false;
+    for (size_t i = 0; i < a->nimports; i++) {
+        const struct lang_import *x = &a->imports[i], *y = &b->imports[i];
+        if (strcmp(x->spec, y->spec) || x->line != y->line ||
+            x->kind != y->kind || x->level != y->level ||
+            x->type_only != y->type_only)
+            return false;
+    }
+    for (size_t i = 0; i < a->ndefs; i++) {
+        const struct lang_def *x = &a->defs[i], *y = &b->defs[i];
+        if (strcmp(x->name, y->name) || x->start != y->start ||
+            x->end != y->end || x->kind != y->kind || x->decl != y->decl)
+            return false;
+    }
+    for (size_t i = 0; i < a->nrefs; i++)
+        if (strcmp(a->refs[i].name, b->refs[i].name) ||
+            a->refs[i].line != b->refs[i].line)
+            return false;
+    return true;
+}
+
+static uint32_t
+rnd(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 33);
+}
+
+/* The start of line k of s (0-based; len past the last). */
+static size_t
+line_at(const char *s, size_t len, size_t k)
+{
+    size_t o = 0;
+    while (k-- && o < len) {
+        const char *nl = memchr(s + o, '\n', len - o);
+        o = nl ? (size_t)(nl + 1 - s) : len;
+    }
+    return o;
+}
+
+/* s with one random edit of the kinds a history has: a line removed,
+ * copied elsewhere, changed inside, two lines joined, text added at the
+ * end without a newline. */
+static char *
+mutate(const char *s, size_t len, size_t *out, uint64_t *seed)
+{
+    size_t lines = 1;
+    for (size_t i = 0; i < len; i++)
+        lines += s[i] == '\n';
+    char *r = malloc(2 * len + 64);
+    size_t a = line_at(s, len, rnd(seed) % lines);
+    size_t b = line_at(s, len, rnd(seed) % lines);
+    size_t aend = a;
+    while (aend < len && s[aend] != '\n')
+        aend++;
+    if (aend < len)
+        aend++;
+    size_t n = 0;
+    switch (rnd(seed) % 5) {
+    case 0: /* remove line a */
+        memcpy(r, s, a);
+        memcpy(r + a, s + aend, len - aend);
+        n = len - (aend - a);
+        break;
+    case 1: /* copy line a before line b */
+        memcpy(r, s, b);
+        memcpy(r + b, s + a, aend - a);
+        memcpy(r + b + (aend - a), s + b, len - b);
+        n = len + (aend - a);
+        break;
+    case 2: { /* a character inside line a replaced */
+        memcpy(r, s, len);
+        n = len;
+        if (aend > a)
+            r[a + rnd(seed) % (aend - a)] = "x;{}( \n"[rnd(seed) % 7];
+        break;
+    }
+    case 3: /* line a joined with the next */
+        memcpy(r, s, len);
+        n = len;
+        if (aend > a && r[aend - 1] == '\n')
+            r[aend - 1] = ' ';
+        break;
+    default: /* text added at the end, no newline */
+        memcpy(r, s, len);
+        memcpy(r + len, "\nlast", 5);
+        n = len + 5;
+        break;
+    }
+    *out = n;
+    return r;
+}
+
+/* A kept parse gives, version after version, the facts a fresh parse
+ * gives: several edits between versions, syntax errors included. */
+static void
+test_incremental(void)
+{
+    static const char *files[] = { "app.ts", "legacy.js", "service.py",
+        "conn.c", "widget.cpp", "server.go", "lib.rs", "Service.java" };
+    for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+        size_t len;
+        char *src = read_fixture(files[f], &len);
+        CHECK(src != NULL);
+        if (!src)
+            continue;
+        enum lang_id id = lang_detect(files[f]);
+        struct lang_kept *k = NULL;
+        uint64_t seed = 42 + f;
+        for (int v = 0; v < 60; v++) {
+            struct lang_facts inc, fresh;
+            lang_facts_init(&inc);
+            lang_facts_init(&fresh);
+            struct as_err e;
+            CHECK_INT(
+                lang_extract_next(id, &k, src, len, 1 << 20, &inc, &e), 0);
+            CHECK_INT(lang_extract(id, src, len, &fresh, &e), 0);
+            CHECK_INT(lang_kept_bytes(k), len);
+            if (!same_facts(&inc, &fresh)) {
+                fprintf(stderr, "  %s version %d: facts differ\n", files[f], v);
+                CHECK(0);
+            }
+            lang_facts_release(&inc);
+            lang_facts_release(&fresh);
+            /* up to three edits apart */
+            int edits = 1 + (int)(rnd(&seed) % 3);
+            for (int i = 0; i < edits; i++) {
+                size_t n;
+                char *next = mutate(src, len, &n, &seed);
+                free(src);
+                src = next;
+                len = n;
+            }
+        }
+        /* a language change starts over; an error frees what was kept */
+        struct lang_facts x;
+        lang_facts_init(&x);
+        struct as_err e;
+        const char *c = "int fx(void) { return 1; }\n";
+        CHECK_INT(
+            lang_extract_next(LANG_C, &k, c, strlen(c), 1 << 20, &x, &e), 0);
+        CHECK(find_def(&x, "fx", LANG_DEF_FUNCTION) != NULL);
+        CHECK_INT(
+            lang_extract_next(LANG_C, &k, "int y;", 6, 4, &x, &e), AS_ETOOBIG);
+        CHECK(k == NULL);
+        lang_facts_release(&x);
+        free(src);
+    }
+}
+
 int
 main(void)
 {
@@ -410,5 +565,6 @@ main(void)
     test_fixtures();
     TEST_RUN("hostile inputs", test_hostile);
     TEST_RUN("caps", test_caps);
+    TEST_RUN("incremental parse", test_incremental);
     return test_done();
 }
