@@ -1357,6 +1357,112 @@ cut_tree(git_repository *g, const struct cut_entry *v, size_t n, int k,
     return rc;
 }
 
+/* Whether entries a and b of c are the same (id and mode). */
+static bool
+cut_same(const struct cut_entry *c, int a, int b)
+{
+    return c->mode[a] == c->mode[b] && git_oid_equal(c->id[a], c->id[b]);
+}
+
+static bool
+is_file_mode(uint32_t m)
+{
+    return m == GIT_FILEMODE_BLOB || m == GIT_FILEMODE_BLOB_EXECUTABLE;
+}
+
+/*
+ * Path c of the cut merged alone, as git_merge_trees() merges a path with
+ * no deletion and only regular files: the side that changed it (an
+ * addition too), else (both modified it, differently) libgit2's file
+ * merge with the
+ * default options, which is what its merge runs for such a path when no
+ * attribute names a merge driver (`merge` unspecified or set: the text
+ * driver). *conflicted when that merge fails (the commit's entry is taken,
+ * as resolve_theirs() takes it). 1 when an attribute names another
+ * driver, 0 with *id and *mode set, or an error.
+ */
+static int
+merge_cut_path(git_repository *g, const struct cut_entry *c, git_oid *id,
+    uint32_t *mode, bool *conflicted, struct as_err *e)
+{
+    int take = cut_same(c, 1, 2) || cut_same(c, 0, 2) ? 1
+               : cut_same(c, 0, 1)                    ? 2
+                                                      : 0;
+    *conflicted = false;
+    if (take) {
+        git_oid_cpy(id, c->id[take]);
+        *mode = c->mode[take];
+        return 0;
+    }
+    const char *attr = NULL;
+    if (git_attr_get(&attr, g, 0, c->path, "merge") < 0)
+        return repo_git_errorf(
+            e, "cannot read the attributes of '%s'", c->path);
+    if (!GIT_ATTR_IS_UNSPECIFIED(attr) && !GIT_ATTR_IS_TRUE(attr))
+        return 1;
+    git_index_entry in[3];
+    memset(in, 0, sizeof(in));
+    for (int k = 0; k < 3; k++) {
+        in[k].path = c->path;
+        in[k].mode = c->mode[k];
+        git_oid_cpy(&in[k].id, c->id[k]);
+    }
+    git_merge_file_result res = { 0 };
+    if (git_merge_file_from_index(&res, g, &in[0], &in[1], &in[2], NULL) < 0)
+        return repo_git_errorf(e, "cannot merge '%s'", c->path);
+    int err = 0;
+    if (res.automergeable) {
+        if (git_blob_create_from_buffer(id, g, res.ptr, res.len) < 0)
+            err = repo_git_errorf(e, "cannot write the merge of '%s'", c->path);
+        *mode = res.mode;
+    } else {
+        git_oid_cpy(id, c->id[2]);
+        *mode = c->mode[2];
+        *conflicted = true;
+    }
+    git_merge_file_result_free(&res);
+    return err;
+}
+
+/*
+ * The cut's outcome path by path into u (one upsert per path) when no
+ * path is deleted and every entry is a regular file: a rename pairs a
+ * deletion with an addition (libgit2's merge has no directory renames),
+ * and the cut has no path under another, so each path merges alone. 1
+ * when it cannot tell (a deletion, an entry not a regular file, a path
+ * both sides added differently, a path with another merge driver), 0 with
+ * *nu and *nconflicts set, or an error.
+ */
+static int
+merge_cut_by_path(git_repository *g, const struct cut_entry *v, size_t nv,
+    git_tree_update *u, size_t *nu, size_t *nconflicts, struct as_err *e)
+{
+    size_t nconf = 0;
+    for (size_t i = 0; i < nv; i++) {
+        const struct cut_entry *c = &v[i];
+        for (int k = 0; k < 3; k++)
+            if ((c->mode[k] && !is_file_mode(c->mode[k])) ||
+                (k && c->mode[0] && !c->mode[k]))
+                return 1; /* not a file, or a deletion: a rename's source */
+        if (!c->mode[0] && c->mode[1] && c->mode[2] && !cut_same(c, 1, 2))
+            return 1; /* added on both sides, differently */
+    }
+    for (size_t i = 0; i < nv; i++) {
+        bool conflicted = false;
+        uint32_t mode = 0;
+        int rc = merge_cut_path(g, &v[i], &u[i].id, &mode, &conflicted, e);
+        if (rc)
+            return rc;
+        u[i].action = GIT_TREE_UPDATE_UPSERT;
+        u[i].filemode = (git_filemode_t)mode;
+        u[i].path = v[i].path;
+        nconf += conflicted;
+    }
+    *nu = nv;
+    *nconflicts = nconf;
+    return 0;
+}
+
 /*
  * history_own_tree()'s merge of ft (the fork), bt (the base) and ct (the
  * commit) without the trees' other files: the merge runs on trees cut
@@ -1364,7 +1470,9 @@ cut_tree(git_repository *g, const struct cut_entry *v, size_t n, int k,
  * the base's modifications of paths the commit left alone (they merge as
  * they are, the base's, and are neither a source nor a target of rename
  * detection), and its outcome at those paths (conflicts settled as
- * history_own_tree() settles them) updates the base's tree. Every other
+ * history_own_tree() settles them) updates the base's tree; with no
+ * path of the cut deleted, each path merges alone (merge_cut_by_path()),
+ * without writing the cut trees or running the tree merge. Every other
  * path holds the same entry in the fork, the base and the commit, or only
  * the base changed it: the full merge keeps the base's entry there. 1
  * when it cannot tell (a changed path under another changed path: a
@@ -1426,6 +1534,15 @@ own_tree_cut(git_repository *g, git_tree *ft, git_tree *bt, git_tree *ct,
                 c->mode[1 + k] = y ? y->mode[1] : l->mode[0];
             }
         }
+    /* each path alone when none is added or deleted */
+    u = xcalloc(nv + 1, sizeof(*u));
+    if ((err = merge_cut_by_path(g, v, nv, u, &nu, nconflicts, e)) <= 0) {
+        if (err == 0 && git_tree_create_updated(out, g, bt, nu, u) < 0)
+            err = repo_git_errorf(e, "cannot write a replayed tree");
+        goto out;
+    }
+    err = 0;
+    nu = 0;
     for (int k = 0; k < 3 && !err; k++)
         if (cut_tree(g, v, nv, k, &t[k]) < 0)
             err = repo_git_errorf(e, "cannot write the trees of a replay");
@@ -1435,7 +1552,6 @@ own_tree_cut(git_repository *g, git_tree *ft, git_tree *bt, git_tree *ct,
         (err = resolve_theirs(idx, nconflicts, e)) < 0)
         goto out;
     /* the outcome at each path of the cut: its entry, or none */
-    u = xcalloc(nv + 1, sizeof(*u));
     for (size_t i = 0; i < nv; i++) {
         const git_index_entry *ie = git_index_get_bypath(idx, v[i].path, 0);
         if (ie) {

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2.h>
+
 #include "git/history.h"
+#include "git/merge.h"
 #include "git/repo.h"
 #include "test.h"
 #include "test_git_fixture.h"
@@ -276,10 +279,128 @@ test_own_tree_step(void)
     repo_free(r);
 }
 
+/* The reference for a replayed commit: libgit2's merge of the whole
+ * trees of fork, B and the commit, each conflict settled with the
+ * commit's entry; its tree id and the number of conflicted paths. */
+static void
+whole_merge(struct repo *r, const char *fork, const char *base,
+    const char *commit, char out[41], size_t *nconf)
+{
+    git_repository *g = repo_git(r);
+    const char *rev[3] = { fork, base, commit };
+    git_tree *t[3] = { NULL, NULL, NULL };
+    for (int k = 0; k < 3; k++) {
+        git_oid id;
+        git_commit *c = NULL;
+        CHECK(git_oid_fromstr(&id, rev[k]) == 0 &&
+              git_commit_lookup(&c, g, &id) == 0 &&
+              git_commit_tree(&t[k], c) == 0);
+        git_commit_free(c);
+    }
+    git_index *idx = NULL, *res = NULL;
+    struct as_err e;
+    CHECK_INT(merge_trees_as_git(g, t[0], t[1], t[2], &idx, &e), 0);
+    CHECK(git_index_new(&res) == 0);
+    *nconf = 0;
+    const char *last = "";
+    for (size_t i = 0; idx && i < git_index_entrycount(idx); i++) {
+        const git_index_entry *ie = git_index_get_byindex(idx, i);
+        int stage = git_index_entry_stage(ie);
+        if (stage && strcmp(ie->path, last))
+            (*nconf)++; /* entries are sorted by path, then stage */
+        if (stage)
+            last = ie->path;
+        if (stage != 0 && stage != 3)
+            continue;
+        git_index_entry copy = *ie;
+        copy.flags &= (uint16_t)~GIT_INDEX_ENTRY_STAGEMASK;
+        CHECK(git_index_add(res, &copy) == 0);
+    }
+    git_oid tid;
+    CHECK(git_index_write_tree_to(&tid, res, g) == 0);
+    git_oid_tostr(out, 41, &tid);
+    git_index_free(res);
+    git_index_free(idx);
+    for (int k = 0; k < 3; k++)
+        git_tree_free(t[k]);
+}
+
+/* A side commit replayed onto B path by path (no path deleted, regular
+ * files only) gives the tree and conflicts of libgit2's merge of the
+ * whole trees: both sides' edits of one file merged, a new mode, the same
+ * lines edited (a conflict: the commit's), an addition, a path whose
+ * attributes name the binary merge driver (merged whole), and the side's
+ * rename of a file B edited (a deletion: merged whole, B's edit follows
+ * the rename). */
+static void
+test_own_tree_by_path(void)
+{
+    new_repo("bypath");
+    fx_write(repo_dir, "m.c", "m1\nm2\nm3\nm4\nm5\nm6\n");
+    fx_write(repo_dir, "x.c", "x1\nx2\nx3\n");
+    fx_write(repo_dir, "bin.dat", "b1\nb2\nb3\nb4\nb5\nb6\n");
+    fx_write(repo_dir, "mine.txt",
+        "another text long enough\nfor rename detection\nto pair\nline 4\n");
+    fx_write(repo_dir, ".gitattributes", "bin.dat merge=binary\n");
+    fx_git(repo_dir, "add", "-A", NULL);
+    fx_commit(repo_dir, "fork");
+    fx_git(repo_dir, "tag", "fork", NULL);
+    /* B's line edits the top of m.c and bin.dat, x.c's middle, mine.txt */
+    fx_write(repo_dir, "m.c", "M1\nm2\nm3\nm4\nm5\nm6\n");
+    fx_write(repo_dir, "x.c", "x1\nX2\nx3\n");
+    fx_write(repo_dir, "bin.dat", "B1\nb2\nb3\nb4\nb5\nb6\n");
+    fx_write(repo_dir, "mine.txt",
+        "Another text long enough\nfor rename detection\nto pair\nline 4\n");
+    fx_git(repo_dir, "add", "-A", NULL);
+    fx_commit(repo_dir, "B");
+    fx_git(repo_dir, "tag", "B", NULL);
+    fx_git(repo_dir, "checkout", "-q", "-b", "side", "fork", NULL);
+    const char *edits[][2] = {
+        { "m.c", "m1\nm2\nm3\nm4\nm5\nM6\n" },     /* merges with B's */
+        { "m.c", NULL },                           /* made executable */
+        { "x.c", "x1\nside\nx3\n" },               /* B's lines: conflict */
+        { "added.c", "new\n" },                    /* an addition */
+        { "bin.dat", "b1\nb2\nb3\nb4\nb5\nB6\n" }, /* binary driver */
+        { "mine.txt", NULL },                      /* renamed */
+    };
+    char base[41], fork[41];
+    rev_of("B", base);
+    rev_of("fork", fork);
+    struct repo *r = NULL;
+    struct as_err e;
+    for (size_t i = 0; i < sizeof(edits) / sizeof(*edits); i++) {
+        if (edits[i][1])
+            fx_write(repo_dir, edits[i][0], edits[i][1]);
+        else if (!strcmp(edits[i][0], "m.c"))
+            fx_git(repo_dir, "update-index", "--chmod=+x", "m.c", NULL);
+        else
+            fx_git(repo_dir, "mv", edits[i][0], "yours.txt", NULL);
+        if (edits[i][1])
+            fx_git(repo_dir, "add", "-A", NULL);
+        fx_commit(repo_dir, "side");
+        if (!r)
+            CHECK_INT(repo_open(repo_dir, &r, &e), 0);
+        if (!r)
+            return;
+        char commit[41], got[41], want[41];
+        size_t nconf = 99, want_conf = 98;
+        rev_of("HEAD", commit);
+        CHECK_INT(history_own_tree(r, base, commit, fork, got, &nconf, &e), 0);
+        whole_merge(r, fork, base, commit, want, &want_conf);
+        if (strcmp(got, want) || nconf != want_conf)
+            fprintf(stderr, "  commit %zu: %s (%zu conflicts), want %s (%zu)\n",
+                i, got, nconf, want, want_conf);
+        CHECK_STR(got, want);
+        CHECK_INT(nconf, want_conf);
+    }
+    repo_free(r);
+}
+
 int
 main(void)
 {
     TEST_RUN("a side's diffs from the previous commit's", test_incremental);
     TEST_RUN("a replayed commit from its parent's", test_own_tree_step);
+    TEST_RUN("a replayed commit merged path by path", test_own_tree_by_path);
     return test_done();
 }
