@@ -1292,9 +1292,10 @@ same_top(const struct kept_prev *prev, TSNode o, size_t i, TSNode n)
     return r;
 }
 
+/* The imports and definitions out holds from imp0 and def0, copied. */
 static void
 keep_facts(struct kept_facts *k, const struct lang_facts *out, size_t imp0,
-    size_t def0, const struct walk *w)
+    size_t def0)
 {
     for (size_t i = imp0; i < out->nimports; i++) {
         ALLOC_GROW(k->imports, k->nimports + 1, k->aimports);
@@ -1306,7 +1307,6 @@ keep_facts(struct kept_facts *k, const struct lang_facts *out, size_t imp0,
         k->defs[k->ndefs] = out->defs[i];
         k->defs[k->ndefs++].name = xstrdup(out->defs[i].name);
     }
-    (void)w;
 }
 
 /*
@@ -1375,7 +1375,7 @@ extract_tree(enum lang_id id, const TSTree *t, const char *src, size_t len,
         k->imp[0] = (uint32_t)next->nimports;
         k->def[0] = (uint32_t)next->ndefs;
         k->ref[0] = (uint32_t)next->nrefs;
-        keep_facts(next, &tmp, imp0, def0, &w);
+        keep_facts(next, &tmp, imp0, def0);
         for (size_t j = ref0; j < w.nrefs; j++) {
             ALLOC_GROW(next->refs, next->nrefs + 1, next->arefs);
             next->refs[next->nrefs] = w.refs[j];

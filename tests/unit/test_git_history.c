@@ -26,6 +26,16 @@ new_repo(const char *name)
     fx_git(fx_root, "init", "-q", "-b", "main", repo_dir, NULL);
 }
 
+/* Everything in repo_dir committed; tagged tag when not NULL. */
+static void
+commit_all(const char *msg, const char *tag)
+{
+    fx_git(repo_dir, "add", "-A", NULL);
+    fx_commit(repo_dir, msg);
+    if (tag)
+        fx_git(repo_dir, "tag", tag, NULL);
+}
+
 /* The id rev names in repo_dir, hex. */
 static void
 rev_of(const char *rev, char out[41])
@@ -77,9 +87,7 @@ test_incremental(void)
     fx_write(repo_dir, "moved.txt",
         "a long enough text\nthat a rename\nis found by similarity\n"
         "line four\nline five\nline six\n");
-    fx_git(repo_dir, "add", "-A", NULL);
-    fx_commit(repo_dir, "base");
-    fx_git(repo_dir, "tag", "base", NULL);
+    commit_all("base", "base");
     /* the side, one commit at a time */
     const char *steps[][3] = {
         { "write", "a.c", "one\nTWO\nthree\nfour\nfive\n" },
@@ -123,8 +131,7 @@ test_incremental(void)
         } else {
             CHECK_INT(symlink(steps[i][2], path), 0);
         }
-        fx_git(repo_dir, "add", "-A", NULL);
-        fx_commit(repo_dir, "step");
+        commit_all("step", NULL);
         char tree[41];
         tree_of("HEAD", tree);
         /* incremental: kept from the previous call; afresh: a new raw */
@@ -214,9 +221,7 @@ test_own_tree_step(void)
     fx_write(repo_dir, "shared.c", "s1\ns2\ns3\ns4\ns5\n");
     fx_write(repo_dir, "old.txt",
         "a text long enough\nfor rename detection\nto pair it\nline 4\n");
-    fx_git(repo_dir, "add", "-A", NULL);
-    fx_commit(repo_dir, "fork");
-    fx_git(repo_dir, "tag", "fork", NULL);
+    commit_all("fork", "fork");
     /* B's line: edits shared.c and doomed.txt, renames old.txt, adds a
      * file */
     fx_write(repo_dir, "shared.c", "S1\ns2\ns3\ns4\ns5\n");
@@ -224,9 +229,7 @@ test_own_tree_step(void)
     fx_write(repo_dir, "b.c", "b\n");
     fx_write(repo_dir, "doomed.txt",
         "A text long enough\nto be taken for\nthe source of a rename\n");
-    fx_git(repo_dir, "add", "-A", NULL);
-    fx_commit(repo_dir, "B");
-    fx_git(repo_dir, "tag", "B", NULL);
+    commit_all("B", "B");
     /* the side, from the fork */
     fx_git(repo_dir, "checkout", "-q", "-b", "side", "fork", NULL);
     const char *edits[][2] = {
@@ -254,8 +257,7 @@ test_own_tree_step(void)
             fx_write(repo_dir, edits[i][0], edits[i][1]);
         else
             fx_git(repo_dir, "rm", "-q", edits[i][0], NULL);
-        fx_git(repo_dir, "add", "-A", NULL);
-        fx_commit(repo_dir, "side");
+        commit_all("side", NULL);
         if (!r)
             CHECK_INT(repo_open(repo_dir, &r, &e), 0);
         if (!r)
@@ -342,18 +344,14 @@ test_own_tree_by_path(void)
     fx_write(repo_dir, "mine.txt",
         "another text long enough\nfor rename detection\nto pair\nline 4\n");
     fx_write(repo_dir, ".gitattributes", "bin.dat merge=binary\n");
-    fx_git(repo_dir, "add", "-A", NULL);
-    fx_commit(repo_dir, "fork");
-    fx_git(repo_dir, "tag", "fork", NULL);
+    commit_all("fork", "fork");
     /* B's line edits the top of m.c and bin.dat, x.c's middle, mine.txt */
     fx_write(repo_dir, "m.c", "M1\nm2\nm3\nm4\nm5\nm6\n");
     fx_write(repo_dir, "x.c", "x1\nX2\nx3\n");
     fx_write(repo_dir, "bin.dat", "B1\nb2\nb3\nb4\nb5\nb6\n");
     fx_write(repo_dir, "mine.txt",
         "Another text long enough\nfor rename detection\nto pair\nline 4\n");
-    fx_git(repo_dir, "add", "-A", NULL);
-    fx_commit(repo_dir, "B");
-    fx_git(repo_dir, "tag", "B", NULL);
+    commit_all("B", "B");
     fx_git(repo_dir, "checkout", "-q", "-b", "side", "fork", NULL);
     const char *edits[][2] = {
         { "m.c", "m1\nm2\nm3\nm4\nm5\nM6\n" },     /* merges with B's */
@@ -376,8 +374,9 @@ test_own_tree_by_path(void)
         else
             fx_git(repo_dir, "mv", edits[i][0], "yours.txt", NULL);
         if (edits[i][1])
-            fx_git(repo_dir, "add", "-A", NULL);
-        fx_commit(repo_dir, "side");
+            commit_all("side", NULL);
+        else /* staged already; add -A would undo the new mode */
+            fx_commit(repo_dir, "side");
         if (!r)
             CHECK_INT(repo_open(repo_dir, &r, &e), 0);
         if (!r)
