@@ -34,6 +34,8 @@ pair_finish(const struct pair_input *in, struct pair_score *out)
             out->res.r[RISK_MERGE] = 1.0;
         else if (c < 0)
             rc = c;
+        else if (out->res.r[RISK_OVERLAP] > in->cfg->overlap_merged)
+            out->res.r[RISK_OVERLAP] = in->cfg->overlap_merged; /* clean */
     }
     out->res.risk = risk_combine(in->cfg, out->res.r);
     out->hold = advisory_right_of_way(in->a, in->b);

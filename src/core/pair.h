@@ -63,9 +63,10 @@ struct pair_score {
 /*
  * The whole pipeline: the engine's channels, context and topic from in,
  * the merge channel (run only with weight.merge > 0 and a shared path, as a
- * textual merge cannot conflict otherwise), R = risk_combine() once, and
- * right of way. out is overwritten. Returns 0, or the merge function's
- * negative code (out is still complete, merge channel 0).
+ * textual merge cannot conflict otherwise; a clean one caps the overlap
+ * channel at overlap.merged), R = risk_combine() once, and right of way. out is
+ * overwritten. Returns 0, or the merge function's negative code (out is still
+ * complete, merge channel 0).
  */
 int pair_score(const struct pair_input *in, struct pair_score *out);
 

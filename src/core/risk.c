@@ -58,6 +58,7 @@ risk_config_default(struct risk_config *c)
     c->weight[RISK_TREE] = 0.25;
     c->weight[RISK_FORWARD] = 0.1;
     c->forward_min_rate = 0.1;
+    c->overlap_merged = 0.3;
     c->margin = 1;
     c->gamma = 0.5;
     c->cap = 6;
@@ -134,6 +135,7 @@ static const struct config_key config_keys[] = {
     { "closure.window", KEY_UINT, OFF(closure_window), 2,
         RISK_CLOSURE_WINDOW_MAX },
     { "forward.min_rate", KEY_UNIT, OFF(forward_min_rate), 0, 1 },
+    { "overlap.merged", KEY_UNIT, OFF(overlap_merged), 0, 1 },
 };
 
 int

@@ -14,6 +14,8 @@
  *                       channel weights, [0, 1]
  *   forward.min_rate    least history rate of a path the forward channel
  *                       counts, [0, 1]
+ *   overlap.merged      the most the overlap channel gives when the pair's
+ *                       speculative merge ran and was clean, [0, 1]
  *   margin              lines added around every range, 0..1000000
  *   gamma               decay per extra import hop, (0, 1]
  *   cap                 longest import path followed, 1..32 hops
@@ -78,6 +80,7 @@ struct risk_config {
     double early_min;          /* least R for early traffic */
     unsigned closure_window;   /* samples in the closure-rate fit */
     double forward_min_rate;   /* forward channel: paths below are left out */
+    double overlap_merged;     /* overlap's cap when the merge is clean */
 };
 
 /* airspace defaults (docs/risk-model.md). */

@@ -1003,10 +1003,11 @@ point_json(const struct replay *rp, const struct rp_point *pt)
         json_object_set_new(ch, "overlap", json_real(pt->rc[RISK_OVERLAP]));
         json_object_set_new(ch, "tree", json_real(pt->rc[RISK_TREE]));
     }
-    return json_pack("{s:f,s:s,s:o,s:I,s:I,s:I}", "risk", pt->risk, "level",
-        level_names[pt->level], "channels", ch, "shared",
+    return json_pack("{s:f,s:s,s:o,s:I,s:I,s:I,s:[I,I],s:[I,I]}", "risk",
+        pt->risk, "level", level_names[pt->level], "channels", ch, "shared",
         (json_int_t)pt->shared, "near", (json_int_t)pt->near, "t",
-        (json_int_t)pt->t);
+        (json_int_t)pt->t, "files", (json_int_t)pt->na, (json_int_t)pt->nb,
+        "commits", (json_int_t)pt->ca, (json_int_t)pt->cb);
 }
 
 static json_t *
@@ -1480,6 +1481,8 @@ walk_score(
     pt->level = (int)w->adv.st.level;
     pt->na = (uint32_t)w->a[0].nfiles;
     pt->nb = (uint32_t)w->a[1].nfiles;
+    pt->ca = w->k[0];
+    pt->cb = w->k[1];
     baselines(&w->a[0], &w->a[1], w->rp->cfg.near, &pt->shared, &pt->near);
     double best = 0;
     pt->top = -1;

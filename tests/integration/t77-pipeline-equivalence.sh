@@ -7,10 +7,11 @@
 # commits, the daemon by the files' modification times.
 #   base 00:00   a.txt = 1..30
 #   main 01:00   line 5      side 02:00  line 7     half-way: lines 5 and 7,
-#   main 03:00   line 10     side 04:00  line 10    overlap 1/3, clean merge,
-#   merge 05:00  (conflict)                         R 0.5 (traffic); end:
-#                                                   overlap 2/3, merge
-#                                                   conflict, R 1 (resolution)
+#   main 03:00   line 10     side 04:00  line 10    overlap 1/3, clean merge:
+#   merge 05:00  (conflict)                         capped at 0.3, R 0.475
+#                                                   (traffic); end: overlap
+#                                                   2/3, merge conflict, R 1
+#                                                   (resolution)
 . "$(dirname "$0")/lib.sh"
 R="$TMP/hist"
 D="$TMP/live"
@@ -82,8 +83,11 @@ wait_same() { # up to 15 s
     done
 }
 check "half-way: the daemon's pair is the replay's" wait_same half
-check "half-way: overlap 1/3 and tree 1, nothing else" jqt "$TMP/live.json" \
-    '.channels | (.overlap - 1/3 | fabs) < 1e-12 and .tree == 1 and .merge == 0'
+check "half-way: overlap 1/3 capped at 0.3 (clean merge), tree 1, nothing else" \
+    jqt "$TMP/live.json" \
+    '(.channels | (.overlap - 0.3 | fabs) < 1e-12 and .tree == 1 and .merge == 0)
+     and (.risk - 0.475 | fabs) < 1e-12'
+check "half-way: traffic" jqt "$TMP/live.json" '.level == "traffic"'
 
 # Both sides move on to their last commits.
 git -C "$TMP/s1" reset -q --hard main2

@@ -57,6 +57,7 @@ static const struct {
     { "early_min", "[risk]\n\tearly-min = 0.21\n", "0.21" },
     { "closure.window", "[risk \"closure\"]\n\twindow = 9\n", "9" },
     { "forward.min_rate", "[risk \"forward\"]\n\tmin-rate = 0.12\n", "0.12" },
+    { "overlap.merged", "[risk \"overlap\"]\n\tmerged = 0.45\n", "0.45" },
 };
 #define NKEYS (sizeof(risk_keys) / sizeof(risk_keys[0]))
 
