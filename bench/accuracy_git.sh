@@ -4,8 +4,8 @@
 # dependency and symbol over the import graph, overlap, tree) on a pinned
 # range of each history (docs/replay.md, "Git mode, every channel").
 #
-#   bench/accuracy_git.sh [--airspace BIN] [--threads N] [--set KEY=VALUE]...
-#                         CLONES OUT [NAME...]
+#   bench/accuracy_git.sh [--airspace BIN] [--threads N] [--steps K]
+#                         [--set KEY=VALUE]... CLONES OUT [NAME...]
 #
 # CLONES holds a clone (bare or not) of each repository as CLONES/owner+name
 # (CLONES/owner+name/repo also works). For each history (all six, or the
@@ -24,11 +24,13 @@ set -eu
 cd "$(dirname "$0")/.."
 AS=build/release/airspace
 THREADS=2
+STEPS=0
 SETS=""
 while [ $# -gt 0 ]; do
     case $1 in
     --airspace) AS=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
+    --steps) STEPS=$2; shift 2 ;;
     --set) SETS="$SETS --set $2"; shift 2 ;;
     --) shift; break ;;
     -*) echo "accuracy_git.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ $# -ge 2 ] || {
-    echo "usage: bench/accuracy_git.sh [--airspace BIN] [--threads N] [--set K=V]... CLONES OUT [NAME...]" >&2
+    echo "usage: bench/accuracy_git.sh [--airspace BIN] [--threads N] [--steps K] [--set K=V]... CLONES OUT [NAME...]" >&2
     exit 2
 }
 CLONES=$1 OUT=$2
@@ -61,11 +63,11 @@ echo "$LIST" | while read -r name repo rev n; do
     if ! nice -n 5 timeout "${ACC_TIMEOUT:-1800}" /usr/bin/time -o "$OUT/$name.time" \
         -f "wall_s=%e user_s=%U sys_s=%S max_rss_kb=%M" \
         "$AS" replay --repo "$dir" --rev "$rev" --max "$n" --max-side 200 \
-        --threads "$THREADS" --json $SETS > "$OUT/$name.json" 2> "$OUT/$name.err"; then
+        --threads "$THREADS" --steps "$STEPS" --json $SETS > "$OUT/$name.json" 2> "$OUT/$name.err"; then
         echo "$name: replay failed: $(tail -1 "$OUT/$name.err")" >&2
         continue
     fi
-    echo "rev=$rev max=$n threads=$THREADS load_before=\"$load\" load_after=\"$(cut -d' ' -f1-3 /proc/loadavg)\" date=$(date -u +%Y-%m-%dT%H:%MZ)$SETS" >> "$OUT/$name.time"
+    echo "rev=$rev max=$n threads=$THREADS steps=$STEPS load_before=\"$load\" load_after=\"$(cut -d' ' -f1-3 /proc/loadavg)\" date=$(date -u +%Y-%m-%dT%H:%MZ)$SETS" >> "$OUT/$name.time"
     jq -r --arg name "$name" --arg n "$n" '
         def r: if . == null then "n/a" else (. * 1000 | round / 1000 | tostring) end;
         def q: "\(.q1 | r) / \(.median | r) / \(.q3 | r)";

@@ -8,6 +8,8 @@
 # work counters in "stats"). Prints key=value lines; RESULTS-speed.md.
 #
 #   bench/replay_real.sh /path/to/webpack.git de79ee457 2500 /tmp/airspace-base
+#
+# REPLAY_ARGS (e.g. "--steps 8") is added to both timed replays.
 set -eu
 cd "$(dirname "$0")/.."
 G=$1
@@ -18,12 +20,13 @@ NEW=$(realpath "${5:-build/release/airspace}")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 echo "== machine: $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "repo=$G rev=$REV merges=$N"
+echo "repo=$G rev=$REV merges=$N args=${REPLAY_ARGS:-}"
 # warm the graph cache once (first index of the tree at the oldest base)
 "$NEW" replay --repo "$G" --rev "$REV" --max 1 --json > /dev/null
 run() { # name binary
+    # shellcheck disable=SC2086 # REPLAY_ARGS is a list of options
     /usr/bin/time -o "$T/$1.time" -f "wall_s=%e user_s=%U sys_s=%S max_rss_kb=%M" \
-        "$2" replay --repo "$G" --rev "$REV" --max "$N" --json > "$T/$1.json"
+        "$2" replay --repo "$G" --rev "$REV" --max "$N" --json ${REPLAY_ARGS:-} > "$T/$1.json"
     echo "binary=$1 $(cat "$T/$1.time") $(jq -c '.stats' "$T/$1.json")"
 }
 # lead_window, skipped_by_reason.missing_object: reports newer than some

@@ -21,7 +21,7 @@
 static const char usage[] =
     "usage: airspace replay [--repo DIR] [--rev RANGE | --all]\n"
     "                       [--since DATE] [--max N] [--max-side N]\n"
-    "                       [--threads N]\n"
+    "                       [--steps K] [--threads N]\n"
     "                       [--json] [--per-merge] [--set KEY=VALUE]...\n"
     "       airspace replay --records FILE.jsonl[.gz] [--json]\n"
     "                       [--split all|tune|held-out] [--split-seed N]\n"
@@ -100,6 +100,22 @@ opt_threads(void *target, const char *v, const char *cmd)
     if (n > 64) {
         fprintf(
             stderr, "airspace replay: bad --threads '%s' (want 0..64)\n", v);
+        return CLI_EXIT_USAGE;
+    }
+    *(unsigned *)target = (unsigned)n;
+    return 0;
+}
+
+static int
+opt_steps(void *target, const char *v, const char *cmd)
+{
+    (void)cmd;
+    size_t n;
+    if (parse_count("--steps", v, &n))
+        return CLI_EXIT_USAGE;
+    if (n > 1000) {
+        fprintf(
+            stderr, "airspace replay: bad --steps '%s' (want 0..1000)\n", v);
         return CLI_EXIT_USAGE;
     }
     *(unsigned *)target = (unsigned)n;
@@ -275,6 +291,11 @@ cmd_replay(int argc, char **argv)
             .target = &go.history.max_side,
             .given = &git_only,
             .fn = opt_max_side },
+        { .name = "steps",
+            .kind = OPT_CALL,
+            .target = &go.steps,
+            .given = &git_only,
+            .fn = opt_steps },
         { .name = "threads",
             .kind = OPT_CALL,
             .target = &go.threads,
@@ -295,7 +316,8 @@ cmd_replay(int argc, char **argv)
         return prc < 0 ? CLI_EXIT_OK : prc;
     if (records && git_only) {
         fprintf(stderr, "airspace replay: --records cannot be combined with "
-                        "--repo, --rev, --all, --since, --max or --max-side\n");
+                        "--repo, --rev, --all, --since, --max, --max-side or "
+                        "--steps\n");
         return CLI_EXIT_USAGE;
     }
     if (go.history.all && go.history.rev) {

@@ -1522,7 +1522,7 @@ walk_fork(struct git_walk *w, int s, size_t i, struct as_err *e)
     return 0;
 }
 
-/* Side s reaches its next commit c at now_ms: new working set. */
+/* Side s reaches commit c: new working set, its changes dated now_ms. */
 static int
 walk_advance(struct git_walk *w, int s, const struct history_commit *c,
     int64_t now_ms, struct as_err *e)
@@ -1569,10 +1569,28 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
         return rc;
     }
     next.base_oid = xstrdup(w->hm->base);
-    next.commits_ahead = ++w->k[s];
+    w->k[s] = (uint32_t)(c - w->hm->side[s]) + 1;
+    next.commits_ahead = w->k[s];
     agent_release(&w->a[s]);
     w->a[s] = next;
     return 0;
+}
+
+/* Which of a side's n commits are scored with steps K (o->steps): the
+ * j-th (1-based) when j = ceil(n q / K) for some q in 1..K, or j =
+ * ceil(n / 2); every one when K is 0. scored[j] for j in 1..n. */
+static uint8_t *
+scored_commits(size_t n, unsigned k)
+{
+    uint8_t *v = xcalloc(n + 1, 1);
+    if (!k) {
+        memset(v + 1, 1, n);
+        return v;
+    }
+    for (size_t q = 1; q <= k; q++)
+        v[(n * q + k - 1) / k] = 1;
+    v[(n + 1) / 2] = 1;
+    return v;
 }
 
 /* Replay one merge: walk both sides in commit-time order. */
@@ -1595,6 +1613,13 @@ replay_merge(struct git_walk *w, struct as_err *e)
         m->side[s].half_ms = -1;
     }
     pair_advisory_init(&w->adv);
+    uint8_t *scored[2] = { scored_commits(hm->nside[0], w->o->steps),
+        scored_commits(hm->nside[1], w->o->steps) };
+    /* per side: the time of its newest commit so far, which dates what
+     * changed since its last scored commit (a file changed at a commit
+     * passed over is dated at the newest one: at most later than scoring
+     * every commit would date it) */
+    int64_t last[2] = { 0, 0 };
     while (i[0] < hm->nside[0] || i[1] < hm->nside[1]) {
         int s = i[0] >= hm->nside[0]                                    ? 1
                 : i[1] >= hm->nside[1]                                  ? 0
@@ -1603,10 +1628,19 @@ replay_merge(struct git_walk *w, struct as_err *e)
         const struct history_commit *c = &hm->side[s][i[s]++];
         if (c->time_ms > t)
             t = c->time_ms; /* a side's clock never runs backwards */
+        last[s] = t;
+        if (!scored[s][i[s]])
+            continue;
+        /* the other side as it is now: its newest commit so far, when a
+         * commit since its last scored one was passed over */
+        int o = 1 - s;
+        if (i[o] > w->k[o] &&
+            (rc = walk_advance(w, o, &hm->side[o][i[o] - 1], last[o], e)))
+            break;
         struct rp_point pt;
         if ((rc = walk_advance(w, s, c, t, e)) ||
             (rc = walk_score(w, t, &pt, e)))
-            return rc;
+            break;
         if (pt.level >= LVL_TRAFFIC && m->first_ms[SC_AIRSPACE] < 0) {
             m->first_ms[SC_AIRSPACE] = t;
             m->first_ch = pt.top >= 0 ? risk_channel_name(pt.top) : NULL;
@@ -1628,6 +1662,10 @@ replay_merge(struct git_walk *w, struct as_err *e)
         }
         m->p[PT_END] = pt;
     }
+    free(scored[0]);
+    free(scored[1]);
+    if (rc)
+        return rc;
     if (m->first_level_point < 0)
         m->first_level_point = m->p[PT_HALF].level > LVL_CLEAR  ? PT_HALF
                                : m->p[PT_END].level > LVL_CLEAR ? PT_END

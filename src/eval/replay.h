@@ -107,11 +107,13 @@ void replay_finish(struct replay *rp);
 struct replay_git_options {
     struct history_options history;
     struct risk_config risk;
+    unsigned steps;          /* scored commits per side (and its half-way
+                                commit); 0: every commit */
     unsigned threads;        /* graph parsing threads; 0: 2 */
     const char *graph_cache; /* NULL: $GIT_COMMON_DIR/airspace/graph.cache */
 };
 
-/* History defaults, risk_config_default(), threads 0, cache NULL. */
+/* History defaults, risk_config_default(), steps 0, threads 0, cache NULL. */
 void replay_git_options_init(struct replay_git_options *o);
 
 /*
