@@ -90,36 +90,34 @@ opt_max_side(void *target, const char *v, const char *cmd)
     return parse_count("--max-side", v, target) ? CLI_EXIT_USAGE : 0;
 }
 
+/* An unsigned count of at most most, for option opt. */
+static int
+parse_unsigned(const char *opt, const char *v, size_t most, unsigned *out)
+{
+    size_t n;
+    if (parse_count(opt, v, &n))
+        return CLI_EXIT_USAGE;
+    if (n > most) {
+        fprintf(stderr, "airspace replay: bad %s '%s' (want 0..%zu)\n", opt, v,
+            most);
+        return CLI_EXIT_USAGE;
+    }
+    *out = (unsigned)n;
+    return 0;
+}
+
 static int
 opt_threads(void *target, const char *v, const char *cmd)
 {
     (void)cmd;
-    size_t n;
-    if (parse_count("--threads", v, &n))
-        return CLI_EXIT_USAGE;
-    if (n > 64) {
-        fprintf(
-            stderr, "airspace replay: bad --threads '%s' (want 0..64)\n", v);
-        return CLI_EXIT_USAGE;
-    }
-    *(unsigned *)target = (unsigned)n;
-    return 0;
+    return parse_unsigned("--threads", v, 64, target);
 }
 
 static int
 opt_steps(void *target, const char *v, const char *cmd)
 {
     (void)cmd;
-    size_t n;
-    if (parse_count("--steps", v, &n))
-        return CLI_EXIT_USAGE;
-    if (n > 1000) {
-        fprintf(
-            stderr, "airspace replay: bad --steps '%s' (want 0..1000)\n", v);
-        return CLI_EXIT_USAGE;
-    }
-    *(unsigned *)target = (unsigned)n;
-    return 0;
+    return parse_unsigned("--steps", v, 1000, target);
 }
 
 /* --split NAME, and --holdout (NAME "held-out") */
