@@ -131,6 +131,11 @@ print_evidence_text(struct scan_report *r, const struct scan_pair *p,
         }
         fprintf(out, "  oc %.2f\n", c->oc);
     }
+    if (p->merge_clean)
+        fprintf(out,
+            "    merge clean: git merges the two, overlap at most %.2f "
+            "(overlap.merged)\n",
+            r->cfg.overlap_merged);
     if (p->nmerge_paths) {
         fputs("    merge conflicts in", out);
         for (size_t i = 0; i < p->nmerge_paths; i++)
@@ -414,6 +419,7 @@ evidence_json(struct scan_report *r, const struct scan_pair *p)
         json_t *m = json_object();
         json_object_set_new(m, "paths",
             string_array((const char *const *)p->merge_paths, p->nmerge_paths));
+        json_object_set_new(m, "clean", json_boolean(p->merge_clean));
         json_object_set_new(o, "merge", m);
     }
     if (ev.dep.present) {

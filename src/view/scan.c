@@ -115,9 +115,12 @@ scan_score(struct scan_report *r, scan_merge_fn *merge, void *ctx)
         struct scan_pair *p = &r->pairs[k];
         struct pair_input in = pair_in(r, p, merge, ctx);
         struct pair_score ps = { .res = p->res };
-        pair_finish(&in, &ps); /* an undecided merge leaves the channel 0 */
+        /* an undecided merge leaves the channel 0 */
+        int rc = pair_finish(&in, &ps);
         p->res = ps.res;
         p->merge_checked = ps.merge_checked;
+        p->merge_clean =
+            ps.merge_checked && rc == 0 && ps.res.r[RISK_MERGE] == 0;
         p->merge_paths = ps.merge_paths;
         p->nmerge_paths = ps.nmerge_paths;
         p->level = pair_level(&r->cfg, p->res.risk);

@@ -25,6 +25,7 @@ struct scan_pair {
     enum advisory_level level;
     uint32_t hold, steer; /* agent indices */
     bool merge_checked;   /* the merge channel ran for this pair */
+    bool merge_clean;     /* ... and found no conflict (overlap capped) */
     char **merge_paths;   /* conflicting paths of the speculative merge */
     size_t nmerge_paths;
 };

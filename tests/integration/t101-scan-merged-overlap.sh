@@ -1,0 +1,43 @@
+# t101-scan-merged-overlap.sh - `airspace scan` on two worktrees that change
+# the same line: the same edit merges cleanly, so the overlap channel is
+# capped at overlap.merged (0.3) and the pair is traffic, said in --explain;
+# different edits conflict: overlap 1, merge 1, resolution.
+. "$(dirname "$0")/lib.sh"
+R="$TMP/repo"
+base_repo "$R"
+seq 1 40 > a.txt
+commit 00:00 lines
+git worktree add -q "$TMP/w1" -b w1
+git worktree add -q "$TMP/w2" -b w2
+sed -i 's/^10$/ten/' "$TMP/w1/a.txt"
+sed -i 's/^10$/ten/' "$TMP/w2/a.txt"
+
+pair() { # FILE: the w1-w2 pair
+    jq -c '[.pairs[] | select([.a, .b] | sort == ["w1", "w2"])][0]' "$1"
+}
+as scan --json --explain > "$TMP/same.json"
+pair "$TMP/same.json" > "$TMP/p.json"
+check "same edit: traffic, overlap capped at 0.3, merge 0" jqt "$TMP/p.json" \
+    '.level == "traffic" and .channels.overlap == 0.3 and .channels.merge == 0 and (.risk - 0.475 | fabs) < 1e-9'
+check "same edit: the merge ran and was clean" jqt "$TMP/p.json" \
+    '.mergeChecked and .evidence.merge.clean and .evidence.merge.paths == []'
+check "same edit: the contested line is still shown whole" jqt "$TMP/p.json" \
+    '.evidence.contested[0].path == "a.txt" and .evidence.contested[0].oc == 1'
+as scan --explain > "$TMP/same.txt"
+check "--explain says the merge is clean" \
+    grep -q "merge clean: git merges the two, overlap at most 0.30" "$TMP/same.txt"
+as scan --json --set overlap.merged=0.5 > "$TMP/half.json"
+check "overlap.merged=0.5: overlap 0.5" jqt "$TMP/half.json" \
+    '[.pairs[] | select([.a, .b] | sort == ["w1", "w2"])][0].channels.overlap == 0.5'
+
+sed -i 's/^ten$/TEN/' "$TMP/w2/a.txt"
+as scan --json --explain > "$TMP/diff.json"
+pair "$TMP/diff.json" > "$TMP/p.json"
+check "different edits: resolution, overlap whole (> 0.99, fresh edits), merge 1" jqt "$TMP/p.json" \
+    '.level == "resolution" and .channels.overlap > 0.99 and .channels.merge == 1'
+check "different edits: not clean, a.txt conflicts" jqt "$TMP/p.json" \
+    '(.evidence.merge.clean | not) and .evidence.merge.paths == ["a.txt"]'
+as scan --explain > "$TMP/diff.txt"
+check "--explain names the conflict, not a clean merge" \
+    sh -c "grep -q 'merge conflicts in a.txt' '$TMP/diff.txt' && ! grep -q 'merge clean' '$TMP/diff.txt'"
+finish
