@@ -1617,7 +1617,7 @@ replay_merge(struct git_walk *w, struct as_err *e)
         scored_commits(hm->nside[1], w->o->steps) };
     /* per side: the time of its newest commit so far, which dates what
      * changed since its last scored commit (a file changed at a commit
-     * passed over is dated at the newest one: at most later than scoring
+     * passed over is dated at the newest one: never earlier than scoring
      * every commit would date it) */
     int64_t last[2] = { 0, 0 };
     while (i[0] < hm->nside[0] || i[1] < hm->nside[1]) {
