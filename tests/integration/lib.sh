@@ -34,6 +34,13 @@ jqt() {
     [ "$(jq -r "$2" "$1")" = "true" ]
 }
 
+# jqsame FILTER A B: jq FILTER runs on both files and gives the same,
+# non-empty output (a filter jq rejects fails, not two empty strings)
+jqsame() {
+    _ja=$(jq -cS "$1" "$2") && _jb=$(jq -cS "$1" "$3") &&
+        [ -n "$_ja" ] && [ "$_ja" = "$_jb" ]
+}
+
 as() {
     "$AIRSPACE_BIN" "$@"
 }

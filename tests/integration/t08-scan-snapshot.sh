@@ -9,8 +9,7 @@
 
 # same A B: the two reports are the same but for the build's own figures
 same() {
-    f='del(.graph.buildMs, .graph.parsed, .graph.cached)'
-    [ "$(jq -S "$f" "$1")" = "$(jq -S "$f" "$2")" ]
+    jqsame 'del(.graph.buildMs, .graph.parsed, .graph.cached)' "$1" "$2"
 }
 
 R="$TMP/repo"

@@ -69,5 +69,5 @@ as scan --repo "$TMP/fb" --integration origin/main --json > "$TMP/fb.json" 2> "$
 check "branch at depth 2: scan runs, no error" test ! -s "$TMP/err"
 facts='[.agents[] | {id, base, files: [.files[].path]}]'
 check "branch at depth 2: base and files as in the complete clone" \
-    [ "$(jq -cS "$facts" "$TMP/fa.json")" = "$(jq -cS "$facts" "$TMP/fb.json")" ]
+    jqsame "$facts" "$TMP/fa.json" "$TMP/fb.json"
 finish
