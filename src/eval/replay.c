@@ -1,6 +1,11 @@
 /*
  * replay.c - score recorded merges at half-way and at the end, with the
  * model and two baselines, and summarise how well each predicts conflicts.
+ *
+ * Longer than 1,000 lines on purpose: records mode and git mode fill the
+ * same per-merge figures (struct rp_merge) that one summary, one table and
+ * one JSON writer read; apart, the two modes would each need that struct
+ * and its writers in a header of internals.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -115,6 +120,7 @@ struct replay {
     size_t merges_cut;   /* told by the changed paths (merge_restricted) */
     size_t labels_cut;   /* labels told clean by the changed paths */
     size_t replay_steps; /* replayed trees from the previous commit's */
+    size_t refined;      /* conflicted merges walked again (steps) */
     size_t replayed, replay_conflicts; /* side commits replayed onto B */
     char **notes; /* merges skipped during the replay, and why */
     size_t nnotes, anotes;
@@ -1083,7 +1089,7 @@ replay_print_json(const struct replay *rp, FILE *out)
         json_object_set_new(
             root, "merges_seen", json_integer((json_int_t)rp->merges_seen));
         json_object_set_new(root, "stats",
-            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
                 "graph_builds", (json_int_t)rp->graph_builds,
                 "graph_file_updates", (json_int_t)rp->graph_updates,
                 "files_parsed", (json_int_t)rp->parsed, "files_cached",
@@ -1095,7 +1101,8 @@ replay_print_json(const struct replay *rp, FILE *out)
                 (json_int_t)rp->labels_cut, "replayed_commits",
                 (json_int_t)rp->replayed, "replayed_from_previous",
                 (json_int_t)rp->replay_steps, "replay_conflicts",
-                (json_int_t)rp->replay_conflicts));
+                (json_int_t)rp->replay_conflicts, "merges_refined",
+                (json_int_t)rp->refined));
     }
     json_t *groups = json_object();
     for (int g = 0; g < NGROUPS; g++) {
@@ -1512,7 +1519,9 @@ walk_fork(struct git_walk *w, int s, size_t i, struct as_err *e)
         f->unique = true;
     } else if (c->parent_at >= 0 && w->forks[s][c->parent_at].known &&
                w->forks[s][c->parent_at].unique) {
-        *f = w->forks[s][c->parent_at];
+        const struct walk_fork *pf = &w->forks[s][c->parent_at];
+        memcpy(f->id, pf->id, sizeof(f->id));
+        f->unique = pf->unique; /* not own: that is the parent's tree */
     } else {
         int rc = history_fork(w->r, w->hm->base, c->oid, f->id, &f->unique, e);
         if (rc)
@@ -1538,6 +1547,10 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
         struct walk_fork *wf = &w->forks[s][c - w->hm->side[s]];
         const struct walk_fork *pf =
             c->parent_at >= 0 ? &w->forks[s][c->parent_at] : NULL;
+        if (wf->own[0]) { /* replayed by an earlier walk of this merge */
+            tree = wf->own;
+            goto replayed;
+        }
         rc = 1;
         /* from its parent's replayed tree when, with the same fork, it
          * only modified files B's line left alone or added files on a
@@ -1557,10 +1570,11 @@ walk_advance(struct git_walk *w, int s, const struct history_commit *c,
             return rc;
         snprintf(wf->own, sizeof(wf->own), "%s", own);
         wf->nconf = nconf;
-        tree = own;
+        tree = wf->own;
         w->rp->replayed++;
         w->rp->replay_conflicts += nconf;
     }
+replayed:
     agent_init(&next, w->a[s].id);
     int rc = history_workset_raw(w->r, w->hm->base_tree, tree, &w->a[s], now_ms,
         w->hc, &next, &w->raw[s], e);
@@ -1593,9 +1607,14 @@ scored_commits(size_t n, unsigned k)
     return v;
 }
 
-/* Replay one merge: walk both sides in commit-time order. */
+/*
+ * Walk both sides in commit-time order, scoring the commits
+ * scored_commits() picks (every one when steps is 0). With firsts, only
+ * the first warnings (traffic, resolution, shared path, nearby hunks) are
+ * recorded, and the walk stops once it has all four.
+ */
 static int
-replay_merge(struct git_walk *w, struct as_err *e)
+walk_sides(struct git_walk *w, unsigned steps, bool firsts, struct as_err *e)
 {
     const struct history_merge *hm = w->hm;
     struct rp_merge *m = w->m;
@@ -1605,16 +1624,11 @@ replay_merge(struct git_walk *w, struct as_err *e)
     bool have_half = false;
     int rc = 0;
 
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 2; s++)
         half[s] = (uint32_t)((hm->nside[s] + 1) / 2);
-        m->side[s].ncommits = (uint32_t)hm->nside[s];
-        m->side[s].first_ms = hm->side[s][0].time_ms;
-        m->side[s].tip_ms = hm->side[s][hm->nside[s] - 1].time_ms;
-        m->side[s].half_ms = -1;
-    }
     pair_advisory_init(&w->adv);
-    uint8_t *scored[2] = { scored_commits(hm->nside[0], w->o->steps),
-        scored_commits(hm->nside[1], w->o->steps) };
+    uint8_t *scored[2] = { scored_commits(hm->nside[0], steps),
+        scored_commits(hm->nside[1], steps) };
     /* per side: the time of its newest commit so far, which dates what
      * changed since its last scored commit (a file changed at a commit
      * passed over is dated at the newest one: never earlier than scoring
@@ -1651,6 +1665,12 @@ replay_merge(struct git_walk *w, struct as_err *e)
             m->first_ms[SC_SHARED] = t;
         if (pt.near && m->first_ms[SC_NEAR] < 0)
             m->first_ms[SC_NEAR] = t;
+        if (firsts) {
+            if (m->first_ms[SC_AIRSPACE] >= 0 && m->first_ra_ms >= 0 &&
+                m->first_ms[SC_SHARED] >= 0 && m->first_ms[SC_NEAR] >= 0)
+                break;
+            continue;
+        }
         if (w->k[s] == half[s]) {
             m->side[s].half_ms = t;
             m->side[s].half_risk = pt.risk;
@@ -1664,18 +1684,37 @@ replay_merge(struct git_walk *w, struct as_err *e)
     }
     free(scored[0]);
     free(scored[1]);
-    if (rc)
-        return rc;
-    if (m->first_level_point < 0)
-        m->first_level_point = m->p[PT_HALF].level > LVL_CLEAR  ? PT_HALF
-                               : m->p[PT_END].level > LVL_CLEAR ? PT_END
-                                                                : -1;
+    return rc;
+}
 
-    /* The label: git's merge of the two parents over their one merge base
-     * (known: no second search, which a shallow clone may not allow). The
-     * walk ends at the parents' trees, whose deltas from the base tell a
-     * clean merge without merging the whole trees (merge.h); a conflict
-     * or a case they cannot tell runs the full merge for its paths. */
+/* Both sides back at the base, as before the walk. */
+static void
+walk_reset(struct git_walk *w)
+{
+    for (int s = 0; s < 2; s++) {
+        char *id = xstrdup(w->a[s].id);
+        agent_release(&w->a[s]);
+        agent_init(&w->a[s], id);
+        free(id);
+        history_raw_release(&w->raw[s]);
+        history_raw_init(&w->raw[s]);
+        w->k[s] = 0;
+    }
+}
+
+/*
+ * The label: git's merge of the two parents over their one merge base
+ * (known: no second search, which a shallow clone may not allow). When
+ * both sides stand at their tips' own trees (tips on B's line), their
+ * deltas from the base tell a clean merge without merging the whole trees
+ * (merge.h); a conflict or a case they cannot tell runs the full merge
+ * for its paths.
+ */
+static int
+walk_label(struct git_walk *w, struct as_err *e)
+{
+    const struct history_merge *hm = w->hm;
+    struct rp_merge *m = w->m;
     bool at_tips = true;
     for (int s = 0; s < 2; s++)
         at_tips = at_tips && w->a[s].tree_oid &&
@@ -1693,7 +1732,7 @@ replay_merge(struct git_walk *w, struct as_err *e)
         }
     }
     struct merge_result mr = { 0 };
-    rc = merge_speculative(w->r, w->mc, hm->base,
+    int rc = merge_speculative(w->r, w->mc, hm->base,
         hm->side[0][hm->nside[0] - 1].tree, hm->base,
         hm->side[1][hm->nside[1] - 1].tree, &mr, e);
     if (rc)
@@ -1705,6 +1744,44 @@ replay_merge(struct git_walk *w, struct as_err *e)
     mr.npaths = 0;
     merge_result_release(&mr);
     return 0;
+}
+
+/*
+ * Replay one merge: walk both sides in commit-time order, then label it.
+ * With steps, a merge that conflicted is then walked again from its base,
+ * every commit scored, until it has each first warning (to its end for one
+ * it never raises): the lead figures count conflicted merges only, and
+ * theirs are then those of scoring every commit. The side commits the
+ * first walk replayed onto B are kept for the second.
+ */
+static int
+replay_merge(struct git_walk *w, struct as_err *e)
+{
+    const struct history_merge *hm = w->hm;
+    struct rp_merge *m = w->m;
+    int rc;
+
+    for (int s = 0; s < 2; s++) {
+        m->side[s].ncommits = (uint32_t)hm->nside[s];
+        m->side[s].first_ms = hm->side[s][0].time_ms;
+        m->side[s].tip_ms = hm->side[s][hm->nside[s] - 1].time_ms;
+        m->side[s].half_ms = -1;
+    }
+    if ((rc = walk_sides(w, w->o->steps, false, e)))
+        return rc;
+    if (m->first_level_point < 0)
+        m->first_level_point = m->p[PT_HALF].level > LVL_CLEAR  ? PT_HALF
+                               : m->p[PT_END].level > LVL_CLEAR ? PT_END
+                                                                : -1;
+    if ((rc = walk_label(w, e)) || !w->o->steps || !m->conflicted)
+        return rc;
+    m->first_ra_ms = -1;
+    m->first_ch = NULL;
+    for (int sc = 0; sc < NSCORERS; sc++)
+        m->first_ms[sc] = -1;
+    walk_reset(w);
+    w->rp->refined++;
+    return walk_sides(w, 0, true, e);
 }
 
 /*
@@ -2005,6 +2082,7 @@ replay_run_git(struct replay *rp, struct repo *r,
         rp->merges_cut += wk[i].c.merges_cut;
         rp->labels_cut += wk[i].c.labels_cut;
         rp->replay_steps += wk[i].c.replay_steps;
+        rp->refined += wk[i].c.refined;
         rp->replayed += wk[i].c.replayed;
         rp->replay_conflicts += wk[i].c.replay_conflicts;
     }
