@@ -1,3 +1,12 @@
+/*
+ * lang.c - a source file's facts (definitions, references, imports) from
+ * its tree-sitter parse, fresh or incremental from the previous version.
+ *
+ * Longer than 1,000 lines on purpose: the grammar tables, the one walk
+ * that reads every language, and the incremental parse that must give the
+ * walk's facts exactly (test_lang_extract, fuzz_lang) are kept together so
+ * a change to the walk is seen by both.
+ */
 #include "lang/lang.h"
 
 #include <pthread.h>
@@ -1157,7 +1166,8 @@ filter_refs(struct walk *w, size_t from, size_t skip_from)
 
 /* The checks every extraction starts with. */
 static int
-extract_check(enum lang_id id, size_t len, size_t max_bytes, struct as_err *e)
+extract_check(enum lang_id id, const char *src, size_t len, size_t max_bytes,
+    struct as_err *e)
 {
     if (id <= LANG_NONE || id >= LANG__COUNT)
         return as_errorf(
@@ -1165,6 +1175,17 @@ extract_check(enum lang_id id, size_t len, size_t max_bytes, struct as_err *e)
     if (len > max_bytes || len > UINT32_MAX)
         return as_errorf(e, AS_ETOOBIG,
             "source of %zu bytes exceeds the %zu-byte cap", len, max_bytes);
+    if (len >= LANG_MINIFIED_MIN_BYTES) {
+        size_t lines = 1;
+        for (const char *p = src, *end = src + len;
+             (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+            lines++;
+        if (len / lines > LANG_MINIFIED_LINE_BYTES)
+            return as_errorf(e, AS_ETOOBIG,
+                "source of %zu bytes on %zu lines looks minified (lines "
+                "average over %u bytes): not parsed",
+                len, lines, LANG_MINIFIED_LINE_BYTES);
+    }
     pthread_once(&act_once, act_init);
     return 0;
 }
@@ -1416,7 +1437,7 @@ lang_extract_max(enum lang_id id, const char *src, size_t len, size_t max_bytes,
     struct lang_facts *out, struct as_err *e)
 {
     TSTree *t;
-    int rc = extract_check(id, len, max_bytes, e);
+    int rc = extract_check(id, src, len, max_bytes, e);
     if (rc || (rc = parse(id, NULL, src, len, &t, e)))
         return rc;
     extract_tree(id, t, src, len, NULL, NULL, out);
@@ -1611,7 +1632,7 @@ lang_extract_next(enum lang_id id, struct lang_kept **kept, const char *src,
     size_t len, size_t max_bytes, struct lang_facts *out, struct as_err *e)
 {
     struct lang_kept *k = *kept;
-    int rc = extract_check(id, len, max_bytes, e);
+    int rc = extract_check(id, src, len, max_bytes, e);
     TSTree *old = NULL, *t = NULL;
     if (!rc && k && k->id == id) {
         edit_tree(k, src, len);

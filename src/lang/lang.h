@@ -97,10 +97,21 @@ struct lang_facts {
 };
 
 /* Bumped whenever extraction changes what it reports (invalidates caches). */
-#define LANG_EXTRACT_VERSION 2
+#define LANG_EXTRACT_VERSION 3
 
 /* Default cap on a source file's size; larger files are not parsed. */
 #define LANG_MAX_FILE_BYTES (2u * 1024 * 1024)
+
+/*
+ * Minified or generated code is not parsed either: a source of at least
+ * LANG_MINIFIED_MIN_BYTES whose lines average more than
+ * LANG_MINIFIED_LINE_BYTES (a bundle, a compiled schema). Its names are
+ * mangled, so its definitions and references would only match unrelated
+ * short names elsewhere, and one parse of it can cost as much as hundreds
+ * of ordinary files.
+ */
+#define LANG_MINIFIED_MIN_BYTES (16u * 1024)
+#define LANG_MINIFIED_LINE_BYTES 1000u
 
 /* Safety net on one parse (microseconds); a parse that exceeds it fails. */
 #define LANG_PARSE_TIMEOUT_US 5000000u
@@ -139,8 +150,8 @@ int lang_check_abi(struct as_err *e);
  * Parse len bytes of src as language id and fill out (which must be
  * initialised; entries are appended). Returns 0; AS_EINVAL for LANG_NONE;
  * AS_ETOOBIG when len exceeds LANG_MAX_FILE_BYTES (use lang_extract_max for
- * another cap); AS_EPARSE when the parse hit its timeout. On error out keeps
- * whatever it held before.
+ * another cap) or the source is minified (LANG_MINIFIED_*); AS_EPARSE when
+ * the parse hit its timeout. On error out keeps whatever it held before.
  */
 int lang_extract(enum lang_id id, const char *src, size_t len,
     struct lang_facts *out, struct as_err *e);

@@ -324,14 +324,18 @@ test_abi(void)
     CHECK_INT(lang_check_abi(&e), 0);
 }
 
-/* Keyword followed by 100 000 spaces, then a newline and a real import. */
+/* Keyword followed by 100 000 blanks, then a newline and a real import.
+ * With broken, the blanks hold a line break every 512 bytes; without, they
+ * are one line, and the source looks minified (LANG_MINIFIED_*). */
 static char *
-hostile(const char *head, const char *tail, size_t *len)
+hostile(const char *head, const char *tail, bool broken, size_t *len)
 {
     size_t hl = strlen(head), tl = strlen(tail), n = hl + 100000 + tl;
     char *s = malloc(n + 1);
     memcpy(s, head, hl);
     memset(s + hl, ' ', 100000);
+    for (size_t i = 511; broken && i < 100000; i += 512)
+        s[hl + i] = '\n';
     memcpy(s + hl + 100000, tail, tl);
     s[n] = '\0';
     *len = n;
@@ -355,10 +359,14 @@ test_hostile(void)
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         size_t len;
-        char *s = hostile(t[i].head, t[i].tail, &len);
+        char *s = hostile(t[i].head, t[i].tail, false, &len);
         struct lang_facts x;
         lang_facts_init(&x);
         struct as_err e;
+        CHECK_INT(lang_extract(t[i].id, s, len, &x, &e), AS_ETOOBIG);
+        CHECK_INT(x.ndefs + x.nrefs + x.nimports, 0);
+        free(s);
+        s = hostile(t[i].head, t[i].tail, true, &len);
         CHECK_INT(lang_extract(t[i].id, s, len, &x, &e), 0);
         /* nothing bogus: every import found is a real, short specifier */
         for (size_t k = 0; k < x.nimports; k++) {
@@ -368,13 +376,17 @@ test_hostile(void)
         lang_facts_release(&x);
         free(s);
     }
-    /* deep nesting */
-    size_t depth = 20000, n = 2 * depth + 64;
+    /* deep nesting (a line break every 64 parentheses: one line of them
+     * all would be minified, not parsed) */
+    size_t depth = 20000, n = 2 * depth + depth / 64 + 64;
     char *s = malloc(n);
     size_t o = 0;
     o += (size_t)snprintf(s, n, "int f(void) { return ");
-    memset(s + o, '(', depth);
-    o += depth;
+    for (size_t i = 0; i < depth; i++) {
+        s[o++] = '(';
+        if (i % 64 == 63)
+            s[o++] = '\n';
+    }
     s[o++] = '1';
     memset(s + o, ')', depth);
     o += depth;
@@ -400,6 +412,54 @@ test_caps(void)
     CHECK_INT(lang_extract(LANG_C, "", 0, &x, &e), 0);
     CHECK_INT(x.ndefs + x.nrefs + x.nimports, 0);
     lang_facts_release(&x);
+}
+
+/* A bundle's shape: many short definitions. As one line per 25 of them
+ * (lines of about 1,500 bytes) it is minified and not parsed, its facts
+ * left as they were; one per line parses; below 16 KiB the line length
+ * does not count. */
+static void
+test_minified(void)
+{
+#define MIN_DEF "var a%04u=require(\"m%04u\");" /* 28 bytes */
+    size_t n = 1000, cap = n * 40 + 1, o = 0;
+    char *min = malloc(cap), *lines = malloc(cap);
+    size_t ol = 0;
+    for (unsigned i = 0; i < n; i++) {
+        o += (size_t)snprintf(min + o, cap - o, MIN_DEF, i, i);
+        if (i % 50 == 49)
+            min[o++] = '\n';
+        ol += (size_t)snprintf(lines + ol, cap - ol, MIN_DEF, i, i);
+        lines[ol++] = '\n';
+    }
+    CHECK(o >= LANG_MINIFIED_MIN_BYTES &&
+          o / (n / 50 + 1) > LANG_MINIFIED_LINE_BYTES);
+    struct lang_facts x;
+    lang_facts_init(&x);
+    struct as_err e;
+    CHECK_INT(lang_extract(LANG_JAVASCRIPT, min, o, &x, &e), AS_ETOOBIG);
+    CHECK(strstr(e.msg, "minified") != NULL);
+    CHECK_INT(x.ndefs + x.nrefs + x.nimports, 0);
+    struct lang_kept *k = NULL;
+    CHECK_INT(lang_extract_next(
+                  LANG_JAVASCRIPT, &k, min, o, LANG_MAX_FILE_BYTES, &x, &e),
+        AS_ETOOBIG);
+    CHECK(k == NULL);
+    CHECK_INT(lang_extract(LANG_JAVASCRIPT, lines, ol, &x, &e), 0);
+    CHECK_INT(x.nimports, n);
+    lang_facts_release(&x);
+    /* the first 15 KiB as one line: too short to count as minified */
+    lang_facts_init(&x);
+    size_t small = 15 * 1024;
+    for (size_t i = 0; i < small; i++)
+        if (min[i] == '\n')
+            min[i] = ' ';
+    CHECK_INT(lang_extract(LANG_JAVASCRIPT, min, small, &x, &e), 0);
+    CHECK(x.nimports > 500);
+    lang_facts_release(&x);
+    free(min);
+    free(lines);
+#undef MIN_DEF
 }
 
 static bool
@@ -565,6 +625,7 @@ main(void)
     test_fixtures();
     TEST_RUN("hostile inputs", test_hostile);
     TEST_RUN("caps", test_caps);
+    TEST_RUN("minified", test_minified);
     TEST_RUN("incremental parse", test_incremental);
     return test_done();
 }
