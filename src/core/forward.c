@@ -57,14 +57,22 @@ cmp_size(const void *x, const void *y)
 }
 
 void
-forward_table_build(
-    struct forward_table *t, const struct forward_merge *m, size_t n)
+forward_table_build(struct forward_table *t, const struct forward_merge *m,
+    size_t n, size_t nids)
 {
     forward_table_release(t);
-    struct strmap all;
+    struct strmap all; /* without ids: path -> index into cnt */
     strmap_init(&all);
+    /* with ids: cnt by id, and the ids counted, in the order first seen */
+    uint32_t *at = NULL;
+    size_t nat = 0, aat = 0;
     struct fw_count *cnt = NULL;
-    size_t ncnt = 0, acnt = 0;
+    const char **name = NULL;
+    size_t ncnt = 0, acnt = 0, aname = 0;
+    if (nids) {
+        cnt = xcalloc(nids, sizeof(*cnt));
+        name = xcalloc(nids, sizeof(*name));
+    }
     size_t *sizes = xcalloc(2 * n + 1, sizeof(*sizes));
     for (size_t k = 0; k < n; k++) {
         uint32_t stamp = (uint32_t)k + 1;
@@ -73,12 +81,23 @@ forward_table_build(
             size_t distinct = 0;
             for (size_t i = 0; i < sd->n; i++) {
                 const char *p = sd->paths[i];
-                bool added;
-                uint32_t id =
-                    strmap_put(&all, p, strlen(p), (uint32_t)ncnt, &added);
-                if (added) {
-                    ALLOC_GROW(cnt, ncnt + 1, acnt);
-                    memset(&cnt[ncnt++], 0, sizeof(*cnt));
+                uint32_t id;
+                if (nids) {
+                    id = sd->ids[i];
+                    if (!name[id]) {
+                        name[id] = p;
+                        ALLOC_GROW(at, nat + 1, aat);
+                        at[nat++] = id;
+                    }
+                } else {
+                    bool added;
+                    id = strmap_put(&all, p, strlen(p), (uint32_t)ncnt, &added);
+                    if (added) {
+                        ALLOC_GROW(cnt, ncnt + 1, acnt);
+                        ALLOC_GROW(name, ncnt + 1, aname);
+                        memset(&cnt[ncnt], 0, sizeof(*cnt));
+                        name[ncnt++] = p;
+                    }
                 }
                 struct fw_count *c = &cnt[id];
                 if (c->stamp != stamp) {
@@ -95,15 +114,14 @@ forward_table_build(
             sizes[2 * k + (size_t)s] = distinct;
         }
     }
-    struct fw_entry *ent = xcalloc(ncnt ? ncnt : 1, sizeof(*ent));
+    size_t nseen = nids ? nat : ncnt;
+    struct fw_entry *ent = xcalloc(nseen ? nseen : 1, sizeof(*ent));
     size_t ne = 0;
-    for (size_t i = 0; i < all.cap; i++) {
-        const struct strmap_slot *sl = &all.slots[i];
-        if (!sl->key)
-            continue;
-        double r = cnt[sl->value].sides / (2.0 * (double)n + 2.0);
+    for (size_t i = 0; i < nseen; i++) {
+        uint32_t id = nids ? at[i] : (uint32_t)i;
+        double r = cnt[id].sides / (2.0 * (double)n + 2.0);
         if (r >= FORWARD_KEEP_MIN)
-            ent[ne++] = (struct fw_entry){ sl->key, r };
+            ent[ne++] = (struct fw_entry){ name[id], r };
     }
     qsort(ent, ne, sizeof(*ent), cmp_entry);
     t->paths = xcalloc(ne ? ne : 1, sizeof(*t->paths));
@@ -125,6 +143,8 @@ forward_table_build(
     free(ent);
     free(sizes);
     free(cnt);
+    free(name);
+    free(at);
     strmap_release(&all);
 }
 

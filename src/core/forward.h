@@ -35,10 +35,13 @@
 #define FORWARD_KEEP_MIN 0.01
 
 /* One side of a past merge: the paths it changed (borrowed; repeats are
- * counted once). */
+ * counted once). ids, when not NULL, numbers each path in a dictionary
+ * shared by every side passed to one build (ids[i] < nids, the same path
+ * the same number): the build then counts by number, not by name. */
 struct forward_side {
     const char *const *paths;
     size_t n;
+    const uint32_t *ids;
 };
 
 /* A past merge: its two sides. */
@@ -58,9 +61,10 @@ struct forward_table {
 void forward_table_init(struct forward_table *t);
 void forward_table_release(struct forward_table *t);
 
-/* Build t (released first) from n past merges. */
-void forward_table_build(
-    struct forward_table *t, const struct forward_merge *m, size_t n);
+/* Build t (released first) from n past merges. With nids > 0 every side
+ * carries ids below nids (struct forward_side); the table is the same. */
+void forward_table_build(struct forward_table *t, const struct forward_merge *m,
+    size_t n, size_t nids);
 
 /* s(path), 0 for a path not in t. */
 double forward_rate(const struct forward_table *t, const char *path);

@@ -16,6 +16,7 @@
 /* A past merge's sides, as read once. */
 struct fh_merge {
     char **paths[2];
+    uint32_t *ids[2]; /* each path's number in forward_hist.pathids */
     size_t n[2];
 };
 
@@ -32,6 +33,7 @@ struct fh_commit {
 struct forward_hist {
     struct fh_merge *m; /* each merge's sides, read once */
     size_t n, alloc;
+    struct strmap pathids; /* every path of m, numbered from 0 */
     /* every commit a walk reached, by hex id; walks after the first read
      * a commit from here instead of looking it up again */
     struct strmap cids;
@@ -56,6 +58,7 @@ forward_hist_new(void)
 {
     struct forward_hist *h = xcalloc(1, sizeof(*h));
     strmap_init(&h->cids);
+    strmap_init(&h->pathids);
     forward_table_init(&h->table);
     return h;
 }
@@ -70,8 +73,10 @@ forward_hist_free(struct forward_hist *h)
             for (size_t j = 0; j < h->m[i].n[s]; j++)
                 free(h->m[i].paths[s][j]);
             free(h->m[i].paths[s]);
+            free(h->m[i].ids[s]);
         }
     free(h->m);
+    strmap_release(&h->pathids);
     strmap_release(&h->cids);
     free(h->c);
     free(h->par);
@@ -112,7 +117,7 @@ changed_paths(
 static size_t
 merge_sides(struct forward_hist *h, git_repository *g, const git_oid *id)
 {
-    struct fh_merge fm = { { NULL, NULL }, { 0, 0 } };
+    struct fh_merge fm = { { NULL, NULL }, { NULL, NULL }, { 0, 0 } };
     git_commit *c = NULL;
     if (git_commit_lookup(&c, g, id) < 0) {
         git_error_clear(); /* read a moment ago: kept with no sides */
@@ -159,6 +164,12 @@ merge_sides(struct forward_hist *h, git_repository *g, const git_oid *id)
     git_commit_free(bc);
     git_commit_free(c);
     git_oidarray_free(&bases);
+    for (int s = 0; s < 2; s++) {
+        fm.ids[s] = xcalloc(fm.n[s] + 1, sizeof(*fm.ids[s]));
+        for (size_t j = 0; j < fm.n[s]; j++)
+            fm.ids[s][j] = strmap_put(&h->pathids, fm.paths[s][j],
+                strlen(fm.paths[s][j]), (uint32_t)h->pathids.count, NULL);
+    }
     ALLOC_GROW(h->m, h->n + 1, h->alloc);
     h->m[h->n] = fm;
     return h->n++;
@@ -289,7 +300,7 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
     strmap_release(&cut);
     if (shallow) {
         /* libgit2's walks fail at a shallow clone's cut: no past here */
-        forward_table_build(&h->table, NULL, 0);
+        forward_table_build(&h->table, NULL, 0, 0);
         snprintf(h->rev, sizeof(h->rev), "%s", hex);
         h->cut = true;
         return 0;
@@ -325,9 +336,10 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
     for (size_t i = 0; i < npick; i++)
         for (int s = 0; s < 2; s++) {
             fm[i].side[s].paths = (const char *const *)h->m[pick[i]].paths[s];
+            fm[i].side[s].ids = h->m[pick[i]].ids[s];
             fm[i].side[s].n = h->m[pick[i]].n[s];
         }
-    forward_table_build(&h->table, fm, npick);
+    forward_table_build(&h->table, fm, npick, h->pathids.count);
     free(fm);
     free(pick);
     snprintf(h->rev, sizeof(h->rev), "%s", hex);

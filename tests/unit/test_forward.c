@@ -39,7 +39,36 @@ build(struct forward_table *t)
         { { { m2a, 2 }, { m2b, 2 } } },
         { { { m3a, 3 }, { NULL, 0 } } },
     };
-    forward_table_build(t, m, 3);
+    forward_table_build(t, m, 3, 0);
+}
+
+/* The same merges with each path numbered (CHANGELOG 0, x.c 1, y.c 2,
+ * z.c 3, and 4 a number no side uses): the same table. */
+static void
+test_ids(void)
+{
+    static const uint32_t i1a[] = { 0, 1 }, i1b[] = { 2, 0 }, i2a[] = { 0, 1 },
+                          i2b[] = { 1, 0 }, i3a[] = { 0, 3, 0 };
+    const struct forward_merge m[] = {
+        { { { m1a, 2, i1a }, { m1b, 2, i1b } } },
+        { { { m2a, 2, i2a }, { m2b, 2, i2b } } },
+        { { { m3a, 3, i3a }, { NULL, 0, NULL } } },
+    };
+    struct forward_table a, b;
+    forward_table_init(&a);
+    forward_table_init(&b);
+    build(&a);
+    forward_table_build(&b, m, 3, 5);
+    CHECK_INT(b.n, a.n);
+    CHECK_INT(b.merges, a.merges);
+    CHECK_NEAR(b.median_side, a.median_side, 0);
+    for (size_t i = 0; i < a.n && i < b.n; i++) {
+        CHECK_STR(b.paths[i], a.paths[i]);
+        CHECK_NEAR(b.rate[i], a.rate[i], 0);
+        CHECK_NEAR(forward_rate(&b, a.paths[i]), a.rate[i], 0);
+    }
+    forward_table_release(&a);
+    forward_table_release(&b);
 }
 
 static void
@@ -64,7 +93,7 @@ test_rates(void)
     build(&t);
     CHECK_INT(t.n, 4);
     /* no merges: an empty table, F 1 */
-    forward_table_build(&t, NULL, 0);
+    forward_table_build(&t, NULL, 0, 0);
     CHECK_INT(t.n, 0);
     CHECK_INT(t.merges, 0);
     CHECK_NEAR(t.median_side, 1, 0);
@@ -226,6 +255,7 @@ int
 main(void)
 {
     TEST_RUN("rates: sides over 2n + 2, median side, rebuild", test_rates);
+    TEST_RUN("numbered paths", test_ids);
     TEST_RUN("meeting: noisy-OR, working-set size, threshold", test_meet);
     TEST_RUN("the channel through pair_score and the config", test_pair);
     return test_done();
