@@ -2,6 +2,11 @@
  * team.c - the daemon in a team: a shared store (PostgreSQL) holds the
  * airspace's locks, decided there; events travel between the daemons;
  * the peers' agents are visible (GET /v1/team). docs/team.md.
+ *
+ * Longer than 1,000 lines on purpose: joining, the lock decisions in the
+ * shared store, the events in and out and the peers' view share the
+ * connection's state and its failure handling (store unreachable, peer
+ * gone), which is private to this file.
  */
 #include "broker/team.h"
 

@@ -1,3 +1,10 @@
+/*
+ * locks.c - path and glob locks with fencing tokens, expiry and conflict
+ * checks.
+ *
+ * Longer than 1,000 lines on purpose: the three indexes below must change
+ * together on every grant, release and expiry.
+ */
 #include "core/locks.h"
 
 #include <inttypes.h>

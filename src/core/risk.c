@@ -1,3 +1,12 @@
+/*
+ * risk.c - the risk engine: configuration, per-agent set-up over the
+ * graph (reach, symbols, own view), the channels of a pair and their
+ * combination (docs/risk-model.md).
+ *
+ * Longer than 1,000 lines on purpose: the channels read the set-up's
+ * private per-agent tables and its cache across engines; a split would
+ * put those tables in a header every caller could reach.
+ */
 #include "core/risk.h"
 
 #include <errno.h>

@@ -1,6 +1,11 @@
 /*
  * history.c - merges of a revision range and the working sets of their
  * sides.
+ *
+ * Longer than 1,000 lines on purpose: collecting the merges and their
+ * sides, replaying a side commit onto the base and turning its tree into
+ * a working set all walk the same tree deltas through one cache of their
+ * effects (struct history_cache), which stays private to this file.
  */
 #include "git/history.h"
 

@@ -1,5 +1,10 @@
 /*
  * merge.c - speculative merges and their cache.
+ *
+ * Longer than 1,000 lines on purpose: the whole merge, the merge path by
+ * path of what only one side changed, git's directory renames (which
+ * libgit2's merge lacks) and the cache keyed by their inputs must agree on
+ * one verdict, so they share one set of tree and index helpers here.
  */
 #include "git/merge.h"
 

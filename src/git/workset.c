@@ -13,6 +13,9 @@
  * checkout (reported deleted), a path a merge in progress left conflicted
  * (never staged), and an untracked nested repository (a directory, left
  * out).
+ *
+ * Slightly over 1,000 lines: the three special cases above read the tree
+ * that captures the work, built here, and share its helpers.
  */
 #include "git/workset.h"
 

@@ -1,3 +1,11 @@
+/*
+ * resolve.c - import strings to repository files, per language (C and
+ * C++, JavaScript and TypeScript with tsconfig paths and packages, Python,
+ * Go modules, Rust crates, Java).
+ *
+ * Slightly over 1,000 lines: one short section per language over one
+ * index of the repository's files and its configuration files.
+ */
 #include "lang/resolve.h"
 
 #include <stdint.h>

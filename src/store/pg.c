@@ -15,6 +15,10 @@
  * PG_CALL_MS awaited for a statement's answer. When it breaks
  * the store is unreachable: every write fails with AS_EIO and a message
  * that says so, until db_probe reconnects (at most once a second).
+ *
+ * Longer than 1,000 lines: the same tables as sqlite.c plus the shared
+ * lock decisions and the notifications, behind one connection whose
+ * failure handling every statement shares.
  */
 #include "store/backend.h"
 
