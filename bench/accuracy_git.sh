@@ -12,7 +12,8 @@
 # NAMEs given) it replays the newest N merge commits reachable from the
 # pinned commit, sides up to 200 commits (as the records extractor), one
 # history after the other (never two replays at once: the figures are the
-# same, the machine is shared), niced, and writes to OUT:
+# same, the machine is shared), niced, every commit scored (`--steps 0`;
+# --steps K as replay's), and writes to OUT:
 #   NAME.json   the replay's JSON (every merge's figures, `--json`)
 #   NAME.time   wall, CPU and peak RSS of the run, the load before it
 # then prints one Markdown row per history (bench/accuracy_git.py OUT gives

@@ -9,7 +9,8 @@
 #
 #   bench/replay_real.sh /path/to/webpack.git de79ee457 2500 /tmp/airspace-base
 #
-# REPLAY_ARGS (e.g. "--steps 8") is added to both timed replays.
+# REPLAY_ARGS (e.g. "--steps 0", every commit) is added to both timed
+# replays.
 set -eu
 cd "$(dirname "$0")/.."
 G=$1

@@ -1184,6 +1184,7 @@ replay_git_options_init(struct replay_git_options *o)
     memset(o, 0, sizeof(*o));
     history_options_init(&o->history);
     risk_config_default(&o->risk);
+    o->steps = REPLAY_STEPS_DEFAULT;
 }
 
 /*

@@ -113,7 +113,12 @@ struct replay_git_options {
     const char *graph_cache; /* NULL: $GIT_COMMON_DIR/airspace/graph.cache */
 };
 
-/* History defaults, risk_config_default(), steps 0, threads 0, cache NULL. */
+/* Scored commits per side unless told (--steps): a side of at most this
+ * many is scored at every commit (docs/replay.md, "Steps"). */
+#define REPLAY_STEPS_DEFAULT 8
+
+/* History defaults, risk_config_default(), steps REPLAY_STEPS_DEFAULT,
+ * threads 0, cache NULL. */
 void replay_git_options_init(struct replay_git_options *o);
 
 /*

@@ -3,7 +3,8 @@
 # half-way commit, the other side brought to its newest commit first, so
 # the half-way and end points see the same two working sets as when every
 # commit is scored. A merge that conflicted is then walked again, every
-# commit scored, until its first warnings: its lead is the same.
+# commit scored, until its first warnings: its lead is the same. The
+# default is --steps 8; --steps 0 scores every commit.
 #   base  00:00  a.txt = 1..40
 #   main  00:30 line 5, 02:30 line 20, 04:30 line   merged at 10:00
 #         21, 08:30 line 22
@@ -57,15 +58,18 @@ check "conflict: the merge conflicted in git" sh -c "! git -C '$R' merge-tree --
 check "same: the merge was clean in git" git -C "$S" merge-tree --write-tree HEAD^1 HEAD^2
 
 for d in conflict same; do
-    as replay --repo "$TMP/$d" --json > "$TMP/$d-all.json"
-    as replay --repo "$TMP/$d" --json --steps 0 > "$TMP/$d-s0.json"
+    as replay --repo "$TMP/$d" --json --steps 0 > "$TMP/$d-all.json"
+    as replay --repo "$TMP/$d" --json > "$TMP/$d-def.json"
+    as replay --repo "$TMP/$d" --json --steps 8 > "$TMP/$d-s8.json"
     as replay --repo "$TMP/$d" --json --steps 9 > "$TMP/$d-s9.json"
     as replay --repo "$TMP/$d" --json --steps 2 > "$TMP/$d-s2.json"
-    check "$d: --steps 0 is every commit, the default" \
-        jqsame 'del(.stats)' "$TMP/$d-all.json" "$TMP/$d-s0.json"
+    check "$d: --steps 8 is the default" \
+        jqsame 'del(.stats)' "$TMP/$d-def.json" "$TMP/$d-s8.json"
     check "$d: --steps 9 on sides of 9 and 4 commits scores every one" \
         jqsame 'del(.stats)' "$TMP/$d-all.json" "$TMP/$d-s9.json"
 done
+check "same, the default: br's 9 commits scored but its 1st" jqt "$TMP/same-def.json" \
+    ".merges[0] | .first_traffic == $(ts 03:00) and .half.commits == [3, 5]"
 check "conflict: resolution at br's 3rd commit, lead 7 h" jqt "$TMP/conflict-all.json" \
     ".merges[0] | .conflicted and .first_resolution == $(ts 03:00) and .lead_s == 25200"
 check "conflict, --steps 2: walked again" jqt "$TMP/conflict-s2.json" \
@@ -90,7 +94,7 @@ check "same, --steps 3 scores br's 3rd, 6th, 9th and its half-way 5th commit" \
 # With recency off (every file weighs 1) the half-way and end points are
 # the same pair of working sets and give the same risk and channels.
 pts='[.merges[] | .half, .end | {risk, channels, files, commits, t}]'
-as replay --repo "$S" --json --set recency.floor=1 > "$TMP/r0.json"
+as replay --repo "$S" --json --set recency.floor=1 --steps 0 > "$TMP/r0.json"
 as replay --repo "$S" --json --set recency.floor=1 --steps 2 > "$TMP/r2.json"
 check "same, --steps 2, recency off: half-way and end as with every commit" \
     jqsame "$pts" "$TMP/r0.json" "$TMP/r2.json"
