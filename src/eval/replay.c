@@ -1749,7 +1749,8 @@ walk_label(struct git_walk *w, struct as_err *e)
 
 /*
  * Replay one merge: walk both sides in commit-time order, then label it.
- * With steps, a merge that conflicted is then walked again from its base,
+ * With steps, a merge that conflicted and had commits passed over (a side
+ * longer than steps) is then walked again from its base,
  * every commit scored, until it has each first warning (to its end for one
  * it never raises): the lead figures count conflicted merges only, and
  * theirs are then those of scoring every commit. The side commits the
@@ -1774,7 +1775,9 @@ replay_merge(struct git_walk *w, struct as_err *e)
         m->first_level_point = m->p[PT_HALF].level > LVL_CLEAR  ? PT_HALF
                                : m->p[PT_END].level > LVL_CLEAR ? PT_END
                                                                 : -1;
-    if ((rc = walk_label(w, e)) || !w->o->steps || !m->conflicted)
+    /* a side of at most steps commits was scored at every one */
+    if ((rc = walk_label(w, e)) || !w->o->steps || !m->conflicted ||
+        (hm->nside[0] <= w->o->steps && hm->nside[1] <= w->o->steps))
         return rc;
     m->first_ra_ms = -1;
     m->first_ch = NULL;

@@ -128,7 +128,8 @@ void replay_git_options_init(struct replay_git_options *o);
  * engine over the import graph of the merge base, with the merge channel
  * and the advisory state machine; the label is whether merging the two
  * parents conflicts, and with steps a conflicted merge is walked again at
- * every commit for its first warnings. Per-merge rows are kept. Returns 0 or the first error (history, graph, diff or merge).
+ * every commit for its first warnings. Per-merge rows are kept. Returns 0 or
+ * the first error (history, graph, diff or merge).
  */
 int replay_run_git(struct replay *rp, struct repo *r,
     const struct replay_git_options *o, struct as_err *e);

@@ -84,6 +84,8 @@ check "same: clean, traffic from br's 3rd commit" jqt "$TMP/same-all.json" \
 check "same, --steps 2: traffic at br's 5th commit" jqt "$TMP/same-s2.json" \
     ".merges[0] | .first_traffic == $(ts 05:00)"
 check "... not walked again" jqt "$TMP/same-s2.json" '.stats.merges_refined == 0'
+check "conflict, --steps 9: no side passed over, not walked again" \
+    jqt "$TMP/conflict-s9.json" '.stats.merges_refined == 0'
 check "same, --steps 2: half-way at br's half-way commit, both sides there" jqt "$TMP/same-s2.json" \
     ".merges[0].half | .t == $(ts 05:00) and .commits == [3, 5] and .files == [1, 1]"
 as replay --repo "$S" --json --steps 3 > "$TMP/same-s3.json"
