@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/progress.h"
 #include "eval/records.h"
 #include "eval/replay.h"
 #include "git/config.h"
@@ -21,7 +23,7 @@
 static const char usage[] =
     "usage: airspace replay [--repo DIR] [--rev RANGE | --all]\n"
     "                       [--since DATE] [--max N] [--max-side N]\n"
-    "                       [--steps K] [--threads N]\n"
+    "                       [--steps K] [--threads N] [--progress]\n"
     "                       [--json] [--per-merge] [--set KEY=VALUE]...\n"
     "       airspace replay --records FILE.jsonl[.gz] [--json]\n"
     "                       [--split all|tune|held-out] [--split-seed N]\n"
@@ -209,9 +211,17 @@ replay_risk_config(struct repo *r, const char *const *sets, size_t nsets,
     return rc;
 }
 
+/* The merges replayed so far (cli/progress.h). */
+static void
+merges_progress(void *ctx, size_t done, size_t total)
+{
+    progress_draw(ctx, done, total);
+}
+
 static int
 run_git(const char *dir, const char *const *sets, size_t nsets,
-    struct replay_config *cfg, struct replay_git_options *go, bool json)
+    struct replay_config *cfg, struct replay_git_options *go, bool json,
+    bool progress)
 {
     struct as_err err = { "" };
     struct repo *r = NULL;
@@ -224,7 +234,13 @@ run_git(const char *dir, const char *const *sets, size_t nsets,
         return CLI_EXIT_USAGE;
     }
     struct replay *rp = replay_new(cfg);
+    struct progress_line pl = { "airspace replay:", "merges", 0, 0 };
+    if (progress) {
+        go->progress = merges_progress;
+        go->progress_ctx = &pl;
+    }
     int rc = replay_run_git(rp, r, go, &err);
+    progress_erase(&pl);
     int status = CLI_EXIT_OK;
     for (size_t i = 0; i < replay_nnotes(rp); i++)
         fprintf(stderr, "airspace replay: note: %s\n", replay_note(rp, i));
@@ -249,7 +265,7 @@ cmd_replay(int argc, char **argv)
     struct as_err err = { "" };
     const char *records = NULL, *repo_dir = ".";
     struct opt_list sets = { .n = 0 }; /* checked once the mode is known */
-    bool json = false, skip_bad = false, git_only = false;
+    bool json = false, skip_bad = false, git_only = false, progress = false;
     replay_config_default(&cfg);
     replay_git_options_init(&go);
     const struct opt table[] = {
@@ -298,6 +314,10 @@ cmd_replay(int argc, char **argv)
             .kind = OPT_CALL,
             .target = &go.threads,
             .fn = opt_threads },
+        { .name = "progress",
+            .kind = OPT_FLAG,
+            .target = &progress,
+            .given = &git_only },
         { .name = "split",
             .kind = OPT_CALL,
             .target = &cfg.split,
@@ -314,8 +334,8 @@ cmd_replay(int argc, char **argv)
         return prc < 0 ? CLI_EXIT_OK : prc;
     if (records && git_only) {
         fprintf(stderr, "airspace replay: --records cannot be combined with "
-                        "--repo, --rev, --all, --since, --max, --max-side or "
-                        "--steps\n");
+                        "--repo, --rev, --all, --since, --max, --max-side, "
+                        "--steps or --progress\n");
         return CLI_EXIT_USAGE;
     }
     if (go.history.all && go.history.rev) {
@@ -330,7 +350,8 @@ cmd_replay(int argc, char **argv)
         if (apply_set(sets.v[k], !records, &cfg0, &go0))
             return CLI_EXIT_USAGE;
     if (!records)
-        return run_git(repo_dir, sets.v, sets.n, &cfg, &go, json);
+        return run_git(repo_dir, sets.v, sets.n, &cfg, &go, json,
+            progress || isatty(STDERR_FILENO));
     /* The records model shares no key with the risk model: no config
      * file applies to it (docs/config.md). */
     cfg = cfg0;

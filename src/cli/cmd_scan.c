@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/dcli.h"
 #include "cli/opts.h"
+#include "cli/progress.h"
 #include "view/scan.h"
 #include "cli/scan_print.h"
 #include "git/align.h"
@@ -78,60 +79,15 @@ static const char scan_usage[] =
     "                         honoured\n"
     "  -h, --help             show this help\n";
 
-static double
-mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* ---- graph sources ---- */
 
-/* A long first index's progress on stderr (a terminal): "airspace scan:
- * indexing 3120/9600 files", drawn at most every 100 ms, erased when the
- * graph is built; nothing when every file comes from the cache. */
-struct progress_line {
-    double last_ms;
-    int width; /* of the line drawn; 0: none yet */
-};
-
-/* --progress into a file or a pipe: a line a second, and the last. */
+/* A long first index's progress (cli/progress.h); nothing when every file
+ * comes from the cache. */
 static int
-progress_lines(struct progress_line *p, size_t done, size_t total, double now)
+index_progress(void *ctx, size_t done, size_t total)
 {
-    if ((!p->width && done == total) ||
-        (p->width && done < total && now - p->last_ms < 1000))
-        return 0;
-    p->last_ms = now;
-    p->width = -1; /* drawn, nothing to erase */
-    fprintf(stderr, "airspace scan: indexing %zu/%zu files\n", done, total);
+    progress_draw(ctx, done, total);
     return 0;
-}
-
-static int
-progress_draw(void *ctx, size_t done, size_t total)
-{
-    struct progress_line *p = ctx;
-    double now = mono_ms();
-    if (!isatty(STDERR_FILENO))
-        return progress_lines(p, done, total, now);
-    if ((!p->width && done == total) ||
-        (p->width && done < total && now - p->last_ms < 100))
-        return 0;
-    p->last_ms = now;
-    int n =
-        fprintf(stderr, "\rairspace scan: indexing %zu/%zu files", done, total);
-    if (n > p->width)
-        p->width = n;
-    return 0;
-}
-
-static void
-progress_erase(struct progress_line *p)
-{
-    if (p->width > 0)
-        fprintf(stderr, "\r%*s\r", p->width, "");
 }
 
 static void
@@ -142,7 +98,7 @@ take_stats(struct scan_report *r, const struct repograph_stats *st, double t0)
     r->gstats.parsed = st->parsed;
     r->gstats.cached = st->cached;
     r->gstats.edges = st->edges;
-    r->gstats.build_ms = mono_ms() - t0;
+    r->gstats.build_ms = clock_mono_ms() - t0;
     r->have_graph = true;
 }
 
@@ -152,11 +108,11 @@ static int
 graph_from_git(struct scan_report *r, struct repo *repo,
     const struct scan_opts *o, struct gitview_base *base, struct as_err *e)
 {
-    double t0 = mono_ms();
+    double t0 = clock_mono_ms();
     struct repograph_stats st = { 0 };
-    struct progress_line pl = { 0 };
+    struct progress_line pl = { "airspace scan: indexing", "files", 0, 0 };
     int rc = gitview_graph_snap(repo, r->integration, o->threads, &r->graph,
-        base, o->progress ? progress_draw : NULL, &pl, &st, e);
+        base, o->progress ? index_progress : NULL, &pl, &st, e);
     progress_erase(&pl);
     if (!rc)
         take_stats(r, &st, t0);
@@ -205,7 +161,7 @@ static int
 graph_from_dir(struct scan_report *r, const char *dir,
     const struct scan_opts *o, struct as_err *e)
 {
-    double t0 = mono_ms();
+    double t0 = clock_mono_ms();
     struct repograph_file *files;
     size_t n;
     int rc = repograph_scan_dir(dir, &files, &n, e);
@@ -219,8 +175,8 @@ graph_from_dir(struct scan_report *r, const char *dir,
     char *snap =
         cache ? xasprintf("%.*s.snap", (int)(strlen(cache) - 6), cache) : NULL;
     ro.snapshot_path = snap;
-    struct progress_line pl = { 0 };
-    ro.progress = o->progress ? progress_draw : NULL;
+    struct progress_line pl = { "airspace scan: indexing", "files", 0, 0 };
+    ro.progress = o->progress ? index_progress : NULL;
     ro.progress_ctx = &pl;
     struct repograph_stats st = { 0 };
     graph_init(&r->graph);

@@ -1818,6 +1818,7 @@ struct git_run {
     size_t (*seg)[2]; /* per worker: its part of order left, [lo, hi) */
     size_t nseg;
     size_t err_at;       /* the first failed merge's place in order, or h->n */
+    size_t done;         /* merges replayed or skipped (o->progress) */
     char (*missing)[41]; /* per merge: the object it lacks (skipped), or "" */
     int err_rc;          /* its error */
     struct as_err err;
@@ -1962,6 +1963,11 @@ git_worker_run(void *arg)
             size_t k = run->order[at];
             int rc = replay_one(wk, &bg, graph_tree, mc, hc, prep, k, &e);
             sigcache_clear(sigs);
+            if (run->o->progress) {
+                pthread_mutex_lock(&run->lock);
+                run->o->progress(run->o->progress_ctx, ++run->done, run->h->n);
+                pthread_mutex_unlock(&run->lock);
+            }
             if (rc) {
                 /* A snapshot lacking some of the merge's objects: skip it
                  * (counted, noted), as an error it would stop the replay. */
@@ -2058,6 +2064,8 @@ replay_run_git(struct replay *rp, struct repo *r,
         run.seg[i][1] = h.n * (i + 1) / nw;
     }
     pthread_mutex_init(&run.lock, NULL);
+    if (o->progress)
+        o->progress(o->progress_ctx, 0, h.n);
     for (size_t i = 0; i < nw; i++) {
         wk[i].run = &run;
         wk[i].id = i;

@@ -111,6 +111,11 @@ struct replay_git_options {
                                 commit); 0: every commit */
     unsigned threads;        /* graph parsing threads; 0: 2 */
     const char *graph_cache; /* NULL: $GIT_COMMON_DIR/airspace/graph.cache */
+    /* Told the merges replayed (or skipped) so far and their number: once
+     * with 0 when the merges are known, then after each one, from the
+     * replay's threads but never two calls at once. NULL: not told. */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
 };
 
 /* Scored commits per side unless told (--steps): a side of at most this

@@ -10,4 +10,7 @@
 /* Milliseconds since the epoch (CLOCK_REALTIME). */
 int64_t clock_wall_ms(void);
 
+/* Milliseconds on CLOCK_MONOTONIC, for durations (fractions kept). */
+double clock_mono_ms(void);
+
 #endif

@@ -103,7 +103,18 @@ check "same, --steps 2, recency off: half-way and end as with every commit" \
 check "... and they are not empty" jqt "$TMP/r2.json" \
     '.merges[0].end.channels.overlap > 0 and .merges[0].half.channels.overlap > 0'
 
+# progress on stderr: asked for (--progress), a line per second and the
+# last; not asked for and not a terminal, nothing
+as replay --repo "$S" --json --progress > /dev/null 2> "$TMP/progress.err"
+check "--progress: the merges known, then all done" \
+    sh -c "head -1 '$TMP/progress.err' | grep -qx 'airspace replay: 0/1 merges' &&
+        tail -1 '$TMP/progress.err' | grep -qx 'airspace replay: 1/1 merges'"
+as replay --repo "$S" --json > /dev/null 2> "$TMP/quiet.err"
+check "no --progress, stderr not a terminal: nothing on stderr" test ! -s "$TMP/quiet.err"
+
 set +e
+as replay --records "$TMP/none.jsonl" --progress > /dev/null 2> "$TMP/err5"
+rc5=$?
 as replay --repo "$S" --steps -1 > /dev/null 2> "$TMP/err1"
 rc1=$?
 as replay --repo "$S" --steps 1001 > /dev/null 2>&1
@@ -119,4 +130,5 @@ check "--steps 1001: usage (got $rc2)" [ "$rc2" -eq 2 ]
 check "--steps two: usage (got $rc3)" [ "$rc3" -eq 2 ]
 check "--steps with --records: usage (got $rc4)" [ "$rc4" -eq 2 ]
 check "it says why" grep -q -- "--steps" "$TMP/err4"
+check "--progress with --records: usage (got $rc5)" [ "$rc5" -eq 2 ]
 finish
