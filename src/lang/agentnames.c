@@ -227,7 +227,8 @@ agentnames_fill_view(struct graph *g, struct resolver *r, struct ws_file *f,
     int rc = lang_extract(id, src, len, &facts, e);
     if (rc) {
         lang_facts_release(&facts);
-        return rc;
+        /* over the size cap or minified: not parsed, as in the graph */
+        return rc == AS_ETOOBIG ? 0 : rc;
     }
     uint32_t gid = graph_find_file(g, f->path);
     if (gid != GRAPH_NONE && !g->files[gid].parsed)

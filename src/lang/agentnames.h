@@ -28,8 +28,9 @@
  * Parse src (the agent's version of f, read from its working tree; for a
  * rename, path is the new name) and record in f the uses and definitions it
  * adds over the base file f->path in g. Names are interned into g so the
- * risk engine can match them. A file in no parsed language is left alone.
- * Returns 0, or the parse error (f unchanged).
+ * risk engine can match them. A file in no parsed language, over the size
+ * cap or minified (lang.h) is left alone. Returns 0, or the parse error (f
+ * unchanged).
  */
 int agentnames_fill(struct graph *g, struct ws_file *f, const char *path,
     const char *src, size_t len, struct as_err *e);

@@ -112,6 +112,22 @@ test_unchanged_adds_nothing(void)
     struct ws_file *t = agent_add_file(&a, "README", WS_MODIFIED);
     CHECK_INT(agentnames_fill(&g, t, "README", "compute()\n", 10, &e), 0);
     CHECK_INT(t->nnew_uses, 0);
+    /* Nor is a minified one (lang.h): 20 KB of calls on one line is not
+     * parsed, and that is not an error. */
+    size_t n = 20 * 1024;
+    char *min = xmalloc(n + 1);
+    for (size_t i = 0; i < n; i += 10)
+        memcpy(min + i, "compute();", 10);
+    min[n] = '\0';
+    struct ws_file *m = agent_add_file(&a, "lib/min.c", WS_ADDED);
+    CHECK_INT(agentnames_fill(&g, m, "lib/min.c", min, n, &e), 0);
+    CHECK_INT(m->nnew_uses, 0);
+    /* the same calls one to a line are parsed: new uses */
+    for (size_t i = 9; i < n; i += 10)
+        min[i] = '\n';
+    CHECK_INT(agentnames_fill(&g, m, "lib/min.c", min, n, &e), 0);
+    CHECK(m->nnew_uses > 0);
+    free(min);
     agent_release(&a);
     graph_release(&g);
 }
