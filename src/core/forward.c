@@ -56,23 +56,59 @@ cmp_size(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+struct forward_counts {
+    struct fw_count *cnt; /* by id, zero but during a build */
+    const char **name;    /* by id, NULL but during a build */
+    size_t cap;
+    uint32_t *at; /* the ids a build counted, in the order first seen */
+    size_t nat, aat;
+};
+
+struct forward_counts *
+forward_counts_new(void)
+{
+    return xcalloc(1, sizeof(struct forward_counts));
+}
+
+void
+forward_counts_free(struct forward_counts *c)
+{
+    if (!c)
+        return;
+    free(c->cnt);
+    free(c->name);
+    free(c->at);
+    free(c);
+}
+
+/* Room for id in c, the new part zero. */
+static void
+counts_reserve(struct forward_counts *c, uint32_t id)
+{
+    if (id < c->cap)
+        return;
+    size_t cap = c->cap ? c->cap : 256;
+    while (cap <= id)
+        cap *= 2;
+    c->cnt = xrealloc(c->cnt, cap * sizeof(*c->cnt));
+    c->name = xrealloc(c->name, cap * sizeof(*c->name));
+    memset(c->cnt + c->cap, 0, (cap - c->cap) * sizeof(*c->cnt));
+    memset(c->name + c->cap, 0, (cap - c->cap) * sizeof(*c->name));
+    c->cap = cap;
+}
+
 void
 forward_table_build(struct forward_table *t, const struct forward_merge *m,
-    size_t n, size_t nids)
+    size_t n, struct forward_counts *counts)
 {
     forward_table_release(t);
-    struct strmap all; /* without ids: path -> index into cnt */
+    struct strmap all; /* without counts: path -> index into cnt */
     strmap_init(&all);
-    /* with ids: cnt by id, and the ids counted, in the order first seen */
-    uint32_t *at = NULL;
-    size_t nat = 0, aat = 0;
     struct fw_count *cnt = NULL;
     const char **name = NULL;
     size_t ncnt = 0, acnt = 0, aname = 0;
-    if (nids) {
-        cnt = xcalloc(nids, sizeof(*cnt));
-        name = xcalloc(nids, sizeof(*name));
-    }
+    if (counts)
+        counts->nat = 0;
     size_t *sizes = xcalloc(2 * n + 1, sizeof(*sizes));
     for (size_t k = 0; k < n; k++) {
         uint32_t stamp = (uint32_t)k + 1;
@@ -82,12 +118,15 @@ forward_table_build(struct forward_table *t, const struct forward_merge *m,
             for (size_t i = 0; i < sd->n; i++) {
                 const char *p = sd->paths[i];
                 uint32_t id;
-                if (nids) {
+                if (counts) {
                     id = sd->ids[i];
+                    counts_reserve(counts, id);
+                    cnt = counts->cnt;
+                    name = counts->name;
                     if (!name[id]) {
                         name[id] = p;
-                        ALLOC_GROW(at, nat + 1, aat);
-                        at[nat++] = id;
+                        ALLOC_GROW(counts->at, counts->nat + 1, counts->aat);
+                        counts->at[counts->nat++] = id;
                     }
                 } else {
                     bool added;
@@ -114,11 +153,11 @@ forward_table_build(struct forward_table *t, const struct forward_merge *m,
             sizes[2 * k + (size_t)s] = distinct;
         }
     }
-    size_t nseen = nids ? nat : ncnt;
+    size_t nseen = counts ? counts->nat : ncnt;
     struct fw_entry *ent = xcalloc(nseen ? nseen : 1, sizeof(*ent));
     size_t ne = 0;
     for (size_t i = 0; i < nseen; i++) {
-        uint32_t id = nids ? at[i] : (uint32_t)i;
+        uint32_t id = counts ? counts->at[i] : (uint32_t)i;
         double r = cnt[id].sides / (2.0 * (double)n + 2.0);
         if (r >= FORWARD_KEEP_MIN)
             ent[ne++] = (struct fw_entry){ name[id], r };
@@ -142,9 +181,15 @@ forward_table_build(struct forward_table *t, const struct forward_merge *m,
         t->median_side = 1;
     free(ent);
     free(sizes);
-    free(cnt);
-    free(name);
-    free(at);
+    if (counts) { /* back to zero for the next build */
+        for (size_t i = 0; i < counts->nat; i++) {
+            memset(&counts->cnt[counts->at[i]], 0, sizeof(*counts->cnt));
+            counts->name[counts->at[i]] = NULL;
+        }
+    } else {
+        free(cnt);
+        free(name);
+    }
     strmap_release(&all);
 }
 

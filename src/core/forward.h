@@ -36,8 +36,8 @@
 
 /* One side of a past merge: the paths it changed (borrowed; repeats are
  * counted once). ids, when not NULL, numbers each path in a dictionary
- * shared by every side passed to one build (ids[i] < nids, the same path
- * the same number): the build then counts by number, not by name. */
+ * shared by every side passed to a build (the same path the same number,
+ * numbers from 0): the build then counts by number, not by name. */
 struct forward_side {
     const char *const *paths;
     size_t n;
@@ -61,10 +61,16 @@ struct forward_table {
 void forward_table_init(struct forward_table *t);
 void forward_table_release(struct forward_table *t);
 
-/* Build t (released first) from n past merges. With nids > 0 every side
- * carries ids below nids (struct forward_side); the table is the same. */
+/* Counting space for builds by number, kept by the caller from one build to
+ * the next: a build costs what its merges hold, not the dictionary's size. */
+struct forward_counts;
+struct forward_counts *forward_counts_new(void);
+void forward_counts_free(struct forward_counts *c);
+
+/* Build t (released first) from n past merges. With counts (not NULL)
+ * every side carries ids (struct forward_side); the table is the same. */
 void forward_table_build(struct forward_table *t, const struct forward_merge *m,
-    size_t n, size_t nids);
+    size_t n, struct forward_counts *counts);
 
 /* s(path), 0 for a path not in t. */
 double forward_rate(const struct forward_table *t, const char *path);

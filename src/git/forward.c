@@ -33,7 +33,8 @@ struct fh_commit {
 struct forward_hist {
     struct fh_merge *m; /* each merge's sides, read once */
     size_t n, alloc;
-    struct strmap pathids; /* every path of m, numbered from 0 */
+    struct strmap pathids;         /* every path of m, numbered from 0 */
+    struct forward_counts *counts; /* the table's builds by those numbers */
     /* every commit a walk reached, by hex id; walks after the first read
      * a commit from here instead of looking it up again */
     struct strmap cids;
@@ -59,6 +60,7 @@ forward_hist_new(void)
     struct forward_hist *h = xcalloc(1, sizeof(*h));
     strmap_init(&h->cids);
     strmap_init(&h->pathids);
+    h->counts = forward_counts_new();
     forward_table_init(&h->table);
     return h;
 }
@@ -77,6 +79,7 @@ forward_hist_free(struct forward_hist *h)
         }
     free(h->m);
     strmap_release(&h->pathids);
+    forward_counts_free(h->counts);
     strmap_release(&h->cids);
     free(h->c);
     free(h->par);
@@ -300,7 +303,7 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
     strmap_release(&cut);
     if (shallow) {
         /* libgit2's walks fail at a shallow clone's cut: no past here */
-        forward_table_build(&h->table, NULL, 0, 0);
+        forward_table_build(&h->table, NULL, 0, NULL);
         snprintf(h->rev, sizeof(h->rev), "%s", hex);
         h->cut = true;
         return 0;
@@ -339,7 +342,7 @@ forward_hist_table(struct forward_hist *h, struct repo *r, const char *rev,
             fm[i].side[s].ids = h->m[pick[i]].ids[s];
             fm[i].side[s].n = h->m[pick[i]].n[s];
         }
-    forward_table_build(&h->table, fm, npick, h->pathids.count);
+    forward_table_build(&h->table, fm, npick, h->counts);
     free(fm);
     free(pick);
     snprintf(h->rev, sizeof(h->rev), "%s", hex);

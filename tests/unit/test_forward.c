@@ -39,11 +39,12 @@ build(struct forward_table *t)
         { { { m2a, 2 }, { m2b, 2 } } },
         { { { m3a, 3 }, { NULL, 0 } } },
     };
-    forward_table_build(t, m, 3, 0);
+    forward_table_build(t, m, 3, NULL);
 }
 
 /* The same merges with each path numbered (CHANGELOG 0, x.c 1, y.c 2,
- * z.c 3, and 4 a number no side uses): the same table. */
+ * z.c 3): the same table, twice from the same counts (each build leaves
+ * them as it found them), and a third build of the first merge alone. */
 static void
 test_ids(void)
 {
@@ -58,15 +59,24 @@ test_ids(void)
     forward_table_init(&a);
     forward_table_init(&b);
     build(&a);
-    forward_table_build(&b, m, 3, 5);
-    CHECK_INT(b.n, a.n);
-    CHECK_INT(b.merges, a.merges);
-    CHECK_NEAR(b.median_side, a.median_side, 0);
-    for (size_t i = 0; i < a.n && i < b.n; i++) {
-        CHECK_STR(b.paths[i], a.paths[i]);
-        CHECK_NEAR(b.rate[i], a.rate[i], 0);
-        CHECK_NEAR(forward_rate(&b, a.paths[i]), a.rate[i], 0);
+    struct forward_counts *c = forward_counts_new();
+    for (int round = 0; round < 2; round++) {
+        forward_table_build(&b, m, 3, c);
+        CHECK_INT(b.n, a.n);
+        CHECK_INT(b.merges, a.merges);
+        CHECK_NEAR(b.median_side, a.median_side, 0);
+        for (size_t i = 0; i < a.n && i < b.n; i++) {
+            CHECK_STR(b.paths[i], a.paths[i]);
+            CHECK_NEAR(b.rate[i], a.rate[i], 0);
+            CHECK_NEAR(forward_rate(&b, a.paths[i]), a.rate[i], 0);
+        }
     }
+    forward_table_build(&b, m, 1, c); /* 2n + 2 = 4 */
+    CHECK_INT(b.n, 3);
+    CHECK_NEAR(forward_rate(&b, "CHANGELOG"), 2.0 / 4, EPS);
+    CHECK_NEAR(forward_rate(&b, "x.c"), 1.0 / 4, EPS);
+    CHECK_NEAR(forward_rate(&b, "z.c"), 0, 0);
+    forward_counts_free(c);
     forward_table_release(&a);
     forward_table_release(&b);
 }
@@ -93,7 +103,7 @@ test_rates(void)
     build(&t);
     CHECK_INT(t.n, 4);
     /* no merges: an empty table, F 1 */
-    forward_table_build(&t, NULL, 0, 0);
+    forward_table_build(&t, NULL, 0, NULL);
     CHECK_INT(t.n, 0);
     CHECK_INT(t.merges, 0);
     CHECK_NEAR(t.median_side, 1, 0);

@@ -32,7 +32,7 @@ build(struct forward_table *t)
         { { { m3a, 2 }, { m3b, 1 } } },
     };
     forward_table_init(t);
-    forward_table_build(t, m, 3, 0);
+    forward_table_build(t, m, 3, NULL);
 }
 
 static void
@@ -63,7 +63,7 @@ test_round_trip(void)
     /* an empty table too */
     struct forward_table z;
     forward_table_init(&z);
-    forward_table_build(&z, NULL, 0, 0);
+    forward_table_build(&z, NULL, 0, NULL);
     size_t zl;
     uint8_t *zb = forward_cache_encode(&z, C2, 300, &zl);
     CHECK_INT(forward_cache_decode(zb, zl, C2, 300, &u, &e), 0);
