@@ -9,8 +9,9 @@
 #
 #   bench/replay_real.sh /path/to/webpack.git de79ee457 2500 /tmp/airspace-base
 #
-# REPLAY_ARGS (e.g. "--steps 0", every commit) is added to both timed
-# replays.
+# REPLAY_ARGS (default "--steps 0", every commit, which binaries older
+# than the --steps 8 default also score by default; "--steps 8" for the
+# default) is added to both timed replays.
 set -eu
 cd "$(dirname "$0")/.."
 G=$1
@@ -18,6 +19,7 @@ REV=$2
 N=$3
 BASE=${4:-}
 NEW=$(realpath "${5:-build/release/airspace}")
+REPLAY_ARGS=${REPLAY_ARGS---steps 0}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 echo "== machine: $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -54,7 +54,7 @@ R="$TMP/conflict"
 S="$TMP/same"
 history "$R" br5
 history "$S" main5
-check "conflict: the merge conflicted in git" sh -c "! git -C '$R' merge-tree --write-tree HEAD^1 HEAD^2 > /dev/null"
+check "conflict: the merge conflicted in git" sh -c "git -C '$R' rev-parse -q --verify HEAD^2 > /dev/null && ! git -C '$R' merge-tree --write-tree HEAD^1 HEAD^2 > /dev/null"
 check "same: the merge was clean in git" git -C "$S" merge-tree --write-tree HEAD^1 HEAD^2
 
 for d in conflict same; do
@@ -131,4 +131,5 @@ check "--steps two: usage (got $rc3)" [ "$rc3" -eq 2 ]
 check "--steps with --records: usage (got $rc4)" [ "$rc4" -eq 2 ]
 check "it says why" grep -q -- "--steps" "$TMP/err4"
 check "--progress with --records: usage (got $rc5)" [ "$rc5" -eq 2 ]
+check "it says why" grep -q -- "--progress" "$TMP/err5"
 finish
