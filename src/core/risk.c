@@ -2001,7 +2001,6 @@ risk_engine_score(
     }
     out->r[RISK_INTENT] = chan_intent(x, y);
     out->r[RISK_TREE] = chan_tree(x, y, NULL, NULL);
-    out->risk = risk_combine(e->cfg, out->r);
 }
 
 /* ---- evidence ---- */

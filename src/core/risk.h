@@ -152,9 +152,10 @@ struct risk_engine *risk_engine_new_cached(const struct risk_config *c,
     const struct graph *g, const struct agent *agents, size_t n,
     unsigned threads, struct risk_prep_cache *pc);
 
-/* Score agents a and b (indices into the engine's agents). Merge, context
- * and topic are 0: a pair is scored whole through pair_score()
- * (core/pair.h), which fills them and combines R once. */
+/* The engine's channels of agents a and b (indices into the engine's
+ * agents). Merge, context, topic and forward are 0 and out->risk is left
+ * 0: a pair is scored whole through pair_score() (core/pair.h), which
+ * fills them and combines R, in the one place it is combined. */
 void risk_engine_score(
     struct risk_engine *e, size_t a, size_t b, struct risk_result *out);
 
