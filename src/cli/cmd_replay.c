@@ -246,13 +246,6 @@ replay_risk_config(struct repo *r, const char *const *sets, size_t nsets,
     return rc;
 }
 
-/* The merges replayed so far (cli/progress.h). */
-static void
-merges_progress(void *ctx, size_t done, size_t total)
-{
-    progress_draw(ctx, done, total);
-}
-
 static int
 run_git(const char *dir, const char *const *sets, size_t nsets,
     struct replay_config *cfg, struct replay_git_options *go, bool json,
@@ -271,7 +264,7 @@ run_git(const char *dir, const char *const *sets, size_t nsets,
     struct replay *rp = replay_new(cfg);
     struct progress_line pl = { "airspace replay:", "merges", 0, 0 };
     if (progress) {
-        go->progress = merges_progress;
+        go->progress = progress_draw;
         go->progress_ctx = &pl;
     }
     int rc = replay_run_git(rp, r, go, &err);

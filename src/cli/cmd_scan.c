@@ -81,15 +81,6 @@ static const char scan_usage[] =
 
 /* ---- graph sources ---- */
 
-/* A long first index's progress (cli/progress.h); nothing when every file
- * comes from the cache. */
-static int
-index_progress(void *ctx, size_t done, size_t total)
-{
-    progress_draw(ctx, done, total);
-    return 0;
-}
-
 static void
 take_stats(struct scan_report *r, const struct repograph_stats *st, double t0)
 {
@@ -112,7 +103,7 @@ graph_from_git(struct scan_report *r, struct repo *repo,
     struct repograph_stats st = { 0 };
     struct progress_line pl = { "airspace scan: indexing", "files", 0, 0 };
     int rc = gitview_graph_snap(repo, r->integration, o->threads, &r->graph,
-        base, o->progress ? index_progress : NULL, &pl, &st, e);
+        base, o->progress ? progress_draw : NULL, &pl, &st, e);
     progress_erase(&pl);
     if (!rc)
         take_stats(r, &st, t0);
@@ -176,7 +167,7 @@ graph_from_dir(struct scan_report *r, const char *dir,
         cache ? xasprintf("%.*s.snap", (int)(strlen(cache) - 6), cache) : NULL;
     ro.snapshot_path = snap;
     struct progress_line pl = { "airspace scan: indexing", "files", 0, 0 };
-    ro.progress = o->progress ? index_progress : NULL;
+    ro.progress = o->progress ? progress_draw : NULL;
     ro.progress_ctx = &pl;
     struct repograph_stats st = { 0 };
     graph_init(&r->graph);

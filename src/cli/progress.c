@@ -10,25 +10,27 @@
 #include "util/clock.h"
 #include "util/banned.h"
 
-void
-progress_draw(struct progress_line *p, size_t done, size_t total)
+int
+progress_draw(void *ctx, size_t done, size_t total)
 {
+    struct progress_line *p = ctx;
     double now = clock_mono_ms();
     bool tty = isatty(STDERR_FILENO);
     /* done before anything was shown: nothing to tell; else at most one
      * line per interval, and always the last */
     if ((!p->width && done == total) ||
         (p->width && done < total && now - p->last_ms < (tty ? 100 : 1000)))
-        return;
+        return 0;
     p->last_ms = now;
     if (!tty) {
         p->width = -1;
         fprintf(stderr, "%s %zu/%zu %s\n", p->what, done, total, p->unit);
-        return;
+        return 0;
     }
     int n = fprintf(stderr, "\r%s %zu/%zu %s", p->what, done, total, p->unit);
     if (n > p->width)
         p->width = n;
+    return 0;
 }
 
 void

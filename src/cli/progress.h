@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "lang/repograph.h"
+
 struct progress_line {
     const char *what; /* "airspace scan: indexing" */
     const char *unit; /* "files" */
@@ -19,8 +21,9 @@ struct progress_line {
     int width; /* of the line drawn; 0: none yet, -1: lines, nothing to erase */
 };
 
-/* Show done of total (the first call may come with done 0). */
-void progress_draw(struct progress_line *p, size_t done, size_t total);
+/* Show done of total (the first call may come with done 0); ctx is a
+ * struct progress_line. Returns 0 (never stops the work it is told of). */
+repograph_progress_fn progress_draw;
 
 /* Erase the line drawn on a terminal, if any. */
 void progress_erase(struct progress_line *p);

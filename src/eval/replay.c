@@ -595,6 +595,16 @@ score_point(struct replay *rp, size_t self, struct rp_point *pt)
 }
 
 /* An earlier first time t (ms) for *first; -1 = none yet. */
+/* No first warning yet: not raised, no channel, no baseline hit. */
+static void
+firsts_clear(struct rp_merge *m)
+{
+    m->first_ra_ms = -1;
+    m->first_ch = NULL;
+    for (int sc = 0; sc < NSCORERS; sc++)
+        m->first_ms[sc] = -1;
+}
+
 static void
 take_earlier(int64_t *first, int64_t t)
 {
@@ -634,9 +644,7 @@ replay_finish(struct replay *rp)
     for (size_t i = 0; i < rp->n; i++) {
         struct rp_merge *m = &rp->m[i];
         m->first_level_point = -1;
-        m->first_ra_ms = -1;
-        for (int sc = 0; sc < NSCORERS; sc++)
-            m->first_ms[sc] = -1;
+        firsts_clear(m);
         for (int p = 0; p < NPOINTS; p++) {
             const struct rp_point *pt = &m->p[p];
             score_point(rp, i, &m->p[p]);
@@ -1779,10 +1787,7 @@ replay_merge(struct git_walk *w, struct as_err *e)
     if ((rc = walk_label(w, e)) || !w->o->steps || !m->conflicted ||
         (hm->nside[0] <= w->o->steps && hm->nside[1] <= w->o->steps))
         return rc;
-    m->first_ra_ms = -1;
-    m->first_ch = NULL;
-    for (int sc = 0; sc < NSCORERS; sc++)
-        m->first_ms[sc] = -1;
+    firsts_clear(m);
     walk_reset(w);
     w->rp->refined++;
     return walk_sides(w, 0, true, e);
@@ -1861,9 +1866,7 @@ replay_one(struct git_worker *wk, struct base_graph *bg, char graph_tree[41],
     m->merge_ct = hm->time_ms / 1000; /* never before its parents */
     m->strict = hm->nside[0] >= 2 && hm->nside[1] >= 2;
     m->first_level_point = -1;
-    m->first_ra_ms = -1;
-    for (int sc = 0; sc < NSCORERS; sc++)
-        m->first_ms[sc] = -1;
+    firsts_clear(m);
     int64_t start = hm->side[0][0].time_ms > hm->side[1][0].time_ms
                         ? hm->side[0][0].time_ms
                         : hm->side[1][0].time_ms;

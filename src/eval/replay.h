@@ -42,6 +42,7 @@
 #include "core/risk.h"
 #include "git/history.h"
 #include "git/repo.h"
+#include "lang/repograph.h"
 #include "util/error.h"
 
 /* Which merges are evaluated (all are still read, for hotspots). */
@@ -113,8 +114,9 @@ struct replay_git_options {
     const char *graph_cache; /* NULL: $GIT_COMMON_DIR/airspace/graph.cache */
     /* Told the merges replayed (or skipped) so far and their number: once
      * with 0 when the merges are known, then after each one, from the
-     * replay's threads but never two calls at once. NULL: not told. */
-    void (*progress)(void *ctx, size_t done, size_t total);
+     * replay's threads but never two calls at once (what it returns is not
+     * read: a replay is not stopped). NULL: not told. */
+    repograph_progress_fn *progress;
     void *progress_ctx;
 };
 
