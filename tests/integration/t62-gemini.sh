@@ -192,8 +192,13 @@ gemini_start s3b "$(wt erin)" "$TMP/s3b.json" -p "Change line 8 of b.txt" --appr
 until_ waits s3b
 gemini_start s3a "$(wt dave)" "$TMP/s3a.json" -p "Change lines 5 and 6 of b.txt" --approval-mode yolo
 until_ waits s3a
-# (the message carries what the client got back from the edit: a run at
-# -j2 once found b.txt unchanged here, and did not say why)
+# (the message carries what the client got back from the edit: runs at
+# -j2 on a loaded machine twice found b.txt unchanged here while the
+# model server had already served the next step, and the later checks,
+# A's change known and both told, passed: the write lands after; so wait
+# for it, still at most 90 s)
+a_changed() { grep -q LINE5 "$(wt dave)/b.txt"; }
+until_ a_changed
 check "3: A changed b.txt and waits ($(gemini_result s3a 0 2> /dev/null | head -c 300))" \
     sh -c 'grep -q LINE5 "$1"' _ "$(wt dave)/b.txt"
 until_ known_a
