@@ -13,23 +13,25 @@ of the time in flight left at the first traffic and first resolution
 advisory over every conflicted merge, never = 0: `lead_window`).
 
 Leave-one-history-out.  In git mode R = 1 - prod(1 - w_c r_c) over the
-engine's nine channels (risk_combine), and every merge's channel values at
+engine's ten channels (risk_combine), and every merge's channel values at
 half-way are in the JSON, so a change of weights needs no new run (the
 check below recomputes R with the defaults and compares).  For each
 history H: coordinate ascent over the weights of the channels that are
 not 0 at half-way in replay (overlap, merge, dependency, symbol, tree,
-forward; intent, context and topic need sessions), maximizing the mean
-half-way AUC of the other histories, from the defaults, two rounds; then H
-is scored with those weights.  The constraint the model keeps: the two
-priors, tree and forward, together stay below tau_TA (neither raises an
-advisory without other evidence).  Settings that
-change a channel's value (margin, gamma, sigma0, symbol.enclosing,
-forward.min_rate) need new runs and are not fitted here.  A run made with
-weight.forward 0 has no forward values (the channel is not computed).
+forward, activity; intent, context and topic need sessions), maximizing
+the mean half-way AUC of the other histories, from the defaults, two
+rounds; then H is scored with those weights.  The constraint the model
+keeps: the priors, tree, forward and activity, together stay below tau_TA
+(none raises an advisory without other evidence).  Settings that change a
+channel's value (margin, gamma, sigma0, symbol.enclosing,
+forward.min_rate, activity.k, overlap.merged) need new runs and are not
+fitted here.  A run made with weight.forward 0 (the default) has no
+forward values (the channel is not computed), so the fit leaves it at 0.
 
---ablation prints the half-way AUC with each channel's weight set to 0,
-and with the records model's activity prior (omega 0.35, k 20) joined to R
-(an experiment: the engine has no such channel).
+--ablation prints the half-way AUC with each weighted channel's weight set
+to 0, and with the tree channel weighted as it was before the activity
+channel (0.25; its values are in every run, forward's only in runs that
+weight it).
 
 --misses N lists, per history, the N clean merges with the highest
 half-way risk and the N conflicted ones with the lowest (with their
@@ -38,7 +40,6 @@ channels), to read why.
 import argparse
 import glob
 import json
-import math
 import os
 import sys
 
@@ -47,10 +48,10 @@ from loho import auc  # noqa: E402  the Mann-Whitney AUC, ties one half
 
 TAU_TA = 0.35
 CHANNELS = ["overlap", "merge", "dependency", "symbol", "intent", "context",
-            "topic", "tree", "forward"]
+            "topic", "tree", "forward", "activity"]
 DEFAULTS = {"overlap": 1.0, "merge": 1.0, "dependency": 0.9, "symbol": 0.6,
-            "intent": 0.8, "context": 0.5, "topic": 0.4, "tree": 0.25,
-            "forward": 0.1}
+            "intent": 0.8, "context": 0.5, "topic": 0.4, "tree": 0.0,
+            "forward": 0.0, "activity": 0.3}
 GRID = {
     "overlap": [0.3, 0.5, 0.7, 0.8, 0.9, 1.0],
     "merge": [0.7, 0.8, 0.9, 1.0],
@@ -58,8 +59,10 @@ GRID = {
     "symbol": [0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.75, 0.9, 1.0],
     "tree": [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
     "forward": [0, 0.05, 0.1, 0.125, 0.2, 0.3],
+    "activity": [0, 0.1, 0.2, 0.25, 0.3, 0.34],
 }
-ORDER = ["sympy", "ember.js", "apollo-client", "jetty", "duckdb", "amethyst"]
+ORDER = ["sympy", "ember.js", "apollo-client", "jetty", "duckdb", "amethyst",
+         "webpack"]
 
 
 def run_weights(out, name):
@@ -89,9 +92,10 @@ def hist_auc(h, w):
 
 
 def priors_alarm(w):
-    """Whether the two priors together (tree and forward at 1) would raise
-    traffic for a pair with no other evidence."""
-    return 1 - (1 - w["tree"]) * (1 - w["forward"]) >= TAU_TA
+    """Whether the priors together (tree, forward and activity at 1) would
+    raise traffic for a pair with no other evidence."""
+    return (1 - (1 - w["tree"]) * (1 - w["forward"]) * (1 - w["activity"])
+            >= TAU_TA)
 
 
 def fit(train, start, channels=None):
@@ -116,18 +120,6 @@ def fit(train, start, channels=None):
                 if o > best + 1e-9:
                     best, w = o, x
     return w, best
-
-
-def activity_auc(h, w=0.35, k=20.0):
-    """Half-way AUC with the records model's activity prior joined to R
-    (docs/replay.md: 1 - exp(-c/k), c the fewer commits of the two sides,
-    here ceil(n/2) of each side's n, the least either has at half-way; the
-    engine has no such channel: an experiment, not the daemon's figure)."""
-    sc = []
-    for m in h["merges"]:
-        c = min((s["commits"] + 1) // 2 for s in m["sides"])
-        sc.append(1 - (1 - m["half"]["risk"]) * (1 - w * (1 - math.exp(-c / k))))
-    return auc(sc, [m["conflicted"] for m in h["merges"]])
 
 
 def r3(v):
@@ -258,17 +250,20 @@ def main():
                 r3(auc([m["half"]["near"] for m in both], lab))))
     if a.ablation:
         print()
+        off = [c for c in GRID if DEFAULTS[c] > 0]
         print("| history | all channels | " + " | ".join(
-            "− " + c for c in GRID) + " | + activity | better baseline |")
-        print("|---|---|" + "---|" * len(GRID) + "---|---|")
+            "− " + c for c in off) + " | + tree 0.25 | better baseline |")
+        print("|---|---|" + "---|" * len(off) + "---|---|")
         for n in names:
             g = hs[n]["groups"]["all"]["half"]
             row = [r3(hist_auc(hs[n], DEFAULTS))]
-            for c in GRID:
+            for c in off + ["+tree"]:
                 w = dict(DEFAULTS)
-                w[c] = 0
+                if c == "+tree":
+                    w["tree"] = 0.25
+                else:
+                    w[c] = 0
                 row.append(r3(hist_auc(hs[n], w)))
-            row.append(r3(activity_auc(hs[n])))
             bb = max(x for x in (g["shared"]["auc"], g["near"]["auc"])
                      if x is not None)
             print("| %s | %s | %s |" % (n, " | ".join(row), r3(bb)))

@@ -874,7 +874,8 @@ pair_apply(struct broker *b, json_t *x)
     const char *cn = json_string_value(json_object_get(c, "node"));
     const char *ca = json_string_value(json_object_get(c, "agent"));
     json_t *r = json_object_get(x, "r");
-    if (!an || !aa || !cn || !ca || json_array_size(r) != RISK_NCHANNELS)
+    size_t nr = json_array_size(r);
+    if (!an || !aa || !cn || !ca || !nr)
         return true; /* not one to read */
     bool mine_a = !strcmp(an, t->node), mine_c = !strcmp(cn, t->node);
     if (mine_a == mine_c)
@@ -887,8 +888,10 @@ pair_apply(struct broker *b, json_t *x)
         return false;
     size_t k = broker_pair_at(b, b->ag[i].id, b->ag[j].id);
     struct bpair *p = &b->pairs[k];
+    /* channels in risk.h's order: a daemon of an older release sends fewer
+     * (the rest are 0 there), a newer one more (its R still counts them) */
     for (size_t n = 0; n < RISK_NCHANNELS; n++)
-        p->res.r[n] = json_number_value(json_array_get(r, n));
+        p->res.r[n] = n < nr ? json_number_value(json_array_get(r, n)) : 0;
     p->res.risk = json_number_value(json_object_get(x, "risk"));
     const char *hold = json_string_value(json_object_get(x, "hold"));
     bool a_holds = !hold || !strcmp(hold, "a");

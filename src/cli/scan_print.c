@@ -92,12 +92,15 @@ print_ranges(const struct range_set *rs, FILE *out)
     }
 }
 
+/* The channels that add to R (a weight of 0 measures but does not count:
+ * tree by default; --json has them all). */
 static void
-print_channels(const struct scan_pair *p, FILE *out)
+print_channels(
+    const struct risk_config *cfg, const struct scan_pair *p, FILE *out)
 {
     bool any = false;
     for (int c = 0; c < RISK_NCHANNELS; c++) {
-        if (p->res.r[c] <= 0)
+        if (p->res.r[c] <= 0 || cfg->weight[c] <= 0)
             continue;
         fprintf(out, "%s%s %.2f", any ? ", " : "",
             risk_channel_name((enum risk_channel)c), p->res.r[c]);
@@ -257,7 +260,7 @@ scan_print_table(struct scan_report *r, bool explain, bool color, FILE *out)
             p->res.risk, w, agent_name(r, p->a), w, agent_name(r, p->b), w,
             active ? agent_name(r, p->hold) : "-", w,
             active ? agent_name(r, p->steer) : "-");
-        print_channels(p, out);
+        print_channels(&r->cfg, p, out);
         fputc('\n', out);
         if (explain && p->res.risk > 0)
             print_evidence_text(r, p, s, out);

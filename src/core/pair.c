@@ -2,7 +2,22 @@
 
 #include <string.h>
 
+#include "core/proximity.h"
+
 #include "util/banned.h"
+
+/*
+ * The activity channel: 1 - exp(-(c_a * c_b) / activity.k) of the two
+ * agents' commits since their base (commits_ahead); 0 when either has none.
+ * Two lines of work that both keep committing come to meet.
+ */
+static double
+pair_activity(
+    const struct risk_config *c, const struct agent *a, const struct agent *b)
+{
+    return prox_saturate(
+        (double)a->commits_ahead * (double)b->commits_ahead, c->activity_k);
+}
 
 void
 pair_channels(const struct pair_input *in, struct pair_score *out)
@@ -19,6 +34,8 @@ pair_channels(const struct pair_input *in, struct pair_score *out)
                 ? forward_reach_meet(in->reach_a, in->reach_b)
                 : forward_meet(
                       in->forward, in->a, in->b, in->cfg->forward_min_rate);
+    if (in->cfg->weight[RISK_ACTIVITY] > 0)
+        out->res.r[RISK_ACTIVITY] = pair_activity(in->cfg, in->a, in->b);
 }
 
 int

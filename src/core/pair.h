@@ -61,18 +61,18 @@ struct pair_score {
 };
 
 /*
- * The whole pipeline: the engine's channels, context and topic from in,
- * the merge channel (run only with weight.merge > 0 and a shared path, as a
- * textual merge cannot conflict otherwise; a clean one caps the overlap
- * channel at overlap.merged), R = risk_combine() once, and right of way. out is
- * overwritten. Returns 0, or the merge function's negative code (out is still
- * complete, merge channel 0).
+ * The whole pipeline: the engine's channels, context, topic, forward and
+ * activity from in, the merge channel (run only with weight.merge > 0 and a
+ * shared path, as a textual merge cannot conflict otherwise; a clean one
+ * caps the overlap channel at overlap.merged), R = risk_combine() once, and
+ * right of way. out is overwritten. Returns 0, or the merge function's negative
+ * code (out is still complete, merge channel 0).
  */
 int pair_score(const struct pair_input *in, struct pair_score *out);
 
-/* Its first half: the engine's channels with context and topic, no merge
- * and no R yet. Reads the engine only, so pairs may run on several threads
- * at once. */
+/* Its first half: the engine's channels with context, topic, forward and
+ * activity, no merge and no R yet. Reads the engine only, so pairs may run
+ * on several threads at once. */
 void pair_channels(const struct pair_input *in, struct pair_score *out);
 /* Its second half, on what pair_channels() left in out: merge channel,
  * R, right of way. Returns as pair_score(). */

@@ -32,6 +32,7 @@ static const char *const channel_names[RISK_NCHANNELS] = {
     [RISK_TOPIC] = "topic",
     [RISK_TREE] = "tree",
     [RISK_FORWARD] = "forward",
+    [RISK_ACTIVITY] = "activity",
 };
 
 const char *
@@ -64,10 +65,12 @@ risk_config_default(struct risk_config *c)
     c->weight[RISK_INTENT] = 0.8;
     c->weight[RISK_CONTEXT] = 0.5;
     c->weight[RISK_TOPIC] = 0.4;
-    c->weight[RISK_TREE] = 0.25;
-    c->weight[RISK_FORWARD] = 0.1;
+    c->weight[RISK_TREE] = 0;
+    c->weight[RISK_FORWARD] = 0;
+    c->weight[RISK_ACTIVITY] = 0.3;
     c->forward_min_rate = 0.1;
-    c->overlap_merged = 0.3;
+    c->activity_k = 50;
+    c->overlap_merged = 0.4;
     c->margin = 1;
     c->gamma = 0.5;
     c->cap = 6;
@@ -98,10 +101,12 @@ risk_config_ecc(struct risk_config *c)
     c->weight[RISK_INTENT] = 0;
     c->weight[RISK_CONTEXT] = 0;
     c->weight[RISK_TOPIC] = 0;
+    c->weight[RISK_TREE] = 0.25;
     c->weight[RISK_FORWARD] = 0;
+    c->weight[RISK_ACTIVITY] = 0;
 }
 
-enum key_type { KEY_UNIT, KEY_POSUNIT, KEY_UINT, KEY_MS, KEY_BOOL };
+enum key_type { KEY_UNIT, KEY_POSUNIT, KEY_POSNUM, KEY_UINT, KEY_MS, KEY_BOOL };
 
 struct config_key {
     const char *name;
@@ -126,6 +131,7 @@ static const struct config_key config_keys[] = {
     WKEY("topic", RISK_TOPIC),
     WKEY("tree", RISK_TREE),
     WKEY("forward", RISK_FORWARD),
+    WKEY("activity", RISK_ACTIVITY),
     { "margin", KEY_UINT, OFF(margin), 0, 1000000 },
     { "gamma", KEY_POSUNIT, OFF(gamma), 0, 1 },
     { "cap", KEY_UINT, OFF(cap), 1, 32 },
@@ -145,6 +151,7 @@ static const struct config_key config_keys[] = {
         RISK_CLOSURE_WINDOW_MAX },
     { "forward.min_rate", KEY_UNIT, OFF(forward_min_rate), 0, 1 },
     { "overlap.merged", KEY_UNIT, OFF(overlap_merged), 0, 1 },
+    { "activity.k", KEY_POSNUM, OFF(activity_k), 0, 1e12 },
 };
 
 int
@@ -181,12 +188,18 @@ risk_config_set(
     bool ok = v >= k->lo && v <= k->hi;
     if (k->type == KEY_POSUNIT)
         ok = v > 0 && v <= 1;
+    if (k->type == KEY_POSNUM)
+        ok = v > 0 && v <= k->hi;
     if ((k->type == KEY_UINT || k->type == KEY_MS) && v != floor(v))
         ok = false;
     if (!ok) {
         if (k->type == KEY_POSUNIT)
             return as_errorf(e, AS_EINVAL,
                 "bad value '%s' for '%s': want a number in (0, 1]", value, key);
+        if (k->type == KEY_POSNUM)
+            return as_errorf(e, AS_EINVAL,
+                "bad value '%s' for '%s': want a number in (0, %g]", value, key,
+                k->hi);
         return as_errorf(e, AS_EINVAL,
             "bad value '%s' for '%s': want %s in [%g, %g]", value, key,
             k->type == KEY_UINT || k->type == KEY_MS ? "an integer"

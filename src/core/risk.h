@@ -10,8 +10,10 @@
  *
  * Config keys for risk_config_set():
  *   weight.overlap weight.merge weight.dependency weight.symbol weight.intent
- *   weight.context weight.topic weight.tree weight.forward
+ *   weight.context weight.topic weight.tree weight.forward weight.activity
  *                       channel weights, [0, 1]
+ *   activity.k          commits (a's times b's) per e-fold of the activity
+ *                       channel, > 0
  *   forward.min_rate    least history rate of a path the forward channel
  *                       counts, [0, 1]
  *   overlap.merged      the most the overlap channel gives when the pair's
@@ -53,6 +55,7 @@ enum risk_channel {
     RISK_TOPIC,
     RISK_TREE,
     RISK_FORWARD,
+    RISK_ACTIVITY,
     RISK_NCHANNELS
 };
 
@@ -80,13 +83,15 @@ struct risk_config {
     double early_min;          /* least R for early traffic */
     unsigned closure_window;   /* samples in the closure-rate fit */
     double forward_min_rate;   /* forward channel: paths below are left out */
-    double overlap_merged;     /* overlap's cap when the merge is clean */
+    double activity_k;     /* activity channel: commits product per e-fold */
+    double overlap_merged; /* overlap's cap when the merge is clean */
 };
 
 /* airspace defaults (docs/risk-model.md). */
 void risk_config_default(struct risk_config *c);
 /* The reference model's settings: margin 0, sigma 1 (no symbols), recency
- * floor 1 (no decay), merge/symbol/intent/context/topic weights 0. */
+ * floor 1 (no decay), overlap 1, dependency 0.9, tree 0.25, every other
+ * weight 0. */
 void risk_config_ecc(struct risk_config *c);
 /*
  * Set one constant by key (see the list above) from its text value.

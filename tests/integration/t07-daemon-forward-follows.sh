@@ -42,7 +42,7 @@ git reset -q --hard base
 git worktree add -q -b s1 "$TMP/s1" side1
 git worktree add -q -b s2 "$TMP/s2" main1
 start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 1000 \
-    --set recency.floor=1 --set forward.min_rate=0.05
+    --set recency.floor=1 --set forward.min_rate=0.05 --set weight.forward=0.1
 
 expect() { # n past merges: the pair's forward value
     awk -v n="$1" 'BEGIN {

@@ -1,6 +1,7 @@
 # t101-scan-merged-overlap.sh - `airspace scan` on two worktrees that change
 # the same line: the same edit merges cleanly, so the overlap channel is
-# capped at overlap.merged (0.3) and the pair is traffic, said in --explain;
+# capped at overlap.merged (0.4) and the pair is traffic (both told, neither
+# holds), said in --explain;
 # different edits conflict: overlap 1, merge 1, resolution.
 . "$(dirname "$0")/lib.sh"
 R="$TMP/repo"
@@ -17,18 +18,24 @@ pair() { # FILE: the w1-w2 pair
 }
 as scan --json --explain > "$TMP/same.json"
 pair "$TMP/same.json" > "$TMP/p.json"
-check "same edit: traffic, overlap capped at 0.3, merge 0" jqt "$TMP/p.json" \
-    '.level == "traffic" and .channels.overlap == 0.3 and .channels.merge == 0 and (.risk - 0.475 | fabs) < 1e-9'
+check "same edit: traffic, overlap capped at 0.4, merge 0" jqt "$TMP/p.json" \
+    '.level == "traffic" and .channels.overlap == 0.4 and .channels.merge == 0 and (.risk - 0.4 | fabs) < 1e-9'
 check "same edit: the merge ran and was clean" jqt "$TMP/p.json" \
     '.mergeChecked and .evidence.merge.clean and .evidence.merge.paths == []'
 check "same edit: the contested line is still shown whole" jqt "$TMP/p.json" \
     '.evidence.contested[0].path == "a.txt" and .evidence.contested[0].oc == 1'
 as scan --explain > "$TMP/same.txt"
 check "--explain says the merge is clean" \
-    grep -q "merge clean: git merges the two, overlap at most 0.30" "$TMP/same.txt"
-as scan --json --set overlap.merged=0.5 > "$TMP/half.json"
-check "overlap.merged=0.5: overlap 0.5" jqt "$TMP/half.json" \
-    '[.pairs[] | select([.a, .b] | sort == ["w1", "w2"])][0].channels.overlap == 0.5'
+    grep -q "merge clean: git merges the two, overlap at most 0.40" "$TMP/same.txt"
+as scan > "$TMP/same-table.txt"
+check "the table lists the channels that count: overlap, not the unweighted tree" \
+    sh -c "grep -E '^TRAFFIC .* w[12] .* overlap 0.40\$' '$TMP/same-table.txt' &&
+        ! grep -q 'tree' '$TMP/same-table.txt'"
+as scan --set weight.tree=0.25 > "$TMP/tree-table.txt"
+check "... and the tree when it is weighted" grep -q "overlap 0.40, tree 1.00" "$TMP/tree-table.txt"
+as scan --json --set overlap.merged=0.3 > "$TMP/low.json"
+check "overlap.merged=0.3: overlap 0.3, clear" jqt "$TMP/low.json" \
+    '[.pairs[] | select([.a, .b] | sort == ["w1", "w2"])][0] | .channels.overlap == 0.3 and .level == "clear"'
 
 sed -i 's/^ten$/TEN/' "$TMP/w2/a.txt"
 as scan --json --explain > "$TMP/diff.json"

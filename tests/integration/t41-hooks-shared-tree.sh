@@ -16,7 +16,11 @@ cp "$R/src/a.txt" "$R/src/d.txt"
 git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
-start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 60000
+# adjacent lines in one tree (no merge to decide) are overlap 2/3: traffic
+# by the default weights; the tree channel weighted as before (0.25) makes
+# them resolution, whose right of way is what is tested here
+start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 60000 \
+    --set weight.tree=0.25
 hook() { printf '%s' "$2" | "$AIRSPACE_BIN" hook "$1"; }
 for s in 11111111 22222222; do
     hook claude-code "{\"session_id\":\"$s\",\"cwd\":\"$R\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" > /dev/null

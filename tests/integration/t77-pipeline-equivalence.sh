@@ -7,9 +7,11 @@
 # commits, the daemon by the files' modification times.
 #   base 00:00   a.txt = 1..30
 #   main 01:00   line 5      side 02:00  line 7     half-way: lines 5 and 7,
-#   main 03:00   line 10     side 04:00  line 10    overlap 1/3, clean merge:
-#   merge 05:00  (conflict)                         capped at 0.3, R 0.475
-#                                                   (traffic); end: overlap
+#   main 03:00   line 10     side 04:00  line 10    overlap 1/3, clean merge
+#   merge 05:00  (conflict)                         (under the cap 0.4), one
+#                                                   commit each: activity
+#                                                   1 - e^(-1/50), R 0.337
+#                                                   (clear); end: overlap
 #                                                   2/3, merge conflict, R 1
 #                                                   (resolution)
 . "$(dirname "$0")/lib.sh"
@@ -45,8 +47,8 @@ fi
 as replay --repo "$R" --json --set recency.floor=1 > "$J"
 check "one merge replayed, conflicted" jqt "$J" \
     '(.merges | length) == 1 and .merges[0].conflicted'
-check "replay: half-way traffic, end resolution" jqt "$J" \
-    '.merges[0].half.level == "traffic" and .merges[0].end.level == "resolution"'
+check "replay: half-way clear, end resolution" jqt "$J" \
+    '.merges[0].half.level == "clear" and .merges[0].end.level == "resolution"'
 
 # The live side: a clone whose integration branch is the merge's base, one
 # worktree per side.
@@ -83,11 +85,12 @@ wait_same() { # up to 15 s
     done
 }
 check "half-way: the daemon's pair is the replay's" wait_same half
-check "half-way: overlap 1/3 capped at 0.3 (clean merge), tree 1, nothing else" \
+check "half-way: overlap 1/3 (clean merge), activity of one commit each, tree 1 unweighted" \
     jqt "$TMP/live.json" \
-    '(.channels | (.overlap - 0.3 | fabs) < 1e-12 and .tree == 1 and .merge == 0)
-     and (.risk - 0.475 | fabs) < 1e-12'
-check "half-way: traffic" jqt "$TMP/live.json" '.level == "traffic"'
+    '(.channels | (.overlap - 1/3 | fabs) < 1e-12 and .tree == 1 and .merge == 0
+      and (.activity - (1 - (-0.02 | exp)) | fabs) < 1e-12)
+     and (.risk - (1 - (2/3) * (1 - 0.3 * (1 - (-0.02 | exp)))) | fabs) < 1e-12'
+check "half-way: clear" jqt "$TMP/live.json" '.level == "clear"'
 
 # Both sides move on to their last commits.
 git -C "$TMP/s1" reset -q --hard main2

@@ -9,7 +9,8 @@
 # conflict on CHANGELOG. At half-way
 #   r_forward = 1 - (1 - (1 - 0.25^0.5)) * (1 - (1 - 0.875^0.5)^2)^6
 #             = 0.512384
-# in both, every other channel and R agree; with weight.forward 0 it is 0.
+# in both, every other channel and R agree; with weight.forward 0 (the
+# default) it is 0. The channel is weighted here (FW) to be measured.
 # `airspace scan` gives the pair the same forward value, from the table it
 # caches in $GIT_COMMON_DIR/airspace/forward.cache (written cold, read
 # warm, a truncated file or another commit's table refused and rewritten),
@@ -17,6 +18,7 @@
 # table there when main moves; a shallow clone caches nothing.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/forward_lib.sh"
+FW="--set weight.forward=0.1"
 R="$TMP/hist"
 D="$TMP/live"
 J="$TMP/replay.json"
@@ -41,7 +43,7 @@ if ! git merge -q --no-ff -m "merge side" side > /dev/null 2>&1; then
 fi
 LAST=$(git rev-parse HEAD)
 
-as replay --repo "$R" --json --set recency.floor=1 > "$J"
+as replay --repo "$R" --json --set recency.floor=1 $FW > "$J"
 one() { # the scored merge's record
     jq -c --arg m "$LAST" '.merges[] | select(.merge == $m)' "$J"
 }
@@ -60,7 +62,7 @@ git worktree add -q -b s2 "$TMP/s2" main1
 # ($GIT_COMMON_DIR/airspace/forward.cache) for the branch's commit
 C="$D/.git/airspace/forward.cache"
 scan_pair() { # the s1-s2 pair of a scan
-    as scan --json --set recency.floor=1 |
+    as scan --json --set recency.floor=1 $FW |
         jq -c '[.pairs[] | select(.a == "s1" and .b == "s2")][0]'
 }
 fwd_is() { # the scan pair in $1 has the replay's forward value
@@ -79,7 +81,7 @@ scan_pair > "$TMP/scan3.json"
 check "scan (truncated cache): forward 0.512384" fwd_is "$TMP/scan3.json"
 check "the truncated cache was replaced" cmp -s "$C" "$TMP/cache.good"
 # a cache of another commit's table is not taken for this one
-as scan --json --integration side1 > /dev/null
+as scan --json --integration side1 $FW > /dev/null
 check "another commit's cache written" sh -c "! cmp -s '$C' '$TMP/cache.good'"
 scan_pair > "$TMP/scan4.json"
 check "scan (other commit's cache): forward 0.512384" fwd_is "$TMP/scan4.json"
@@ -91,7 +93,7 @@ check "scan with weight.forward 0: forward 0" jqt "$TMP/scan5.json" \
 # a shallow clone's table (empty: its past is cut) is not cached, as a
 # later fetch may complete it
 git clone -q --depth 1 "file://$R" "$TMP/shallow"
-(cd "$TMP/shallow" && as scan --json > /dev/null)
+(cd "$TMP/shallow" && as scan --json $FW > /dev/null)
 check "a shallow clone's scan writes no forward cache" \
     test ! -e "$TMP/shallow/.git/airspace/forward.cache"
 check "(it did write its graph snapshot)" \
@@ -100,7 +102,7 @@ cd "$D"
 # the daemon starts from scan's cache
 
 start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 1000 \
-    --set recency.floor=1
+    --set recency.floor=1 $FW
 
 pair() { # the s1-s2 advisory, or null
     curl -s --unix-socket "$SOCK" 'http://a/v1/advisories?all=1' |

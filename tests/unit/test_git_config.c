@@ -39,6 +39,7 @@ static const struct {
     { "weight.topic", "[risk \"weight\"]\n\ttopic = 0.57\n", "0.57" },
     { "weight.tree", "[risk \"weight\"]\n\ttree = 0.58\n", "0.58" },
     { "weight.forward", "[risk \"weight\"]\n\tforward = 0.19\n", "0.19" },
+    { "weight.activity", "[risk \"weight\"]\n\tactivity = 0.21\n", "0.21" },
     { "margin", "[risk]\n\tmargin = 7\n", "7" },
     { "gamma", "[risk]\n\tgamma = 0.45\n", "0.45" },
     { "cap", "[risk]\n\tcap = 4\n", "4" },
@@ -58,6 +59,7 @@ static const struct {
     { "closure.window", "[risk \"closure\"]\n\twindow = 9\n", "9" },
     { "forward.min_rate", "[risk \"forward\"]\n\tmin-rate = 0.12\n", "0.12" },
     { "overlap.merged", "[risk \"overlap\"]\n\tmerged = 0.45\n", "0.45" },
+    { "activity.k", "[risk \"activity\"]\n\tk = 75\n", "75" },
 };
 #define NKEYS (sizeof(risk_keys) / sizeof(risk_keys[0]))
 

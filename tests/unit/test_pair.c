@@ -54,11 +54,12 @@ struct score_case {
     uint32_t sb, eb;
     double context;
     bool topic;
-    bool merge;     /* give the merge function */
-    int verdict;    /* its answer */
-    double w_merge; /* weight.merge */
-    int want_calls; /* times it runs */
-    int want_rc;    /* pair_score's return */
+    bool merge;      /* give the merge function */
+    int verdict;     /* its answer */
+    double w_merge;  /* weight.merge */
+    uint32_t ca, cb; /* a's and b's commits since their base */
+    int want_calls;  /* times it runs */
+    int want_rc;     /* pair_score's return */
     double want_r[RISK_NCHANNELS];
     double want; /* R, by hand */
     enum advisory_level want_level;
@@ -138,7 +139,7 @@ static const struct score_case score_cases[] = {
         .w_merge = 1,
         .want_calls = 1,
         .want_r = { [RISK_TREE] = 1 },
-        .want = 0.25,
+        .want = 0, /* the tree channel is measured, weight 0 */
         .want_level = ADVISORY_CLEAR },
     { .name = "shared file, far apart, conflicting merge",
         .pa = "s/f",
@@ -165,7 +166,7 @@ static const struct score_case score_cases[] = {
         .verdict = 1,
         .w_merge = 0,
         .want_r = { [RISK_TREE] = 1 },
-        .want = 0.25,
+        .want = 0,
         .want_level = ADVISORY_CLEAR },
     { .name = "undecided merge: channel 0, its code returned",
         .pa = "s/f",
@@ -181,8 +182,8 @@ static const struct score_case score_cases[] = {
         .want_calls = 1,
         .want_rc = -4,
         .want_r = { [RISK_TREE] = 1, [RISK_CONTEXT] = 0.5 },
-        .want = 1 - 0.75 * 0.75,
-        .want_level = ADVISORY_TRAFFIC },
+        .want = 0.25,
+        .want_level = ADVISORY_CLEAR },
     { .name = "same lines, clean merge: overlap capped at overlap.merged",
         .pa = "s/f",
         .sa = 5,
@@ -194,8 +195,8 @@ static const struct score_case score_cases[] = {
         .verdict = 0,
         .w_merge = 1,
         .want_calls = 1,
-        .want_r = { [RISK_OVERLAP] = 0.3, [RISK_TREE] = 1 },
-        .want = 1 - 0.7 * 0.75,
+        .want_r = { [RISK_OVERLAP] = 0.4, [RISK_TREE] = 1 },
+        .want = 0.4, /* the same edit twice: both told, neither holds */
         .want_level = ADVISORY_TRAFFIC },
     { .name = "same lines, conflicting merge: overlap whole",
         .pa = "s/f",
@@ -237,7 +238,7 @@ static const struct score_case score_cases[] = {
         .want_r = { [RISK_OVERLAP] = 1, [RISK_TREE] = 1 },
         .want = 1,
         .want_level = ADVISORY_RESOLUTION },
-    { .name = "near lines, clean merge: a quarter is under the cap",
+    { .name = "near lines, clean merge: a quarter, under the cap, is clear",
         .pa = "s/f",
         .sa = 5,
         .ea = 10,
@@ -249,8 +250,52 @@ static const struct score_case score_cases[] = {
         .w_merge = 1,
         .want_calls = 1,
         .want_r = { [RISK_OVERLAP] = 0.25, [RISK_TREE] = 1 },
-        .want = 1 - 0.75 * 0.75,
+        .want = 0.25,
+        .want_level = ADVISORY_CLEAR },
+    { .name = "a near miss of two committing agents is traffic",
+        .pa = "s/f",
+        .sa = 5,
+        .ea = 10,
+        .pb = "s/f",
+        .sb = 12,
+        .eb = 13,
+        .ca = 10,
+        .cb = 10,
+        .merge = true,
+        .verdict = 0,
+        .w_merge = 1,
+        .want_calls = 1,
+        /* activity 1 - e^(-100/50) */
+        .want_r = { [RISK_OVERLAP] = 0.25,
+            [RISK_TREE] = 1,
+            [RISK_ACTIVITY] = 0.8646647167633873 },
+        .want = 1 - 0.75 * (1 - 0.3 * 0.8646647167633873),
         .want_level = ADVISORY_TRAFFIC },
+    { .name = "two committing agents, nothing shared: activity alone is clear",
+        .pa = "a/x.c",
+        .sa = 1,
+        .ea = 2,
+        .pb = "b/y.c",
+        .sb = 1,
+        .eb = 2,
+        .ca = 200,
+        .cb = 200,
+        .w_merge = 1,
+        .want_r = { [RISK_ACTIVITY] = 1 }, /* 1 - e^-800, within EPS */
+        .want = 0.3,
+        .want_level = ADVISORY_CLEAR },
+    { .name = "one agent without commits: no activity",
+        .pa = "a/x.c",
+        .sa = 1,
+        .ea = 2,
+        .pb = "b/y.c",
+        .sb = 1,
+        .eb = 2,
+        .ca = 0,
+        .cb = 40,
+        .w_merge = 1,
+        .want = 0,
+        .want_level = ADVISORY_CLEAR },
     { .name = "adjacent lines overlap a third",
         .pa = "s/f",
         .sa = 5,
@@ -260,8 +305,8 @@ static const struct score_case score_cases[] = {
         .eb = 7,
         .w_merge = 1,
         .want_r = { [RISK_OVERLAP] = 1.0 / 3, [RISK_TREE] = 1 },
-        .want = 1 - (2.0 / 3) * 0.75,
-        .want_level = ADVISORY_TRAFFIC },
+        .want = 1.0 / 3,
+        .want_level = ADVISORY_CLEAR },
 };
 
 static void
@@ -278,6 +323,8 @@ test_score(void)
         agent_init(&ag[1], "b");
         edit(&ag[0], c->pa, c->sa, c->ea);
         edit(&ag[1], c->pb, c->sb, c->eb);
+        ag[0].commits_ahead = c->ca;
+        ag[1].commits_ahead = c->cb;
         agent_sort(&ag[0]);
         agent_sort(&ag[1]);
         struct risk_engine *e = risk_engine_new(&cfg, NULL, ag, 2);

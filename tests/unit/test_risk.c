@@ -366,8 +366,13 @@ test_combine(void)
     risk_config_default(&cfg);
     double r[RISK_NCHANNELS] = { 0 };
     CHECK_NEAR(risk_combine(&cfg, r), 0, 0);
+    r[RISK_TREE] = 1; /* measured, weight 0 by default */
+    CHECK_NEAR(risk_combine(&cfg, r), 0, 0);
+    r[RISK_ACTIVITY] = 1;
+    CHECK_NEAR(risk_combine(&cfg, r), 0.3, EPS);
+    r[RISK_ACTIVITY] = 0;
+    cfg.weight[RISK_TREE] = 0.25;
     r[RISK_DEPENDENCY] = 1;
-    r[RISK_TREE] = 1;
     CHECK_NEAR(risk_combine(&cfg, r), 1 - 0.1 * 0.75, EPS);
     r[RISK_MERGE] = 1;
     CHECK_NEAR(risk_combine(&cfg, r), 1, EPS);
@@ -609,7 +614,8 @@ test_symbol_same_file(void)
     CHECK_NEAR(ru.r[RISK_SYMBOL], 0, 0);
     CHECK_NEAR(rr.r[RISK_SYMBOL], 0.5, EPS); /* one hop, w 0.5 */
     CHECK(rb.risk > ru.risk);
-    CHECK_NEAR(ru.risk, 0.25, EPS); /* tree only */
+    CHECK_NEAR(ru.r[RISK_TREE], 1, EPS);
+    CHECK_NEAR(ru.risk, 0, 0); /* tree only, weight 0 */
 
     struct risk_engine *e = risk_engine_new(&cfg, &g, ag, 5);
     struct risk_evidence ev;
