@@ -171,8 +171,9 @@ print_evidence_text(struct scan_report *r, const struct scan_pair *p,
             h->path_is_intent ? " (declared)" : "");
     }
     if (ev.tree_a && ev.tree_b)
-        fprintf(out, "    tree %s ~ %s  distance %.2f\n", ev.tree_a, ev.tree_b,
-            ev.tree_distance);
+        fprintf(out, "    tree %s ~ %s  distance %.2f%s\n", ev.tree_a,
+            ev.tree_b, ev.tree_distance,
+            r->cfg.weight[RISK_TREE] > 0 ? "" : " (not weighted)");
     if (p->level == ADVISORY_RESOLUTION) {
         char *g = pair_guidance(r, p, &ev);
         fprintf(out, "    %sguidance to %s:%s\n", s->bold,

@@ -27,6 +27,8 @@ check "same edit: the contested line is still shown whole" jqt "$TMP/p.json" \
 as scan --explain > "$TMP/same.txt"
 check "--explain says the merge is clean" \
     grep -q "merge clean: git merges the two, overlap at most 0.40" "$TMP/same.txt"
+check "--explain shows the shared path, not weighted" \
+    grep -q "tree a.txt ~ a.txt  distance 0.00 (not weighted)" "$TMP/same.txt"
 as scan > "$TMP/same-table.txt"
 check "the table lists the channels that count: overlap, not the unweighted tree" \
     sh -c "grep -E '^TRAFFIC .* w[12] .* overlap 0.40\$' '$TMP/same-table.txt' &&
