@@ -62,7 +62,7 @@ GRID = {
     "activity": [0, 0.1, 0.2, 0.25, 0.3, 0.34],
 }
 ORDER = ["sympy", "ember.js", "apollo-client", "jetty", "duckdb", "amethyst",
-         "webpack"]
+         "webpack", "libgit2"]
 
 
 def run_weights(out, name):

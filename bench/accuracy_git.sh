@@ -8,7 +8,7 @@
 #                         [--set KEY=VALUE]... CLONES OUT [NAME...]
 #
 # CLONES holds a clone (bare or not) of each repository as CLONES/owner+name
-# (CLONES/owner+name/repo also works). For each history (all seven, or the
+# (CLONES/owner+name/repo also works). For each history (all eight, or the
 # NAMEs given) it replays the newest N merge commits reachable from the
 # pinned commit, sides up to 200 commits (as the records extractor), one
 # history after the other (never two replays at once: the figures are the
@@ -53,7 +53,8 @@ ember.js emberjs/ember.js f4f8b5d8b2e4dc7e3d0f326fd58184be362893fb 1500
 jetty eclipse/jetty.project 6f3a6942502d79988bc97c67bcc39503efcecc77 400
 amethyst amethyst/amethyst 69c62327b66593a09fe53076fdcbc38c0499f018 600
 duckdb duckdb/duckdb 044a04a7cd39e6e8235f756597ae42dde084e5e5 250
-webpack webpack/webpack de79ee457eb921e6e1b186c90c65590789a013ca 2500'
+webpack webpack/webpack de79ee457eb921e6e1b186c90c65590789a013ca 2500
+libgit2 libgit2/libgit2 0551dfd4ad989b6a3d5683c0d4cf326c6efef929 600'
 echo "$LIST" | while read -r name repo rev n; do
     if [ $# -gt 0 ]; then
         case " $* " in *" $name "*) ;; *) continue ;; esac
