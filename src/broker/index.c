@@ -29,6 +29,7 @@ struct bindex {
     char *repo_path, *integration;
     char tip[GIT_OID_HEXSZ + 1]; /* the branch's commit at start ("": none) */
     double fwd_ms;               /* the forward table's build */
+    bool fwd_on;                 /* weight.forward > 0: read the table */
     unsigned threads;
     struct graph graph;
     struct gitview_base base;
@@ -71,7 +72,7 @@ index_main(void *arg)
         const char *rev = x->tip[0] ? x->tip : x->integration;
         x->rc = gitview_graph_base(repo, rev, x->threads, NULL, &x->graph,
             &x->base, index_progress, x, &x->st, &x->err);
-        if (!x->rc) {
+        if (!x->rc && x->fwd_on) {
             struct as_err fe;
             double t0 = mono_ms();
             gitview_forward(repo, rev, &x->base.fhist, &x->base.forward, &fe);
@@ -107,7 +108,9 @@ forward_log(
     struct broker *b, const char *tip, const struct forward_table *t, double ms)
 {
     b->fwd_ms = ms;
-    if (t)
+    if (b->cfg.weight[RISK_FORWARD] <= 0)
+        broker_log(b, "forward: off (weight.forward 0), no table read");
+    else if (t)
         broker_log(b, "forward: %u merges, %zu paths at %.12s in %.1f ms",
             t->merges, t->n, tip, ms);
     else
@@ -164,6 +167,7 @@ struct bfwd {
     char *repo_path;
     char tip[GIT_OID_HEXSZ + 1];
     unsigned threads;
+    bool fwd_on;               /* weight.forward > 0: read the table */
     struct graph graph;        /* grc 0: built, the loop's once taken */
     struct gitview_base gbase; /* its base (no forward table) */
     struct repograph_stats st;
@@ -217,7 +221,7 @@ fwd_main(void *arg)
         if (atomic_load(&x->stop)) {
             x->rc = AS_EIO;
             as_errorf(&x->err, AS_EIO, "stopped at exit");
-        } else {
+        } else if (x->fwd_on) {
             t0 = mono_ms();
             x->rc =
                 gitview_forward(repo, x->tip, &x->fhist, &x->forward, &x->err);
@@ -300,8 +304,10 @@ on_forwarded(evutil_socket_t fd, short what, void *arg)
         graph_swap(b, x);
     else
         broker_log(b, "graph: %s (the previous graph kept)", x->gerr.msg);
-    bool fwd_ok = !x->rc;
-    if (fwd_ok) {
+    bool fwd_ok = !x->rc && x->fwd_on;
+    if (!x->fwd_on) {
+        /* off: no table, said once at start */
+    } else if (fwd_ok) {
         forward_hist_free(b->view_base.fhist);
         b->view_base.fhist = x->fhist;
         b->view_base.forward = x->forward;
@@ -329,6 +335,7 @@ fwd_start(struct broker *b, const char *tip)
     x->repo_path = xstrdup(b->o.repo_path);
     memcpy(x->tip, tip, sizeof(x->tip));
     x->threads = b->o.threads;
+    x->fwd_on = b->cfg.weight[RISK_FORWARD] > 0;
     x->grc = AS_EIO; /* nothing built yet */
     if (pipe(x->wake) < 0) {
         x->wake[0] = x->wake[1] = -1;
@@ -395,6 +402,7 @@ broker_index_start(struct broker *b)
     x->repo_path = xstrdup(b->o.repo_path);
     x->integration = xstrdup(b->integration);
     x->threads = b->o.threads;
+    x->fwd_on = b->cfg.weight[RISK_FORWARD] > 0;
     branch_tip(b, b->fwd_tip);
     memcpy(x->tip, b->fwd_tip, sizeof(x->tip));
     forward_watch_start(b);

@@ -149,6 +149,19 @@ as replay --repo "$R" --json --set recency.floor=1 --set weight.forward=0 > "$J"
 one > "$TMP/last.json"
 check "replay with weight.forward 0: forward 0" jqt "$TMP/last.json" \
     '.half.channels.forward == 0'
+# the default (weight.forward 0): neither scan nor the daemon reads the
+# past or caches a table
+kill "$DPID"
+wait "$DPID" 2> /dev/null || true
+git clone -q "$R" "$TMP/plain"
+cd "$TMP/plain"
+as scan --json > /dev/null
+check "scan with the defaults caches no table" \
+    test ! -e .git/airspace/forward.cache
+start_daemon --tick-ms 50 --debounce-ms 50
+check "nor does the daemon: it says the channel is off" \
+    grep -q "forward: off (weight.forward 0), no table read" "$TMP/daemon.log"
+check "... and caches nothing" test ! -e .git/airspace/forward.cache
 if [ "$FAILED" -gt 0 ]; then
     echo "replay:" >&2
     jq -c '.half' "$TMP/last.json" >&2
