@@ -399,6 +399,21 @@ hook_str_or(json_t *o, const char *key, const char *dflt)
     return v ? v : dflt;
 }
 
+char *
+hook_why(json_t *advisory)
+{
+    struct strbuf t = STRBUF_INIT;
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(advisory, "why"), i, c)
+    {
+        const char *name = json_string_value(c);
+        if (name)
+            strbuf_addf(&t, "%s%s", t.len ? ", " : ": ", name);
+    }
+    return t.s ? t.s : xstrdup("");
+}
+
 /* The crew: who else flies, their work, advisories and locks near me. */
 static char *
 crew_status(struct hook *h)
@@ -452,10 +467,12 @@ crew_status(struct hook *h)
         const char *y = json_string_value(json_object_get(a, "b"));
         if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
             continue;
-        strbuf_addf(&t, "- %s advisory with %s (risk %.2f); %s holds\n",
+        char *why = hook_why(a);
+        strbuf_addf(&t, "- %s advisory with %s (risk %.2f%s); %s holds\n",
             hook_str_or(a, "level", "?"), strcmp(x, h->agent) ? x : y,
-            json_real_value(json_object_get(a, "risk")),
+            json_real_value(json_object_get(a, "risk")), why,
             hook_str_or(a, "hold", "?"));
+        free(why);
     }
     json_array_foreach(json_object_get(adv, "escalations"), i, a)
     {

@@ -41,6 +41,9 @@ void hook_emit(struct hook *h, const char *deny, const char *context);
 
 /* A string member of o, or dflt. */
 const char *hook_str_or(json_t *o, const char *key, const char *dflt);
+/* ": C1, C2" of an advisory's "why" (the channels that make up its risk,
+ * most first), or "" when it has none; the caller frees it. */
+char *hook_why(json_t *advisory);
 
 /* PreToolUse (BeforeTool): deny a path another agent holds or one this
  * agent must give way on, hold once on an approach, otherwise context;

@@ -221,9 +221,11 @@ check_path(struct hook *h, const char *path, char **ctx, json_t **advs)
                                      : "airspace: resolution advisory; "
                                        "another agent holds this work");
         } else if (level && !*ctx) {
-            *ctx = xasprintf("airspace: %s advisory with '%s' (risk %.2f)%s",
-                level, other, json_real_value(json_object_get(a, "risk")),
+            char *why = hook_why(a);
+            *ctx = xasprintf("airspace: %s advisory with '%s' (risk %.2f%s)%s",
+                level, other, json_real_value(json_object_get(a, "risk")), why,
                 contested ? " on this file" : "");
+            free(why);
         }
     }
     return deny;

@@ -56,11 +56,16 @@ add_pair(struct strbuf *t, json_t *p)
     const char *level = str(p, "level");
     strbuf_addf(t, "  %s %s <-> %s, risk %.2f", level, str(p, "a"), str(p, "b"),
         json_number_value(json_object_get(p, "risk")));
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(p, "why"), i, c)
+    {
+        const char *ch = json_string_value(c);
+        strbuf_addf(t, "%s%s", i ? ", " : " from ", ch ? ch : "?");
+    }
     if (*str(p, "steer"))
         strbuf_addf(
             t, " (hold: %s, steer: %s)", str(p, "hold"), str(p, "steer"));
-    size_t i;
-    json_t *c;
     json_array_foreach(json_object_get(p, "contested"), i, c)
         strbuf_addf(t, "%s%s", i ? ", " : "; contested: ", str(c, "path"));
     if (*str(p, "guidance"))

@@ -63,8 +63,10 @@ sed -i 's/    return conn_open(80);/    return conn_open(8080);/' "$TMP/bob/src/
 n=0
 until curl -s --unix-socket "$SOCK" 'http://a/v1/advisories?agent=cc-367f96c7' | jq -e '[.advisories[] | select(.level == "traffic")] | length == 1' > /dev/null || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
 ctx=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/bob/src/app/page.c\"}}")
-traffic_ctx() { printf '%s' "$ctx" | jq -e '(.hookSpecificOutput | has("permissionDecision") | not) and (.hookSpecificOutput.additionalContext | test("traffic advisory with .cc-303e3a03."))' > /dev/null; }
-check "the approaching session gets traffic context ($ctx)" traffic_ctx
+traffic_ctx() { printf '%s' "$ctx" | jq -e '(.hookSpecificOutput | has("permissionDecision") | not) and (.hookSpecificOutput.additionalContext | test("traffic advisory with .cc-303e3a03. \\(risk [0-9.]+: dependency, symbol\\)"))' > /dev/null; }
+check "the approaching session gets traffic context, and why ($ctx)" traffic_ctx
+check "the advisory says why: the channels that make up its risk, most first" sh -c \
+    "curl -s --unix-socket '$SOCK' 'http://a/v1/advisories?agent=cc-367f96c7' | jq -e '.advisories[0].why == [\"dependency\", \"symbol\"]' > /dev/null"
 git -C "$TMP/bob" checkout -q -- src/app/page.c
 # bob edits the same lines: resolution, alice holds
 sed -i 's/    int fd = port;/    int fd = port * 2;/' "$TMP/bob/src/net/conn.c"
@@ -80,8 +82,9 @@ check "the denial names the holder and the options" sh -c "printf '%s' '$d' | gr
 d=$(pre aaaa1111-xx "$TMP/alice" "$TMP/alice/src/net/conn.c")
 check "the holder is allowed ($d)" sh -c "case '$d' in none*) true;; *) false;; esac"
 ctx=$(hook claude-code "{\"session_id\":\"aaaa1111-xx\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/alice/src/net/conn.c\"}}" | jq -rs '.[0].hookSpecificOutput.additionalContext // ""')
-has_ctx() { printf '%s' "$ctx" | grep -q "resolution advisory with 'cc-367f96c7'"; }
-check "the holder's allow carries the advisory as context" has_ctx
+# (overlap is just under 1 once the edit has aged a millisecond: either first)
+has_ctx() { printf '%s' "$ctx" | grep -Eq "resolution advisory with 'cc-367f96c7' \(risk 1.00: (merge, overlap|overlap, merge)"; }
+check "the holder's allow carries the advisory as context, and why" has_ctx
 
 # the crew update on a prompt is sent only when it changed
 p1=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"again\"}" | jq -rs '.[0].hookSpecificOutput.additionalContext // ""')

@@ -102,4 +102,22 @@ check "the person's lock survived the second session too" \
     sh -c "'$AIRSPACE_BIN' locks --json | jq -e '.locks | map(select(.holder == \"$MAIN\")) | length == 1' >/dev/null"
 check "bob still holds his lock" \
     sh -c "'$AIRSPACE_BIN' locks --json | jq -e '.locks | map(select(.holder == \"bob\" and .pattern == \"src/held.c\")) | length == 1' >/dev/null"
+
+# The advisories tool says why: feat rewrites src/free.c, which the main
+# worktree changed too (uncommitted): the two trees conflict there.
+printf 'int free_in_feat(void)\n{\n    return 1;\n}\n' > "$WF/src/free.c"
+n=0
+until as api GET '/v1/advisories?agent=feat' |
+    jq -e '[.advisories[] | select(.level == "resolution")] | length == 1' > /dev/null; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 150 ] || break
+done
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-client","version":"1"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"advisories","arguments":{}}}' |
+    (cd "$WF" && AIRSPACE_AGENT=feat "$AIRSPACE_BIN" mcp) > "$TMP/adv.out" 2> "$TMP/adv.err"
+jq -r 'select(.id == 2) | .result.content[0].text' "$TMP/adv.out" > "$TMP/adv.txt"
+check "the advisories tool names the resolution and the channels that make it" \
+    grep -Eq "resolution .* <-> .*, risk 1.00 from (merge, overlap|overlap, merge)" "$TMP/adv.txt"
 finish
