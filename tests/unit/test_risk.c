@@ -757,6 +757,8 @@ test_config_set(void)
     CHECK_NEAR(c.tau_ta, 0.4, 0);
     CHECK_INT(risk_config_set(&c, "closure.window", "8", &e), 0);
     CHECK_INT(c.closure_window, 8);
+    CHECK_INT(risk_config_set(&c, "activity.k", "75.5", &e), 0);
+    CHECK_NEAR(c.activity_k, 75.5, 0);
     before = c;
     struct {
         const char *key, *value, *msg;
@@ -773,6 +775,11 @@ test_config_set(void)
         { "weight.tree", "nan", "bad value 'nan' for 'weight.tree'" },
         { "symbols", "maybe", "bad value 'maybe' for 'symbols'" },
         { "recency.half_life_ms", "0", "bad value '0'" },
+        { "activity.k", "0",
+            "bad value '0' for 'activity.k': want a number "
+            "in (0, 1e+12]" },
+        { "activity.k", "-3", "bad value '-3' for 'activity.k'" },
+        { "activity.k", "1e13", "bad value '1e13' for 'activity.k'" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         e.msg[0] = '\0';
