@@ -47,6 +47,8 @@ try {
   check(`the advisory link and its board entry appear within 2 s (${ms} ms)`, seen && ms <= 2000, seen ? '' : 'not seen in 5 s');
   check('the link says who holds and who steers', !!seen && /(alice|bob) holds · (alice|bob) steers/.test(seen), String(seen));
   check('the contested file is listed on the board', (await page.textContent('#p-board')).includes('src/core/m3.c'));
+  check('the board says why: the channels that make up the risk',
+    /risk 1\.00 from (merge, overlap|overlap, merge)/.test(await page.textContent('#p-board')), await page.textContent('#p-board'));
 
   // a lock
   as('lock', '--agent', 'alice', '--reason', 'parser rework', 'src/core/m1.c');

@@ -697,7 +697,8 @@ function renderPanels() {
   fill('#p-board', board, (li, p) => {
     li.appendChild(badge(p.level));
     li.appendChild(el('b', '', `${p.a} ↔ ${p.b}`));
-    li.appendChild(el('span', 'muted', ` risk ${(p.risk || 0).toFixed(2)} · ${fmtAgo(p.since)}`));
+    const why = (p.why || []).length ? ` from ${p.why.join(', ')}` : '';
+    li.appendChild(el('span', 'muted', ` risk ${(p.risk || 0).toFixed(2)}${why} · ${fmtAgo(p.since)}`));
     if (p.hold) li.appendChild(el('div', '', `${p.hold} holds, ${p.steer} steers`));
     const files = (p.contested || []).map((c) => c.path).concat(p.mergeConflicts || []);
     if (files.length) li.appendChild(el('div', 'muted', 'contested: ' + [...new Set(files)].join(', ')));
