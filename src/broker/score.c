@@ -287,32 +287,6 @@ broker_drop_pairs(struct broker *b, const char *id, const char *why)
     }
 }
 
-/* The channels that make up R, most first: each with w * r > 0, by w * r
- * descending (ties in channel order). */
-static json_t *
-pair_why(const struct risk_config *cfg, const double r[RISK_NCHANNELS])
-{
-    int order[RISK_NCHANNELS];
-    int n = 0;
-    for (int c = 0; c < RISK_NCHANNELS; c++)
-        if (cfg->weight[c] * r[c] > 0)
-            order[n++] = c;
-    for (int i = 1; i < n; i++) /* insertion sort: a few channels */
-        for (int j = i;
-             j > 0 && cfg->weight[order[j]] * r[order[j]] >
-                          cfg->weight[order[j - 1]] * r[order[j - 1]];
-             j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    json_t *why = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(
-            why, json_string(risk_channel_name((enum risk_channel)order[i])));
-    return why;
-}
-
 json_t *
 broker_pair_json(struct broker *b, size_t k, bool evidence)
 {
@@ -334,7 +308,12 @@ broker_pair_json(struct broker *b, size_t k, bool evidence)
         json_object_set_new(ch, risk_channel_name((enum risk_channel)c),
             json_real(p->res.r[c]));
     json_object_set_new(o, "channels", ch);
-    json_object_set_new(o, "why", pair_why(&b->cfg, p->res.r));
+    enum risk_channel why[RISK_NCHANNELS];
+    size_t nwhy = risk_why(&b->cfg, p->res.r, why);
+    json_t *wj = json_array();
+    for (size_t i = 0; i < nwhy; i++)
+        json_array_append_new(wj, json_string(risk_channel_name(why[i])));
+    json_object_set_new(o, "why", wj);
     if (p->nmerge_paths) {
         json_t *mp = json_array();
         for (size_t i = 0; i < p->nmerge_paths; i++)

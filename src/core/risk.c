@@ -264,6 +264,25 @@ risk_combine(const struct risk_config *c, const double r[RISK_NCHANNELS])
     return 1.0 - keep;
 }
 
+size_t
+risk_why(const struct risk_config *c, const double r[RISK_NCHANNELS],
+    enum risk_channel out[RISK_NCHANNELS])
+{
+    size_t n = 0;
+    for (int k = 0; k < RISK_NCHANNELS; k++) {
+        double v = c->weight[k] * r[k];
+        if (!(v > 0))
+            continue;
+        size_t j = n++; /* insertion: a few channels, stable for ties */
+        while (j > 0 && c->weight[out[j - 1]] * r[out[j - 1]] < v) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = (enum risk_channel)k;
+    }
+    return n;
+}
+
 /* Normalise for comparison; a path that escapes is kept as written. */
 static char *
 norm_copy(const char *p)

@@ -115,6 +115,14 @@ double risk_tree_distance(const char *a, const char *b);
 double risk_combine(
     const struct risk_config *c, const double r[RISK_NCHANNELS]);
 
+/*
+ * The channels that make up R: those with weight * value > 0, largest
+ * share first (ties in channel order), into out; returns how many. What
+ * an advisory gives as its "why".
+ */
+size_t risk_why(const struct risk_config *c, const double r[RISK_NCHANNELS],
+    enum risk_channel out[RISK_NCHANNELS]);
+
 struct risk_result {
     double r[RISK_NCHANNELS];
     double risk;

@@ -376,6 +376,23 @@ test_combine(void)
     CHECK_NEAR(risk_combine(&cfg, r), 1 - 0.1 * 0.75, EPS);
     r[RISK_MERGE] = 1;
     CHECK_NEAR(risk_combine(&cfg, r), 1, EPS);
+
+    /* why: weight * value > 0, largest first, ties in channel order */
+    enum risk_channel why[RISK_NCHANNELS];
+    CHECK_INT(risk_why(&cfg, r, why), 3);
+    CHECK_INT(why[0], RISK_MERGE);      /* 1 */
+    CHECK_INT(why[1], RISK_DEPENDENCY); /* 0.9 */
+    CHECK_INT(why[2], RISK_TREE);       /* 0.25 */
+    r[RISK_OVERLAP] = 1; /* ties with merge: overlap comes first */
+    r[RISK_ACTIVITY] = 0.5;
+    cfg.weight[RISK_TREE] = 0; /* measured, not weighted: not a reason */
+    CHECK_INT(risk_why(&cfg, r, why), 4);
+    CHECK_INT(why[0], RISK_OVERLAP);
+    CHECK_INT(why[1], RISK_MERGE);
+    CHECK_INT(why[2], RISK_DEPENDENCY);
+    CHECK_INT(why[3], RISK_ACTIVITY); /* 0.15 */
+    double none[RISK_NCHANNELS] = { 0 };
+    CHECK_INT(risk_why(&cfg, none, why), 0);
 }
 
 /*
