@@ -103,12 +103,19 @@ index_free(struct bindex *x)
     free(x);
 }
 
+/* The forward channel is weighted: its table is worth reading. */
+static bool
+forward_on(const struct broker *b)
+{
+    return b->cfg.weight[RISK_FORWARD] > 0;
+}
+
 static void
 forward_log(
     struct broker *b, const char *tip, const struct forward_table *t, double ms)
 {
     b->fwd_ms = ms;
-    if (b->cfg.weight[RISK_FORWARD] <= 0)
+    if (!forward_on(b))
         broker_log(b, "forward: off (weight.forward 0), no table read");
     else if (t)
         broker_log(b, "forward: %u merges, %zu paths at %.12s in %.1f ms",
@@ -335,7 +342,7 @@ fwd_start(struct broker *b, const char *tip)
     x->repo_path = xstrdup(b->o.repo_path);
     memcpy(x->tip, tip, sizeof(x->tip));
     x->threads = b->o.threads;
-    x->fwd_on = b->cfg.weight[RISK_FORWARD] > 0;
+    x->fwd_on = forward_on(b);
     x->grc = AS_EIO; /* nothing built yet */
     if (pipe(x->wake) < 0) {
         x->wake[0] = x->wake[1] = -1;
@@ -402,7 +409,7 @@ broker_index_start(struct broker *b)
     x->repo_path = xstrdup(b->o.repo_path);
     x->integration = xstrdup(b->integration);
     x->threads = b->o.threads;
-    x->fwd_on = b->cfg.weight[RISK_FORWARD] > 0;
+    x->fwd_on = forward_on(b);
     branch_tip(b, b->fwd_tip);
     memcpy(x->tip, b->fwd_tip, sizeof(x->tip));
     forward_watch_start(b);
