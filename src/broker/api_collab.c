@@ -381,6 +381,8 @@ h_conflicts(struct api_ctx *c)
             "additive", x->additive, "escalated", x->escalated);
         if (x->why)
             json_object_set_new(o, "why", json_string(x->why));
+        if (x->shape == CONFLICT_INTEGRATION)
+            json_object_set_new(o, "branch", json_string(x->b));
         json_array_append_new(v, o);
     }
     conflict_list_release(&l);

@@ -44,17 +44,29 @@ broker_conflicts_modified(struct broker *b, size_t i)
             h = (h ^ (uint8_t)*c) * 1099511628211ULL;
         h = (h ^ 0xff) * 1099511628211ULL;
     }
+    h = (h ^ 0xfe) * 1099511628211ULL; /* then where it conflicts with the
+                                          integration branch */
+    for (size_t k = 0; k < a->nonto_conflicts; k++) {
+        for (const char *c = a->onto_conflicts[k]; *c; c++)
+            h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+        h = (h ^ 0xff) * 1099511628211ULL;
+    }
     if (h == b->meta[i].paths_hash)
         return;
     b->meta[i].paths_hash = h;
+    bool active = broker_who(b, i)->status == AS_AGENT_ACTIVE;
     const char **paths = xcalloc(a->nfiles + 1, sizeof(*paths));
     size_t n = 0;
-    if (broker_who(b, i)->status == AS_AGENT_ACTIVE)
+    if (active)
         for (size_t k = 0; k < a->nfiles; k++)
             paths[n++] = a->files[k].path;
     struct conflict_msgs m;
     conflict_msgs_init(&m);
-    conflicts_set_modified(b->conflicts, a->id, paths, n, broker_now(), &m);
+    int64_t now = broker_now();
+    conflicts_set_modified(b->conflicts, a->id, paths, n, now, &m);
+    conflicts_report_integration(b->conflicts, a->id, b->integration,
+        (const char *const *)a->onto_conflicts, active ? a->nonto_conflicts : 0,
+        now, &m);
     broker_conflict_msgs(b, &m);
     conflict_msgs_release(&m);
     free(paths);

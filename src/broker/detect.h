@@ -10,7 +10,8 @@
 /* The conflict detector's messages: deliver each (from the supervisor)
  * and publish it; clears m. */
 void broker_conflict_msgs(struct broker *b, struct conflict_msgs *m);
-/* Tell the detector agent i's current working set. */
+/* Tell the detector agent i's current working set, and where it conflicts
+ * with what the integration branch changed after its base. */
 void broker_conflicts_modified(struct broker *b, size_t i);
 /* Tell the detector agent i whole: its label and lanes, its live intents
  * and its working set (at registration, and when it is active again after

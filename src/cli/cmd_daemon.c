@@ -401,14 +401,21 @@ cmd_status(int argc, char **argv)
                 dcli_str(a, "b"));
             list = json_object_get(cf, "conflicts");
             if (json_array_size(list))
-                printf("\n%-10s %-20s %-20s %s\n", "CONFLICT", "AGENT", "AGENT",
+                printf("\n%-11s %-20s %-20s %s\n", "CONFLICT", "AGENT", "WITH",
                     "FILE");
             json_array_foreach(list, i, a)
             {
                 json_t *pair = json_object_get(a, "agents");
-                printf("%-10s %-20s %-20s %s%s\n", dcli_str(a, "shape"),
-                    json_string_value(json_array_get(pair, 0)),
-                    json_string_value(json_array_get(pair, 1)),
+                const char *branch =
+                    json_string_value(json_object_get(a, "branch"));
+                const char *b = json_string_value(json_array_get(pair, 1));
+                char other[256];
+                snprintf(other, sizeof(other), "%s%s", branch ? "branch " : "",
+                    branch ? branch
+                    : b    ? b
+                           : "");
+                printf("%-11s %-20s %-20s %s%s\n", dcli_str(a, "shape"),
+                    json_string_value(json_array_get(pair, 0)), other,
                     dcli_str(a, "file"),
                     json_is_true(json_object_get(a, "escalated"))
                         ? "  (escalated)"

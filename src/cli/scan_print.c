@@ -201,6 +201,33 @@ name_width(const struct scan_report *r)
     return (int)(w > 32 ? 32 : w);
 }
 
+/* The agents whose work conflicts with what the integration branch
+ * changed after their base: they will have to settle it when they merge. */
+static void
+print_integration_conflicts(
+    const struct scan_report *r, const struct style *s, FILE *out)
+{
+    const char *branch = r->integration ? r->integration
+                                        : "the integration "
+                                          "branch";
+    bool first = true;
+    for (size_t i = 0; i < r->nagents; i++) {
+        const struct agent *a = &r->agents[i];
+        if (!a->nonto_conflicts)
+            continue;
+        if (first)
+            fputc('\n', out);
+        first = false;
+        fprintf(out,
+            "%s%s%s conflicts with what %s changed since it began, "
+            "in ",
+            s->yellow, a->id, s->off, branch);
+        for (size_t k = 0; k < a->nonto_conflicts; k++)
+            fprintf(out, "%s%s", k ? ", " : "", a->onto_conflicts[k]);
+        fprintf(out, ": merge or rebase onto %s to settle it\n", branch);
+    }
+}
+
 void
 scan_print_table(struct scan_report *r, bool explain, bool color, FILE *out)
 {
@@ -244,6 +271,7 @@ scan_print_table(struct scan_report *r, bool explain, bool color, FILE *out)
                 fputs("  (human)", out);
             fputc('\n', out);
         }
+        print_integration_conflicts(r, s, out);
     }
     if (!r->npairs) {
         fputs("\nfewer than two agents: nothing to compare\n", out);
@@ -343,6 +371,15 @@ ranges_json(const struct range_set *rs)
 }
 
 static json_t *
+string_array(const char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, jstr(v[i]));
+    return a;
+}
+
+static json_t *
 agent_json(const struct agent *a)
 {
     json_t *o = json_object();
@@ -364,6 +401,9 @@ agent_json(const struct agent *a)
         o, "commitsAhead", json_integer((json_int_t)a->commits_ahead));
     json_object_set_new(
         o, "committedLines", json_integer((json_int_t)a->committed_lines));
+    json_object_set_new(o, "integrationConflicts",
+        string_array(
+            (const char *const *)a->onto_conflicts, a->nonto_conflicts));
     json_t *files = json_array();
     for (size_t i = 0; i < a->nfiles; i++) {
         const struct ws_file *f = &a->files[i];
@@ -390,15 +430,6 @@ agent_json(const struct agent *a)
         json_object_set_new(o, "intent", in);
     }
     return o;
-}
-
-static json_t *
-string_array(const char *const *v, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, jstr(v[i]));
-    return a;
 }
 
 static json_t *

@@ -55,6 +55,9 @@ struct agent {
     size_t nlanes;
     char **mod; /* sorted, unique */
     size_t nmod;
+    char *branch; /* the integration branch its onto paths conflict with */
+    char **onto;  /* sorted, unique */
+    size_t nonto;
 };
 
 struct merge {
@@ -87,12 +90,14 @@ struct conflicts {
 };
 
 static const char *const shape_names[] = { "forward", "in-flight", "committed",
-    "ownership" };
+    "ownership", "integration" };
 
 const char *
 conflict_shape_name(enum conflict_shape s)
 {
-    return (unsigned)s < 4 ? shape_names[s] : "?";
+    return (unsigned)s < sizeof(shape_names) / sizeof(*shape_names)
+               ? shape_names[s]
+               : "?";
 }
 
 void
@@ -371,6 +376,8 @@ agent_clear(struct agent *a)
     free(a->label);
     lanes_free(a->lanes, a->nlanes);
     strv_free(a->mod, a->nmod);
+    free(a->branch);
+    strv_free(a->onto, a->nonto);
 }
 
 static void
@@ -583,6 +590,14 @@ notify_new(struct conflicts *d, struct rec *r, struct conflict_msgs *out)
                                         "and '%s' conflicts in %s",
                     r->a, r->b, r->file));
         break;
+    case CONFLICT_INTEGRATION:
+        emit(d, out, r, r->a, false,
+            xasprintf(CONFLICTS_TAG " integration: the work of '%s' conflicts "
+                                    "in %s with what '%s' changed since it "
+                                    "began; merge or rebase onto '%s' to "
+                                    "settle it",
+                r->a, r->file, r->b, r->b));
+        break;
     case CONFLICT_OWNERSHIP:
         emit(d, out, r, r->a, false,
             xasprintf(CONFLICTS_TAG " ownership: '%s' modified %s, which "
@@ -635,7 +650,8 @@ fact(struct conflicts *d, enum conflict_shape s, const char *a, const char *b,
     const char *file, const char *why, bool additive, int64_t now,
     struct conflict_msgs *out)
 {
-    if (s != CONFLICT_OWNERSHIP && strcmp(a, b) > 0) {
+    if (s != CONFLICT_OWNERSHIP && s != CONFLICT_INTEGRATION &&
+        strcmp(a, b) > 0) {
         const char *t = a;
         a = b;
         b = t;
@@ -934,6 +950,19 @@ committed_facts(struct conflicts *d, int64_t now, struct conflict_msgs *out)
 }
 
 static void
+integration_facts(struct conflicts *d, int64_t now, struct conflict_msgs *out)
+{
+    for (size_t i = 0; i < d->nag; i++) {
+        const struct agent *a = &d->ag[i];
+        if (is_super(d, a->id))
+            continue;
+        for (size_t k = 0; k < a->nonto; k++)
+            fact(d, CONFLICT_INTEGRATION, a->id, a->branch, a->onto[k], NULL,
+                false, now, out);
+    }
+}
+
+static void
 retire_intents(struct conflicts *d, int64_t now)
 {
     size_t k = 0;
@@ -958,6 +987,7 @@ reconcile(struct conflicts *d, int64_t now, struct conflict_msgs *out)
     forward_facts(d, now, out);
     modified_facts(d, now, out);
     committed_facts(d, now, out);
+    integration_facts(d, now, out);
     size_t k = 0;
     for (size_t i = 0; i < d->nrec; i++) {
         if (!d->rec[i].seen) {
@@ -1171,6 +1201,19 @@ conflicts_report_merge(struct conflicts *d, const char *a, const char *b,
     }
     strv_free(m->paths, m->n);
     m->paths = strv_sorted_copy(paths, n, &m->n);
+    reconcile(d, now_ms, out);
+}
+
+void
+conflicts_report_integration(struct conflicts *d, const char *agent,
+    const char *branch, const char *const *paths, size_t n, int64_t now_ms,
+    struct conflict_msgs *out)
+{
+    struct agent *a = agent_get(d, agent);
+    strv_free(a->onto, a->nonto);
+    a->onto = strv_sorted_copy(paths, n, &a->nonto);
+    free(a->branch);
+    a->branch = xstrdup(branch && *branch ? branch : "the integration branch");
     reconcile(d, now_ms, out);
 }
 

@@ -18,15 +18,19 @@
  *   ownership  an agent modified a file inside another agent's live intent
  *              (when it declared no intent of its own on that file) or lane,
  *              or owned by others in the ownership file (core/owners.h),
- *              and it is not an owner itself. Keyed (violator, file).
+ *              and it is not an owner itself. Keyed (violator, file);
+ *   integration the daemon reports that an agent's work conflicts with what
+ *              the integration branch changed after the agent's base
+ *              (conflicts_report_integration). Keyed (agent, branch, file):
+ *              b is the branch's name, not an agent.
  * A file "modified" by an agent is in the full list last given to
  * conflicts_set_modified for it (its working set).
  *
  * Notices. Each conflict is reported once while it lasts: forward, in-flight
- * and committed to BOTH agents, ownership to the violator only. Every text
- * starts with "[conflict] " and every message comes from the supervisor id.
- * A conflict is dropped as soon as its facts no longer hold (an intent
- * expired or was dropped, a file left a working set, a merge came back
+ * and committed to BOTH agents, ownership and integration to the one agent.
+ * Every text starts with "[conflict] " and every message comes from the
+ * supervisor id. A conflict is dropped as soon as its facts no longer hold (an
+ * intent expired or was dropped, a file left a working set, a merge came back
  * clean); if it comes back later it is reported again.
  * Re-publishing an intent that leaves the agent's set of intended files
  * unchanged does not re-warn; publishing one that changes it clears the
@@ -47,7 +51,8 @@
  * declared regions for the file in their live intents and those regions are
  * disjoint. An additive in-flight conflict gets an "additive" notice instead
  * of the in-flight one and is never escalated. Ownership conflicts are
- * escalated at once when escalate_ownership is set; forward conflicts never.
+ * escalated at once when escalate_ownership is set; forward and integration
+ * conflicts never (bringing its branch up to date is the agent's own work).
  *
  * Expiry. An intent is live while now_ms < expires_at. Expired intents take
  * part in nothing, even before a call notices and removes them.
@@ -78,9 +83,11 @@ enum conflict_shape {
     CONFLICT_IN_FLIGHT,
     CONFLICT_COMMITTED,
     CONFLICT_OWNERSHIP,
+    CONFLICT_INTEGRATION,
 };
 
-/* "forward", "in-flight", "committed", "ownership"; "?" out of range. */
+/* "forward", "in-flight", "committed", "ownership", "integration"; "?" out
+ * of range. */
 const char *conflict_shape_name(enum conflict_shape s);
 
 struct conflicts_config {
@@ -128,7 +135,8 @@ struct conflict_msg {
     char *to;        /* recipient agent id, or the supervisor id */
     char *from;      /* always the supervisor id */
     enum conflict_shape shape;
-    char *a, *b; /* the pair (a < b), or violator a and owner b */
+    char *a, *b; /* the pair (a < b), or violator a and owner b, or the
+                    agent a and the integration branch b */
     char *file;
     bool additive; /* an in-flight overlap in disjoint declared regions */
     char *text;    /* starts with "[conflict] " */
@@ -227,6 +235,16 @@ void conflicts_set_modified(struct conflicts *d, const char *agent,
  */
 void conflicts_report_merge(struct conflicts *d, const char *a, const char *b,
     const char *const *paths, size_t n, int64_t now_ms,
+    struct conflict_msgs *out);
+
+/*
+ * Report where agent's work conflicts with what the integration branch
+ * (named branch, for the notice) changed after the agent's base: the full
+ * list of paths (n == 0: none any more, its integration conflicts end).
+ * Re-evaluates.
+ */
+void conflicts_report_integration(struct conflicts *d, const char *agent,
+    const char *branch, const char *const *paths, size_t n, int64_t now_ms,
     struct conflict_msgs *out);
 
 /*

@@ -108,6 +108,9 @@ agent_release(struct agent *a)
     free(a->branch);
     free(a->tree_oid);
     free(a->base_oid);
+    for (size_t i = 0; i < a->nonto_conflicts; i++)
+        free(a->onto_conflicts[i]);
+    free(a->onto_conflicts);
     memset(a, 0, sizeof(*a));
 }
 

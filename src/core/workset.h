@@ -82,6 +82,11 @@ struct agent {
     uint32_t committed_lines; /* changed lines in those commits */
     char *tree_oid; /* hex id of a tree of its current work, or NULL */
     char *base_oid; /* hex id of its base commit, or NULL */
+    /* Paths where its work conflicts with what the integration branch
+     * changed after its own base: found when git/align.h moved it onto a
+     * newer base (and settled there for it); sorted, unique. */
+    char **onto_conflicts;
+    size_t nonto_conflicts;
 
     struct ws_file *files; /* sorted by path, unique paths */
     size_t nfiles, afiles;

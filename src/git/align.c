@@ -12,12 +12,37 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* A rebase's outcome: the rebased tree and the paths where the work
+ * conflicted with what the new base changed (sorted, unique). */
+struct rebased {
+    git_oid tree;
+    char **paths;
+    size_t npaths;
+};
+
 struct align_cache {
     struct strmap index; /* "base:tree:onto" -> slot in v */
-    git_oid *v;
+    struct rebased *v;
     size_t n, alloc;
     size_t hits;
 };
+
+static void
+strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static char **
+strv_copy(char *const *v, size_t n)
+{
+    char **out = n ? xcalloc(n, sizeof(*out)) : NULL;
+    for (size_t i = 0; i < n; i++)
+        out[i] = xstrdup(v[i]);
+    return out;
+}
 
 long
 align_newest(size_t n, align_descends_fn *descends, void *ctx)
@@ -51,6 +76,8 @@ align_cache_free(struct align_cache *c)
 {
     if (!c)
         return;
+    for (size_t i = 0; i < c->n; i++)
+        strv_free(c->v[i].paths, c->v[i].npaths);
     free(c->v);
     strmap_release(&c->index);
     free(c);
@@ -118,15 +145,59 @@ take_ours(git_index *idx, struct as_err *e)
     return err;
 }
 
+static int
+cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The paths idx holds conflicts on, sorted and unique, appended to out:
+ * the work's path where it has one, else the new base's, else the old
+ * one's (a file both sides deleted or renamed apart). */
+static int
+conflict_paths(git_index *idx, struct rebased *out, struct as_err *e)
+{
+    git_index_conflict_iterator *it = NULL;
+    const git_index_entry *anc, *ours, *theirs;
+    size_t alloc = 0;
+    int err;
+
+    if (git_index_conflict_iterator_new(&it, idx) < 0)
+        return repo_git_errorf(e, "cannot read rebase conflicts");
+    while ((err = git_index_conflict_next(&anc, &ours, &theirs, it)) == 0) {
+        const git_index_entry *x = ours ? ours : theirs ? theirs : anc;
+        ALLOC_GROW(out->paths, out->npaths + 1, alloc);
+        out->paths[out->npaths++] = xstrdup(x->path);
+    }
+    git_index_conflict_iterator_free(it);
+    if (err != GIT_ITEROVER)
+        return repo_git_errorf(e, "cannot read rebase conflicts");
+    if (out->npaths > 1)
+        qsort(out->paths, out->npaths, sizeof(*out->paths), cmp_str);
+    size_t k = 0;
+    for (size_t i = 0; i < out->npaths; i++) {
+        if (k && !strcmp(out->paths[k - 1], out->paths[i]))
+            free(out->paths[i]);
+        else
+            out->paths[k++] = out->paths[i];
+    }
+    out->npaths = k;
+    return 0;
+}
+
 /*
  * Rebase the work tree tree (based on commit base) onto commit onto, as
- * described in align.h, into *out. cache may be NULL. Returns 0, AS_ENOENT
- * when an object is missing, or AS_EGIT.
+ * described in align.h, into *out: the rebased tree and the paths that
+ * conflicted (owned by *out, or by the cache when cache is not NULL: valid
+ * while it lives). A plain three-way merge first: when it is clean, that
+ * is the rebase; when it conflicts, its conflicting paths are kept and the
+ * merge is made again with every conflict settled for the work. Returns 0,
+ * AS_ENOENT when an object is missing, or AS_EGIT.
  */
 static int
 align_rebase_tree(struct repo *r, struct align_cache *cache,
-    const git_oid *base, const git_oid *tree, const git_oid *onto, git_oid *out,
-    struct as_err *e)
+    const git_oid *base, const git_oid *tree, const git_oid *onto,
+    struct rebased *out, struct as_err *e)
 {
     git_repository *g = repo_git(r);
     git_tree *anc = NULL, *ours = NULL, *theirs = NULL;
@@ -141,9 +212,10 @@ align_rebase_tree(struct repo *r, struct align_cache *cache,
     git_oid_tostr(ht, sizeof(ht), tree);
     git_oid_tostr(ho, sizeof(ho), onto);
     key = xasprintf("%s:%s:%s", hb, ht, ho);
+    memset(out, 0, sizeof(*out));
     if (cache && strmap_get(&cache->index, key, strlen(key), &slot)) {
         cache->hits++;
-        git_oid_cpy(out, &cache->v[slot]);
+        *out = cache->v[slot];
         free(key);
         return 0;
     }
@@ -156,30 +228,46 @@ align_rebase_tree(struct repo *r, struct align_cache *cache,
         goto out;
     }
     if (git_oid_equal(git_tree_id(anc), git_tree_id(theirs))) {
-        git_oid_cpy(out, tree); /* nothing happened in between */
+        git_oid_cpy(&out->tree, tree); /* nothing happened in between */
     } else if (git_oid_equal(git_tree_id(anc), tree)) {
-        git_oid_cpy(out, git_tree_id(theirs)); /* no work of its own */
+        git_oid_cpy(&out->tree, git_tree_id(theirs)); /* no work of its own */
     } else {
         git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
-        mo.file_favor = GIT_MERGE_FILE_FAVOR_OURS;
         if (git_merge_trees(&idx, g, anc, ours, theirs, &mo) < 0) {
             err = repo_git_errorf(e, "cannot rebase '%s' onto '%s'", ht, ho);
             goto out;
         }
-        if ((err = take_ours(idx, e)) < 0)
-            goto out;
-        if (git_index_write_tree_to(out, idx, g) < 0) {
+        if (git_index_has_conflicts(idx)) {
+            if ((err = conflict_paths(idx, out, e)) < 0)
+                goto out;
+            git_index_free(idx);
+            idx = NULL;
+            mo.file_favor = GIT_MERGE_FILE_FAVOR_OURS;
+            if (git_merge_trees(&idx, g, anc, ours, theirs, &mo) < 0) {
+                err =
+                    repo_git_errorf(e, "cannot rebase '%s' onto '%s'", ht, ho);
+                goto out;
+            }
+            if ((err = take_ours(idx, e)) < 0)
+                goto out;
+        }
+        if (git_index_write_tree_to(&out->tree, idx, g) < 0) {
             err = repo_git_errorf(e, "cannot write the rebased '%s'", ht);
             goto out;
         }
     }
     if (cache) {
         ALLOC_GROW(cache->v, cache->n + 1, cache->alloc);
-        git_oid_cpy(&cache->v[cache->n], out);
+        cache->v[cache->n] = *out;
         strmap_put(&cache->index, key, strlen(key), (uint32_t)cache->n, NULL);
         cache->n++;
     }
 out:
+    if (err) {
+        strv_free(out->paths, out->npaths);
+        out->paths = NULL;
+        out->npaths = 0;
+    }
     git_index_free(idx);
     git_tree_free(anc);
     git_tree_free(ours);
@@ -232,6 +320,32 @@ carry_times(struct agent *to, const struct agent *from)
     strmap_release(&by_base);
 }
 
+/* Add the paths a rebase of a's work conflicted on to those it has: an
+ * agent moved again (onto a newer base, its tree already settled) still
+ * conflicts where it did. */
+static void
+add_conflicts(struct agent *a, const struct rebased *rb)
+{
+    if (!rb->npaths)
+        return;
+    size_t n = a->nonto_conflicts + rb->npaths;
+    char **v = strv_copy(a->onto_conflicts, a->nonto_conflicts);
+    v = xrealloc(v, n * sizeof(*v));
+    for (size_t i = 0; i < rb->npaths; i++)
+        v[a->nonto_conflicts + i] = xstrdup(rb->paths[i]);
+    qsort(v, n, sizeof(*v), cmp_str);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && !strcmp(v[k - 1], v[i]))
+            free(v[i]);
+        else
+            v[k++] = v[i];
+    }
+    strv_free(a->onto_conflicts, a->nonto_conflicts);
+    a->onto_conflicts = v;
+    a->nonto_conflicts = k;
+}
+
 static int
 parse_hex(const char *hex, git_oid *out, struct as_err *e)
 {
@@ -257,7 +371,8 @@ align_agent(struct repo *r, struct align_cache *cache, struct agent *a,
     const char *onto, struct as_err *e)
 {
     git_repository *g = repo_git(r);
-    git_oid base, tree, to, rebased;
+    git_oid base, tree, to;
+    struct rebased rebased;
     git_tree *from_tree = NULL, *new_tree = NULL;
     git_diff *diff = NULL;
     struct agent fresh;
@@ -277,7 +392,7 @@ align_agent(struct repo *r, struct align_cache *cache, struct agent *a,
     agent_init(&fresh, a->id);
     if ((err = commit_tree(g, &to, &from_tree, e)) < 0)
         goto out;
-    if (git_tree_lookup(&new_tree, g, &rebased) < 0) {
+    if (git_tree_lookup(&new_tree, g, &rebased.tree) < 0) {
         err = repo_git_errorf(e, "cannot read the rebased work");
         goto out;
     }
@@ -299,10 +414,13 @@ align_agent(struct repo *r, struct align_cache *cache, struct agent *a,
     }
     free(a->base_oid);
     a->base_oid = xstrdup(onto);
-    git_oid_tostr(hex, sizeof(hex), &rebased);
+    git_oid_tostr(hex, sizeof(hex), &rebased.tree);
     free(a->tree_oid);
     a->tree_oid = xstrdup(hex);
+    add_conflicts(a, &rebased);
 out:
+    if (!cache)
+        strv_free(rebased.paths, rebased.npaths);
     agent_release(&fresh);
     git_diff_free(diff);
     git_tree_free(from_tree);

@@ -17,9 +17,12 @@
  * renamed apart, its deletion of a file the integration branch changed),
  * then reads its files and ranges again as the working-set diff from B* to
  * that rebased tree. Its base_oid becomes B*, its tree_oid the rebased
- * tree; everything else about the agent (commits ahead, committed lines,
- * start, branch, worktree) stays as read. When no base descends from every
- * other (the bases sit on two sides of a merge, none of the agents on the
+ * tree, and the paths where its work conflicted with what B* changed
+ * (found by a plain merge first, before anything is settled) are added to
+ * its onto_conflicts: what it will have to resolve when it merges or
+ * rebases. Everything else about the agent (commits ahead, committed
+ * lines, start, branch, worktree) stays as read. When no base descends from
+ * every other (the bases sit on two sides of a merge, none of the agents on the
  * merge), nothing is moved: pairs across those bases stay in mixed
  * coordinates.
  *

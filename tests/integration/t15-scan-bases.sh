@@ -107,6 +107,14 @@ check "B: alice-bob no merge evidence" \
 check "B: alice-bob overlap 0" [ "$(pair alice bob .channels.overlap)" = 0 ]
 check "B: alice-bob not a resolution" [ "$(pair alice bob .level)" != resolution ]
 check "B: no resolution at all" jqt "$J" '.summary.resolution == 0'
+check "B: alice's own conflict with main is hers: t.txt" \
+    jqt "$J" '[.agents[] | select(.id=="alice") | .integrationConflicts] == [["t.txt"]]'
+check "B: bob, on C1, has none" \
+    jqt "$J" '[.agents[] | select(.id=="bob") | .integrationConflicts] == [[]]'
+as scan > "$TMP/table"
+check "B: the table says alice conflicts with main in t.txt" \
+    grep -qx "alice conflicts with what main changed since it began, in t.txt: merge or rebase onto main to settle it" "$TMP/table"
+check "B: ... and nothing of bob" sh -c "! grep -q '^bob conflicts' '$TMP/table'"
 # ... and bob changing the same line as alice does conflict
 sed -i 's/^main 10$/bob 10/' "$TMP/$S-bob/t.txt"
 as scan --json --explain > "$J"
@@ -140,6 +148,8 @@ check "M: contested path s.txt" \
     [ "$(pair alice bob '.evidence.contested[0].path')" = s.txt ]
 check "M: merge conflict on s.txt only" \
     [ "$(pair alice bob '.evidence.merge.paths | join(" ")')" = s.txt ]
+check "M: alice conflicts with main on a.txt and d.txt (not on the rename)" \
+    jqt "$J" '[.agents[] | select(.id=="alice") | .integrationConflicts] == [["a.txt", "d.txt"]]'
 
 # --- The same with committed work and --branches: carol (a branch, no
 # worktree) at C0 changes t.txt line 10, committed; dan at C1 changes line 60.

@@ -548,6 +548,57 @@ test_committed(void)
 }
 
 static void
+test_integration(void)
+{
+    static const char *const paths[] = { "b.c", "a.c", "b.c" };
+    struct conflicts *d = conflicts_new(NULL);
+    conflict_msgs_clear(&msgs);
+    conflicts_report_integration(d, "alice", "main", paths, 3, NOW, &msgs);
+    /* told to alice alone, once per path, naming the branch */
+    CHECK_INT(msgs.n, 2);
+    CHECK_INT(count(CONFLICT_INTEGRATION, "alice", false), 2);
+    CHECK(all_tagged());
+    CHECK(msgs.n && strstr(msgs.v[0].text, "integration: the work of 'alice' "
+                                           "conflicts in a.c with what "
+                                           "'main' changed") != NULL);
+    CHECK_STR(msgs.n ? msgs.v[0].b : "", "main");
+    CHECK_STR(conflict_shape_name(CONFLICT_INTEGRATION), "integration");
+    struct conflict_list l;
+    conflict_list_init(&l);
+    conflicts_list(d, NOW + 1, &l);
+    CHECK_INT(l.n, 2);
+    if (l.n == 2) {
+        CHECK_INT(l.v[0].shape, CONFLICT_INTEGRATION);
+        CHECK_STR(l.v[0].a, "alice");
+        CHECK_STR(l.v[0].b, "main");
+        CHECK_STR(l.v[0].file, "a.c");
+        CHECK_STR(l.v[1].file, "b.c");
+    }
+    conflict_list_release(&l);
+    /* told again: nothing new; never escalated, however long it lasts */
+    conflict_msgs_clear(&msgs);
+    conflicts_report_integration(d, "alice", "main", paths, 2, NOW + 10, &msgs);
+    conflicts_tick(d, NOW + 10 * 120000, &msgs);
+    CHECK_INT(msgs.n, 0);
+    /* settled (she merged main): gone; back: told again */
+    conflicts_report_integration(d, "alice", "main", NULL, 0, NOW + 20, &msgs);
+    CHECK_INT(listed(d, NOW + 20, CONFLICT_INTEGRATION), 0);
+    conflicts_report_integration(d, "alice", "main", paths, 1, NOW + 30, &msgs);
+    CHECK_INT(count(CONFLICT_INTEGRATION, "alice", false), 1);
+    /* the supervisor's own are ignored; a removed agent's end */
+    conflict_msgs_clear(&msgs);
+    conflicts_report_integration(
+        d, "supervisor", "main", paths, 1, NOW + 40, &msgs);
+    CHECK_INT(msgs.n, 0);
+    conflicts_agent_remove(d, "alice", NOW + 50);
+    CHECK_INT(listed(d, NOW + 50, CONFLICT_INTEGRATION), 0);
+    /* an unnamed branch is still named in the notice */
+    conflicts_report_integration(d, "bob", NULL, paths, 1, NOW + 60, &msgs);
+    CHECK(msgs.n == 1 && strstr(msgs.v[0].text, "'the integration branch'"));
+    conflicts_free(d);
+}
+
+static void
 test_supervisor_ignored(void)
 {
     static const char *const p[] = { "x.c" };
@@ -655,6 +706,8 @@ main(void)
     TEST_RUN("ownership from the owners file", test_ownership_owners_file);
     TEST_RUN("committed: merge conflicts reported, escalated, cleared",
         test_committed);
+    TEST_RUN("integration: told to the agent, never escalated, cleared",
+        test_integration);
     TEST_RUN(
         "c4-the detector ignores its own identity", test_supervisor_ignored);
     TEST_RUN("list and agent removal", test_list_and_remove);

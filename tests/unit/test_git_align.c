@@ -15,6 +15,7 @@
 #include "git/repo.h"
 #include "git/workset.h"
 #include "util/error.h"
+#include "util/xalloc.h"
 
 /* ---- align_newest ---- */
 
@@ -204,6 +205,20 @@ build(void)
     fx_git(dir, "checkout", "-q", "main", NULL);
 }
 
+/* An agent's onto_conflicts, comma-separated. */
+static const char *
+onto_str(const struct agent *a)
+{
+    static char buf[256];
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < a->nonto_conflicts && len < sizeof(buf); i++)
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+            i ? "," : "", a->onto_conflicts[i]);
+    return buf;
+}
+
 static int
 read_branch(struct repo *r, const char *branch, struct agent *a)
 {
@@ -272,13 +287,21 @@ test_align_pair(void)
     CHECK(f && f->changed_at_ms == 1003);
     CHECK_INT(ag[0].nfiles, 4);
 
+    /* where her work conflicts with C1, settled above for her: line 30 of
+     * t.txt (both changed it), a.txt (she changed it, main deleted it),
+     * d.txt (she deleted it, main changed it); not r.txt, which git
+     * follows to s.txt */
+    CHECK_STR(onto_str(&ag[0]), "a.txt,d.txt,t.txt");
+
     /* bob was on C1 already */
     CHECK_STR(ag[1].base_oid, c1);
     CHECK_STR(ranges_str(find_file(&ag[1], "t.txt")), "60-60");
+    CHECK_STR(onto_str(&ag[1]), "");
 
-    /* aligning again moves nothing */
+    /* aligning again moves nothing, and she still conflicts there */
     CHECK_INT(align_agents(r, cache, ag, 2, NULL, NULL, &st, &e), 0);
     CHECK_INT(st.moved, 0);
+    CHECK_STR(onto_str(&ag[0]), "a.txt,d.txt,t.txt");
 
     agent_release(&ag[0]);
     agent_release(&ag[1]);
@@ -308,11 +331,44 @@ test_align_cache(void)
     CHECK_INT(align_cache_hits(cache), 1);
     CHECK_STR(ag[0].tree_oid, ag[1].tree_oid);
     CHECK_STR(ranges_str(find_file(&ag[1], "t.txt")), "60-60,80-80");
+    /* the cached rebase tells its conflicts too */
+    CHECK_STR(onto_str(&ag[0]), "a.txt,d.txt,t.txt");
+    CHECK_STR(onto_str(&ag[1]), "a.txt,d.txt,t.txt");
     for (int i = 0; i < 3; i++)
         agent_release(&ag[i]);
     repo_free(r);
 out_cache:
     align_cache_free(cache);
+}
+
+/* A clean rebase adds no conflict; a move adds to what an earlier move of
+ * the same agent found (its tree holds those settled already). */
+static void
+test_align_conflicts(void)
+{
+    struct repo *r = NULL;
+    struct agent ag[3];
+    struct as_err e;
+    struct align_stats st;
+
+    CHECK_INT(repo_open(dir, &r, &e), 0);
+    if (!r)
+        return;
+    CHECK_INT(read_branch(r, "side", &ag[0]), 0);
+    CHECK_INT(read_branch(r, "alice", &ag[1]), 0);
+    CHECK_INT(read_branch(r, "bob", &ag[2]), 0);
+    ag[1].onto_conflicts = xcalloc(2, sizeof(char *));
+    ag[1].onto_conflicts[0] = xstrdup("b.txt");
+    ag[1].onto_conflicts[1] = xstrdup("t.txt");
+    ag[1].nonto_conflicts = 2;
+    CHECK_INT(align_agents(r, NULL, ag, 3, NULL, NULL, &st, &e), 0);
+    CHECK_INT(st.moved, 2);
+    CHECK_STR(onto_str(&ag[0]), "");
+    CHECK_STR(onto_str(&ag[1]), "a.txt,b.txt,d.txt,t.txt");
+    CHECK_STR(onto_str(&ag[2]), "");
+    for (int i = 0; i < 3; i++)
+        agent_release(&ag[i]);
+    repo_free(r);
 }
 
 struct warned {
@@ -383,6 +439,7 @@ main(void)
     build();
     TEST_RUN("agents on two bases aligned", test_align_pair);
     TEST_RUN("rebases cached", test_align_cache);
+    TEST_RUN("conflicts with the newer base", test_align_conflicts);
     TEST_RUN("no newest base, a tree missing", test_align_not_linear);
     fx_teardown();
     return test_done();

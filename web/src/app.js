@@ -705,7 +705,8 @@ function renderPanels() {
   }, 'all clear');
   fill('#p-conflicts', S.conflicts, (li, c) => {
     li.appendChild(badge('conflict', c.shape));
-    li.appendChild(el('span', '', `${(c.agents || []).join(' ↔ ')} on ${c.file || '?'}`));
+    const who = c.branch ? [(c.agents || [])[0], `branch ${c.branch}`] : (c.agents || []);
+    li.appendChild(el('span', '', `${who.join(' ↔ ')} on ${c.file || '?'}`));
     li.appendChild(el('span', 'muted', ` ${fmtAgo(c.since)}${c.escalated ? ' · escalated' : ''}`));
   }, 'none');
   fill('#p-locks', S.locks, (li, l) => {
