@@ -19,7 +19,9 @@
 #     (the client's --debug-file), and the MCP server logged no error,
 #     including a compaction and a session started with the daemon down;
 #  7. the end of a session releases its locks (with events) and its agent
-#     exits.
+#     exits;
+#  8. an agent whose committed work conflicts with what landed on main
+#     since its base: the next session's first request says so.
 # Skipped (exit 0, SKIP) when the pinned client is not installed.
 . "$(dirname "$0")/lib.sh"
 : "${AIRSPACE_SOURCE_DIR:?AIRSPACE_SOURCE_DIR must point at the source tree}"
@@ -278,6 +280,25 @@ for a in $CIDS; do
     check "7: the session's agent exited ($a: $st)" [ "$st" = exited -o "$st" = gone ]
 done
 
+# ---- 8. work that conflicts with what landed: the model is told ----
+# carol's reworded plan is on main now; alice, still on the old base,
+# changes the same line and commits while no session of hers runs (her
+# agent exited with its session: the detector tells live agents only).
+# Her next session registers her again, the daemon reads her work, finds
+# the conflict and tells her, and that session's first request says so.
+sed -i 's/^step 2$/step 2, in full/' "$WA/plan.txt"
+git -C "$WA" commit -qam "plan: step 2 in full"
+EV8=$(last_event)
+jq -n '{steps: [{text: "noted"}]}' > "$TMP/s8.script"
+cc s8 "$WA" "anything new?" --session-id "$(uuid)"
+check "8: the session ran" ran s8
+told=$(events_after "$EV8" | jq -s -c '[.[] | select(.type == "conflict" and .data.shape == "integration") | .data | {to, b, file}]')
+check "8: the daemon told alice's agent of the conflict with main on plan.txt ($told)" \
+    jt "$told" 'length == 1 and .[0].b == "main" and .[0].file == "plan.txt"'
+first=$(ms_main "$TMP/s8.log" | head -1)
+check "8: the session's first request tells the model, naming the file and the branch" says "$first" \
+    "\\[conflict\\] integration: the work of '[^']+' conflicts in plan.txt with what 'main' changed since it began; merge or rebase onto 'main'"
+
 # ---- 5. every answer accepted: a compaction, and the daemon down ----
 echo '{"steps": []}' > "$TMP/s5c.script" # the compaction is a side request
 cc s5c "$WA" "/compact" --resume "$S1"
@@ -297,7 +318,7 @@ check "5: ... its edit went through" grep -q 'line four' "$WB/notes.md"
 up() { as status --no-start > /dev/null 2>&1; }
 check "5: ... and a hook started the daemon again" wait_for 10 up
 
-RUNS="s1 s2 s3a s3b s4 s5c s5d" # every session with airspace
+RUNS="s1 s2 s3a s3b s4 s8 s5c s5d" # every session with airspace
 cat /dev/null > "$TMP/all.debug"
 for n in $RUNS; do
     sed "s/^/$n: /" "$TMP/$n.debug" >> "$TMP/all.debug"
