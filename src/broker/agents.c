@@ -150,6 +150,8 @@ broker_agent_json(const struct broker *b, size_t i, bool files)
     json_object_set_new(o, "lanes", lanes);
     json_object_set_new(o, "shared", json_boolean(as_flies_shared(b->as, m)));
     json_object_set_new(o, "fileCount", json_integer((json_int_t)a->nfiles));
+    json_object_set_new(
+        o, "commitsAhead", json_integer((json_int_t)a->commits_ahead));
     if (files && m->shared) {
         json_t *rp = json_array();
         for (size_t k = 0; k < reports->nfiles; k++)
@@ -296,11 +298,22 @@ read_workset(struct broker *b, size_t i, struct as_err *e)
     workset_options_init(&wo);
     wo.integration = b->integration;
     wo.now_ms = broker_now();
+    /* the git state before the files: what changes while they are read
+     * makes the next rescan read them again */
+    struct as_err se;
+    uint64_t state = 0;
+    bool state_ok =
+        !workset_worktree_state(b->repo, b->ag[i].worktree, &wo, &state, &se);
     int rc = workset_from_worktree(b->repo, b->ag[i].worktree, &wo, &fresh, e);
+    b->reads_since_forget++;
+    b->stat_reads++;
     if (rc) {
         agent_release(&fresh);
+        b->meta[i].git_state_ok = false;
         return rc;
     }
+    b->meta[i].git_state = state;
+    b->meta[i].git_state_ok = state_ok;
     /* the clients' settings are the tooling's, not the agent's work */
     size_t kept = 0;
     for (size_t k = 0; k < fresh.nfiles; k++) {
@@ -382,8 +395,10 @@ broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
     return 0;
 }
 
-int
-broker_rescan(struct broker *b, struct as_err *e)
+/* Agents for the worktrees git lists that none flies in yet (discovered,
+ * watched, announced); their working sets are not read here. */
+static int
+discover_worktrees(struct broker *b, struct as_err *e)
 {
     struct repo_worktree *wts;
     size_t n;
@@ -417,12 +432,23 @@ broker_rescan(struct broker *b, struct as_err *e)
         }
     }
     repo_worktrees_free(wts, n);
+    return 0;
+}
+
+int
+broker_rescan(struct broker *b, struct as_err *e)
+{
+    int rc = discover_worktrees(b, e);
+    if (rc)
+        return rc;
     /* Every snapshot of uncommitted work lives in the in-memory object
      * store; without a reset it grows with every edit for the daemon's
      * life. Active worktree agents are re-read just below; every other
      * agent, and one whose re-read fails, loses its snapshot tree (the
      * merge channel skips a pair without one). */
     repo_forget_created(b->repo);
+    b->reads_since_forget = 0;
+    b->watch_overflow = false;   /* every worktree is read below */
     align_cache_free(b->acache); /* its trees are gone */
     b->acache = align_cache_new();
     bool *read = xcalloc(b->nagents + 1, sizeof(*read));
@@ -444,6 +470,64 @@ broker_rescan(struct broker *b, struct as_err *e)
     free(read);
     broker_rescore(b, SIZE_MAX);
     return 0;
+}
+
+/*
+ * Discover new worktrees, then read again now the active worktree agents
+ * whose git state changed since their last read (or never read, or marked
+ * dirty); with age, the others' recency weights are brought up to now and
+ * every pair scored again.
+ */
+static int
+refresh_changed(struct broker *b, bool age, struct as_err *e)
+{
+    int rc = discover_worktrees(b, e);
+    if (rc)
+        return rc;
+    struct workset_options wo;
+    workset_options_init(&wo);
+    wo.integration = b->integration;
+    int64_t now = broker_now();
+    bool aged = false;
+    for (size_t i = 0; i < b->nagents; i++) {
+        if (broker_who(b, i)->status != AS_AGENT_ACTIVE ||
+            !broker_who(b, i)->from_worktree || !b->ag[i].worktree)
+            continue;
+        uint64_t state;
+        struct as_err se;
+        if (!b->meta[i].git_state_ok ||
+            workset_worktree_state(
+                b->repo, b->ag[i].worktree, &wo, &state, &se) ||
+            state != b->meta[i].git_state) {
+            if (!b->meta[i].dirty_since)
+                b->meta[i].dirty_since = now;
+        } else if (age && b->ag[i].nfiles) { /* as read, only older */
+            gitview_recency(&b->cfg, &b->ag[i], now);
+            aged = true;
+        }
+    }
+    broker_refresh_dirty(b);
+    if (aged)
+        broker_rescore(b, SIZE_MAX);
+    return 0;
+}
+
+int
+broker_refresh_git(struct broker *b, struct as_err *e)
+{
+    return refresh_changed(b, false, e);
+}
+
+int
+broker_rescan_periodic(struct broker *b, struct as_err *e)
+{
+    b->stat_rescans++;
+    if (b->inotify_fd < 0 || b->watch_incomplete || b->watch_overflow ||
+        b->reads_since_forget >= RESCAN_FORGET_READS) {
+        b->stat_full_rescans++;
+        return broker_rescan(b, e);
+    }
+    return refresh_changed(b, true, e);
 }
 
 /*

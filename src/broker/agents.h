@@ -36,6 +36,24 @@ json_t *broker_agent_json(const struct broker *b, size_t i, bool files);
 int broker_refresh_agent(struct broker *b, size_t i, struct as_err *e);
 /* Discover worktrees (new ones become agents) and refresh all. */
 int broker_rescan(struct broker *b, struct as_err *e);
+/*
+ * The periodic rescan: with every worktree watched and no event lost, a
+ * worktree is read again only when its git state changed since its last
+ * read (a commit, a checkout, staging, the integration branch moved; its
+ * files are the watch's business), after the debounce; worktrees git
+ * lists that no agent flies in are discovered. Otherwise (no inotify, the
+ * watch limit reached, the event queue overflowed) and once
+ * RESCAN_FORGET_READS working sets have been read since the in-memory
+ * objects were last dropped (their snapshots live there), broker_rescan().
+ * The worktrees read are read now, not after the debounce; the others'
+ * recency weights are brought up to now and every pair is scored again.
+ */
+#define RESCAN_FORGET_READS 500
+int broker_rescan_periodic(struct broker *b, struct as_err *e);
+/* What git told the daemon of (a commit, a reference moved, a land):
+ * worktrees discovered, and those whose git state changed (or marked
+ * dirty) read again now; nothing else is read. */
+int broker_refresh_git(struct broker *b, struct as_err *e);
 /* Refresh the human of worktree wt, if that worktree is shared. */
 void broker_refresh_residual(struct broker *b, const char *wt);
 /* Add or update a registered agent from its JSON (already validated) with

@@ -492,6 +492,15 @@ h_status(struct api_ctx *c)
         "lastEventId", (json_int_t)(b->next_event_id - 1));
     json_object_set_new(st, "index", broker_index_json(b));
     json_object_set_new(st, "store", broker_store_json(b));
+    json_object_set_new(st, "watch",
+        json_pack("{s:s, s:I, s:I, s:I}", "state",
+            b->inotify_fd < 0     ? "off"
+            : b->watch_incomplete ? "incomplete"
+            : b->watch_overflow   ? "overflowed"
+                                  : "complete",
+            "reads", (json_int_t)b->stat_reads, "rescans",
+            (json_int_t)b->stat_rescans, "fullRescans",
+            (json_int_t)b->stat_full_rescans));
     json_object_set_new(st, "alerts", broker_alerts_status(b));
     api_reply_json(c->req, 200, st);
     json_decref(esc);
@@ -896,8 +905,17 @@ h_events(struct api_ctx *c)
 static void
 h_refresh(struct api_ctx *c)
 {
+    static const char *const keys[] = { "git", NULL };
+    if (api_check_keys(c, keys))
+        return;
+    json_t *git = json_object_get(c->body, "git");
+    if (git && !json_is_boolean(git)) {
+        api_reply_error(c->req, 400, "bad_field", "'git' must be a boolean");
+        return;
+    }
     struct as_err e;
-    if (broker_rescan(c->b, &e)) {
+    if (json_is_true(git) ? broker_refresh_git(c->b, &e)
+                          : broker_rescan(c->b, &e)) {
         api_reply_error(c->req, 500, "git", "%s", e.msg);
         return;
     }

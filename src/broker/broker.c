@@ -199,7 +199,7 @@ on_rescan(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct broker *b = arg;
     struct as_err e;
-    if (broker_rescan(b, &e))
+    if (broker_rescan_periodic(b, &e))
         broker_log(b, "rescan: %s", e.msg);
 }
 

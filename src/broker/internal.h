@@ -50,8 +50,12 @@ struct bagent {
      * lines of the real change they met (base coordinates), none for a
      * path as in the base */
     struct agent reports;
-    int64_t stored_seen;       /* last_seen as last stored */
-    int64_t dirty_since;       /* a file changed; 0 when clean */
+    int64_t stored_seen; /* last_seen as last stored */
+    int64_t dirty_since; /* a file changed; 0 when clean */
+    /* the worktree's git state when its working set was last read
+     * (workset_worktree_state), for the periodic rescan to skip it */
+    uint64_t git_state;
+    bool git_state_ok;
     uint64_t paths_hash;       /* of the paths last told to the detector */
     struct topic_track topics; /* what its last prompts were about */
     /* the machine forgot it and the daemon is letting it go (collab.c):
@@ -213,6 +217,15 @@ struct broker {
         int depth;
     } * watches;
     size_t nwatches;
+    /* a directory left unwatched (the watch limit), or events lost (the
+     * queue overflowed): the periodic rescan reads every worktree */
+    bool watch_incomplete, watch_overflow;
+    /* working sets read since the in-memory objects were last dropped:
+     * their snapshots live there until a full rescan */
+    unsigned reads_since_forget;
+    /* since start: working sets read, periodic rescans, and those of them
+     * that read every worktree (GET /v1/status, "watch") */
+    uint64_t stat_reads, stat_rescans, stat_full_rescans;
     struct event *tick_ev, *rescan_ev, *debounce_ev, *sigterm_ev, *sigint_ev;
     bool debounce_armed;
     struct balerts *alerts; /* alerting.c */

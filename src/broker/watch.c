@@ -40,11 +40,12 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
         IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
             IN_CLOSE_WRITE | IN_ONLYDIR);
     if (wd < 0) {
-        if (errno == ENOSPC)
+        if (errno == ENOSPC && !b->watch_incomplete)
             broker_log(b,
                 "inotify watch limit reached at '%s'; relying on "
                 "the periodic rescan",
                 dir);
+        b->watch_incomplete = true;
         return;
     }
     if ((size_t)wd >= b->nwatches) {
@@ -93,6 +94,12 @@ broker_on_debounce(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct broker *b = arg;
     b->debounce_armed = false;
+    broker_refresh_dirty(b);
+}
+
+void
+broker_refresh_dirty(struct broker *b)
+{
     for (size_t i = 0; i < b->nagents; i++) {
         if (!b->meta[i].dirty_since)
             continue;
@@ -110,6 +117,17 @@ broker_on_debounce(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+static void
+arm_debounce(struct broker *b)
+{
+    if (b->debounce_armed)
+        return;
+    struct timeval tv = { b->o.debounce_ms / 1000,
+        (b->o.debounce_ms % 1000) * 1000 };
+    evtimer_add(b->debounce_ev, &tv);
+    b->debounce_armed = true;
+}
+
 void
 broker_on_inotify(evutil_socket_t fd, short what, void *arg)
 {
@@ -122,6 +140,8 @@ broker_on_inotify(evutil_socket_t fd, short what, void *arg)
             break;
         for (char *p = buf; p < buf + n;) {
             struct inotify_event *ev = (struct inotify_event *)p;
+            if (ev->mask & IN_Q_OVERFLOW) /* events lost: read them all */
+                b->watch_overflow = true;
             struct bwatch *w = ev->wd >= 0 && (size_t)ev->wd < b->nwatches
                                    ? &b->watches[ev->wd]
                                    : NULL;
@@ -145,10 +165,13 @@ broker_on_inotify(evutil_socket_t fd, short what, void *arg)
             }
         }
     }
-    if (!b->debounce_armed) {
-        struct timeval tv = { b->o.debounce_ms / 1000,
-            (b->o.debounce_ms % 1000) * 1000 };
-        evtimer_add(b->debounce_ev, &tv);
-        b->debounce_armed = true;
-    }
+    arm_debounce(b);
+}
+
+void
+broker_mark_dirty(struct broker *b, size_t i)
+{
+    if (!b->meta[i].dirty_since)
+        b->meta[i].dirty_since = broker_now();
+    arm_debounce(b);
 }

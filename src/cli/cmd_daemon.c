@@ -280,6 +280,10 @@ cmd_serve(int argc, char **argv)
 
 /* ---- stop / status ---- */
 
+/* Attempts to reach a daemon that holds the repository but is busy (each
+ * waits up to the client's 2 s answer time, then a quarter second). */
+#define STOP_TRIES 8
+
 int
 cmd_stop(int argc, char **argv)
 {
@@ -291,9 +295,22 @@ cmd_stop(int argc, char **argv)
     o.no_start = true;
     struct client cl;
     struct as_err e;
-    if (client_open(&cl, o.repo, false, &e)) {
-        fprintf(stderr, "airspace stop: no daemon is running\n");
-        return CLI_EXIT_OK;
+    /* a daemon alive but busy (a long request, a rescan): wait for it,
+     * bounded, rather than say none runs */
+    int tries = 0;
+    while (client_open(&cl, o.repo, false, &e)) {
+        if (!client_daemon_alive(o.repo)) {
+            fprintf(stderr, "airspace stop: no daemon is running\n");
+            return CLI_EXIT_OK;
+        }
+        if (++tries >= STOP_TRIES) {
+            fprintf(stderr,
+                "airspace stop: a daemon holds the repository but does "
+                "not answer (%s); not stopped\n",
+                e.msg);
+            return CLI_EXIT_ERROR;
+        }
+        usleep(250 * 1000);
     }
     json_t *reply = NULL;
     rc = dcli_call(&cl, "stop", api_stop(), &reply);

@@ -737,7 +737,7 @@ git_hook(const char *name)
     } else {
         long status;
         json_t *reply = NULL;
-        client_call(&cl, api_refresh(), &status, &reply, &e);
+        client_call(&cl, api_refresh_git(), &status, &reply, &e);
         if (reply)
             json_decref(reply);
     }

@@ -85,6 +85,12 @@ api_refresh(void)
     return req("POST", xstrdup("/v1/refresh"), NULL);
 }
 
+struct api_req
+api_refresh_git(void)
+{
+    return req("POST", xstrdup("/v1/refresh"), json_pack("{s:b}", "git", 1));
+}
+
 char *
 api_events_path(long long after)
 {

@@ -37,6 +37,8 @@ char *api_escape(const char *s);
 struct api_req api_status(void);  /* GET /v1/status */
 struct api_req api_stop(void);    /* POST /v1/stop */
 struct api_req api_refresh(void); /* POST /v1/refresh: rescan worktrees */
+/* POST /v1/refresh {git: true}: read what git changed (a commit, a ref) */
+struct api_req api_refresh_git(void);
 
 /* GET /v1/events[?after=N] (after < 0: from now on): the stream's path, a
  * new string (client_stream). */

@@ -195,15 +195,12 @@ now_ms(void)
 /* How long a start may take: the ready wait of start_daemon(), and some. */
 #define CLIENT_START_WAIT_MS 125000
 
-/*
- * Whether a daemon that is not answering yet holds the daemon lock (its
- * pid is in the lock file, alive): it is starting, so wait for it.
- */
+/* Whether the pid in the daemon lock file lock is a live process. */
 static bool
-daemon_starting(struct client *c)
+lock_holder_alive(const char *lock)
 {
     char buf[32] = "";
-    int fd = open(c->paths.lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return false;
     ssize_t n = read(fd, buf, sizeof(buf) - 1);
@@ -213,6 +210,28 @@ daemon_starting(struct client *c)
     long pid = strtol(buf, &end, 10);
     return pid > 0 && end != buf &&
            (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/*
+ * Whether a daemon that is not answering yet holds the daemon lock (its
+ * pid is in the lock file, alive): it is starting, so wait for it.
+ */
+static bool
+daemon_starting(struct client *c)
+{
+    return lock_holder_alive(c->paths.lock);
+}
+
+bool
+client_daemon_alive(const char *repo_path)
+{
+    struct broker_paths p;
+    struct as_err e;
+    if (broker_paths_resolve(repo_path, false, &p, &e))
+        return false;
+    bool alive = lock_holder_alive(p.lock);
+    broker_paths_release(&p);
+    return alive;
 }
 
 /*

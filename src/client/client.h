@@ -40,6 +40,10 @@ void client_close(struct client *c);
 /* Whether a daemon answers on the socket. */
 bool client_ping(struct client *c);
 
+/* Whether a daemon process holds the repository of repo_path (its pid in
+ * the daemon lock file, alive), answering or not. */
+bool client_daemon_alive(const char *repo_path);
+
 /*
  * One request: method ("GET", "POST", "DELETE"), path (api.h builds them), an
  * optional JSON body (borrowed). On an HTTP answer returns 0 with *status

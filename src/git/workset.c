@@ -1045,3 +1045,73 @@ out:
     ctx_release(&c);
     return err;
 }
+
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ULL;
+    return h;
+}
+
+int
+workset_worktree_state(struct repo *r, const char *worktree_path,
+    const struct workset_options *o, uint64_t *out, struct as_err *e)
+{
+    git_repository *wr = NULL;
+    git_reference *head = NULL;
+    git_oid oid;
+    char *integ = NULL, *index = NULL;
+    struct stat st;
+    uint64_t h = 1469598103934665603ULL;
+    int err = 0;
+
+    if (git_repository_open_ext(
+            &wr, worktree_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+        git_error_clear();
+        return as_errorf(
+            e, AS_ENOENT, "no git worktree at '%s'", worktree_path);
+    }
+    /* HEAD: the branch it names (or detached) and its commit (or unborn) */
+    if (git_reference_lookup(&head, wr, "HEAD") == 0) {
+        const char *t = git_reference_symbolic_target(head);
+        if (t)
+            h = fnv(h, t, strlen(t) + 1);
+    }
+    git_error_clear();
+    memset(&oid, 0, sizeof(oid));
+    if (git_reference_name_to_id(&oid, wr, "HEAD") < 0)
+        git_error_clear();
+    h = fnv(h, oid.id, sizeof(oid.id));
+    /* the index's stat data */
+    index = xasprintf("%sindex", git_repository_path(wr));
+    memset(&st, 0, sizeof(st));
+    if (stat(index, &st) == 0) {
+        int64_t v[4] = { (int64_t)st.st_ino, (int64_t)st.st_size,
+            (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
+        h = fnv(h, v, sizeof(v));
+    }
+    /* the integration branch's commit */
+    if (o && o->integration)
+        integ = xstrdup(o->integration);
+    else if ((err = repo_integration_branch(r, &integ, e)) < 0)
+        goto out;
+    {
+        const char *name =
+            strncmp(integ, "refs/heads/", 11) ? integ : integ + 11;
+        char *full = xasprintf("refs/heads/%s", name);
+        memset(&oid, 0, sizeof(oid));
+        if (repo_resolve_commit(r, full, &oid, NULL) < 0)
+            memset(&oid, 0, sizeof(oid));
+        free(full);
+        h = fnv(h, oid.id, sizeof(oid.id));
+    }
+    *out = h;
+out:
+    free(integ);
+    free(index);
+    git_reference_free(head);
+    git_repository_free(wr);
+    return err;
+}

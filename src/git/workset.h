@@ -62,6 +62,21 @@ int workset_from_worktree(struct repo *r, const char *worktree_path,
     const struct workset_options *o, struct agent *out, struct as_err *e);
 
 /*
+ * A fingerprint of what, besides the contents of its files, decides the
+ * working set workset_from_worktree() reads there: the commit its HEAD
+ * names and the branch it names, the stat data of its index (staging,
+ * checkout, reset) and the commit of the integration branch (o as there;
+ * a branch landed moves its base). Equal fingerprints with no change to a
+ * file of the worktree between them mean the working set read at the
+ * first is still the one to read: the daemon skips such a worktree in its
+ * periodic rescan. Costs opening the worktree's repository and a few
+ * reference reads, no walk of its files. Returns 0, AS_ENOENT (no such
+ * worktree) or AS_EGIT.
+ */
+int workset_worktree_state(struct repo *r, const char *worktree_path,
+    const struct workset_options *o, uint64_t *out, struct as_err *e);
+
+/*
  * The same for committed work only: the diff from the merge base to the tip
  * of branch. worktree stays NULL, tree_oid is the tip's tree and
  * started_at_ms the author time of the oldest commit ahead (0: none).

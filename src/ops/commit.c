@@ -95,7 +95,7 @@ record_commit(
     if (rc || status != 200) {
         strbuf_addf(notes, "the daemon did not record this commit (%s)\n",
             rc ? e.msg : client_error_message(reply));
-        post_quiet(cl, api_refresh());
+        post_quiet(cl, api_refresh_git());
     }
     if (reply)
         json_decref(reply);
@@ -127,7 +127,7 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
     *shared = false;
     for (int round = 0; round < 2 && !*me; round++) {
         if (round) /* a worktree made a moment ago: let the daemon see it */
-            post_quiet(cl, api_refresh());
+            post_quiet(cl, api_refresh_git());
         if (*agents)
             json_decref(*agents);
         if (!(*agents = get_agents(cl, error, &code)))

@@ -324,7 +324,7 @@ tell_daemon(struct client *cl, const char *agent, bool known,
         if (!ok)
             strbuf_addf(notes, "the daemon did not record this land\n");
     }
-    post_quiet(cl, api_refresh(), NULL);
+    post_quiet(cl, api_refresh_git(), NULL);
 }
 
 int

@@ -1,0 +1,84 @@
+# t103-rescan-light.sh - the periodic rescan reads a worktree again only
+# when its git state changed (a commit, the integration branch moved): an
+# idle crowd costs no walk of its files (the daemon stays answering on a
+# large repository), a commit with no file event is still seen, and the
+# status says how the worktrees are watched.
+. "$(dirname "$0")/lib.sh"
+new_repo "$TMP/repo"
+cd "$TMP/repo"
+seq -f 'line %g' 1 40 > t.txt
+commit 00:00 C0
+git worktree add -q -b alice "$TMP/alice" main
+git worktree add -q -b bob "$TMP/bob" main
+sed -i 's/^line 10$/alice 10/' "$TMP/alice/t.txt"
+start_daemon --rescan-ms 200 --debounce-ms 50
+
+st() { api GET /v1/status && jq -r "$1" "$TMP/body"; }
+ahead() { api GET /v1/agents && jq -r --arg a "$1" '.agents[] | select(.id == $a) | .commitsAhead' "$TMP/body"; }
+# settle: until the reads stop changing over a second (at most 10 s)
+settle() {
+    r=$(st .watch.reads)
+    sn=0
+    while sleep 1; r2=$(st .watch.reads); [ "$r2" != "$r" ] && [ $sn -lt 10 ]; do
+        r=$r2
+        sn=$((sn + 1))
+    done
+}
+settle
+check "status: every worktree watched" [ "$(st .watch.state)" = complete ]
+R0=$(st .watch.reads)
+N0=$(st .watch.rescans)
+sleep 1.5
+check "idle: periodic rescans ran ($(st .watch.rescans) from $N0)" [ "$(st .watch.rescans)" -ge $((N0 + 4)) ]
+check "idle: no worktree read again ($(st .watch.reads) from $R0)" [ "$(st .watch.reads)" = "$R0" ]
+check "idle: no full rescan" [ "$(st .watch.fullRescans)" = 0 ]
+
+# a commit changes no file of the worktree, only its git state
+check "alice has no commit yet" [ "$(ahead alice)" = 0 ]
+(cd "$TMP/alice" && git commit -qam "alice 10")
+seen() { [ "$(ahead alice)" = 1 ]; }
+n=0
+until seen || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "commit: seen by the rescan ($(ahead alice) commits ahead)" seen
+settle
+check "commit: alice alone read again ($(st .watch.reads) from $R0)" [ "$(st .watch.reads)" = $((R0 + 1)) ]
+
+# what git hooks send: the commit is read before the answer, nothing else
+R2=$(st .watch.reads)
+(cd "$TMP/alice" && sed -i 's/^line 30$/alice 30/' t.txt && git commit -qam "alice 30")
+api POST /v1/refresh '{"git": true}'
+check "refresh git: answered" [ "$CODE" = 200 ]
+check "refresh git: the commit is read by then" [ "$(ahead alice)" = 2 ]
+settle
+# (her edit's own event may be read apart from the commit: one or two)
+check "refresh git: alice alone read ($(st .watch.reads) from $R2)" [ "$(st .watch.reads)" -le $((R2 + 2)) ]
+api POST /v1/refresh '{"git": 1}'
+check "refresh git: a non-boolean is refused" [ "$CODE" = 400 ]
+api POST /v1/refresh '{"full": true}'
+check "refresh: an unknown field is refused" [ "$CODE" = 400 ]
+
+# an edit is still read through the watch
+R1=$(st .watch.reads)
+sed -i 's/^line 20$/bob 20/' "$TMP/bob/t.txt"
+files() { api GET /v1/agents && jq -r '.agents[] | select(.id == "bob") | .fileCount' "$TMP/body"; }
+n=0
+until [ "$(files)" = 1 ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "edit: bob's change read" [ "$(files)" = 1 ]
+settle
+check "edit: bob alone read again" [ "$(st .watch.reads)" = $((R1 + 1)) ]
+
+# stop, while the daemon does not answer for a while (stopped for 3 s,
+# longer than the client's answer time): waited for, then stopped
+kill -STOP "$DPID"
+(sleep 3; kill -CONT "$DPID") &
+set +e
+as stop > "$TMP/stop.out" 2> "$TMP/stop.err"
+rc=$?
+set -e
+check "stop, busy daemon: exit 0 ($rc: $(cat "$TMP/stop.err"))" [ "$rc" = 0 ]
+check "stop, busy daemon: not taken for none" sh -c "! grep -q 'no daemon' '$TMP/stop.err'"
+gone() { ! kill -0 "$DPID" 2> /dev/null; }
+n=0
+until gone || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "stop, busy daemon: it is gone" gone
+finish
