@@ -132,8 +132,13 @@ broker_conflicts_intent(
         }
         files[k].regions = rs[k];
     }
-    struct conflict_intent ci = { in->id, in->agent, files, in->nfiles,
-        in->summary, in->expires_at };
+    struct conflict_intent ci = { .id = in->id,
+        .agent = in->agent,
+        .files = files,
+        .nfiles = in->nfiles,
+        .summary = in->summary,
+        .created_at = in->created_at,
+        .expires_at = in->expires_at };
     struct as_err e;
     if (conflicts_intent_put(b->conflicts, &ci, broker_now(), out, &e))
         broker_log(b, "conflicts: %s", e.msg);

@@ -41,6 +41,7 @@ struct intent {
     struct ifile *f;
     size_t nf;
     char *summary;
+    int64_t created_at; /* when it was first put (ms) */
     int64_t expires_at;
 };
 
@@ -53,7 +54,8 @@ struct agent {
     char *id, *label;
     struct lane *lanes;
     size_t nlanes;
-    char **mod; /* sorted, unique */
+    char **mod;         /* sorted, unique */
+    int64_t *mod_since; /* when each of mod first appeared in its list */
     size_t nmod;
     char *branch; /* the integration branch its onto paths conflict with */
     char **onto;  /* sorted, unique */
@@ -376,6 +378,7 @@ agent_clear(struct agent *a)
     free(a->label);
     lanes_free(a->lanes, a->nlanes);
     strv_free(a->mod, a->nmod);
+    free(a->mod_since);
     free(a->branch);
     strv_free(a->onto, a->nonto);
 }
@@ -892,7 +895,10 @@ modified_facts(struct conflicts *d, int64_t now, struct conflict_msgs *out)
                     why, sizeof(why), "'%s' intends to touch it", in->agent);
                 fact(d, CONFLICT_IN_FLIGHT, a->id, in->agent, f, why,
                     additive(d, a->id, in->agent, f, now), now, out);
-                if (!owns && !intends)
+                /* a violation only of an intent declared before it began
+                 * changing the file: one declared on a file another is
+                 * already changing is an overlap, not a trespass */
+                if (!owns && !intends && a->mod_since[m] >= in->created_at)
                     fact(d, CONFLICT_OWNERSHIP, a->id, in->agent, f,
                         "inside its intent", false, now, out);
             }
@@ -1082,7 +1088,9 @@ conflicts_intent_put(struct conflicts *d, const struct conflict_intent *ci,
     if (!ci->agent || !*ci->agent)
         return as_errorf(e, AS_EINVAL, "intent %llu has no agent",
             (unsigned long long)ci->id);
-    struct intent in = { .id = ci->id, .expires_at = ci->expires_at };
+    struct intent in = { .id = ci->id,
+        .created_at = ci->created_at ? ci->created_at : now_ms,
+        .expires_at = ci->expires_at };
     in.f = ci->nfiles ? xcalloc(ci->nfiles, sizeof(*in.f)) : NULL;
     int rc = 0;
     for (size_t i = 0; i < ci->nfiles; i++) {
@@ -1114,6 +1122,8 @@ conflicts_intent_put(struct conflicts *d, const struct conflict_intent *ci,
     for (size_t i = 0; i < d->nin; i++) {
         if (d->in[i].id != in.id)
             continue;
+        if (!ci->created_at) /* the same intent, declared when it was */
+            in.created_at = d->in[i].created_at;
         intent_clear(&d->in[i]);
         d->in[i] = in;
         replaced = true;
@@ -1172,8 +1182,22 @@ conflicts_set_modified(struct conflicts *d, const char *agent,
     struct conflict_msgs *out)
 {
     struct agent *a = agent_get(d, agent);
+    size_t nmod;
+    char **mod = strv_sorted_copy(paths, n, &nmod);
+    int64_t *since = xcalloc(nmod + 1, sizeof(*since));
+    /* both sorted: a path still there keeps when it first appeared */
+    size_t j = 0;
+    for (size_t i = 0; i < nmod; i++) {
+        while (j < a->nmod && strcmp(a->mod[j], mod[i]) < 0)
+            j++;
+        since[i] = j < a->nmod && !strcmp(a->mod[j], mod[i]) ? a->mod_since[j]
+                                                             : now_ms;
+    }
     strv_free(a->mod, a->nmod);
-    a->mod = strv_sorted_copy(paths, n, &a->nmod);
+    free(a->mod_since);
+    a->mod = mod;
+    a->mod_since = since;
+    a->nmod = nmod;
     reconcile(d, now_ms, out);
 }
 

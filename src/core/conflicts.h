@@ -16,7 +16,8 @@
  *   committed  the daemon reports that a speculative merge of two agents'
  *              work conflicts on paths (conflicts_report_merge);
  *   ownership  an agent modified a file inside another agent's live intent
- *              (when it declared no intent of its own on that file) or lane,
+ *              (when it declared no intent of its own on that file, and
+ *              began changing it after that intent was declared) or lane,
  *              or owned by others in the ownership file (core/owners.h),
  *              and it is not an owner itself. Keyed (violator, file);
  *   integration the daemon reports that an agent's work conflicts with what
@@ -126,6 +127,8 @@ struct conflict_intent {
     const struct conflict_intent_file *files;
     size_t nfiles;
     const char *summary; /* may be NULL */
+    int64_t created_at;  /* ms it was declared; 0: now (a put with a known
+                            id keeps the first put's) */
     int64_t expires_at;  /* ms; live while now < expires_at */
 };
 

@@ -459,6 +459,28 @@ test_in_flight_intent(void)
     CHECK_INT(count(CONFLICT_IN_FLIGHT, "alice", false), 1);
     CHECK_INT(count(CONFLICT_OWNERSHIP, "alice", false), 0);
     conflicts_free(d);
+
+    /* alice was changing it before bob declared his intent: both are told
+     * of the overlap, nobody trespassed, nothing waits for a human */
+    d = conflicts_new(NULL);
+    conflict_msgs_clear(&msgs);
+    modify(d, "alice", A_FILES, NOW);
+    put(d, 1, "bob", NOW + 600000, NOW + 10, B_FILES);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "alice", false), 1);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "bob", false), 1);
+    CHECK_INT(count(CONFLICT_OWNERSHIP, "alice", false), 0);
+    CHECK_INT(count(CONFLICT_OWNERSHIP, "supervisor", true), 0);
+    /* her next change of the same file is still the same change; bob
+     * re-publishing his intent does not make it older */
+    modify(d, "alice", A_FILES, NOW + 20);
+    put(d, 1, "bob", NOW + 600000, NOW + 30, B_FILES);
+    CHECK_INT(count(CONFLICT_OWNERSHIP, "alice", false), 0);
+    /* a file she starts changing after the intent is a trespass */
+    static const char *const A_MORE[] = { "src/a.c", "src/b.c", NULL };
+    modify(d, "alice", A_MORE, NOW + 40);
+    CHECK_INT(count(CONFLICT_OWNERSHIP, "alice", false), 1);
+    CHECK(msgs.n && strstr(msgs.v[msgs.n - 1].text, "src/b.c") != NULL);
+    conflicts_free(d);
 }
 
 static void
