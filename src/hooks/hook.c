@@ -49,16 +49,33 @@
 #include "util/clock.h"
 #include "util/banned.h"
 
-#define HOOK_INPUT_MAX (4u << 20)
+/* A Write of a generated file can carry megabytes; beyond this the input
+ * is read to its end and not checked (the log says so). */
+#define HOOK_INPUT_MAX (64u << 20)
 
 /* ---- input ---- */
 
+/* All of standard input, NUL-terminated, its length in *len; NULL when it
+ * is longer than HOOK_INPUT_MAX (read to its end all the same, so the
+ * client never writes into a closed pipe; *len is then how long). */
 static char *
 read_stdin(size_t *len)
 {
     size_t n = 0, a = 0;
     char *buf = NULL;
     for (;;) {
+        char sink[65536];
+        if (!buf && n) { /* over the cap: drain */
+            ssize_t r = read(0, sink, sizeof(sink));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                *len = n;
+                return NULL;
+            }
+            n += (size_t)r;
+            continue;
+        }
         ALLOC_GROW(buf, n + 65536 + 1, a);
         ssize_t r = read(0, buf + n, 65536);
         if (r < 0 && errno == EINTR)
@@ -68,7 +85,7 @@ read_stdin(size_t *len)
         n += (size_t)r;
         if (n > HOOK_INPUT_MAX) {
             free(buf);
-            return NULL;
+            buf = NULL;
         }
     }
     if (!buf)
@@ -708,6 +725,10 @@ cmd_hook(int argc, char **argv)
     char *raw = read_stdin(&len);
     json_error_t je;
     h.in = raw ? json_loadb(raw, len, 0, &je) : NULL;
+    if (!raw && len)
+        snprintf(je.text, sizeof(je.text),
+            "%zu bytes, more than the %u MiB it reads", len,
+            HOOK_INPUT_MAX >> 20);
     free(raw);
     const char *cwd = json_string_value(json_object_get(h.in, "cwd"));
     h.cwd = realpath(cwd ? cwd : ".", NULL);

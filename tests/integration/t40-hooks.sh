@@ -134,6 +134,14 @@ check "airspace-hook denies the steering agent too ($d)" [ "$d" = deny ]
 api POST /v1/locks '{"agent":"cc-303e3a03","pattern":"docs/notes.md","reason":"rewriting"}'
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
 check "a lock held by another denies ($d)" sh -c "case '$d' in deny*cc-303e3a03*expires*) true;; *) false;; esac"
+# a Write of a large generated file (6 MiB of content) is checked too
+big_write() {
+    { printf '{"session_id":"bbbb2222-y","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"' "$TMP/bob" "$TMP/bob/docs/notes.md"
+      head -c 6291456 /dev/zero | tr '\0' 'x'
+      printf '"}}'
+    } | "$AIRSPACE_BIN" hook claude-code | jq -rs '.[0].hookSpecificOutput.permissionDecision // "none"'
+}
+check "a 6 MiB Write of the locked file: deny" [ "$(big_write)" = deny ]
 # a shell command that obviously writes the locked file is denied too
 bash_pre() { # bash_pre COMMAND -> decision
     hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$1\"}}" |
