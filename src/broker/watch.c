@@ -167,11 +167,3 @@ broker_on_inotify(evutil_socket_t fd, short what, void *arg)
     }
     arm_debounce(b);
 }
-
-void
-broker_mark_dirty(struct broker *b, size_t i)
-{
-    if (!b->meta[i].dirty_since)
-        b->meta[i].dirty_since = broker_now();
-    arm_debounce(b);
-}

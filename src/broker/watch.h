@@ -11,8 +11,6 @@
 void broker_watch_worktree(struct broker *b, size_t i);
 void broker_on_inotify(evutil_socket_t fd, short what, void *arg);
 void broker_on_debounce(evutil_socket_t fd, short what, void *arg);
-/* Agent i's working set is to be read again after the debounce. */
-void broker_mark_dirty(struct broker *b, size_t i);
 /* Read again now every agent marked dirty (a file event, a changed git
  * state), announce and score it. */
 void broker_refresh_dirty(struct broker *b);
