@@ -615,7 +615,7 @@ cmd_watch(int argc, char **argv)
         "replays the recorded events from ID on, --after ID those after ID.\n";
     struct copts o = { 0 };
     o.repo = ".";
-    long after = -1, count = -1;
+    long after = -1, since = -1, count = -1;
     const struct opt table[] = {
         OPT_REPO(&o.repo),
         OPT_JSON(&o.json),
@@ -626,7 +626,7 @@ cmd_watch(int argc, char **argv)
             .fn = opt_after },
         { .name = "since",
             .kind = OPT_CALL,
-            .target = &after,
+            .target = &since,
             .fn = opt_since },
         { .name = "count",
             .kind = OPT_CALL,
@@ -639,6 +639,10 @@ cmd_watch(int argc, char **argv)
         return prc < 0 ? CLI_EXIT_OK : prc;
     if (optind < argc)
         return dcli_usage("watch", "unexpected '%s'", argv[optind]);
+    if (after >= 0 && since >= 0)
+        return dcli_usage("watch", "--since and --after exclude each other");
+    if (since >= 0)
+        after = since;
     struct client cl;
     int rc;
     if ((rc = dcli_open(&cl, o.repo, o.no_start, "watch")))

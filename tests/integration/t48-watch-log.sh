@@ -60,6 +60,9 @@ check "--since in text: a line with the event's id and details" \
     grep -Eq '^ +4 [0-9:]{8} lock\.granted +alice +src/h0\.c \(exclusive lock' "$TMP/since.txt"
 as watch --since 0 > /dev/null 2> "$TMP/err" && st=0 || st=$?
 check "--since 0 is a usage error" [ "$st" = 2 ]
+as watch --since 5 --after 3 > /dev/null 2> "$TMP/err" && st=0 || st=$?
+check "--since with --after is a usage error" [ "$st" = 2 ]
+check "... saying they exclude each other" grep -q -- "--since and --after exclude each other" "$TMP/err"
 as watch bogus > /dev/null 2> "$TMP/err" && st=0 || st=$?
 check "watch refuses an argument" [ "$st" = 2 ]
 
