@@ -15,12 +15,29 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* Whether to's inbox already holds the same text from from, unread: the
+ * detector forgets what it told when the daemon restarts and tells it
+ * again; one copy waiting is enough. */
+static bool
+already_waiting(
+    struct broker *b, const char *to, const char *from, const char *text)
+{
+    const struct as_inbox *x = as_inbox_find(broker_airspace(b), to);
+    for (size_t k = 0; x && k < x->n; k++) {
+        const struct as_message *m = &x->v[k];
+        if (!m->read && !strcmp(m->from, from) && !strcmp(m->body, text))
+            return true;
+    }
+    return false;
+}
+
 void
 broker_conflict_msgs(struct broker *b, struct conflict_msgs *m)
 {
     for (size_t k = 0; k < m->n; k++) {
         const struct conflict_msg *x = &m->v[k];
-        broker_send(b, x->from, x->to, "info", x->text);
+        if (!already_waiting(b, x->to, x->from, x->text))
+            broker_send(b, x->from, x->to, "info", x->text);
         json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s}", "to",
             x->to, "shape", conflict_shape_name(x->shape), "a", x->a, "b",
             x->b ? x->b : "", "file", x->file ? x->file : "", "additive",

@@ -51,6 +51,15 @@ check "conflict: one, of shape integration, alice with branch main on t.txt" \
     jqt "$TMP/body" '.conflicts == [.conflicts[0]] and
         (.conflicts[0] | .shape == "integration" and .agents[0] == "alice"
          and .branch == "main" and .file == "t.txt")'
+# the daemon restarts: it finds the conflict again, and alice's unread
+# notice is not doubled
+as stop > /dev/null
+wait "$DPID" 2> /dev/null || true
+start_daemon --window-ms 300
+check "restart: listed again" wait_for '.conflicts | length > 0'
+api GET '/v1/agents/alice/inbox?peek=1'
+check "restart: one notice waits for alice, not two" \
+    jqt "$TMP/body" '[.messages[] | select(.body | test("integration"))] | length == 1'
 as inbox --agent alice > "$TMP/alice.inbox"
 check "conflict: alice is told, naming the file and the branch" \
     grep -q "\[conflict\] integration: the work of 'alice' conflicts in t.txt with what 'main' changed since it began; merge or rebase onto 'main'" "$TMP/alice.inbox"
