@@ -298,7 +298,12 @@ cmd_stop(int argc, char **argv)
     /* a daemon alive but busy (a long request, a rescan): wait for it,
      * bounded, rather than say none runs */
     int tries = 0;
-    while (client_open(&cl, o.repo, false, &e)) {
+    int orc;
+    while ((orc = client_open(&cl, o.repo, false, &e))) {
+        if (orc == AS_ENOENT) { /* not a repository: as every command */
+            fprintf(stderr, "airspace stop: %s\n", e.msg);
+            return CLI_EXIT_USAGE;
+        }
         if (!client_daemon_alive(o.repo)) {
             fprintf(stderr, "airspace stop: no daemon is running\n");
             return CLI_EXIT_OK;

@@ -81,4 +81,13 @@ gone() { ! kill -0 "$DPID" 2> /dev/null; }
 n=0
 until gone || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
 check "stop, busy daemon: it is gone" gone
+set +e
+as stop > /dev/null 2> "$TMP/stop.err"
+rc=$?
+(cd "$TMP" && as stop > /dev/null 2> "$TMP/stop2.err")
+rc2=$?
+set -e
+check "stop, no daemon: exit 0 ($rc)" [ "$rc" = 0 ]
+check "stop, no daemon: says so" grep -q "no daemon is running" "$TMP/stop.err"
+check "stop outside a repository: exit 2 ($rc2)" [ "$rc2" = 2 ]
 finish
