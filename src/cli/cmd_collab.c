@@ -172,14 +172,8 @@ show_conflicts(json_t *r)
     json_array_foreach(list, i, c)
     {
         json_t *ag = json_object_get(c, "agents");
-        /* the second party: an agent, an owner or the integration branch */
-        const char *branch = json_string_value(json_object_get(c, "branch"));
-        const char *b = json_string_value(json_array_get(ag, 1));
         char other[256];
-        snprintf(other, sizeof(other), "%s%s", branch ? "branch " : "",
-            branch ? branch
-            : b    ? b
-                   : "");
+        dcli_conflict_with(c, other, sizeof(other));
         printf("%-11s %-16s %-16s %s%s%s\n", dcli_str(c, "shape"),
             json_string_value(json_array_get(ag, 0)), other,
             dcli_str(c, "file"), json_object_get(c, "why") ? "  " : "",

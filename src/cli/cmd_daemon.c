@@ -428,14 +428,8 @@ cmd_status(int argc, char **argv)
             json_array_foreach(list, i, a)
             {
                 json_t *pair = json_object_get(a, "agents");
-                const char *branch =
-                    json_string_value(json_object_get(a, "branch"));
-                const char *b = json_string_value(json_array_get(pair, 1));
                 char other[256];
-                snprintf(other, sizeof(other), "%s%s", branch ? "branch " : "",
-                    branch ? branch
-                    : b    ? b
-                           : "");
+                dcli_conflict_with(a, other, sizeof(other));
                 printf("%-11s %-20s %-20s %s%s\n", dcli_str(a, "shape"),
                     json_string_value(json_array_get(pair, 0)), other,
                     dcli_str(a, "file"),

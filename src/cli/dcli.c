@@ -61,3 +61,15 @@ dcli_str(json_t *o, const char *k)
     const char *s = json_string_value(json_object_get(o, k));
     return s ? s : "-";
 }
+
+void
+dcli_conflict_with(json_t *c, char *buf, size_t len)
+{
+    const char *branch = json_string_value(json_object_get(c, "branch"));
+    const char *b =
+        json_string_value(json_array_get(json_object_get(c, "agents"), 1));
+    snprintf(buf, len, "%s%s", branch ? "branch " : "",
+        branch ? branch
+        : b    ? b
+               : "");
+}

@@ -32,5 +32,8 @@ void dcli_print_json(json_t *v);
 
 /* A string member, or "-". */
 const char *dcli_str(json_t *o, const char *k);
+/* The other party of a conflict object (GET /v1/conflicts) into buf: the
+ * second agent, an owner, or "branch NAME" for an integration conflict. */
+void dcli_conflict_with(json_t *c, char *buf, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "git/shallow.h"
 #include "git/workset.h"
+#include "util/sort.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -145,12 +146,6 @@ take_ours(git_index *idx, struct as_err *e)
     return err;
 }
 
-static int
-cmp_str(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 /* The paths idx holds conflicts on, sorted and unique, appended to out:
  * the work's path where it has one, else the new base's, else the old
  * one's (a file both sides deleted or renamed apart). */
@@ -172,16 +167,7 @@ conflict_paths(git_index *idx, struct rebased *out, struct as_err *e)
     git_index_conflict_iterator_free(it);
     if (err != GIT_ITEROVER)
         return repo_git_errorf(e, "cannot read rebase conflicts");
-    if (out->npaths > 1)
-        qsort(out->paths, out->npaths, sizeof(*out->paths), cmp_str);
-    size_t k = 0;
-    for (size_t i = 0; i < out->npaths; i++) {
-        if (k && !strcmp(out->paths[k - 1], out->paths[i]))
-            free(out->paths[i]);
-        else
-            out->paths[k++] = out->paths[i];
-    }
-    out->npaths = k;
+    out->npaths = sort_uniq_strv(out->paths, out->npaths);
     return 0;
 }
 
@@ -333,14 +319,7 @@ add_conflicts(struct agent *a, const struct rebased *rb)
     v = xrealloc(v, n * sizeof(*v));
     for (size_t i = 0; i < rb->npaths; i++)
         v[a->nonto_conflicts + i] = xstrdup(rb->paths[i]);
-    qsort(v, n, sizeof(*v), cmp_str);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (k && !strcmp(v[k - 1], v[i]))
-            free(v[i]);
-        else
-            v[k++] = v[i];
-    }
+    size_t k = sort_uniq_strv(v, n);
     strv_free(a->onto_conflicts, a->nonto_conflicts);
     a->onto_conflicts = v;
     a->nonto_conflicts = k;

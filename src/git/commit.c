@@ -23,6 +23,7 @@
 #include "git/indexlock.h"
 #include "git/repo.h"
 #include "util/isotime.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -262,12 +263,6 @@ commit_is_main(const struct commit_tree *t)
 
 /* ---- what changed ---- */
 
-static int
-cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int
 commit_changed_paths(
     struct commit_tree *t, char ***paths, size_t *n, struct as_err *e)
@@ -301,17 +296,8 @@ commit_changed_paths(
         }
     }
     git_status_list_free(list);
-    if (k)
-        qsort(v, k, sizeof(*v), cmp_str);
-    size_t w = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (w && !strcmp(v[w - 1], v[i]))
-            free(v[i]);
-        else
-            v[w++] = v[i];
-    }
     *paths = v;
-    *n = w;
+    *n = sort_uniq_strv(v, k);
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "git/merge.h"
 #include "git/repo.h"
 #include "git/shallow.h"
+#include "util/sort.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -337,14 +338,7 @@ static int
 wt_dirty(
     struct as_err *e, const char *path, const char *target, char **v, size_t n)
 {
-    qsort(v, n, sizeof(char *), cmp_str);
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (w && !strcmp(v[w - 1], v[i]))
-            free(v[i]);
-        else
-            v[w++] = v[i];
-    }
+    size_t w = sort_uniq_strv(v, n);
     struct strbuf sb = STRBUF_INIT;
     list_paths(&sb, v, w);
     int rc = as_errorf(e, AS_ECONFLICT,

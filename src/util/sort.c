@@ -69,3 +69,24 @@ sort_uniq_u32(uint32_t *v, size_t n)
             v[o++] = v[i];
     return o;
 }
+
+static int
+cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t
+sort_uniq_strv(char **v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof(*v), cmp_strp);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && !strcmp(v[w - 1], v[i]))
+            free(v[i]);
+        else
+            v[w++] = v[i];
+    }
+    return w;
+}

@@ -17,4 +17,8 @@ void sort_u64(uint64_t *v, size_t n);
 /* Sort and drop duplicates; returns the new length. */
 size_t sort_uniq_u32(uint32_t *v, size_t n);
 
+/* Sort strings (strcmp order) and free and drop the duplicates; returns
+ * the new length. */
+size_t sort_uniq_strv(char **v, size_t n);
+
 #endif

@@ -101,6 +101,28 @@ test_sort64(void)
 static char dir[64];
 
 static void
+test_sort_strv(void)
+{
+    const char *in[] = { "b.c", "a.c", "b.c", "a/b", "a.c", "a.c", "z" };
+    size_t n = sizeof(in) / sizeof(*in);
+    char **v = xcalloc(n, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = xstrdup(in[i]); /* the duplicates dropped are freed: ASan */
+    size_t k = sort_uniq_strv(v, n);
+    CHECK_INT(k, 4);
+    if (k == 4) {
+        CHECK_STR(v[0], "a.c");
+        CHECK_STR(v[1], "a/b");
+        CHECK_STR(v[2], "b.c");
+        CHECK_STR(v[3], "z");
+    }
+    for (size_t i = 0; i < k; i++)
+        free(v[i]);
+    CHECK_INT(sort_uniq_strv(v, 0), 0);
+    free(v);
+}
+
+static void
 test_file(void)
 {
     char *p = xasprintf("%s/f", dir);
@@ -176,6 +198,7 @@ main(void)
         return 1;
     TEST_RUN("sort_u32 agrees with qsort", test_sort);
     TEST_RUN("sort_u64 agrees with qsort", test_sort64);
+    TEST_RUN("sort_uniq_strv: sorted, duplicates freed", test_sort_strv);
     TEST_RUN("file read and atomic write", test_file);
     TEST_RUN("stat cache", test_statcache);
     char *f = xasprintf("%s/f", dir);
