@@ -11,8 +11,9 @@
 #          conn_open() through src/net/conn.h, two directories away
 #   dave   (worktree demo-dave)  only touches docs/guide.md
 # Then the daemon: a lock, a refused lock, and the git workflow: bob's
-# scoped commit refused (alice holds conn.c), alice's branch landed, bob's
-# refused by the merge check.
+# scoped commit refused (alice holds conn.c), alice's branch landed, bob
+# told that his work now conflicts with main, his land refused by the
+# merge check.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -150,6 +151,8 @@ cd "$REPO"
 cd "$DEMO/demo-bob"
 AIRSPACE_AGENT=bob "$AIRSPACE" commit --force -m "conn: reuse pooled descriptors"
 cd "$REPO"
+# bob is told before he tries: his work conflicts with what landed
+"$AIRSPACE" conflicts
 "$AIRSPACE" land bob --force ||
     echo "(bob's land is refused: it conflicts with what alice landed)" >&2
 git log --oneline -3
