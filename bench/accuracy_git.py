@@ -196,8 +196,8 @@ def main():
     print("| history | N (pinned) | replayed | conflicted | airspace | "
           "better baseline | LOHO | first traffic q1 / median / q3 | "
           "first resolution q1 / median / q3 | conflicts warned | clean merges "
-          "ever warned |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "ever warned | merges into a branch (conflicted): airspace |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in names:
         g = hs[n]["groups"]["all"]
         bb = max(x for x in (g["half"]["shared"]["auc"],
@@ -205,13 +205,18 @@ def main():
         lw = g["lead_window"]
         clean = [m for m in hs[n]["merges"] if not m["conflicted"]]
         wolf = sum(1 for m in clean if m["first_traffic"] is not None)
+        # merges made inside a branch (the main line merged into it): where
+        # a hosting service's conflicts are (docs/replay.md, `groups`)
+        br = hs[n]["groups"].get("branch") or {}
+        brauc = ((br.get("half") or {}).get("airspace") or {}).get("auc")
         print("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %d of %d | "
-              "%d of %d |" % (
+              "%d of %d | %d (%d): %s |" % (
             n, hs[n]["merges_seen"], g["merges"], g["conflicted"],
             r3(g["half"]["airspace"]["auc"]), r3(bb),
             r3(loho[n][0]) if n in loho else "",
             q(lw["traffic"]), q(lw["resolution"]), lw["traffic"]["raised"],
-            lw["traffic"]["n"], wolf, len(clean)))
+            lw["traffic"]["n"], wolf, len(clean), br.get("merges", 0),
+            br.get("conflicted", 0), r3(brauc)))
     if loho:
         print()
         print("Weights chosen on the other histories (LOHO):")
