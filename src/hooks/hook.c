@@ -232,13 +232,14 @@ hook_emit(struct hook *h, const char *deny, const char *context)
 
 /* ---- daemon ---- */
 
+/* A deadline in ms from the environment variable name, else dflt. */
 static long
-timeout_ms(void)
+env_ms(const char *name, long dflt)
 {
-    const char *t = getenv("AIRSPACE_HOOK_TIMEOUT_MS");
+    const char *t = getenv(name);
     char *end;
-    long v = t ? strtol(t, &end, 10) : 500;
-    return t && (*end || v < 50 || v > 60000) ? 500 : v;
+    long v = t ? strtol(t, &end, 10) : dflt;
+    return t && (*end || v < 50 || v > 60000) ? dflt : v;
 }
 
 /* The full airspace binary: this one, or its sibling "airspace" when this
@@ -347,7 +348,8 @@ connect_daemon(struct hook *h)
         return false;
     }
     h->sock = broker_socket_path(h->dir, NULL);
-    h->timeout = timeout_ms();
+    h->timeout = env_ms("AIRSPACE_HOOK_TIMEOUT_MS", 500);
+    h->lock_timeout = env_ms("AIRSPACE_HOOK_LOCK_TIMEOUT_MS", 3000);
     h->connected = true; /* the first request tells */
     return true;
 }

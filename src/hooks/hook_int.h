@@ -25,6 +25,7 @@ struct hook {
     char *sock;        /* the daemon's socket */
     char *dir;         /* the airspace directory (crew update records) */
     long timeout;      /* per request, ms */
+    long lock_timeout; /* for a lock check, ms */
     bool connected;
     char note[512]; /* something to tell the model with the answer */
 };

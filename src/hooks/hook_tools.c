@@ -181,7 +181,13 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
 static char *
 check_path(struct hook *h, const char *path, char **ctx, json_t **advs)
 {
+    /* the lock check is the one answer that stops an edit: a daemon busy
+     * reading a large worktree gets longer to give it than the others */
+    long t = h->timeout;
+    if (h->lock_timeout > t)
+        h->timeout = h->lock_timeout;
     json_t *r = hook_call(h, api_lock_check(h->agent, path, NULL));
+    h->timeout = t;
     char *deny = NULL;
     if (r && json_is_false(json_object_get(r, "free"))) {
         const char *msg = json_string_value(json_object_get(r, "message"));

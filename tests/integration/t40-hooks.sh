@@ -134,6 +134,13 @@ check "airspace-hook denies the steering agent too ($d)" [ "$d" = deny ]
 api POST /v1/locks '{"agent":"cc-303e3a03","pattern":"docs/notes.md","reason":"rewriting"}'
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
 check "a lock held by another denies ($d)" sh -c "case '$d' in deny*cc-303e3a03*expires*) true;; *) false;; esac"
+# a daemon busy for 1.2 s (stopped, as while it reads a large worktree):
+# the lock check waits for it (AIRSPACE_HOOK_LOCK_TIMEOUT_MS, 3 s) and denies
+kill -STOP "$DPID"
+(sleep 1.2; kill -CONT "$DPID") &
+d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
+wait $! 2> /dev/null || true
+check "a daemon busy for 1.2 s: the lock still denies ($d)" sh -c "case '$d' in deny*cc-303e3a03*) true;; *) false;; esac"
 # a Write of a large generated file (6 MiB of content) is checked too
 big_write() {
     { printf '{"session_id":"bbbb2222-y","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"' "$TMP/bob" "$TMP/bob/docs/notes.md"
