@@ -448,6 +448,7 @@ broker_rescan(struct broker *b, struct as_err *e)
      * merge channel skips a pair without one). */
     repo_forget_created(b->repo);
     b->reads_since_forget = 0;
+    b->forgot_at = broker_now();
     b->watch_overflow = false;   /* every worktree is read below */
     align_cache_free(b->acache); /* its trees are gone */
     b->acache = align_cache_new();
@@ -523,7 +524,8 @@ broker_rescan_periodic(struct broker *b, struct as_err *e)
 {
     b->stat_rescans++;
     if (b->inotify_fd < 0 || b->watch_incomplete || b->watch_overflow ||
-        b->reads_since_forget >= RESCAN_FORGET_READS) {
+        b->reads_since_forget >= RESCAN_FORGET_READS ||
+        broker_now() - b->forgot_at >= RESCAN_FORGET_MS) {
         b->stat_full_rescans++;
         return broker_rescan(b, e);
     }

@@ -43,12 +43,15 @@ int broker_rescan(struct broker *b, struct as_err *e);
  * files are the watch's business), after the debounce; worktrees git
  * lists that no agent flies in are discovered. Otherwise (no inotify, the
  * watch limit reached, the event queue overflowed) and once
- * RESCAN_FORGET_READS working sets have been read since the in-memory
- * objects were last dropped (their snapshots live there), broker_rescan().
+ * RESCAN_FORGET_READS working sets have been read, or RESCAN_FORGET_MS
+ * have passed, since the in-memory objects were last dropped (their
+ * snapshots live there: each read adds the new contents of what changed),
+ * broker_rescan().
  * The worktrees read are read now, not after the debounce; the others'
  * recency weights are brought up to now and every pair is scored again.
  */
 #define RESCAN_FORGET_READS 500
+#define RESCAN_FORGET_MS (10 * 60 * 1000)
 int broker_rescan_periodic(struct broker *b, struct as_err *e);
 /* What git told the daemon of (a commit, a reference moved, a land):
  * worktrees discovered, and those whose git state changed (or marked

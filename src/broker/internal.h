@@ -223,6 +223,7 @@ struct broker {
     /* working sets read since the in-memory objects were last dropped:
      * their snapshots live there until a full rescan */
     unsigned reads_since_forget;
+    int64_t forgot_at; /* when a full rescan last dropped them (ms) */
     /* since start: working sets read, periodic rescans, and those of them
      * that read every worktree (GET /v1/status, "watch") */
     uint64_t stat_reads, stat_rescans, stat_full_rescans;
