@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/sockpath.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -97,12 +98,50 @@ broker_on_debounce(evutil_socket_t fd, short what, void *arg)
     broker_refresh_dirty(b);
 }
 
+static void
+arm_debounce(struct broker *b)
+{
+    if (b->debounce_armed)
+        return;
+    struct timeval tv = { b->o.debounce_ms / 1000,
+        (b->o.debounce_ms % 1000) * 1000 };
+    evtimer_add(b->debounce_ev, &tv);
+    b->debounce_armed = true;
+}
+
+/* A git command holds the worktree's index lock for as long as it
+ * changes files there (a checkout, a merge, airspace land): what is read
+ * meanwhile is half of it. A lock older than this is a crashed one's. */
+#define BUSY_LOCK_MS 10000
+
+static bool
+worktree_busy(const char *worktree, int64_t now_ms)
+{
+    char *gitdir = worktree ? broker_git_dir_of(worktree) : NULL;
+    if (!gitdir)
+        return false;
+    char *lock = xasprintf("%s/index.lock", gitdir);
+    struct stat st;
+    bool busy =
+        stat(lock, &st) == 0 && now_ms - ((int64_t)st.st_mtim.tv_sec * 1000 +
+                                             st.st_mtim.tv_nsec / 1000000) <
+                                    BUSY_LOCK_MS;
+    free(lock);
+    free(gitdir);
+    return busy;
+}
+
 void
 broker_refresh_dirty(struct broker *b)
 {
+    bool deferred = false;
     for (size_t i = 0; i < b->nagents; i++) {
         if (!b->meta[i].dirty_since)
             continue;
+        if (worktree_busy(b->ag[i].worktree, broker_now())) {
+            deferred = true; /* read it once git is done there */
+            continue;
+        }
         struct as_err e;
         if (broker_refresh_agent(b, i, &e))
             broker_log(b, "refresh %s: %s", b->ag[i].id, e.msg);
@@ -115,17 +154,8 @@ broker_refresh_dirty(struct broker *b)
         if (broker_who(b, i)->shared && b->ag[i].worktree)
             broker_refresh_residual(b, b->ag[i].worktree);
     }
-}
-
-static void
-arm_debounce(struct broker *b)
-{
-    if (b->debounce_armed)
-        return;
-    struct timeval tv = { b->o.debounce_ms / 1000,
-        (b->o.debounce_ms % 1000) * 1000 };
-    evtimer_add(b->debounce_ev, &tv);
-    b->debounce_armed = true;
+    if (deferred)
+        arm_debounce(b);
 }
 
 void

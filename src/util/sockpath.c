@@ -63,7 +63,7 @@ first_line(const char *path)
 }
 
 char *
-broker_common_dir_of(const char *root)
+broker_git_dir_of(const char *root)
 {
     char *dotgit = xasprintf("%s/.git", root);
     struct stat sb;
@@ -79,6 +79,13 @@ broker_common_dir_of(const char *root)
         free(l);
     }
     free(dotgit);
+    return gitdir;
+}
+
+char *
+broker_common_dir_of(const char *root)
+{
+    char *gitdir = broker_git_dir_of(root);
     if (!gitdir)
         return NULL;
     char *cpath = xasprintf("%s/commondir", gitdir);

@@ -25,6 +25,13 @@ char *broker_socket_path(const char *airspace_dir, char **fallback_dir);
 bool broker_socket_peer_is_us(int fd, unsigned *uid);
 
 /*
+ * The git dir of the worktree rooted at root (root/.git, or the X of a
+ * file "gitdir: X" there), not resolved; NULL when there is none. A new
+ * string.
+ */
+char *broker_git_dir_of(const char *root);
+
+/*
  * The common git dir of the worktree rooted at root (root/.git is the git
  * dir, or a file "gitdir: X" whose X/commondir names it), resolved with
  * realpath; NULL when it cannot be found.

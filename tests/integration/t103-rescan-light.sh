@@ -67,6 +67,19 @@ check "edit: bob's change read" [ "$(files)" = 1 ]
 settle
 check "edit: bob alone read again" [ "$(st .watch.reads)" = $((R1 + 1)) ]
 
+# while git holds a worktree's index lock (a checkout, a merge, a land),
+# its files are half written: the read waits until the lock is gone
+R3=$(st .watch.reads)
+LOCK="$TMP/repo/.git/worktrees/bob/index.lock"
+: > "$LOCK"
+sed -i 's/^line 25$/bob 25/' "$TMP/bob/t.txt"
+sleep 1
+check "index lock held: bob not read ($(st .watch.reads) from $R3)" [ "$(st .watch.reads)" = "$R3" ]
+rm -f "$LOCK"
+n=0
+until [ "$(st .watch.reads)" != "$R3" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "index lock gone: bob read" [ "$(st .watch.reads)" = $((R3 + 1)) ]
+
 # stop, while the daemon does not answer for a while (stopped for 3 s,
 # longer than the client's answer time): waited for, then stopped
 kill -STOP "$DPID"
