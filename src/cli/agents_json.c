@@ -77,6 +77,11 @@ parse_file(struct agent *a, json_t *jf, const char *where, struct as_err *e)
     if (!json_is_string(jp) || !*json_string_value(jp))
         return as_errorf(
             e, AS_EINVAL, "%s: 'path' must be a non-empty string", where);
+    if (json_string_value(jp)[0] == '/')
+        return as_errorf(e, AS_EINVAL,
+            "%s: path '%s' is absolute; paths are relative to the "
+            "repository's top",
+            where, json_string_value(jp));
     char *norm;
     if (path_normalize(json_string_value(jp), NULL, &norm) < 0 || !*norm) {
         free(norm);
@@ -216,6 +221,11 @@ parse_agent(struct agent *a, json_t *ja, size_t idx, struct as_err *e)
         if (!json_is_string(jf) || !*json_string_value(jf))
             return as_errorf(e, AS_EINVAL,
                 "%s: intent[%zu] must be a non-empty string", where, i);
+        if (json_string_value(jf)[0] == '/')
+            return as_errorf(e, AS_EINVAL,
+                "%s: intent[%zu] '%s' is absolute; paths are relative to "
+                "the repository's top",
+                where, i, json_string_value(jf));
         if (path_normalize(json_string_value(jf), NULL, &norm) < 0) {
             return as_errorf(e, AS_EINVAL,
                 "%s: intent[%zu] '%s' escapes the repository", where, i,
