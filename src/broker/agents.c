@@ -492,7 +492,8 @@ refresh_changed(struct broker *b, bool age, struct as_err *e)
     bool aged = false;
     for (size_t i = 0; i < b->nagents; i++) {
         if (broker_who(b, i)->status != AS_AGENT_ACTIVE ||
-            !broker_who(b, i)->from_worktree || !b->ag[i].worktree)
+            !broker_who(b, i)->from_worktree || !b->ag[i].worktree ||
+            access(b->ag[i].worktree, F_OK)) /* gone: `agent prune` */
             continue;
         uint64_t state;
         struct as_err se;

@@ -143,8 +143,12 @@ broker_refresh_dirty(struct broker *b)
             continue;
         }
         struct as_err e;
-        if (broker_refresh_agent(b, i, &e))
+        if (broker_refresh_agent(b, i, &e)) {
+            /* its working set stays as last read; nothing changed to say */
             broker_log(b, "refresh %s: %s", b->ag[i].id, e.msg);
+            b->meta[i].dirty_since = 0;
+            continue;
+        }
         json_t *d = json_object();
         json_object_set_new(
             d, "files", json_integer((json_int_t)b->ag[i].nfiles));
