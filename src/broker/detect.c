@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/file.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -55,19 +56,13 @@ broker_conflicts_modified(struct broker *b, size_t i)
     /* The detector recomputes its facts on every call; most changes move
      * lines inside files already changed, so only a new set of paths (or
      * of status) is worth telling. */
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)broker_who(b, i)->status;
-    for (size_t k = 0; k < a->nfiles; k++) {
-        for (const char *c = a->files[k].path; *c; c++)
-            h = (h ^ (uint8_t)*c) * 1099511628211ULL;
-        h = (h ^ 0xff) * 1099511628211ULL;
-    }
-    h = (h ^ 0xfe) * 1099511628211ULL; /* then where it conflicts with the
-                                          integration branch */
-    for (size_t k = 0; k < a->nonto_conflicts; k++) {
-        for (const char *c = a->onto_conflicts[k]; *c; c++)
-            h = (h ^ (uint8_t)*c) * 1099511628211ULL;
-        h = (h ^ 0xff) * 1099511628211ULL;
-    }
+    uint64_t h = FNV1A_INIT ^ (uint64_t)broker_who(b, i)->status;
+    for (size_t k = 0; k < a->nfiles; k++)
+        h = fnv1a_byte(fnv1a_str(h, a->files[k].path), 0xff);
+    /* then where it conflicts with the integration branch */
+    h = fnv1a_byte(h, 0xfe);
+    for (size_t k = 0; k < a->nonto_conflicts; k++)
+        h = fnv1a_byte(fnv1a_str(h, a->onto_conflicts[k]), 0xff);
     if (h == b->meta[i].paths_hash)
         return;
     b->meta[i].paths_hash = h;

@@ -1234,10 +1234,21 @@ conflicts_report_integration(struct conflicts *d, const char *agent,
     struct conflict_msgs *out)
 {
     struct agent *a = agent_get(d, agent);
+    const char *name = branch && *branch ? branch : "the integration branch";
+    size_t nonto;
+    char **onto = strv_sorted_copy(paths, n, &nonto);
+    bool same = nonto == a->nonto && a->branch && !strcmp(a->branch, name);
+    for (size_t i = 0; same && i < nonto; i++)
+        same = !strcmp(onto[i], a->onto[i]);
+    if (same) { /* told with every working set: mostly nothing new */
+        strv_free(onto, nonto);
+        return;
+    }
     strv_free(a->onto, a->nonto);
-    a->onto = strv_sorted_copy(paths, n, &a->nonto);
+    a->onto = onto;
+    a->nonto = nonto;
     free(a->branch);
-    a->branch = xstrdup(branch && *branch ? branch : "the integration branch");
+    a->branch = xstrdup(name);
     reconcile(d, now_ms, out);
 }
 

@@ -244,7 +244,7 @@ void conflicts_report_merge(struct conflicts *d, const char *a, const char *b,
  * Report where agent's work conflicts with what the integration branch
  * (named branch, for the notice) changed after the agent's base: the full
  * list of paths (n == 0: none any more, its integration conflicts end).
- * Re-evaluates.
+ * Re-evaluates, unless the paths and the branch are those it had.
  */
 void conflicts_report_integration(struct conflicts *d, const char *agent,
     const char *branch, const char *const *paths, size_t n, int64_t now_ms,

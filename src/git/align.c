@@ -36,15 +36,6 @@ strv_free(char **v, size_t n)
     free(v);
 }
 
-static char **
-strv_copy(char *const *v, size_t n)
-{
-    char **out = n ? xcalloc(n, sizeof(*out)) : NULL;
-    for (size_t i = 0; i < n; i++)
-        out[i] = xstrdup(v[i]);
-    return out;
-}
-
 long
 align_newest(size_t n, align_descends_fn *descends, void *ctx)
 {
@@ -315,14 +306,10 @@ add_conflicts(struct agent *a, const struct rebased *rb)
     if (!rb->npaths)
         return;
     size_t n = a->nonto_conflicts + rb->npaths;
-    char **v = strv_copy(a->onto_conflicts, a->nonto_conflicts);
-    v = xrealloc(v, n * sizeof(*v));
+    a->onto_conflicts = xrealloc(a->onto_conflicts, n * sizeof(char *));
     for (size_t i = 0; i < rb->npaths; i++)
-        v[a->nonto_conflicts + i] = xstrdup(rb->paths[i]);
-    size_t k = sort_uniq_strv(v, n);
-    strv_free(a->onto_conflicts, a->nonto_conflicts);
-    a->onto_conflicts = v;
-    a->nonto_conflicts = k;
+        a->onto_conflicts[a->nonto_conflicts + i] = xstrdup(rb->paths[i]);
+    a->nonto_conflicts = sort_uniq_strv(a->onto_conflicts, n);
 }
 
 static int

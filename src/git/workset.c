@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "git/shallow.h"
+#include "util/hash.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -1046,12 +1047,13 @@ out:
     return err;
 }
 
+/* h with the n bytes at p mixed in (util/hash.h's FNV-1a) */
 static uint64_t
 fnv(uint64_t h, const void *p, size_t n)
 {
-    const unsigned char *c = p;
+    const uint8_t *c = p;
     for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ULL;
+        h = fnv1a_byte(h, c[i]);
     return h;
 }
 
@@ -1064,7 +1066,7 @@ workset_worktree_state(struct repo *r, const char *worktree_path,
     git_oid oid;
     char *integ = NULL, *index = NULL;
     struct stat st;
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = FNV1A_INIT;
     int err = 0;
 
     if (git_repository_open_ext(
