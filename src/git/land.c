@@ -345,7 +345,7 @@ wt_dirty(
         "'%s' (where '%s' is checked out) has uncommitted changes to %zu "
         "path%s this land changes: %s; commit or stash them there, then "
         "land again; nothing landed",
-        path, target, w, w == 1 ? "" : "s", sb.s);
+        path, target, w, w == 1 ? "" : "s", sb.s ? sb.s : "");
     free(sb.s);
     free_strv(v, w);
     return rc;
