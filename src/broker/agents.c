@@ -80,6 +80,8 @@ broker_slot_add(struct broker *b, const char *id)
     agent_init(&b->ag[i], id);
     memset(&b->meta[i], 0, sizeof(b->meta[i]));
     agent_init(&b->meta[i].reports, id);
+    strmap_init(&b->meta[i].pending);
+    b->meta[i].root_wd = -1;
     broker_slot_identity(b, i);
     b->ag[i].started_at_ms = broker_who(b, i)->registered_at;
     return i;
@@ -287,8 +289,59 @@ sync_shared(struct broker *b, const char *wt, const struct agent *w)
         broker_log(b, "store: %s", e.msg);
 }
 
+void
+broker_meta_release(struct bagent *m)
+{
+    agent_release(&m->reports);
+    strmap_release(&m->pending);
+    for (size_t k = 0; k < m->nseen; k++)
+        free(m->seen[k]);
+    free(m->seen);
+    m->seen = NULL;
+    m->nseen = 0;
+    m->seen_ok = false;
+}
+
+/*
+ * Whether agent i's next read may be limited to what changed: its git
+ * state is the one of its last read, which succeeded; the watch covers
+ * every directory, lost nothing, and its worktree's events are agent i's
+ * alone (not a shared worktree, the top directory's watch its own).
+ */
+static bool
+read_limited(const struct broker *b, size_t i, bool state_ok, uint64_t state)
+{
+    const struct bagent *m = &b->meta[i];
+    const struct as_agent *w = broker_who(b, i);
+    int wd = m->root_wd;
+    return state_ok && m->git_state_ok && state == m->git_state && m->seen_ok &&
+           !m->pending_all && b->inotify_fd >= 0 && !b->watch_incomplete &&
+           !b->watch_overflow && !w->shared && !w->human_residual && wd > 0 &&
+           (size_t)wd < b->nwatches && b->watches[wd].dir &&
+           b->watches[wd].agent == i &&
+           !strcmp(b->watches[wd].dir, b->ag[i].worktree);
+}
+
+/* The paths a limited read of agent i reads: what its last read found
+ * changed and what the watch saw change since (borrowed; free the array). */
+static char **
+limited_paths(const struct bagent *m, size_t *n)
+{
+    char **v = xcalloc(m->nseen + m->pending.count + 1, sizeof(*v));
+    size_t k = 0;
+    for (size_t j = 0; j < m->nseen; j++)
+        v[k++] = m->seen[j];
+    for (size_t j = 0; j < m->pending.cap; j++)
+        if (m->pending.slots[j].key)
+            v[k++] = (char *)m->pending.slots[j].key;
+    *n = k;
+    return v;
+}
+
 /* Read agent i's working set from git (worktree agents), in its own
- * base's coordinates and without its names: align_finish() completes it. */
+ * base's coordinates and without its names: align_finish() completes it.
+ * Only the paths that can have changed are read when that is known
+ * (read_limited()). */
 static int
 read_workset(struct broker *b, size_t i, struct as_err *e)
 {
@@ -304,9 +357,28 @@ read_workset(struct broker *b, size_t i, struct as_err *e)
     uint64_t state = 0;
     bool state_ok =
         !workset_worktree_state(b->repo, b->ag[i].worktree, &wo, &state, &se);
+    /* what was written before this moment is in the watch's queue */
+    broker_watch_drain(b);
+    struct bagent *m = &b->meta[i];
+    struct workset_scope sc = { .limit = read_limited(b, i, state_ok, state) };
+    char **paths = sc.limit ? limited_paths(m, &sc.npaths) : NULL;
+    sc.paths = paths;
+    wo.scope = &sc;
     int rc = workset_from_worktree(b->repo, b->ag[i].worktree, &wo, &fresh, e);
+    free(paths);
     b->reads_since_forget++;
     b->stat_reads++;
+    b->stat_limited_reads += sc.limit;
+    /* read now: what the watch sees from here on is noted anew */
+    strmap_release(&m->pending);
+    strmap_init(&m->pending);
+    m->pending_all = false;
+    for (size_t k = 0; k < m->nseen; k++)
+        free(m->seen[k]);
+    free(m->seen);
+    m->seen = sc.changed;
+    m->nseen = sc.nchanged;
+    m->seen_ok = !rc;
     if (rc) {
         agent_release(&fresh);
         b->meta[i].git_state_ok = false;
@@ -455,6 +527,9 @@ broker_rescan(struct broker *b, struct as_err *e)
     bool *read = xcalloc(b->nagents + 1, sizeof(*read));
     for (size_t i = 0; i < b->nagents; i++) {
         struct as_err ae;
+        /* every file, whatever the watch saw: what it cannot see (a
+         * directory past its depth, node_modules) is read here */
+        b->meta[i].pending_all = true;
         bool reread = broker_who(b, i)->status == AS_AGENT_ACTIVE &&
                       broker_who(b, i)->from_worktree && b->ag[i].worktree;
         if (reread && !read_workset(b, i, &ae)) {
@@ -836,8 +911,10 @@ remove_agent(struct broker *b, size_t i)
         b->pairs[k].hold -= b->pairs[k].hold > i;
         b->pairs[k].steer -= b->pairs[k].steer > i;
     }
+    if (heir != SIZE_MAX) /* what the watch saw was agent i's */
+        b->meta[heir].pending_all = true;
     agent_release(&b->ag[i]);
-    agent_release(&b->meta[i].reports);
+    broker_meta_release(&b->meta[i]);
     memmove(&b->ag[i], &b->ag[i + 1], (b->nagents - i - 1) * sizeof(*b->ag));
     memmove(
         &b->meta[i], &b->meta[i + 1], (b->nagents - i - 1) * sizeof(*b->meta));

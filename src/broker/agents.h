@@ -9,6 +9,9 @@
 #include "broker/internal.h"
 
 ssize_t broker_find_agent(const struct broker *b, const char *id);
+/* Free what an agent's slot beside it holds (its reports, what its
+ * watch saw). */
+void broker_meta_release(struct bagent *m);
 /* Agent i as the machine has it (id, label, status, worktree, ...). */
 const struct as_agent *broker_who(const struct broker *b, size_t i);
 /* A slot for the machine's agent `id` just made (collab.c): its working

@@ -493,12 +493,13 @@ h_status(struct api_ctx *c)
     json_object_set_new(st, "index", broker_index_json(b));
     json_object_set_new(st, "store", broker_store_json(b));
     json_object_set_new(st, "watch",
-        json_pack("{s:s, s:I, s:I, s:I}", "state",
+        json_pack("{s:s, s:I, s:I, s:I, s:I}", "state",
             b->inotify_fd < 0     ? "off"
             : b->watch_incomplete ? "incomplete"
             : b->watch_overflow   ? "overflowed"
                                   : "complete",
-            "reads", (json_int_t)b->stat_reads, "rescans",
+            "reads", (json_int_t)b->stat_reads, "limitedReads",
+            (json_int_t)b->stat_limited_reads, "rescans",
             (json_int_t)b->stat_rescans, "fullRescans",
             (json_int_t)b->stat_full_rescans));
     json_object_set_new(st, "alerts", broker_alerts_status(b));

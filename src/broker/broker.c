@@ -498,7 +498,7 @@ broker_free(struct broker *b)
     free(b->watches);
     for (size_t i = 0; i < b->nagents; i++) {
         agent_release(&b->ag[i]);
-        agent_release(&b->meta[i].reports);
+        broker_meta_release(&b->meta[i]);
     }
     free(b->ag);
     free(b->meta);

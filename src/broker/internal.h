@@ -56,7 +56,19 @@ struct bagent {
      * (workset_worktree_state), for the periodic rescan to skip it */
     uint64_t git_state;
     bool git_state_ok;
-    uint64_t paths_hash;       /* of the paths last told to the detector */
+    uint64_t paths_hash; /* of the paths last told to the detector */
+    /* A read limited to what changed (git/workset.h, struct
+     * workset_scope): the paths the watch saw change in its worktree since
+     * the last read (pending; pending_all: not known, the next read reads
+     * every path), and those that read found changed against the base
+     * (seen, valid when seen_ok). root_wd: the watch of its worktree's
+     * top directory; its events are this agent's when that watch is. */
+    struct strmap pending;
+    bool pending_all;
+    int root_wd;
+    char **seen;
+    size_t nseen;
+    bool seen_ok;
     struct topic_track topics; /* what its last prompts were about */
     /* the machine forgot it and the daemon is letting it go (collab.c):
      * the machine's last copy of it, borrowed from the event */
@@ -227,6 +239,8 @@ struct broker {
     /* since start: working sets read, periodic rescans, and those of them
      * that read every worktree (GET /v1/status, "watch") */
     uint64_t stat_reads, stat_rescans, stat_full_rescans;
+    uint64_t
+        stat_limited_reads; /* of the reads, those limited to what changed */
     struct event *tick_ev, *rescan_ev, *debounce_ev, *sigterm_ev, *sigint_ev;
     bool debounce_armed;
     struct balerts *alerts; /* alerting.c */

@@ -32,11 +32,13 @@ watch_skips(const char *name)
            !strcmp(name, "node_modules");
 }
 
-static void
+/* Watch dir and the directories under it for agent; the watch's
+ * descriptor, or -1. */
+static int
 watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
 {
     if (b->inotify_fd < 0 || depth > 32)
-        return;
+        return -1;
     int wd = inotify_add_watch(b->inotify_fd, dir,
         IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
             IN_CLOSE_WRITE | IN_ONLYDIR);
@@ -47,7 +49,7 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
                 "the periodic rescan",
                 dir);
         b->watch_incomplete = true;
-        return;
+        return -1;
     }
     if ((size_t)wd >= b->nwatches) {
         size_t n = b->nwatches ? b->nwatches : 64;
@@ -60,7 +62,7 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
     }
     struct bwatch *w = &b->watches[wd];
     if (w->dir && !strcmp(w->dir, dir))
-        return; /* already watched (the same directory) */
+        return wd; /* already watched (the same directory) */
     /* new, or a watched directory moved here: (re)name it and its tree */
     if (!w->dir)
         w->agent = (uint32_t)agent;
@@ -69,7 +71,7 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
     w->depth = depth;
     DIR *d = opendir(dir);
     if (!d)
-        return;
+        return wd;
     struct dirent *de;
     while ((de = readdir(d))) {
         if (de->d_type != DT_DIR || watch_skips(de->d_name))
@@ -79,13 +81,14 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
         free(sub);
     }
     closedir(d);
+    return wd;
 }
 
 void
 broker_watch_worktree(struct broker *b, size_t i)
 {
     if (b->ag[i].worktree)
-        watch_dir(b, i, b->ag[i].worktree, 0);
+        b->meta[i].root_wd = watch_dir(b, i, b->ag[i].worktree, 0);
 }
 
 void
@@ -162,20 +165,54 @@ broker_refresh_dirty(struct broker *b)
         arm_debounce(b);
 }
 
-void
-broker_on_inotify(evutil_socket_t fd, short what, void *arg)
+/* More paths than this changed since a read: the next reads them all. */
+#define WATCH_MAX_PENDING 4096
+
+/*
+ * Note, for a read limited to what changed (agents.c), the path an event
+ * names in agent's worktree. What a path cannot say marks the next read a
+ * whole one: an event on a watched directory itself, a directory outside
+ * the worktree (not expected), a change to how git sees every path
+ * (.gitignore, .gitattributes, .gitmodules), too many paths.
+ */
+static void
+watch_note(struct broker *b, const struct bwatch *w, const char *name)
 {
-    (void)what;
-    struct broker *b = arg;
+    struct bagent *m = &b->meta[w->agent];
+    const char *wt = b->ag[w->agent].worktree;
+    size_t n = wt ? strlen(wt) : 0;
+    if (m->pending_all)
+        return;
+    if (!*name || !wt || strncmp(w->dir, wt, n) ||
+        (w->dir[n] && w->dir[n] != '/') || !strncmp(name, ".git", 4) ||
+        m->pending.count >= WATCH_MAX_PENDING) {
+        m->pending_all = true;
+        return;
+    }
+    char *rel =
+        w->dir[n] ? xasprintf("%s/%s", w->dir + n + 1, name) : xstrdup(name);
+    strmap_put(&m->pending, rel, strlen(rel), 0, NULL);
+    free(rel);
+}
+
+/* Take every event queued on the watch; whether there was one. */
+static bool
+watch_take(struct broker *b)
+{
     char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    bool any = false;
     for (;;) {
-        ssize_t n = read(fd, buf, sizeof(buf));
+        ssize_t n = read(b->inotify_fd, buf, sizeof(buf));
         if (n <= 0)
             break;
+        any = true;
         for (char *p = buf; p < buf + n;) {
             struct inotify_event *ev = (struct inotify_event *)p;
-            if (ev->mask & IN_Q_OVERFLOW) /* events lost: read them all */
+            if (ev->mask & IN_Q_OVERFLOW) { /* events lost: read them all */
                 b->watch_overflow = true;
+                for (size_t i = 0; i < b->nagents; i++)
+                    b->meta[i].pending_all = true;
+            }
             struct bwatch *w = ev->wd >= 0 && (size_t)ev->wd < b->nwatches
                                    ? &b->watches[ev->wd]
                                    : NULL;
@@ -189,6 +226,7 @@ broker_on_inotify(evutil_socket_t fd, short what, void *arg)
             }
             if (!b->meta[w->agent].dirty_since)
                 b->meta[w->agent].dirty_since = broker_now();
+            watch_note(b, w, ev->len ? ev->name : "");
             /* A new directory (made, or moved in) gets its own watches. */
             if ((ev->mask & IN_ISDIR) &&
                 (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len &&
@@ -199,5 +237,22 @@ broker_on_inotify(evutil_socket_t fd, short what, void *arg)
             }
         }
     }
+    return any;
+}
+
+void
+broker_watch_drain(struct broker *b)
+{
+    if (b->inotify_fd >= 0 && watch_take(b))
+        arm_debounce(b);
+}
+
+void
+broker_on_inotify(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct broker *b = arg;
+    watch_take(b);
     arm_debounce(b);
 }

@@ -11,6 +11,9 @@
 void broker_watch_worktree(struct broker *b, size_t i);
 void broker_on_inotify(evutil_socket_t fd, short what, void *arg);
 void broker_on_debounce(evutil_socket_t fd, short what, void *arg);
+/* Take the events the watch has queued now (a file written before this
+ * moment is among them), as broker_on_inotify() would a moment later. */
+void broker_watch_drain(struct broker *b);
 /* Read again now every agent marked dirty (a file event, a changed git
  * state), announce and score it. */
 void broker_refresh_dirty(struct broker *b);

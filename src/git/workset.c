@@ -28,6 +28,7 @@
 
 #include "git/shallow.h"
 #include "util/hash.h"
+#include "util/sort.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -63,6 +64,7 @@ workset_options_init(struct workset_options *o)
     o->untracked = true;
     o->warn = NULL;
     o->warn_ctx = NULL;
+    o->scope = NULL;
 }
 
 static void
@@ -938,6 +940,34 @@ ctx_init(struct ws_ctx *c, struct repo *r, const struct workset_options *o,
     strmap_init(&c->touched);
 }
 
+void
+workset_scope_release(struct workset_scope *s)
+{
+    for (size_t i = 0; i < s->nchanged; i++)
+        free(s->changed[i]);
+    free(s->changed);
+    s->changed = NULL;
+    s->nchanged = 0;
+}
+
+/* Every path diff names, old and new, into s->changed. */
+static void
+scope_changed(struct workset_scope *s, git_diff *diff)
+{
+    size_t nd = git_diff_num_deltas(diff);
+
+    workset_scope_release(s);
+    s->changed = xcalloc(2 * nd + 1, sizeof(*s->changed));
+    for (size_t i = 0; i < nd; i++) {
+        const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+        s->changed[s->nchanged++] = xstrdup(d->old_file.path);
+        if (strcmp(d->old_file.path, d->new_file.path))
+            s->changed[s->nchanged++] = xstrdup(d->new_file.path);
+    }
+    s->nchanged = sort_uniq_strv(s->changed, s->nchanged);
+}
+
 int
 workset_from_worktree(struct repo *r, const char *worktree_path,
     const struct workset_options *o, struct agent *out, struct as_err *e)
@@ -948,6 +978,7 @@ workset_from_worktree(struct repo *r, const char *worktree_path,
     git_diff *diff = NULL;
     char *branch = NULL;
     const char *wd;
+    struct workset_scope *sc = o ? o->scope : NULL;
     int err;
 
     ctx_init(&c, r, o, &defaults);
@@ -974,11 +1005,21 @@ workset_from_worktree(struct repo *r, const char *worktree_path,
 
     diff_options(c.o, &opts);
     c.dopts = &opts;
+    if (sc && sc->limit) {
+        /* the paths as a list, not patterns; ".git", which no tree, index
+         * or walk holds, for none (an empty list would be every path) */
+        static char *const nothing[] = { ".git" };
+        opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+        opts.pathspec.strings = (char **)(sc->npaths ? sc->paths : nothing);
+        opts.pathspec.count = sc->npaths ? sc->npaths : 1;
+    }
     if (git_diff_tree_to_workdir_with_index(&diff, c.wr, c.base_tree, &opts) <
         0) {
         err = repo_git_errorf(e, "cannot diff base to '%s'", c.workdir);
         goto out;
     }
+    if (sc)
+        scope_changed(sc, diff);
     if ((err = build_work_tree(&c, diff, out, e)) < 0 ||
         (err = collect_uncommitted(&c, &opts, e)) < 0 ||
         (err = find_renames(diff, e)) < 0)

@@ -1,7 +1,8 @@
 # t103-rescan-light.sh - the periodic rescan reads a worktree again only
 # when its git state changed (a commit, the integration branch moved): an
 # idle crowd costs no walk of its files (the daemon stays answering on a
-# large repository), a commit with no file event is still seen, and the
+# large repository), a commit with no file event is still seen, an edit's
+# read is limited to what changed and agrees with a full one, and the
 # status says how the worktrees are watched.
 . "$(dirname "$0")/lib.sh"
 new_repo "$TMP/repo"
@@ -66,6 +67,62 @@ until [ "$(files)" = 1 ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
 check "edit: bob's change read" [ "$(files)" = 1 ]
 settle
 check "edit: bob alone read again" [ "$(st .watch.reads)" = $((R1 + 1)) ]
+check "edit: read limited to what changed" [ "$(st .watch.limitedReads)" -ge 1 ]
+
+# An edit's read is limited to the paths the watch named and those the
+# last read found changed: each step's working set is the whole read's
+paths() { api GET /v1/agents/bob && jq -r '[.files[].path] | join(" ")' "$TMP/body"; }
+# wait until bob's paths are $1, then check them against a full rescan
+step() {
+    n=0
+    until [ "$(paths)" = "$1" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+    check "$2: bob's files are '$1' ($(paths))" [ "$(paths)" = "$1" ]
+    check "$2: the read was limited ($(st .watch.limitedReads) from $L)" [ "$(st .watch.limitedReads)" -gt "$L" ]
+    L=$(st .watch.limitedReads)
+}
+settle
+L=$(st .watch.limitedReads)
+# a directory moved in, files and all: one event names only the directory
+mkdir -p "$TMP/stage/pkg/sub" && echo "int x;" > "$TMP/stage/pkg/sub/new.c"
+mv "$TMP/stage/pkg" "$TMP/bob/pkg"
+step "pkg/sub/new.c t.txt" "directory moved in"
+sed -i 's/^bob 20$/line 20/' "$TMP/bob/t.txt"
+step "pkg/sub/new.c" "file back as in the base"
+git -C "$TMP/bob" mv t.txt u.txt
+mv "$TMP/bob/u.txt" "$TMP/bob/pkg/u.txt"
+# (git mv staged a rename: the index changed, so that read is whole)
+n=0
+until [ "$(paths)" = "pkg/sub/new.c t.txt" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "rename moved on: bob's files ($(paths))" [ "$(paths)" = "pkg/sub/new.c t.txt" ]
+api GET /v1/agents/bob
+check "rename moved on: t.txt renamed to pkg/u.txt" [ "$(jq -r '.files[] | select(.path == "t.txt") | .newPath' "$TMP/body")" = pkg/u.txt ]
+settle
+L=$(st .watch.limitedReads)
+rm -rf "$TMP/bob/pkg"
+step "t.txt" "directory removed"
+api GET /v1/agents/bob
+check "directory removed: t.txt deleted" [ "$(jq -r '.files[0].status' "$TMP/body")" = deleted ]
+# .gitignore changes what every path is: the read is whole
+settle
+L=$(st .watch.limitedReads)
+R4=$(st .watch.reads)
+echo "x" > "$TMP/bob/x.log"
+echo "*.log" > "$TMP/bob/.gitignore"
+n=0
+until [ "$(paths)" = ".gitignore t.txt" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check ".gitignore: x.log ignored ($(paths))" [ "$(paths)" = ".gitignore t.txt" ]
+settle
+check ".gitignore: read whole ($(st .watch.limitedReads) limited of $(st .watch.reads))" \
+    [ "$(st .watch.reads)" -gt "$R4" ] && [ "$(st .watch.limitedReads)" = "$L" ]
+BEFORE=$(api GET /v1/agents/bob && jq -c '[.files[] | {path, status, newPath, lines}]' "$TMP/body")
+api POST /v1/refresh
+check "a full rescan finds the same working set" \
+    [ "$(api GET /v1/agents/bob && jq -c '[.files[] | {path, status, newPath, lines}]' "$TMP/body")" = "$BEFORE" ]
+rm -f "$TMP/bob/.gitignore" "$TMP/bob/x.log"
+(cd "$TMP/bob" && git reset -q --hard && sed -i 's/^line 20$/bob 20/' t.txt)
+n=0
+until [ "$(paths)" = "t.txt" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+settle
 
 # while git holds a worktree's index lock (a checkout, a merge, a land),
 # its files are half written: the read waits until the lock is gone

@@ -13,6 +13,7 @@
 #include "git/repo.h"
 #include "git/workset.h"
 #include "util/error.h"
+#include "util/xalloc.h"
 
 #define NOW_MS 1800000000000LL
 
@@ -456,6 +457,173 @@ test_tree_oid(void)
     repo_free(r);
 }
 
+/* a's files as one line: path, status, new path, ranges, each */
+static char *
+files_str(const struct agent *a, char *buf, size_t cap)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < a->nfiles && len < cap; i++) {
+        const struct ws_file *f = &a->files[i];
+        len += (size_t)snprintf(buf + len, cap - len, "%s %d %s %s%s;", f->path,
+            (int)f->status, f->new_path ? f->new_path : "-", ranges_str(f),
+            f->whole ? " whole" : "");
+    }
+    return buf;
+}
+
+/* Read wt limited to what the last read found changed and to touched
+ * (the watch's paths), and in full; the two must agree. Leaves in *scope
+ * what the limited read found changed, and returns it as files_str(). */
+static void
+read_both(struct repo *r, const char *wt, struct workset_scope *scope,
+    const char *const *touched, size_t ntouched, struct agent *limited,
+    struct agent *full)
+{
+    struct workset_options o;
+    struct workset_scope next = { .limit = true };
+    struct workset_scope whole = { .limit = false };
+    struct as_err e;
+    char **paths = xcalloc(scope->nchanged + ntouched + 1, sizeof(*paths));
+    size_t n = 0;
+
+    for (size_t i = 0; i < scope->nchanged; i++)
+        paths[n++] = scope->changed[i];
+    for (size_t i = 0; i < ntouched; i++)
+        paths[n++] = (char *)touched[i];
+    next.paths = paths;
+    next.npaths = n;
+    workset_options_init(&o);
+    o.now_ms = NOW_MS;
+    o.scope = &next;
+    CHECK_INT(workset_from_worktree(r, wt, &o, limited, &e), 0);
+    o.scope = &whole;
+    CHECK_INT(workset_from_worktree(r, wt, &o, full, &e), 0);
+    CHECK_INT(next.nchanged, whole.nchanged);
+    for (size_t i = 0; i < next.nchanged && i < whole.nchanged; i++)
+        CHECK_STR(next.changed[i], whole.changed[i]);
+    free(paths);
+    workset_scope_release(scope);
+    *scope = next;
+    workset_scope_release(&whole);
+}
+
+/* A read limited to the paths the watch saw change and those the last
+ * read found changed is the whole read: files, ranges, renames and the
+ * captured tree; and it reads nothing else (a change nobody reported is
+ * not seen). */
+static void
+test_limited_read(void)
+{
+    struct repo *r = NULL;
+    struct workset_options o;
+    struct workset_scope sc = { .limit = false };
+    struct agent a, l, f;
+    struct as_err e;
+    char path[1024];
+    static char ls[4096], fs[4096];
+    static const char *const none[] = { NULL };
+    static const char *const m[] = { "m.txt" };
+    static const char *const pkg[] = { "pkg" };
+    static const char *const dst[] = { "dir/dst.txt", "adj.txt" };
+
+    CHECK_INT(repo_open(wt_dir, &r, &e), 0);
+    if (!r)
+        return;
+    workset_options_init(&o);
+    o.now_ms = NOW_MS;
+    o.scope = &sc;
+    agent_init(&a, "a");
+    CHECK_INT(workset_from_worktree(r, wt_dir, &o, &a, &e), 0);
+    /* old and new names of the rename, sorted */
+    CHECK(sc.nchanged >= a.nfiles);
+    for (size_t i = 1; i < sc.nchanged; i++)
+        CHECK(strcmp(sc.changed[i - 1], sc.changed[i]) < 0);
+    agent_release(&a);
+
+    struct {
+        const char *what;
+        const char *const *touched;
+        size_t n;
+    } steps[] = {
+        { "nothing changed", none, 0 },
+        { "a file back as in the base", m, 1 },
+        { "a new directory, named alone", pkg, 1 },
+        { "a rename's new name removed, an edit", dst, 2 },
+    };
+    for (size_t s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
+        if (s == 1)
+            fx_write(
+                wt_dir, "m.txt", fx_lines(path, sizeof(path), 20, 0, NULL));
+        if (s == 2)
+            fx_write(wt_dir, "pkg/sub/x.c", "int x;\n");
+        if (s == 3) {
+            snprintf(path, sizeof(path), "%s/dir/dst.txt", wt_dir);
+            unlink(path);
+            fx_write(
+                wt_dir, "adj.txt", "L1\nL2\nA3\nL4\nA5\nA6\nL7\nL8\nL9\nL10\n");
+        }
+        agent_init(&l, "a");
+        agent_init(&f, "a");
+        read_both(r, wt_dir, &sc, steps[s].touched, steps[s].n, &l, &f);
+        files_str(&l, ls, sizeof(ls));
+        files_str(&f, fs, sizeof(fs));
+        if (strcmp(ls, fs))
+            fprintf(stderr, "%s:\n limited %s\n", steps[s].what, ls);
+        CHECK_STR(ls, fs);
+        CHECK(l.nfiles > 5);
+        CHECK_STR(l.tree_oid, f.tree_oid);
+        agent_release(&l);
+        agent_release(&f);
+    }
+    /* the steps did what they say */
+    agent_init(&a, "a");
+    workset_options_init(&o);
+    CHECK_INT(workset_from_worktree(r, wt_dir, &o, &a, &e), 0);
+    CHECK(find_file(&a, "m.txt") == NULL);
+    CHECK(find_file(&a, "pkg/sub/x.c") != NULL);
+    CHECK(find_file(&a, "dir/src.txt") &&
+          find_file(&a, "dir/src.txt")->status == WS_DELETED);
+    CHECK_STR(ranges_str(find_file(&a, "adj.txt")), "3-3,5-6");
+    agent_release(&a);
+
+    /* what nobody reported is not read: the limit holds */
+    fx_write(wt_dir, "unreported.txt", "new\n");
+    agent_init(&l, "a");
+    agent_init(&f, "a");
+    {
+        struct workset_scope keep = {
+            .limit = true, .paths = sc.changed, .npaths = sc.nchanged
+        };
+        o.scope = &keep;
+        CHECK_INT(workset_from_worktree(r, wt_dir, &o, &l, &e), 0);
+        workset_scope_release(&keep);
+        o.scope = NULL;
+        CHECK_INT(workset_from_worktree(r, wt_dir, &o, &f, &e), 0);
+        files_str(&l, ls, sizeof(ls));
+        files_str(&f, fs, sizeof(fs));
+        CHECK(strcmp(ls, fs) != 0);
+        CHECK(strstr(fs, "unreported.txt") && !strstr(ls, "unreported.txt"));
+        /* an empty limit reads no file: only the base */
+        struct workset_scope nothing = { .limit = true };
+        agent_release(&l);
+        agent_init(&l, "a");
+        o.scope = &nothing;
+        CHECK_INT(workset_from_worktree(r, wt_dir, &o, &l, &e), 0);
+        CHECK_INT(l.nfiles, 0);
+        CHECK_INT(nothing.nchanged, 0);
+        CHECK_STR(l.base_oid, f.base_oid);
+        workset_scope_release(&nothing);
+    }
+    snprintf(path, sizeof(path), "%s/unreported.txt", wt_dir);
+    unlink(path);
+    agent_release(&l);
+    agent_release(&f);
+    workset_scope_release(&sc);
+    repo_free(r);
+}
+
 int
 main(void)
 {
@@ -466,6 +634,7 @@ main(void)
     TEST_RUN("clean main worktree", test_main_clean);
     TEST_RUN("work tree captured in memory", test_tree_oid);
     TEST_RUN("start time survives a re-save", test_start_stable);
+    TEST_RUN("a limited read is the whole read", test_limited_read);
     fx_teardown();
     return test_done();
 }
