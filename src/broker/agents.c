@@ -142,6 +142,7 @@ broker_agent_json(const struct broker *b, size_t i, bool files)
     if (a->base_oid)
         json_object_set_new(o, "base", json_string(a->base_oid));
     json_object_set_new(o, "status", json_string(status_names[m->status]));
+    json_object_set_new(o, "parked", json_boolean(broker_parked(b, i)));
     json_object_set_new(o, "registered", json_boolean(m->registered));
     json_object_set_new(
         o, "registeredAt", json_integer((json_int_t)m->registered_at));
@@ -287,6 +288,48 @@ sync_shared(struct broker *b, const char *wt, const struct agent *w)
     struct as_err e;
     if (sy.tx && db_commit(b->db, &e))
         broker_log(b, "store: %s", e.msg);
+}
+
+/* Whether agent i, not active, is the one a worktree's work belongs to:
+ * no agent flies there now and none registered there after it (several
+ * sessions, one after the other, in one worktree leave one owner). */
+static bool
+owns_worktree(const struct broker *b, size_t i)
+{
+    const char *wt = b->ag[i].worktree;
+    int64_t at = broker_who(b, i)->registered_at;
+    for (size_t j = 0; j < b->nagents; j++) {
+        const struct as_agent *o = broker_who(b, j);
+        if (j == i || !b->ag[j].worktree || strcmp(b->ag[j].worktree, wt))
+            continue;
+        if (o->status == AS_AGENT_ACTIVE ||
+            (o->from_worktree && !o->human_residual &&
+                (o->registered_at > at || (o->registered_at == at && j > i))))
+            return false;
+    }
+    return true;
+}
+
+bool
+broker_parked(const struct broker *b, size_t i)
+{
+    const struct as_agent *w = broker_who(b, i);
+    return w->status != AS_AGENT_ACTIVE && w->from_worktree && !w->shared &&
+           !w->human_residual && b->ag[i].worktree && b->ag[i].nfiles &&
+           owns_worktree(b, i);
+}
+
+/* Whether agent i's working set is read from its worktree again as it
+ * changes: an active worktree agent, or one that may be parked (its
+ * worktree's work stays in the airspace). */
+static bool
+reads_worktree(const struct broker *b, size_t i)
+{
+    const struct as_agent *w = broker_who(b, i);
+    if (!w->from_worktree || w->shared || !b->ag[i].worktree)
+        return false;
+    return w->status == AS_AGENT_ACTIVE ||
+           (!w->human_residual && owns_worktree(b, i));
 }
 
 void
@@ -530,8 +573,9 @@ broker_rescan(struct broker *b, struct as_err *e)
         /* every file, whatever the watch saw: what it cannot see (a
          * directory past its depth, node_modules) is read here */
         b->meta[i].pending_all = true;
-        bool reread = broker_who(b, i)->status == AS_AGENT_ACTIVE &&
-                      broker_who(b, i)->from_worktree && b->ag[i].worktree;
+        bool reread = reads_worktree(b, i) &&
+                      (broker_who(b, i)->status == AS_AGENT_ACTIVE ||
+                          !access(b->ag[i].worktree, F_OK));
         if (reread && !read_workset(b, i, &ae)) {
             read[i] = true;
             continue;
@@ -566,8 +610,7 @@ refresh_changed(struct broker *b, bool age, struct as_err *e)
     int64_t now = broker_now();
     bool aged = false;
     for (size_t i = 0; i < b->nagents; i++) {
-        if (broker_who(b, i)->status != AS_AGENT_ACTIVE ||
-            !broker_who(b, i)->from_worktree || !b->ag[i].worktree ||
+        if (!reads_worktree(b, i) ||
             access(b->ag[i].worktree, F_OK)) /* gone: `agent prune` */
             continue;
         uint64_t state;

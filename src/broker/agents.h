@@ -9,6 +9,15 @@
 #include "broker/internal.h"
 
 ssize_t broker_find_agent(const struct broker *b, const char *id);
+/*
+ * Whether agent i is parked: not active (its session ended, or silent past
+ * stale-ms) while the worktree it flew in still holds its work (read from
+ * git: a working set not empty), and no active agent flies there now. Its
+ * pairs with active agents are still scored, at most traffic (it cannot
+ * act), so whoever comes near its work is told before the merge; its
+ * worktree is kept read as an active agent's.
+ */
+bool broker_parked(const struct broker *b, size_t i);
 /* Free what an agent's slot beside it holds (its reports, what its
  * watch saw). */
 void broker_meta_release(struct bagent *m);

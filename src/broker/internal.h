@@ -86,6 +86,7 @@ struct bpair {
     uint32_t hold, steer; /* agent indices at the last scoring */
     bool live;            /* both agents present at the last scoring */
     bool merge_reported;  /* the detector was last told of a conflict */
+    bool parked; /* one agent parked at the last scoring: at most traffic */
 };
 
 /* One published event. */

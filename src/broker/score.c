@@ -56,7 +56,8 @@ feed_pair(struct broker *b, size_t k, double risk, int64_t now)
 {
     struct bpair *p = &b->pairs[k];
     enum advisory_level was;
-    if (!pair_advisory_step(&b->cfg, &p->adv, risk, now, &was))
+    if (!pair_advisory_step_max(&b->cfg, &p->adv, risk, now,
+            p->parked ? ADVISORY_TRAFFIC : ADVISORY_RESOLUTION, &was))
         return;
     json_t *d = broker_pair_json(b, k, p->adv.st.level == ADVISORY_RESOLUTION);
     json_object_set_new(d, "from", json_string(advisory_level_name(was)));
@@ -120,14 +121,16 @@ broker_rescore(struct broker *b, size_t changed)
         changed = SIZE_MAX;
     b->realigned = b->reshared = false;
     broker_drop_engine(b);
-    /* The engine scores active agents only; index map back to ours. */
+    /* The engine scores active and parked agents; index map back to
+     * ours. */
     size_t *idx = xcalloc(b->nagents + 1, sizeof(*idx));
     struct agent *v = xcalloc(b->nagents + 1, sizeof(*v));
     b->eng_pos = xmalloc((b->nagents + 1) * sizeof(*b->eng_pos));
     size_t n = 0;
     for (size_t i = 0; i < b->nagents; i++) {
         b->eng_pos[i] = SIZE_MAX;
-        if (broker_who(b, i)->status == AS_AGENT_ACTIVE) {
+        if (broker_who(b, i)->status == AS_AGENT_ACTIVE ||
+            broker_parked(b, i)) {
             idx[n] = i;
             b->eng_pos[i] = n;
             v[n++] = b->ag[i]; /* shallow: the engine only reads */
@@ -152,11 +155,16 @@ broker_rescore(struct broker *b, size_t changed)
             forward_reach_init(&reach[x], b->view_base.forward, &v[x],
                 b->cfg.forward_min_rate);
     }
+    bool *parked = xcalloc(n + 1, sizeof(*parked));
+    for (size_t x = 0; x < n; x++)
+        parked[x] = broker_who(b, idx[x])->status != AS_AGENT_ACTIVE;
     for (size_t x = 0; x < n; x++)
         for (size_t y = x + 1; y < n; y++) {
             size_t i = idx[x], j = idx[y];
             if (changed != SIZE_MAX && i != changed && j != changed)
                 continue;
+            if (parked[x] && parked[y])
+                continue; /* neither can act: no pair */
             /* a pair with other daemons' agents: scored once, by one of
              * its daemons (the other mirrors the result, team.c) */
             if (!team_scores_pair(b, i, j))
@@ -191,7 +199,9 @@ broker_rescore(struct broker *b, size_t changed)
             p->merge_checked = ps.merge_checked;
             p->merge_paths = ps.merge_paths;
             p->nmerge_paths = ps.nmerge_paths;
-            if (p->nmerge_paths || p->merge_reported) {
+            /* (the detector forgot a parked agent when it left) */
+            if (!parked[x] && !parked[y] &&
+                (p->nmerge_paths || p->merge_reported)) {
                 /* committed conflicts: tell the detector of a conflict,
                  * and of the clean merge that ends it (it recomputes its
                  * facts on every call, so clean pairs are not repeated) */
@@ -206,6 +216,11 @@ broker_rescore(struct broker *b, size_t changed)
             }
             p->hold = (uint32_t)(ps.hold == 0 ? i : j);
             p->steer = (uint32_t)(ps.hold == 0 ? j : i);
+            p->parked = parked[x] || parked[y];
+            if (p->parked) { /* it stays where it is: the other steers */
+                p->hold = (uint32_t)(parked[x] ? i : j);
+                p->steer = (uint32_t)(parked[x] ? j : i);
+            }
             p->live = true;
             feed_pair(b, k, p->res.risk, now);
             team_pair_scored(b, k, i, j); /* the other daemon's copy */
@@ -218,16 +233,22 @@ broker_rescore(struct broker *b, size_t changed)
      * no pair (the walk over every pair is the cost of a big airspace). */
     bool fade = changed == SIZE_MAX ||
                 broker_who(b, changed)->status != AS_AGENT_ACTIVE;
-    struct strmap active;
+    /* an agent that was parked may not be now (an agent took over its
+     * worktree, its work landed): its pairs may have ended too */
+    for (size_t i = 0; !fade && i < b->nagents; i++)
+        fade = broker_who(b, i)->status != AS_AGENT_ACTIVE && b->ag[i].nfiles &&
+               broker_who(b, i)->from_worktree;
+    struct strmap active; /* id -> 1 + parked */
     strmap_init(&active);
     for (size_t x = 0; fade && x < n; x++)
         strmap_put(&active, b->ag[idx[x]].id, strlen(b->ag[idx[x]].id),
-            (uint32_t)idx[x], NULL);
+            1 + parked[x], NULL);
     for (size_t k = 0; fade && k < b->npairs; k++) {
         struct bpair *p = &b->pairs[k];
         uint32_t ia, ib;
         bool live = strmap_get(&active, p->a, strlen(p->a), &ia) &&
-                    strmap_get(&active, p->b, strlen(p->b), &ib);
+                    strmap_get(&active, p->b, strlen(p->b), &ib) &&
+                    !(ia == 2 && ib == 2);
         if (!live && p->live) {
             p->live = false;
             memset(&p->res, 0, sizeof(p->res));
@@ -244,11 +265,12 @@ broker_rescore(struct broker *b, size_t changed)
     }
     strmap_release(&active);
     for (size_t x = 0; x < n; x++)
-        if (changed == SIZE_MAX || idx[x] == changed)
+        if (!parked[x] && (changed == SIZE_MAX || idx[x] == changed))
             broker_conflicts_modified(b, idx[x]);
     if (mctx.failures)
         broker_log(b, "merge channel: %s", mctx.first_error.msg);
     free(idx);
+    free(parked);
 }
 
 /* Forget every pair of agent id; a live one above clear is announced
@@ -302,6 +324,8 @@ broker_pair_json(struct broker *b, size_t k, bool evidence)
     if (ids_ok) {
         json_object_set_new(o, "hold", json_string(b->ag[p->hold].id));
         json_object_set_new(o, "steer", json_string(b->ag[p->steer].id));
+        if (p->parked) /* the one that holds */
+            json_object_set_new(o, "parked", json_string(b->ag[p->hold].id));
     }
     json_t *ch = json_object();
     for (int c = 0; c < RISK_NCHANNELS; c++)

@@ -87,8 +87,26 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
 void
 broker_watch_worktree(struct broker *b, size_t i)
 {
-    if (b->ag[i].worktree)
-        b->meta[i].root_wd = watch_dir(b, i, b->ag[i].worktree, 0);
+    const char *wt = b->ag[i].worktree;
+    if (!wt)
+        return;
+    int wd = b->meta[i].root_wd = watch_dir(b, i, wt, 0);
+    if (wd <= 0 || b->watches[wd].agent == i ||
+        b->watches[wd].agent >= b->nagents ||
+        broker_who(b, b->watches[wd].agent)->status == AS_AGENT_ACTIVE)
+        return;
+    /* watched for an agent that left (a new session there under another
+     * id): its events are this agent's now, or its edits would be read
+     * for the one that left */
+    uint32_t old = b->watches[wd].agent;
+    size_t n = strlen(wt);
+    for (size_t k = 0; k < b->nwatches; k++) {
+        struct bwatch *w = &b->watches[k];
+        if (w->dir && w->agent == old && !strncmp(w->dir, wt, n) &&
+            (!w->dir[n] || w->dir[n] == '/'))
+            w->agent = (uint32_t)i;
+    }
+    b->meta[i].pending_all = true;
 }
 
 void

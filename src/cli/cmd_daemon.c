@@ -406,8 +406,7 @@ cmd_status(int argc, char **argv)
                 "CLIENT", "STATUS", "FILES", "WORKTREE");
             json_array_foreach(json_object_get(ag, "agents"), i, a) printf(
                 "%-20s %-8s %-12s %-8s %5lld  %s\n", dcli_str(a, "id"),
-                dcli_str(a, "kind"), dcli_str(a, "client"),
-                dcli_str(a, "status"),
+                dcli_str(a, "kind"), dcli_str(a, "client"), dcli_agent_state(a),
                 (long long)json_integer_value(json_object_get(a, "fileCount")),
                 dcli_str(a, "worktree"));
             json_t *list = json_object_get(adv, "advisories");
@@ -504,7 +503,7 @@ simple_get(int argc, char **argv, const char *cmd, const char *usage)
             if (!strcmp(cmd, "agents"))
                 json_array_foreach(list, i, a) printf(
                     "%-20s %-8s %-8s %3lld files  %s\n", dcli_str(a, "id"),
-                    dcli_str(a, "kind"), dcli_str(a, "status"),
+                    dcli_str(a, "kind"), dcli_agent_state(a),
                     (long long)json_integer_value(
                         json_object_get(a, "fileCount")),
                     dcli_str(a, "worktree"));

@@ -567,10 +567,14 @@ draw_agents(struct top *t, int y, int rows)
     hidden(y++, n, rows);
     for (size_t i = 0; i < n && (int)i < rows - 1; i++, y++) {
         json_t *a = json_array_get(list, i);
-        const char *status = str(a, "status") ? str(a, "status") : "?";
-        int sa = !strcmp(status, "active")  ? attr_of(t, PAIR_GREEN, 0)
-                 : !strcmp(status, "stale") ? attr_of(t, PAIR_YELLOW, 0)
-                                            : attr_of(t, PAIR_DIM, 0);
+        const char *status = json_is_true(json_object_get(a, "parked"))
+                                 ? "parked"
+                             : str(a, "status") ? str(a, "status")
+                                                : "?";
+        int sa = !strcmp(status, "active") ? attr_of(t, PAIR_GREEN, 0)
+                 : !strcmp(status, "stale") || !strcmp(status, "parked")
+                     ? attr_of(t, PAIR_YELLOW, 0)
+                     : attr_of(t, PAIR_DIM, 0);
         char files[24];
         snprintf(files, sizeof(files), "%5lld",
             (long long)json_integer_value(json_object_get(a, "fileCount")));

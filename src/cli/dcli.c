@@ -62,6 +62,13 @@ dcli_str(json_t *o, const char *k)
     return s ? s : "-";
 }
 
+const char *
+dcli_agent_state(json_t *a)
+{
+    return json_is_true(json_object_get(a, "parked")) ? "parked"
+                                                      : dcli_str(a, "status");
+}
+
 void
 dcli_conflict_with(json_t *c, char *buf, size_t len)
 {

@@ -35,5 +35,8 @@ const char *dcli_str(json_t *o, const char *k);
 /* The other party of a conflict object (GET /v1/conflicts) into buf: the
  * second agent, an owner, or "branch NAME" for an integration conflict. */
 void dcli_conflict_with(json_t *c, char *buf, size_t len);
+/* An agent object's status as shown: "parked" for a parked agent (not
+ * active, its work not landed), else its status. */
+const char *dcli_agent_state(json_t *a);
 
 #endif

@@ -82,7 +82,9 @@ advisory_line(struct strbuf *sb, json_t *d)
         str(d, "from") ? str(d, "from") : "?",
         str(d, "level") ? str(d, "level") : "?",
         json_number_value(json_object_get(d, "risk")));
-    if (str(d, "hold") && str(d, "steer"))
+    if (str(d, "parked"))
+        strbuf_addf(sb, ", %s parked", str(d, "parked"));
+    else if (str(d, "hold") && str(d, "steer"))
         strbuf_addf(
             sb, ", %s holds, %s steers", str(d, "hold"), str(d, "steer"));
     if (json_array_size(json_object_get(d, "contested"))) {

@@ -77,10 +77,20 @@ bool
 pair_advisory_step(const struct risk_config *c, struct pair_advisory *p,
     double risk, int64_t now_ms, enum advisory_level *was)
 {
+    return pair_advisory_step_max(c, p, risk, now_ms, ADVISORY_RESOLUTION, was);
+}
+
+bool
+pair_advisory_step_max(const struct risk_config *c, struct pair_advisory *p,
+    double risk, int64_t now_ms, enum advisory_level max,
+    enum advisory_level *was)
+{
     enum advisory_level before = p->st.level;
     if (was)
         *was = before;
-    if (advisory_update(c, &p->st, risk, now_ms) == before)
+    if (advisory_update(c, &p->st, risk, now_ms) > max)
+        p->st.level = max; /* the next step starts from max */
+    if (p->st.level == before)
         return false;
     p->since = now_ms;
     return true;

@@ -94,6 +94,16 @@ void pair_advisory_init(struct pair_advisory *p);
 bool pair_advisory_step(const struct risk_config *c, struct pair_advisory *p,
     double risk, int64_t now_ms, enum advisory_level *was);
 
+/*
+ * pair_advisory_step() for a pair whose level may not pass max: a pair
+ * with a parked agent (its session over, its work not landed) is at most
+ * traffic, as a resolution needs both agents to act. A pair above max
+ * comes down to it at this step.
+ */
+bool pair_advisory_step_max(const struct risk_config *c,
+    struct pair_advisory *p, double risk, int64_t now_ms,
+    enum advisory_level max, enum advisory_level *was);
+
 /* The pair is gone (an agent left): back to a fresh state machine at
  * clear; since is kept. Returns the level it had. */
 enum advisory_level pair_advisory_leave(struct pair_advisory *p);

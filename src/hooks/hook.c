@@ -448,13 +448,16 @@ crew_status(struct hook *h)
     {
         const char *id = json_string_value(json_object_get(a, "id"));
         const char *st = json_string_value(json_object_get(a, "status"));
-        if (!id || !strcmp(id, h->agent) || !st || strcmp(st, "active") ||
+        bool parked = json_is_true(json_object_get(a, "parked"));
+        if (!id || !strcmp(id, h->agent) || !st ||
+            (strcmp(st, "active") && !parked) ||
             !json_integer_value(json_object_get(a, "fileCount")))
             continue;
         if (others++ < 8) {
             json_t *fs = json_object_get(a, "files");
-            strbuf_addf(
-                &t, "- %s (%s) is changing", id, hook_str_or(a, "client", "?"));
+            strbuf_addf(&t, "- %s (%s%s) %s", id, hook_str_or(a, "client", "?"),
+                parked ? ", " HOOK_PARKED : "",
+                parked ? "changed" : "is changing");
             size_t k;
             json_t *f;
             json_array_foreach(fs, k, f)
@@ -487,8 +490,11 @@ crew_status(struct hook *h)
         if (!x || !y || (strcmp(x, h->agent) && strcmp(y, h->agent)))
             continue;
         char *why = hook_why(a);
-        strbuf_addf(&t, "- %s advisory with %s (risk %.2f%s); %s holds\n",
-            hook_str_or(a, "level", "?"), strcmp(x, h->agent) ? x : y,
+        const char *other = strcmp(x, h->agent) ? x : y;
+        bool parked = !strcmp(hook_str_or(a, "parked", ""), other);
+        strbuf_addf(&t, "- %s advisory with %s%s (risk %.2f%s); %s holds\n",
+            hook_str_or(a, "level", "?"), other,
+            parked ? " (" HOOK_PARKED ")" : "",
             json_real_value(json_object_get(a, "risk")), why,
             hook_str_or(a, "hold", "?"));
         free(why);

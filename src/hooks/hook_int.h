@@ -42,6 +42,11 @@ void hook_emit(struct hook *h, const char *deny, const char *context);
 
 /* A string member of o, or dflt. */
 const char *hook_str_or(json_t *o, const char *key, const char *dflt);
+
+/* What the model is told of a parked agent (the daemon's `parked`): its
+ * session ended or went silent, and what it changed is still in its
+ * worktree. */
+#define HOOK_PARKED "parked: not active now, its work not landed"
 /* ": C1, C2" of an advisory's "why" (the channels that make up its risk,
  * most first), or "" when it has none; the caller frees it. */
 char *hook_why(json_t *advisory);

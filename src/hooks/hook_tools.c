@@ -228,9 +228,12 @@ check_path(struct hook *h, const char *path, char **ctx, json_t **advs)
                                        "another agent holds this work");
         } else if (level && !*ctx) {
             char *why = hook_why(a);
-            *ctx = xasprintf("airspace: %s advisory with '%s' (risk %.2f%s)%s",
-                level, other, json_real_value(json_object_get(a, "risk")), why,
-                contested ? " on this file" : "");
+            bool parked = !strcmp(hook_str_or(a, "parked", ""), other);
+            *ctx =
+                xasprintf("airspace: %s advisory with '%s'%s (risk %.2f%s)%s",
+                    level, other, parked ? " (" HOOK_PARKED ")" : "",
+                    json_real_value(json_object_get(a, "risk")), why,
+                    contested ? " on this file" : "");
             free(why);
         }
     }
@@ -489,7 +492,9 @@ approach(struct hook *h, json_t *agents, json_t *advs, const char *rel,
     {
         const char *id = json_string_value(json_object_get(a, "id"));
         const char *st = json_string_value(json_object_get(a, "status"));
-        if (!id || !strcmp(id, h->agent) || (st && !strcmp(st, "exited")))
+        bool parked = json_is_true(json_object_get(a, "parked"));
+        if (!id || !strcmp(id, h->agent) ||
+            (st && !strcmp(st, "exited") && !parked))
             continue;
         json_array_foreach(json_object_get(a, "files"), k, f)
         {
@@ -521,10 +526,11 @@ approach(struct hook *h, json_t *agents, json_t *advs, const char *rel,
                     "lines %u-%u)",
                     (unsigned)ts, (unsigned)te);
             strbuf_addf(ctx,
-                "airspace: traffic: '%s' (%s) has changed %s%s of %s%s. "
+                "airspace: traffic: '%s' (%s%s) has changed %s%s of %s%s. "
                 "Coordinate before you edit: message them (airspace msg "
                 "%s ...), or work elsewhere.\n",
-                id, hook_str_or(a, "client", "?"), hits ? "lines " : "the file",
+                id, hook_str_or(a, "client", "?"),
+                parked ? ", " HOOK_PARKED : "", hits ? "lines " : "the file",
                 hits ? near.s : "", rel, mine, id);
             if (hits && !*hold && !right_of_way(h, advs, id) &&
                 !done_lately(h, "held", id, rel))

@@ -34,7 +34,10 @@ add_agent(struct strbuf *t, json_t *a, const char *self)
 {
     const char *id = str(a, "id");
     strbuf_addf(t, "  %s%s [%s %s, %s]", id, !strcmp(id, self) ? " (you)" : "",
-        str(a, "kind"), str(a, "client"), str(a, "status"));
+        str(a, "kind"), str(a, "client"),
+        json_is_true(json_object_get(a, "parked"))
+            ? "parked: not active now, its work not landed"
+            : str(a, "status"));
     if (*str(a, "branch"))
         strbuf_addf(t, " branch %s", str(a, "branch"));
     json_t *files = json_object_get(a, "files");
@@ -63,7 +66,10 @@ add_pair(struct strbuf *t, json_t *p)
         const char *ch = json_string_value(c);
         strbuf_addf(t, "%s%s", i ? ", " : " from ", ch ? ch : "?");
     }
-    if (*str(p, "steer"))
+    if (*str(p, "parked"))
+        strbuf_addf(t, " (%s parked: not active now, its work not landed)",
+            str(p, "parked"));
+    else if (*str(p, "steer"))
         strbuf_addf(
             t, " (hold: %s, steer: %s)", str(p, "hold"), str(p, "steer"));
     json_array_foreach(json_object_get(p, "contested"), i, c)

@@ -299,6 +299,25 @@ first=$(ms_main "$TMP/s8.log" | head -1)
 check "8: the session's first request tells the model, naming the file and the branch" says "$first" \
     "\\[conflict\\] integration: the work of '[^']+' conflicts in plan.txt with what 'main' changed since it began; merge or rebase onto 'main'"
 
+# ---- 9. parked work: a new session is told of ended sessions' edits ----
+# The sessions of 3 ended with their edits of src/conn.c (alice's lines
+# 10-12, bob's 14-15) still in their worktrees, not landed: their agents
+# are parked. A new session in carol's worktree about to change line 11
+# is held once, told whose lines those are and that they are parked.
+parked=$(as agents --json | jq -c '[.agents[] | select(.parked) | .worktree] | sort')
+check "9: the ended sessions' agents with work left are parked ($parked)" \
+    jt "$parked" "index(\"$WA\") != null and index(\"$WB\") != null"
+jq -n --arg f "$WC/src/conn.c" '{steps: [
+    {tool: "Read", input: {file_path: $f}},
+    {tool: "Edit", input: {file_path: $f, old_string: "int v11 = 11;", new_string: "int v11 = 1100;"}},
+    {text: "left it"}]}' > "$TMP/s9.script"
+cc s9 "$WC" "tune v11" --session-id "$(uuid)" --allowedTools Edit
+check "9: the session ran" ran s9
+r=$(result "$TMP/s9.log" '.tool == "Edit"')
+check "9: the edit near parked lines is held, the warning read first ($r)" jt "$r" '.is_error == true'
+check "9: ... naming the lines, the file and that their agent is parked" says "$r" \
+    "parked: not active now, its work not landed\\) has changed lines 10-12 of src/conn.c"
+
 # ---- 5. every answer accepted: a compaction, and the daemon down ----
 echo '{"steps": []}' > "$TMP/s5c.script" # the compaction is a side request
 cc s5c "$WA" "/compact" --resume "$S1"
@@ -318,7 +337,7 @@ check "5: ... its edit went through" grep -q 'line four' "$WB/notes.md"
 up() { as status --no-start > /dev/null 2>&1; }
 check "5: ... and a hook started the daemon again" wait_for 10 up
 
-RUNS="s1 s2 s3a s3b s4 s8 s5c s5d" # every session with airspace
+RUNS="s1 s2 s3a s3b s4 s8 s9 s5c s5d" # every session with airspace
 cat /dev/null > "$TMP/all.debug"
 for n in $RUNS; do
     sed "s/^/$n: /" "$TMP/$n.debug" >> "$TMP/all.debug"

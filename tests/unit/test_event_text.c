@@ -50,6 +50,14 @@ static const struct {
         .want = "    10 10:00:00 advisory           -              alice ~ "
                 "bob: traffic -> resolution (risk 0.81), alice holds, bob "
                 "steers; contested: src/a.c, src/b.c" },
+    { .name = "advisory with a parked agent: it is named parked",
+        .event = "{\"id\":10,\"type\":\"advisory\",\"ts\":" TS
+                 ",\"data\":{\"a\":\"alice\",\"b\":\"bob\",\"level\":"
+                 "\"traffic\",\"risk\":1,\"from\":\"resolution\","
+                 "\"hold\":\"bob\",\"steer\":\"alice\",\"parked\":"
+                 "\"bob\"}}",
+        .want = "    10 10:00:00 advisory           -              alice ~ "
+                "bob: resolution -> traffic (risk 1.00), bob parked" },
     { .name = "agent exited: client, worktree, reason",
         .event = "{\"id\":11,\"type\":\"agent.exited\",\"ts\":" TS
                  ",\"agent\":\"alice\",\"data\":{\"id\":\"alice\","

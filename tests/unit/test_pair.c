@@ -487,6 +487,50 @@ test_step(void)
     TEST_END();
 }
 
+/* A pair with a parked agent: the same samples, never above traffic;
+ * a resolution in progress comes down to traffic at the next step. */
+static void
+test_step_max(void)
+{
+    TEST_BEGIN("step at most traffic");
+    struct risk_config cfg;
+    risk_config_default(&cfg);
+    struct pair_advisory p;
+    enum advisory_level was;
+    pair_advisory_init(&p);
+    CHECK_INT(
+        pair_advisory_step_max(&cfg, &p, 0.40, 61000, ADVISORY_TRAFFIC, &was),
+        true);
+    CHECK_INT(p.st.level, ADVISORY_TRAFFIC);
+    CHECK_INT(
+        pair_advisory_step_max(&cfg, &p, 0.75, 121000, ADVISORY_TRAFFIC, &was),
+        false);
+    CHECK_INT(p.st.level, ADVISORY_TRAFFIC);
+    CHECK_INT(p.since, 61000);
+    /* it leaves traffic as any pair does: below for the dwell */
+    CHECK_INT(
+        pair_advisory_step_max(&cfg, &p, 0.20, 122000, ADVISORY_TRAFFIC, &was),
+        false);
+    CHECK_INT(
+        pair_advisory_step_max(&cfg, &p, 0.20, 182000, ADVISORY_TRAFFIC, &was),
+        true);
+    CHECK_INT(p.st.level, ADVISORY_CLEAR);
+    /* in resolution when its agent parked: traffic at once */
+    pair_advisory_init(&p);
+    CHECK_INT(pair_advisory_step(&cfg, &p, 0.9, 200000, NULL), true);
+    CHECK_INT(p.st.level, ADVISORY_RESOLUTION);
+    CHECK_INT(
+        pair_advisory_step_max(&cfg, &p, 0.9, 201000, ADVISORY_TRAFFIC, &was),
+        true);
+    CHECK_INT(was, ADVISORY_RESOLUTION);
+    CHECK_INT(p.st.level, ADVISORY_TRAFFIC);
+    CHECK_INT(p.since, 201000);
+    /* back in flight: resolution again */
+    CHECK_INT(pair_advisory_step(&cfg, &p, 0.9, 202000, &was), true);
+    CHECK_INT(p.st.level, ADVISORY_RESOLUTION);
+    TEST_END();
+}
+
 int
 main(void)
 {
@@ -494,5 +538,6 @@ main(void)
     TEST_RUN("engine and hold", test_engine_and_hold);
     TEST_RUN("level", test_level);
     TEST_RUN("step", test_step);
+    TEST_RUN("step at most traffic", test_step_max);
     return test_done();
 }

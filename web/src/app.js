@@ -502,7 +502,7 @@ function redrawMarks() {
 function updateMarks() {
   const seen = new Set();
   S.agents.forEach((a, k) => {
-    if (a.status === 'exited' || (a.kind === 'human' && !(a.files || []).length)) return;
+    if ((a.status === 'exited' && !a.parked) || (a.kind === 'human' && !(a.files || []).length)) return;
     seen.add(a.id);
     const target = agentCentre(a, k);
     let m = S.marks.get(a.id);
@@ -589,7 +589,7 @@ function drawLabels() {
     if (!ma || !mb) continue;
     const mid = [0, 1, 2].map((k) => (ma.pos[k] + mb.pos[k]) / 2);
     const el = label('l:' + adv.a + '\t' + adv.b, 'link', (e) => {
-      const t = adv.hold ? `${adv.hold} holds · ${adv.steer} steers` : adv.level;
+      const t = adv.parked ? `${adv.parked} parked` : adv.hold ? `${adv.hold} holds · ${adv.steer} steers` : adv.level;
       if (e.textContent === t && e.className === 'lbl link ' + adv.level) return;
       e.className = 'lbl link ' + adv.level;
       e.textContent = t;
@@ -680,7 +680,9 @@ function fill(sel, items, render, emptyText) {
 function badge(kind, text) { return el('span', 'badge ' + kind, text || kind); }
 
 function renderPanels() {
-  const active = S.agents.filter((a) => a.status !== 'exited');
+  // the agents in the airspace: active ones, and the parked (their session
+  // over, their work not landed; the daemon still scores it)
+  const active = S.agents.filter((a) => a.status !== 'exited' || a.parked);
   fill('#p-agents', active, (li, a) => {
     const b = el('button', 'agent');
     b.type = 'button';
@@ -688,7 +690,7 @@ function renderPanels() {
     const dot = el('span', 'dot'); dot.style.background = css(agentColour(a.id)); b.appendChild(dot);
     b.appendChild(el('b', '', a.id));
     const it = intentOf(a.id);
-    b.appendChild(el('span', 'muted', ` ${a.client || a.kind} · ${a.status} · ${a.fileCount} file${a.fileCount === 1 ? '' : 's'}` + (it && it.summary ? ' · ' + it.summary : '')));
+    b.appendChild(el('span', 'muted', ` ${a.client || a.kind} · ${a.parked ? 'parked' : a.status} · ${a.fileCount} file${a.fileCount === 1 ? '' : 's'}` + (it && it.summary ? ' · ' + it.summary : '')));
     b.addEventListener('click', () => follow(a.id));
     li.appendChild(b);
   }, 'no agents yet');
@@ -699,7 +701,8 @@ function renderPanels() {
     li.appendChild(el('b', '', `${p.a} ↔ ${p.b}`));
     const why = (p.why || []).length ? ` from ${p.why.join(', ')}` : '';
     li.appendChild(el('span', 'muted', ` risk ${(p.risk || 0).toFixed(2)}${why} · ${fmtAgo(p.since)}`));
-    if (p.hold) li.appendChild(el('div', '', `${p.hold} holds, ${p.steer} steers`));
+    if (p.parked) li.appendChild(el('div', '', `${p.parked} parked: not active now, its work not landed`));
+    else if (p.hold) li.appendChild(el('div', '', `${p.hold} holds, ${p.steer} steers`));
     const files = (p.contested || []).map((c) => c.path).concat(p.mergeConflicts || []);
     if (files.length) li.appendChild(el('div', 'muted', 'contested: ' + [...new Set(files)].join(', ')));
   }, 'all clear');
