@@ -19,23 +19,11 @@ SRC=$1 N=$2 SECS=$3
 shift 3
 T=$(mktemp -d)
 trap 'for b in "$@"; do "$b" stop --repo "$T/r" > /dev/null 2>&1 || true; done; rm -rf "$T"' EXIT
-git clone -q "$SRC" "$T/r"
-i=1
-while [ "$i" -le "$N" ]; do
-    git -C "$T/r" worktree add -q -b "w$i" "$T/w$i"
-    f=$(git -C "$T/w$i" ls-files | sed -n "$((i * 7 + 1))p")
-    echo "/* w$i */" >> "$T/w$i/$f"
-    i=$((i + 1))
-done
+. "$(dirname "$0")/worktrees_lib.sh"
+bench_worktrees "$SRC" "$N"
 for BIN in "$@"; do
-    (cd "$T/r" && "$BIN" serve --log-stderr 2> "$T/log") &
-    S="$T/r/.git/airspace/sock"
-    until curl -sf --unix-socket "$S" http://a/v1/status 2> /dev/null |
-        jq -e '.index.state == "ready"' > /dev/null 2>&1; do
-        sleep 0.2
-    done
-    sleep 10 # the first reads (and the one after the graph) settle
-    pid=$(curl -sf --unix-socket "$S" http://a/v1/status | jq -r .pid)
+    bench_serve "$BIN"
+    pid=$DPID
     python3 - "$S" "$SECS" "$BIN" "$T/w1" "$pid" <<'PY'
 import json, os, socket, sys, threading, time
 sock, secs, binary, wt, pid = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]

@@ -337,9 +337,7 @@ broker_meta_release(struct bagent *m)
 {
     agent_release(&m->reports);
     strmap_release(&m->pending);
-    for (size_t k = 0; k < m->nseen; k++)
-        free(m->seen[k]);
-    free(m->seen);
+    strv_free(m->seen, m->nseen);
     m->seen = NULL;
     m->nseen = 0;
     m->seen_ok = false;
@@ -416,9 +414,7 @@ read_workset(struct broker *b, size_t i, struct as_err *e)
     strmap_release(&m->pending);
     strmap_init(&m->pending);
     m->pending_all = false;
-    for (size_t k = 0; k < m->nseen; k++)
-        free(m->seen[k]);
-    free(m->seen);
+    strv_free(m->seen, m->nseen);
     m->seen = sc.changed;
     m->nseen = sc.nchanged;
     m->seen_ok = !rc;

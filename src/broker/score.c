@@ -42,9 +42,7 @@ pair_index(struct broker *b, const char *x, const char *y)
 void
 broker_clear_merge(struct bpair *p)
 {
-    for (size_t k = 0; k < p->nmerge_paths; k++)
-        free(p->merge_paths[k]);
-    free(p->merge_paths);
+    strv_free(p->merge_paths, p->nmerge_paths);
     p->merge_paths = NULL;
     p->nmerge_paths = 0;
     p->merge_checked = false;

@@ -354,14 +354,6 @@ intent_clear(struct intent *in)
 }
 
 static void
-strv_free(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
-static void
 lanes_free(struct lane *l, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

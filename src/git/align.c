@@ -28,14 +28,6 @@ struct align_cache {
     size_t hits;
 };
 
-static void
-strv_free(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 long
 align_newest(size_t n, align_descends_fn *descends, void *ctx)
 {

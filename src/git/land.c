@@ -30,21 +30,13 @@
 /* Paths named in a refusal before "...". */
 #define LAND_LIST_MAX 20
 
-static void
-free_strv(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 void
 land_plan_release(struct land_plan *p)
 {
     free(p->source);
     free(p->target);
-    free_strv(p->files, p->nfiles);
-    free_strv(p->conflicts, p->nconflicts);
+    strv_free(p->files, p->nfiles);
+    strv_free(p->conflicts, p->nconflicts);
     free(p->worktree);
     memset(p, 0, sizeof(*p));
 }
@@ -347,7 +339,7 @@ wt_dirty(
         "land again; nothing landed",
         path, target, w, w == 1 ? "" : "s", sb.s ? sb.s : "");
     free(sb.s);
-    free_strv(v, w);
+    strv_free(v, w);
     return rc;
 }
 
@@ -509,7 +501,7 @@ wt_begin(struct wt_lock *l, const char *path, const char *target,
         c.n = 0;
     }
 out:
-    free_strv(c.v, c.n);
+    strv_free(c.v, c.n);
     git_status_list_free(sl);
     git_tree_free(rt);
     git_tree_free(base);

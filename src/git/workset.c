@@ -943,9 +943,7 @@ ctx_init(struct ws_ctx *c, struct repo *r, const struct workset_options *o,
 void
 workset_scope_release(struct workset_scope *s)
 {
-    for (size_t i = 0; i < s->nchanged; i++)
-        free(s->changed[i]);
-    free(s->changed);
+    strv_free(s->changed, s->nchanged);
     s->changed = NULL;
     s->nchanged = 0;
 }

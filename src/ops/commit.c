@@ -227,14 +227,6 @@ reported_files(json_t *me, size_t *n)
     return v;
 }
 
-static void
-free_strv(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 /*
  * A path as given, relative to dir (or absolute), as a normalised path in
  * the working tree top: 0, or -1 when it lies outside.
@@ -464,7 +456,7 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
 out:
     commit_result_release(&res);
     commit_files_free(files, nfiles);
-    free_strv(specs, nspecs);
+    strv_free(specs, nspecs);
     if (agents)
         json_decref(agents);
     free(dir_real);

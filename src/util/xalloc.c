@@ -85,3 +85,11 @@ xgrow(void *arr, size_t elem, size_t n, size_t *alloc)
     *alloc = want;
     return xrealloc(arr, want * elem);
 }
+
+void
+strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}

@@ -24,6 +24,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * *alloc geometrically. Usage: ALLOC_GROW(v, n + 1, alloc).
  */
 void *xgrow(void *arr, size_t elem, size_t n, size_t *alloc);
+
+/* Free each of the n strings of v, then v (NULL: nothing). */
+void strv_free(char **v, size_t n);
 #define ALLOC_GROW(arr, n, alloc)                                              \
     ((arr) = xgrow((arr), sizeof(*(arr)), (n), &(alloc)))
 
