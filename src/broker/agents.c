@@ -524,7 +524,7 @@ discover_worktrees(struct broker *b, struct as_err *e)
             if (b->ag[i].worktree && !strcmp(b->ag[i].worktree, wts[k].path))
                 found = (ssize_t)i;
         if (found < 0) {
-            const char *name = wts[k].branch ? wts[k].branch : wts[k].name;
+            const char *name = worktree_agent_name(wts[k].branch, wts[k].name);
             struct as_req r = { .agent = name, .worktree = wts[k].path };
             struct as_result res;
             as_result_init(&res);

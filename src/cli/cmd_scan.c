@@ -24,6 +24,7 @@
 #include "git/files.h"
 #include "git/merge.h"
 #include "git/repo.h"
+#include "git/worktree.h"
 #include "git/workset.h"
 #include "lang/lang.h"
 #include "lang/repograph.h"
@@ -256,7 +257,7 @@ agents_from_git(struct scan_report *r, struct repo *repo,
     for (size_t i = 0; i < nwt && !rc; i++) {
         if (wts[i].prunable)
             continue;
-        const char *name = wts[i].branch ? wts[i].branch : wts[i].name;
+        const char *name = worktree_agent_name(wts[i].branch, wts[i].name);
         char *id = gitview_unique_id(r->agents, r->nagents, name);
         struct agent *a = &r->agents[r->nagents];
         agent_init(a, id);

@@ -35,6 +35,18 @@ worktree_name_valid(const char *name)
     return true;
 }
 
+const char *
+worktree_agent_name(const char *branch, const char *name)
+{
+    size_t pl = strlen(WORKTREE_BRANCH_PREFIX);
+    if (!branch)
+        return name;
+    if (!strncmp(branch, WORKTREE_BRANCH_PREFIX, pl) &&
+        worktree_name_valid(branch + pl))
+        return branch + pl;
+    return branch;
+}
+
 char *
 worktree_default_dir(const char *main_workdir, const char *name)
 {

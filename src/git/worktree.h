@@ -31,6 +31,14 @@
 bool worktree_name_valid(const char *name);
 
 /*
+ * The agent name of a worktree found in the repository (by `airspace scan`
+ * and the daemon alike): its branch without WORKTREE_BRANCH_PREFIX (the
+ * name `airspace agent new` gave it, which `land` takes), else its branch,
+ * else (detached) the worktree's own name. Borrowed from the arguments.
+ */
+const char *worktree_agent_name(const char *branch, const char *name);
+
+/*
  * The default directory of agent name's worktree: beside the main working
  * tree main_workdir, `<parent>/<its name>.airspace/<name>`. New string.
  */

@@ -29,6 +29,9 @@ check "git lists the worktree" sh -c "git worktree list --porcelain | grep -qx '
 check "the daemon lists alice with that worktree" [ "$(agent_field alice .worktree)" = "$WA" ]
 check "... and branch" [ "$(agent_field alice .branch)" = airspace/alice ]
 check "... active" [ "$(agent_field alice .status)" = active ]
+as scan --json > "$TMP/scan.json"
+check "scan names its worktree alice too, as the daemon does (not by its branch)" \
+    jqt "$TMP/scan.json" "[.agents[] | select(.worktree == \"$WA\") | .id] == [\"alice\"]"
 
 # plain output: the path on stdout
 as agent new bob --base HEAD~1 > "$TMP/bob.out" 2> "$TMP/err" && rc=0 || rc=$?
