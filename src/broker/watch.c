@@ -40,8 +40,8 @@ watch_dir(struct broker *b, size_t agent, const char *dir, int depth)
     if (b->inotify_fd < 0 || depth > 32)
         return -1;
     int wd = inotify_add_watch(b->inotify_fd, dir,
-        IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-            IN_CLOSE_WRITE | IN_ONLYDIR);
+        IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
+            IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
     if (wd < 0) {
         if (errno == ENOSPC && !b->watch_incomplete)
             broker_log(b,
