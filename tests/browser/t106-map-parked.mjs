@@ -22,6 +22,8 @@ try {
   const agents = await text('#p-agents');
   check('the agents panel lists bob as parked', /bob codex · parked · 1 file/.test(agents), agents);
   check('... and alice as active', /alice claude-code · active · 1 file/.test(agents), agents);
+  const ledger = await text('#p-ledger');
+  check('the ledger counts a working set\'s files', /workset\.changed bob \(1 file\)/.test(ledger) && !/undefined/.test(ledger), ledger.slice(0, 300));
 } catch (e) {
   check('the page shows the parked agent', false, String(e).split('\n')[0]);
 }

@@ -747,7 +747,10 @@ function evSummary(e) {
   if (e.type === 'advisory') return ` ${d.a} ↔ ${d.b}: ${d.from || '?'} → ${d.level}`;
   if (e.type.startsWith('lock.') || e.type.startsWith('claim.')) return ` ${d.pattern || ''}`;
   if (e.type === 'message') return ` → ${d.to}: ${(d.body || '').slice(0, 60)}`;
-  if (e.type === 'workset.changed') return ` (${(d.files || []).length} files)`;
+  if (e.type === 'workset.changed') {
+    const n = typeof d.files === 'number' ? d.files : (d.files || []).length; // a count (docs/protocol.md)
+    return ` (${n} file${n === 1 ? '' : 's'})`;
+  }
   if (e.type === 'workset.edit') return ` ${d.path || ''}`;
   if (e.type.startsWith('intent.')) return ` ${d.summary || ''}`;
   if (e.type.startsWith('conflict')) return ` ${d.shape || ''} ${d.file || ''}`;
