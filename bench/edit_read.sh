@@ -10,8 +10,10 @@
 # time over the run. Run two binaries (the previous release and this one)
 # on the same repository for a comparison in one run.
 #
-#   bench/edit_read.sh GIT_DIR WORKTREES SECONDS BIN...
+#   [AHEAD=K] bench/edit_read.sh GIT_DIR WORKTREES SECONDS BIN...
 #
+# AHEAD=K: the editing agent has K commits ahead of its base, each
+# changing one more C file (a long-running agent's branch).
 # GIT_DIR: a repository to clone (e.g. a snapshot of libgit2, 15 600 files).
 set -eu
 [ $# -ge 4 ] || { echo "usage: bench/edit_read.sh GIT_DIR WORKTREES SECONDS BIN..." >&2; exit 2; }

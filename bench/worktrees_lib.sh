@@ -4,7 +4,8 @@
 # a file git tracks; and a daemon started there and left to settle.
 # Needs T (a scratch directory).
 
-# bench_worktrees SRC N
+# bench_worktrees SRC N: and with AHEAD=K in the environment, w1 has K
+# commits ahead of its base, each changing one more tracked C file
 bench_worktrees() {
     git clone -q "$1" "$T/r"
     i=1
@@ -13,6 +14,11 @@ bench_worktrees() {
         f=$(git -C "$T/w$i" ls-files | sed -n "$((i * 7 + 1))p")
         echo "/* w$i */" >> "$T/w$i/$f"
         i=$((i + 1))
+    done
+    git -C "$T/w1" ls-files -- '*.c' | sed -n "1,${AHEAD:-0}p" | while read -r f; do
+        echo "/* ahead */" >> "$T/w1/$f"
+        git -C "$T/w1" -c user.name=bench -c user.email=bench@localhost \
+            commit -qam "ahead: $f"
     done
 }
 

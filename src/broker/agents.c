@@ -341,6 +341,10 @@ broker_meta_release(struct bagent *m)
     m->seen = NULL;
     m->nseen = 0;
     m->seen_ok = false;
+    workset_commits_free(m->commits);
+    m->commits = NULL;
+    gitview_names_cache_free(m->names);
+    m->names = NULL;
 }
 
 /*
@@ -404,6 +408,9 @@ read_workset(struct broker *b, size_t i, struct as_err *e)
     struct workset_scope sc = { .limit = read_limited(b, i, state_ok, state) };
     char **paths = sc.limit ? limited_paths(m, &sc.npaths) : NULL;
     sc.paths = paths;
+    if (!m->commits)
+        m->commits = workset_commits_new();
+    sc.commits = m->commits;
     wo.scope = &sc;
     int rc = workset_from_worktree(b->repo, b->ag[i].worktree, &wo, &fresh, e);
     free(paths);
@@ -485,8 +492,12 @@ align_finish(struct broker *b, const bool *read)
             sync_shared(b, b->ag[i].worktree, &b->ag[i]);
         if (broker_who(b, i)->human_residual)
             subtract_reported(b, b->ag[i].worktree, &b->ag[i]);
-        if (b->have_graph)
-            gitview_agent_view(&b->graph, &b->view_base, b->repo, &b->ag[i]);
+        if (b->have_graph) {
+            if (!b->meta[i].names)
+                b->meta[i].names = gitview_names_cache_new();
+            gitview_agent_view_cached(
+                &b->graph, &b->view_base, b->repo, &b->ag[i], b->meta[i].names);
+        }
     }
     free(was);
 }

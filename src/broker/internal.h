@@ -69,6 +69,12 @@ struct bagent {
     char **seen;
     size_t nseen;
     bool seen_ok;
+    /* what its commits ahead say, while HEAD and its base stay
+     * (git/workset.h, struct workset_commits); NULL until its first read */
+    struct workset_commits *commits;
+    /* what parsing its changed files gave, for its next read (view/gitview.h)
+     */
+    struct gitview_names_cache *names;
     struct topic_track topics; /* what its last prompts were about */
     /* the machine forgot it and the daemon is letting it go (collab.c):
      * the machine's last copy of it, borrowed from the event */
@@ -240,8 +246,8 @@ struct broker {
     /* since start: working sets read, periodic rescans, and those of them
      * that read every worktree (GET /v1/status, "watch") */
     uint64_t stat_reads, stat_rescans, stat_full_rescans;
-    uint64_t
-        stat_limited_reads; /* of the reads, those limited to what changed */
+    /* of the reads, those limited to what changed */
+    uint64_t stat_limited_reads;
     struct event *tick_ev, *rescan_ev, *debounce_ev, *sigterm_ev, *sigint_ev;
     bool debounce_armed;
     struct balerts *alerts; /* alerting.c */

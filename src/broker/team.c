@@ -756,9 +756,6 @@ team_scores_pair(struct broker *b, size_t i, size_t j)
     bool pi = broker_who(b, i)->peer, pj = broker_who(b, j)->peer;
     if (pi == pj)
         return !pi; /* two of its own; or two other daemons' agents */
-    /* a parked agent is parked only where it flew: that daemon scores */
-    if (broker_parked(b, i) || broker_parked(b, j))
-        return true;
     return !broker_who(b, pair_owner(b, i, j))->peer;
 }
 
@@ -786,7 +783,6 @@ team_pair_scored(struct broker *b, size_t k, size_t i, size_t j)
         zero = zero && v == 0;
     }
     h = fnv1a_byte(h, p->hold == i);
-    h = fnv1a_byte(h, p->parked);
     h = h ? h : 1;
     char *key = xasprintf("%s\t%s", p->a, p->b);
     bool added;
@@ -810,12 +806,10 @@ team_pair_scored(struct broker *b, size_t k, size_t i, size_t j)
     json_t *r = json_array();
     for (size_t c = 0; c < RISK_NCHANNELS; c++)
         json_array_append_new(r, json_real(p->res.r[c]));
-    json_t *o = json_pack("{s:o, s:o, s:o, s:f, s:s}", "a", pkey_json(&ki), "b",
-        pkey_json(&kj), "r", r, "risk", p->res.risk, "hold",
-        p->hold == i ? "a" : "b");
-    if (p->parked) /* the one that holds (docs/team.md) */
-        json_object_set_new(o, "parked", json_string(p->hold == i ? "a" : "b"));
-    json_array_append_new(t->pair_out, o);
+    json_array_append_new(
+        t->pair_out, json_pack("{s:o, s:o, s:o, s:f, s:s}", "a", pkey_json(&ki),
+                         "b", pkey_json(&kj), "r", r, "risk", p->res.risk,
+                         "hold", p->hold == i ? "a" : "b"));
 }
 
 /* The results scored here since the last tick, to the other daemons, in
@@ -905,14 +899,8 @@ pair_apply(struct broker *b, json_t *x)
     size_t hc = mine_a ? (size_t)j : (size_t)i;
     p->hold = (uint32_t)(a_holds ? ha : hc);
     p->steer = (uint32_t)(a_holds ? hc : ha);
-    /* a parked agent (its daemon says which) counts as present: the
-     * pair is at most traffic here too */
-    const char *pk = json_string_value(json_object_get(x, "parked"));
-    size_t parked = !pk ? SIZE_MAX : !strcmp(pk, "a") ? ha : hc;
-    p->parked = pk != NULL;
-    p->live =
-        (broker_who(b, i)->status == AS_AGENT_ACTIVE || parked == (size_t)i) &&
-        (broker_who(b, j)->status == AS_AGENT_ACTIVE || parked == (size_t)j);
+    p->live = broker_who(b, i)->status == AS_AGENT_ACTIVE &&
+              broker_who(b, j)->status == AS_AGENT_ACTIVE;
     broker_pair_feed(b, k, broker_now());
     return true;
 }

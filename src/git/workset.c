@@ -142,10 +142,48 @@ collect_touched(struct ws_ctx *c, struct as_err *e)
     return 0;
 }
 
-/* Base, commits ahead and committed lines, from c->head. */
+/* What ctx_setup() learnt of the commits between a base and a HEAD. */
+struct workset_commits {
+    bool valid;
+    git_oid head, base;
+    uint32_t commits_ahead, committed_lines;
+    int64_t started_at_ms; /* 0: no commit ahead (left as it was) */
+    struct strmap touched;
+};
+
+struct workset_commits *
+workset_commits_new(void)
+{
+    struct workset_commits *k = xcalloc(1, sizeof(*k));
+    strmap_init(&k->touched);
+    return k;
+}
+
+void
+workset_commits_free(struct workset_commits *k)
+{
+    if (!k)
+        return;
+    strmap_release(&k->touched);
+    free(k);
+}
+
+/* Every key of from into to, with its value. */
+static void
+strmap_copy(struct strmap *to, const struct strmap *from)
+{
+    for (size_t i = 0; i < from->cap; i++)
+        if (from->slots[i].key)
+            strmap_put(to, from->slots[i].key, from->slots[i].len,
+                from->slots[i].value, NULL);
+}
+
+/* Base, commits ahead and committed lines, from c->head; what the commits
+ * say comes from k (may be NULL) when HEAD and the base are k's, and is
+ * kept there otherwise. */
 static int
 ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
-    struct as_err *e)
+    struct workset_commits *k, struct as_err *e)
 {
     char *integ = NULL;
     const char *name;
@@ -206,6 +244,15 @@ ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
         }
     }
 
+    if (k && k->valid && git_oid_equal(&k->head, head_oid) &&
+        git_oid_equal(&k->base, &c->base)) {
+        out->commits_ahead = k->commits_ahead;
+        out->committed_lines = k->committed_lines;
+        if (k->started_at_ms)
+            out->started_at_ms = k->started_at_ms;
+        strmap_copy(&c->touched, &k->touched);
+        goto named;
+    }
     if (git_repository_is_shallow(c->g) == 1) {
         /* libgit2 cannot walk past a shallow clone's cut */
         struct strmap cut;
@@ -258,6 +305,18 @@ ctx_setup(struct ws_ctx *c, const char *head_branch, struct agent *out,
         if ((err = collect_touched(c, e)) < 0)
             goto out;
     }
+    if (k) {
+        k->valid = true;
+        git_oid_cpy(&k->head, head_oid);
+        git_oid_cpy(&k->base, &c->base);
+        k->commits_ahead = out->commits_ahead;
+        k->committed_lines = out->committed_lines;
+        k->started_at_ms = c->nahead ? out->started_at_ms : 0;
+        strmap_release(&k->touched);
+        strmap_init(&k->touched);
+        strmap_copy(&k->touched, &c->touched);
+    }
+named:
     git_oid_tostr(hex, sizeof(hex), &c->base);
     free(out->base_oid);
     out->base_oid = xstrdup(hex);
@@ -989,7 +1048,7 @@ workset_from_worktree(struct repo *r, const char *worktree_path,
         goto out;
     }
     if ((err = read_head(&c, c.wr, &branch, e)) < 0 ||
-        (err = ctx_setup(&c, branch, out, e)) < 0)
+        (err = ctx_setup(&c, branch, out, sc ? sc->commits : NULL, e)) < 0)
         goto out;
     free(out->worktree);
     out->worktree = xstrdup(c.workdir);
@@ -1071,7 +1130,7 @@ workset_from_branch(struct repo *r, const char *branch,
         err = repo_git_errorf(e, "cannot read '%s'", branch);
         goto out;
     }
-    if ((err = ctx_setup(&c, name, out, e)) < 0)
+    if ((err = ctx_setup(&c, name, out, NULL, e)) < 0)
         goto out;
     git_oid_tostr(hex, sizeof(hex), git_tree_id(c.head_tree));
     free(out->tree_oid);

@@ -48,7 +48,17 @@ struct workset_scope {
     size_t npaths;
     char **changed; /* out */
     size_t nchanged;
+    /* Optional, the caller's, kept from read to read of one worktree:
+     * what the commits between the base and HEAD say (how many, their
+     * changed lines, the first one's time, when each path was last
+     * committed). Walking and diffing them each read costs ~0.8 s for 150
+     * commits ahead on libgit2; they change only with HEAD or the base. */
+    struct workset_commits *commits;
 };
+
+struct workset_commits;
+struct workset_commits *workset_commits_new(void);
+void workset_commits_free(struct workset_commits *c); /* NULL: nothing */
 
 /* Free what changed holds (paths are the caller's). */
 void workset_scope_release(struct workset_scope *s);

@@ -212,24 +212,25 @@ int
 agentnames_fill(struct graph *g, struct ws_file *f, const char *path,
     const char *src, size_t len, struct as_err *e)
 {
-    return agentnames_fill_view(g, NULL, f, path, src, len, e);
-}
-
-int
-agentnames_fill_view(struct graph *g, struct resolver *r, struct ws_file *f,
-    const char *path, const char *src, size_t len, struct as_err *e)
-{
     enum lang_id id = lang_detect(path);
     if (id == LANG_NONE)
         return 0;
     struct lang_facts facts;
     lang_facts_init(&facts);
     int rc = lang_extract(id, src, len, &facts, e);
-    if (rc) {
-        lang_facts_release(&facts);
-        /* over the size cap or minified: not parsed, as in the graph */
-        return rc == AS_ETOOBIG ? 0 : rc;
-    }
+    if (!rc)
+        agentnames_fill_facts(g, NULL, f, path, &facts);
+    lang_facts_release(&facts);
+    /* over the size cap or minified: not parsed, as in the graph */
+    return rc == AS_ETOOBIG ? 0 : rc;
+}
+
+void
+agentnames_fill_facts(struct graph *g, struct resolver *r, struct ws_file *f,
+    const char *path, const struct lang_facts *fp)
+{
+    enum lang_id id = lang_detect(path);
+    const struct lang_facts facts = *fp; /* read only */
     uint32_t gid = graph_find_file(g, f->path);
     if (gid != GRAPH_NONE && !g->files[gid].parsed)
         gid = GRAPH_NONE;
@@ -278,6 +279,4 @@ agentnames_fill_view(struct graph *g, struct resolver *r, struct ws_file *f,
     if (r)
         add_imports(g, r, f, path, id, &facts);
     f->parsed = true;
-    lang_facts_release(&facts);
-    return 0;
 }

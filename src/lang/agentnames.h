@@ -36,14 +36,17 @@ int agentnames_fill(struct graph *g, struct ws_file *f, const char *path,
     const char *src, size_t len, struct as_err *e);
 
 /*
- * The same, and also record in f (ws_file_add_import) the files the agent's
- * version imports, resolved with r, that the base file's edges in g do not
- * reach directly: for a file g lacks (an added file), everything it imports.
- * r must know the repository's files as the agent sees them (the base files
- * and the agent's added ones). r NULL: as agentnames_fill(). On success
- * f->parsed is set.
+ * The same from the facts lang_extract() gave for the version at path (in
+ * language lang_detect(path)): the parse is the costly part, and the same
+ * content gives the same facts, so a caller may keep them; the rest reads
+ * g and r as they are now. With r, it also records in f
+ * (ws_file_add_import) the files the version imports, resolved with r,
+ * that the base file's edges in g do not reach directly: for a file g
+ * lacks (an added file), everything it imports. r must know the
+ * repository's files as the agent sees them (the base files and the
+ * agent's added ones); NULL: no imports. Sets f->parsed.
  */
-int agentnames_fill_view(struct graph *g, struct resolver *r, struct ws_file *f,
-    const char *path, const char *src, size_t len, struct as_err *e);
+void agentnames_fill_facts(struct graph *g, struct resolver *r,
+    struct ws_file *f, const char *path, const struct lang_facts *facts);
 
 #endif

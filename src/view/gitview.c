@@ -10,6 +10,8 @@
 #include "lang/lang.h"
 #include "lang/resolve.h"
 #include "util/file.h"
+#include "util/hash.h"
+#include "util/strmap.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -169,25 +171,134 @@ read_worktree_file(const char *wt, const char *rel, char **buf, size_t *len)
     return rc;
 }
 
+/* One file's parse, as kept: the key (its names and content) and the
+ * facts lang_extract() gave (rc: 0, or AS_ETOOBIG: not parsed). */
+struct names_entry {
+    uint64_t key;
+    int rc;
+    struct lang_facts facts;
+};
+
+struct gitview_names_cache {
+    struct strmap idx; /* path -> index into v */
+    struct names_entry *v;
+    size_t n, a;
+};
+
+struct gitview_names_cache *
+gitview_names_cache_new(void)
+{
+    struct gitview_names_cache *c = xcalloc(1, sizeof(*c));
+    strmap_init(&c->idx);
+    return c;
+}
+
+/* Empty c (its entries' facts released). */
+static void
+names_cache_clear(struct gitview_names_cache *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        lang_facts_release(&c->v[i].facts);
+    free(c->v);
+    c->v = NULL;
+    c->n = c->a = 0;
+    strmap_release(&c->idx);
+    strmap_init(&c->idx);
+}
+
+void
+gitview_names_cache_free(struct gitview_names_cache *c)
+{
+    if (!c)
+        return;
+    names_cache_clear(c);
+    strmap_release(&c->idx);
+    free(c);
+}
+
+static uint64_t
+mix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = fnv1a_byte(h, c[i]);
+    return h;
+}
+
+/* The facts of version buf of rel (in language id): cache's when it holds
+ * them under key, else parsed; kept in next (*out points there), or, with
+ * no next or a failed parse, in *own (*out points there; the caller
+ * releases it). Returns lang_extract()'s code. */
+static int
+facts_of(struct gitview_names_cache *cache, struct gitview_names_cache *next,
+    const char *rel, uint64_t key, enum lang_id id, const char *buf, size_t len,
+    struct lang_facts *own, const struct lang_facts **out, struct as_err *e)
+{
+    uint32_t at;
+    bool added = false;
+    struct names_entry x = { .key = key };
+    if (cache && strmap_get(&cache->idx, rel, strlen(rel), &at) &&
+        cache->v[at].key == key) {
+        x = cache->v[at]; /* moved: cache is emptied after the call */
+        lang_facts_init(&cache->v[at].facts);
+    } else {
+        lang_facts_init(&x.facts);
+        x.rc = lang_extract(id, buf, len, &x.facts, e);
+    }
+    lang_facts_init(own);
+    if (next && (!x.rc || x.rc == AS_ETOOBIG))
+        strmap_put(&next->idx, rel, strlen(rel), (uint32_t)next->n, &added);
+    if (!added) {
+        *own = x.facts;
+        *out = own;
+        return x.rc;
+    }
+    ALLOC_GROW(next->v, next->n + 1, next->a);
+    next->v[next->n] = x;
+    *out = &next->v[next->n++].facts;
+    return x.rc;
+}
+
 /* Parse the agent's version of each changed source file (imports resolved
- * with res, or not at all when NULL); returns the files that failed. */
+ * with res, or not at all when NULL). A file whose name and content are
+ * those of cache's (NULL: none) is not parsed again: the same content gives
+ * the same facts, and the rest (the names beyond the base's, the imports)
+ * is worked out from them anew. cache then holds this call's files only.
+ * Returns the files that failed. */
 static size_t
-fill_names(struct graph *g, struct resolver *res, struct agent *a)
+fill_names(struct graph *g, struct resolver *res, struct agent *a,
+    struct gitview_names_cache *cache)
 {
     size_t failed = 0;
+    struct gitview_names_cache *next = cache ? gitview_names_cache_new() : NULL;
     for (size_t k = 0; k < a->nfiles; k++) {
         struct ws_file *f = &a->files[k];
         if (!names_wanted(f))
             continue;
         const char *rel = f->new_path ? f->new_path : f->path;
+        enum lang_id id = lang_detect(rel);
         char *buf;
         size_t len;
-        if (!read_worktree_file(a->worktree, rel, &buf, &len)) {
-            struct as_err e;
-            if (agentnames_fill_view(g, res, f, rel, buf, len, &e))
-                failed++;
-            free(buf);
-        }
+        if (read_worktree_file(a->worktree, rel, &buf, &len))
+            continue;
+        uint64_t key = mix(mix(FNV1A_INIT, rel, strlen(rel) + 1), buf, len);
+        struct lang_facts own;
+        const struct lang_facts *facts;
+        struct as_err e;
+        int rc =
+            facts_of(cache, next, rel, key, id, buf, len, &own, &facts, &e);
+        if (!rc)
+            agentnames_fill_facts(g, res, f, rel, facts);
+        else if (rc != AS_ETOOBIG) /* (too big or minified: not parsed) */
+            failed++;
+        lang_facts_release(&own);
+        free(buf);
+    }
+    if (cache) { /* this call's files only */
+        names_cache_clear(cache);
+        strmap_release(&cache->idx);
+        *cache = *next;
+        free(next);
     }
     return failed;
 }
@@ -199,9 +310,10 @@ fill_names(struct graph *g, struct resolver *res, struct agent *a)
  * are left alone. Returns how many files could not be parsed.
  */
 static size_t
-gitview_agent_names(struct graph *g, struct agent *a)
+gitview_agent_names(
+    struct graph *g, struct agent *a, struct gitview_names_cache *cache)
 {
-    return a->worktree ? fill_names(g, NULL, a) : 0;
+    return a->worktree ? fill_names(g, NULL, a, cache) : 0;
 }
 
 /* Put the base version of configuration file path back into res (as the
@@ -233,8 +345,15 @@ size_t
 gitview_agent_view(struct graph *g, struct gitview_base *base,
     struct repo *repo, struct agent *a)
 {
+    return gitview_agent_view_cached(g, base, repo, a, NULL);
+}
+
+size_t
+gitview_agent_view_cached(struct graph *g, struct gitview_base *base,
+    struct repo *repo, struct agent *a, struct gitview_names_cache *cache)
+{
     if (!base || !base->res)
-        return gitview_agent_names(g, a);
+        return gitview_agent_names(g, a, cache);
     bool want = false;
     for (size_t k = 0; k < a->nfiles && !want; k++)
         want = names_wanted(&a->files[k]);
@@ -265,7 +384,7 @@ gitview_agent_view(struct graph *g, struct gitview_base *base,
             }
         }
     }
-    size_t failed = fill_names(g, base->res, a);
+    size_t failed = fill_names(g, base->res, a, cache);
     for (size_t k = 0; k < a->nfiles; k++) {
         const struct ws_file *f = &a->files[k];
         const char *p = f->new_path ? f->new_path : f->path;

@@ -100,6 +100,25 @@ void gitview_recency(
 size_t gitview_agent_view(struct graph *g, struct gitview_base *base,
     struct repo *repo, struct agent *a);
 
+/*
+ * The facts parsing an agent's changed files gave (lang_extract(): its
+ * definitions, references and imports), kept from one of its reads to the
+ * next (the daemon's, one per agent): a file whose name and content are
+ * the same is not parsed again. The same content gives the same facts;
+ * what depends on anything else (the names beyond the base file's, the
+ * imports as the agent's resolver finds them) is worked out from them at
+ * every read. An agent 150 commits ahead on libgit2 spent most of half a
+ * second per edit parsing its unchanged files again. Holds the files of
+ * the last call only.
+ */
+struct gitview_names_cache;
+struct gitview_names_cache *gitview_names_cache_new(void);
+void gitview_names_cache_free(struct gitview_names_cache *c); /* NULL: no */
+
+/* gitview_agent_view() with cache (NULL: none). */
+size_t gitview_agent_view_cached(struct graph *g, struct gitview_base *base,
+    struct repo *repo, struct agent *a, struct gitview_names_cache *cache);
+
 /* want, or want-2, want-3, ... : the first id no agent of v[0..n) has. */
 char *gitview_unique_id(const struct agent *v, size_t n, const char *want);
 

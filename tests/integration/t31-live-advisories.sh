@@ -41,14 +41,14 @@ cd "$R"
 "$AIRSPACE_BIN" serve --log-stderr --tick-ms 50 --debounce-ms 50 \
     --rescan-ms 60000 --set dwell_ms=400 2> "$TMP/daemon.log" &
 DPID=$!
-trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap 'kill $DPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 SOCK="$R/.git/airspace/sock"
 i=0
 while [ ! -S "$SOCK" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null; do sleep 0.05; done
 "$AIRSPACE_BIN" watch --json --after 0 > "$TMP/events.json" 2>/dev/null &
 WPID=$!
-trap 'kill $DPID $WPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap 'kill $DPID $WPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 
 level() { # level A B: the pair's current level
     curl -s --unix-socket "$SOCK" 'http://a/v1/advisories?all=1' |

@@ -32,7 +32,7 @@ cd "$R"
 "$AIRSPACE_BIN" serve --log-stderr --tick-ms 50 --rescan-ms 60000 \
     2> "$TMP/daemon.log" &
 DPID=$!
-trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap 'kill $DPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 SOCK="$R/.git/airspace/sock"
 i=0
 while [ ! -S "$SOCK" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done

@@ -139,7 +139,7 @@ check "existing: the original hook still runs" [ "$(wc -l < .git/ran.log)" = 2 ]
 # the pre-commit hook refuses a file another agent holds
 "$AIRSPACE_BIN" serve --log-stderr --rescan-ms 60000 2> "$TMP/daemon.log" &
 DPID=$!
-trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap 'kill $DPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 i=0
 while [ ! -S .git/airspace/sock ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 as api POST /v1/agents '{"id":"bob","client":"codex"}' > /dev/null

@@ -6,7 +6,7 @@
 # cache. `airspace scan` draws its index's progress on stderr when it is a
 # terminal, and never with --json or into a file or pipe.
 . "$(dirname "$0")/lib.sh"
-trap 'kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap 'kill $DPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 
 R="$TMP/repo"
 python3 "$(dirname "$0")/../../bench/index_repo.py" "$R" 800 > /dev/null

@@ -144,4 +144,20 @@ check "alice-erin: still no symbol after a rescan" zero alice erin symbol
 check "frank-gina dependency > 0 after a rescan" positive frank gina dependency
 check "frank-carol: still no dependency after a rescan" \
     zero frank carol dependency
+
+# A file parsed once is not parsed again while its content and context
+# stay (view/gitview.h, the names kept): what changes must still count.
+# carol's late.c stops calling add() (its include stays), her c.ts is
+# untouched
+sed -i 's/    return add(3, 4);/    return 7;/' "$TMP/carol/src/sub/late.c"
+check "alice-carol: no symbol once late.c no longer calls add" \
+    wait_for zero alice carol symbol
+check "alice-carol: the dependency stays (the include)" \
+    positive alice carol dependency
+# carol maps "@lib/*" herself: her unchanged c.ts now imports lib/a.ts
+cat > "$TMP/carol/tsconfig.json" <<'J'
+{ "compilerOptions": { "baseUrl": ".", "paths": { "@lib/*": ["lib/*"] } } }
+J
+check "frank-carol dependency > 0 once her own tsconfig maps @lib" \
+    wait_for positive frank carol dependency
 finish

@@ -14,7 +14,7 @@ done
 
 "$AIRSPACE_BIN" watch --json > "$TMP/watch.out" 2> "$TMP/watch.err" &
 WPID=$!
-trap 'kill $DPID $WPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap 'kill $DPID $WPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 
 cat > "$TMP/stall.py" <<'PY'
 import http.client, json, os, re, socket, sys, time

@@ -93,28 +93,4 @@ until req 1 GET /v1/agents && jqt "$TMP/body" '[.agents[] | select((.id | starts
 done
 check "bob exited on daemon 2: his copy on daemon 1 is no longer active" \
     jqt "$TMP/body" '[.agents[] | select((.id | startswith("bob@")) and .status == "active")] | length == 0'
-
-# dave works in a worktree on daemon 2's machine, changes src/a.c 15-16
-# and his session ends: parked there, his work not landed. Daemon 2 scores
-# his pair with alice (on daemon 1) at most traffic and daemon 1 shows it
-# so, naming dave parked
-git -C "$TMP/c2" worktree add -q -b dave "$TMP/c2-dave" main
-req 2 POST /v1/agents "{\"id\":\"dave\",\"client\":\"codex\",\"worktree\":\"$TMP/c2-dave\"}"
-check "dave registers in his worktree on daemon 2" [ "$CODE" = 200 ]
-sed -i 's/^line 15$/dave 15/; s/^line 16$/dave 16/' "$TMP/c2-dave/src/a.c"
-dave_files() { req 2 GET /v1/agents/dave && jq -r '.fileCount' "$TMP/body"; }
-n=0
-until [ "$(dave_files)" = 1 ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
-req 2 POST /v1/agents/dave/exit
-req 2 GET /v1/agents/dave
-check "dave exited, parked on daemon 2" jqt "$TMP/body" '.status == "exited" and .parked'
-dave_pair() { # dave_pair K: daemon K's pair of alice and dave, "level parked"
-    req "$1" GET '/v1/advisories?all=1'
-    jq -r '[.advisories[] | select([.a, .b] | map(sub("@.*"; "")) | sort == ["alice", "dave"])][0]
-        | "\(.level) \(.parked // "-" | sub("@.*"; ""))"' "$TMP/body"
-}
-n=0
-until [ "$(dave_pair 1)" = "traffic dave" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
-check "daemon 1: alice and dave's copy at traffic, dave parked ($(dave_pair 1))" [ "$(dave_pair 1)" = "traffic dave" ]
-check "daemon 2: the same ($(dave_pair 2))" [ "$(dave_pair 2)" = "traffic dave" ]
 finish

@@ -624,6 +624,65 @@ test_limited_read(void)
     repo_free(r);
 }
 
+/* The fields the commits ahead decide, and each file's change time, as
+ * one line. */
+static char *
+commits_str(const struct agent *a, char *buf, size_t cap)
+{
+    size_t len = (size_t)snprintf(buf, cap, "%s ahead %u lines %u start %lld;",
+        a->base_oid ? a->base_oid : "-", a->commits_ahead, a->committed_lines,
+        (long long)a->started_at_ms);
+    for (size_t i = 0; i < a->nfiles && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, " %s@%lld",
+            a->files[i].path, (long long)a->files[i].changed_at_ms);
+    return buf;
+}
+
+/* What the commits ahead say, kept from read to read, is what a read
+ * without it finds: while HEAD stays, and after a new commit. */
+static void
+test_commits_kept(void)
+{
+    struct repo *r = NULL;
+    struct workset_options o;
+    struct workset_scope sc = { .limit = false };
+    struct as_err e;
+    static char kept[4096], fresh[4096];
+    char buf[1024];
+
+    CHECK_INT(repo_open(wt_dir, &r, &e), 0);
+    if (!r)
+        return;
+    sc.commits = workset_commits_new();
+    for (int step = 0; step < 4; step++) { /* 1, 3: kept */
+        struct agent a, b;
+        if (step == 2) { /* a new commit ahead: HEAD moved */
+            fx_write(
+                wt_dir, "adj.txt", fx_lines(buf, sizeof(buf), 10, 7, "K7"));
+            fx_git(wt_dir, "add", "adj.txt", NULL);
+            fx_commit(wt_dir, "kept");
+        }
+        agent_init(&a, "a");
+        agent_init(&b, "a");
+        workset_options_init(&o);
+        o.now_ms = NOW_MS;
+        o.scope = &sc;
+        CHECK_INT(workset_from_worktree(r, wt_dir, &o, &a, &e), 0);
+        o.scope = NULL;
+        CHECK_INT(workset_from_worktree(r, wt_dir, &o, &b, &e), 0);
+        commits_str(&a, kept, sizeof(kept));
+        commits_str(&b, fresh, sizeof(fresh));
+        CHECK_STR(kept, fresh);
+        CHECK_INT(a.commits_ahead, step >= 2 ? 2 : 1);
+        CHECK(a.started_at_ms > 0);
+        workset_scope_release(&sc);
+        agent_release(&a);
+        agent_release(&b);
+    }
+    workset_commits_free(sc.commits);
+    repo_free(r);
+}
+
 int
 main(void)
 {
@@ -635,6 +694,7 @@ main(void)
     TEST_RUN("work tree captured in memory", test_tree_oid);
     TEST_RUN("start time survives a re-save", test_start_stable);
     TEST_RUN("a limited read is the whole read", test_limited_read);
+    TEST_RUN("what the commits ahead say, kept", test_commits_kept);
     fx_teardown();
     return test_done();
 }
