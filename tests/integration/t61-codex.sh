@@ -27,6 +27,9 @@
 #      reported with its lines
 #   S7 the end of a session releases its locks (with events) and its agent
 #      leaves; `airspace init --codex` installs SessionEnd
+#   S8 parked work: once alice's session of S3 ended with its change not
+#      landed, a new session in carol's worktree patching near those lines
+#      is held once, told whose lines they are and that they are parked
 . "$(dirname "$0")/lib.sh"
 . "${AIRSPACE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/clients/lib-codex.sh"
 
@@ -263,6 +266,29 @@ PROMPTERS=$(jq -r '[.events[] | select(.type == "prompt.topics") | .agent] | uni
 check "S4: ... their prompts came from two agents (got: $PROMPTERS)" [ "$(echo $PROMPTERS | wc -w)" = 2 ]
 check "S4: session s3a is one agent (got: $(echo $A_AGENTS))" [ "$(echo "$A_AGENTS" | grep -c .)" = 1 ]
 check "S4: session s3b is one agent (got: $(echo $B_AGENTS))" [ "$(echo "$B_AGENTS" | grep -c .)" = 1 ]
+
+# ---- S8: parked work: the sessions of S3 ended with their changes to
+# src/app.py still in their worktrees, not landed; a new session in
+# carol's worktree about to patch line 11 is held once, told whose lines
+# those are and that they are parked ----
+CAROL=$(as agent new carol 2> /dev/null)
+CAROL=$(cd "$CAROL" && pwd -P)
+as agents --json > "$TMP/agents8.json"
+check "S8: the ended session in alice's worktree, its work left there, is parked ($(jq -c "[.agents[] | {id, status, parked, worktree}]" "$TMP/agents8.json"))" \
+    jqe "[.agents[] | select(.parked) | .worktree] | index(\"$ALICE\") != null" "$TMP/agents8.json"
+C8=$(script s8 <<'EOF'
+{"tool":"apply_patch","input":"*** Begin Patch\n*** Update File: src/app.py\n@@\n v10 = 10\n-v11 = 11\n+v11 = 1100\n v12 = 12\n*** End Patch\n"}
+{"text":"left it"}
+EOF
+)
+codex_run s8 "$CAROL" "$C8" -- "change v11"
+ran s8 "$C8"
+out8=$(call_output s8 0)
+check "S8: the patch near parked lines is held, the model told ($out8)" \
+    sh -c 'printf "%s" "$1" | grep -q "blocked by PreToolUse hook"' _ "$out8"
+check "S8: ... that their agent is parked, with its lines and the file" \
+    sh -c 'printf "%s" "$1" | grep -q "parked: not active now, its work not landed) has changed lines 10-12 of src/app.py"' _ "$out8"
+check "S8: carol's file is unchanged" grep -q '^v11 = 11$' "$CAROL/src/app.py"
 
 # ---- S5: across every session ----
 cat "$CODEX_DIR"/*.err > "$TMP/all.err"
