@@ -777,9 +777,7 @@ team_pair_scored(struct broker *b, size_t k, size_t i, size_t j)
     uint64_t h = FNV1A_INIT;
     for (size_t c = 0; c <= RISK_NCHANNELS; c++) {
         double v = c < RISK_NCHANNELS ? p->res.r[c] : p->res.risk;
-        const uint8_t *x = (const uint8_t *)&v;
-        for (size_t n = 0; n < sizeof(v); n++)
-            h = fnv1a_byte(h, x[n]);
+        h = fnv1a_bytes(h, &v, sizeof(v));
         zero = zero && v == 0;
     }
     h = fnv1a_byte(h, p->hold == i);

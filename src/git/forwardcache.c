@@ -73,10 +73,7 @@ bitsd(uint64_t v)
 static uint64_t
 checksum(const uint8_t *p, size_t n)
 {
-    uint64_t h = FNV1A_INIT;
-    for (size_t i = 0; i < n; i++)
-        h = fnv1a_byte(h, p[i]);
-    return h;
+    return fnv1a_bytes(FNV1A_INIT, p, n);
 }
 
 uint8_t *

@@ -1145,16 +1145,6 @@ out:
     return err;
 }
 
-/* h with the n bytes at p mixed in (util/hash.h's FNV-1a) */
-static uint64_t
-fnv(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = fnv1a_byte(h, c[i]);
-    return h;
-}
-
 int
 workset_worktree_state(struct repo *r, const char *worktree_path,
     const struct workset_options *o, uint64_t *out, struct as_err *e)
@@ -1177,20 +1167,20 @@ workset_worktree_state(struct repo *r, const char *worktree_path,
     if (git_reference_lookup(&head, wr, "HEAD") == 0) {
         const char *t = git_reference_symbolic_target(head);
         if (t)
-            h = fnv(h, t, strlen(t) + 1);
+            h = fnv1a_bytes(h, t, strlen(t) + 1);
     }
     git_error_clear();
     memset(&oid, 0, sizeof(oid));
     if (git_reference_name_to_id(&oid, wr, "HEAD") < 0)
         git_error_clear();
-    h = fnv(h, oid.id, sizeof(oid.id));
+    h = fnv1a_bytes(h, oid.id, sizeof(oid.id));
     /* the index's stat data */
     index = xasprintf("%sindex", git_repository_path(wr));
     memset(&st, 0, sizeof(st));
     if (stat(index, &st) == 0) {
         int64_t v[4] = { (int64_t)st.st_ino, (int64_t)st.st_size,
             (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
-        h = fnv(h, v, sizeof(v));
+        h = fnv1a_bytes(h, v, sizeof(v));
     }
     /* the integration branch's commit */
     if (o && o->integration)
@@ -1205,7 +1195,7 @@ workset_worktree_state(struct repo *r, const char *worktree_path,
         if (repo_resolve_commit(r, full, &oid, NULL) < 0)
             memset(&oid, 0, sizeof(oid));
         free(full);
-        h = fnv(h, oid.id, sizeof(oid.id));
+        h = fnv1a_bytes(h, oid.id, sizeof(oid.id));
     }
     *out = h;
 out:

@@ -216,15 +216,6 @@ gitview_names_cache_free(struct gitview_names_cache *c)
     free(c);
 }
 
-static uint64_t
-mix(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = fnv1a_byte(h, c[i]);
-    return h;
-}
-
 /* The facts of version buf of rel (in language id): cache's when it holds
  * them under key, else parsed; kept in next (*out points there), or, with
  * no next or a failed parse, in *own (*out points there; the caller
@@ -281,7 +272,8 @@ fill_names(struct graph *g, struct resolver *res, struct agent *a,
         size_t len;
         if (read_worktree_file(a->worktree, rel, &buf, &len))
             continue;
-        uint64_t key = mix(mix(FNV1A_INIT, rel, strlen(rel) + 1), buf, len);
+        uint64_t key = fnv1a_bytes(
+            fnv1a_bytes(FNV1A_INIT, rel, strlen(rel) + 1), buf, len);
         struct lang_facts own;
         const struct lang_facts *facts;
         struct as_err e;

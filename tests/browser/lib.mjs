@@ -39,3 +39,14 @@ export async function launch({ url, width = 1280, height = 800, webgl = true }) 
   await page.goto(url);
   return { browser, context, page, problems, requests };
 }
+
+// A scenario's checks: check(name, ok, detail) prints "ok NAME" or
+// "FAIL NAME: detail"; done() exits 1 when one failed, else 0.
+export function checks() {
+  let failed = 0;
+  const check = (name, ok, detail = '') => {
+    console.log(`${ok ? 'ok' : 'FAIL'} ${name}${ok || !detail ? '' : ': ' + detail}`);
+    if (!ok) failed++;
+  };
+  return { check, done: () => process.exit(failed ? 1 : 0) };
+}

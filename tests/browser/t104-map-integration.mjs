@@ -2,15 +2,11 @@
 // integration conflict as the agent against the branch (not as a pair of
 // agents), and the agent's notice is among the messages; no console
 // error and no request beyond the daemon.
-import { launch } from './lib.mjs';
+import { checks, launch } from './lib.mjs';
 
 const [url] = process.argv.slice(2);
 const { browser, page, problems } = await launch({ url });
-let failed = 0;
-function check(name, ok, detail = '') {
-  console.log(`${ok ? 'ok' : 'FAIL'}: ${name}${detail ? ' (' + detail + ')' : ''}`);
-  if (!ok) failed++;
-}
+const { check, done } = checks();
 try {
   await page.waitForFunction(() => (document.querySelector('#p-conflicts')?.textContent || '').includes('t.txt'),
     null, { timeout: 15000 });
@@ -25,4 +21,4 @@ try {
 }
 check('no console error and no request beyond the daemon', problems.length === 0, problems.join('; '));
 await browser.close();
-process.exit(failed ? 1 : 0);
+done();

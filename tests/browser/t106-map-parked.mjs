@@ -2,15 +2,11 @@
 // left out as exited) and the advisory board names it parked on its pair
 // with the active agent; no console error and no request beyond the
 // daemon.
-import { launch } from './lib.mjs';
+import { checks, launch } from './lib.mjs';
 
 const [url] = process.argv.slice(2);
 const { browser, page, problems } = await launch({ url });
-let failed = 0;
-function check(name, ok, detail = '') {
-  console.log(`${ok ? 'ok' : 'FAIL'}: ${name}${detail ? ' (' + detail + ')' : ''}`);
-  if (!ok) failed++;
-}
+const { check, done } = checks();
 const text = async (sel) => (await page.textContent(sel)).replace(/\s+/g, ' ');
 try {
   await page.waitForFunction(() => (document.querySelector('#p-board')?.textContent || '').includes('parked'),
@@ -29,4 +25,4 @@ try {
 }
 check('no console error and no request beyond the daemon', problems.length === 0, problems.join('; '));
 await browser.close();
-process.exit(failed ? 1 : 0);
+done();

@@ -5,14 +5,10 @@
 // tests/integration/t81-map.sh.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { launch } from './lib.mjs';
+import { checks, launch } from './lib.mjs';
 
 const [url, bin, alice, bob, shot] = process.argv.slice(2);
-let failed = 0;
-const check = (name, ok, detail = '') => {
-  console.log(`${ok ? 'ok' : 'FAIL'} ${name}${ok || !detail ? '' : ': ' + detail}`);
-  if (!ok) failed++;
-};
+const { check, done } = checks();
 const as = (...args) => execFileSync(bin, args, { cwd: alice, encoding: 'utf8' });
 
 // three.js asked for: the default on a machine without a GPU is the 2-D
@@ -113,4 +109,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+done();

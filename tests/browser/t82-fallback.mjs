@@ -2,14 +2,10 @@
 // draws on a 2-D canvas: the cloud's points, the agents' labels, no
 // console error; with WebGL on the software rasteriser it picks the
 // canvas too. Driven by tests/integration/t82-map-security.sh.
-import { launch } from './lib.mjs';
+import { checks, launch } from './lib.mjs';
 
 const [url, shot] = process.argv.slice(2);
-let failed = 0;
-const check = (name, ok, detail = '') => {
-  console.log(`${ok ? 'ok' : 'FAIL'} ${name}${ok || !detail ? '' : ': ' + detail}`);
-  if (!ok) failed++;
-};
+const { check, done } = checks();
 const { browser, page, problems } = await launch({ url, webgl: false });
 try {
   await page.waitForSelector('body[data-ready="1"]', { timeout: 10000 });
@@ -53,4 +49,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+done();

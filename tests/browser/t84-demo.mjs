@@ -1,13 +1,9 @@
 // t84-demo.mjs URL SHOT: the demo airspace at 1280x800, driven from the
 // keyboard. Driven by tests/integration/t84-map-demo.sh.
-import { launch } from './lib.mjs';
+import { checks, launch } from './lib.mjs';
 
 const [url, shot] = process.argv.slice(2);
-let failed = 0;
-const check = (name, ok, detail = '') => {
-  console.log(`${ok ? 'ok' : 'FAIL'} ${name}${ok || !detail ? '' : ': ' + detail}`);
-  if (!ok) failed++;
-};
+const { check, done } = checks();
 const wait = (name, fn, arg) => page.waitForFunction(fn, arg, { timeout: 5000 })
   .then(() => check(name, true), (e) => check(name, false, e.message.split('\n')[0]));
 // three.js asked for (the picture a GPU gives; t82 checks the default)
@@ -73,4 +69,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+done();
