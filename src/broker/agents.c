@@ -314,6 +314,9 @@ bool
 broker_parked(const struct broker *b, size_t i)
 {
     const struct as_agent *w = broker_who(b, i);
+    if (w->peer) /* its own daemon decides (team.c) */
+        return w->status != AS_AGENT_ACTIVE && b->meta[i].remote_parked &&
+               b->ag[i].nfiles;
     return w->status != AS_AGENT_ACTIVE && w->from_worktree && !w->shared &&
            !w->human_residual && b->ag[i].worktree && b->ag[i].nfiles &&
            owns_worktree(b, i);

@@ -76,6 +76,9 @@ struct bagent {
      */
     struct gitview_names_cache *names;
     struct topic_track topics; /* what its last prompts were about */
+    /* another daemon's agent that its daemon publishes as parked (team.c):
+     * exited here, its working set still half of pairs */
+    bool remote_parked;
     /* the machine forgot it and the daemon is letting it go (collab.c):
      * the machine's last copy of it, borrowed from the event */
     const struct as_agent *gone;

@@ -479,11 +479,14 @@ publish_worksets(struct broker *b, int64_t now)
         char *files =
             team_wip_publish(b, t->wip, i, now, files_json(&b->ag[i]));
         struct shared_ws *w = ws_find(t->pub, t->npub, b->ag[i].id);
-        char *text = xasprintf("%s %s", team_status[m->status], files);
+        /* a parked agent is half of pairs on the other daemons too */
+        const char *st =
+            broker_parked(b, i) ? "parked" : team_status[m->status];
+        char *text = xasprintf("%s %s", st, files);
         if (!w || strcmp(w->files, text)) {
             struct db_workset dw = { b->ag[i].id,
                 b->ag[i].kind == AGENT_HUMAN ? "human" : "agent", m->client,
-                b->ag[i].branch, team_status[m->status], files };
+                b->ag[i].branch, st, files };
             if (db_workset_put(b->db, &dw, &e)) {
                 broker_log(b, "team: %s", e.msg);
                 free(files);
@@ -592,6 +595,10 @@ mirror_leave(struct broker *b, size_t k)
 {
     struct team *t = b->team;
     ssize_t i = broker_find_agent(b, t->mir[k].id);
+    if (i >= 0 && b->meta[i].remote_parked) {
+        b->meta[i].remote_parked = false;
+        broker_rescore(b, (size_t)i); /* its pairs end */
+    }
     if (i >= 0 && broker_who(b, i)->status != AS_AGENT_EXITED)
         set_status_quiet(
             b, (size_t)i, AS_AGENT_EXITED, "gone from its daemon", false);
@@ -609,10 +616,11 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
     if (!w->agent)
         return;
     char *id = peer_id(node, w->agent);
-    /* mirrored while active with something to pair: an agent with no
-     * change cannot be half of a pair, and each one mirrored is one more
-     * agent this daemon scores */
-    if (!w->files || !w->status || strcmp(w->status, "active") ||
+    /* mirrored while active or parked with something to pair: an agent
+     * with no change cannot be half of a pair, and each one mirrored is
+     * one more agent this daemon scores */
+    bool parked = w->status && !strcmp(w->status, "parked");
+    if (!w->files || !w->status || (strcmp(w->status, "active") && !parked) ||
         !strcmp(w->files, "[]")) {
         struct shared_ws *s = ws_find(t->mir, t->nmir, id);
         if (s && !mp->full) /* a full pass finds it unseen */
@@ -634,13 +642,25 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
         s->agent = xstrdup(w->agent);
     }
     s->seen = true;
-    /* heard from now; back when it was not active */
-    set_status_quiet(b, (size_t)i, AS_AGENT_ACTIVE, NULL, true);
-    if (!s->files || strcmp(s->files, w->files) ||
-        team_wip_lost(b, t->wip, (size_t)i, s->files)) {
+    bool fresh = !s->files || strcmp(s->files, w->files) ||
+                 team_wip_lost(b, t->wip, (size_t)i, s->files);
+    if (fresh) { /* the files first: a parked agent needs some */
         free(s->files);
         s->files = xstrdup(w->files);
         mirror_files(b, (size_t)i, w->files);
+    }
+    /* heard from now; back when it was not active; parked: exited here,
+     * its pairs at most traffic (broker_parked) */
+    bool was = b->meta[i].remote_parked;
+    b->meta[i].remote_parked = parked;
+    if (parked && broker_who(b, i)->status == AS_AGENT_ACTIVE)
+        set_status_quiet(
+            b, (size_t)i, AS_AGENT_EXITED, "parked on its daemon", false);
+    else if (!parked)
+        set_status_quiet(b, (size_t)i, AS_AGENT_ACTIVE, NULL, true);
+    else if (!was) /* exited here before: now half of pairs again */
+        fresh = true;
+    if (fresh) {
         if (mp->nchanged < TEAM_RESCORE_EACH)
             mp->changed[mp->nchanged] = (size_t)i;
         mp->nchanged++;
@@ -781,6 +801,7 @@ team_pair_scored(struct broker *b, size_t k, size_t i, size_t j)
         zero = zero && v == 0;
     }
     h = fnv1a_byte(h, p->hold == i);
+    h = fnv1a_byte(h, p->parked);
     h = h ? h : 1;
     char *key = xasprintf("%s\t%s", p->a, p->b);
     bool added;
@@ -804,10 +825,12 @@ team_pair_scored(struct broker *b, size_t k, size_t i, size_t j)
     json_t *r = json_array();
     for (size_t c = 0; c < RISK_NCHANNELS; c++)
         json_array_append_new(r, json_real(p->res.r[c]));
-    json_array_append_new(
-        t->pair_out, json_pack("{s:o, s:o, s:o, s:f, s:s}", "a", pkey_json(&ki),
-                         "b", pkey_json(&kj), "r", r, "risk", p->res.risk,
-                         "hold", p->hold == i ? "a" : "b"));
+    json_t *o = json_pack("{s:o, s:o, s:o, s:f, s:s}", "a", pkey_json(&ki), "b",
+        pkey_json(&kj), "r", r, "risk", p->res.risk, "hold",
+        p->hold == i ? "a" : "b");
+    if (p->parked) /* the one that holds (docs/team.md) */
+        json_object_set_new(o, "parked", json_string(p->hold == i ? "a" : "b"));
+    json_array_append_new(t->pair_out, o);
 }
 
 /* The results scored here since the last tick, to the other daemons, in
@@ -897,8 +920,16 @@ pair_apply(struct broker *b, json_t *x)
     size_t hc = mine_a ? (size_t)j : (size_t)i;
     p->hold = (uint32_t)(a_holds ? ha : hc);
     p->steer = (uint32_t)(a_holds ? hc : ha);
-    p->live = broker_who(b, i)->status == AS_AGENT_ACTIVE &&
-              broker_who(b, j)->status == AS_AGENT_ACTIVE;
+    /* a parked agent (its daemon's word, in the result or its working
+     * set) counts as present: the pair is at most traffic here too */
+    const char *pk = json_string_value(json_object_get(x, "parked"));
+    size_t parked = !pk ? SIZE_MAX : !strcmp(pk, "a") ? ha : hc;
+    bool pi = parked == (size_t)i || broker_parked(b, (size_t)i);
+    bool pj = parked == (size_t)j || broker_parked(b, (size_t)j);
+    p->parked = pi || pj;
+    p->live = (broker_who(b, i)->status == AS_AGENT_ACTIVE || pi) &&
+              (broker_who(b, j)->status == AS_AGENT_ACTIVE || pj) &&
+              !(pi && pj);
     broker_pair_feed(b, k, broker_now());
     return true;
 }
@@ -952,9 +983,8 @@ remote_agent(struct broker *b, const char *node, const char *agent)
     else if (i < 0)
         i = (ssize_t)broker_add_peer(b, id, NULL, node, NULL);
     free(id);
-    if (i >= 0) {
+    if (i >= 0 && !b->meta[i].remote_parked) /* parked: its daemon says */
         set_status_quiet(b, (size_t)i, AS_AGENT_ACTIVE, NULL, true);
-    }
     return i;
 }
 

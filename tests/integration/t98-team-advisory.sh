@@ -6,8 +6,10 @@
 # result scored by one of the two and mirrored by the other; when
 # bob exits on daemon 2, daemon 1's copy of him leaves too; a third
 # daemon mirrors both but scores no pair of two other daemons' agents
-# (their daemons do). SKIP when the
-# PostgreSQL server programs are not installed.
+# (their daemons do); agents parked on daemon 2 (sessions over, work not
+# landed) are parked on daemon 1 too, their pairs with alice at traffic,
+# until their work is reverted. SKIP when the PostgreSQL server programs
+# are not installed.
 . "$(dirname "$0")/lib.sh"
 
 . "${AIRSPACE_SOURCE_DIR:?}/tests/pg/team.sh"
@@ -93,4 +95,65 @@ until req 1 GET /v1/agents && jqt "$TMP/body" '[.agents[] | select((.id | starts
 done
 check "bob exited on daemon 2: his copy on daemon 1 is no longer active" \
     jqt "$TMP/body" '[.agents[] | select((.id | startswith("bob@")) and .status == "active")] | length == 0'
+# four agents work in worktrees on daemon 2's machine, each changing two
+# lines of src/a.c near alice's, and their sessions end: parked there,
+# their work not landed. Daemon 2 publishes them as parked; each pair with
+# alice (on daemon 1) is scored by one of the two daemons (either, by the
+# hash), at most traffic, the parked one holding, and both show it so;
+# two parked agents make no pair
+for w in dave erin frank gina; do
+    git -C "$TMP/c2" worktree add -q -b "$w" "$TMP/c2-$w" main
+    req 2 POST /v1/agents "{\"id\":\"$w\",\"client\":\"codex\",\"worktree\":\"$TMP/c2-$w\"}"
+    check "$w registers in his worktree on daemon 2" [ "$CODE" = 200 ]
+    sed -i "s/^line 15\$/$w 15/; s/^line 16\$/$w 16/" "$TMP/c2-$w/src/a.c"
+done
+files_of() { req 2 GET "/v1/agents/$1" && jq -r '.fileCount' "$TMP/body"; }
+for w in dave erin frank gina; do
+    n=0
+    until [ "$(files_of $w)" = 1 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+    req 2 POST "/v1/agents/$w/exit"
+    req 2 GET "/v1/agents/$w"
+    check "$w exited, parked on daemon 2" jqt "$TMP/body" '.status == "exited" and .parked'
+done
+with_alice() { # with_alice K W: daemon K's pair of alice and W, "level parked"
+    req "$1" GET '/v1/advisories?all=1'
+    jq -r --arg w "$2" '[.advisories[] | select([.a, .b] | map(sub("@.*"; "")) | sort == (["alice", $w] | sort))][0]
+        | "\(.level // "none") \(.parked // "-" | sub("@.*"; ""))"' "$TMP/body"
+}
+for w in dave erin frank gina; do
+    n=0
+    until { [ "$(with_alice 1 $w)" = "traffic $w" ] && [ "$(with_alice 2 $w)" = "traffic $w" ]; } ||
+        [ $n -ge 100 ]; do sleep 0.05; n=$((n + 1)); done
+    check "daemon 1: alice and $w's copy at traffic, $w parked ($(with_alice 1 $w))" \
+        [ "$(with_alice 1 $w)" = "traffic $w" ]
+    check "daemon 2: the same ($(with_alice 2 $w))" [ "$(with_alice 2 $w)" = "traffic $w" ]
+done
+req 1 GET /v1/agents
+check "daemon 1 shows dave's copy exited and parked" \
+    jqt "$TMP/body" '[.agents[] | select(.id | startswith("dave@")) | [.status, .parked]] == [["exited", true]]'
+req 2 GET '/v1/advisories?all=1'
+check "daemon 2: no pair of two parked agents" \
+    jqt "$TMP/body" '[.advisories[] | select(([.a, .b] - ["dave", "erin", "frank", "gina"]) == [])] | length == 0'
+# a second later nothing has ended them (a mirror pass, a heartbeat)
+sleep 2.5
+check "2.5 s on, daemon 1 still shows alice and dave at traffic ($(with_alice 1 dave))" \
+    [ "$(with_alice 1 dave)" = "traffic dave" ]
+hold_of() { # hold_of K W: who holds alice's pair with W on daemon K
+    req "$1" GET '/v1/advisories?all=1'
+    jq -r --arg w "$2" '[.advisories[] | select([.a, .b] | map(sub("@.*"; "")) | sort == (["alice", $w] | sort))][0].hold // "-" | sub("@.*"; "")' "$TMP/body"
+}
+check "daemon 1: dave holds, alice steers" [ "$(hold_of 1 dave)" = dave ]
+# dave's work is reverted: he is no longer parked, and the pair ends on
+# both daemons
+git -C "$TMP/c2-dave" checkout -q -- src/a.c
+n=0
+until { [ "$(with_alice 1 dave)" != "traffic dave" ] && [ "$(with_alice 2 dave)" != "traffic dave" ]; } ||
+    [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+l1=$(with_alice 1 dave)
+l2=$(with_alice 2 dave)
+check "dave's work reverted: the pair ends on daemon 1 ($l1)" \
+    all "[ '$l1' = 'clear -' ] || [ '$l1' = 'none -' ]"
+check "and on daemon 2 ($l2)" all "[ '$l2' = 'clear -' ] || [ '$l2' = 'none -' ]"
+check "erin is still parked against alice on daemon 1 ($(with_alice 1 erin))" \
+    [ "$(with_alice 1 erin)" = "traffic erin" ]
 finish
