@@ -66,6 +66,12 @@ struct team {
     struct remote_intent *rin;
     size_t nrin;
     bool intents_read; /* the others' rows were read (once connected) */
+    /* messages relayed to this daemon's agents wait in the store: take
+     * them at the next tick; the ids of those in the inboxes here whose
+     * taking was not committed (skipped when taken again) */
+    bool relay_due;
+    uint64_t *relay_done;
+    size_t nrelay_done;
 };
 
 struct remote_intent {
@@ -87,6 +93,9 @@ struct shared_ws {
 /* a change is read again for this long: a row's time is taken before its
  * commit, so a read can miss a row stamped just before it */
 #define TEAM_SINCE_MARGIN_MS 2000
+/* a relayed message nobody takes (its daemon gone for good) is dropped */
+#define TEAM_RELAY_KEEP_MS (7 * 24 * 3600 * 1000LL)
+#define TEAM_RELAY_DONE 256 /* ids remembered after a failed commit */
 
 /* ---- names ---- */
 
@@ -183,6 +192,7 @@ team_open(struct broker *b, struct as_err *e)
     t->pair_out = json_array();
     t->pair_wait = json_array();
     t->wip = team_wip_new(b->o.store_wip_remote, t->node);
+    t->relay_due = true; /* relayed while this daemon was not running */
     dbo.exclusive = false;
     dbo.airspace = t->airspace;
     dbo.node = t->node;
@@ -222,6 +232,7 @@ team_close(struct broker *b)
     free(t->pair_hash);
     json_decref(t->pair_out);
     json_decref(t->pair_wait);
+    free(t->relay_done);
     for (size_t k = 0; k < t->nrin; k++)
         free(t->rin[k].node);
     free(t->rin);
@@ -1167,17 +1178,14 @@ team_intent_left(struct broker *b, uint64_t id)
     return false;
 }
 
-/* A message another daemon relayed to one of this daemon's agents:
- * delivered into its inbox, from agent@daemon. */
+/* A message another daemon relayed to one of this daemon's agents
+ * (from, on node, to agent `to` here): delivered into its inbox, from
+ * agent@daemon. */
 static void
-on_message(struct broker *b, const char *node, json_t *ev)
+deliver_relayed(struct broker *b, const char *node, const char *from,
+    const char *to, const char *kind, const char *body)
 {
     struct team *t = b->team;
-    const char *to_node = json_string_value(json_object_get(ev, "node"));
-    const char *to = json_string_value(json_object_get(ev, "to"));
-    const char *from = json_string_value(json_object_get(ev, "from"));
-    if (!to_node || strcmp(to_node, t->node) || !to || !from)
-        return;
     ssize_t j = local_agent(b, to);
     ssize_t i = j >= 0 ? remote_agent(b, node, from) : -1;
     if (i < 0) {
@@ -1187,10 +1195,9 @@ on_message(struct broker *b, const char *node, json_t *ev)
             from, node, to);
         return;
     }
-    struct as_req r = { .agent = b->ag[i].id,
-        .to = b->ag[j].id,
-        .type = json_string_value(json_object_get(ev, "kind")),
-        .body = json_string_value(json_object_get(ev, "body")) };
+    struct as_req r = {
+        .agent = b->ag[i].id, .to = b->ag[j].id, .type = kind, .body = body
+    };
     struct as_result res;
     as_result_init(&res);
     t->relaying = true; /* announced here, not to the others */
@@ -1199,6 +1206,91 @@ on_message(struct broker *b, const char *node, json_t *ev)
             b, "team: a message from '%s' on %s: %s", from, node, res.err.msg);
     t->relaying = false;
     as_result_release(&res);
+}
+
+/* The notification of a relayed message: it waits in the store (taken at
+ * the next tick); one from a daemon of an older release, which keeps
+ * none there, is delivered from the notification. */
+static void
+on_message(struct broker *b, const char *node, json_t *ev)
+{
+    struct team *t = b->team;
+    const char *to_node = json_string_value(json_object_get(ev, "node"));
+    const char *to = json_string_value(json_object_get(ev, "to"));
+    const char *from = json_string_value(json_object_get(ev, "from"));
+    if (!to_node || strcmp(to_node, t->node) || !to || !from)
+        return;
+    if (json_object_get(ev, "relay")) {
+        t->relay_due = true;
+        return;
+    }
+    deliver_relayed(b, node, from, to,
+        json_string_value(json_object_get(ev, "kind")),
+        json_string_value(json_object_get(ev, "body")));
+}
+
+static bool
+relay_done(const struct team *t, uint64_t id)
+{
+    for (size_t k = 0; k < t->nrelay_done; k++)
+        if (t->relay_done[k] == id)
+            return true;
+    return false;
+}
+
+struct relay_take {
+    struct broker *b;
+    uint64_t *ids;
+    size_t n;
+};
+
+static void
+take_one(void *ctx, const struct db_relay *m)
+{
+    struct relay_take *rt = ctx;
+    rt->ids = xrealloc(rt->ids, (rt->n + 1) * sizeof(*rt->ids));
+    rt->ids[rt->n++] = m->id;
+    if (!relay_done(rt->b->team, m->id))
+        deliver_relayed(
+            rt->b, m->to_node, m->sender, m->recipient, m->type, m->body);
+}
+
+/* The messages relayed to this daemon's agents, from the store into
+ * their inboxes, in one transaction with their inbox rows: a crash
+ * before the commit leaves them in the store, taken at the next start. */
+static void
+take_relayed(struct broker *b)
+{
+    struct team *t = b->team;
+    struct as_err e;
+    struct relay_take rt = { .b = b };
+    if (db_begin(b->db, &e)) {
+        broker_log(b, "team: %s", e.msg);
+        return;
+    }
+    t->relay_due = false;
+    int rc = db_relay_take(b->db, TEAM_RELAY_KEEP_MS, take_one, &rt, &e);
+    if (rc)
+        db_rollback(b->db);
+    else
+        rc = db_commit(b->db, &e);
+    if (rc) {
+        /* still in the store, already in the inboxes here: skipped when
+         * taken again */
+        broker_log(b, "team: %s", e.msg);
+        t->relay_due = true;
+        for (size_t k = 0; k < rt.n; k++) {
+            if (relay_done(t, rt.ids[k]))
+                continue;
+            if (t->nrelay_done == TEAM_RELAY_DONE)
+                memmove(t->relay_done, t->relay_done + 1,
+                    --t->nrelay_done * sizeof(*t->relay_done));
+            t->relay_done = xrealloc(
+                t->relay_done, (t->nrelay_done + 1) * sizeof(*t->relay_done));
+            t->relay_done[t->nrelay_done++] = rt.ids[k];
+        }
+    }
+    free(rt.ids);
 }
 
 struct recipient {
@@ -1264,25 +1356,42 @@ team_message_route(
             r->to, w.n);
         rc = AS_EINVAL;
     } else if (w.n == 1) {
+        /* kept in the store until the recipient's daemon takes it, in the
+         * request's transaction; the notification tells it (and carries
+         * the message for a daemon of an older release) */
+        const char *kind = r->type ? r->type : "info";
+        const char *body = r->body ? r->body : "";
         json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type",
             "team.message", "node", w.node, "to", w.agent, "from", r->agent,
-            "kind", r->type ? r->type : "info", "body", r->body ? r->body : "");
+            "kind", kind, "body", body);
         char *text = json_dumps(m, JSON_COMPACT);
-        json_decref(m);
+        uint64_t id = 0;
+        struct db_relay dr = { .to_node = w.node,
+            .recipient = w.agent,
+            .sender = r->agent,
+            .type = kind,
+            .body = body };
         if (strlen(text) > TEAM_MESSAGE_MAX) {
             res->code = "bad_field";
             snprintf(res->err.msg, sizeof(res->err.msg),
                 "a message to another daemon's agent is at most %d bytes",
                 TEAM_MESSAGE_MAX - 200);
             rc = AS_EINVAL;
-        } else if (db_publish(b->db, text, &e)) {
-            res->code = "store_unreachable";
-            snprintf(res->err.msg, sizeof(res->err.msg), "%s", e.msg);
-            rc = AS_EIO;
         } else {
-            res->delivered = 1;
-            *sent = true;
+            rc = db_relay_put(b->db, &dr, &id, &e);
+            free(text);
+            json_object_set_new(m, "relay", json_integer((json_int_t)id));
+            text = json_dumps(m, JSON_COMPACT);
+            if (rc || db_publish(b->db, text, &e)) {
+                res->code = "store_unreachable";
+                snprintf(res->err.msg, sizeof(res->err.msg), "%s", e.msg);
+                rc = AS_EIO;
+            } else {
+                res->delivered = 1;
+                *sent = true;
+            }
         }
+        json_decref(m);
         free(text);
     }
     free(w.node);
@@ -1338,14 +1447,17 @@ team_tick(struct broker *b)
         catch_up_intents(b);
     int64_t now = broker_now();
     publish_worksets(b, now);
-    if (now - t->ws_mirrored >= TEAM_MIRROR_MS)
+    if (now - t->ws_mirrored >= TEAM_MIRROR_MS) {
         mirror_worksets(b, now, true);
-    else if (t->ws_stale)
+        t->relay_due = true; /* a notification may have been missed */
+    } else if (t->ws_stale)
         mirror_worksets(b, now, false);
     if (json_array_size(t->pair_wait))
         pairs_waiting(b, now);
     if (json_array_size(t->pair_out))
         publish_pairs(b);
+    if (t->relay_due)
+        take_relayed(b);
 }
 
 void

@@ -82,6 +82,10 @@ int pg_db_peer_worksets(struct pg_db *d, int64_t fresh_ms, int64_t since,
 int pg_db_peer_intents(struct pg_db *d, int64_t now_ms, db_peer_intent_fn *fn,
     void *ctx, struct as_err *e);
 int pg_db_publish(struct pg_db *d, const char *json, struct as_err *e);
+int pg_db_relay_put(
+    struct pg_db *d, const struct db_relay *m, uint64_t *id, struct as_err *e);
+int pg_db_relay_take(struct pg_db *d, int64_t keep_ms, db_relay_fn *fn,
+    void *ctx, struct as_err *e);
 int pg_db_events_fd(struct pg_db *d);
 void pg_db_events_poll(struct pg_db *d, db_notice_fn *fn, void *ctx);
 int pg_db_peers_load(

@@ -84,6 +84,14 @@ static const char *const migrations[] = {
     " client text, branch text, status text NOT NULL, files text NOT NULL,"
     " updated_at bigint NOT NULL, seen_at bigint NOT NULL,"
     " PRIMARY KEY (airspace, node, agent));",
+    /* Messages relayed to another daemon's agent, kept until that daemon
+     * takes them into the inbox (docs/team.md): node is the recipient's
+     * daemon, from_node the sender's. */
+    "CREATE TABLE airspace_relayed (airspace text NOT NULL,"
+    " id bigserial NOT NULL, node text NOT NULL, recipient text NOT NULL,"
+    " from_node text NOT NULL, sender text NOT NULL, type text NOT NULL,"
+    " body text NOT NULL, at bigint NOT NULL, PRIMARY KEY (airspace, id));"
+    "CREATE INDEX airspace_relayed_node ON airspace_relayed (airspace, node);",
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -1583,6 +1591,75 @@ pg_db_peer_worksets(struct pg_db *d, int64_t fresh_ms, int64_t since,
             val(r, i, 4), val(r, i, 5), val(r, i, 6), ival(r, i, 7) };
         fn(ctx, val(r, i, 0), &w);
     }
+    PQclear(r);
+    return 0;
+}
+
+/* ---- messages relayed between daemons ---- */
+
+int
+pg_db_relay_put(
+    struct pg_db *d, const struct db_relay *m, uint64_t *id, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    p_str(&p, m->to_node);
+    p_str(&p, m->recipient);
+    p_str(&p, m->sender);
+    p_str(&p, m->type);
+    p_str(&p, m->body);
+    PGresult *r = q(d,
+        "INSERT INTO airspace_relayed (airspace, node, recipient, from_node,"
+        " sender, type, body, at) VALUES ($1, $3, $4, $2, $5, $6, "
+        "$7, " PG_NOW_MS ") RETURNING id",
+        &p, PGRES_TUPLES_OK, e, "cannot relay a message");
+    if (!r)
+        return AS_EIO;
+    *id = (uint64_t)ival(r, 0, 0);
+    PQclear(r);
+    return 0;
+}
+
+static int
+relay_cmp(const void *x, const void *y)
+{
+    uint64_t a = ((const struct db_relay *)x)->id;
+    uint64_t b = ((const struct db_relay *)y)->id;
+    return (a > b) - (a < b);
+}
+
+int
+pg_db_relay_take(struct pg_db *d, int64_t keep_ms, db_relay_fn *fn, void *ctx,
+    struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    p.n = 1; /* the airspace's, any daemon's */
+    p_i64(&p, keep_ms);
+    /* kept for a daemon that never takes them (gone for good, or of a
+     * release that reads the notification only): dropped after keep_ms */
+    if (cmd(d,
+            "DELETE FROM airspace_relayed WHERE airspace = $1 AND"
+            " at < " PG_NOW_MS " - $2",
+            &p, e, "cannot drop old relayed messages"))
+        return AS_EIO;
+    p_init(&p, d);
+    PGresult *r = q(d,
+        "DELETE FROM airspace_relayed WHERE airspace = $1 AND node = $2"
+        " RETURNING id, from_node, sender, recipient, type, body, at",
+        &p, PGRES_TUPLES_OK, e, "cannot take relayed messages");
+    if (!r)
+        return AS_EIO;
+    size_t n = (size_t)PQntuples(r);
+    struct db_relay *v = xcalloc(n + 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct db_relay){ (uint64_t)ival(r, (int)i, 0),
+            val(r, (int)i, 1), val(r, (int)i, 2), val(r, (int)i, 3),
+            val(r, (int)i, 4), val(r, (int)i, 5), ival(r, (int)i, 6) };
+    qsort(v, n, sizeof(*v), relay_cmp); /* in the order they were sent */
+    for (size_t i = 0; i < n; i++)
+        fn(ctx, &v[i]);
+    free(v);
     PQclear(r);
     return 0;
 }

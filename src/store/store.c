@@ -327,6 +327,21 @@ db_peer_intents(struct db *d, int64_t now_ms, db_peer_intent_fn *fn, void *ctx,
 }
 
 int
+db_relay_put(
+    struct db *d, const struct db_relay *m, uint64_t *id, struct as_err *e)
+{
+    *id = 0;
+    return d->p ? pg_db_relay_put(d->p, m, id, e) : 0;
+}
+
+int
+db_relay_take(
+    struct db *d, int64_t keep_ms, db_relay_fn *fn, void *ctx, struct as_err *e)
+{
+    return d->p ? pg_db_relay_take(d->p, keep_ms, fn, ctx, e) : 0;
+}
+
+int
 db_publish(struct db *d, const char *json, struct as_err *e)
 {
     return d->p ? pg_db_publish(d->p, json, e) : 0;

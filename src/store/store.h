@@ -285,6 +285,23 @@ int db_peer_intents(struct db *d, int64_t now_ms, db_peer_intent_fn *fn,
  * delivered at commit when within db_begin; an event over 7 900 bytes is
  * sent without its data). */
 int db_publish(struct db *d, const char *json, struct as_err *e);
+/* A message to another daemon's agent, kept in the shared store until
+ * that daemon takes it (docs/team.md). put: to_node, recipient, sender,
+ * type, body (id and at ignored); the row's id in *id. */
+struct db_relay {
+    uint64_t id;
+    const char *to_node; /* put: the recipient's daemon; take: the sender's */
+    const char *sender, *recipient, *type, *body;
+    int64_t at; /* when it was relayed (the database's clock, ms) */
+};
+int db_relay_put(
+    struct db *d, const struct db_relay *m, uint64_t *id, struct as_err *e);
+/* Take (delete, within the caller's transaction when there is one) every
+ * message kept for this daemon, oldest first; first drop any kept longer
+ * than keep_ms. Shared stores only (else none). */
+typedef void db_relay_fn(void *ctx, const struct db_relay *m);
+int db_relay_take(struct db *d, int64_t keep_ms, db_relay_fn *fn, void *ctx,
+    struct as_err *e);
 /* The descriptor to watch for published events (-1: none); it changes
  * when the store reconnects. */
 int db_events_fd(struct db *d);

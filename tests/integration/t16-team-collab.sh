@@ -5,8 +5,10 @@
 # each agent told by its own daemon; a daemon started later reads both
 # from the store; dropped on daemon 1, it leaves the others; a message
 # from alice (daemon 1) to bob (daemon 2) reaches bob's inbox there, from
-# alice@<daemon>, and bob's answer to that name reaches alice; a
-# recipient no daemon knows is refused. SKIP when the PostgreSQL
+# alice@<daemon>, and bob's answer to that name reaches alice; messages
+# to bob while daemon 2 is killed are kept in the store and reach his
+# inbox, once, when it starts again; a recipient no daemon knows is
+# refused. SKIP when the PostgreSQL
 # server programs are not installed.
 . "$(dirname "$0")/lib.sh"
 
@@ -88,6 +90,25 @@ check "bob answers $alice2 on daemon 2" [ "$CODE" = 200 ]
 wait_for 1 /v1/agents/alice/inbox?peek=1 '[.messages[] | select(.body == "yes")] | length == 1'
 check "the answer reaches alice's inbox on daemon 1, from bob@..." \
     jqt "$TMP/body" '[.messages[] | select(.body == "yes" and (.from | startswith("bob@")))] | length == 1'
+# daemon 2 is killed: a message to bob is still accepted (bob is stored
+# on daemon 2's node) and kept in the store; daemon 2, started again,
+# takes it into bob's inbox, once
+kill -9 "$P2"
+wait "$P2" 2> /dev/null || true
+req 1 POST /v1/messages '{"from":"alice","to":"bob","type":"info","body":"while you were out"}'
+check "with daemon 2 down, alice's message to bob is accepted" \
+    all "[ $CODE = 200 ] && jq -e '.delivered == 1' $TMP/body > /dev/null"
+req 1 POST /v1/messages '{"from":"alice","to":"bob","type":"info","body":"and a second"}'
+start 2
+wait_for 2 /v1/agents/bob/inbox?peek=1 '[.messages[] | select(.body == "and a second")] | length == 1'
+check "daemon 2 started again: both are in bob's inbox, once each, in order" \
+    jqt "$TMP/body" "[.messages[] | select(.from == \"$alice2\") | .body] | .[-2:] == [\"while you were out\", \"and a second\"]"
+check "and no other copy" \
+    jqt "$TMP/body" '[.messages[] | select(.body == "while you were out")] | length == 1'
+sleep 2.5 # a periodic take of the store finds nothing more
+req 2 GET /v1/agents/bob/inbox?peek=1
+check "2.5 s later still once" \
+    jqt "$TMP/body" '[.messages[] | select(.body == "while you were out" or .body == "and a second")] | length == 2'
 req 1 POST /v1/messages '{"from":"alice","to":"nobody","body":"hi"}'
 check "a recipient no daemon knows is refused (404 unknown_recipient)" \
     all "[ $CODE = 404 ] && jq -e '.error.code == \"unknown_recipient\"' $TMP/body > /dev/null"

@@ -465,6 +465,18 @@ on_notice(void *ctx, const char *node, const char *json)
 }
 
 static void
+on_relay(void *ctx, const struct db_relay *m)
+{
+    struct seen *s = ctx;
+    s->n++;
+    char who[128];
+    snprintf(who, sizeof(who), "%s/%s>%s", m->to_node, m->sender, m->recipient);
+    add_text(s, ":", who, m->body);
+    if (m->at <= 0)
+        s->max = 1; /* no time */
+}
+
+static void
 test_shared(void)
 {
     char *air = fresh_name("team"), *other = fresh_name("elsewhere");
@@ -600,6 +612,48 @@ test_shared(void)
     db_events_poll(d1, on_notice, &s);
     db_events_poll(d3, on_notice, &s);
     CHECK_INT(s.n, 0);
+
+    /* relayed messages: kept for the recipient's daemon until it takes
+     * them, oldest first, once; a rolled-back take leaves them there */
+    uint64_t id1 = 0, id2 = 0, id3 = 0;
+    struct db_relay m1 = { .to_node = "n2",
+        .recipient = "b",
+        .sender = "a",
+        .type = "info",
+        .body = "first" };
+    struct db_relay m2 = m1, m3 = m1;
+    m2.body = "second";
+    m3.to_node = "n3";
+    m3.body = "elsewhere";
+    CHECK_INT(db_relay_put(d1, &m1, &id1, &e), 0);
+    CHECK_INT(db_relay_put(d1, &m2, &id2, &e), 0);
+    CHECK_INT(db_relay_put(d1, &m3, &id3, &e), 0);
+    CHECK(id1 > 0 && id2 > id1 && id3 > id2);
+    CHECK_INT(db_begin(d2, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_relay_take(d2, 60000, on_relay, &s, &e), 0);
+    db_rollback(d2);
+    CHECK_STR(s.text, "n1/a>b:first n1/a>b:second ");
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_relay_take(d1, 60000, on_relay, &s, &e), 0);
+    CHECK_INT(db_relay_take(d3, 60000, on_relay, &s, &e), 0);
+    CHECK_INT(s.n, 0); /* another daemon's; another airspace's */
+    CHECK_INT(db_relay_take(d2, 60000, on_relay, &s, &e), 0);
+    CHECK_STR(s.text, "n1/a>b:first n1/a>b:second ");
+    CHECK_INT((int)s.max, 0); /* each with its time */
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_relay_take(d2, 60000, on_relay, &s, &e), 0);
+    CHECK_INT(s.n, 0); /* taken once */
+    /* kept past keep_ms: dropped, by any daemon of the airspace */
+    usleep(20000);
+    CHECK_INT(db_relay_take(d2, 10, on_relay, &s, &e), 0);
+    struct db *d4 = open_store(air, "n3");
+    CHECK(d4);
+    if (d4) {
+        CHECK_INT(db_relay_take(d4, 60000, on_relay, &s, &e), 0);
+        CHECK_INT(s.n, 0);
+        db_close(d4);
+    }
 out:
     db_close(d1);
     db_close(d2);
