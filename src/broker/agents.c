@@ -209,6 +209,22 @@ adopt_workset(struct broker *b, size_t i, struct agent *fresh)
     *a = *fresh;
 }
 
+bool
+broker_forget_gone_worktree(struct broker *b, size_t i)
+{
+    if (!b->ag[i].nfiles || !b->ag[i].worktree ||
+        !access(b->ag[i].worktree, F_OK))
+        return false;
+    struct agent none;
+    agent_init(&none, b->ag[i].id);
+    broker_drop_engine(b);
+    adopt_workset(b, i, &none);
+    broker_emit(b, "workset.changed", b->ag[i].id,
+        json_pack("{s:i, s:s}", "files", 0, "reason", "worktree gone"));
+    broker_rescore(b, i);
+    return true;
+}
+
 /* The human's share of shared worktree wt (share_subtract): w minus what
  * the agents sharing it hold, and the clients' settings. */
 static void
@@ -583,9 +599,12 @@ broker_rescan(struct broker *b, struct as_err *e)
         /* every file, whatever the watch saw: what it cannot see (a
          * directory past its depth, node_modules) is read here */
         b->meta[i].pending_all = true;
-        bool reread = reads_worktree(b, i) &&
-                      (broker_who(b, i)->status == AS_AGENT_ACTIVE ||
-                          !access(b->ag[i].worktree, F_OK));
+        bool reread = reads_worktree(b, i);
+        if (reread && broker_who(b, i)->status != AS_AGENT_ACTIVE &&
+            access(b->ag[i].worktree, F_OK)) { /* gone: `agent prune` */
+            broker_forget_gone_worktree(b, i);
+            reread = false;
+        }
         if (reread && !read_workset(b, i, &ae)) {
             read[i] = true;
             continue;
@@ -620,9 +639,12 @@ refresh_changed(struct broker *b, bool age, struct as_err *e)
     int64_t now = broker_now();
     bool aged = false;
     for (size_t i = 0; i < b->nagents; i++) {
-        if (!reads_worktree(b, i) ||
-            access(b->ag[i].worktree, F_OK)) /* gone: `agent prune` */
+        if (!reads_worktree(b, i))
             continue;
+        if (access(b->ag[i].worktree, F_OK)) { /* gone: `agent prune` */
+            broker_forget_gone_worktree(b, i);
+            continue;
+        }
         uint64_t state;
         struct as_err se;
         if (!b->meta[i].git_state_ok ||

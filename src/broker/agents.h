@@ -18,6 +18,13 @@ ssize_t broker_find_agent(const struct broker *b, const char *id);
  * worktree is kept read as an active agent's.
  */
 bool broker_parked(const struct broker *b, size_t i);
+
+/* Agent i's worktree is gone (removed, or deleted by hand): the
+ * uncommitted work in it went with it, so none of it is in flight any
+ * more (nor is the agent parked): its working set is emptied, announced
+ * (workset.changed, reason "worktree gone") and its pairs scored. True
+ * when it had some; false when its worktree is there. */
+bool broker_forget_gone_worktree(struct broker *b, size_t i);
 /* Free what an agent's slot beside it holds (its reports, what its
  * watch saw). */
 void broker_meta_release(struct bagent *m);

@@ -524,6 +524,7 @@ publish_worksets(struct broker *b, int64_t now)
             broker_log(b, "team: %s", e.msg);
             return;
         }
+        team_wip_forget(b, t->wip, t->pub[k].id);
         ws_remove(t->pub, &t->npub, k);
         changed = true;
     }
@@ -613,6 +614,7 @@ mirror_leave(struct broker *b, size_t k)
     if (i >= 0 && broker_who(b, i)->status != AS_AGENT_EXITED)
         set_status_quiet(
             b, (size_t)i, AS_AGENT_EXITED, "gone from its daemon", false);
+    team_wip_unmirror(b, t->wip, t->mir[k].files);
     ws_remove(t->mir, &t->nmir, k);
 }
 

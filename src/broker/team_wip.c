@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker/agents.h"
 #include "broker/internal.h"
 #include "git/wip.h"
 #include "util/xalloc.h"
@@ -99,12 +100,88 @@ push(struct broker *b, struct team_wip *w, struct wip_agent *x,
     memcpy(x->commit, commit, sizeof(commit));
 }
 
+static json_t *wip_entry(json_t *files);
+
+static void
+wip_agent_clear(struct wip_agent *x)
+{
+    free(x->ref);
+    free(x->tree);
+    free(x->base);
+    x->ref = x->tree = x->base = NULL;
+    x->commit[0] = '\0';
+}
+
+/* Its ref deleted on the remote and here; false when that failed (tried
+ * again at most every TEAM_WIP_MS). */
+static bool
+drop(struct broker *b, struct team_wip *w, struct wip_agent *x, int64_t now)
+{
+    if (!x->ref)
+        return true;
+    if (x->at && now - x->at < TEAM_WIP_MS)
+        return false;
+    x->at = now;
+    struct as_err e;
+    if (wip_drop(b->repo, w->remote, x->ref, &e)) {
+        if (!x->failed)
+            broker_log(b, "team: work in progress of %s not withdrawn: %s",
+                x->id, e.msg);
+        x->failed = true;
+        return false;
+    }
+    x->failed = false;
+    wip_agent_clear(x);
+    return true;
+}
+
+void
+team_wip_forget(struct broker *b, struct team_wip *w, const char *id)
+{
+    if (!w)
+        return;
+    for (size_t k = 0; k < w->n; k++) {
+        struct wip_agent *x = &w->v[k];
+        if (strcmp(x->id, id))
+            continue;
+        x->at = 0; /* now, whenever it last tried */
+        drop(b, w, x, 0);
+        wip_agent_clear(x);
+        free(x->id);
+        w->v[k] = w->v[--w->n];
+        return;
+    }
+}
+
+void
+team_wip_unmirror(struct broker *b, struct team_wip *w, const char *files)
+{
+    if (!w || !files || !strstr(files, "{\"wip\":"))
+        return;
+    json_t *v = json_loads(files, 0, NULL);
+    const char *ref = json_string_value(json_object_get(wip_entry(v), "ref"));
+    struct as_err e;
+    if (ref && wip_forget(b->repo, ref, &e))
+        broker_log(b, "team: %s", e.msg);
+    json_decref(v);
+}
+
 char *
 team_wip_publish(
     struct broker *b, struct team_wip *w, size_t i, int64_t now, char *files)
 {
     const struct agent *a = &b->ag[i];
-    if (!w || !a->nfiles || !a->tree_oid || !a->base_oid)
+    if (!w)
+        return files;
+    /* nothing the others pair with: its last snapshot goes */
+    if (!a->nfiles ||
+        (broker_who(b, i)->status != AS_AGENT_ACTIVE && !broker_parked(b, i))) {
+        for (size_t k = 0; k < w->n; k++)
+            if (!strcmp(w->v[k].id, a->id))
+                drop(b, w, &w->v[k], now);
+        return files;
+    }
+    if (!a->tree_oid || !a->base_oid)
         return files;
     struct wip_agent *x = agent_of(w, a->id);
     if ((!x->tree || strcmp(x->tree, a->tree_oid)) &&

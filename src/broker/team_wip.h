@@ -27,9 +27,19 @@ void team_wip_free(struct team_wip *w);
 
 /* Local agent i's files (JSON text, taken) with its work in progress:
  * its snapshot pushed when it changed and the last push is old enough,
- * the last one pushed named. A new string. */
+ * the last one pushed named. An agent with nothing to share (no change,
+ * or neither active nor parked) has its ref deleted on the remote and
+ * here. A new string. */
 char *team_wip_publish(
     struct broker *b, struct team_wip *w, size_t i, int64_t now, char *files);
+
+/* Local agent id left this daemon's agents: its ref, when one was
+ * pushed, is deleted on the remote and here. */
+void team_wip_forget(struct broker *b, struct team_wip *w, const char *id);
+
+/* A mirrored agent left (files: its working set as last read): the copy
+ * of its ref fetched here is deleted. */
+void team_wip_unmirror(struct broker *b, struct team_wip *w, const char *files);
 
 /* Mirrored agent i (its files just read into it) gets the tree its
  * daemon pushed, fetched when not here; else none. */

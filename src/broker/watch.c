@@ -165,9 +165,11 @@ broker_refresh_dirty(struct broker *b)
         }
         struct as_err e;
         if (broker_refresh_agent(b, i, &e)) {
-            /* its working set stays as last read; nothing changed to say */
+            /* its working set stays as last read, unless its worktree is
+             * gone (and its work with it) */
             broker_log(b, "refresh %s: %s", b->ag[i].id, e.msg);
             b->meta[i].dirty_since = 0;
+            broker_forget_gone_worktree(b, i);
             continue;
         }
         json_t *d = json_object();

@@ -225,3 +225,36 @@ wip_fetch(struct repo *r, const char *remote, const char *ref, struct as_err *e)
     git_remote_free(rm);
     return rc;
 }
+
+int
+wip_forget(struct repo *r, const char *ref, struct as_err *e)
+{
+    if (!wip_ref_ok(ref))
+        return as_errorf(
+            e, AS_EINVAL, "bad work in progress ref '%s'", ref ? ref : "");
+    int rc = git_reference_remove(repo_git(r), ref);
+    if (rc && rc != GIT_ENOTFOUND)
+        return repo_git_errorf(e, "cannot delete '%s'", ref);
+    git_error_clear();
+    return 0;
+}
+
+int
+wip_drop(struct repo *r, const char *remote, const char *ref, struct as_err *e)
+{
+    if (!wip_ref_ok(ref))
+        return as_errorf(
+            e, AS_EINVAL, "bad work in progress ref '%s'", ref ? ref : "");
+    git_remote *rm;
+    int rc = lookup_remote(&rm, repo_git(r), remote, e);
+    if (rc)
+        return rc;
+    char *spec = xasprintf(":%s", ref);
+    git_strarray specs = { &spec, 1 };
+    git_push_options po = GIT_PUSH_OPTIONS_INIT;
+    if (git_remote_push(rm, &specs, &po))
+        rc = repo_git_errorf(e, "cannot delete '%s' on '%s'", ref, remote);
+    free(spec);
+    git_remote_free(rm);
+    return rc ? rc : wip_forget(r, ref, e);
+}

@@ -50,4 +50,15 @@ int wip_push(struct repo *r, const char *remote, const char *ref,
 int wip_fetch(
     struct repo *r, const char *remote, const char *ref, struct as_err *e);
 
+/* The work in progress is gone: delete ref on remote (a push of
+ * ":ref"), then here. A ref missing on either side is no error. Returns
+ * 0, AS_EINVAL or AS_EGIT (the remote unreachable included; ref is then
+ * kept here too, to try again). */
+int wip_drop(
+    struct repo *r, const char *remote, const char *ref, struct as_err *e);
+
+/* Delete ref here only (a copy fetched from another daemon); missing is
+ * no error. */
+int wip_forget(struct repo *r, const char *ref, struct as_err *e);
+
 #endif

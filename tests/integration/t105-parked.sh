@@ -105,4 +105,25 @@ wait_for has30
 check "carol's edit is read for her ($(carol_lines))" has30
 api GET /v1/agents
 check "bob is not parked where carol flies" jqt "$TMP/body" ".agents[] | select(.id == \"$B\") | .parked == false"
+# dave's session in a third worktree changes line 31 and ends: parked, at
+# traffic with carol; his worktree deleted by hand takes his work with it:
+# he is no longer parked, nothing of his is in flight, the pair ends
+git worktree add -q -b dave "$TMP/dave" main
+session dddd-dave "$TMP/dave" SessionStart '"source":"startup"' > /dev/null
+D=$(id_of "$TMP/dave")
+sed -i 's/^line 31$/dave 31/' "$TMP/dave/t.txt"
+dave_has() { api GET "/v1/agents/$D" && [ "$(jq -r .fileCount "$TMP/body")" = "$1" ]; }
+wait_for dave_has 1
+session dddd-dave "$TMP/dave" SessionEnd '"reason":"exit"' > /dev/null
+cd_level() { pair "$C" "$D" '"\(.level) \(.parked)"'; }
+cd_traffic() { [ "$(cd_level)" = "traffic $D" ]; }
+wait_for cd_traffic
+check "dave ($D) parked, at traffic with carol ($(cd_level))" cd_traffic
+rm -rf "$TMP/dave"
+wait_for dave_has 0
+api GET "/v1/agents/$D"
+check "dave's worktree deleted: not parked, no files" jqt "$TMP/body" '.parked == false and .fileCount == 0'
+cd_over() { l=$(cd_level); [ -z "$l" ] || [ "${l%% *}" = clear ]; }
+wait_for cd_over
+check "and his pair with carol ends ($(cd_level))" cd_over
 finish

@@ -6,7 +6,10 @@
 # agent's snapshot as refs/airspace/wip/<node>/<agent>, the other fetches
 # it, and the speculative merge of the pair across the daemons finds the
 # textual conflict (channel merge 1, a resolution advisory) on both.
-# An unreachable remote is logged; the daemon goes on.
+# A ref is deleted (on the remote, in its clone, and the other daemon's
+# fetched copy) when its agent has nothing to share or leaves, and pushed
+# again when there is. An unreachable remote is logged; the daemon goes
+# on.
 # SKIP when the PostgreSQL server programs are not installed.
 . "$(dirname "$0")/lib.sh"
 
@@ -88,6 +91,35 @@ done
 check "alice's ref moved with her work" \
     [ "$(git -C "$TMP/remote.git" show "$aref:src/a.c" | sed -n 15p)" = "alice 15 again" ]
 
+# alice's work is reverted: nothing left to share, her ref is deleted on
+# the remote and in clone 1, and daemon 2, whose copy of her left, drops
+# the copy it fetched
+check "before: clone 2 has the copy of alice's ref it fetched" \
+    sh -c "git -C '$TMP/c2' rev-parse -q --verify '$aref' > /dev/null"
+git -C "$TMP/alice" checkout -q -- src/a.c
+gone() { ! git -C "$1" rev-parse -q --verify "$aref" > /dev/null; }
+n=0
+until gone "$TMP/remote.git" && gone "$TMP/c1" && gone "$TMP/c2"; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 60 ] || break
+done
+check "alice's work reverted: her ref is gone from the remote" gone "$TMP/remote.git"
+check "and from clone 1" gone "$TMP/c1"
+check "and clone 2's copy too" gone "$TMP/c2"
+git -C "$TMP/remote.git" for-each-ref --format='%(refname)' refs/airspace/wip > "$TMP/refs"
+check "bob's ref stays ($(tr '\n' ' ' < "$TMP/refs"))" \
+    [ "$(grep -c '/bob$' "$TMP/refs")" = 1 ]
+# she changes it again: pushed again
+sed -i 's/^line 15$/alice 15 back/' "$TMP/alice/src/a.c"
+n=0
+until [ "$(git -C "$TMP/remote.git" show "$aref:src/a.c" 2> /dev/null | sed -n 15p)" = "alice 15 back" ]; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 60 ] || break
+done
+check "her work again: her ref is back on the remote" \
+    [ "$(git -C "$TMP/remote.git" show "$aref:src/a.c" 2> /dev/null | sed -n 15p)" = "alice 15 back" ]
 # the remote out of reach: daemon 2 says so in its log and goes on
 git -C "$TMP/c2" remote set-url origin "$TMP/gone.git"
 sed -i 's/^bob 15$/bob 15 again/' "$TMP/bob/src/a.c"
@@ -100,4 +132,22 @@ done
 check "an unreachable remote is logged" grep -q "work in progress of bob not shared" "$TMP/d2.log"
 req 2 GET /v1/status
 check "and daemon 2 still answers" [ "$CODE" = 200 ]
+# the remote back: bob's worktree is removed with his work (agent rm
+# --force): his work is no longer in flight (not parked), and his ref is
+# deleted on the remote
+git -C "$TMP/c2" remote set-url origin "$TMP/remote.git"
+bobref=$(grep '/bob$' "$TMP/refs")
+(cd "$TMP/c2" && "$AIRSPACE_BIN" agent rm --force bob > "$TMP/rm.out" 2>&1)
+check "bob's worktree is removed ($(cat "$TMP/rm.out"))" [ ! -d "$TMP/bob" ]
+n=0
+until ! git -C "$TMP/remote.git" rev-parse -q --verify "$bobref" > /dev/null; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -lt 60 ] || break
+done
+check "bob gone: his ref is gone from the remote" \
+    sh -c "! git -C '$TMP/remote.git' rev-parse -q --verify '$bobref'"
+
+req 2 GET /v1/agents/bob
+check "bob on daemon 2: not parked, no files" jqt "$TMP/body" '.parked == false and .fileCount == 0'
 finish
