@@ -450,7 +450,19 @@ ws_remove(struct shared_ws *v, size_t *n, size_t k)
     v[k] = v[--*n];
 }
 
-/* Agent a's files: [{path, status, whole, lines: [[s, e]...]}]. */
+static json_t *
+names_json(const struct ws_name *v, size_t n)
+{
+    json_t *o = json_array();
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(
+            o, json_pack("[s, I]", v[k].name, (json_int_t)v[k].line));
+    return o;
+}
+
+/* Agent a's files: [{path, status, whole, lines: [[s, e]...], newPath?,
+ * added, deleted, and what parsing its version found, when it was parsed:
+ * parsed, uses and defs ([[name, line]...]), imports}] (docs/team.md). */
 static char *
 files_json(const struct agent *a)
 {
@@ -462,13 +474,44 @@ files_json(const struct agent *a)
             json_array_append_new(
                 lines, json_pack("[I, I]", (json_int_t)f->ranges.v[r].start,
                            (json_int_t)f->ranges.v[r].end));
-        json_array_append_new(v,
-            json_pack("{s:s, s:s, s:b, s:o}", "path", f->path, "status",
-                ws_status_name(f->status), "whole", f->whole, "lines", lines));
+        json_t *o = json_pack("{s:s, s:s, s:b, s:o, s:I, s:I}", "path", f->path,
+            "status", ws_status_name(f->status), "whole", f->whole, "lines",
+            lines, "added", (json_int_t)f->added_lines, "deleted",
+            (json_int_t)f->deleted_lines);
+        if (f->new_path)
+            json_object_set_new(o, "newPath", json_string(f->new_path));
+        if (f->parsed || f->nnew_uses || f->nnew_defs || f->nnew_imports) {
+            json_t *imp = json_array();
+            for (size_t n = 0; n < f->nnew_imports; n++)
+                json_array_append_new(imp, json_string(f->new_imports[n]));
+            json_object_set_new(o, "parsed", json_boolean(f->parsed));
+            json_object_set_new(
+                o, "uses", names_json(f->new_uses, f->nnew_uses));
+            json_object_set_new(
+                o, "defs", names_json(f->new_defs, f->nnew_defs));
+            json_object_set_new(o, "imports", imp);
+        }
+        json_array_append_new(v, o);
     }
     char *s = json_dumps(v, JSON_COMPACT);
     json_decref(v);
     return s;
+}
+
+/* A mirrored file's names (uses or defs) from its daemon's JSON; an
+ * entry that is not [name, line >= 1] is skipped. */
+static void
+mirror_names(struct ws_file *x, bool def, json_t *v)
+{
+    size_t k;
+    json_t *e;
+    json_array_foreach(v, k, e)
+    {
+        const char *nm = json_string_value(json_array_get(e, 0));
+        json_int_t line = json_integer_value(json_array_get(e, 1));
+        if (nm && *nm && line >= 1 && line <= UINT32_MAX)
+            ws_file_add_name(x, def, nm, strlen(nm), (uint32_t)line);
+    }
 }
 
 static const char *const team_status[] = { "active", "exited", "stale" };
@@ -583,6 +626,26 @@ mirror_files(struct broker *b, size_t i, const char *files)
             continue;
         struct ws_file *x = agent_add_file(a, path, st);
         x->whole = json_is_true(json_object_get(f, "whole"));
+        const char *np = json_string_value(json_object_get(f, "newPath"));
+        if (np && st == WS_RENAMED && !x->new_path)
+            x->new_path = xstrdup(np);
+        json_int_t ad = json_integer_value(json_object_get(f, "added"));
+        json_int_t de = json_integer_value(json_object_get(f, "deleted"));
+        x->added_lines = ad > 0 && ad <= UINT32_MAX ? (uint32_t)ad : 0;
+        x->deleted_lines = de > 0 && de <= UINT32_MAX ? (uint32_t)de : 0;
+        /* what parsing its version found (a daemon of an older release
+         * sends none: its symbols are the base graph's only) */
+        x->parsed = json_is_true(json_object_get(f, "parsed"));
+        mirror_names(x, false, json_object_get(f, "uses"));
+        mirror_names(x, true, json_object_get(f, "defs"));
+        size_t n;
+        json_t *imp;
+        json_array_foreach(json_object_get(f, "imports"), n, imp)
+        {
+            const char *ip = json_string_value(imp);
+            if (ip && *ip)
+                ws_file_add_import(x, ip);
+        }
         size_t r;
         json_t *pair;
         json_array_foreach(json_object_get(f, "lines"), r, pair)

@@ -107,6 +107,24 @@ test_push_fetch(void)
     CHECK_INT(wip_fetch(rb, "origin", "refs/heads/main", &e), AS_EINVAL);
     CHECK_INT(wip_push(ra, bare, ref, "abc", ag.tree_oid, NOW_MS, commit, &e),
         AS_EINVAL);
+
+    /* withdrawn: the remote's ref and ours go, the other clone's copy
+     * when it forgets it; an unreachable remote keeps ours */
+    char *verify[] = { "git", "rev-parse", "-q", "--verify", ref, NULL };
+    CHECK_INT(fx_runv(b_dir, verify, out, sizeof(out)), 0); /* fetched */
+    snprintf(spec, sizeof(spec), "%s/gone.git", fx_root);
+    CHECK_INT(wip_drop(ra, spec, ref, &e), AS_EGIT);
+    CHECK_INT(fx_runv(a_dir, verify, out, sizeof(out)), 0);
+    CHECK_INT(wip_drop(ra, bare, ref, &e), 0);
+    CHECK(fx_runv(bare, verify, out, sizeof(out)) != 0);
+    CHECK(fx_runv(a_dir, verify, out, sizeof(out)) != 0);
+    CHECK_INT(wip_drop(ra, bare, ref, &e), 0); /* gone already: no error */
+    CHECK_INT(fx_runv(b_dir, verify, out, sizeof(out)), 0);
+    CHECK_INT(wip_forget(rb, ref, &e), 0);
+    CHECK(fx_runv(b_dir, verify, out, sizeof(out)) != 0);
+    CHECK_INT(wip_forget(rb, ref, &e), 0);
+    CHECK_INT(wip_forget(rb, "refs/heads/main", &e), AS_EINVAL);
+    CHECK_INT(wip_drop(ra, bare, "refs/heads/main", &e), AS_EINVAL);
     free(ref);
 out:
     agent_release(&ag);
