@@ -19,6 +19,9 @@
 #     event airspace installs runs
 #  7. the session ends (SessionEnd): its locks are released, with events, and
 #     its agents are gone
+#  8. parked work: after A's session of 3 ended with its change not
+#     landed, a new session's edit near those lines is held once and the
+#     model is told they are parked
 # plus: the crew update reaches the model at session start; a prompt's
 # topics are the user's words, not the context airspace added.
 # Needs the pinned client (scripts/setup.sh --clients); SKIP without it.
@@ -268,8 +271,33 @@ check "7: with a lock.released event" \
 check "7: the session's agents are gone ($(tr '\n' ' ' < "$TMP/s7.left")still active)" \
     [ ! -s "$TMP/s7.left" ]
 
+# ---- 8. parked work: A's session of 3 ended with its change to b.txt
+# still in its worktree, not landed; a new session in another
+# worktree about to change line 7 is held once, told whose lines those
+# are and that they are parked ----
+as agent new gina > "$TMP/wt.gina" 2>> "$TMP/agent-new.err"
+gemini_trust "$(wt gina)"
+as agents --json > "$TMP/agents8.json"
+check "8: the ended session's agent in dave's worktree is parked ($(jq -c '[.agents[] | {id, status, parked}]' "$TMP/agents8.json"))" \
+    jqt "$TMP/agents8.json" "[.agents[] | select(.parked) | .worktree] | index(\"$(realpath "$(wt dave)")\") != null"
+cat > "$TMP/s8.json" << 'JSON'
+{"steps": [
+  {"tool": "replace", "input": {"file_path": "b.txt", "instruction": "upper-case line 7",
+    "old_string": "line7\n", "new_string": "LINE7\n"}},
+  {"text": "left it"}]}
+JSON
+gemini_run s8 "$(wt gina)" "$TMP/s8.json" -p "Change line 7 of b.txt" --approval-mode yolo
+check "8: the session ran (rc $GEMINI_RC)" [ "$GEMINI_RC" = 0 ]
+gemini_result s8 0 > "$TMP/s8.r0"
+check "8: the edit near parked lines is held ($(head -c 400 "$TMP/s8.r0"))" \
+    jq -e '.error | test("blocked")' "$TMP/s8.r0" > /dev/null
+check "8: the model is told dave's lines are parked" \
+    sh -c 'grep -q "parked: not active now, its work not landed) has changed lines 5-6 of b.txt" "$1"' _ "$TMP/s8.r0"
+check "8: ... naming dave's agent" mentions "$TMP/s8.r0" dave
+check "8: b.txt is unchanged in gina's worktree" git -C "$(wt gina)" diff --quiet -- b.txt
+
 # ---- 5. no hook or MCP error or warning; every installed event ran ----
-for s in s1 s2 s3a s3b s4; do
+for s in s1 s2 s3a s3b s4 s8; do
     # (the message bus's dumps of tool calls carry the tools' own texts;
     # what a hook prints that is not JSON shows as its "system message")
     grep -av '^\[MESSAGE_BUS\]' "$TMP/$s.err" | grep -anE 'Hook\(s\) \[|Hook execution error|[0-9]+ failed \(|Discarding invalid hook|Invalid hook|Hook configuration error|missing command|not an array|timed out|\[MCP error\]|MCP issues|Error (connecting to|during discovery|closing MCP|refreshing MCP)|MCP tool .* failed|output schema|structured content|Truncating MCP|MCP server .*Skipping|\[WARNING\]|Hook system message: [^a]' \
@@ -279,7 +307,7 @@ done
 for ev in $(jq -r '.hooks | keys[]' .gemini/settings.json); do
     check "5: $ev ran without error" sh -c \
         'cat "$@" | grep -aq "Hook execution for '"$ev"': 1 hooks executed successfully"' _ \
-        "$TMP/s1.err" "$TMP/s2.err" "$TMP/s3a.err" "$TMP/s3b.err" "$TMP/s4.err"
+        "$TMP/s1.err" "$TMP/s2.err" "$TMP/s3a.err" "$TMP/s3b.err" "$TMP/s4.err" "$TMP/s8.err"
 done
 
 echo "t62: $(($(date +%s) - T0)) s with the client"
