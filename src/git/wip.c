@@ -205,14 +205,30 @@ out:
     return rc;
 }
 
+/* 0 when ref is one of ours (wip_ref_ok), else AS_EINVAL. */
+static int
+check_ref(const char *ref, struct as_err *e)
+{
+    return wip_ref_ok(ref)
+               ? 0
+               : as_errorf(e, AS_EINVAL, "bad work in progress ref '%s'",
+                     ref ? ref : "");
+}
+
+/* ref checked, then remote looked up into *rm. */
+static int
+ref_remote(struct repo *r, const char *remote, const char *ref, git_remote **rm,
+    struct as_err *e)
+{
+    int rc = check_ref(ref, e);
+    return rc ? rc : lookup_remote(rm, repo_git(r), remote, e);
+}
+
 int
 wip_fetch(struct repo *r, const char *remote, const char *ref, struct as_err *e)
 {
-    if (!wip_ref_ok(ref))
-        return as_errorf(
-            e, AS_EINVAL, "bad work in progress ref '%s'", ref ? ref : "");
     git_remote *rm;
-    int rc = lookup_remote(&rm, repo_git(r), remote, e);
+    int rc = ref_remote(r, remote, ref, &rm, e);
     if (rc)
         return rc;
     char *spec = xasprintf("+%s:%s", ref, ref);
@@ -229,10 +245,10 @@ wip_fetch(struct repo *r, const char *remote, const char *ref, struct as_err *e)
 int
 wip_forget(struct repo *r, const char *ref, struct as_err *e)
 {
-    if (!wip_ref_ok(ref))
-        return as_errorf(
-            e, AS_EINVAL, "bad work in progress ref '%s'", ref ? ref : "");
-    int rc = git_reference_remove(repo_git(r), ref);
+    int rc = check_ref(ref, e);
+    if (rc)
+        return rc;
+    rc = git_reference_remove(repo_git(r), ref);
     if (rc && rc != GIT_ENOTFOUND)
         return repo_git_errorf(e, "cannot delete '%s'", ref);
     git_error_clear();
@@ -242,11 +258,8 @@ wip_forget(struct repo *r, const char *ref, struct as_err *e)
 int
 wip_drop(struct repo *r, const char *remote, const char *ref, struct as_err *e)
 {
-    if (!wip_ref_ok(ref))
-        return as_errorf(
-            e, AS_EINVAL, "bad work in progress ref '%s'", ref ? ref : "");
     git_remote *rm;
-    int rc = lookup_remote(&rm, repo_git(r), remote, e);
+    int rc = ref_remote(r, remote, ref, &rm, e);
     if (rc)
         return rc;
     char *spec = xasprintf(":%s", ref);
