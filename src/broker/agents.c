@@ -409,6 +409,13 @@ limited_paths(const struct bagent *m, size_t *n)
 static int
 read_workset(struct broker *b, size_t i, struct as_err *e)
 {
+    /* git is changing files there: what is read now is half of it (a
+     * worktree being made reads as every file deleted); its working set
+     * stays as it is until git is done */
+    if (broker_worktree_busy(b->ag[i].worktree, broker_now())) {
+        broker_read_later(b, i);
+        return 0;
+    }
     struct agent fresh;
     agent_init(&fresh, b->ag[i].id);
     struct workset_options wo;

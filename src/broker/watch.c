@@ -135,21 +135,44 @@ arm_debounce(struct broker *b)
  * meanwhile is half of it. A lock older than this is a crashed one's. */
 #define BUSY_LOCK_MS 10000
 
+/* Whether path was changed within BUSY_LOCK_MS of now. */
 static bool
-worktree_busy(const char *worktree, int64_t now_ms)
+recent(const char *path, int64_t now_ms)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && now_ms - ((int64_t)st.st_mtim.tv_sec * 1000 +
+                                                st.st_mtim.tv_nsec / 1000000) <
+                                       BUSY_LOCK_MS;
+}
+
+bool
+broker_worktree_busy(const char *worktree, int64_t now_ms)
 {
     char *gitdir = worktree ? broker_git_dir_of(worktree) : NULL;
     if (!gitdir)
         return false;
     char *lock = xasprintf("%s/index.lock", gitdir);
+    char *index = xasprintf("%s/index", gitdir);
+    char *common = xasprintf("%s/commondir", gitdir);
     struct stat st;
-    bool busy =
-        stat(lock, &st) == 0 && now_ms - ((int64_t)st.st_mtim.tv_sec * 1000 +
-                                             st.st_mtim.tv_nsec / 1000000) <
-                                    BUSY_LOCK_MS;
+    /* a linked worktree (it has a commondir) with no index yet, just made:
+     * git is about to check it out; every file would read as deleted */
+    bool busy = recent(lock, now_ms) ||
+                (stat(common, &st) == 0 && stat(index, &st) != 0 &&
+                    errno == ENOENT && recent(gitdir, now_ms));
+    free(common);
+    free(index);
     free(lock);
     free(gitdir);
     return busy;
+}
+
+void
+broker_read_later(struct broker *b, size_t i)
+{
+    if (!b->meta[i].dirty_since)
+        b->meta[i].dirty_since = broker_now();
+    arm_debounce(b);
 }
 
 void
@@ -159,7 +182,7 @@ broker_refresh_dirty(struct broker *b)
     for (size_t i = 0; i < b->nagents; i++) {
         if (!b->meta[i].dirty_since)
             continue;
-        if (worktree_busy(b->ag[i].worktree, broker_now())) {
+        if (broker_worktree_busy(b->ag[i].worktree, broker_now())) {
             deferred = true; /* read it once git is done there */
             continue;
         }

@@ -137,6 +137,28 @@ n=0
 until [ "$(st .watch.reads)" != "$R3" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
 check "index lock gone: bob read" [ "$(st .watch.reads)" = $((R3 + 1)) ]
 
+# a worktree git is still making (`git worktree add`, `agent new`: its
+# git directory written, no index yet) reads as every file deleted: it is
+# not read until git has checked it out, so nobody is warned about it
+git worktree add -q --no-checkout -b carol "$TMP/carol" main
+n=0
+until api GET /v1/agents/carol && [ "$CODE" = 200 ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 1 # five rescans
+api POST /v1/refresh # and a full one (every worktree read)
+api GET /v1/agents/carol
+check "carol's worktree, not checked out yet, is discovered but not read ($(jq -c '[.fileCount, .status]' "$TMP/body"))" \
+    jqt "$TMP/body" '.fileCount == 0'
+api GET '/v1/advisories?all=1'
+check "nobody is in an advisory with her" \
+    jqt "$TMP/body" '[.advisories[] | select((.a == "carol" or .b == "carol") and .level != "clear")] | length == 0'
+git -C "$TMP/carol" reset -q --hard
+sed -i 's/^line 30$/carol 30/' "$TMP/carol/t.txt"
+carol_read() { api GET /v1/agents/carol && jqt "$TMP/body" '[.files[].path] == ["t.txt"]'; }
+n=0
+until carol_read || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "checked out and edited: she is read ($(jq -c '[.files[] | {path, lines}]' "$TMP/body"))" \
+    jqt "$TMP/body" '[.files[] | {path, lines}] == [{"path": "t.txt", "lines": [[30, 30]]}]'
+
 # stop, while the daemon does not answer for a while (stopped for 3 s,
 # longer than the client's answer time): waited for, then stopped
 kill -STOP "$DPID"
