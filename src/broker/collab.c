@@ -427,10 +427,15 @@ broker_lock_events(struct broker *b, struct lock_events *ev)
         case LOCK_EV_FORCE_RELEASED:
             rc = db_lock_delete(b->db, x->lock.token, &e);
             break;
-        default:
-            rc = db_lock_put(
-                b->db, &x->lock, lock_table_next_token(b->locks), &e);
+        default: {
+            struct lock out = x->lock;
+            char *by = team_contester_out(b, out.contested_by);
+            if (by)
+                out.contested_by = by;
+            rc = db_lock_put(b->db, &out, lock_table_next_token(b->locks), &e);
+            free(by);
             break;
+        }
         }
         if (rc)
             broker_log(b, "store: %s", e.msg);

@@ -246,11 +246,55 @@ team_close(struct broker *b)
 
 /* ---- lock decisions ---- */
 
-static void
-restore_into(void *ctx, const struct lock *l)
+static char *peer_id(const char *node, const char *agent);
+
+/* This daemon's suffix of its agents' names on the others ("@" and 6 hex
+ * digits, peer_id). */
+static char *
+own_suffix(const struct team *t)
 {
+    char *me = peer_id(t->node, "");
+    return me;
+}
+
+struct lock_restore {
+    struct broker *b;
+    struct lock_table *table;
+};
+
+/* A lock row into the table, its names as this daemon knows the agents:
+ * another daemon's grant is held by that daemon's agent (holder@daemon,
+ * as its copy here is named), and a contester this daemon stored under
+ * its airspace name (team_contester_out) is one of its own. */
+static void
+restore_into(void *ctx, const char *node, const struct lock *l)
+{
+    struct lock_restore *lr = ctx;
+    const struct team *t = lr->b->team;
+    struct lock x = *l;
+    char *holder = NULL, *contester = NULL;
+    if (node && strcmp(node, t->node))
+        x.holder = holder = peer_id(node, l->holder);
+    char *me = own_suffix(t);
+    size_t n = l->contested_by ? strlen(l->contested_by) : 0, m = strlen(me);
+    if (n > m && !strcmp(l->contested_by + n - m, me))
+        x.contested_by = contester = xstrndup(l->contested_by, n - m);
+    free(me);
     struct as_err e;
-    lock_table_restore(ctx, l, &e); /* a row it cannot take: left out */
+    lock_table_restore(lr->table, &x, &e); /* a row it cannot take: out */
+    free(holder);
+    free(contester);
+}
+
+char *
+team_contester_out(struct broker *b, const char *id)
+{
+    if (!b->team || !id)
+        return NULL;
+    ssize_t i = broker_find_agent(b, id);
+    if (i < 0 || broker_who(b, i)->peer)
+        return NULL; /* another daemon's: already its airspace name */
+    return peer_id(b->team->node, id);
 }
 
 int
@@ -273,7 +317,8 @@ team_locks_begin(struct broker *b, int64_t *now, struct as_err *e)
     struct lock_table *fresh = lock_table_new(&lc);
     uint64_t next = 0;
     int64_t db_now = 0;
-    rc = db_locks_sync(b->db, restore_into, fresh, &db_now, &next, e);
+    struct lock_restore lr = { b, fresh };
+    rc = db_locks_sync(b->db, restore_into, &lr, &db_now, &next, e);
     if (rc) {
         lock_table_free(fresh);
         return rc;
@@ -394,7 +439,8 @@ refresh_locks(struct broker *b)
     struct lock_table *fresh = lock_table_new(&lc);
     int64_t db_now = 0;
     struct as_err e;
-    if (db_locks_peek(b->db, restore_into, fresh, &db_now, &e)) {
+    struct lock_restore lr = { b, fresh };
+    if (db_locks_peek(b->db, restore_into, &lr, &db_now, &e)) {
         broker_log(b, "team: cannot reload the locks: %s", e.msg);
         lock_table_free(fresh);
         return;

@@ -45,6 +45,12 @@ void team_locks_end(struct broker *b);
  * renewed there): the lock table is reloaded at the next tick. */
 bool team_lock_expired(struct broker *b, uint64_t token);
 
+/* A lock's contester as the store keeps it: one of this daemon's agents
+ * under its name in the airspace (id@daemon, as the others name its copy),
+ * so no other daemon takes it for an agent of its own; a new string, or
+ * NULL to keep id as it is (not shared, or already another daemon's). */
+char *team_contester_out(struct broker *b, const char *id);
+
 /* Whether this daemon scores the pair of agents i and j: always with
  * the SQLite store and for two of its own; never for two other daemons'
  * agents; for one of its own and another daemon's, when it is the pair's

@@ -67,11 +67,11 @@ DB_BACKEND_DECLS(pg, pg_db)
 /* PostgreSQL only (store.h's shared-store functions). */
 bool pg_db_unreachable(const struct pg_db *d);
 bool pg_db_in_transaction(const struct pg_db *d);
-int pg_db_locks_sync(struct pg_db *d, db_lock_fn *fn, void *ctx,
+int pg_db_locks_sync(struct pg_db *d, db_node_lock_fn *fn, void *ctx,
     int64_t *now_ms, uint64_t *next_token, struct as_err *e);
 int pg_db_lock_expire(
     struct pg_db *d, uint64_t token, bool *retired, struct as_err *e);
-int pg_db_locks_peek(struct pg_db *d, db_lock_fn *fn, void *ctx,
+int pg_db_locks_peek(struct pg_db *d, db_node_lock_fn *fn, void *ctx,
     int64_t *now_ms, struct as_err *e);
 int pg_db_workset_put(
     struct pg_db *d, const struct db_workset *w, struct as_err *e);

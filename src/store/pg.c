@@ -989,7 +989,7 @@ pg_db_reports_load(
 
 static const char LOCK_COLS[] =
     "token, pattern, holder, mode, kind, acquired_at, expires_at, ttl_ms,"
-    " reason, contested_by, contested_at, file";
+    " reason, contested_by, contested_at, file, node";
 
 int
 pg_db_lock_put(struct pg_db *d, const struct lock *l, uint64_t next_token,
@@ -1015,13 +1015,16 @@ pg_db_lock_put(struct pg_db *d, const struct lock *l, uint64_t next_token,
      * updates a live row and nothing else: a renewal or touch from a
      * table that missed another daemon's decision never brings back a
      * lease the database retired or gave away. */
+    /* (the holder is an agent of the row's node: only that daemon names
+     * it anew, when its agent is renamed; another daemon's write, a
+     * contest, leaves it) */
     if (d->synced && l->token != d->sync_token)
         return cmd(d,
-            "UPDATE airspace_locks SET pattern = $4, holder = $5, mode = $6,"
+            "UPDATE airspace_locks SET pattern = $4,"
+            " holder = CASE WHEN node = $2 THEN $5 ELSE holder END, mode = $6,"
             " kind = $7, acquired_at = $8, expires_at = $9, ttl_ms = $10,"
             " reason = $11, contested_by = $12, contested_at = $13,"
-            " file = $14 WHERE airspace = $1 AND token = $3 AND"
-            " $2::text IS NOT NULL AND expires_at >"
+            " file = $14 WHERE airspace = $1 AND token = $3 AND expires_at >"
             " (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
             &p, e, "cannot store a lock");
     int rc = cmd(d,
@@ -1084,9 +1087,9 @@ pg_db_lock_expire(
     return 0;
 }
 
-/* Call fn for every lock row of r. */
+/* Call fn (or nfn, with the row's node) for every lock row of r. */
 static void
-each_lock(PGresult *r, db_lock_fn *fn, void *ctx)
+each_lock(PGresult *r, db_lock_fn *fn, db_node_lock_fn *nfn, void *ctx)
 {
     for (int i = 0; i < PQntuples(r); i++) {
         struct lock l;
@@ -1106,23 +1109,29 @@ each_lock(PGresult *r, db_lock_fn *fn, void *ctx)
         l.contested_by = (char *)val(r, i, 9);
         l.contested_at = ival(r, i, 10);
         l.file = bval(r, i, 11);
-        fn(ctx, &l);
+        if (nfn)
+            nfn(ctx, val(r, i, 12), &l);
+        else
+            fn(ctx, &l);
     }
 }
 
+/* The airspace's locks (mine: only this daemon's, whose holders are its
+ * agents), to fn or, with each row's node, to nfn. */
 static int
-locks_select(struct pg_db *d, db_lock_fn *fn, void *ctx, struct as_err *e)
+locks_select(struct pg_db *d, bool mine, db_lock_fn *fn, db_node_lock_fn *nfn,
+    void *ctx, struct as_err *e)
 {
     struct params p;
     p_init(&p, d);
     char *sql = xasprintf("SELECT %s FROM airspace_locks WHERE airspace = $1"
-                          " AND $2::text IS NOT NULL ORDER BY token",
-        LOCK_COLS);
+                          " AND %s ORDER BY token",
+        LOCK_COLS, mine ? "node = $2" : "$2::text IS NOT NULL");
     PGresult *r = q(d, sql, &p, PGRES_TUPLES_OK, e, "cannot read locks");
     free(sql);
     if (!r)
         return AS_EIO;
-    each_lock(r, fn, ctx);
+    each_lock(r, fn, nfn, ctx);
     PQclear(r);
     return 0;
 }
@@ -1139,12 +1148,14 @@ pg_db_locks_load(struct pg_db *d, db_lock_fn *fn, void *ctx,
         return AS_EIO;
     *next_token = PQntuples(r) ? (uint64_t)ival(r, 0, 0) : 1;
     PQclear(r);
-    return locks_select(d, fn, ctx, e);
+    /* the others' come with the first db_locks_sync or db_locks_peek, which
+     * say whose agents hold them */
+    return locks_select(d, true, fn, NULL, ctx, e);
 }
 
 int
-pg_db_locks_sync(struct pg_db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
-    uint64_t *next_token, struct as_err *e)
+pg_db_locks_sync(struct pg_db *d, db_node_lock_fn *fn, void *ctx,
+    int64_t *now_ms, uint64_t *next_token, struct as_err *e)
 {
     if (!d->in_tx)
         return as_errorf(e, AS_EINVAL,
@@ -1174,12 +1185,12 @@ pg_db_locks_sync(struct pg_db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
     PQclear(r);
     /* expired ones too: the decision retires them (db_lock_expire), so
      * their holders hear of it */
-    return locks_select(d, fn, ctx, e);
+    return locks_select(d, false, NULL, fn, ctx, e);
 }
 
 int
-pg_db_locks_peek(struct pg_db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
-    struct as_err *e)
+pg_db_locks_peek(struct pg_db *d, db_node_lock_fn *fn, void *ctx,
+    int64_t *now_ms, struct as_err *e)
 {
     struct params p;
     p_init(&p, d);
@@ -1200,7 +1211,7 @@ pg_db_locks_peek(struct pg_db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
     }
     *now_ms = ival(c, 0, 0);
     PQclear(c);
-    each_lock(r, fn, ctx);
+    each_lock(r, NULL, fn, ctx);
     PQclear(r);
     return 0;
 }

@@ -277,7 +277,7 @@ db_in_transaction(const struct db *d)
 }
 
 int
-db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
+db_locks_sync(struct db *d, db_node_lock_fn *fn, void *ctx, int64_t *now_ms,
     uint64_t *next_token, struct as_err *e)
 {
     if (!d->p)
@@ -286,8 +286,8 @@ db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
 }
 
 int
-db_locks_peek(
-    struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms, struct as_err *e)
+db_locks_peek(struct db *d, db_node_lock_fn *fn, void *ctx, int64_t *now_ms,
+    struct as_err *e)
 {
     if (!d->p)
         return as_errorf(e, AS_EUNSUP, "the store is not shared");

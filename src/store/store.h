@@ -237,20 +237,23 @@ bool db_in_transaction(const struct db *d);
 
 /* The airspace's lock decision point. Within db_begin: takes the
  * airspace's transaction-scoped advisory lock (held to db_commit, so no
- * other daemon decides meanwhile) and calls fn for every lock (by token;
+ * other daemon decides meanwhile) and calls fn for every lock (by token,
+ * with the node of the daemon that granted it: its holder is an agent
+ * there;
  * expired ones too, which the decision retires with db_lock_expire, so
  * their expiry is announced); *now_ms is the database's clock and
  * *next_token the next value of the fencing sequence (never given twice).
  * AS_EUNSUP on a store that is not shared; AS_EINVAL outside db_begin. */
-int db_locks_sync(struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms,
+typedef void db_node_lock_fn(void *ctx, const char *node, const struct lock *l);
+int db_locks_sync(struct db *d, db_node_lock_fn *fn, void *ctx, int64_t *now_ms,
     uint64_t *next_token, struct as_err *e);
 
 /* The airspace's locks as they are (expired ones included: the lock
  * table hides them), and the database's clock in *now_ms, without the
  * decision lock: a cache refresh, not a decision. AS_EUNSUP when not
  * shared. */
-int db_locks_peek(
-    struct db *d, db_lock_fn *fn, void *ctx, int64_t *now_ms, struct as_err *e);
+int db_locks_peek(struct db *d, db_node_lock_fn *fn, void *ctx, int64_t *now_ms,
+    struct as_err *e);
 
 /* The working sets a daemon publishes for the others to score: one row
  * per agent, its files as JSON ([{path, status, whole, lines: [[s, e]]}]),

@@ -114,6 +114,19 @@ on_lock(void *ctx, const struct lock *l)
     add_text(s, "@", l->pattern, l->holder);
 }
 
+/* A lock with the node that granted it: pattern@holder/node. */
+static void
+on_node_lock(void *ctx, const char *node, const struct lock *l)
+{
+    struct seen *s = ctx;
+    char who[128];
+    snprintf(who, sizeof(who), "%s/%s", l->holder, node ? node : "?");
+    s->n++;
+    if (l->token > s->max)
+        s->max = l->token;
+    add_text(s, "@", l->pattern, who);
+}
+
 static void
 on_intent(void *ctx, const struct db_intent *in)
 {
@@ -287,7 +300,7 @@ test_locks(void)
     CHECK_STR(s.text, "docs/**@bob ");
     int64_t now;
     uint64_t tok;
-    int rc = db_locks_sync(d, on_lock, &s, &now, &tok, &e);
+    int rc = db_locks_sync(d, on_node_lock, &s, &now, &tok, &e);
     CHECK_INT(rc, db_shared(d) ? AS_EINVAL : AS_EUNSUP); /* no transaction */
     db_close(d);
 out:
@@ -505,7 +518,7 @@ test_shared(void)
     uint64_t tok1 = 0, tok2 = 0;
     CHECK_INT(db_begin(d1, &e), 0);
     memset(&s, 0, sizeof(s));
-    CHECK_INT(db_locks_sync(d1, on_lock, &s, &now1, &tok1, &e), 0);
+    CHECK_INT(db_locks_sync(d1, on_node_lock, &s, &now1, &tok1, &e), 0);
     CHECK_INT(s.n, 0);
     int64_t wall = (int64_t)time(NULL) * 1000;
     CHECK(now1 > wall - 60000 && now1 < wall + 60000);
@@ -517,10 +530,10 @@ test_shared(void)
     CHECK_INT(db_lock_put(d2, &dead, 0, &e), 0); /* (d2 decides nothing yet) */
     CHECK_INT(db_begin(d2, &e), 0);
     memset(&s, 0, sizeof(s));
-    CHECK_INT(db_locks_sync(d2, on_lock, &s, &now2, &tok2, &e), 0);
+    CHECK_INT(db_locks_sync(d2, on_node_lock, &s, &now2, &tok2, &e), 0);
     /* the other daemon's lease, and the expired one: the decision
      * retires it, and only one daemon's retirement finds it */
-    CHECK_STR(s.text, "src/a.c@a src/b.c@a ");
+    CHECK_STR(s.text, "src/a.c@a/n1 src/b.c@a/n2 ");
     bool retired = false;
     CHECK_INT(db_lock_expire(d2, dead.token, &retired, &e), 0);
     CHECK(retired);
@@ -533,7 +546,7 @@ test_shared(void)
     CHECK(now2 >= now1);
     CHECK_INT(db_begin(d3, &e), 0);
     memset(&s, 0, sizeof(s));
-    CHECK_INT(db_locks_sync(d3, on_lock, &s, &now2, &tok2, &e), 0);
+    CHECK_INT(db_locks_sync(d3, on_node_lock, &s, &now2, &tok2, &e), 0);
     CHECK_INT(db_commit(d3, &e), 0);
     CHECK_INT(s.n, 0); /* another airspace: not its lock */
     /* a daemon that decides locks cannot store one it did not grant (a
@@ -542,9 +555,34 @@ test_shared(void)
     CHECK_INT(db_lock_put(d1, &ghost, 0, &e), 0);
     CHECK_INT(db_begin(d2, &e), 0);
     memset(&s, 0, sizeof(s));
-    CHECK_INT(db_locks_sync(d2, on_lock, &s, &now2, &tok2, &e), 0);
+    CHECK_INT(db_locks_sync(d2, on_node_lock, &s, &now2, &tok2, &e), 0);
     CHECK_INT(db_commit(d2, &e), 0);
-    CHECK_STR(s.text, "src/a.c@a ");
+    CHECK_STR(s.text, "src/a.c@a/n1 ");
+    /* another daemon's write of that lease (a contest) changes neither
+     * whose it is nor the daemon that granted it */
+    struct lock contested = live;
+    contested.holder = "a@elsewhere";
+    contested.contested_by = "c@n2";
+    contested.contested_at = now2;
+    CHECK_INT(db_lock_put(d2, &contested, 0, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_locks_peek(d2, on_node_lock, &s, &now2, &e), 0);
+    CHECK_STR(s.text, "src/a.c@a/n1 ");
+    /* its own daemon names its holder anew (an agent renamed) */
+    contested.holder = "a2";
+    CHECK_INT(db_lock_put(d1, &contested, 0, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_locks_peek(d2, on_node_lock, &s, &now2, &e), 0);
+    CHECK_STR(s.text, "src/a.c@a2/n1 ");
+    /* a daemon restoring its locks at start reads its own grants only (the
+     * others' come with the decisions, which say whose they are) */
+    uint64_t next2 = 0;
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_locks_load(d2, on_lock, &s, &next2, &e), 0);
+    CHECK_INT(s.n, 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_locks_load(d1, on_lock, &s, &next2, &e), 0);
+    CHECK_STR(s.text, "src/a.c@a2 ");
 
     /* working sets: each daemon's rows, read by the others */
     struct db_workset ws = { "a", "agent", "cli", "main", "active",
