@@ -1290,11 +1290,14 @@ as_message_send(struct airspace *as, int64_t now, const struct as_req *req,
         for (size_t i = 0; i < as->nagents; i++) {
             const struct as_agent *a = &as->agents[i];
             /* "all": every registered, active agent but the sender
-             * (discovered worktrees have no session to read an inbox) */
-            bool hit = !strcmp(to, "all")
-                           ? a->status == AS_AGENT_ACTIVE && a->registered &&
-                                 strcmp(a->id, from)
-                           : !strcmp(a->id, to) || str_eq(a->label, to);
+             * (discovered worktrees have no session to read an inbox); a
+             * label names this daemon's agents: another daemon's copy
+             * (peer) reads no inbox here */
+            bool hit =
+                !strcmp(to, "all")
+                    ? a->status == AS_AGENT_ACTIVE && a->registered &&
+                          !a->peer && strcmp(a->id, from)
+                    : !strcmp(a->id, to) || (!a->peer && str_eq(a->label, to));
             if (hit) {
                 deliver(as, a->id, &m, now, out);
                 n++;

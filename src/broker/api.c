@@ -465,6 +465,27 @@ api_agent_arg(struct api_ctx *c, size_t seg)
     return i;
 }
 
+/* -1, with the reply sent, when agent i is another daemon's copy: what it
+ * does is done through its own daemon, which stores and announces it. */
+static ssize_t
+local_only(struct api_ctx *c, ssize_t i)
+{
+    if (i < 0 || !broker_who(c->b, (size_t)i)->peer)
+        return i;
+    const char *label = c->b->ag[i].label;
+    api_reply_error(c->req, 409, "refused",
+        "'%s' is an agent of another daemon of the airspace (%s): it acts "
+        "through its own daemon",
+        c->b->ag[i].id, label ? label : "its node");
+    return -1;
+}
+
+ssize_t
+api_local_agent_arg(struct api_ctx *c, size_t seg)
+{
+    return local_only(c, api_agent_arg(c, seg));
+}
+
 /* ---- handlers ---- */
 
 static void
@@ -605,7 +626,7 @@ h_register(struct api_ctx *c)
 static void
 h_heartbeat(struct api_ctx *c)
 {
-    ssize_t i = api_agent_arg(c, 2);
+    ssize_t i = api_local_agent_arg(c, 2);
     if (i < 0)
         return;
     struct as_req r = { .agent = c->b->ag[i].id };
@@ -628,7 +649,7 @@ h_heartbeat(struct api_ctx *c)
 static void
 h_exit(struct api_ctx *c)
 {
-    ssize_t i = api_agent_arg(c, 2);
+    ssize_t i = api_local_agent_arg(c, 2);
     if (i < 0)
         return;
     /* its last word; its locks released, then it is exited */
@@ -649,7 +670,7 @@ static void
 h_edit(struct api_ctx *c)
 {
     static const char *const keys[] = { "path", "lines", "status", NULL };
-    ssize_t i = api_agent_arg(c, 2);
+    ssize_t i = api_local_agent_arg(c, 2);
     if (i < 0 || api_check_keys(c, keys) ||
         api_want_string(c, "path", true, 4096))
         return;
@@ -763,7 +784,7 @@ h_commits(struct api_ctx *c)
         "subject", NULL };
     static const char *const statuses[] = { "added", "modified", "deleted",
         "mode", "typechange" };
-    ssize_t i = api_agent_arg(c, 2);
+    ssize_t i = api_local_agent_arg(c, 2);
     if (i < 0 || api_check_keys(c, keys) ||
         api_want_string(c, "subject", false, 4096))
         return;
@@ -1011,7 +1032,7 @@ api_body_agent(struct api_ctx *c, const char *key)
     ssize_t i = broker_find_agent(c->b, id);
     if (i < 0)
         api_reply_error(c->req, 404, "unknown_agent", "no agent '%s'", id);
-    return i;
+    return local_only(c, i);
 }
 
 int

@@ -60,10 +60,16 @@ int api_want_string(
     struct api_ctx *c, const char *key, bool required, size_t maxlen);
 /* "ttlMs" (optional, > 0) into *ttl (LOCK_TTL_DEFAULT when absent). */
 int api_body_ttl(struct api_ctx *c, int64_t *ttl);
-/* The agent named by body[key] or path segment seg: its index, or -1
- * after a 404/400 reply. */
+/* The agent named by body[key], which acts (a lock, an intent, a
+ * message's sender...): its index, or -1 after a 404/400 reply, or a 409
+ * when it is another daemon's (api_local_agent_arg). */
 ssize_t api_body_agent(struct api_ctx *c, const char *key);
+/* The agent named by path segment seg: its index, or -1 after a 404. */
 ssize_t api_agent_arg(struct api_ctx *c, size_t seg);
+/* api_agent_arg for a request that acts as the agent: another daemon's
+ * agent (its copy here, agent@daemon) acts through its own daemon only
+ * (409 refused); -1 with the reply sent. */
+ssize_t api_local_agent_arg(struct api_ctx *c, size_t seg);
 /* Normalise a path or glob agent i gives (util/path.h) into *out (free
  * with free()): an absolute one must lie in the agent's worktree or the
  * main worktree and is made relative to it. AS_EINVAL (nothing in *out)

@@ -648,7 +648,7 @@ static void
 h_prompt(struct api_ctx *c)
 {
     static const char *const keys[] = { "prompt", NULL };
-    ssize_t i = api_agent_arg(c, 2);
+    ssize_t i = api_local_agent_arg(c, 2);
     if (i < 0 || api_check_keys(c, keys) ||
         api_want_string(c, "prompt", true, 1 << 20))
         return;

@@ -37,6 +37,11 @@ broker_conflict_msgs(struct broker *b, struct conflict_msgs *m)
 {
     for (size_t k = 0; k < m->n; k++) {
         const struct conflict_msg *x = &m->v[k];
+        /* another daemon's agent: its own daemon sees the same facts and
+         * tells it (its copy here reads no inbox) */
+        ssize_t to = x->escalation ? -1 : broker_find_agent(b, x->to);
+        if (to >= 0 && broker_who(b, (size_t)to)->peer)
+            continue;
         if (!already_waiting(b, x->to, x->from, x->text))
             broker_send(b, x->from, x->to, "info", x->text);
         json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s}", "to",

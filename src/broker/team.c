@@ -1110,29 +1110,6 @@ remote_agent(struct broker *b, const char *node, const char *agent)
     return i;
 }
 
-/* What the detector says to another daemon's agent is left out: its own
- * daemon sees the same intents and tells it. */
-static void
-conflict_msgs_local(struct broker *b, struct conflict_msgs *cm)
-{
-    size_t n = 0;
-    for (size_t k = 0; k < cm->n; k++) {
-        struct conflict_msg *x = &cm->v[k];
-        ssize_t i = x->escalation ? -1 : broker_find_agent(b, x->to);
-        if (i >= 0 && broker_who(b, i)->peer) {
-            free(x->to);
-            free(x->from);
-            free(x->a);
-            free(x->b);
-            free(x->file);
-            free(x->text);
-            continue;
-        }
-        cm->v[n++] = *x;
-    }
-    cm->n = n;
-}
-
 static void
 remote_intent_drop(struct broker *b, size_t k)
 {
@@ -1152,7 +1129,6 @@ remote_intent_drop(struct broker *b, size_t k)
     struct conflict_msgs cm;
     conflict_msgs_init(&cm);
     conflicts_intent_drop(b->conflicts, lid, broker_now(), &cm);
-    conflict_msgs_local(b, &cm);
     broker_conflict_msgs(b, &cm);
     conflict_msgs_release(&cm);
     broker_sync_intents(b);
@@ -1228,7 +1204,6 @@ on_intent(struct broker *b, const char *node, const char *type, json_t *data)
     conflict_msgs_init(&cm);
     if (in)
         broker_conflicts_intent(b, in, &cm);
-    conflict_msgs_local(b, &cm);
     broker_conflict_msgs(b, &cm);
     conflict_msgs_release(&cm);
     broker_sync_intents(b);

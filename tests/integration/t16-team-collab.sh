@@ -109,6 +109,30 @@ sleep 2.5 # a periodic take of the store finds nothing more
 req 2 GET /v1/agents/bob/inbox?peek=1
 check "2.5 s later still once" \
     jqt "$TMP/body" '[.messages[] | select(.body == "while you were out" or .body == "and a second")] | length == 2'
+# what another daemon's agent does, it does through its own daemon: a
+# lock or an exit in the name of its copy here is refused
+req 2 POST /v1/locks "{\"agent\":\"$alice2\",\"pattern\":\"src/z.c\"}"
+check "a lock in the name of alice's copy on daemon 2 is refused (409, got $CODE)" \
+    all "[ $CODE = 409 ] && jq -e '.error.code == \"refused\"' $TMP/body > /dev/null"
+req 2 POST "/v1/agents/$alice2/exit"
+check "so is her copy's exit (409, got $CODE)" [ "$CODE" = 409 ]
+# each agent's own daemon tells it of its conflicts: nothing sits in a
+# copy's inbox
+req 2 GET "/v1/agents/$alice2/inbox?peek=1"
+check "no conflict notice in alice's copy's inbox on daemon 2" \
+    jqt "$TMP/body" '[.messages[] | select(.body | startswith("[conflict]"))] | length == 0'
+# 'all' is this daemon's own agents, not the copies of the others' (a
+# message from alice makes hers active here)
+req 1 POST /v1/messages '{"from":"alice","to":"bob","body":"one more"}'
+wait_for 2 /v1/agents/bob/inbox?peek=1 '[.messages[] | select(.body == "one more")] | length == 1'
+req 2 GET /v1/agents
+check "alice's copy is an active agent on daemon 2" \
+    jqt "$TMP/body" "[.agents[] | select(.id == \"$alice2\" and .status == \"active\")] | length == 1"
+req 2 POST /v1/agents '{"id":"erin"}'
+req 2 POST /v1/messages '{"from":"bob","to":"all","body":"to everyone here"}'
+check "'all' on daemon 2 reaches its own agents only ($(cat "$TMP/body"))" jqt "$TMP/body" '.delivered == 1'
+req 2 GET /v1/agents/erin/inbox?peek=1
+check "erin has it" jqt "$TMP/body" '[.messages[] | select(.body == "to everyone here")] | length == 1'
 req 1 POST /v1/messages '{"from":"alice","to":"nobody","body":"hi"}'
 check "a recipient no daemon knows is refused (404 unknown_recipient)" \
     all "[ $CODE = 404 ] && jq -e '.error.code == \"unknown_recipient\"' $TMP/body > /dev/null"
