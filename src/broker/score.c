@@ -251,6 +251,12 @@ broker_rescore(struct broker *b, size_t changed)
             p->live = false;
             memset(&p->res, 0, sizeof(p->res));
             broker_clear_merge(p);
+            /* a pair with another daemon's agent that this daemon scores:
+             * that daemon's copy ends too (its own agent may fly on) */
+            ssize_t xa = broker_find_agent(b, p->a);
+            ssize_t xb = broker_find_agent(b, p->b);
+            if (xa >= 0 && xb >= 0 && team_scores_pair(b, xa, xb))
+                team_pair_scored(b, k, (size_t)xa, (size_t)xb);
             enum advisory_level was = pair_advisory_leave(&p->adv);
             if (was != ADVISORY_CLEAR) {
                 json_t *d = broker_pair_json(b, k, false);

@@ -75,7 +75,24 @@ check "daemon 2: the same ($(sym 2 alice bob))" has_sym 2 alice bob
 check "daemon 1: carol's sub() and dave's new call of it ($(sym 1 carol dave))" \
     has_sym 1 carol dave
 check "daemon 2: the same ($(sym 2 carol dave))" has_sym 2 carol dave
-req 1 GET '/v1/agents?files=1'
-check "daemon 1's copy of bob has his file" \
-    jqt "$TMP/body" '[.agents[] | select(.id | startswith("bob@")) | .files[].path] == ["src/main.c"]'
+# bob's work is reverted: he flies on with nothing changed, and the pair
+# daemon 1 scored ends on daemon 2 too (risk 0 from daemon 1's result);
+# the same for dave and the pair daemon 2 scored
+risk_on() { # risk_on K X Y: daemon K's risk for the pair, "none" without one
+    req "$1" GET '/v1/advisories?all=1'
+    jq -r --arg x "$2" --arg y "$3" '[.advisories[] | select([.a, .b] | map(sub("@.*"; "")) | sort == ([$x, $y] | sort))][0]
+        | .risk // "none"' "$TMP/body"
+}
+ended() { case "$(risk_on "$@")" in 0 | none) true ;; *) false ;; esac; }
+git -C "$TMP/bob" checkout -q -- src/main.c
+rm "$TMP/dave/src/extra.c"
+n=0
+until { ended 1 alice bob && ended 2 alice bob && ended 1 carol dave && ended 2 carol dave; } || [ $n -ge 100 ]; do
+    sleep 0.1
+    n=$((n + 1))
+done
+check "bob's work reverted: daemon 1 ends alice ~ bob ($(risk_on 1 alice bob))" ended 1 alice bob
+check "and daemon 2's copy of it ends ($(risk_on 2 alice bob))" ended 2 alice bob
+check "dave's work removed: daemon 2 ends carol ~ dave ($(risk_on 2 carol dave))" ended 2 carol dave
+check "and daemon 1's copy of it ends ($(risk_on 1 carol dave))" ended 1 carol dave
 finish
