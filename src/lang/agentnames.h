@@ -6,13 +6,20 @@
  * has just written exists only in the agent's copy. Parsing that copy and
  * comparing its references and definitions with the base file's, name by
  * name, gives the symbol channel the agent's new uses and definitions. A
- * new use is cited at the line the agent wrote it: the two versions'
- * references, in line order, are aligned as sequences of names, and the
- * ones left unmatched are the written ones. References are counted once per
- * line (as the extractor reports them), so a second call of a name on a line
- * that already called it is not a new use. With a resolver, the imports the
- * agent's version adds are recorded too: they are edges of the agent's own
- * view of the graph (docs/risk-model.md).
+ * new use is cited at the line the agent wrote it. The file's changed lines
+ * (base coordinates) say which base lines stand unchanged in the version:
+ * each stretch of them is found there, shifted, by its references, which
+ * places every change in the version; the references of a change's version
+ * lines, aligned as a sequence of names with those of the base lines it
+ * replaced, are the written ones where left unmatched. So of a name called
+ * on many lines, the call on the inserted line is the new one, wherever it
+ * lands among the others. Without line ranges (a whole-file change), or
+ * with ranges the content contradicts, the two versions' references are
+ * aligned whole. References are counted once per line (as the extractor
+ * reports them), so a second call of a name on a line that already called
+ * it is not a new use. With a resolver, the imports the agent's version
+ * adds are recorded too: they are edges of the agent's own view of the
+ * graph (docs/risk-model.md).
  */
 #ifndef AIRSPACE_LANG_AGENTNAMES_H
 #define AIRSPACE_LANG_AGENTNAMES_H

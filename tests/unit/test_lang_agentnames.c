@@ -35,6 +35,19 @@ read_mem(void *ctx, const struct repograph_file *f, char **buf, size_t *len)
 }
 
 static void
+build_file(struct graph *g, const char *path, const char *text)
+{
+    struct repograph_file file = { .path = path };
+    struct repograph_options o = { 0 };
+    o.threads = 1;
+    struct repograph_stats st;
+    struct as_err e;
+    graph_init(g);
+    CHECK_INT(
+        repograph_build(g, &file, 1, read_mem, (void *)text, &o, &st, &e), 0);
+}
+
+static void
 build(struct graph *g)
 {
     struct repograph_file file = { .path = "lib/big.c" };
@@ -177,6 +190,211 @@ test_symbol_channel_through_new_use(void)
     graph_release(&g);
 }
 
+/* ---- a new call among calls of the same name ---- */
+
+/* A test module shaped like sympy's utilities/tests/test_misc.py: the
+ * function under test is called on line after line. */
+static const char misc_py[] =
+    "from sympy.utilities.misc import ordinal, replace\n" /* 1 */
+    "\n"                                                  /* 2 */
+    "\n"                                                  /* 3 */
+    "def test_replace():\n"                               /* 4 */
+    "    assert replace('abc', ('a', 'b')) == 'bbc'\n"    /* 5 */
+    "    assert replace('abc', {'a': 'Aa'}) == 'Aabc'\n"  /* 6 */
+    "\n"                                                  /* 7 */
+    "\n"                                                  /* 8 */
+    "def test_ordinal():\n"                               /* 9 */
+    "    assert ordinal(-1) == '-1st'\n"                  /* 10 */
+    "    assert ordinal(0) == '0th'\n"                    /* 11 */
+    "    assert ordinal(1) == '1st'\n"                    /* 12 */
+    "    assert ordinal(2) == '2nd'\n"                    /* 13 */
+    "    assert ordinal(3) == '3rd'\n"                    /* 14 */
+    "    assert all(ordinal(i).endswith('th') for i in range(4, 21))\n"
+    "    assert ordinal(100) == '100th'\n"                          /* 16 */
+    "    assert ordinal(101) == '101st'\n"                          /* 17 */
+    "    assert ordinal(102) == '102nd'\n"                          /* 18 */
+    "    assert ordinal(103) == '103rd'\n"                          /* 19 */
+    "    assert ordinal(104) == '104th'\n"                          /* 20 */
+    "    assert ordinal(200) == '200th'\n"                          /* 21 */
+    "\n"                                                            /* 22 */
+    "\n"                                                            /* 23 */
+    "def test_replace_many():\n"                                    /* 24 */
+    "    assert replace('abc', ('a', 'b'), ('c', 'C')) == 'bbC'\n"; /* 25 */
+
+#define MISC_PATH "sympy/utilities/tests/test_misc.py"
+
+/* base with text inserted after its line k (0: at the top), as a new
+ * string */
+static char *
+insert_after(const char *base, uint32_t k, const char *text)
+{
+    const char *at = base;
+    for (uint32_t i = 0; i < k; i++)
+        at = strchr(at, '\n') + 1;
+    size_t n = strlen(base), h = (size_t)(at - base), t = strlen(text);
+    char *s = xmalloc(n + t + 1);
+    memcpy(s, base, h);
+    memcpy(s + h, text, t);
+    memcpy(s + h + t, at, n - h + 1);
+    return s;
+}
+
+/* The line of the one new use of name in f (0: none or several). */
+static uint32_t
+new_use_line(const struct ws_file *f, const char *name)
+{
+    uint32_t line = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < f->nnew_uses; i++)
+        if (!strcmp(f->new_uses[i].name, name)) {
+            line = f->new_uses[i].line;
+            n++;
+        }
+    return n == 1 ? line : 0;
+}
+
+/* carol inserts one call of ordinal after line k of the base file, as git
+ * reports it (a pure insertion after base line k): the new use is the
+ * inserted line, k + 1 of her version, not one of the calls already
+ * there. */
+static void
+check_insert_ordinal(uint32_t k)
+{
+    struct graph g;
+    build_file(&g, MISC_PATH, misc_py);
+    struct agent a;
+    agent_init(&a, "carol");
+    struct ws_file *f = agent_add_file(&a, MISC_PATH, WS_MODIFIED);
+    range_set_add_insertion(&f->ranges, k);
+    f->added_lines = 1;
+    char *mine = insert_after(misc_py, k, "    assert ordinal(4) == '4th'\n");
+    struct as_err e;
+    CHECK_INT(agentnames_fill(&g, f, MISC_PATH, mine, strlen(mine), &e), 0);
+    CHECK_INT(f->nnew_uses, 1);
+    CHECK_INT(new_use_line(f, "ordinal"), k + 1);
+    CHECK_INT(f->nnew_defs, 0);
+    free(mine);
+    agent_release(&a);
+    graph_release(&g);
+}
+
+static void
+test_new_call_above_calls(void)
+{
+    check_insert_ordinal(9); /* first line of test_ordinal */
+}
+
+static void
+test_new_call_between_calls(void)
+{
+    check_insert_ordinal(14); /* the sympy report: after ordinal(3) */
+    check_insert_ordinal(17);
+}
+
+static void
+test_new_call_after_calls(void)
+{
+    check_insert_ordinal(21); /* after the last call */
+    check_insert_ordinal(22);
+}
+
+/* Several hunks: a replaced line above (same names: no new use), a call
+ * inserted at the top of test_ordinal, a call of ordinal replaced by one of
+ * replace, and below it a second ordinal call and a call of a name the base
+ * file does not use. One more ordinal than the base: the first written. */
+static void
+test_new_calls_several_hunks(void)
+{
+    struct graph g;
+    build_file(&g, MISC_PATH, misc_py);
+    struct agent a;
+    agent_init(&a, "carol");
+    struct ws_file *f = agent_add_file(&a, MISC_PATH, WS_MODIFIED);
+    range_set_add(&f->ranges, 5, 5);
+    range_set_add_insertion(&f->ranges, 9);
+    range_set_add(&f->ranges, 18, 18);
+    range_set_add_insertion(&f->ranges, 19);
+    f->added_lines = 5;
+    f->deleted_lines = 2;
+    const char *mine =
+        "from sympy.utilities.misc import ordinal, replace\n" /* 1 */
+        "\n"                                                  /* 2 */
+        "\n"                                                  /* 3 */
+        "def test_replace():\n"                               /* 4 */
+        "    assert replace('abd', ('a', 'b')) == 'bbd'\n"    /* 5 */
+        "    assert replace('abc', {'a': 'Aa'}) == 'Aabc'\n"  /* 6 */
+        "\n"                                                  /* 7 */
+        "\n"                                                  /* 8 */
+        "def test_ordinal():\n"                               /* 9 */
+        "    assert ordinal(-2) == '-2nd'\n"                  /* 10 */
+        "    assert ordinal(-1) == '-1st'\n"                  /* 11 */
+        "    assert ordinal(0) == '0th'\n"                    /* 12 */
+        "    assert ordinal(1) == '1st'\n"                    /* 13 */
+        "    assert ordinal(2) == '2nd'\n"                    /* 14 */
+        "    assert ordinal(3) == '3rd'\n"                    /* 15 */
+        "    assert all(ordinal(i).endswith('th') for i in range(4, 21))\n"
+        "    assert ordinal(100) == '100th'\n"             /* 17 */
+        "    assert ordinal(101) == '101st'\n"             /* 18 */
+        "    assert replace('102', ('2', 'x')) == '10x'\n" /* 19 */
+        "    assert ordinal(103) == '103rd'\n"             /* 20 */
+        "    assert ordinal(1000) == '1000th'\n"           /* 21 */
+        "    assert as_int(7) == 7\n"                      /* 22 */
+        "    assert ordinal(104) == '104th'\n"             /* 23 */
+        "    assert ordinal(200) == '200th'\n"             /* 24 */
+        "\n"                                               /* 25 */
+        "\n"                                               /* 26 */
+        "def test_replace_many():\n"                       /* 27 */
+        "    assert replace('abc', ('a', 'b'), ('c', 'C')) == 'bbC'\n";
+    struct as_err e;
+    CHECK_INT(agentnames_fill(&g, f, MISC_PATH, mine, strlen(mine), &e), 0);
+    /* ordinal: 13 calls where the base has 12; replace: 4 where it has 3 */
+    CHECK_INT(f->nnew_uses, 3);
+    CHECK_INT(new_use_line(f, "ordinal"), 10);
+    CHECK_INT(new_use_line(f, "replace"), 19);
+    CHECK_INT(new_use_line(f, "as_int"), 22);
+    agent_release(&a);
+    graph_release(&g);
+}
+
+/* A call deleted and one written elsewhere: as many uses as the base
+ * file's, so no new one; a deletion alone adds nothing either. */
+static void
+test_moved_call_adds_nothing(void)
+{
+    struct graph g;
+    build_file(&g, MISC_PATH, misc_py);
+    struct agent a;
+    agent_init(&a, "carol");
+    struct ws_file *f = agent_add_file(&a, MISC_PATH, WS_MODIFIED);
+    range_set_add(&f->ranges, 12, 12);
+    range_set_add_insertion(&f->ranges, 20);
+    f->added_lines = 1;
+    f->deleted_lines = 1;
+    char *moved = insert_after(misc_py, 20, "    assert ordinal(1) == '1st'\n");
+    char *cut = strstr(moved, "    assert ordinal(1) == '1st'\n");
+    memmove(cut, strchr(cut, '\n') + 1, strlen(strchr(cut, '\n') + 1) + 1);
+    struct as_err e;
+    CHECK_INT(agentnames_fill(&g, f, MISC_PATH, moved, strlen(moved), &e), 0);
+    CHECK_INT(f->nnew_uses, 0);
+    free(moved);
+
+    struct ws_file *d = agent_add_file(&a, "lib/other.py", WS_MODIFIED);
+    graph_release(&g);
+    build_file(&g, "lib/other.py", misc_py);
+    range_set_add(&d->ranges, 12, 13);
+    d->deleted_lines = 2;
+    char *fewer = xstrdup(misc_py);
+    cut = strstr(fewer, "    assert ordinal(1) == '1st'\n");
+    const char *rest = strstr(fewer, "    assert ordinal(3)");
+    memmove(cut, rest, strlen(rest) + 1);
+    CHECK_INT(
+        agentnames_fill(&g, d, "lib/other.py", fewer, strlen(fewer), &e), 0);
+    CHECK_INT(d->nnew_uses, 0);
+    free(fewer);
+    agent_release(&a);
+    graph_release(&g);
+}
+
 int
 main(void)
 {
@@ -184,5 +402,14 @@ main(void)
     TEST_RUN("unchanged content adds nothing", test_unchanged_adds_nothing);
     TEST_RUN("symbol channel through a new use",
         test_symbol_channel_through_new_use);
+    TEST_RUN(
+        "a new call above calls of the same name", test_new_call_above_calls);
+    TEST_RUN("a new call between calls of the same name",
+        test_new_call_between_calls);
+    TEST_RUN(
+        "a new call after calls of the same name", test_new_call_after_calls);
+    TEST_RUN("new calls in several hunks", test_new_calls_several_hunks);
+    TEST_RUN(
+        "a moved or deleted call adds nothing", test_moved_call_adds_nothing);
     return test_done();
 }
