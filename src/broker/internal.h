@@ -79,6 +79,9 @@ struct bagent {
     /* another daemon's agent that its daemon publishes as parked (team.c):
      * exited here, its working set still half of pairs */
     bool remote_parked;
+    /* another daemon's agent: when its daemon last spoke of it outside its
+     * working set (a message, an intent), team.c */
+    int64_t heard_at;
     /* the machine forgot it and the daemon is letting it go (collab.c):
      * the machine's last copy of it, borrowed from the event */
     const struct as_agent *gone;

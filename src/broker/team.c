@@ -794,6 +794,8 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
  * working sets their daemons published: scored with this daemon's. A
  * full pass reads every row (and who left); else those changed since the
  * last read (a margin earlier). */
+static void retire_copies(struct broker *b, int64_t now);
+
 static void
 mirror_worksets(struct broker *b, int64_t now, bool full)
 {
@@ -819,6 +821,8 @@ mirror_worksets(struct broker *b, int64_t now, bool full)
         else
             mirror_leave(b, k);
     }
+    if (full)
+        retire_copies(b, now);
     /* a few agents changed (the usual case): their pairs; else every pair
      * at once */
     if (mp.nchanged > TEAM_RESCORE_EACH) {
@@ -1105,9 +1109,43 @@ remote_agent(struct broker *b, const char *node, const char *agent)
     else if (i < 0)
         i = (ssize_t)broker_add_peer(b, id, NULL, node, NULL);
     free(id);
+    if (i >= 0)
+        b->meta[i].heard_at = broker_now();
     if (i >= 0 && !b->meta[i].remote_parked) /* parked: its daemon says */
         set_status_quiet(b, (size_t)i, AS_AGENT_ACTIVE, NULL, true);
     return i;
+}
+
+/* Whether another daemon's agent i has an intent here (a copy). */
+static bool
+remote_has_intent(struct broker *b, size_t i)
+{
+    const struct team *t = b->team;
+    for (size_t k = 0; k < t->nrin; k++) {
+        const struct as_intent *in =
+            as_intent_find(b->as, t->rin[k].lid, INT64_MIN);
+        if (in && !strcmp(in->agent, b->ag[i].id))
+            return true;
+    }
+    return false;
+}
+
+/* Copies added for a message or an intent, not mirrored (nothing changed
+ * there) and not heard of for a while, with no intent left here: not
+ * flying here any more (they stay listed, exited, as a left copy does). */
+static void
+retire_copies(struct broker *b, int64_t now)
+{
+    struct team *t = b->team;
+    for (size_t i = 0; i < b->nagents; i++) {
+        const struct as_agent *w = broker_who(b, i);
+        if (!w->peer || w->status != AS_AGENT_ACTIVE ||
+            ws_find(t->mir, t->nmir, b->ag[i].id) ||
+            now - b->meta[i].heard_at < TEAM_FRESH_MS ||
+            remote_has_intent(b, i))
+            continue;
+        set_status_quiet(b, i, AS_AGENT_EXITED, "not heard of", false);
+    }
 }
 
 static void

@@ -133,6 +133,20 @@ req 2 POST /v1/messages '{"from":"bob","to":"all","body":"to everyone here"}'
 check "'all' on daemon 2 reaches its own agents only ($(cat "$TMP/body"))" jqt "$TMP/body" '.delivered == 1'
 req 2 GET /v1/agents/erin/inbox?peek=1
 check "erin has it" jqt "$TMP/body" '[.messages[] | select(.body == "to everyone here")] | length == 1'
+# a copy added for a message, not heard of for 20 s, with nothing
+# changed and no intent here, no longer flies here (exited); one whose
+# intent lives stays
+status_of() { # status_of K ID: the agent's status on daemon K
+    req "$1" GET /v1/agents && jq -r --arg i "$2" '.agents[] | select(.id == $i) | .status' "$TMP/body"
+}
+n=0
+until [ "$(status_of 2 "$alice2")" = exited ] || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
+check "alice's copy on daemon 2, silent for 20 s, has exited ($(status_of 2 "$alice2"))" \
+    [ "$(status_of 2 "$alice2")" = exited ]
+req 1 GET /v1/agents
+bob1=$(jq -r '.agents[] | select(.id | startswith("bob@")) | .id' "$TMP/body")
+check "bob's copy on daemon 1, whose intent lives, is active ($bob1: $(status_of 1 "$bob1"))" \
+    [ "$(status_of 1 "$bob1")" = active ]
 req 1 POST /v1/messages '{"from":"alice","to":"nobody","body":"hi"}'
 check "a recipient no daemon knows is refused (404 unknown_recipient)" \
     all "[ $CODE = 404 ] && jq -e '.error.code == \"unknown_recipient\"' $TMP/body > /dev/null"
