@@ -946,6 +946,7 @@ broker_agent_status_changed(
     if (s != AS_AGENT_ACTIVE) { /* its locks went with the status */
         conflicts_agent_remove(b->conflicts, b->ag[i].id, broker_now());
         b->meta[i].paths_hash = 0; /* the detector forgot its files */
+        b->meta[i].files_known = false;
     }
     json_t *d = broker_agent_json(b, i, false);
     if (why)

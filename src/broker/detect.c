@@ -70,6 +70,9 @@ broker_conflicts_modified(struct broker *b, size_t i)
         h = fnv1a_byte(fnv1a_str(h, a->onto_conflicts[k]), 0xff);
     if (h == b->meta[i].paths_hash)
         return;
+    /* the detector has none of its files: this daemon's first word of
+     * them, or the first since it forgot them (the agent went stale) */
+    bool forgot = !b->meta[i].files_known;
     b->meta[i].paths_hash = h;
     bool active = broker_who(b, i)->status == AS_AGENT_ACTIVE;
     const char **paths = xcalloc(a->nfiles + 1, sizeof(*paths));
@@ -80,7 +83,19 @@ broker_conflicts_modified(struct broker *b, size_t i)
     struct conflict_msgs m;
     conflict_msgs_init(&m);
     int64_t now = broker_now();
-    conflicts_set_modified(b->conflicts, a->id, paths, n, now, &m);
+    /* When it began changing the files it had when this daemon first saw
+     * them (a worktree of the daemon's last run, another daemon's agent at
+     * its first working set), or had when it came back from stale, is not
+     * known: before any intent here, so none of them trespasses on one
+     * declared meanwhile (a restart made every in-flight overlap with an
+     * intent an ownership escalation). A file it begins later began now. */
+    int64_t since = forgot && n && (!b->meta[i].told || b->meta[i].files_told)
+                        ? INT64_MIN
+                        : now;
+    b->meta[i].told = true;
+    b->meta[i].files_told = b->meta[i].files_told || n;
+    b->meta[i].files_known = n > 0;
+    conflicts_set_modified_since(b->conflicts, a->id, paths, n, since, now, &m);
     conflicts_report_integration(b->conflicts, a->id, b->integration,
         (const char *const *)a->onto_conflicts, active ? a->nonto_conflicts : 0,
         now, &m);

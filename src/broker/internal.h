@@ -57,6 +57,9 @@ struct bagent {
     uint64_t git_state;
     bool git_state_ok;
     uint64_t paths_hash; /* of the paths last told to the detector */
+    bool told;           /* its paths were, in this daemon's life */
+    bool files_told;     /* some were */
+    bool files_known;    /* the detector has some of its files now */
     /* A read limited to what changed (git/workset.h, struct
      * workset_scope): the paths the watch saw change in its worktree since
      * the last read (pending; pending_all: not known, the next read reads

@@ -1173,6 +1173,14 @@ conflicts_set_modified(struct conflicts *d, const char *agent,
     const char *const *paths, size_t n, int64_t now_ms,
     struct conflict_msgs *out)
 {
+    conflicts_set_modified_since(d, agent, paths, n, now_ms, now_ms, out);
+}
+
+void
+conflicts_set_modified_since(struct conflicts *d, const char *agent,
+    const char *const *paths, size_t n, int64_t since_ms, int64_t now_ms,
+    struct conflict_msgs *out)
+{
     struct agent *a = agent_get(d, agent);
     size_t nmod;
     char **mod = strv_sorted_copy(paths, n, &nmod);
@@ -1183,7 +1191,7 @@ conflicts_set_modified(struct conflicts *d, const char *agent,
         while (j < a->nmod && strcmp(a->mod[j], mod[i]) < 0)
             j++;
         since[i] = j < a->nmod && !strcmp(a->mod[j], mod[i]) ? a->mod_since[j]
-                                                             : now_ms;
+                                                             : since_ms;
     }
     strv_free(a->mod, a->nmod);
     free(a->mod_since);

@@ -230,6 +230,12 @@ void conflicts_intent_drop(struct conflicts *d, uint64_t id, int64_t now_ms,
 void conflicts_set_modified(struct conflicts *d, const char *agent,
     const char *const *paths, size_t n, int64_t now_ms,
     struct conflict_msgs *out);
+/* conflicts_set_modified, the paths not in the agent's list yet taken to
+ * have begun at since_ms (INT64_MIN: at a time not known, before any
+ * intent: they trespass on none) instead of now_ms. */
+void conflicts_set_modified_since(struct conflicts *d, const char *agent,
+    const char *const *paths, size_t n, int64_t since_ms, int64_t now_ms,
+    struct conflict_msgs *out);
 
 /*
  * Report the latest speculative merge of agents a and b: the full list of

@@ -521,6 +521,32 @@ test_ownership_lane(void)
     conflicts_free(d);
 }
 
+/* A file whose start is not known (a worktree read after a restart)
+ * trespasses on no intent; a file begun after the intent does. */
+static void
+test_ownership_since_unknown(void)
+{
+    static const char *const u[] = { "u.h", NULL };
+    static const char *const uv[] = { "u.h", "v.h", NULL };
+    static const char *const both[] = { "u.h", "v.h", NULL };
+    struct conflicts *d = conflicts_new(NULL);
+    conflict_msgs_clear(&msgs);
+    CHECK_INT(put(d, 1, "fay", NOW + 3600000, NOW, both), 0);
+    conflict_msgs_clear(&msgs);
+    conflicts_set_modified_since(d, "erin", u, 1, INT64_MIN, NOW + 10, &msgs);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "erin", false), 1);
+    CHECK_INT(count(CONFLICT_OWNERSHIP, "erin", false), 0);
+    CHECK_INT(count(CONFLICT_OWNERSHIP, "supervisor", true), 0);
+    conflict_msgs_clear(&msgs);
+    /* told again as now: u.h keeps its unknown start, v.h begins now */
+    conflicts_set_modified(d, "erin", uv, 2, NOW + 20, &msgs);
+    CHECK_INT(count(CONFLICT_OWNERSHIP, "erin", false), 1);
+    for (size_t i = 0; i < msgs.n; i++)
+        if (msgs.v[i].shape == CONFLICT_OWNERSHIP)
+            CHECK_STR(msgs.v[i].file, "v.h");
+    conflicts_free(d);
+}
+
 static void
 test_ownership_owners_file(void)
 {
@@ -703,6 +729,8 @@ main(void)
     conflict_msgs_init(&msgs);
     TEST_RUN(
         "c4-forward notice to both, once per pair", test_forward_both_once);
+    TEST_RUN("ownership: a file of unknown start trespasses on none",
+        test_ownership_since_unknown);
     TEST_RUN("c4-forward via glob overlap", test_forward_glob);
     TEST_RUN("c4-forward: plain paths from the top", test_forward_plain_paths);
     TEST_RUN(
