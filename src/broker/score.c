@@ -249,6 +249,7 @@ broker_rescore(struct broker *b, size_t changed)
                     !(ia == 2 && ib == 2);
         if (!live && p->live) {
             p->live = false;
+            p->parked = false;
             memset(&p->res, 0, sizeof(p->res));
             broker_clear_merge(p);
             /* a pair with another daemon's agent that this daemon scores:
