@@ -1421,6 +1421,7 @@ struct recipient {
     const char *to;
     char *node, *agent;
     size_t n;
+    struct strbuf names; /* each match's name here, agent@daemon */
 };
 
 static void
@@ -1429,6 +1430,8 @@ find_recipient(void *ctx, const char *node, const struct db_agent *a)
     struct recipient *w = ctx;
     char *pid = peer_id(node, a->id);
     if (!strcmp(w->to, a->id) || !strcmp(w->to, pid)) {
+        if (w->n < 5)
+            strbuf_addf(&w->names, "%s%s", w->n ? ", " : "", pid);
         if (!w->n++) {
             w->node = xstrdup(node);
             w->agent = xstrdup(a->id);
@@ -1476,8 +1479,8 @@ team_message_route(
         res->code = "bad_field";
         snprintf(res->err.msg, sizeof(res->err.msg),
             "'%s' names agents of %zu daemons of the airspace: name one as "
-            "agent@daemon (GET /v1/team)",
-            r->to, w.n);
+            "agent@daemon (%s%s)",
+            r->to, w.n, w.names.s ? w.names.s : "", w.n > 5 ? ", ..." : "");
         rc = AS_EINVAL;
     } else if (w.n == 1) {
         /* kept in the store until the recipient's daemon takes it, in the
@@ -1520,6 +1523,7 @@ team_message_route(
     }
     free(w.node);
     free(w.agent);
+    free(w.names.s);
     return rc;
 }
 
@@ -1632,11 +1636,13 @@ add_peer(void *ctx, const char *node, const struct db_agent *a)
         p = json_array();
         json_object_set_new(peers, node, p);
     }
+    char *as = peer_id(node, a->id); /* its name here */
     json_array_append_new(
-        p, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:I}", "id",
-               a->id, "kind", a->kind, "client", a->client, "label", a->label,
-               "worktree", a->worktree, "branch", a->branch, "status",
+        p, json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:I}", "id",
+               a->id, "as", as, "kind", a->kind, "client", a->client, "label",
+               a->label, "worktree", a->worktree, "branch", a->branch, "status",
                a->status, "lastSeen", (json_int_t)a->last_seen));
+    free(as);
 }
 
 json_t *

@@ -147,6 +147,22 @@ req 1 GET /v1/agents
 bob1=$(jq -r '.agents[] | select(.id | startswith("bob@")) | .id' "$TMP/body")
 check "bob's copy on daemon 1, whose intent lives, is active ($bob1: $(status_of 1 "$bob1"))" \
     [ "$(status_of 1 "$bob1")" = active ]
+# an id two daemons have: refused, naming each as this daemon names it
+req 1 POST /v1/agents '{"id":"zed"}'
+req 2 POST /v1/agents '{"id":"zed"}'
+req 3 POST /v1/agents '{"id":"yan"}'
+req 3 GET /v1/team
+zeds=$(jq -r '[.peers[].agents[] | select(.id == "zed") | .as] | sort | join(", ")' "$TMP/body")
+check "GET /v1/team names each peer agent as this daemon does ($zeds)" \
+    sh -c 'printf "%s" "$1" | grep -qE "^zed@[0-9a-f]{6}, zed@[0-9a-f]{6}$"' _ "$zeds"
+req 3 POST /v1/messages '{"from":"yan","to":"zed","body":"which one?"}'
+names_both() {
+    [ "$CODE" = 400 ] || return 1
+    for z in $(printf '%s' "$zeds" | tr -d ,); do
+        jq -r .error.message "$TMP/body" | grep -qF "$z" || return 1
+    done
+}
+check "a message to zed, on two daemons, is refused naming both ($(jq -r .error.message "$TMP/body"))" names_both
 req 1 POST /v1/messages '{"from":"alice","to":"nobody","body":"hi"}'
 check "a recipient no daemon knows is refused (404 unknown_recipient)" \
     all "[ $CODE = 404 ] && jq -e '.error.code == \"unknown_recipient\"' $TMP/body > /dev/null"
