@@ -1422,6 +1422,7 @@ struct recipient {
     char *node, *agent;
     size_t n;
     struct strbuf names; /* each match's name here, agent@daemon */
+    char *by_node;       /* to is agent@daemon of this daemon's node */
 };
 
 static void
@@ -1429,6 +1430,13 @@ find_recipient(void *ctx, const char *node, const struct db_agent *a)
 {
     struct recipient *w = ctx;
     char *pid = peer_id(node, a->id);
+    /* an agent its daemon did not store (a worktree it found, such as
+     * main) is reached by its name here all the same */
+    char *suffix = peer_id(node, "");
+    size_t n = strlen(w->to), m = strlen(suffix);
+    if (!w->by_node && n > m && !strcmp(w->to + n - m, suffix))
+        w->by_node = xstrdup(node);
+    free(suffix);
     if (!strcmp(w->to, a->id) || !strcmp(w->to, pid)) {
         if (w->n < 5)
             strbuf_addf(&w->names, "%s%s", w->n ? ", " : "", pid);
@@ -1473,6 +1481,13 @@ team_message_route(
         res->code = "store_unreachable";
         snprintf(res->err.msg, sizeof(res->err.msg), "%s", e.msg);
         return AS_EIO;
+    }
+    if (!w.n && w.by_node) {
+        const char *at = strrchr(r->to, '@');
+        w.node = w.by_node;
+        w.by_node = NULL;
+        w.agent = xstrndup(r->to, (size_t)(at - r->to));
+        w.n = 1;
     }
     int rc = 0;
     if (w.n > 1) {
@@ -1523,6 +1538,7 @@ team_message_route(
     }
     free(w.node);
     free(w.agent);
+    free(w.by_node);
     free(w.names.s);
     return rc;
 }

@@ -163,6 +163,21 @@ names_both() {
     done
 }
 check "a message to zed, on two daemons, is refused naming both ($(jq -r .error.message "$TMP/body"))" names_both
+# a worktree's agent its daemon found and did not store (main) is
+# answered by its name all the same, even after a restart forgot its copy
+req 1 POST /v1/messages '{"from":"main","to":"bob","body":"from main"}'
+check "daemon 1's main writes to bob ($CODE)" [ "$CODE" = 200 ]
+wait_for 2 /v1/agents/bob/inbox?peek=1 '[.messages[] | select(.body == "from main")] | length == 1'
+main1=$(jq -r '.messages[] | select(.body == "from main") | .from' "$TMP/body")
+kill -9 "$P2"
+wait "$P2" 2> /dev/null || true
+start 2
+req 2 POST /v1/messages "{\"from\":\"bob\",\"to\":\"$main1\",\"body\":\"back to main\"}"
+check "after daemon 2's restart bob answers $main1 ($CODE: $(head -c 200 "$TMP/body"))" [ "$CODE" = 200 ]
+wait_for 1 /v1/agents/main/inbox?peek=1 '[.messages[] | select(.body == "back to main")] | length == 1'
+check "it reaches daemon 1's main" \
+    jqt "$TMP/body" '[.messages[] | select(.body == "back to main")] | length == 1'
+
 req 1 POST /v1/messages '{"from":"alice","to":"nobody","body":"hi"}'
 check "a recipient no daemon knows is refused (404 unknown_recipient)" \
     all "[ $CODE = 404 ] && jq -e '.error.code == \"unknown_recipient\"' $TMP/body > /dev/null"
