@@ -1349,6 +1349,57 @@ route_matches(const char *pattern, struct api_ctx *c)
     return k == c->nseg;
 }
 
+/*
+ * Whether the query string q is well formed; why says what is wrong when
+ * not. Parameters are split at '&' as evhttp_parse_query_str() splits them
+ * (an '&' at the end is none); each must be NAME=VALUE with a name (that
+ * function refuses the rest without saying which), and every '%' must
+ * start an escape of two hex digits (it keeps any other as it is).
+ */
+static bool
+query_ok(const char *q, char *why, size_t len)
+{
+    static const char hex[] = "0123456789abcdefABCDEF";
+    for (const char *p = q; *p;) {
+        size_t n = strcspn(p, "&"), name = strcspn(p, "=&");
+        int shown = n > 64 ? 64 : (int)n;
+        if (!n) {
+            snprintf(why, len,
+                "malformed query string: an empty parameter ('&&' or a "
+                "leading '&')");
+            return false;
+        }
+        if (name == n) {
+            snprintf(why, len,
+                "malformed query string: '%.*s' is not NAME=VALUE", shown, p);
+            return false;
+        }
+        if (!name) {
+            snprintf(why, len,
+                "malformed query string: '%.*s' has no parameter name", shown,
+                p);
+            return false;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (p[i] != '%')
+                continue;
+            size_t k = 1;
+            while (k < 3 && i + k < n && p[i + k] && strchr(hex, p[i + k]))
+                k++;
+            if (k < 3) {
+                size_t end = i + 3 < n ? i + 3 : n;
+                snprintf(why, len,
+                    "malformed query string: '%.*s' is not a percent-escape "
+                    "('%%' and two hex digits)",
+                    (int)(end - i), p + i);
+                return false;
+            }
+        }
+        p += n + (p[n] ? 1 : 0);
+    }
+    return true;
+}
+
 void
 broker_api_handle(struct evhttp_request *req, void *arg)
 {
@@ -1378,6 +1429,10 @@ broker_api_handle(struct evhttp_request *req, void *arg)
     const char *q = uri ? evhttp_uri_get_query(uri) : NULL;
     if (!path) {
         api_reply_error(req, 400, "bad_request", "no path");
+        return;
+    }
+    if (q && !query_ok(q, why, sizeof(why))) {
+        api_reply_error(req, 400, "bad_request", "%s", why);
         return;
     }
     if (q && evhttp_parse_query_str(q, &c.query) < 0) {

@@ -74,20 +74,28 @@ jstr(json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
-/* The daemon, if it can be had; a note on stderr when not. */
-static bool
-daemon_open(struct client *cl, bool no_start, const char *cmd)
+/* The daemon, if it can be had (*have); a note on stderr when not. 0, or
+ * exit code 2 after printing why when the daemon it would start would not
+ * start on the configuration (dcli_client_open()): nothing is done then. */
+static int
+daemon_open(struct client *cl, bool no_start, const char *cmd, bool *have)
 {
     struct as_err e;
-    if (client_open(cl, ".", !no_start, &e)) {
+    int rc = dcli_client_open(cl, ".", !no_start, &e);
+    *have = rc == 0;
+    if (rc == AS_EINVAL) {
+        fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
+        return CLI_EXIT_USAGE;
+    }
+    if (rc) {
         client_close(cl);
         fprintf(stderr,
             "airspace %s: the daemon cannot be reached (%s): it is not told\n",
             cmd, e.msg);
-        return false;
+        return 0;
     }
     cl->timeout_ms = 10000;
-    return true;
+    return 0;
 }
 
 /* The daemon's agents: the reply ({agents: [...]}; json_decref it), or NULL. */
@@ -166,7 +174,9 @@ agent_new(int argc, char **argv)
             "'_' or '-' (not starting with '.' or '-')",
             name, WORKTREE_NAME_MAX);
     struct client cl;
-    bool have = daemon_open(&cl, o.no_start, "agent new");
+    bool have;
+    if ((rc = daemon_open(&cl, o.no_start, "agent new", &have)))
+        return rc;
     if (have) {
         json_t *reply = agents_list(&cl);
         size_t i;
@@ -258,7 +268,9 @@ agent_rm(int argc, char **argv)
         return rc < 0 ? CLI_EXIT_OK : rc;
     const char *name = argv[optind];
     struct client cl;
-    bool have = daemon_open(&cl, o.no_start, "agent rm");
+    bool have;
+    if ((rc = daemon_open(&cl, o.no_start, "agent rm", &have)))
+        return rc;
     json_t *agents = have ? agents_list(&cl) : NULL;
     const char *hint = NULL;
     size_t i;
@@ -340,6 +352,11 @@ agent_prune(int argc, char **argv)
     struct worktree_info *v = NULL;
     size_t n = 0;
     struct as_err e;
+    /* the daemon it may start would not start: prune nothing */
+    if (!dry_run && !no_start && dcli_start_check(".", &e)) {
+        fprintf(stderr, "airspace agent prune: %s\n", e.msg);
+        return CLI_EXIT_USAGE;
+    }
     rc = worktree_prune_agents(".", dry_run, &v, &n, &e);
     if (rc) {
         fprintf(stderr, "airspace agent prune: %s\n", e.msg);
@@ -348,7 +365,11 @@ agent_prune(int argc, char **argv)
     /* the agents that flew in them have left */
     json_t *exited = json_array();
     struct client cl;
-    if (n && !dry_run && daemon_open(&cl, no_start, "agent prune")) {
+    bool have = false;
+    /* (a configuration gone bad since the check above: said, not told) */
+    if (n && !dry_run)
+        daemon_open(&cl, no_start, "agent prune", &have);
+    if (have) {
         json_t *agents = agents_list(&cl);
         size_t i;
         json_t *a;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <git2.h>
 #include <jansson.h>
 
 #include "cli/cli.h"
@@ -70,6 +71,22 @@ add_paragraph(void *target, const char *arg, const char *cmd)
     return 0;
 }
 
+/* Whether the message is empty once cleaned up as the commit cleans it
+ * (commit_create(): git_message_prettify(), comments kept), so that
+ * nothing would be committed for it. */
+static bool
+blank_message(const char *text)
+{
+    git_libgit2_init();
+    git_buf clean = GIT_BUF_INIT;
+    bool blank =
+        !text || git_message_prettify(&clean, text, 0, '#') < 0 || !clean.size;
+    git_buf_dispose(&clean);
+    git_error_clear();
+    git_libgit2_shutdown();
+    return blank;
+}
+
 int
 cmd_commit(int argc, char **argv)
 {
@@ -104,12 +121,16 @@ cmd_commit(int argc, char **argv)
         free(msg.s);
         return dcli_usage("commit", "--agent needs an agent id");
     }
+    if (blank_message(msg.s)) { /* before any lock is asked about */
+        free(msg.s);
+        return dcli_usage("commit", "empty commit message: nothing committed");
+    }
     struct client cl;
     struct as_err e;
     bool connected = false;
     char *why = NULL;
-    int orc = client_open(&cl, ".", !no_start, &e);
-    if (orc == AS_ENOENT) {
+    int orc = dcli_client_open(&cl, ".", !no_start, &e);
+    if (orc == AS_ENOENT || orc == AS_EINVAL) {
         fprintf(stderr, "airspace commit: %s\n", e.msg);
         client_close(&cl);
         free(msg.s);

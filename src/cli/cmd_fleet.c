@@ -391,7 +391,13 @@ fleet_up(int argc, char **argv)
     }
     struct client cl;
     struct as_err e;
-    bool have = client_open(&cl, x.main, true, &e) == 0;
+    int orc = dcli_client_open(&cl, x.main, true, &e);
+    if (orc == AS_EINVAL) { /* the daemon would not start: nothing done */
+        fprintf(stderr, "airspace fleet up: %s\n", e.msg);
+        fctx_release(&x);
+        return CLI_EXIT_USAGE;
+    }
+    bool have = orc == 0;
     if (!have)
         fprintf(stderr,
             "airspace fleet up: the daemon cannot be reached (%s): lanes are "

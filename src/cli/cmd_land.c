@@ -108,8 +108,8 @@ cmd_land(int argc, char **argv)
     struct as_err e;
     bool connected = false;
     char *no_daemon = NULL;
-    int rc = client_open(&cl, ".", !o.no_start, &e);
-    if (rc == AS_ENOENT) {
+    int rc = dcli_client_open(&cl, ".", !o.no_start, &e);
+    if (rc == AS_ENOENT || rc == AS_EINVAL) {
         say("%s", e.msg);
         client_close(&cl);
         return CLI_EXIT_USAGE;

@@ -3,8 +3,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "core/risk.h"
+#include "git/config.h"
+#include "git/repo.h"
 #include "util/banned.h"
 
 int
@@ -19,14 +23,68 @@ dcli_usage(const char *cmd, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+/* The configuration the daemon of repo would read at its start, checked as
+ * it checks it (cmd_serve(): config_read(), then the model's settings
+ * together): 0, or AS_EINVAL with the message the daemon would give. A
+ * path in no repository is left to client_open() to name. */
+static int
+config_check(const char *repo, struct as_err *e)
+{
+    struct repo *r = NULL;
+    struct as_err ignored;
+    if (repo_open(repo, &r, &ignored))
+        return 0;
+    struct config c;
+    config_init(&c);
+    int rc = config_read(&c, r, e);
+    if (!rc) {
+        struct risk_config cfg;
+        risk_config_default(&cfg);
+        config_apply_risk(&c, &cfg);
+        rc = risk_config_check(&cfg, e);
+    }
+    config_release(&c);
+    repo_free(r);
+    return rc ? AS_EINVAL : 0;
+}
+
+int
+dcli_start_check(const char *repo, struct as_err *e)
+{
+    if (client_daemon_alive(repo))
+        return 0; /* a daemon holds the repository: nothing to start */
+    return config_check(repo, e);
+}
+
+int
+dcli_client_open(
+    struct client *cl, const char *repo, bool autostart, struct as_err *e)
+{
+    if (!autostart)
+        return client_open(cl, repo, false, e);
+    int rc = 0;
+    if (client_daemon_alive(repo)) {
+        /* it answers: nothing to start; it does not (it is stopping, or
+         * busy): one may be started in its place */
+        if ((rc = client_open(cl, repo, false, e)) != AS_EIO)
+            return rc;
+    }
+    if (config_check(repo, e)) {
+        memset(cl, 0, sizeof(*cl)); /* client_close() may take it */
+        return AS_EINVAL;
+    }
+    return client_open(cl, repo, true, e);
+}
+
 int
 dcli_open(struct client *cl, const char *repo, bool no_start, const char *cmd)
 {
     struct as_err e;
-    int rc = client_open(cl, repo, !no_start, &e);
+    int rc = dcli_client_open(cl, repo, !no_start, &e);
     if (rc) {
         fprintf(stderr, "airspace %s: %s\n", cmd, e.msg);
-        return rc == AS_ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_UNREACHABLE;
+        return rc == AS_ENOENT || rc == AS_EINVAL ? CLI_EXIT_USAGE
+                                                  : CLI_EXIT_UNREACHABLE;
     }
     return 0;
 }

@@ -26,6 +26,7 @@
 #include "cli/cli.h"
 #include "cli/fleet_int.h"
 #include "client/client.h"
+#include "cli/dcli.h"
 #include "git/fleet.h"
 #include "git/worktree.h"
 #include "util/file.h"
@@ -88,7 +89,7 @@ report(struct sup *s, const char *state, const char *why)
     free(text);
     json_decref(o);
     if (!s->have) {
-        s->have = client_open(&s->cl, s->x->main, true, &e) == 0;
+        s->have = dcli_client_open(&s->cl, s->x->main, true, &e) == 0;
         if (!s->have)
             client_close(&s->cl);
         else

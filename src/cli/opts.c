@@ -53,6 +53,31 @@ opts_list_add(
     return 0;
 }
 
+/*
+ * The option getopt_long just refused, as given: a long one is its whole
+ * word (argv[optind - 1]: getopt has gone past it, "--bad" or "--ttl"
+ * without its value); a short one is "-x" for its letter (optopt), which
+ * may sit inside a group ("-bad": 'b') that optind has not left yet, so
+ * the word before optind is not it. name holds "-x".
+ */
+static const char *
+bad_option(int argc, char **argv, const struct opt *table, char name[3])
+{
+    const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    bool letter = optopt > 0 && optopt < LONG_ONLY;
+    /* A known letter errs only for its missing value; the option may then
+     * have been given long ("--message" at the end). */
+    for (size_t i = 0; letter && table[i].kind != OPT_END; i++)
+        if (table[i].letter == optopt && !strncmp(word, "--", 2))
+            letter = false;
+    if (!letter)
+        return word;
+    name[0] = '-';
+    name[1] = (char)optopt;
+    name[2] = '\0';
+    return name;
+}
+
 int
 opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
     const char *usage, unsigned flags)
@@ -97,8 +122,10 @@ opts_parse(int argc, char **argv, const struct opt *table, const char *cmd,
             break;
         }
         if (!o) {
+            char name[3];
             rc = dcli_usage(cmd, "unknown%s option '%s'",
-                flags & OPTS_UNKNOWN ? "" : " or incomplete", argv[optind - 1]);
+                flags & OPTS_UNKNOWN ? "" : " or incomplete",
+                bad_option(argc, argv, table, name));
             break;
         }
         if (o->given)
