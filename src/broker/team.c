@@ -61,6 +61,10 @@ struct team {
     uint64_t *pair_hash;
     size_t npair_hash;
     json_t *pair_out, *pair_wait;
+    /* agents mirrored anew here ([{node, agent}]): their daemons are asked
+     * at the next tick to send the results of their pairs again (a result
+     * is sent when it changes, and this daemon had none) */
+    json_t *resend_ask;
     /* intents of the other daemons' agents, in the machine here: their
      * node, their id there, their id here */
     struct remote_intent *rin;
@@ -191,6 +195,7 @@ team_open(struct broker *b, struct as_err *e)
     strmap_init(&t->pair_slot);
     t->pair_out = json_array();
     t->pair_wait = json_array();
+    t->resend_ask = json_array();
     t->wip = team_wip_new(b->o.store_wip_remote, t->node);
     t->relay_due = true; /* relayed while this daemon was not running */
     dbo.exclusive = false;
@@ -232,6 +237,7 @@ team_close(struct broker *b)
     free(t->pair_hash);
     json_decref(t->pair_out);
     json_decref(t->pair_wait);
+    json_decref(t->resend_ask);
     free(t->relay_done);
     for (size_t k = 0; k < t->nrin; k++)
         free(t->rin[k].node);
@@ -380,6 +386,7 @@ team_publish(struct broker *b, const char *json)
 }
 
 static void on_pairs(struct broker *b, json_t *ev);
+static void on_resend(struct broker *b, json_t *ev);
 static void on_intent(
     struct broker *b, const char *node, const char *type, json_t *data);
 static void on_message(struct broker *b, const char *node, json_t *ev);
@@ -398,6 +405,11 @@ on_notice(void *ctx, const char *node, const char *json)
     }
     if (!strcmp(type, "team.workset")) { /* a marker, not an event */
         b->team->ws_stale = true;
+        json_decref(ev);
+        return;
+    }
+    if (!strcmp(type, "team.resend")) { /* a request, not an event */
+        on_resend(b, ev);
         json_decref(ev);
         return;
     }
@@ -762,6 +774,8 @@ mirror_one(void *ctx, const char *node, const struct db_workset *w)
         s = ws_add(&t->mir, &t->nmir, id);
         s->node = xstrdup(node);
         s->agent = xstrdup(w->agent);
+        json_array_append_new(t->resend_ask,
+            json_pack("{s:s, s:s}", "node", node, "agent", w->agent));
     }
     s->seen = true;
     bool fresh = !s->files || strcmp(s->files, w->files) ||
@@ -1058,6 +1072,73 @@ pair_apply(struct broker *b, json_t *x)
               !(pi && pj);
     broker_pair_feed(b, k, broker_now());
     return true;
+}
+
+/* The agents mirrored anew since the last tick: their daemons send the
+ * results of their pairs with this daemon's agents again (in batches that
+ * fit a notification). */
+static void
+ask_resend(struct broker *b)
+{
+    struct team *t = b->team;
+    json_t *batch = json_array();
+    size_t bytes = 0, n = json_array_size(t->resend_ask);
+    struct as_err e;
+    for (size_t k = 0; k <= n; k++) {
+        json_t *x = k < n ? json_array_get(t->resend_ask, k) : NULL;
+        char *one = x ? json_dumps(x, JSON_COMPACT) : NULL;
+        size_t len = one ? strlen(one) : 0;
+        free(one);
+        if (json_array_size(batch) && (!x || bytes + len > 6000)) {
+            json_t *msg =
+                json_pack("{s:s, s:O}", "type", "team.resend", "agents", batch);
+            char *text = json_dumps(msg, JSON_COMPACT);
+            if (db_publish(b->db, text, &e))
+                broker_log(b, "team: %s", e.msg);
+            free(text);
+            json_decref(msg);
+            json_array_clear(batch);
+            bytes = 0;
+        }
+        if (x) {
+            json_array_append(batch, x);
+            bytes += len + 1;
+        }
+    }
+    json_decref(batch);
+    json_array_clear(t->resend_ask);
+}
+
+/* Another daemon mirrored some of this daemon's agents anew (it started,
+ * or its copies had left): the pairs this daemon scores with them are
+ * published again at their next scoring, which is now. */
+static void
+on_resend(struct broker *b, json_t *ev)
+{
+    struct team *t = b->team;
+    size_t k;
+    json_t *x;
+    json_array_foreach(json_object_get(ev, "agents"), k, x)
+    {
+        const char *node = json_string_value(json_object_get(x, "node"));
+        const char *agent = json_string_value(json_object_get(x, "agent"));
+        if (!node || !agent || strcmp(node, t->node))
+            continue;
+        ssize_t i = local_agent(b, agent);
+        if (i < 0)
+            continue;
+        for (size_t q = 0; q < b->npairs; q++) {
+            const struct bpair *p = &b->pairs[q];
+            if (strcmp(p->a, b->ag[i].id) && strcmp(p->b, b->ag[i].id))
+                continue;
+            char *key = xasprintf("%s\t%s", p->a, p->b);
+            uint32_t slot;
+            if (strmap_get(&t->pair_slot, key, strlen(key), &slot))
+                t->pair_hash[slot] = 0;
+            free(key);
+        }
+        broker_rescore(b, (size_t)i);
+    }
 }
 
 /* Results that waited for their agents: applied now, or dropped after
@@ -1600,6 +1681,8 @@ team_tick(struct broker *b)
         pairs_waiting(b, now);
     if (json_array_size(t->pair_out))
         publish_pairs(b);
+    if (json_array_size(t->resend_ask))
+        ask_resend(b);
     if (t->relay_due)
         take_relayed(b);
 }

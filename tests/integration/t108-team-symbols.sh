@@ -75,6 +75,18 @@ check "daemon 2: the same ($(sym 2 alice bob))" has_sym 2 alice bob
 check "daemon 1: carol's sub() and dave's new call of it ($(sym 1 carol dave))" \
     has_sym 1 carol dave
 check "daemon 2: the same ($(sym 2 carol dave))" has_sym 2 carol dave
+# daemon 2 is killed and started again: it mirrors alice anew and asks
+# daemon 1, which scores her pair with bob, to send its result again (it
+# is sent when it changes; it has not), so daemon 2 has it with nothing
+# changed
+kill -9 "$P2"
+wait "$P2" 2> /dev/null || true
+start 2
+n=0
+until has_sym 2 alice bob || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+check "daemon 2, restarted, has daemon 1's result for alice ~ bob again ($(sym 2 alice bob))" \
+    has_sym 2 alice bob
+
 # bob's work is reverted: he flies on with nothing changed, and the pair
 # daemon 1 scored ends on daemon 2 too (risk 0 from daemon 1's result);
 # the same for dave and the pair daemon 2 scored
