@@ -85,6 +85,23 @@ check "her exit leaves daemon 1's alice's lease held" \
     jqt "$TMP/body" '[.locks[] | select(.pattern == "src/a.c") | .holder] == ["alice"]'
 req 2 POST /v1/locks/check '{"agent":"bob","path":"src/a.c"}'
 check "and daemon 2 still knows it held" jqt "$TMP/body" '.free == false'
+# a claim contested from another daemon: the contester is stored under
+# its name in the airspace, so its own daemon reads it back as its agent
+# and the claim's daemon as the copy (bob@daemon)
+req 1 POST /v1/locks '{"agent":"alice","pattern":"src/c.c","kind":"claim"}'
+check "alice claims src/c.c on daemon 1" [ "$CODE" = 200 ]
+req 2 POST /v1/locks/contest '{"agent":"bob","pattern":"src/c.c"}'
+check "bob contests it through daemon 2 ($CODE)" [ "$CODE" = 200 ]
+contester() { # contester K: daemon K's contestedBy of src/c.c
+    req "$1" GET /v1/locks && jq -r '.locks[] | select(.pattern == "src/c.c") | .contestedBy // "-"' "$TMP/body"
+}
+n=0
+until contester 1 | grep -q '^bob@' && [ "$(contester 2)" = bob ] || [ $n -ge 50 ]; do
+    sleep 0.1
+    n=$((n + 1))
+done
+check "daemon 1 names the contester bob@daemon ($(contester 1))" sh -c 'printf "%s" "$1" | grep -qE "^bob@[0-9a-f]{6}$"' _ "$(contester 1)"
+check "daemon 2 names him bob ($(contester 2))" [ "$(contester 2)" = bob ]
 req 2 POST /v1/locks '{"agent":"bob","pattern":"src/b.c"}'
 check "bob locks src/b.c" [ "$CODE" = 200 ]
 check "with a higher token than alice's" [ "$(jq .token "$TMP/body")" -gt "$T1" ]
