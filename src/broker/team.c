@@ -259,8 +259,7 @@ static char *peer_id(const char *node, const char *agent);
 static char *
 own_suffix(const struct team *t)
 {
-    char *me = peer_id(t->node, "");
-    return me;
+    return peer_id(t->node, "");
 }
 
 struct lock_restore {
@@ -973,24 +972,23 @@ team_pair_scored(struct broker *b, size_t k, size_t i, size_t j)
     json_array_append_new(t->pair_out, o);
 }
 
-/* The results scored here since the last tick, to the other daemons, in
- * notifications under the payload's limit. */
+/* The elements of items, to the other daemons as {"type": type, key:
+ * [...]}, in notifications under the payload's limit; items emptied. */
 static void
-publish_pairs(struct broker *b)
+publish_batched(
+    struct broker *b, const char *type, const char *key, json_t *items)
 {
-    struct team *t = b->team;
-    size_t n = json_array_size(t->pair_out);
+    size_t n = json_array_size(items);
     json_t *batch = json_array();
     size_t bytes = 0;
     struct as_err e;
     for (size_t k = 0; k <= n; k++) {
-        json_t *x = k < n ? json_array_get(t->pair_out, k) : NULL;
+        json_t *x = k < n ? json_array_get(items, k) : NULL;
         char *one = x ? json_dumps(x, JSON_COMPACT) : NULL;
         size_t len = one ? strlen(one) : 0;
         free(one);
         if (json_array_size(batch) && (!x || bytes + len > 6000)) {
-            json_t *msg =
-                json_pack("{s:s, s:O}", "type", "team.pair", "pairs", batch);
+            json_t *msg = json_pack("{s:s, s:O}", "type", type, key, batch);
             char *text = json_dumps(msg, JSON_COMPACT);
             if (db_publish(b->db, text, &e))
                 broker_log(b, "team: %s", e.msg);
@@ -1005,7 +1003,7 @@ publish_pairs(struct broker *b)
         }
     }
     json_decref(batch);
-    json_array_clear(t->pair_out);
+    json_array_clear(items);
 }
 
 /* A local agent by its name in the airspace (the first 40 bytes of its
@@ -1072,41 +1070,6 @@ pair_apply(struct broker *b, json_t *x)
               !(pi && pj);
     broker_pair_feed(b, k, broker_now());
     return true;
-}
-
-/* The agents mirrored anew since the last tick: their daemons send the
- * results of their pairs with this daemon's agents again (in batches that
- * fit a notification). */
-static void
-ask_resend(struct broker *b)
-{
-    struct team *t = b->team;
-    json_t *batch = json_array();
-    size_t bytes = 0, n = json_array_size(t->resend_ask);
-    struct as_err e;
-    for (size_t k = 0; k <= n; k++) {
-        json_t *x = k < n ? json_array_get(t->resend_ask, k) : NULL;
-        char *one = x ? json_dumps(x, JSON_COMPACT) : NULL;
-        size_t len = one ? strlen(one) : 0;
-        free(one);
-        if (json_array_size(batch) && (!x || bytes + len > 6000)) {
-            json_t *msg =
-                json_pack("{s:s, s:O}", "type", "team.resend", "agents", batch);
-            char *text = json_dumps(msg, JSON_COMPACT);
-            if (db_publish(b->db, text, &e))
-                broker_log(b, "team: %s", e.msg);
-            free(text);
-            json_decref(msg);
-            json_array_clear(batch);
-            bytes = 0;
-        }
-        if (x) {
-            json_array_append(batch, x);
-            bytes += len + 1;
-        }
-    }
-    json_decref(batch);
-    json_array_clear(t->resend_ask);
 }
 
 /* Another daemon mirrored some of this daemon's agents anew (it started,
@@ -1679,10 +1642,12 @@ team_tick(struct broker *b)
         mirror_worksets(b, now, false);
     if (json_array_size(t->pair_wait))
         pairs_waiting(b, now);
+    /* the results scored here since the last tick; the agents mirrored
+     * anew, whose daemons are asked to send their pairs' results again */
     if (json_array_size(t->pair_out))
-        publish_pairs(b);
+        publish_batched(b, "team.pair", "pairs", t->pair_out);
     if (json_array_size(t->resend_ask))
-        ask_resend(b);
+        publish_batched(b, "team.resend", "agents", t->resend_ask);
     if (t->relay_due)
         take_relayed(b);
 }
