@@ -8,9 +8,10 @@
  * unstaged and untracked-not-ignored files) with rename detection.
  *
  * Never touches an index file, the working tree or the refs: the tree that
- * captures the agent's current work (tree_oid) is built in an in-memory
- * index, and its blobs and trees go to the repo's in-memory object store
- * (see repo.h), so tree_oid is valid only for the life of that struct repo.
+ * captures the agent's current work (tree_oid) is the base tree updated
+ * along the changed paths, and its blobs and trees go to the repo's
+ * in-memory object store (see repo.h), so tree_oid is valid only for the
+ * life of that struct repo.
  */
 #ifndef AIRSPACE_GIT_WORKSET_H
 #define AIRSPACE_GIT_WORKSET_H

@@ -457,6 +457,93 @@ test_tree_oid(void)
     repo_free(r);
 }
 
+/* The working set's tree of wt, and the tree git builds from it
+ * (`git add -A && git write-tree` through a scratch index), as hex. */
+static void
+tree_vs_git(struct repo *r, const char *wt, char *ours, char *gits)
+{
+    struct agent a;
+    struct as_err e;
+    char tmp_index[800];
+    char *write_tree[] = { "git", "write-tree", NULL };
+
+    agent_init(&a, "s");
+    ours[0] = gits[0] = '\0';
+    CHECK_INT(workset_from_worktree(r, wt, NULL, &a, &e), 0);
+    if (a.tree_oid)
+        snprintf(ours, 64, "%s", a.tree_oid);
+    agent_release(&a);
+    snprintf(tmp_index, sizeof(tmp_index), "%s/shape-index", fx_root);
+    unlink(tmp_index);
+    setenv("GIT_INDEX_FILE", tmp_index, 1);
+    fx_git(wt, "read-tree", "HEAD", NULL);
+    fx_git(wt, "add", "-A", NULL);
+    fx_runv(wt, write_tree, gits, 64);
+    unsetenv("GIT_INDEX_FILE");
+    gits[40] = '\0';
+}
+
+/* The captured tree is git's whatever the work does to the tree's shape:
+ * directories emptied and made, a file where a directory was and the
+ * reverse, a file turned into a link, a mode changed. */
+static void
+test_tree_shapes(void)
+{
+    static const char *const cases[] = { "edits", "file-for-dir",
+        "dir-for-file" };
+    char dir[600], wt[800], path[900], ours[64], gits[64];
+    struct repo *r = NULL;
+    struct as_err e;
+    size_t k;
+
+    fx_init("shapes", dir, sizeof(dir));
+    fx_write(dir, "d/a.txt", "a\n");
+    fx_write(dir, "d/sub/b.txt", "b\n");
+    fx_write(dir, "f.txt", "f\n");
+    fx_write(dir, "l.txt", "l\n");
+    fx_write(dir, "keep/x.txt", "x\n");
+    fx_write(dir, "only/one.txt", "one\n");
+    fx_git(dir, "add", "-A", NULL);
+    fx_commit(dir, "base");
+    CHECK_INT(repo_open(dir, &r, &e), 0);
+    if (!r)
+        return;
+    for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        snprintf(wt, sizeof(wt), "%s/shape-%s", fx_root, cases[k]);
+        fx_git(dir, "worktree", "add", "-q", "-b", cases[k], wt, NULL);
+        fx_write(wt, "keep/x.txt", "x changed\n");
+        if (k == 0) {
+            fx_write(wt, "new/deep/n.txt", "n\n");
+            snprintf(path, sizeof(path), "%s/only/one.txt", wt);
+            unlink(path);
+            snprintf(path, sizeof(path), "%s/f.txt", wt);
+            chmod(path, 0755);
+            snprintf(path, sizeof(path), "%s/l.txt", wt);
+            unlink(path);
+            CHECK_INT(symlink("keep/x.txt", path), 0);
+        } else if (k == 1) {
+            snprintf(path, sizeof(path), "%s/d/sub/b.txt", wt);
+            unlink(path);
+            snprintf(path, sizeof(path), "%s/d/sub", wt);
+            rmdir(path);
+            snprintf(path, sizeof(path), "%s/d/a.txt", wt);
+            unlink(path);
+            snprintf(path, sizeof(path), "%s/d", wt);
+            rmdir(path);
+            fx_write(wt, "d", "now a file\n");
+        } else {
+            snprintf(path, sizeof(path), "%s/f.txt", wt);
+            unlink(path);
+            fx_write(wt, "f.txt/inner.txt", "now a directory\n");
+        }
+        tree_vs_git(r, wt, ours, gits);
+        if (strcmp(ours, gits))
+            fprintf(stderr, "  case %s\n", cases[k]);
+        CHECK_STR(ours, gits);
+    }
+    repo_free(r);
+}
+
 /* a's files as one line: path, status, new path, ranges, each */
 static char *
 files_str(const struct agent *a, char *buf, size_t cap)
@@ -692,6 +779,7 @@ main(void)
     TEST_RUN("branch working set", test_branch);
     TEST_RUN("clean main worktree", test_main_clean);
     TEST_RUN("work tree captured in memory", test_tree_oid);
+    TEST_RUN("work tree of any shape is git's", test_tree_shapes);
     TEST_RUN("start time survives a re-save", test_start_stable);
     TEST_RUN("a limited read is the whole read", test_limited_read);
     TEST_RUN("what the commits ahead say, kept", test_commits_kept);
