@@ -210,6 +210,88 @@ claim(const char *sdir, const char *name, const char *who)
     return ok;
 }
 
+/* Write the records of session spath's agent id run by the client
+ * process pid/start (who): the s- record, and the p- record its other
+ * processes find it by. */
+static void
+record_session(const char *sdir, const char *spath, const char *id, pid_t pid,
+    unsigned long long start)
+{
+    char *line = xasprintf("%s %lld %llu\n", id, (long long)pid, start);
+    put(spath, line);
+    free(line);
+    if (pid > 1 && start) {
+        char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
+        line = xasprintf("%s %llu\n", id, start);
+        put(ppath, line);
+        free(line);
+        free(ppath);
+    }
+}
+
+/* Remove the p- record of the process pid/start, if it is still that
+ * process's (a reused pid may have written its own since). */
+static void
+forget_process(const char *sdir, long long pid, unsigned long long start)
+{
+    char *ppath = xasprintf("%s/p-%lld", sdir, pid);
+    char *buf;
+    size_t len;
+    char name[256];
+    unsigned long long st;
+    if (file_read_max(ppath, 512, false, &buf, &len) == 0) {
+        if (sscanf(buf, "%255s %llu", name, &st) == 2 && st == start)
+            unlink(ppath);
+        free(buf);
+    }
+    free(ppath);
+}
+
+/*
+ * The recorded id of a session seen before (line: its s- record) for the
+ * client process pid/start now running it. A client that crashed and was
+ * resumed (same session id, new process) left its name claimed by a dead
+ * process: another session could take it, and two live sessions would
+ * then be one agent, each one's end releasing the other's locks. So a
+ * session met in a new process claims its name again, or, when another
+ * live session holds it now, goes on as its own hashed id; its records
+ * name the new process either way.
+ */
+static char *
+session_again(const char *sdir, const char *spath, const char *line,
+    const char *hashed, pid_t pid, unsigned long long start)
+{
+    char name[256];
+    long long rpid = 0;
+    unsigned long long rstart = 0;
+    int n = sscanf(line, "%255s %lld %llu", name, &rpid, &rstart);
+    if (n < 1)
+        return NULL;
+    char *id = xstrdup(name);
+    if (n < 3 || pid <= 1 || !start || ((pid_t)rpid == pid && rstart == start))
+        return id; /* the same process, or nothing to tell by */
+    char who[64], was[64];
+    snprintf(who, sizeof(who), "%lld %llu", (long long)pid, start);
+    snprintf(was, sizeof(was), "%lld %llu", rpid, rstart);
+    if (alive(was)) {
+        /* another live process of this very session (one client runs
+         * its hooks from a helper process): it is found here too */
+        char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
+        char *p = xasprintf("%s %llu\n", id, start);
+        put(ppath, p);
+        free(p);
+        free(ppath);
+        return id;
+    }
+    if (strcmp(id, hashed) && !claim(sdir, id, who)) {
+        free(id);
+        id = xstrdup(hashed);
+    }
+    forget_process(sdir, rpid, rstart);
+    record_session(sdir, spath, id, pid, start);
+    return id;
+}
+
 char *
 session_agent(const char *dir, const char *prefix, const char *session_id,
     const char *root)
@@ -223,40 +305,28 @@ session_agent(const char *dir, const char *prefix, const char *session_id,
     char *sdir = sessions_dir(dir);
     char *spath =
         xasprintf("%s/s-%s-%016llx", sdir, prefix, (unsigned long long)h);
+    char *hashed = xasprintf("%s-%08x", prefix, (unsigned)h32);
+    pid_t pid = session_client_pid();
+    unsigned long long start = session_pid_start(pid);
     char *buf, *id = NULL;
     size_t len;
     if (file_read_max(spath, 512, false, &buf, &len) == 0) {
-        char name[256];
-        if (sscanf(buf, "%255s", name) == 1)
-            id = xstrdup(name);
+        id = session_again(sdir, spath, buf, hashed, pid, start);
         free(buf);
     }
-    if (id) {
-        free(spath);
-        free(sdir);
-        return id;
+    if (!id) {
+        char who[64];
+        snprintf(who, sizeof(who), "%lld %llu", (long long)pid, start);
+        char *name = session_worktree_agent(root);
+        if (name && pid > 1 && start && claim(sdir, name, who)) {
+            id = name;
+        } else {
+            free(name);
+            id = xstrdup(hashed);
+        }
+        record_session(sdir, spath, id, pid, start);
     }
-    pid_t pid = session_client_pid();
-    unsigned long long start = session_pid_start(pid);
-    char who[64];
-    snprintf(who, sizeof(who), "%lld %llu", (long long)pid, start);
-    char *name = session_worktree_agent(root);
-    if (name && pid > 1 && start && claim(sdir, name, who))
-        id = name;
-    else {
-        free(name);
-        id = xasprintf("%s-%08x", prefix, (unsigned)h32);
-    }
-    char *line = xasprintf("%s %s\n", id, who);
-    put(spath, line);
-    free(line);
-    if (pid > 1 && start) {
-        char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
-        line = xasprintf("%s %llu\n", id, start);
-        put(ppath, line);
-        free(line);
-        free(ppath);
-    }
+    free(hashed);
     free(spath);
     free(sdir);
     return id;

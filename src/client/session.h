@@ -19,6 +19,12 @@
  * server the client started, a CLI command run by its shell tool) finds
  * the id by walking its own ancestors to a p- record.
  *
+ * A session met again in another client process (a client killed, then
+ * its session resumed) keeps its id, and claims its name again for the new
+ * process, so that a new session cannot take the name a dead process had
+ * claimed; when another live session holds the name by then, it goes on
+ * as <client prefix>-<hash>. Its records then name the new process.
+ *
  * No daemon is involved: the files are written atomically (a name is
  * claimed with O_EXCL) and read without locks.
  */

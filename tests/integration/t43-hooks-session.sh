@@ -127,6 +127,42 @@ check "the human of the shared worktree has the unreported file" jqt "$TMP/human
 check "... and not the clients' settings" jqt "$TMP/human.json" \
     '[.agents[] | select(.kind == "human") | .files[].path] | (index(".mcp.json") == null and index(".claude/settings.json") == null)'
 
+# A client killed (no SessionEnd) and its session resumed by a new client
+# process: the session keeps its name and claims it again, so a new
+# session in that worktree does not become the same agent (before, it
+# took the name the dead process had claimed, and the first of the two to
+# end released the other's locks); the new process's shell acts as it.
+as agent new carol > /dev/null 2>&1
+WC="$TMP/repo.airspace/carol"
+holder() { # holder SCRIPT FIFO: a client running SCRIPT, alive until FIFO is written
+    exec python3 -c 'import subprocess, sys
+subprocess.call(["sh", "-c", sys.argv[1]])
+open(sys.argv[2]).read()' "$1" "$2"
+}
+start_json() { # start_json SESSION SOURCE
+    printf '{"session_id":"%s","cwd":"%s","hook_event_name":"SessionStart","source":"%s"}' "$1" "$WC" "$2"
+}
+mkfifo "$TMP/crash" "$TMP/resumed"
+holder "printf '%s' '$(start_json s-carol startup)' | '$AIRSPACE_BIN' hook claude-code > '$TMP/c1.json'" "$TMP/crash" &
+CRASHED=$!
+n=0
+until [ -s "$TMP/c1.json" ] || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+kill -9 $CRASHED
+wait $CRASHED 2> /dev/null || true
+holder "printf '%s' '$(start_json s-carol resume)' | '$AIRSPACE_BIN' hook claude-code > '$TMP/c2.json'; cd '$WC' && '$AIRSPACE_BIN' lock resumed.txt > '$TMP/c2-lock.out' 2>&1" "$TMP/resumed" &
+RESUMED=$!
+n=0
+until [ -s "$TMP/c2-lock.out" ] || [ $n -gt 200 ]; do sleep 0.05; n=$((n + 1)); done
+client "printf '%s' '$(start_json s-carol-2 startup)' | '$AIRSPACE_BIN' hook claude-code > '$TMP/c3.json'"
+echo > "$TMP/resumed"
+wait $RESUMED
+check "the first session is carol" ctx_has "$(cat "$TMP/c1.json")" "crew update for carol:"
+check "resumed in a new process, it is still carol" ctx_has "$(cat "$TMP/c2.json")" "crew update for carol:"
+check "the resumed session's shell locks as carol ($(cat "$TMP/c2-lock.out"))" sh -c \
+    "as locks --json | jq -e '.locks[] | select(.pattern == \"resumed.txt\") | .holder == \"carol\"' > /dev/null"
+check "a new session beside the resumed one is its own agent ($(cat "$TMP/c3.json" | head -c 200))" \
+    ctx_has "$(cat "$TMP/c3.json")" "crew update for $(hook_agent cc s-carol-2):"
+
 # the session ends: the agent exits, its records go
 hook_in s-bob "$WB" SessionEnd ",\"reason\":\"other\"" > "$TMP/end.out"
 check "SessionEnd prints nothing" [ ! -s "$TMP/end.out" ]
