@@ -129,6 +129,7 @@ client_request(struct client *c, const char *method, const char *path,
     }
     CURLcode cc = curl_easy_perform(h);
     int rc = 0;
+    c->unsent = cc == CURLE_COULDNT_CONNECT;
     if (cc != CURLE_OK) {
         rc = unreachable(c, cc, e);
     } else {

@@ -20,6 +20,7 @@ struct client {
     long timeout_ms;  /* per request (0: none, for streams) */
     int sock_fd;      /* the connection's socket (libcurl's), or -1 */
     long foreign_uid; /* the last request's server, when not us; or -1 */
+    bool unsent;      /* the last request failed to connect: nothing was sent */
 };
 
 /*

@@ -333,6 +333,28 @@ session_agent(const char *dir, const char *prefix, const char *session_id,
 }
 
 char *
+session_claim_worktree(const char *dir, const char *root)
+{
+    char *name = session_worktree_agent(root);
+    if (!name || !dir)
+        goto none;
+    pid_t pid = session_client_pid();
+    unsigned long long start = session_pid_start(pid);
+    if (pid <= 1 || !start)
+        goto none;
+    char who[64];
+    snprintf(who, sizeof(who), "%lld %llu", (long long)pid, start);
+    char *sdir = sessions_dir(dir);
+    bool ok = claim(sdir, name, who);
+    free(sdir);
+    if (ok)
+        return name;
+none:
+    free(name);
+    return NULL;
+}
+
+char *
 session_lookup(const char *dir)
 {
     if (!dir)

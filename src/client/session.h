@@ -65,6 +65,15 @@ char *session_default_agent(const char *dir);
  */
 const char *session_cli_agent(const char *repo);
 
+/*
+ * For a client whose session has no id to record (an MCP server started
+ * by a client that runs no airspace hooks): the name of the worktree
+ * agent of root (made by `airspace agent new`), claimed for the client
+ * process as a session would claim it, or NULL when root is no such
+ * worktree or a live session holds the name. A new string.
+ */
+char *session_claim_worktree(const char *dir, const char *root);
+
 /* Forget session session_id's records (its session ended). */
 void session_forget(
     const char *dir, const char *prefix, const char *session_id);

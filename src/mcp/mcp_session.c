@@ -78,24 +78,33 @@ no_route(long status, json_t *reply, const char *no_code)
 
 /*
  * One request. Returns 0 with *status and *reply, or a tool error result in
- * *err when the daemon cannot be reached.
+ * *err when the daemon cannot be reached. A daemon that went away during
+ * the session (stopped, crashed, its socket gone) is started again and
+ * the request sent to it, once: the request never left, so sending it
+ * again does nothing twice. One that does not answer in time is not: it
+ * may have acted on it.
  */
 int
 mcp_request(struct mcp_session *s, struct api_req r, long *status,
     json_t **reply, json_t **err)
 {
     struct as_err e;
+    int rc = 0;
     *reply = NULL;
-    if (connect_daemon(s, &e)) {
-        api_req_release(&r);
-        *err = mcp_fail(s, "the airspace daemon cannot be reached: %s", e.msg);
-        return -1;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if ((rc = connect_daemon(s, &e)))
+            break;
+        rc =
+            client_request(&s->cl, r.method, r.path, r.body, status, reply, &e);
+        if (!rc || !s->cl.unsent || attempt)
+            break;
+        client_close(&s->cl);
+        s->connected = false;
     }
-    if (client_call(&s->cl, r, status, reply, &e)) {
+    api_req_release(&r);
+    if (rc)
         *err = mcp_fail(s, "the airspace daemon cannot be reached: %s", e.msg);
-        return -1;
-    }
-    return 0;
+    return rc ? -1 : 0;
 }
 
 /* A new tool error for a refused request. */
@@ -199,8 +208,17 @@ mcp_session_agent(struct mcp_session *s, struct as_err *e)
         s->agent = sid; /* the session's hooks registered it */
         return 0;
     }
+    if (!sid) {
+        /* no session to name it (a client without airspace's hooks): in
+         * a worktree made by `agent new NAME` it is NAME, as a hooked
+         * session there would be, unless a live session is NAME */
+        char *dir = airspace_dir(s);
+        sid = session_claim_worktree(dir, mcp_toplevel(s));
+        free(dir);
+    }
     char *client = sanitize_client(s->client_name);
-    json_t *body = json_pack("{s:s}", "client", sid ? "claude-code" : client);
+    json_t *body =
+        json_pack("{s:s}", "client", sid && ours ? "claude-code" : client);
     free(client);
     if (sid)
         json_object_set_new(body, "id", json_string(sid));

@@ -94,34 +94,65 @@ add_intent(struct strbuf *t, json_t *in)
 
 /* ---- the tools ---- */
 
+/* key of what the daemon answers r, or NULL; a failure (the daemon
+ * unreachable, or a refusal) goes to *fail as a tool error, and once one
+ * is there no more is asked. */
 static json_t *
-get_optional(struct mcp_session *s, struct api_req r, const char *key)
+crew_part(struct mcp_session *s, struct api_req r, const char *what,
+    const char *key, json_t **fail)
 {
     long status;
-    json_t *reply = NULL, *err = NULL;
-    if (mcp_request(s, r, &status, &reply, &err)) {
-        json_decref(err);
+    json_t *reply = NULL, *v = NULL;
+    if (*fail) { /* one wait for a daemon that does not answer is enough */
+        api_req_release(&r);
         return NULL;
     }
-    json_t *v = status == 200 ? json_incref(json_object_get(reply, key)) : NULL;
-    if (reply)
-        json_decref(reply);
+    if (mcp_request(s, r, &status, &reply, fail))
+        return NULL;
+    if (status == 200)
+        v = json_incref(json_object_get(reply, key));
+    else
+        *fail = mcp_refused(s, what, NULL, status, reply);
+    json_decref(reply);
     return v;
 }
 
-/* What status and near read of the airspace, each NULL when the daemon
- * did not answer it. */
+/* What status and near read of the airspace. */
 struct crew {
     json_t *agents, *adv, *locks, *intents;
 };
 
 static void
+crew_release(struct crew *c)
+{
+    json_decref(c->agents);
+    json_decref(c->adv);
+    json_decref(c->locks);
+    json_decref(c->intents);
+}
+
+/*
+ * Read the crew: NULL, or a tool error when any part could not be read.
+ * Half of it is no answer: an all-clear from what the daemon did not
+ * say (a lock it could not list) would send an agent into a held file.
+ */
+static json_t *
 crew_get(struct mcp_session *s, struct crew *c)
 {
-    c->agents = get_optional(s, api_agents(true), "agents");
-    c->adv = get_optional(s, api_advisories(NULL), "advisories");
-    c->locks = get_optional(s, api_locks(NULL), "locks");
-    c->intents = get_optional(s, api_intents(NULL), "intents");
+    json_t *fail = NULL;
+    c->agents =
+        crew_part(s, api_agents(true), "reading the agents", "agents", &fail);
+    c->adv = crew_part(
+        s, api_advisories(NULL), "reading the advisories", "advisories", &fail);
+    c->locks =
+        crew_part(s, api_locks(NULL), "reading the locks", "locks", &fail);
+    c->intents = crew_part(
+        s, api_intents(NULL), "reading the intents", "intents", &fail);
+    if (fail) {
+        crew_release(c);
+        memset(c, 0, sizeof(*c));
+    }
+    return fail;
 }
 
 json_t *
@@ -133,7 +164,10 @@ mcp_tool_status(struct mcp_session *s, const char *self, json_t *args)
     if (mcp_request(s, api_status(), &status, &st, &err))
         return err;
     struct crew c;
-    crew_get(s, &c);
+    if ((err = crew_get(s, &c))) {
+        json_decref(st);
+        return err;
+    }
     struct strbuf t = { 0 };
     json_t *adv_st = json_object_get(st, "advisories");
     strbuf_addf(&t,
@@ -205,7 +239,11 @@ mcp_tool_near(struct mcp_session *s, const char *self, json_t *args)
         return mcp_fail(s, "'startLine' must not be after 'endLine'");
     }
     struct crew c;
-    crew_get(s, &c);
+    json_t *fail = crew_get(s, &c);
+    if (fail) {
+        free(path);
+        return fail;
+    }
     json_t *near_agents = json_array(), *near_locks = json_array(),
            *near_adv = json_array(), *near_intents = json_array();
     struct strbuf t = { 0 };
