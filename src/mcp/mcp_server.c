@@ -129,6 +129,28 @@ tools_call(struct mcp_server *s, json_t *id, json_t *params)
 }
 
 /* One request or notification (an object); NULL when no reply is due. */
+/* Whether a string of v holds a NUL: read as a C string it ends there,
+ * and a path cut short names another file. */
+static bool
+has_nul(json_t *v)
+{
+    size_t i;
+    const char *k;
+    json_t *x;
+    switch (json_typeof(v)) {
+    case JSON_STRING:
+        return strlen(json_string_value(v)) != json_string_length(v);
+    case JSON_ARRAY:
+        json_array_foreach(v, i, x) if (has_nul(x)) return true;
+        return false;
+    case JSON_OBJECT:
+        json_object_foreach(v, k, x) if (has_nul(x)) return true;
+        return false;
+    default:
+        return false;
+    }
+}
+
 static json_t *
 handle_message(struct mcp_server *s, json_t *msg)
 {
@@ -145,6 +167,10 @@ handle_message(struct mcp_server *s, json_t *msg)
     if (!jr || strcmp(jr, "2.0"))
         return id ? error_reply(id, MCP_INVALID_REQUEST,
                         "'jsonrpc' must be \"2.0\"", NULL)
+                  : NULL;
+    if (has_nul(msg))
+        return id ? error_reply(id, MCP_INVALID_PARAMS,
+                        "strings must not contain NUL (\\u0000)", NULL)
                   : NULL;
     if (!method) {
         /* A response to a request we never send, or garbage. */
@@ -197,17 +223,35 @@ mcp_server_handle(struct mcp_server *s, const char *line, size_t len)
     if (len > MCP_LINE_MAX)
         return mcp_server_oversized();
     json_error_t je;
-    json_t *msg =
-        json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-    if (!msg)
-        return dump(error_reply(
-            NULL, MCP_PARSE_ERROR, "parse error", json_string(je.text)));
+    /* NULs are let in to be refused with the request's id (handle_message)
+     * rather than as unparsable, which has no id to answer: the client
+     * would wait for its timeout */
+    json_t *msg = json_loadb(line, len,
+        JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+    if (!msg) {
+        /* JSON all the same (a key given twice): refused with its id */
+        json_t *lax =
+            json_loadb(line, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+        json_t *id = json_object_get(lax, "id");
+        json_t *r =
+            lax ? error_reply(
+                      json_is_string(id) || json_is_integer(id) ? id : NULL,
+                      MCP_INVALID_REQUEST, "invalid request",
+                      json_string(je.text))
+                : error_reply(NULL, MCP_PARSE_ERROR, "parse error",
+                      json_string(je.text));
+        json_decref(lax);
+        return dump(r);
+    }
     json_t *reply;
     if (json_is_array(msg)) {
         /* Batches exist only in 2025-03-26. */
-        if (strcmp(s->version, "2025-03-26") || !json_array_size(msg)) {
+        if (strcmp(s->version, "2025-03-26")) {
             reply = error_reply(NULL, MCP_INVALID_REQUEST,
                 "batches are not supported in this protocol version", NULL);
+        } else if (!json_array_size(msg)) {
+            reply = error_reply(NULL, MCP_INVALID_REQUEST,
+                "an empty batch is no request", NULL);
         } else {
             reply = json_array();
             size_t k;

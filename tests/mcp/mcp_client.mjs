@@ -309,5 +309,26 @@ check('batch refused after 2025-03-26', codes[8] === -32600, codes);
 check('a JSON scalar is not a request: -32600', codes[9] === -32600, codes);
 check('ping after junk still answered', by(10)?.result !== undefined, by(10));
 
+// JSON a C string cannot hold, and JSON read strictly: refused with the
+// request's id (with none the caller waits for its timeout), and a path
+// with a NUL is never cut short to another file.
+res = await raw([
+    init(1, '2025-03-26'),
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lock","arguments":{"patterns":["src/free.c\\u0000evil"]}}}',
+    '{"jsonrpc":"2.0","id":3,"id":3,"method":"ping"}',
+    '[]',
+    { jsonrpc: '2.0', id: 4, method: 'ping' },
+], ['--agent', 'raw-agent']);
+const nul = res.replies.find((x) => x.id === 2);
+check('a NUL in an argument: -32602 with the id', nul?.error?.code === -32602 &&
+    /NUL/.test(nul.error.message), res.replies);
+check('a key given twice: -32600 with the id',
+    res.replies.find((x) => x.id === 3)?.error?.code === -32600, res.replies);
+check('an empty batch: -32600, not "not supported"', res.replies.some((x) =>
+    x.id === null && x.error?.code === -32600 && /empty batch/.test(x.error.message)),
+res.replies);
+check('ping after them answered', res.replies.find((x) => x.id === 4)?.result !== undefined,
+    res.replies);
+
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
