@@ -20,7 +20,8 @@
 #include "util/banned.h"
 
 /* One region as the detector takes it: {name} (a name left non-empty by
- * conflicts_region_name_normalize) or {lines: [s, e]} with lines >= 1.
+ * conflicts_region_name_normalize) or {lines: [s, e]} with lines >= 1,
+ * given in order.
  * NULL when it is neither (why says what is wrong). */
 static json_t *
 norm_region(json_t *r, char *why, size_t len)
@@ -53,7 +54,9 @@ norm_region(json_t *r, char *why, size_t len)
         snprintf(why, len, "'lines' must be [start, end] with lines >= 1");
         return NULL;
     }
-    return json_pack("{s:[I,I]}", "lines", s0, s1);
+    /* [9, 3] is lines 3 to 9: kept as such, as every reader expects */
+    return json_pack(
+        "{s:[I,I]}", "lines", s0 < s1 ? s0 : s1, s0 < s1 ? s1 : s0);
 }
 
 /* The intent's regions with their paths normalised as its files, each a

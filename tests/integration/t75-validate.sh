@@ -31,6 +31,7 @@ api POST /v1/intents "{\"agent\":\"alice\",\"files\":[\"./src/x.c\"],\"regions\"
 check "valid regions are accepted (got $CODE)" [ "$CODE" = 200 ]
 check "stored under the normalised path" jqt "$TMP/body" \
     '.files == ["src/x.c"] and (.regions | keys) == ["src/x.c"] and (.regions["src/x.c"] | length) == 2'
+check "lines given end first are kept in order" jqt "$TMP/body" '.regions["src/x.c"][1].lines == [3, 9]'
 
 # lanes
 api POST /v1/agents '{"id":"bob","lanes":["src/[abc"]}'
