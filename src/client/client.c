@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -359,6 +361,29 @@ start_daemon(struct client *c, struct as_err *e)
     return rc;
 }
 
+/*
+ * The errno of a connection to the socket at path refused before it
+ * reached anyone (EPERM, EACCES: a sandbox such as Codex's shell tool
+ * forbids this process to connect), or 0. A daemon may well be serving
+ * it: starting another would be wrong, and saying none serves, false.
+ */
+static int
+connect_denied(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct stat st;
+    if (stat(path, &st) || !S_ISSOCK(st.st_mode) ||
+        strlen(path) >= sizeof(sa.sun_path))
+        return 0;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return errno == EPERM || errno == EACCES ? errno : 0;
+    int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa)), err = errno;
+    close(fd);
+    return rc && (err == EPERM || err == EACCES) ? err : 0;
+}
+
 int
 client_open(
     struct client *c, const char *repo_path, bool autostart, struct as_err *e)
@@ -373,8 +398,15 @@ client_open(
     c->repo_path = real ? real : xstrdup(repo_path);
     if (!(rc = probe(c, e)))
         return 0;
+    int denied = rc == AS_ECONFLICT ? 0 : connect_denied(c->paths.socket);
     if (rc == AS_ECONFLICT)
         ; /* an impostor serves the socket: no start, say so */
+    else if (denied)
+        rc = as_errorf(e, AS_EIO,
+            "cannot connect to '%s': %s (this process may run in a sandbox "
+            "that forbids it, such as a client's shell tool; the client's "
+            "airspace hooks and MCP tools reach the daemon)",
+            c->paths.socket, strerror(denied));
     else if (!autostart)
         rc = as_errorf(e, AS_EIO,
             "no daemon serves '%s' (start it with 'airspace serve')",
