@@ -16,6 +16,18 @@
 
 /* ---- argument checking (the subset of JSON Schema the tools use) ---- */
 
+/* The characters of the UTF-8 string s (n bytes), as JSON Schema's
+ * minLength and maxLength count them (jansson has checked the encoding):
+ * every byte but a continuation byte starts one. */
+static size_t
+utf8_chars(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
 static bool
 check_value(json_t *schema, json_t *v, const char *name, struct strbuf *err)
 {
@@ -26,8 +38,9 @@ check_value(json_t *schema, json_t *v, const char *name, struct strbuf *err)
             return false;
         }
         json_int_t max = num(schema, "maxLength");
-        if (json_string_length(v) < (size_t)num(schema, "minLength") ||
-            (max && json_string_length(v) > (size_t)max)) {
+        size_t chars = utf8_chars(json_string_value(v), json_string_length(v));
+        if (chars < (size_t)num(schema, "minLength") ||
+            (max && chars > (size_t)max)) {
             strbuf_addf(err, "'%s' must be %lld to %lld characters long", name,
                 (long long)num(schema, "minLength"), (long long)max);
             return false;

@@ -330,5 +330,14 @@ res.replies);
 check('ping after them answered', res.replies.find((x) => x.id === 4)?.result !== undefined,
     res.replies);
 
+// maxLength counts characters, as JSON Schema does: 300 of them in 1200
+// bytes are within a summary's 512
+res = await raw([init(1, '2025-06-18'), { jsonrpc: '2.0', id: 2, method: 'tools/call',
+    params: { name: 'intent', arguments: { files: ['src/nothing.c'],
+        summary: '\u{1F600}'.repeat(300) } } }], ['--agent', 'bob']);
+const long = res.replies.find((x) => x.id === 2)?.result;
+check('a summary of 300 characters (1200 bytes) is within maxLength 512',
+    long && !long.isError, long);
+
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
