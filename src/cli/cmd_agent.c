@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/init_config.h"
 #include "cli/opts.h"
 #include "git/init_git.h"
 #include "git/worktree.h"
@@ -121,10 +122,36 @@ static const char *const client_config[] = { ".claude/settings.json",
     ".codex/config.toml", ".gemini/settings.json", NULL };
 
 /*
+ * Whether to leave out the file src, the settings file rel of the worktree
+ * at top: the main checkout's .claude/settings.local.json when it runs
+ * airspace's hooks. Claude Code reads that very file for a session in any
+ * worktree, so a copy adds nothing, and it would keep the hooks running
+ * there after `airspace init --remove`.
+ */
+static bool
+copy_skip(const char *top, const char *rel, const char *src)
+{
+    if (strcmp(rel, ".claude/settings.local.json"))
+        return false;
+    /* only the main checkout has a .git directory; a linked one a file */
+    char *git = xasprintf("%s/.git", top), *buf = NULL;
+    struct stat st;
+    size_t len;
+    bool skip = false;
+    if (stat(git, &st) == 0 && S_ISDIR(st.st_mode) &&
+        file_read_max(src, 16u << 20, false, &buf, &len) == 0) {
+        skip = init_has_hooks(buf, INIT_CLAUDE_CODE);
+        free(buf);
+    }
+    free(git);
+    return skip;
+}
+
+/*
  * Copy into the new worktree to each client setting the current worktree
  * has (top) and the new one lacks (not committed, so not checked out), so
- * that a client started there has the same hooks and MCP server. Returns
- * the paths copied (a JSON array).
+ * that a client started there has the same hooks and MCP server (but
+ * copy_skip()). Returns the paths copied (a JSON array).
  */
 json_t *
 copy_client_config(const char *top, const char *to)
@@ -132,6 +159,10 @@ copy_client_config(const char *top, const char *to)
     json_t *copied = json_array();
     for (size_t i = 0; client_config[i]; i++) {
         char *src = xasprintf("%s/%s", top, client_config[i]);
+        if (copy_skip(top, client_config[i], src)) {
+            free(src);
+            continue;
+        }
         char *dst = xasprintf("%s/%s", to, client_config[i]);
         struct stat sb, db;
         char *buf;
@@ -158,6 +189,22 @@ copy_client_config(const char *top, const char *to)
         free(dst);
     }
     return copied;
+}
+
+/* Whether Gemini CLI started in the worktree at top runs airspace's hooks:
+ * then it must be started there, not below (init_gemini_note()). */
+static bool
+gemini_wired(const char *top)
+{
+    char *path = xasprintf("%s/.gemini/settings.json", top), *buf = NULL;
+    size_t len;
+    bool wired = false;
+    if (file_read_max(path, 16u << 20, false, &buf, &len) == 0) {
+        wired = init_has_hooks(buf, INIT_GEMINI);
+        free(buf);
+    }
+    free(path);
+    return wired;
 }
 
 static int
@@ -251,6 +298,11 @@ agent_new(int argc, char **argv)
                 "airspace agent new: copied %s (not committed) into the "
                 "worktree\n",
                 json_string_value(c));
+        }
+        if (gemini_wired(w.path)) {
+            char *note = init_gemini_note(w.path);
+            fprintf(stderr, "airspace agent new: %s\n", note);
+            free(note);
         }
         printf("%s\n", w.path);
     }

@@ -184,18 +184,31 @@ struct plan {
     const char *top;
 };
 
+/* A change of the file at path (absolute); its messages name it from the
+ * worktree's top when it is below it. */
 static struct change *
-plan_add(struct plan *p, const char *rel, enum kind kind)
+plan_add_path(struct plan *p, const char *path, enum kind kind)
 {
     ALLOC_GROW(p->v, p->n + 1, p->a);
     struct change *c = &p->v[p->n++];
     memset(c, 0, sizeof(*c));
-    c->path = xasprintf("%s/%s", p->top, rel);
-    c->rel = c->path + strlen(p->top) + 1;
+    c->path = xstrdup(path);
+    size_t n = strlen(p->top);
+    c->rel =
+        !strncmp(path, p->top, n) && path[n] == '/' ? c->path + n + 1 : c->path;
     c->kind = kind;
     c->mode = create_mode(0644);
     if (read_opt(c->path, &c->old, &c->old_len, &c->mode))
         return NULL;
+    return c;
+}
+
+static struct change *
+plan_add(struct plan *p, const char *rel, enum kind kind)
+{
+    char *path = xasprintf("%s/%s", p->top, rel);
+    struct change *c = plan_add_path(p, path, kind);
+    free(path);
     return c;
 }
 
@@ -209,7 +222,81 @@ plan_json(struct plan *p, const char *rel, int client, bool mcp_only,
     struct as_err e;
     int rc = mcp_only ? init_merge_mcp(c->old, rel, bin, &c->new, &e)
                       : init_merge_hooks(c->old, rel, (enum init_client)client,
-                            bin, with_mcp, &c->new, &e);
+                            bin, NULL, with_mcp, &c->new, &e);
+    if (rc)
+        fprintf(stderr, "airspace init: %s\n", e.msg);
+    return rc;
+}
+
+/*
+ * The top of the main checkout, whose .claude/settings.local.json Claude
+ * Code reads for a session started anywhere in the repository, in any
+ * worktree (new string); NULL when the client finds none: the repository
+ * is bare, or seen from a linked worktree its git directory is not the
+ * main checkout's .git.
+ */
+static char *
+main_checkout(const struct init_git *g)
+{
+    const char *argv[] = { "git", "rev-parse", "--absolute-git-dir", NULL };
+    char *out = NULL;
+    struct as_err e;
+    char *top = NULL;
+    if (init_git_run(argv, &out, &e) == 0) {
+        out[strcspn(out, "\n")] = '\0';
+        char *dir = realpath(out, NULL);
+        if (dir && !strcmp(dir, g->common_dir))
+            top = xstrdup(g->toplevel);
+        free(dir);
+    }
+    free(out);
+    size_t n = strlen(g->common_dir);
+    struct stat st;
+    if (!top && n > 5 && !strcmp(g->common_dir + n - 5, "/.git")) {
+        top = xstrndup(g->common_dir, n - 5);
+        if (stat(top, &st) < 0 || !S_ISDIR(st.st_mode)) {
+            free(top);
+            top = NULL;
+        }
+    }
+    return top;
+}
+
+/*
+ * Claude Code's hooks: .claude/settings.json at the worktree's top, read
+ * by a session started there, and the main checkout's
+ * .claude/settings.local.json, read by a session started anywhere in the
+ * repository. A session at a top reads both; each file takes the other's
+ * spelling of a command it lacks, so the client runs each hook once.
+ */
+static int
+plan_claude(struct plan *p, const struct init_git *g, const char *bin)
+{
+    struct change *top = plan_add(p, ".claude/settings.json", K_JSON);
+    if (!top)
+        return -1;
+    char *checkout = main_checkout(g);
+    struct change *local = NULL;
+    if (checkout) {
+        char *path = xasprintf("%s/.claude/settings.local.json", checkout);
+        size_t at = p->n - 1; /* adding may move the plan's array */
+        local = plan_add_path(p, path, K_JSON);
+        top = &p->v[at];
+        free(path);
+        free(checkout);
+        if (!local)
+            return -1;
+    } else {
+        printf("note: this repository has no main checkout that Claude Code "
+               "reads for every worktree: a session started below a "
+               "worktree's top runs no airspace hook\n");
+    }
+    struct as_err e;
+    int rc = init_merge_hooks(top->old, top->rel, INIT_CLAUDE_CODE, bin,
+        local ? local->old : NULL, false, &top->new, &e);
+    if (!rc && local)
+        rc = init_merge_hooks(local->old, local->rel, INIT_CLAUDE_CODE, bin,
+            top->new, false, &local->new, &e);
     if (rc)
         fprintf(stderr, "airspace init: %s\n", e.msg);
     return rc;
@@ -221,9 +308,7 @@ build_plan(struct plan *p, const struct opts *o, const struct init_git *g,
 {
     int rc = 0;
     if (o->clients[INIT_CLAUDE_CODE])
-        rc = rc ? rc
-                : plan_json(p, ".claude/settings.json", INIT_CLAUDE_CODE, false,
-                      false, bin);
+        rc = plan_claude(p, g, bin);
     if (!rc && o->clients[INIT_CLAUDE_CODE])
         rc = plan_json(p, ".mcp.json", 0, true, false, bin);
     if (!rc && o->clients[INIT_CODEX])
@@ -479,6 +564,11 @@ install(const struct opts *o, const struct init_git *g, const char *bin)
                "(review them with /hooks in codex); until then it skips "
                "them without a word\n",
             g->toplevel);
+    if (!rc && o->clients[INIT_GEMINI]) {
+        char *note = init_gemini_note(g->toplevel);
+        printf("note: %s\n", note);
+        free(note);
+    }
     json_decref(rec);
     for (size_t i = 0; i < p.n; i++)
         change_release(&p.v[i]);

@@ -226,16 +226,40 @@ command_is_ours(const char *command, const char *client)
     return ours;
 }
 
-static bool
-event_has_ours(json_t *groups, const char *client)
+/* The first command of the event's groups that runs airspace's hook for
+ * client (borrowed from groups), or NULL. */
+static const char *
+event_ours(json_t *groups, const char *client)
 {
     size_t i, k;
     json_t *g, *h;
-    json_array_foreach(groups, i, g) json_array_foreach(
-        json_object_get(g, "hooks"), k,
-        h) if (command_is_ours(json_string_value(json_object_get(h, "command")),
-                   client)) return true;
-    return false;
+    json_array_foreach(groups, i, g)
+    {
+        json_array_foreach(json_object_get(g, "hooks"), k, h)
+        {
+            const char *cmd = json_string_value(json_object_get(h, "command"));
+            if (command_is_ours(cmd, client))
+                return cmd;
+        }
+    }
+    return NULL;
+}
+
+bool
+init_has_hooks(const char *text, enum init_client c)
+{
+    json_t *root = text ? json_loads(text, 0, NULL) : NULL;
+    const char *event;
+    json_t *groups;
+    bool ours = false;
+    json_object_foreach(json_object_get(root, "hooks"), event, groups)
+    {
+        if (event_ours(groups, init_client_name(c)))
+            ours = true;
+    }
+    if (root)
+        json_decref(root);
+    return ours;
 }
 
 static int
@@ -264,13 +288,16 @@ finish(json_t *root, const char *old, bool changed, char **out)
 
 int
 init_merge_hooks(const char *old, const char *file, enum init_client c,
-    const char *bin, bool mcp, char **out, struct as_err *e)
+    const char *bin, const char *like, bool mcp, char **out, struct as_err *e)
 {
     *out = NULL;
     json_t *root;
     int rc = load(old, file, &root, e);
     if (rc)
         return rc;
+    /* a file the client refuses runs nothing: nothing to match there */
+    json_t *twin = like ? json_loads(like, 0, NULL) : NULL;
+    json_t *twin_hooks = json_object_get(twin, "hooks");
     const struct hook_spec *specs = claude_hooks;
     size_t n = sizeof(claude_hooks) / sizeof(claude_hooks[0]);
     if (c == INIT_CODEX) {
@@ -318,10 +345,12 @@ init_merge_hooks(const char *old, const char *file, enum init_client c,
                 specs[i].event);
             goto out;
         }
-        if (event_has_ours(groups, client))
+        if (event_ours(groups, client))
             continue;
-        json_t *h =
-            json_pack("{s:s, s:s}", "type", "command", "command", command);
+        const char *same =
+            event_ours(json_object_get(twin_hooks, specs[i].event), client);
+        json_t *h = json_pack(
+            "{s:s, s:s}", "type", "command", "command", same ? same : command);
         if (c == INIT_GEMINI) {
             json_object_set_new(h, "name", json_string("airspace"));
             json_object_set_new(
@@ -340,6 +369,8 @@ init_merge_hooks(const char *old, const char *file, enum init_client c,
         goto out;
 out:
     free(command);
+    if (twin)
+        json_decref(twin);
     if (rc) {
         json_decref(root);
         return rc;
@@ -410,6 +441,19 @@ init_unmerge_json(const char *old, const char *file, char **out, bool *empty,
     *out = dump(root);
     json_decref(root);
     return 0;
+}
+
+/* Gemini CLI reads a project's settings only from the directory it starts
+ * in, never from a parent (its loadSettings() takes the working
+ * directory); only the user's and the system's settings reach further. */
+char *
+init_gemini_note(const char *top)
+{
+    return xasprintf("start Gemini CLI at the worktree's top (%s): it "
+                     "reads .gemini/settings.json only where it starts, so "
+                     "started in a subdirectory it runs no airspace hook and "
+                     "locks are not enforced",
+        top);
 }
 
 static char *

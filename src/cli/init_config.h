@@ -29,12 +29,20 @@ char *init_on_path(const char *name);
 /*
  * Merge the client's hook entries (command `<bin> hook <client>`) into the
  * JSON settings text old (NULL or empty: a new file); with mcp, also an
- * "airspace" entry under mcpServers. *out is the new text (new string,
+ * "airspace" entry under mcpServers. like is NULL or the text of another
+ * settings file the client reads in the same session: an event that runs
+ * airspace's hook there gets the very same command here, because Claude
+ * Code runs a command once however many of its files name it, but two
+ * spellings of airspace's hook twice. *out is the new text (new string,
  * free()), byte-identical to old when nothing was missing. Returns 0, or
  * AS_EPARSE when old is not a JSON object (e names the file).
  */
 int init_merge_hooks(const char *old, const char *file, enum init_client c,
-    const char *bin, bool mcp, char **out, struct as_err *e);
+    const char *bin, const char *like, bool mcp, char **out, struct as_err *e);
+
+/* Whether the JSON settings text runs airspace's hook for client c on any
+ * event (false for NULL or text that does not parse). */
+bool init_has_hooks(const char *text, enum init_client c);
 
 /* Merge only an mcpServers.airspace entry (for .mcp.json). */
 int init_merge_mcp(const char *old, const char *file, const char *bin,
@@ -54,6 +62,10 @@ int init_unmerge_json(const char *old, const char *file, char **out,
  * string), or NULL when old already has an [mcp_servers.airspace] table.
  */
 char *init_codex_toml_block(const char *old, const char *bin);
+
+/* The line telling where Gemini CLI must start for airspace's hooks in
+ * the worktree whose top is top to run (new string, free()). */
+char *init_gemini_note(const char *top);
 
 /* The git hook names airspace installs, NULL-terminated. */
 extern const char *const init_git_hooks[];

@@ -5,7 +5,12 @@
 # refuses a file another agent holds; a symlinked file is changed where it
 # points; created files honour the umask; --remove keeps edits made between
 # two runs; a failed install writes nothing or records what it changed; a
-# binary path that needs shell quoting is recognised on the next run.
+# binary path that needs shell quoting is recognised on the next run;
+# Claude Code's hooks also go into the main checkout's
+# .claude/settings.local.json (read by a session started anywhere in the
+# repository), spelled as in .claude/settings.json, also when init runs in
+# a linked worktree, and --remove restores that file too; Gemini CLI's
+# hooks come with a note to start it at the worktree's top.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$(realpath "$AIRSPACE_BIN")
@@ -16,7 +21,7 @@ HOOK="$(dirname "$BIN")/airspace-hook"
 snapshot() {
     (cd "$1" && { find . -path ./.git -prune -o -type f -print
         find .git/hooks -type f
-        find .git/airspace -name 'init*' 2>/dev/null; } |
+        find .git/airspace -name 'init*' -type f 2>/dev/null; } |
         LC_ALL=C sort | while read -r f; do
             printf '%s %s %s\n' "$f" "$(stat -c %a "$f")" "$(sha256sum < "$f")"
         done)
@@ -41,6 +46,7 @@ check "an operand: exit 2" [ "$rc" = 2 ]
 check "an operand: named" grep -qx "airspace init: unexpected argument 'stray'" "$TMP/bad.err"
 as init --all --dry-run > "$TMP/dry.out"
 check "dry run lists the changes" grep -q "create .claude/settings.json" "$TMP/dry.out"
+check "dry run lists the main checkout's local settings" grep -qx "create .claude/settings.local.json" "$TMP/dry.out"
 check "dry run writes nothing" [ "$(snapshot "$F")" = "$before" ]
 as init --all > "$TMP/init.out"
 check "fresh: claude hooks" jqt .claude/settings.json \
@@ -51,6 +57,8 @@ check "fresh: claude timeouts in seconds" jqt .claude/settings.json \
     '.hooks.PreToolUse[0].hooks[0].timeout == 5'
 check "fresh: every claude event" jqt .claude/settings.json \
     '[.hooks | keys[]] | sort == ["PostToolUse","PreCompact","PreToolUse","SessionEnd","SessionStart","Stop","UserPromptSubmit"]'
+check "fresh: the local settings run the same hooks" jqsame .hooks .claude/settings.json .claude/settings.local.json
+check "fresh: ... and nothing else" jqt .claude/settings.local.json '[keys[]] == ["hooks"]'
 check "fresh: .mcp.json" jqt .mcp.json \
     ".mcpServers.airspace == {\"command\": \"$BIN\", \"args\": [\"mcp\"]}"
 check "fresh: codex hooks" jqt .codex/hooks.json \
@@ -64,7 +72,9 @@ check "fresh: gemini mcpServers" jqt .gemini/settings.json \
 for h in pre-commit post-commit reference-transaction; do
     check "fresh: $h installed and executable" [ -x .git/hooks/$h ]
 done
-check "fresh: a record of the changes" jqt .git/airspace/init.json '.entries | length == 8'
+check "fresh: a record of the changes" jqt .git/airspace/init.json '.entries | length == 9'
+check "fresh: init says where Gemini must start" grep -qx \
+    "note: start Gemini CLI at the worktree's top ($F): it reads .gemini/settings.json only where it starts, so started in a subdirectory it runs no airspace hook and locks are not enforced" "$TMP/init.out"
 once=$(snapshot "$F")
 as init --all > "$TMP/again.out"
 check "fresh: a second run changes nothing" [ "$(snapshot "$F")" = "$once" ]
@@ -96,6 +106,9 @@ cat > "$E/.claude/settings.json" <<'JSON'
 }
 JSON
 printf '{"mcpServers":{"other":{"command":"other-server"}}}' > "$E/.mcp.json"
+printf '{"permissions":{"allow":["Bash(ls:*)"]},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo local"}]}]}}' \
+    > "$E/.claude/settings.local.json"
+chmod 600 "$E/.claude/settings.local.json"
 printf 'model = "o3"\n[mcp_servers.other]\ncommand = "x"' > "$E/.codex.toml.tmp"
 mkdir -p "$E/.codex"
 mv "$E/.codex.toml.tmp" "$E/.codex/config.toml"
@@ -111,10 +124,17 @@ git commit -qm base
 check "existing hook ran before init" [ "$(wc -l < .git/ran.log)" = 1 ]
 cp .claude/settings.json "$TMP/settings.orig"
 cp .mcp.json "$TMP/mcp.orig"
+cp .claude/settings.local.json "$TMP/local.orig"
 cp .codex/config.toml "$TMP/config.orig"
 cp .git/hooks/pre-commit "$TMP/pre-commit.orig"
 orig=$(snapshot "$E")
-as init --claude-code --codex > /dev/null
+as init --claude-code --codex > "$TMP/existing.out"
+check "existing: no note about Gemini when it is not wired" [ "$(grep -c Gemini "$TMP/existing.out")" = 0 ]
+check "existing: the local settings keep theirs" jqt .claude/settings.local.json \
+    '.permissions.allow == ["Bash(ls:*)"] and .hooks.Stop[0].hooks[0].command == "echo local"'
+check "existing: ... and run airspace's hooks after them" jqt .claude/settings.local.json \
+    '(.hooks.Stop[1].hooks[0].command | endswith("airspace-hook claude-code")) and (.hooks | length == 7)'
+check "existing: the local settings keep their mode" [ "$(stat -c %a .claude/settings.local.json)" = 600 ]
 check "existing: other keys kept in order" jqt .claude/settings.json \
     '[keys_unsorted[]] == ["model","permissions","hooks","env"]'
 check "existing: permissions kept" jqt .claude/settings.json \
@@ -162,6 +182,8 @@ git reset -q --hard HEAD~2
 as init --remove > "$TMP/remove.out"
 check "remove: settings restored byte for byte" cmp -s .claude/settings.json "$TMP/settings.orig"
 check "remove: .mcp.json restored byte for byte" cmp -s .mcp.json "$TMP/mcp.orig"
+check "remove: local settings restored byte for byte" cmp -s .claude/settings.local.json "$TMP/local.orig"
+check "remove: local settings mode restored" [ "$(stat -c %a .claude/settings.local.json)" = 600 ]
 check "remove: config.toml restored byte for byte" cmp -s .codex/config.toml "$TMP/config.orig"
 check "remove: pre-commit restored byte for byte" cmp -s .git/hooks/pre-commit "$TMP/pre-commit.orig"
 check "remove: pre-commit mode restored" [ "$(stat -c %a .git/hooks/pre-commit)" = 750 ]
@@ -259,7 +281,7 @@ else
     ok
 fi
 check "failed write: what was changed is recorded" jqt .git/airspace/init.json \
-    '[.entries[].path | sub(".*/"; "")] == ["settings.json", ".mcp.json", "pre-commit"]'
+    '[.entries[].path | sub(".*/"; "")] == ["settings.json", "settings.local.json", ".mcp.json", "pre-commit"]'
 rmdir .git/hooks/post-commit.airspace-tmp
 as init --remove > /dev/null
 check "failed write: --remove undoes it" [ ! -e .claude -a ! -e .mcp.json -a ! -e .git/airspace/init.json \
@@ -279,6 +301,87 @@ check "quoted: the command runs the copied hook" [ "$1" = "$QB/airspace-hook" -a
 "$QB/airspace" init --claude-code > "$TMP/quoted.out"
 check "quoted: a second run changes nothing" grep -q "nothing to change" "$TMP/quoted.out"
 check "quoted: no event runs the hook twice" jqt .claude/settings.json '[.hooks[] | length] | all(. == 1)'
+check "quoted: nor in the local settings" jqt .claude/settings.local.json '[.hooks[] | length] | all(. == 1)'
 "$QB/airspace" init --remove > /dev/null
 check "quoted: --remove leaves nothing" [ ! -e .claude -a ! -e .mcp.json -a ! -e .git/airspace/init.json ]
+
+# ---- init in a linked worktree: the main checkout's local settings ----
+L="$TMP/linked"
+new_repo "$L"
+mkdir -p "$L/src/sub"
+echo x > "$L/src/sub/x"
+git -C "$L" add -A
+git -C "$L" commit -qm base
+mkdir -p "$L/.claude"
+printf '{"model":"opus"}' > "$L/.claude/settings.local.json"
+cp "$L/.claude/settings.local.json" "$TMP/linked.orig"
+git -C "$L" worktree add -q "$TMP/linked-w"
+lbefore=$(snapshot "$L")
+cd "$TMP/linked-w/src/sub" # init from below a linked worktree's top
+as init --claude-code > "$TMP/linked.out"
+check "linked: the worktree gets settings.json" jqt "$TMP/linked-w/.claude/settings.json" '.hooks | length == 7'
+check "linked: the main checkout's local settings get the hooks" jqt "$L/.claude/settings.local.json" \
+    ".model == \"opus\" and ([.hooks[][] | .hooks[].command] | length == 7 and all(. == \"$HOOK claude-code\"))"
+check "linked: named by their path" grep -qx "merge into $L/.claude/settings.local.json" "$TMP/linked.out"
+check "linked: the main checkout gets no settings.json" [ ! -e "$L/.claude/settings.json" ]
+lonce=$(snapshot "$L")
+as init --claude-code > "$TMP/linked2.out"
+check "linked: a second run changes nothing" grep -q "nothing to change" "$TMP/linked2.out"
+check "linked: ... byte for byte" [ "$(snapshot "$L")" = "$lonce" ]
+cd "$L"
+as init --claude-code > "$TMP/linked3.out"
+check "linked: from the main checkout, its own settings.json is new" grep -qx "create .claude/settings.json" "$TMP/linked3.out"
+check "linked: ... its local settings are complete already" [ "$(grep -c settings.local.json "$TMP/linked3.out")" = 0 ]
+ltwice=$(snapshot "$L")
+as init --remove --dry-run > "$TMP/linked-rdry.out"
+check "linked: remove --dry-run names the local settings" grep -qx "restore $L/.claude/settings.local.json" "$TMP/linked-rdry.out"
+check "linked: remove --dry-run writes nothing" [ "$(snapshot "$L")" = "$ltwice" ]
+as init --remove > /dev/null
+check "linked: --remove restores the local settings byte for byte" cmp -s "$L/.claude/settings.local.json" "$TMP/linked.orig"
+check "linked: --remove leaves the main checkout as it was" [ "$(snapshot "$L")" = "$lbefore" ]
+check "linked: ... and the worktree" [ ! -e "$TMP/linked-w/.claude" ]
+
+# ---- an install that spells the hook otherwise: no event runs it twice ----
+O="$TMP/otherspelling"
+new_repo "$O"
+mkdir -p "$O/.claude"
+jq -n '{hooks: (["SessionStart","UserPromptSubmit","PreToolUse","PostToolUse","PreCompact","SessionEnd","Stop"]
+    | map({key: ., value: [{hooks: [{type: "command", command: "/opt/elsewhere/airspace-hook claude-code"}]}]}) | from_entries)}' \
+    > "$O/.claude/settings.json"
+git -C "$O" add -A
+git -C "$O" commit -qm "an earlier install, committed"
+cd "$O"
+as init --claude-code > /dev/null
+check "other spelling: the committed settings are left as they are" git diff --quiet
+check "other spelling: the local settings spell it the same" jqt .claude/settings.local.json \
+    '[.hooks[][] | .hooks[].command] | length == 7 and all(. == "/opt/elsewhere/airspace-hook claude-code")'
+as init --remove > /dev/null
+check "other spelling: --remove takes the local settings away" [ ! -e .claude/settings.local.json ]
+
+# ---- a bare repository has no main checkout: said, nothing written there ----
+N="$TMP/bare.git"
+git clone -q --bare "$O" "$N"
+git -C "$N" worktree add -q "$TMP/bare-w" > /dev/null 2>&1
+cd "$TMP/bare-w"
+as init --claude-code > "$TMP/bare.out"
+check "bare: init says a session below the top runs no hook" grep -q "no main checkout" "$TMP/bare.out"
+check "bare: the worktree's settings.json is there" jqt .claude/settings.json '.hooks | length == 7'
+check "bare: no local settings anywhere" [ ! -e .claude/settings.local.json -a ! -e "$TMP/.claude" ]
+as init --remove > /dev/null
+
+# ---- agent new: where to start Gemini; what is copied ----
+G="$TMP/gemini"
+new_repo "$G"
+git -C "$G" commit -q --allow-empty -m base
+cd "$G"
+as init --gemini --claude-code > /dev/null
+as agent new gw --no-start > /dev/null 2> "$TMP/gw.err"
+check "gemini: agent new says to start Gemini at the worktree's top" grep -qx \
+    "airspace agent new: start Gemini CLI at the worktree's top ($G.airspace/gw): .*" "$TMP/gw.err"
+check "agent new copies settings.json" cmp -s .claude/settings.json "$G.airspace/gw/.claude/settings.json"
+check "... not the main checkout's local settings Claude Code reads there anyway" \
+    [ ! -e "$G.airspace/gw/.claude/settings.local.json" ]
+as init --remove > /dev/null
+as agent new gx --no-start > /dev/null 2> "$TMP/gx.err"
+check "gemini: not when Gemini is not wired" [ "$(grep -c Gemini "$TMP/gx.err")" = 0 ]
 finish

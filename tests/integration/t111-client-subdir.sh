@@ -1,0 +1,140 @@
+# t111-client-subdir.sh - the real Claude Code client (the pinned version,
+# tests/clients) started below a worktree's top still runs airspace's
+# hooks. The client reads project settings only from the directory it
+# starts in, plus the main checkout's .claude/settings.local.json, which
+# `airspace init --claude-code` fills too (docs/init.md). Set up as a user
+# does (git init, commit, `airspace init --claude-code`, `airspace agent
+# new`), run headless and offline against the scripted model server:
+#  1. a session started in a subdirectory of an agent's worktree: its Edit
+#     of a file another agent locked is denied, the model is told naming
+#     the holder, the file is unchanged;
+#  2. the same for a session started in a subdirectory of the main
+#     checkout;
+#  3. a session started at the worktree's top, which finds airspace's hooks
+#     in both .claude/settings.json and the main checkout's
+#     .claude/settings.local.json, runs each of them once.
+# Skipped (exit 0, SKIP) when the pinned client is not installed.
+. "$(dirname "$0")/lib.sh"
+: "${AIRSPACE_SOURCE_DIR:?AIRSPACE_SOURCE_DIR must point at the source tree}"
+. "$AIRSPACE_SOURCE_DIR/tests/clients/lib-clients.sh"
+
+PIN=$(jq -r '.devDependencies["@anthropic-ai/claude-code"]' "$CLIENTS/package.json")
+CLAUDE="$CLIENTS/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+client_skip_unless "$CLAUDE" "Claude Code $PIN"
+offline
+v=$(timeout 20 "$CLAUDE" --version 2> /dev/null || true)
+case $v in
+"$PIN "*) ;;
+*)
+    echo "FAIL: '$CLAUDE' is '$v', not the pinned $PIN (scripts/setup.sh --clients)" >&2
+    exit 1
+    ;;
+esac
+BIN=$(realpath "$AIRSPACE_BIN")
+HOOKCMD="$(dirname "$BIN")/airspace-hook claude-code"
+
+# cc NAME DIR PROMPT [CLAUDE-OPTIONS...]: one headless session in DIR whose
+# model answers with the script $TMP/NAME.script; the client's debug log is
+# $TMP/NAME.debug, its output $TMP/NAME.out and .err, its exit status
+# $TMP/NAME.rc, the requests $TMP/NAME.log (as in t60).
+cc() {
+    ccn=$1 ccd=$2 ccp=$3
+    shift 3
+    ms_start "$ccn" || return 1
+    mkdir -p "$TMP/tmp"
+    (cd "$ccd" && ANTHROPIC_BASE_URL="http://127.0.0.1:$MS_PORT" TMPDIR="$TMP/tmp" \
+        ANTHROPIC_API_KEY=sk-ant-offline-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+        timeout 60 "$CLAUDE" -p "$ccp" --debug-file "$TMP/$ccn.debug" "$@" \
+        > "$TMP/$ccn.out" 2> "$TMP/$ccn.err") && ccrc=0 || ccrc=$?
+    echo "$ccrc" > "$TMP/$ccn.rc"
+    ms_stop
+}
+ran() { # ran NAME: the session ended normally, having followed its script
+    # to the end, and the model server understood every request it made
+    [ "$(cat "$TMP/$1.rc")" = 0 ] || { sed 's/^/  /' "$TMP/$1.err" >&2; return 1; }
+    rwant=$(jq '.steps | length' "$TMP/$1.script")
+    rgot=$(ms_steps_taken "$TMP/$1.log")
+    [ "$rgot" -ge "$rwant" ] || { echo "  $1 took $rgot of its $rwant steps" >&2; return 1; }
+    [ "$(jq -s '[.[] | select(.dialect == null)] | length' "$TMP/$1.log")" = 0 ] ||
+        { echo "  $1 made requests the model server does not know:" >&2; jq -c 'select(.dialect == null) | [.method, .url]' "$TMP/$1.log" >&2; return 1; }
+}
+# jt JSON FILTER: the jq filter is true on the JSON text
+jt() {
+    printf '%s' "$1" | jq -e "$2" > /dev/null
+}
+# result LOG COND: the tool result the model got for the step COND
+result() {
+    ms_new_after "$1" "$2" | jq -c '[.[] | .content? | arrays | .[] | select(.type == "tool_result")] | .[0] // {}'
+}
+# runs NAME EVENT: how many times the session ran airspace's hook for
+# EVENT (e.g. "PreToolUse:Edit"), as its debug log tells
+runs() {
+    grep -cE " $2 \[$HOOKCMD\] (finished|completed)" "$TMP/$1.debug" || true
+}
+
+# ---- the repository, as a user sets it up ----
+R="$TMP/repo"
+new_repo "$R"
+mkdir -p "$R/src/sub"
+printf 'one\ntwo\nthree\n' > "$R/src/sub/f.txt"
+printf 'free\n' > "$R/src/sub/g.txt"
+git -C "$R" add -A
+git -C "$R" commit -qm base
+cd "$R"
+as init --claude-code > "$TMP/init.out"
+# the shared settings are committed; the local ones stay on this machine
+git add .claude/settings.json .mcp.json
+git commit -qm "airspace for Claude Code"
+printf '[daemon]\n\ttick-ms = 100\n\trescan-ms = 60000\n' > .git/airspace/config
+as status > "$TMP/status.out"
+trap 'as stop --repo "$R" > /dev/null 2>&1 || true
+    [ -z "${AIRSPACE_KEEP:-}" ] || cp -a "$TMP/." "$AIRSPACE_KEEP/"
+    rm -rf "$TMP"' EXIT
+for a in alice bob; do as agent new $a > /dev/null 2>&1; done
+WA="$R.airspace/alice" WB="$R.airspace/bob"
+# the user trusted the repository once (a worktree counts as its main one)
+jq -n --arg r "$R" '{projects: {($r): {hasTrustDialogAccepted: true}}}' > "$HOME/.claude.json"
+check "init wrote the hooks where a session below the top finds them" jqt "$R/.claude/settings.local.json" \
+    "[.hooks[][] | .hooks[].command] | length == 7 and all(. == \"$HOOKCMD\")"
+
+(cd "$WB" && as lock --reason "bob reworks f" src/sub/f.txt) > /dev/null
+HOLDER=$(as locks --json | jq -r '.locks[] | select(.pattern == "src/sub/f.txt") | .holder')
+check "bob's worktree holds src/sub/f.txt ($HOLDER)" [ -n "$HOLDER" ]
+
+# denied NAME DIR WORKTREE: a session started in DIR edits WORKTREE's
+# src/sub/f.txt: the edit is refused and the model told who holds it
+denied() {
+    jq -n --arg f "$3/src/sub/f.txt" '{steps: [
+        {tool: "Read", input: {file_path: $f}},
+        {tool: "Edit", input: {file_path: $f, old_string: "two", new_string: "TWO"}},
+        {text: "could not"}]}' > "$TMP/$1.script"
+    cc "$1" "$2" "rework f" --session-id "$(uuid)" --allowedTools Edit
+    check "$1: the session ran" ran "$1"
+    check "$1: airspace's hook checked the Edit" [ "$(runs "$1" PreToolUse:Edit)" -ge 1 ]
+    r=$(result "$TMP/$1.log" '.tool == "Edit"')
+    check "$1: the model is told the Edit failed ($r)" jt "$r" '.is_error == true'
+    check "$1: ... naming the holder and the file" says "$r" "$HOLDER" "src/sub/f.txt"
+    check "$1: f.txt is unchanged" git -C "$3" diff --quiet -- src/sub/f.txt
+}
+
+# ---- 1. a subdirectory of an agent's worktree ----
+denied s1 "$WA/src/sub" "$WA"
+
+# ---- 2. a subdirectory of the main checkout ----
+denied s2 "$R/src" "$R"
+
+# ---- 3. at the worktree's top: every hook once ----
+jq -n --arg f "$WA/src/sub/g.txt" '{steps: [
+    {tool: "Read", input: {file_path: $f}},
+    {tool: "Edit", input: {file_path: $f, old_string: "free", new_string: "freed"}},
+    {text: "done"}]}' > "$TMP/s3.script"
+cc s3 "$WA" "edit g" --session-id "$(uuid)" --allowedTools Edit
+check "3: the session ran" ran s3
+check "3: its free Edit went through" grep -qx freed "$WA/src/sub/g.txt"
+check "3: the session read both settings files" \
+    grep -q "Watching for changes in setting files.*$WA/.claude/settings.json.*$R/.claude/settings.local.json" "$TMP/s3.debug"
+for e in SessionStart:startup UserPromptSubmit PreToolUse:Edit PostToolUse:Edit Stop SessionEnd:other; do
+    n=$(runs s3 "$e")
+    check "3: the $e hook ran once ($n)" [ "$n" = 1 ]
+done
+finish
