@@ -528,6 +528,23 @@ align_finish(struct broker *b, const bool *read)
     free(was);
 }
 
+void
+broker_graph_changed(struct broker *b)
+{
+    if (b->have_graph) {
+        broker_drop_engine(b); /* the views change below */
+        for (size_t i = 0; i < b->nagents; i++) {
+            if (broker_who(b, i)->peer)
+                continue; /* its names are its daemon's (team.c) */
+            if (!b->meta[i].names)
+                b->meta[i].names = gitview_names_cache_new();
+            gitview_agent_view_cached(
+                &b->graph, &b->view_base, b->repo, &b->ag[i], b->meta[i].names);
+        }
+    }
+    broker_rescore(b, SIZE_MAX);
+}
+
 int
 broker_refresh_agent(struct broker *b, size_t i, struct as_err *e)
 {

@@ -56,6 +56,13 @@ int broker_refresh_agent(struct broker *b, size_t i, struct as_err *e);
 /* Discover worktrees (new ones become agents) and refresh all. */
 int broker_rescan(struct broker *b, struct as_err *e);
 /*
+ * The graph was rebuilt (the integration branch moved): every agent's
+ * view of it again, then every pair scored again. The working sets stay
+ * as read: a land moves no other agent's base, and the land's own refresh
+ * has read the worktrees it changed.
+ */
+void broker_graph_changed(struct broker *b);
+/*
  * The periodic rescan: with every worktree watched and no event lost, a
  * worktree is read again only when its git state changed since its last
  * read (a commit, a checkout, staging, the integration branch moved; its

@@ -324,13 +324,10 @@ on_forwarded(evutil_socket_t fd, short what, void *arg)
         broker_log(b, "forward: %s (the previous table kept)", x->err.msg);
     }
     fwd_free(x);
-    struct as_err e;
-    if (graph_ok) { /* every agent's view of the new graph, then scores */
-        if (broker_rescan(b, &e))
-            broker_log(b, "rescan: %s", e.msg);
-    } else if (fwd_ok) {
+    if (graph_ok) /* every agent's view of the new graph, then scores */
+        broker_graph_changed(b);
+    else if (fwd_ok)
         broker_rescore(b, SIZE_MAX);
-    }
 }
 
 /* Start a rebuild for tip; a failure to start is logged and retried at

@@ -105,13 +105,14 @@ int workset_from_worktree(struct repo *r, const char *worktree_path,
  * A fingerprint of what, besides the contents of its files, decides the
  * working set workset_from_worktree() reads there: the commit its HEAD
  * names and the branch it names, the stat data of its index (staging,
- * checkout, reset) and the commit of the integration branch (o as there;
- * a branch landed moves its base). Equal fingerprints with no change to a
- * file of the worktree between them mean the working set read at the
- * first is still the one to read: the daemon skips such a worktree in its
- * periodic rescan. Costs opening the worktree's repository and a few
- * reference reads, no walk of its files. Returns 0, AS_ENOENT (no such
- * worktree) or AS_EGIT.
+ * checkout, reset) and where HEAD meets the integration branch (o as
+ * there): the base, which a branch landed may move (the integration
+ * branch's own commit, when they share no history). Equal fingerprints
+ * with no change to a file of the worktree between them mean the working
+ * set read at the first is still the one to read: the daemon skips such a
+ * worktree in its periodic rescan. Costs opening the worktree's
+ * repository, a few reference reads and a merge base, no walk of its
+ * files. Returns 0, AS_ENOENT (no such worktree) or AS_EGIT.
  */
 int workset_worktree_state(struct repo *r, const char *worktree_path,
     const struct workset_options *o, uint64_t *out, struct as_err *e);

@@ -159,6 +159,21 @@ until carol_read || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
 check "checked out and edited: she is read ($(jq -c '[.files[] | {path, lines}]' "$TMP/body"))" \
     jqt "$TMP/body" '[.files[] | {path, lines}] == [{"path": "t.txt", "lines": [[30, 30]]}]'
 
+# the integration branch moves (a commit on main, as a land makes): the
+# main worktree is read again, the others are not: their bases, where
+# their HEADs meet main, did not move (each was read again, in whole: a
+# land with 16 agents kept the daemon from answering for 3 s)
+settle
+R5=$(st .watch.reads)
+echo "main moves" > "$TMP/repo/m.txt"
+git -C "$TMP/repo" add m.txt
+git -C "$TMP/repo" commit -qm "main moves"
+api POST /v1/refresh '{"git": true}'
+settle
+check "main moved: only its worktree read again ($(st .watch.reads) from $R5)" \
+    [ "$(st .watch.reads)" -le $((R5 + 1)) ]
+check "main moved: carol's working set as it was" carol_read
+
 # stop, while the daemon does not answer for a while (stopped for 3 s,
 # longer than the client's answer time): waited for, then stopped
 kill -STOP "$DPID"
