@@ -1,8 +1,10 @@
 /*
  * cmd_open.c - `airspace open`: the live map in the browser. Starts the
  * daemon on demand, has it listen on 127.0.0.1 (POST /v1/map/open), prints
- * the page's address with the daemon's token in its fragment and hands it
- * to the user's browser ($BROWSER, else xdg-open with a display).
+ * the page's address with the daemon's token in its fragment and hands the
+ * user's browser ($BROWSER, else xdg-open with a display) a private page
+ * that leads there: a command line is readable by every local user, so the
+ * token never goes on one.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
@@ -17,6 +19,9 @@
 #include "cli/cli.h"
 #include "cli/dcli.h"
 #include "cli/opts.h"
+#include "git/paths.h"
+#include "util/error.h"
+#include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -83,9 +88,66 @@ spawn_detached(char *const *argv)
     return n > 0 ? -1 : 0;
 }
 
-/* Hand url to the user's browser: $BROWSER (its first entry; "%s" in it
- * is the url), else xdg-open when there is a display. Says which on
- * stderr; false when none could be started. */
+/*
+ * Write the page that sends the browser on to url (the address with the
+ * token) as <dir>/map.html, 0600 in the user's own 0700 directory, and
+ * return its file:// address (a new string), or NULL after saying why.
+ * The file is overwritten by every `open`: the browser reads it after
+ * `open` has exited, so there is no moment to remove it, and it holds
+ * only the token that <dir>/token holds too.
+ */
+static char *
+write_redirect(const char *dir, const char *url)
+{
+    /* the daemon's address is ours: anything but these characters would
+     * need quoting in the page, so such an address is not written */
+    if (strspn(url, "abcdefghijklmnopqrstuvwxyz0123456789:/.#=") !=
+        strlen(url)) {
+        fprintf(stderr, "airspace open: unexpected address '%s'\n", url);
+        return NULL;
+    }
+    struct as_err e;
+    if (broker_private_dir(dir, &e)) {
+        fprintf(stderr, "airspace open: %s\n", e.msg);
+        return NULL;
+    }
+    char *path = xasprintf("%s/map.html", dir);
+    char *page = xasprintf("<!doctype html>\n<html lang=\"en\"><head>"
+                           "<meta charset=\"utf-8\">"
+                           "<meta name=\"referrer\" content=\"no-referrer\">"
+                           "<meta http-equiv=\"refresh\" content=\"0; url=%s\">"
+                           "<title>airspace map</title></head>\n"
+                           "<body><a href=\"%s\">the airspace map</a></body>"
+                           "</html>\n",
+        url, url);
+    char *file = NULL;
+    if (file_write_atomic(path, page, strlen(page), &e)) {
+        fprintf(stderr, "airspace open: %s\n", e.msg);
+        goto out;
+    }
+    /* a file URL: every byte but the unreserved ones and '/' escaped,
+     * which also keeps it whole inside the shell's single quotes */
+    size_t n = strlen(path);
+    file = xmalloc(7 + 3 * n + 1);
+    char *w = file + 7;
+    memcpy(file, "file://", 7);
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+        if (strchr("-._~/", *c) || (*c >= 'a' && *c <= 'z') ||
+            (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9'))
+            *w++ = (char)*c;
+        else
+            w += snprintf(w, 4, "%%%02X", *c);
+    }
+    *w = '\0';
+out:
+    free(page);
+    free(path);
+    return file;
+}
+
+/* Hand url (never one with the token) to the user's browser: $BROWSER
+ * (its first entry; "%s" in it is the url), else xdg-open when there is a
+ * display. Says which on stderr; false when none could be started. */
 static bool
 open_browser(const char *url)
 {
@@ -131,7 +193,8 @@ cmd_open(int argc, char **argv)
         "The live map of the repository in the browser: starts the daemon\n"
         "if needed, has it serve the map on 127.0.0.1 (PORT, or a free\n"
         "one), prints the address (its token in the fragment) and opens it\n"
-        "with $BROWSER or xdg-open. --no-browser only prints it.\n";
+        "with $BROWSER or xdg-open, through a private page in the airspace\n"
+        "directory. --no-browser only prints it.\n";
     const char *repo = ".";
     bool no_browser = false;
     long port = -1;
@@ -161,9 +224,11 @@ cmd_open(int argc, char **argv)
         port > 0 ? json_pack("{s:I}", "port", (json_int_t)port) : json_object();
     json_t *reply = NULL;
     rc = dcli_call(&cl, "open", api_map_open(body), &reply);
+    char *dir = xstrdup(cl.paths.dir);
     client_close(&cl);
     if (rc) {
         json_decref(reply);
+        free(dir);
         return rc;
     }
     const char *url = json_string_value(json_object_get(reply, "url"));
@@ -171,6 +236,7 @@ cmd_open(int argc, char **argv)
     if (!url) {
         fprintf(stderr, "airspace open: the daemon gave no address\n");
         json_decref(reply);
+        free(dir);
         return CLI_EXIT_ERROR;
     }
     if (port > 0 && got != port)
@@ -179,9 +245,17 @@ cmd_open(int argc, char **argv)
             (long long)got);
     printf("%s\n", url);
     fflush(stdout);
-    if (browser && !open_browser(url))
-        fprintf(stderr, "airspace open: no browser found ($BROWSER, or "
-                        "xdg-open with a display): open the address above\n");
+    if (browser) {
+        char *file = write_redirect(dir, url);
+        if (!file)
+            fprintf(stderr, "airspace open: open the address above\n");
+        else if (!open_browser(file))
+            fprintf(stderr,
+                "airspace open: no browser found ($BROWSER, or "
+                "xdg-open with a display): open the address above\n");
+        free(file);
+    }
     json_decref(reply);
+    free(dir);
     return CLI_EXIT_OK;
 }

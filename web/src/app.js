@@ -45,6 +45,8 @@ const S = {
   follow: null,          // agent id followed
   marks: new Map(),      // agent id -> {pos, target, trail: [[x,y,z]], colour}
   gone: false,
+  refused: false,        // the daemon answers but not to this token: for good
+  waiting: new Set(),    // ids of the messages unread in the human's inbox
 };
 
 const LEVEL_COLOUR = { traffic: '#f5a623', resolution: '#ff4d4f', clear: '#3fb37f' };
@@ -670,6 +672,30 @@ function fmtLeft(at) {
   const s = Math.max(0, Math.round((at - Date.now()) / 1000));
   return s < 120 ? s + 's left' : Math.round(s / 60) + 'm left';
 }
+// a time in the panels, "12s ago" or "40s left", in a span of its own
+// that tick() keeps current between the events that rebuild the panels
+function ago(at) {
+  const e = el('span', 'muted', fmtAgo(at));
+  e.dataset.ago = at || 0;
+  return e;
+}
+function left(at) {
+  const e = el('span', '', fmtLeft(at));
+  e.dataset.left = at || 0;
+  return e;
+}
+function tick() {
+  for (const e of document.querySelectorAll('[data-ago]')) {
+    const t = fmtAgo(Number(e.dataset.ago));
+    if (e.textContent !== t) e.textContent = t;
+  }
+  for (const e of document.querySelectorAll('[data-left]')) {
+    const t = fmtLeft(Number(e.dataset.left));
+    if (e.textContent !== t) e.textContent = t;
+  }
+}
+setInterval(tick, 1000);
+
 function fill(sel, items, render, emptyText) {
   const ul = $(sel + ' .list');
   ul.textContent = '';
@@ -700,7 +726,8 @@ function renderPanels() {
     li.appendChild(badge(p.level));
     li.appendChild(el('b', '', `${p.a} ↔ ${p.b}`));
     const why = (p.why || []).length ? ` from ${p.why.join(', ')}` : '';
-    li.appendChild(el('span', 'muted', ` risk ${(p.risk || 0).toFixed(2)}${why} · ${fmtAgo(p.since)}`));
+    li.appendChild(el('span', 'muted', ` risk ${(p.risk || 0).toFixed(2)}${why} · `));
+    li.appendChild(ago(p.since));
     if (p.parked) li.appendChild(el('div', '', `${p.parked} parked: not active now, its work not landed`));
     else if (p.hold) li.appendChild(el('div', '', `${p.hold} holds, ${p.steer} steers`));
     const files = (p.contested || []).map((c) => c.path).concat(p.mergeConflicts || []);
@@ -710,22 +737,35 @@ function renderPanels() {
     li.appendChild(badge('conflict', c.shape));
     const who = c.branch ? [(c.agents || [])[0], `branch ${c.branch}`] : (c.agents || []);
     li.appendChild(el('span', '', `${who.join(' ↔ ')} on ${c.file || '?'}`));
-    li.appendChild(el('span', 'muted', ` ${fmtAgo(c.since)}${c.escalated ? ' · escalated' : ''}`));
+    li.appendChild(el('span', 'muted', ' '));
+    li.appendChild(ago(c.since));
+    if (c.escalated) li.appendChild(el('span', 'muted', ' · escalated'));
   }, 'none');
   fill('#p-locks', S.locks, (li, l) => {
     li.appendChild(badge(l.kind === 'claim' ? 'claim' : 'lock', l.kind + (l.mode === 'shared' ? ' (shared)' : '')));
     li.appendChild(el('b', '', l.pattern));
-    li.appendChild(el('span', 'muted', ` ${l.holder} · ${fmtLeft(l.expiresAt)}` + (l.reason ? ' · ' + l.reason : '') + (l.contestedBy ? ' · contested by ' + l.contestedBy : '')));
+    const t = el('span', 'muted', ` ${l.holder} · `);
+    t.appendChild(left(l.expiresAt));
+    t.appendChild(document.createTextNode((l.reason ? ' · ' + l.reason : '') + (l.contestedBy ? ' · contested by ' + l.contestedBy : '')));
+    li.appendChild(t);
   }, 'none');
   const msgs = [];
   for (const e of S.escalations) msgs.push({ at: e.since, kind: e.kind === 'message' ? 'question' : 'conflict', head: 'waits for you', text: e.text });
-  for (const m of S.messages) msgs.push({ at: m.at, kind: m.type || 'info', head: `${m.from} → ${m.to}`, text: m.body });
+  for (const m of S.messages) {
+    const waits = m.to === HUMAN && S.waiting.has(m.id);
+    msgs.push({ at: m.at, kind: m.type || 'info', head: `${m.from} → ${m.to}`, text: m.body, waits });
+  }
   msgs.sort((a, b) => (b.at || 0) - (a.at || 0));
-  fill('#p-messages', msgs.slice(0, 100), (li, m) => {
+  // the newest 100, and always what waits for the human however old
+  const waits = msgs.filter((m) => m.waits);
+  const shown = waits.concat(msgs.filter((m) => !m.waits).slice(0, Math.max(0, 100 - waits.length)));
+  shown.sort((a, b) => (b.at || 0) - (a.at || 0));
+  fill('#p-messages', shown, (li, m) => {
     li.appendChild(badge(m.kind));
     li.appendChild(el('b', '', m.head + ' '));
     li.appendChild(el('span', '', m.text));
-    li.appendChild(el('span', 'muted', ' ' + fmtAgo(m.at)));
+    li.appendChild(el('span', 'muted', ' '));
+    li.appendChild(ago(m.at));
   }, 'no messages');
   const sel = $('#reply-to'), keep = sel.value;
   sel.textContent = '';
@@ -777,7 +817,10 @@ function renderFollow() {
   sec('Working set', (a.files || []).slice().sort((x, y) => y.weight - x.weight), (li, f) => {
     li.textContent = `${f.path} (${f.status}, ${(f.lines || []).length} ranges, weight ${(f.weight || 0).toFixed(2)})`;
   }, 'no changes');
-  sec('Locks', S.locks.filter((l) => l.holder === a.id), (li, l) => { li.textContent = `${l.kind} ${l.pattern} · ${fmtLeft(l.expiresAt)}`; }, 'none');
+  sec('Locks', S.locks.filter((l) => l.holder === a.id), (li, l) => {
+    li.textContent = `${l.kind} ${l.pattern} · `;
+    li.appendChild(left(l.expiresAt));
+  }, 'none');
   sec('Advisories', S.advisories.filter((p) => p.level !== 'clear' && (p.a === a.id || p.b === a.id)), (li, p) => {
     li.appendChild(badge(p.level)); li.appendChild(el('span', '', `with ${p.a === a.id ? p.b : p.a}: ${p.hold === a.id ? 'holds' : 'steers'}`));
   }, 'clear');
@@ -845,6 +888,10 @@ async function refresh() {
       api('/v1/agents?files=1'), api('/v1/advisories?all=1'), api('/v1/locks'), api('/v1/intents'),
       api('/v1/conflicts'), api('/v1/agents/supervisor/inbox?peek=1'),
     ]);
+    // the human's inbox: the answers to the reply box, unread (there is
+    // no such agent, and no inbox, until the human has sent a reply)
+    const mine = (ag.agents || []).some((a) => a.id === HUMAN)
+      ? await api(`/v1/agents/${encodeURIComponent(HUMAN)}/inbox?peek=1`) : { messages: [] };
     S.agents = ag.agents || [];
     // the board: every raised pair, and clear ones closing in (R >= 0.2)
     S.advisories = (adv.advisories || []).filter((p) => p.level !== 'clear' || p.risk >= 0.2);
@@ -853,8 +900,9 @@ async function refresh() {
     S.intents = it.intents || [];
     S.conflicts = cf.conflicts || [];
     S.inbox = inbox.messages || [];
-    for (const m of S.inbox) if (!S.messages.some((x) => x.id === m.id)) S.messages.push(m);
-    if (!S.gone) banner('');
+    S.waiting = new Set((mine.messages || []).map((m) => m.id));
+    for (const m of S.inbox.concat(mine.messages || [])) if (!S.messages.some((x) => x.id === m.id)) S.messages.push(m);
+    if (!S.gone && !S.refused) banner('');
     updateMarks();
     redrawCloud(false);
     redrawMarks();
@@ -867,9 +915,19 @@ async function refresh() {
   }
 }
 
+const GONE = 'The daemon is gone: the map shows the last picture and reconnects when it is back.';
+
+// a daemon that answers 401 restarted (a new token) or this address is
+// old: no retry can succeed, so the page stops asking and says what to do
+function refused() {
+  S.refused = true;
+  if (es) { es.close(); es = null; }
+  banner('The daemon refused the token: it restarted, or this address is old. Run `airspace open` again.');
+}
+
 function lost(e) {
-  if (e.status === 401) banner('The daemon refused the token: it restarted, or this address is old. Run `airspace open` again.');
-  else if (e.status === 0) { S.gone = true; banner('The daemon is gone: the map shows the last picture and reconnects when it is back.'); }
+  if (e.status === 401) refused();
+  else if (e.status === 0) { S.gone = true; banner(GONE); }
   else banner('The daemon answered: ' + e.message);
 }
 
@@ -882,16 +940,23 @@ EVENT_TYPES.push('claim.contested', 'claim.force_released');
 
 let es = null;
 function connect() {
+  if (S.refused) return;
   if (es) es.close();
-  es = new EventSource(`/v1/events?token=${encodeURIComponent(token)}&after=${S.lastId}`);
+  const me = (es = new EventSource(`/v1/events?token=${encodeURIComponent(token)}&after=${S.lastId}`));
   es.onopen = () => {
     if (S.gone) { S.gone = false; banner(''); scheduleRefresh(0); }
   };
   es.onerror = () => {
-    // the browser reconnects by itself, sending Last-Event-ID
+    // the browser reconnects by itself, sending Last-Event-ID; an
+    // EventSource cannot see why it failed, so a cheap request tells a
+    // daemon gone (no answer) from a restarted one (401: a new token)
+    if (S.refused || es !== me) return;
     S.gone = true;
-    banner('The daemon is gone: the map shows the last picture and reconnects when it is back.');
-    if (es.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+    banner(GONE);
+    api('/v1/status').catch((e) => { if (e.status === 401 && es === me) refused(); }).finally(() => {
+      // a stream the browser gave up on (not one it retries itself)
+      if (es === me && me.readyState === EventSource.CLOSED) setTimeout(() => { if (es === me) connect(); }, 2000);
+    });
   };
   const on = (type) => (msg) => {
     let ev;
