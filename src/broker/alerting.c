@@ -305,6 +305,7 @@ broker_alerts_check(struct broker *b)
         const struct as_agent *m = broker_who(b, i);
         ag[i].id = b->ag[i].id;
         ag[i].registered = m->registered;
+        ag[i].human = m->human;
         ag[i].exited = m->status == AS_AGENT_EXITED;
         ag[i].stale = m->status == AS_AGENT_STALE;
         /* as the tick counts silence: from the daemon's start at least */

@@ -202,7 +202,7 @@ want(struct alerts *s, enum alert_kind k, char *subject, char *text,
 static bool
 silent(const struct alerts *s, const struct alert_agent *ag, int64_t now)
 {
-    return ag->registered && !ag->exited &&
+    return ag->registered && !ag->human && !ag->exited &&
            now - ag->last_seen >= s->c.silent_ms;
 }
 

@@ -71,6 +71,7 @@ struct alert_agent {
     int64_t last_seen;        /* ms; silence counts from it */
     const char *const *files; /* the paths it is changing */
     size_t nfiles;
+    bool human; /* a person (the map's reply box): no heartbeat, never silent */
 };
 
 struct alert_lock {

@@ -41,11 +41,14 @@ test_silent_agent_and_lock(void)
         { "alice", true, false, false, 0, af, 1 },
         { "bob", true, false, false, 0, bf, 1 },
         { "carol", false, false, false, 0, NULL, 0 }, /* discovered */
+        /* a person registered to answer messages (the map's reply box):
+         * never heard of again, never silent */
+        { "human", true, false, false, 0, NULL, 0, true },
     };
     struct alert_lock lk[] = { { 7, "src/net", "alice", false } };
     struct alerts_input in = { 0 };
     in.agents = ag;
-    in.nagents = 3;
+    in.nagents = 4;
     in.locks = lk;
     in.nlocks = 1;
     struct alert_changes ch;
