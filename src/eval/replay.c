@@ -915,6 +915,23 @@ replay_print_table(const struct replay *rp, FILE *out)
                     ? ","
                     : "");
     }
+    /* Nothing to score: every table below would be n/a, so one line says
+     * why instead. */
+    struct group_stats all;
+    group_compute(rp, GR_ALL, &all);
+    if (all.n == 0) {
+        if (rp->git && rp->merges_seen == 0)
+            fprintf(out, "\nno merge commits in range: nothing to replay\n");
+        else if (rp->git)
+            fprintf(out,
+                "\nnone of the %zu merge commits replayed (all "
+                "skipped): nothing to score\n",
+                rp->merges_seen);
+        else
+            fprintf(out, "\nno merges to score%s\n",
+                rp->cfg.split != REPLAY_SPLIT_ALL ? " in this split" : "");
+        return;
+    }
     fprintf(out, "\nflagged: airspace TA = level >= traffic, RA = "
                  "resolution; baselines flag score > 0 (TA = RA)\n");
     for (int g = 0; g < NGROUPS; g++) {

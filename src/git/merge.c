@@ -546,6 +546,144 @@ restore_empty(git_index *idx, const struct stand_in *s, struct as_err *e)
     return 0;
 }
 
+/* ---- submodules ---- */
+
+/* Whether the three commits are all in s. */
+static bool
+has_commits(git_repository *s, const git_oid *const id[3])
+{
+    for (int k = 0; k < 3; k++) {
+        git_object *o = NULL;
+        if (git_object_lookup(&o, s, id[k], GIT_OBJECT_COMMIT) < 0) {
+            git_error_clear();
+            return false;
+        }
+        git_object_free(o);
+    }
+    return true;
+}
+
+/* The submodule's own repository under dir's "modules/", when it holds
+ * the three commits. */
+static git_repository *
+modules_repo(const char *dir, const char *name, const git_oid *const id[3])
+{
+    git_repository *s = NULL;
+    if (!dir || !name)
+        return NULL;
+    size_t n = strlen(dir);
+    char *p = xasprintf(
+        "%s%smodules/%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    if (git_repository_open_bare(&s, p) < 0) {
+        git_error_clear();
+        s = NULL;
+    } else if (!has_commits(s, id)) {
+        git_repository_free(s);
+        s = NULL;
+    }
+    free(p);
+    return s;
+}
+
+/* A repository that holds a submodule's three commits: the superproject's
+ * own or the submodule's under .git/modules (by path, the usual name, or
+ * by the name .gitmodules gives). NULL when none does. *own: g itself,
+ * not to be freed. */
+static git_repository *
+submodule_commits(
+    git_repository *g, const char *path, const git_oid *const id[3], bool *own)
+{
+    *own = has_commits(g, id);
+    if (*own)
+        return g;
+    const char *dirs[2] = { git_repository_path(g),
+        git_repository_commondir(g) };
+    git_repository *s = NULL;
+    for (int k = 0; k < 2 && !s; k++)
+        s = modules_repo(dirs[k], path, id);
+    git_submodule *sm = NULL;
+    if (!s && git_submodule_lookup(&sm, g, path) == 0 &&
+        strcmp(git_submodule_name(sm), path))
+        for (int k = 0; k < 2 && !s; k++)
+            s = modules_repo(dirs[k], git_submodule_name(sm), id);
+    git_submodule_free(sm);
+    git_error_clear();
+    return s;
+}
+
+/* Whether commit id is anc or descends from it. */
+static bool
+reaches(git_repository *s, const git_oid *id, const git_oid *anc)
+{
+    if (git_oid_equal(id, anc))
+        return true;
+    int rc = git_graph_descendant_of(s, id, anc);
+    if (rc < 0)
+        git_error_clear();
+    return rc == 1;
+}
+
+/*
+ * Resolve the submodule conflicts of idx as git's merge does: where both
+ * sides moved a submodule forward from the base's commit and one side's
+ * commit descends from the other's, the merge takes the descendant,
+ * cleanly. libgit2 leaves every gitlink both sides changed a conflict.
+ * That needs the commits: without them (no submodule repository, a
+ * shallow one) the conflict stays, as git's does.
+ */
+static int
+resolve_gitlinks(git_repository *g, git_index *idx, struct as_err *e)
+{
+    git_index_conflict_iterator *it = NULL;
+    const git_index_entry *anc, *ours, *theirs;
+    git_index_entry *take = NULL;
+    size_t ntake = 0, atake = 0;
+    int err = 0;
+
+    if (git_index_conflict_iterator_new(&it, idx) < 0)
+        return repo_git_errorf(e, "cannot read merge conflicts");
+    while (git_index_conflict_next(&anc, &ours, &theirs, it) == 0) {
+        if (!anc || !ours || !theirs || anc->mode != GIT_FILEMODE_COMMIT ||
+            ours->mode != GIT_FILEMODE_COMMIT ||
+            theirs->mode != GIT_FILEMODE_COMMIT ||
+            strcmp(ours->path, anc->path) || strcmp(theirs->path, anc->path))
+            continue;
+        const git_oid *id[3] = { &anc->id, &ours->id, &theirs->id };
+        bool own;
+        git_repository *s = submodule_commits(g, anc->path, id, &own);
+        if (!s)
+            continue;
+        const git_index_entry *pick = NULL;
+        if (reaches(s, &ours->id, &anc->id) &&
+            reaches(s, &theirs->id, &anc->id)) {
+            if (reaches(s, &theirs->id, &ours->id))
+                pick = theirs;
+            else if (reaches(s, &ours->id, &theirs->id))
+                pick = ours;
+        }
+        if (pick) {
+            ALLOC_GROW(take, ntake + 1, atake);
+            take[ntake] = *pick;
+            take[ntake].path = xstrdup(pick->path);
+            GIT_INDEX_ENTRY_STAGE_SET(&take[ntake], 0);
+            ntake++;
+        }
+        if (!own)
+            git_repository_free(s);
+    }
+    git_error_clear();
+    git_index_conflict_iterator_free(it);
+    for (size_t i = 0; i < ntake; i++) {
+        if (!err && (git_index_conflict_remove(idx, take[i].path) < 0 ||
+                        git_index_add(idx, &take[i]) < 0))
+            err = repo_git_errorf(
+                e, "cannot resolve the submodule '%s'", take[i].path);
+        free((char *)take[i].path);
+    }
+    free(take);
+    return err;
+}
+
 /*
  * git_merge_trees() of x[0] and x[1] over anc as git's merge pairs renames
  * (git's rename limit, no empty file taken for a rename; stand_in_empty()),
@@ -579,7 +717,8 @@ merge_sides(git_repository *g, git_tree *anc, const struct dr_side x[2],
             e, "cannot merge tree '%s' with '%s'", hex[0], hex[1]);
         goto out;
     }
-    if ((err = restore_empty(*out, &s, e)) < 0) {
+    if ((err = restore_empty(*out, &s, e)) < 0 ||
+        (err = resolve_gitlinks(g, *out, e)) < 0) {
         git_index_free(*out);
         *out = NULL;
     }

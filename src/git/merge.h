@@ -10,6 +10,11 @@
  * worktree or a ref. Results are cached by (merge base, {tree_a, tree_b}):
  * the pair is unordered, so merging a with b and b with a is one entry.
  *
+ * A submodule both sides moved is resolved as git resolves it: to the
+ * descendant when one side's commit descends from the other's (both from
+ * the base's), read from the repository or the submodule's own under
+ * .git/modules; without those commits it stays a conflict.
+ *
  * merge_trees_as_git() is that merge's core for other callers (the replay
  * of a side's own changes, history.h): libgit2's merge with git's rename
  * rules, empty files included, and nothing else of git's added.

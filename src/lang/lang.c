@@ -16,6 +16,7 @@
 #include <git2.h>
 #include <tree_sitter/api.h>
 
+#include "lang/cmacro.h"
 #include "lang/grammars.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -519,6 +520,36 @@ add_import_path(
     free(buf);
 }
 
+/*
+ * The name a macro wraps in `MACRO(name)(params)`, as in libgit2's
+ * `typedef int GIT_CALLBACK(git_foo_cb)(...)`: a function declarator
+ * directly inside another is no C (a function cannot return a function),
+ * so the inner one is a macro call and its one bare parameter the name.
+ * A null node for any other declarator.
+ */
+static TSNode
+c_macro_wrapped_name(TSNode fn)
+{
+    TSNode none = { 0 };
+    TSNode inner = field(fn, "declarator");
+    if (!ntype_is(inner, "function_declarator"))
+        return none;
+    TSNode macro = field(inner, "declarator");
+    TSNode params = field(inner, "parameters");
+    if (!(ntype_is(macro, "identifier") ||
+            ntype_is(macro, "field_identifier") ||
+            ntype_is(macro, "type_identifier")) ||
+        ts_node_is_null(params) || ts_node_named_child_count(params) != 1)
+        return none;
+    TSNode p = ts_node_named_child(params, 0);
+    if (!ntype_is(p, "parameter_declaration") ||
+        !ts_node_is_null(field(p, "declarator")) ||
+        ts_node_named_child_count(p) != 1)
+        return none;
+    TSNode name = field(p, "type");
+    return ntype_is(name, "type_identifier") ? name : none;
+}
+
 /* Follow a C/C++ declarator down to the declared name. */
 static TSNode
 c_declarator_name(TSNode n, bool *is_func, bool *qualified)
@@ -527,7 +558,8 @@ c_declarator_name(TSNode n, bool *is_func, bool *qualified)
         const char *t = ts_node_type(n);
         if (!strcmp(t, "function_declarator")) {
             *is_func = true;
-            n = field(n, "declarator");
+            TSNode wrapped = c_macro_wrapped_name(n);
+            n = ts_node_is_null(wrapped) ? field(n, "declarator") : wrapped;
         } else if (!strcmp(t, "qualified_identifier")) {
             *qualified = true;
             n = field(n, "name");
@@ -1330,6 +1362,31 @@ keep_facts(struct kept_facts *k, const struct lang_facts *out, size_t imp0,
     }
 }
 
+/* The text a C or C++ source is parsed from: its declaration macros
+ * blanked (cmacro.h), same length and lines. */
+struct blanked {
+    char *text; /* NULL: the source itself */
+    struct cmacro_use *uses;
+    size_t nuses;
+};
+
+static const char *
+blanked_init(struct blanked *b, enum lang_id id, const char *src, size_t len)
+{
+    memset(b, 0, sizeof(*b));
+    if (id == LANG_C || id == LANG_CPP)
+        b->text = cmacro_blank(src, len, &b->uses, &b->nuses);
+    return b->text ? b->text : src;
+}
+
+static void
+blanked_release(struct blanked *b)
+{
+    free(b->text);
+    free(b->uses);
+    memset(b, 0, sizeof(*b));
+}
+
 /*
  * Walk t (parsed from src) and append its facts to out. With prev, the
  * top-level nodes the edits left alone take their facts from the previous
@@ -1339,7 +1396,7 @@ keep_facts(struct kept_facts *k, const struct lang_facts *out, size_t imp0,
 static void
 extract_tree(enum lang_id id, const TSTree *t, const char *src, size_t len,
     const struct kept_prev *prev, struct kept_facts *next,
-    struct lang_facts *out)
+    const struct blanked *bl, struct lang_facts *out)
 {
     struct walk w = { .id = id, .src = src, .len = len };
     struct lang_facts tmp;
@@ -1409,6 +1466,14 @@ extract_tree(enum lang_id id, const TSTree *t, const char *src, size_t len,
     ts_tree_cursor_delete(&nc);
     if (prev)
         ts_tree_cursor_delete(&oc);
+    /* a blanked macro is no node of the tree but still a use */
+    for (size_t i = 0; bl && i < bl->nuses; i++) {
+        ALLOC_GROW(w.refs, w.nrefs + 1, w.arefs);
+        w.refs[w.nrefs++] = (struct tref){ .s = src + bl->uses[i].start,
+            .start = bl->uses[i].start,
+            .line = bl->uses[i].line,
+            .len = bl->uses[i].len };
+    }
     w.depth = 0;
     flush_refs(&w);
     free(w.st);
@@ -1438,10 +1503,17 @@ lang_extract_max(enum lang_id id, const char *src, size_t len, size_t max_bytes,
 {
     TSTree *t;
     int rc = extract_check(id, src, len, max_bytes, e);
-    if (rc || (rc = parse(id, NULL, src, len, &t, e)))
+    if (rc)
         return rc;
-    extract_tree(id, t, src, len, NULL, NULL, out);
+    struct blanked bl;
+    const char *text = blanked_init(&bl, id, src, len);
+    if ((rc = parse(id, NULL, text, len, &t, e))) {
+        blanked_release(&bl);
+        return rc;
+    }
+    extract_tree(id, t, src, len, NULL, NULL, &bl, out);
     ts_tree_delete(t);
+    blanked_release(&bl);
     return 0;
 }
 
@@ -1634,20 +1706,24 @@ lang_extract_next(enum lang_id id, struct lang_kept **kept, const char *src,
     struct lang_kept *k = *kept;
     int rc = extract_check(id, src, len, max_bytes, e);
     TSTree *old = NULL, *t = NULL;
+    struct blanked bl = { 0 };
+    /* the tree and the kept text are of the text parsed, blanked */
+    const char *text = rc ? src : blanked_init(&bl, id, src, len);
     if (!rc && k && k->id == id) {
-        edit_tree(k, src, len);
+        edit_tree(k, text, len);
         old = k->tree;
     }
     if (!rc)
-        rc = parse(id, old, src, len, &t, e);
+        rc = parse(id, old, text, len, &t, e);
     if (rc) {
+        blanked_release(&bl);
         lang_kept_free(k);
         *kept = NULL;
         return rc;
     }
     struct kept_facts next = { 0 };
     struct kept_prev pv = { old, k ? &k->facts : NULL };
-    extract_tree(id, t, src, len, old ? &pv : NULL, &next, out);
+    extract_tree(id, t, src, len, old ? &pv : NULL, &next, &bl, out);
     if (!k)
         k = xcalloc(1, sizeof(*k));
     if (k->tree)
@@ -1658,9 +1734,10 @@ lang_extract_next(enum lang_id id, struct lang_kept **kept, const char *src,
     k->id = id;
     k->tree = t;
     k->src = xmalloc(len ? len : 1);
-    memcpy(k->src, src, len);
+    memcpy(k->src, text, len);
     k->len = len;
     *kept = k;
+    blanked_release(&bl);
     return 0;
 }
 

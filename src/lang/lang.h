@@ -97,7 +97,7 @@ struct lang_facts {
 };
 
 /* Bumped whenever extraction changes what it reports (invalidates caches). */
-#define LANG_EXTRACT_VERSION 3
+#define LANG_EXTRACT_VERSION 4
 
 /* Default cap on a source file's size; larger files are not parsed. */
 #define LANG_MAX_FILE_BYTES (2u * 1024 * 1024)

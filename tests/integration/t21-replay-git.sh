@@ -194,6 +194,12 @@ as replay --repo "$R" --json --max-side 1 > "$J"
 check "--max-side 1 skips the back-merged branch" jqt "$J" '.skipped_by_reason.large_side >= 1'
 as replay --repo "$R" > "$TMP/out.txt"
 check "table output" grep -q "criss_cross 1" "$TMP/out.txt"
+# Nothing in range: one line says so, no blocks of n/a; the JSON keeps its shape.
+as replay --repo "$R" --since 2099-01-01 > "$TMP/none.txt"
+check "no merges: said in one line" grep -qx "no merge commits in range: nothing to replay" "$TMP/none.txt"
+check "no merges: no n/a tables" sh -c "! grep -q 'n/a' '$TMP/none.txt'"
+as replay --repo "$R" --json --since 2099-01-01 > "$J"
+check "no merges: JSON keeps its groups" jqt "$J" '.merges_seen == 0 and (.merges | length) == 0 and (.groups | has("all"))'
 set +e
 as replay --repo "$R" --rev nosuch > /dev/null 2> "$TMP/err"
 rc=$?

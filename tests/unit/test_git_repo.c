@@ -456,6 +456,116 @@ test_merge_table(void)
     }
 }
 
+/* ---- a submodule moved forward on both sides ---- */
+
+/* The commit id rev names in dir, by git itself. */
+static void
+git_rev(const char *dir, const char *rev, char out[41])
+{
+    char buf[128] = "";
+    char *argv[] = { "git", "rev-parse", (char *)rev, NULL };
+    fx_runv(dir, argv, buf, sizeof(buf));
+    snprintf(out, 41, "%.40s", buf);
+}
+
+/* Branch name off main with the submodule at commit id. */
+static void
+sub_branch(const char *dir, const char *sub, const char *name, const char *id)
+{
+    fx_git(dir, "checkout", "-q", "-b", name, "main", NULL);
+    fx_git(sub, "checkout", "-q", id, NULL);
+    fx_git(dir, "add", "sub", NULL);
+    fx_commit(dir, name);
+}
+
+/* merge_speculative() of branches x and y, its merge of their changed
+ * paths alone, and git's merge-tree: all three must agree with want. */
+static void
+check_sub_merge(const char *dir, const char *x, const char *y, bool want)
+{
+    char ba[41], bb[41], ta[41], tb[41];
+    struct repo *r = NULL;
+    struct merge_result m;
+    struct as_err e;
+    char **gpaths;
+    size_t gn;
+
+    fx_git(dir, "branch", "-f", "a", x, NULL);
+    fx_git(dir, "branch", "-f", "b", y, NULL);
+    CHECK_INT(git_merge_tree(dir, &gpaths, &gn), want ? 1 : 0);
+    free(gpaths);
+    CHECK_INT(repo_open(dir, &r, &e), 0);
+    if (!r)
+        return;
+    ref_hex(r, "a~1", ba);
+    ref_hex(r, "b~1", bb);
+    ref_hex(r, "a^{tree}", ta);
+    ref_hex(r, "b^{tree}", tb);
+    CHECK_INT(merge_speculative(r, NULL, ba, ta, bb, tb, &m, &e), 0);
+    CHECK_INT(m.conflicted, want);
+    CHECK_INT(m.npaths, want ? 1 : 0);
+    if (m.npaths)
+        CHECK_STR(m.paths[0], "sub");
+    merge_result_release(&m);
+    struct merge_cut_delta *cd[2];
+    size_t nd[2];
+    nd[0] = side_deltas(r, "a~1^{tree}", "a^{tree}", &cd[0]);
+    nd[1] = side_deltas(r, "b~1^{tree}", "b^{tree}", &cd[1]);
+    CHECK_INT(merge_restricted(
+                  r, (const struct merge_cut_delta *const *)cd, nd, NULL, &e),
+        want);
+    side_deltas_free(cd[0], nd[0]);
+    side_deltas_free(cd[1], nd[1]);
+    repo_free(r);
+}
+
+static void
+test_merge_submodule(void)
+{
+    char src[600], dir[600], sub[700], mods[700], gone[700];
+    char s[4][41];
+
+    /* the submodule's history: s0 - s1 - s2, and s3 off s0 */
+    fx_init("subsrc", src, sizeof(src));
+    for (int i = 0; i < 3; i++) {
+        char text[8];
+        snprintf(text, sizeof(text), "%d\n", i);
+        fx_write(src, "f", text);
+        fx_git(src, "add", "f", NULL);
+        fx_commit(src, text);
+        git_rev(src, "HEAD", s[i]);
+    }
+    fx_git(src, "checkout", "-q", "-b", "apart", s[0], NULL);
+    fx_write(src, "g", "apart\n");
+    fx_git(src, "add", "g", NULL);
+    fx_commit(src, "apart");
+    git_rev(src, "HEAD", s[3]);
+
+    fx_init("super", dir, sizeof(dir));
+    fx_write(dir, "README", "super\n");
+    fx_git(dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+        src, "sub", NULL);
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    fx_git(sub, "checkout", "-q", s[0], NULL);
+    fx_git(dir, "add", "-A", NULL);
+    fx_commit(dir, "base");
+    sub_branch(dir, sub, "up", s[1]);
+    sub_branch(dir, sub, "further", s[2]);
+    sub_branch(dir, sub, "apart", s[3]);
+
+    /* one side's commit descends from the other's: git takes it */
+    check_sub_merge(dir, "up", "further", false);
+    check_sub_merge(dir, "further", "up", false);
+    /* moved apart: a conflict */
+    check_sub_merge(dir, "up", "apart", true);
+    /* without the submodule's commits nothing tells: a conflict */
+    snprintf(mods, sizeof(mods), "%s/.git/modules/sub", dir);
+    snprintf(gone, sizeof(gone), "%s/.git/modules/gone", dir);
+    CHECK_INT(rename(mods, gone), 0);
+    check_sub_merge(dir, "up", "further", true);
+    CHECK_INT(rename(gone, mods), 0);
+}
+
 static void
 test_merge_bad_input(void)
 {
@@ -492,6 +602,7 @@ main(void)
     TEST_RUN("tree files and blobs", test_tree_files);
     test_merge_table();
     TEST_RUN("merge input errors", test_merge_bad_input);
+    TEST_RUN("submodule moved forward on both sides", test_merge_submodule);
     fx_teardown();
     return test_done();
 }

@@ -617,6 +617,133 @@ test_incremental(void)
     }
 }
 
+/* ---- C declarations wrapped in macros (libgit2's headers) ---- */
+
+static const char lg2_h[] =
+    "#ifndef INCLUDE_git_x_h__\n"                                   /* 1 */
+    "#define INCLUDE_git_x_h__\n"                                   /* 2 */
+    "#include \"common.h\"\n"                                       /* 3 */
+    "GIT_BEGIN_DECL\n"                                              /* 4 */
+    "\n"                                                            /* 5 */
+    "/** Does one thing. */\n"                                      /* 6 */
+    "GIT_EXTERN(int) git_x_one(int x);\n"                           /* 7 */
+    "\n"                                                            /* 8 */
+    "/** Calls back. */\n"                                          /* 9 */
+    "typedef int GIT_CALLBACK(git_x_cb)(const char *s, void *p);\n" /* 10 */
+    "\n"                                                            /* 11 */
+    "GIT_EXTERN(const char *) git_x_name(\n"                        /* 12 */
+    "\tconst git_x *x);\n"                                          /* 13 */
+    "\n"                                                            /* 14 */
+    "typedef struct {\n"                                            /* 15 */
+    "\tint GIT_CALLBACK(free)(git_x *x);\n"                         /* 16 */
+    "} git_x_ops;\n"                                                /* 17 */
+    "\n"                                                            /* 18 */
+    "GIT_EXTERN(void) git_x_set(int c, const char *fmt, ...)\n"     /* 19 */
+    "\tGIT_FORMAT_PRINTF(2, 3);\n"                                  /* 20 */
+    "\n"                                                            /* 21 */
+    "GIT_END_DECL\n"                                                /* 22 */
+    "#endif\n";                                                     /* 23 */
+
+/* Upper-case names that are no decorations: types, enumerators. */
+static const char plain_c[] = "HRESULT\n"                  /* 1 */
+                              "do_thing(void);\n"          /* 2 */
+                              "\n"                         /* 3 */
+                              "BOOL\n"                     /* 4 */
+                              "is_ready(int x)\n"          /* 5 */
+                              "{\n"                        /* 6 */
+                              "    CHECK(x) return 0;\n"   /* 7 */
+                              "    return 1;\n"            /* 8 */
+                              "}\n"                        /* 9 */
+                              "enum mode {\n"              /* 10 */
+                              "    MODE_A,\n"              /* 11 */
+                              "MODE_B\n"                   /* 12 */
+                              "};\n"                       /* 13 */
+                              "enum { ONLY\n"              /* 14 */
+                              "};\n"                       /* 15 */
+                              "static const int LIMIT =\n" /* 16 */
+                              "    MAX_LIMIT;\n";          /* 17 */
+
+static void
+test_macro_decls(void)
+{
+    static const char *const macros[] = { "GIT_BEGIN_DECL", "GIT_END_DECL",
+        "GIT_EXTERN", "GIT_CALLBACK", "GIT_FORMAT_PRINTF" };
+    struct lang_facts x;
+    struct as_err e;
+    lang_facts_init(&x);
+    CHECK_INT(lang_extract(LANG_C, lg2_h, strlen(lg2_h), &x, &e), 0);
+    const struct lang_def *d =
+        find_def_decl(&x, "git_x_one", LANG_DEF_FUNCTION, true);
+    CHECK(d && d->start == 7 && d->end == 7);
+    d = find_def(&x, "git_x_cb", LANG_DEF_TYPE);
+    CHECK(d && d->start == 10 && d->end == 10);
+    d = find_def_decl(&x, "git_x_name", LANG_DEF_FUNCTION, true);
+    CHECK(d && d->start == 12 && d->end == 13);
+    CHECK(find_def(&x, "git_x_ops", LANG_DEF_TYPE) != NULL);
+    CHECK(find_def_decl(&x, "git_x_set", LANG_DEF_FUNCTION, true) != NULL);
+    for (size_t i = 0; i < sizeof(macros) / sizeof(macros[0]); i++)
+        for (size_t j = 0; j < x.ndefs; j++)
+            if (!strcmp(x.defs[j].name, macros[i])) {
+                fprintf(stderr, "  %s is a definition\n", macros[i]);
+                CHECK(0);
+            }
+    /* the macros are still used where they stand */
+    CHECK(has_ref(&x, "GIT_BEGIN_DECL", 4));
+    CHECK(has_ref(&x, "GIT_EXTERN", 7));
+    CHECK(has_ref(&x, "GIT_EXTERN", 12));
+    CHECK(has_ref(&x, "GIT_FORMAT_PRINTF", 20));
+    CHECK(has_ref(&x, "GIT_END_DECL", 22));
+    CHECK(has_ref(&x, "git_x", 13));
+    lang_facts_release(&x);
+
+    /* the same in C++, inside extern "C" */
+    const char *cpp = "extern \"C\" {\n"
+                      "MY_BEGIN\n"
+                      "MY_API(int) my_open(void);\n"
+                      "MY_END\n"
+                      "}\n";
+    lang_facts_init(&x);
+    CHECK_INT(lang_extract(LANG_CPP, cpp, strlen(cpp), &x, &e), 0);
+    CHECK(find_def_decl(&x, "my_open", LANG_DEF_FUNCTION, true) != NULL);
+    CHECK_INT(x.ndefs, 1);
+    lang_facts_release(&x);
+
+    lang_facts_init(&x);
+    CHECK_INT(lang_extract(LANG_C, plain_c, strlen(plain_c), &x, &e), 0);
+    d = find_def_decl(&x, "do_thing", LANG_DEF_FUNCTION, true);
+    CHECK(d && d->start == 1 && d->end == 2);
+    d = find_def(&x, "is_ready", LANG_DEF_FUNCTION);
+    CHECK(d && d->start == 4 && d->end == 9);
+    CHECK(find_def(&x, "MODE_B", LANG_DEF_CONSTANT) != NULL);
+    CHECK(find_def(&x, "ONLY", LANG_DEF_CONSTANT) != NULL);
+    CHECK(find_def(&x, "LIMIT", LANG_DEF_CONSTANT) != NULL);
+    CHECK(has_ref(&x, "MAX_LIMIT", 17));
+    CHECK(has_ref(&x, "CHECK", 7));
+    lang_facts_release(&x);
+
+    /* a kept parse of the blanked text gives a fresh parse's facts */
+    struct lang_kept *k = NULL;
+    const char *versions[] = { lg2_h, plain_c, lg2_h };
+    char *edited = strdup(lg2_h);
+    char *doc = strstr(edited, "Does one");
+    memcpy(doc, "Did", 3);
+    for (size_t v = 0; v < 4; v++) {
+        const char *src = v < 3 ? versions[v] : edited;
+        struct lang_facts inc, fresh;
+        lang_facts_init(&inc);
+        lang_facts_init(&fresh);
+        CHECK_INT(
+            lang_extract_next(LANG_C, &k, src, strlen(src), 1 << 20, &inc, &e),
+            0);
+        CHECK_INT(lang_extract(LANG_C, src, strlen(src), &fresh, &e), 0);
+        CHECK(same_facts(&inc, &fresh));
+        lang_facts_release(&inc);
+        lang_facts_release(&fresh);
+    }
+    lang_kept_free(k);
+    free(edited);
+}
+
 int
 main(void)
 {
@@ -627,5 +754,6 @@ main(void)
     TEST_RUN("caps", test_caps);
     TEST_RUN("minified", test_minified);
     TEST_RUN("incremental parse", test_incremental);
+    TEST_RUN("macro-wrapped C declarations", test_macro_decls);
     return test_done();
 }

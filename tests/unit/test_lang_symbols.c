@@ -58,8 +58,7 @@ static const char cart_py[] =
 static const struct {
     const char *path, *text;
 } project[] = {
-    { "shop/__init__.py", "" },
-    { "shop/cart.py", cart_py },
+    { "shop/__init__.py", "" }, { "shop/cart.py", cart_py },
     { "shop/pricing.py", "PRICES = {\"apple\": 3, \"pear\": 4}\n"
                          "\n"
                          "\n"
@@ -131,6 +130,36 @@ static const struct {
                       "{\n"
                       "    return http_reply(r, 200);\n"
                       "}\n" },
+    /* libgit2's header shape: declarations wrapped in macros */
+    { "lg2/common.h", "#define GIT_BEGIN_DECL /* empty */\n"
+                      "#define GIT_END_DECL /* empty */\n"
+                      "#define GIT_EXTERN(type) extern type\n"
+                      "#define GIT_CALLBACK(name) (*name)\n" },
+    { "lg2/a.h", "#include \"common.h\"\n"         /* 1 */
+                 "GIT_BEGIN_DECL\n"                /* 2 */
+                 "\n"                              /* 3 */
+                 "/** Does one thing. */\n"        /* 4 */
+                 "GIT_EXTERN(int) a_one(int x);\n" /* 5 */
+                 "\n"                              /* 6 */
+                 "/** Does another. */\n"          /* 7 */
+                 "GIT_EXTERN(int) a_two(int x);\n" /* 8 */
+                 "\n"                              /* 9 */
+                 "GIT_END_DECL\n" },               /* 10 */
+    { "lg2/b.h", "#include \"common.h\"\n"         /* 1 */
+                 "#include \"a.h\"\n"              /* 2 */
+                 "GIT_BEGIN_DECL\n"                /* 3 */
+                 "\n"                              /* 4 */
+                 "GIT_EXTERN(int) b_one(int x);\n" /* 5 */
+                 "GIT_EXTERN(int) b_two(void);\n"  /* 6 */
+                 "\n"                              /* 7 */
+                 "GIT_END_DECL\n" },               /* 8 */
+    { "lg2/use.c", "#include \"a.h\"\n"            /* 1 */
+                   "\n"                            /* 2 */
+                   "int\n"                         /* 3 */
+                   "use_one(void)\n"               /* 4 */
+                   "{\n"                           /* 5 */
+                   "    return a_one(1);\n"        /* 6 */
+                   "}\n" },                        /* 7 */
 };
 #define NPROJECT (sizeof(project) / sizeof(project[0]))
 
@@ -428,6 +457,29 @@ test_type_only_graph(void)
     graph_release(&g);
 }
 
+/* ---- declarations wrapped in macros ---- */
+
+static void
+test_macro_decls(void)
+{
+    struct graph g;
+    build(&g);
+    /* ana rewords a_one's doc comment; ben declares b_two in b.h, which
+     * includes a.h: the macros are defined in common.h, not in a.h, so
+     * the two share no symbol and b.h is only near a.h */
+    struct risk_result r = score(&g, "lg2/a.h", 4, "lg2/b.h", 6);
+    CHECK_NEAR(r.r[RISK_SYMBOL], 0, 1e-12);
+    CHECK_NEAR(r.r[RISK_DEPENDENCY], 0.3, 1e-12);
+    /* ana changes a_one itself; ben edits the call of it */
+    r = score(&g, "lg2/a.h", 5, "lg2/use.c", 6);
+    CHECK_NEAR(r.r[RISK_SYMBOL], 1, 1e-12);
+    CHECK_NEAR(r.r[RISK_DEPENDENCY], 1, 1e-12);
+    /* ... and a_two is not what ben calls */
+    r = score(&g, "lg2/a.h", 8, "lg2/use.c", 6);
+    CHECK_NEAR(r.r[RISK_SYMBOL], 0, 1e-12);
+    graph_release(&g);
+}
+
 int
 main(void)
 {
@@ -435,5 +487,6 @@ main(void)
     TEST_RUN("a new call is cited at its line", test_new_call_line);
     TEST_RUN("type-only imports are marked", test_type_only_extract);
     TEST_RUN("type-only imports are no edges", test_type_only_graph);
+    TEST_RUN("macro-wrapped C declarations", test_macro_decls);
     return test_done();
 }
