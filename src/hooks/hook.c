@@ -10,7 +10,8 @@
  * It never hangs or breaks the agent: every daemon call has a deadline
  * (AIRSPACE_HOOK_TIMEOUT_MS, default 500), a daemon that is not running
  * (no socket, or a dead one's) is started in the background and the call
- * goes on unchecked with a note, and bad input is a line in the hook log.
+ * goes on unchecked with a note (a lock check waits for it within its
+ * deadline first), and bad input is a line in the hook log.
  * The exit status is always 0, even for bad arguments: 2 would block the
  * call. The session's agent id comes from client/session.h; the tool
  * calls' checks and reports are in hook_tools.c.
@@ -333,6 +334,31 @@ spawn_daemon(const char *root, const char *dir)
     _exit(127);
 }
 
+/*
+ * Wait until no start of the daemon is under way: the start lock is free
+ * (the daemon holds it as its --ready-fd until it serves, says why it will
+ * not, or dies), or until the monotonic deadline until. Returns whether it
+ * is free.
+ */
+static bool
+start_done(const char *dir, double until)
+{
+    char *path = xasprintf("%s/start.lock", dir);
+    int lock = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    free(path);
+    if (lock < 0)
+        return true; /* no start ever made: nothing to wait for */
+    bool free_now;
+    while (!(free_now = flock(lock, LOCK_EX | LOCK_NB) == 0) &&
+           (errno == EWOULDBLOCK || errno == EINTR) &&
+           clock_mono_ms() + 10 < until) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    close(lock); /* releases it, if taken */
+    return free_now;
+}
+
 static bool
 connect_daemon(struct hook *h)
 {
@@ -364,14 +390,28 @@ hook_call(struct hook *h, struct api_req r)
     char *text = r.body ? json_dumps(r.body, JSON_COMPACT) : NULL;
     long status;
     char *reply = NULL;
+    double until = clock_mono_ms() + (double)h->timeout;
     int rc =
         hook_http(h->sock, r.method, r.path, text, h->timeout, &status, &reply);
+    if (rc == AS_ENOENT && h->await_start) {
+        /* a check that stops an edit (a lock another agent still holds:
+         * locks survive a restart) waits for the daemon it starts, within
+         * its own deadline, rather than let the edit through unchecked */
+        spawn_daemon(h->root, h->dir);
+        long left = 0;
+        if (start_done(h->dir, until))
+            left = (long)(until - clock_mono_ms());
+        if (left > 0)
+            rc = hook_http(
+                h->sock, r.method, r.path, text, left, &status, &reply);
+    }
     free(text);
     api_req_release(&r);
     if (rc) {
         h->connected = false;
         if (rc == AS_ENOENT) { /* no socket, or a crashed daemon's */
-            spawn_daemon(h->root, h->dir);
+            if (!h->await_start)
+                spawn_daemon(h->root, h->dir);
             snprintf(h->note, sizeof(h->note),
                 "airspace: the coordination daemon was not running; starting "
                 "it (this call was not checked)");
@@ -506,13 +546,16 @@ crew_status(struct hook *h)
     }
     json_array_foreach(json_object_get(adv, "alerts"), i, a)
         strbuf_addf(&t, "- alert: %s\n", hook_str_or(a, "text", "?"));
+    size_t held = 0; /* others' locks, the first 8 shown */
     json_array_foreach(json_object_get(locks, "locks"), i, a)
     {
         const char *who = json_string_value(json_object_get(a, "holder"));
-        if (who && strcmp(who, h->agent) && i < 8)
+        if (who && strcmp(who, h->agent) && held++ < 8)
             strbuf_addf(
                 &t, "- %s holds %s\n", who, hook_str_or(a, "pattern", "?"));
     }
+    if (held > 8)
+        strbuf_addf(&t, "- and %zu more locks held by others\n", held - 8);
     json_t *all[] = { ag, adv, locks };
     for (size_t k = 0; k < 3; k++)
         if (all[k])
@@ -648,13 +691,13 @@ static char *
 prompt_topics(struct hook *h)
 {
     const char *prompt = json_string_value(json_object_get(h->in, "prompt"));
+    /* only the user's words: not the context Gemini CLI puts before a
+     * headless prompt, nor a notification Claude Code sends as a prompt
+     * (its ids and boilerplate would make every session converge) */
+    if (prompt)
+        prompt = hook_prompt_words(prompt);
     if (!prompt || !h->connected)
         return NULL;
-    /* Gemini CLI puts the context hooks gave it before a headless prompt:
-     * not the user's words */
-    const char *end = strstr(prompt, "</hook_context>");
-    if (!strncmp(prompt, "<hook_context>", 14) && end)
-        prompt = end + 15;
     json_t *r = hook_call(h, api_prompt(h->agent, prompt));
     struct strbuf conv = STRBUF_INIT;
     size_t k;

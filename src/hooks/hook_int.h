@@ -26,6 +26,7 @@ struct hook {
     char *dir;         /* the airspace directory (crew update records) */
     long timeout;      /* per request, ms */
     long lock_timeout; /* for a lock check, ms */
+    bool await_start;  /* a daemon not running: start it, wait for it */
     bool connected;
     char note[512]; /* something to tell the model with the answer */
 };
@@ -33,7 +34,8 @@ struct hook {
 /* One request to the daemon within the call's deadline (r released): the
  * reply of a 2xx, else NULL; a daemon that does not answer marks the hook
  * unconnected, with a note for the model (starting it when it is not
- * running). */
+ * running; with await_start, waiting for it to serve and asking again,
+ * all within the one deadline). */
 json_t *hook_call(struct hook *h, struct api_req r);
 
 /* Write the answer in the client's dialect: deny (a reason) or context

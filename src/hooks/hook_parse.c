@@ -30,6 +30,49 @@ hook_patch_paths(const char *patch, char ***out)
     return n;
 }
 
+/* ---- prompts ---- */
+
+static const char *
+skip_space(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    return s;
+}
+
+/* Past the element <tag>...</tag> at s (after blanks), or s. */
+static const char *
+skip_element(const char *s, const char *tag, const char *end)
+{
+    const char *p = skip_space(s);
+    const char *e;
+    if (strncmp(p, tag, strlen(tag)) || !(e = strstr(p, end)))
+        return s;
+    return e + strlen(end);
+}
+
+const char *
+hook_prompt_words(const char *prompt)
+{
+    /* Gemini CLI: the context hooks gave it, then the user's prompt */
+    const char *p = skip_element(prompt, "<hook_context>", "</hook_context>");
+    if (p != prompt)
+        return p;
+    /* Claude Code: the tools a background task used, then its
+     * notification, as the client's own reading of a prompt tells one */
+    const char *words = skip_element(
+        prompt, "<tools-used-before-summary>", "</tools-used-before-summary>");
+    p = skip_space(words);
+    if (!strncmp(p, "<system-reminder", 16) && (p[16] == '>' || p[16] == ' ')) {
+        const char *gt = strchr(p, '>');
+        p = gt ? skip_space(gt + 1) : p;
+    }
+    if (!strncmp(p, "[SYSTEM NOTIFICATION - NOT USER INPUT]", 38) ||
+        !strncmp(p, "<task-notification>", 19))
+        return NULL;
+    return words;
+}
+
 /* ---- shell commands: words and operators ---- */
 
 #define SH_TOKENS_MAX 16384 /* more and the rest is not read */
@@ -610,6 +653,96 @@ sh_fd(const char *s)
     return !*s;
 }
 
+/* Whether a is the long option name, alone or as "name=value"; *value
+ * says which. */
+static bool
+sh_long(const char *a, const char *name, bool *value)
+{
+    size_t l = strlen(name);
+    if (strncmp(a, name, l) || (a[l] && a[l] != '='))
+        return false;
+    *value = a[l] == '=';
+    return true;
+}
+
+/*
+ * The files a git command overwrites in the working tree: the paths after
+ * "--" of `git checkout` (`git checkout -- PATH`, `git checkout REV --
+ * PATH`), and the paths of `git restore` unless it restores the index
+ * alone (--staged without --worktree). `git -C DIR` is followed like a cd;
+ * a command with --git-dir or --work-tree, or paths from a file, is not
+ * read. A checkout without "--" is not read either: its words may be
+ * branches, and a branch is no file of anyone's.
+ */
+static void
+walk_git(struct sh_walk *w, const char *cwd, struct sh_tok **arg, size_t na)
+{
+    char *dir = sh_dup(cwd);
+    struct sh_tok **path = NULL;
+    size_t k = 0, np = 0;
+    bool value;
+    for (; k < na && arg[k]->text[0] == '-'; k++) {
+        const char *a = arg[k]->text;
+        if (!strcmp(a, "-C") && k + 1 < na) {
+            const struct sh_tok *d = arg[++k];
+            char *to =
+                d->lit && d->text[0] ? sh_chdir(dir, d->text, false) : NULL;
+            free(dir);
+            dir = to;
+        } else if (sh_long(a, "--git-dir", &value) ||
+                   sh_long(a, "--work-tree", &value)) {
+            goto out; /* another worktree: not followed */
+        } else if (!strcmp(a, "-c") || !strcmp(a, "--namespace") ||
+                   !strcmp(a, "--config-env") || !strcmp(a, "--super-prefix")) {
+            k++; /* its value is the next word */
+        }
+    }
+    if (k >= na)
+        goto out;
+    bool checkout = !strcmp(arg[k]->text, "checkout"),
+         restore = !strcmp(arg[k]->text, "restore");
+    if (!checkout && !restore)
+        goto out;
+    path = xcalloc(na, sizeof(*path));
+    bool dashes = false, staged = false, worktree = false;
+    for (size_t a = k + 1; a < na; a++) {
+        const char *x = arg[a]->text;
+        if (dashes || (restore && (x[0] != '-' || !x[1]))) {
+            if (x[0] != ':') /* pathspec magic: no plain path */
+                path[np++] = arg[a];
+        } else if (!strcmp(x, "--")) {
+            dashes = true;
+        } else if (sh_long(x, "--pathspec-from-file", &value)) {
+            goto out;
+        } else if (!restore) {
+            continue; /* a checkout's words before "--" may be branches */
+        } else if (!strcmp(x, "--staged")) {
+            staged = true;
+        } else if (!strcmp(x, "--worktree")) {
+            worktree = true;
+        } else if (sh_long(x, "--source", &value)) {
+            a += !value; /* its tree is the next word */
+        } else if (x[1] != '-') {
+            /* short options; -s takes the rest of the word or the next */
+            for (const char *c = x + 1; *c; c++) {
+                staged = staged || *c == 'S';
+                worktree = worktree || *c == 'W';
+                if (*c == 's') {
+                    a += !c[1];
+                    break;
+                }
+            }
+        }
+    }
+    if (restore && staged && !worktree)
+        goto out; /* the index alone */
+    for (size_t i = 0; i < np; i++)
+        walk_emit(w, dir, path[i]->text);
+out:
+    free(path);
+    free(dir);
+}
+
 /* One simple command: tokens t[0, nt), between the operators prev, next. */
 static void
 walk_command(struct sh_walk *w, struct sh_tok *t, size_t nt, enum sh_kind prev,
@@ -678,6 +811,10 @@ walk_command(struct sh_walk *w, struct sh_tok *t, size_t nt, enum sh_kind prev,
             else
                 walk_cd(f, cmd, arg, na);
         }
+        goto out;
+    }
+    if (!strcmp(cmd, "git")) {
+        walk_git(w, cwd, arg, na);
         goto out;
     }
     bool sed = !strcmp(cmd, "sed"),

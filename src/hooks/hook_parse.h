@@ -21,6 +21,18 @@ size_t hook_patch_paths(const char *patch, char ***out);
  */
 size_t hook_shell_scan(const char *cmd, char ***out, size_t *unknown);
 
+/*
+ * The user's words in a prompt the client passes to its prompt hook: the
+ * prompt past the <hook_context>...</hook_context> Gemini CLI puts before a
+ * headless one, or NULL when the prompt is the client's own and not the
+ * user's: Claude Code's background-task notification, which opens (after
+ * a <tools-used-before-summary> line and a <system-reminder> tag, if any)
+ * with "[SYSTEM NOTIFICATION - NOT USER INPUT]" or <task-notification>; a
+ * leading <tools-used-before-summary> line is not the user's either.
+ * Points into prompt.
+ */
+const char *hook_prompt_words(const char *prompt);
+
 /* hook_shell_scan without the count. */
 size_t hook_shell_writes(const char *cmd, char ***out);
 

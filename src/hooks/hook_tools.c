@@ -182,11 +182,14 @@ static char *
 check_path(struct hook *h, const char *path, char **ctx, json_t **advs)
 {
     /* the lock check is the one answer that stops an edit: a daemon busy
-     * reading a large worktree gets longer to give it than the others */
+     * reading a large worktree gets longer to give it than the others, and
+     * one that is not running is started and waited for, in that time */
     long t = h->timeout;
     if (h->lock_timeout > t)
         h->timeout = h->lock_timeout;
+    h->await_start = true;
     json_t *r = hook_call(h, api_lock_check(h->agent, path, NULL));
+    h->await_start = false;
     h->timeout = t;
     char *deny = NULL;
     if (r && json_is_false(json_object_get(r, "free"))) {
@@ -240,7 +243,18 @@ check_path(struct hook *h, const char *path, char **ctx, json_t **advs)
     return deny;
 }
 
-/* Lines of the file that hold text (new_string of an Edit), or 0. */
+/* How many lines text spans past its first (a last newline ends it). */
+static uint32_t
+text_span(const char *text)
+{
+    uint32_t span = 0;
+    for (const char *p = text; *p; p++)
+        span += *p == '\n' && p[1];
+    return span;
+}
+
+/* Lines of the file that hold text (an Edit's old_string or new_string),
+ * or -1. */
 static int
 locate(const char *file, const char *text, uint32_t *start, uint32_t *end)
 {
@@ -256,11 +270,8 @@ locate(const char *file, const char *text, uint32_t *start, uint32_t *end)
     uint32_t line = 1;
     for (char *p = buf; p < at; p++)
         line += *p == '\n';
-    uint32_t span = 0;
-    for (const char *p = text; *p; p++)
-        span += *p == '\n' && p[1];
     *start = line;
-    *end = line + span;
+    *end = line + text_span(text);
     free(buf);
     return 0;
 }
@@ -311,9 +322,16 @@ snapshot(struct hook *h, const char *rel)
     free(full);
 }
 
-/* Lines [*s, *e] of after that differ from before: everything between
- * the common first lines and the common last lines (a pure deletion is
- * the line after it). 0 when nothing changed. */
+/*
+ * Lines [*s, *e] of before that the tool replaced or removed: everything
+ * between the common first and last lines, as numbered in the file before
+ * the tool (a pure insertion is the line it went in before). Those are the
+ * file's lines as the agent saw them, which the daemon meets with git's
+ * change in base coordinates: lines the edit removed are in git's change
+ * and must be in the report too, or they are left to the human of a
+ * shared worktree; lines it only added have no number there. 0 when
+ * nothing changed.
+ */
 static int
 diff_span(const char *before, size_t blen, const char *after, size_t alen,
     uint32_t *s, uint32_t *e)
@@ -327,18 +345,16 @@ diff_span(const char *before, size_t blen, const char *after, size_t alen,
     }
     if (p == blen && p == alen)
         return -1;
-    /* back to the start of the differing line */
     size_t bs = blen, as = alen;
     while (bs > p && as > p && before[bs - 1] == after[as - 1]) {
         bs--;
         as--;
     }
     uint32_t last = line;
-    for (size_t q = p; q < as; q++)
-        if (after[q] == '\n' && q + 1 < as)
-            last++;
+    for (size_t q = p; q + 1 < bs; q++)
+        last += before[q] == '\n';
     *s = line;
-    *e = last < line ? line : last;
+    *e = last;
     return 0;
 }
 
@@ -372,6 +388,7 @@ hook_post_tool(struct hook *h)
     size_t n = tool_paths(h, &paths, &unchecked);
     json_t *ti = json_object_get(h->in, "tool_input");
     const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
+    const char *old = json_string_value(json_object_get(ti, "old_string"));
     for (size_t k = 0; k < n; k++) {
         char *full = xasprintf("%s/%s", h->root, paths[k]);
         uint32_t s = 0, e = 0;
@@ -379,10 +396,13 @@ hook_post_tool(struct hook *h)
         if (snapshot_span(h, paths[k], &s, &e) == 0) {
             /* the exact span, from the file before and after the tool */
             lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
-        } else if (tool && !strcmp(tool, "Edit") &&
+        } else if (tool && !strcmp(tool, "Edit") && old &&
                    locate(full,
                        json_string_value(json_object_get(ti, "new_string")), &s,
                        &e) == 0) {
+            /* where new_string now sits, as long as the old_string it
+             * replaced: the lines before the edit, as diff_span gives */
+            e = s + text_span(old);
             lines = json_pack("[[I,I]]", (json_int_t)s, (json_int_t)e);
         } else if (tool && !strcmp(tool, "Write")) {
             uint32_t nl = count_lines(full);

@@ -203,6 +203,17 @@ unk=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"ho
     jq -rs '(.[0].hookSpecificOutput.permissionDecision // "none") + "|" + (.[0].hookSpecificOutput.additionalContext // "")')
 check "Bash cd \$D && rm x.c: not denied, with a note ($unk)" sh -c "case \"\$1\" in none*'not checked'*) true;; *) false;; esac" x "$unk"
 check "Bash cd \$D && rm of the absolute locked path: deny" [ "$(bash_pre "cd \$D && rm $TMP/bob/x.c")" = deny ]
+# git overwrites files too: checkout's paths after "--", restore's; what
+# only reads, or writes the index or a branch, is never denied
+check "Bash git checkout -- x.c: deny" [ "$(bash_pre "git checkout -- x.c")" = deny ]
+check "Bash git checkout main -- x.c: deny" [ "$(bash_pre "git checkout main -- x.c")" = deny ]
+check "Bash cd sub && git -C .. restore x.c: deny" [ "$(bash_pre "cd sub && git -C .. restore x.c")" = deny ]
+check "Bash git restore --source=HEAD x.c: deny" [ "$(bash_pre "git restore --source=HEAD x.c")" = deny ]
+for c in "git restore --staged x.c" "git diff -- x.c" "git log -p -- x.c" \
+    "git checkout x.c" "git checkout -b topic" "git status" "git show HEAD:x.c" \
+    "git restore sub/x.c"; do
+    check "Bash $c: not denied" [ "$(bash_pre "$c")" = none ]
+done
 api POST /v1/locks/release "{\"agent\":\"cc-303e3a03\",\"pattern\":\"x.c\",\"token\":$(lock_token cc-303e3a03 x.c)}"
 # alice's session ends: her locks go
 hook claude-code "{\"session_id\":\"aaaa1111-xx\",\"cwd\":\"$TMP/alice\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"exit\"}" > /dev/null
@@ -220,6 +231,31 @@ conv() { printf '%s' "$ctx" | grep -q "converging with 'cc-8b0eabee' on 'billing
 check "converging prompts are told ($ctx)" conv
 api GET '/v1/advisories?all=1&agent=cc-367f96c7'
 check "the topic channel feeds the pair's risk" jqt "$TMP/body" '[.advisories[] | select(.channels.topic == 1)] | length >= 1'
+# Claude Code's background-task notification comes as a prompt: its ids
+# and boilerplate are not the user's topics (every session with subagents
+# would converge on "notification", "tool", "output")
+note='<tools-used-before-summary>Edit</tools-used-before-summary>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task event, NOT a message from the user.\n\n<task-notification>\n<task-id>a862d5c8ec3de4226</task-id>\n<tool-use-id>toolu_0_udz9dnjn</tool-use-id>\n<output-file>/tmp/tasks/a862d5c8ec3de4226.output</output-file>\n<status>completed</status>\n<summary>Agent \"edit files\" finished</summary>\n<result>sub done</result>\n</task-notification>'
+topics() { as api GET "/v1/ledger?type=prompt.topics&limit=100000" | jq -c "[.events[] | select(.agent == \"$1\") | .data.topics]"; }
+before=$(topics cc-367f96c7)
+hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"$note\"}" > /dev/null
+check "a task notification gives no prompt topics ($(topics cc-367f96c7))" [ "$(topics cc-367f96c7)" = "$before" ]
+hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"billing ledger\"}" > /dev/null
+check "the user's next prompt does ($(topics cc-367f96c7))" sh -c "[ '$(topics cc-367f96c7)' != '$before' ]"
+
+# the crew update shows 8 of the others' locks and says how many more,
+# however many of its own come first
+ME=$(hook_agent cc gggg7777)
+hook claude-code "{\"session_id\":\"gggg7777\",\"cwd\":\"$R\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" > /dev/null
+api POST /v1/agents '{"id":"zed","client":"codex"}'
+for p in a1 a2 a3; do api POST /v1/locks "{\"agent\":\"$ME\",\"pattern\":\"mine/$p\"}"; done
+for p in b1 b2 b3 b4 b5 b6 b7 b8 b9 b10; do api POST /v1/locks "{\"agent\":\"zed\",\"pattern\":\"zed/$p\"}"; done
+ctx=$(printf '%s' "{\"session_id\":\"gggg7777\",\"cwd\":\"$R\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" |
+    AIRSPACE_CREW_LINES=100 "$AIRSPACE_BIN" hook claude-code | jq -r '.hookSpecificOutput.additionalContext')
+n=$(printf '%s\n' "$ctx" | grep -c '^- zed holds zed/' || true)
+check "8 of the others' locks shown ($n)" [ "$n" = 8 ]
+check "and how many more ($ctx)" sh -c "printf '%s' \"\$1\" | grep -q '^- and 2 more locks held by others'" x "$ctx"
+for p in a1 a2 a3; do api POST /v1/locks/release "{\"agent\":\"$ME\",\"pattern\":\"mine/$p\",\"token\":$(lock_token "$ME" "mine/$p")}"; done
+for p in b1 b2 b3 b4 b5 b6 b7 b8 b9 b10; do api POST /v1/locks/release "{\"agent\":\"zed\",\"pattern\":\"zed/$p\",\"token\":$(lock_token zed "zed/$p")}"; done
 
 # malformed input: exit 0, nothing the client would act on, a log line
 rc=0
@@ -239,27 +275,36 @@ done
 rc=0; printf '{}' | "$AIRSPACE_BIN" hook claude > /dev/null 2>&1 || rc=$?
 check "airspace hook claude: exit 0 ($rc)" [ "$rc" = 0 ]
 
-# no daemon: allowed within the deadline, and one is started
+# no daemon: one is started, and the edit allowed within the lock check's
+# deadline (nobody holds the file)
 "$AIRSPACE_BIN" stop > /dev/null
 wait $DPID 2> /dev/null || true
 t0=$(date +%s%3N)
 d=$(pre bbbb2222-y "$TMP/bob" "$TMP/bob/docs/notes.md")
 t1=$(date +%s%3N)
 check "daemon down: allowed ($d)" sh -c "case '$d' in none*) true;; *) false;; esac"
-check "daemon down: answered within 2 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 2000 ]
+check "daemon down: answered within 4 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 4000 ]
 n=0
 until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 || [ $n -gt 200 ]; do sleep 0.05; n=$((n + 1)); done
 check "the hook started the daemon" curl -sf --unix-socket "$SOCK" http://a/v1/status -o /dev/null
 # a crashed daemon leaves its socket behind: the hook starts a new one
-curl -s --unix-socket "$SOCK" http://a/v1/status -o "$TMP/body"
-kill -9 "$(jq -r .pid "$TMP/body")"
-n=0
-while curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-check "the crashed daemon's socket is still there" [ -S "$SOCK" ]
-ctx=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/bob/docs/notes.md\"}}" | jq -rs '.[0].hookSpecificOutput.additionalContext // ""')
+crash() {
+    curl -s --unix-socket "$SOCK" http://a/v1/status -o "$TMP/body"
+    kill -9 "$(jq -r .pid "$TMP/body")"
+    n=0
+    while curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+    check "the crashed daemon's socket is still there" [ -S "$SOCK" ]
+}
+crash
+ctx=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"go on\"}" | jq -rs '.[0].hookSpecificOutput.additionalContext // ""')
 check "daemon crashed: the note says it is being started ($ctx)" sh -c "printf '%s' '$ctx' | grep -q 'not running; starting it'"
 n=0
 until curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 || [ $n -gt 200 ]; do sleep 0.05; n=$((n + 1)); done
 check "the hook restarted the crashed daemon" curl -sf --unix-socket "$SOCK" http://a/v1/status -o /dev/null
+# a write's PreToolUse waits for the daemon it starts and is checked (t112)
+crash
+ctx=$(hook claude-code "{\"session_id\":\"bbbb2222-y\",\"cwd\":\"$TMP/bob\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$TMP/bob/docs/notes.md\"}}" | jq -rs '.[0].hookSpecificOutput.additionalContext // ""')
+check "daemon crashed: an edit is checked by the daemon it starts ($ctx)" sh -c "! printf '%s' '$ctx' | grep -q 'not checked'"
+check "which serves" curl -sf --unix-socket "$SOCK" http://a/v1/status -o /dev/null
 "$AIRSPACE_BIN" stop > /dev/null || true
 finish

@@ -3,7 +3,8 @@
 # and holds right of way; the session that edits next to the person's
 # change is denied on that file, the other session is not. Edits are
 # reported on the right path through a symlinked directory and from a
-# subdirectory's relative shell paths.
+# subdirectory's relative shell paths. The lines an edit removes are the
+# session's, not the person's.
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
@@ -13,6 +14,9 @@ i=1
 while [ $i -le 30 ]; do echo "line $i" >> "$R/src/a.txt"; i=$((i + 1)); done
 cp "$R/src/a.txt" "$R/src/c.txt"
 cp "$R/src/a.txt" "$R/src/d.txt"
+cp "$R/src/a.txt" "$R/src/e.txt"
+cp "$R/src/a.txt" "$R/src/f.txt"
+printf 'one\ntwo\nthree\n' > "$R/src/b.txt"
 git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
@@ -78,4 +82,35 @@ check "a relative shell path is reported from the hook's cwd" jqt "$TMP/body" \
     '[.files[] | select(.path == "src/d.txt") | .lines] == [[[3, 3], [9, 9]]]'
 check "and not from the worktree root" jqt "$TMP/body" \
     '[.files[] | select(.path == "d.txt")] == []'
+
+# the lines an edit removes are the session's: git's change holds them (in
+# base coordinates), so a report of the new lines alone would leave them
+# to the person, who would then hold right of way on a file only the
+# session touched
+ev "$R" Write "{\"file_path\":\"$R/src/b.txt\",\"content\":\"ONE\\n\"}" "printf 'ONE\\n' > src/b.txt"
+ev "$R" Edit "{\"file_path\":\"$R/src/e.txt\",\"old_string\":\"line 5\\nline 6\\nline 7\\n\",\"new_string\":\"\"}" "sed -i '5,7d' src/e.txt"
+# without the copy the PreToolUse takes: new_string's place, as long as
+# old_string
+sed -i '12,14d' src/f.txt
+sed -i '12i L12' src/f.txt
+hook claude-code "{\"session_id\":\"11111111\",\"cwd\":\"$R\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$R/src/f.txt\",\"old_string\":\"line 12\\nline 13\\nline 14\",\"new_string\":\"L12\"},\"tool_response\":{}}" > /dev/null
+removed() { # the session's lines of b.txt, e.txt, f.txt; the person's files
+    curl -s --unix-socket "$SOCK" 'http://a/v1/agents?files=1' |
+        jq -c --arg h "$HUMAN" '[(.agents[] | select(.id == "cc-8ae145ba") |
+            [.files[] | select(.path | test("src/[bef].txt")) | [.path, .lines]]),
+            [.agents[] | select(.id == $h) | .files[].path]]'
+}
+want='[[["src/b.txt",[[1,3]]],["src/e.txt",[[5,7]]],["src/f.txt",[[12,14]]]],["src/c.txt"]]'
+n=0
+while [ "$(removed)" != "$want" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+check "removed lines are the session's, none the person's ($(removed))" \
+    [ "$(removed)" = "$want" ]
+level_b() {
+    curl -s --unix-socket "$SOCK" "http://a/v1/advisories?all=1&agent=cc-8ae145ba" |
+        jq -r --arg h "$HUMAN" '[.advisories[] | select((.a == $h or .b == $h) and
+            ([.contested[]?.path] | any(test("src/[bef].txt"))))] | length'
+}
+check "no advisory with the person on them ($(level_b))" [ "$(level_b)" = 0 ]
+d=$(pre 11111111 src/b.txt)
+check "the session edits its file again ($d)" sh -c "case \"\$1\" in none*) true;; *) false;; esac" x "$d"
 finish

@@ -1,4 +1,5 @@
-/* test_hook_parse.c - the files a shell command or apply_patch writes. */
+/* test_hook_parse.c - the files a shell command or apply_patch writes, and
+ * the user's words in a prompt. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,42 @@ static const struct shell_case shell_cases[] = {
     { "popd of an unknown stack", "popd; rm x", "", 1 },
     { "pushd with no directory", "pushd && rm x", "", 1 },
     { "pushd +1", "pushd a; pushd +1; rm x", "", 1 },
+    /* git overwrites files: checkout's paths after "--", restore's */
+    { "git checkout --", "git checkout -- a.c b.c", "a.c|b.c", 0 },
+    { "git checkout REV --", "git checkout main~2 -- src/a.c", "src/a.c", 0 },
+    { "git checkout options --", "git checkout -f --ours -- a.c", "a.c", 0 },
+    { "git checkout after cd", "cd src && git checkout HEAD -- a.c", "src/a.c",
+        0 },
+    { "git -C", "git -C src checkout -- a.c", "src/a.c", 0 },
+    { "git -C twice", "git -C a -C ../b checkout -- x", "b/x", 0 },
+    { "git -C absolute", "git -C /r checkout -- x", "/r/x", 0 },
+    { "git -C unknown", "git -C \"$D\" checkout -- x /abs/y", "/abs/y", 1 },
+    { "git -c before the command", "git -c core.x=1 checkout -- x", "x", 0 },
+    { "git restore", "git restore a.c b.c", "a.c|b.c", 0 },
+    { "git restore --source", "git restore --source HEAD~1 a.c", "a.c", 0 },
+    { "git restore --source=", "git restore --source=HEAD~1 a.c", "a.c", 0 },
+    { "git restore -s", "git restore -s main -W a.c", "a.c", 0 },
+    { "git restore -sREV", "git restore -qsmain a.c", "a.c", 0 },
+    { "git restore --worktree --staged", "git restore -SW a.c", "a.c", 0 },
+    { "git restore -- -dash", "git restore -- -a.c", "-a.c", 0 },
+    { "git restore pathspec magic", "git restore ':(top)a.c' b.c", "b.c", 0 },
+    { "git restore after an unknown cd", "cd $D && git restore a.c", "", 1 },
+    /* ... and nothing else git does */
+    { "git restore --staged: the index", "git restore --staged a.c", "", 0 },
+    { "git restore -S", "git restore -S a.c", "", 0 },
+    { "git checkout a branch", "git checkout main", "", 0 },
+    { "git checkout a file without --", "git checkout a.c", "", 0 },
+    { "git checkout -b", "git checkout -b topic origin/main", "", 0 },
+    { "git diff --", "git diff -- a.c", "", 0 },
+    { "git log --", "git log --oneline -- a.c", "", 0 },
+    { "git status", "git status --short", "", 0 },
+    { "git show", "git show HEAD:a.c > a.c", "a.c", 0 },
+    { "git --work-tree", "git --work-tree=/w checkout -- a.c", "", 0 },
+    { "git --git-dir", "git --git-dir /w/.git restore a.c", "", 0 },
+    { "git pathspec from a file", "git restore --pathspec-from-file=list.txt",
+        "", 0 },
+    { "git checkout in a commit message", "git commit -m 'git checkout -- x'",
+        "", 0 },
 };
 
 static char *
@@ -214,10 +251,66 @@ test_patch(void)
     free_all(v, n);
 }
 
+#define TASK_NOTE                                                              \
+    "[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated "            \
+    "background-task event, NOT a message from the user.\n\n"                  \
+    "<task-notification>\n<task-id>a862d5c8ec3de4226</task-id>\n"              \
+    "<tool-use-id>toolu_0_udz9dnjn</tool-use-id>\n<status>completed</"         \
+    "status>\n"                                                                \
+    "<summary>Agent \"edit files\" finished</summary>\n"                       \
+    "<result>sub done</result>\n</task-notification>"
+
+static const struct prompt_case {
+    const char *name, *prompt;
+    const char *want; /* NULL: not the user's */
+} prompt_cases[] = {
+    { "a plain prompt", "fix the dial path", "fix the dial path" },
+    { "Gemini's hook context goes",
+        "<hook_context>airspace crew update</hook_context>\nfix the dial path",
+        "\nfix the dial path" },
+    { "an unclosed hook context stays", "<hook_context>fix it",
+        "<hook_context>fix it" },
+    /* as Claude Code 2.1.331 sent it when a background agent finished */
+    { "a task notification after the tools summary",
+        "<tools-used-before-summary>Edit</"
+        "tools-used-before-summary>\n" TASK_NOTE,
+        NULL },
+    { "a task notification alone", TASK_NOTE, NULL },
+    { "in a system reminder",
+        "<system-reminder>\n" TASK_NOTE "\n</system-reminder>", NULL },
+    { "in a system reminder with an id",
+        "<system-reminder id=\"0123456789abcdef\">\n" TASK_NOTE, NULL },
+    { "the notification element alone",
+        "<task-notification>\n<task-id>x</task-id>\n</task-notification>",
+        NULL },
+    { "the user quoting one later is the user's",
+        "why did you get [SYSTEM NOTIFICATION - NOT USER INPUT]?",
+        "why did you get [SYSTEM NOTIFICATION - NOT USER INPUT]?" },
+    { "a tools summary before the user's words",
+        "<tools-used-before-summary>Edit</tools-used-before-summary>\nfix it",
+        "\nfix it" },
+};
+
+static void
+test_prompts(void)
+{
+    for (size_t i = 0; i < sizeof(prompt_cases) / sizeof(*prompt_cases); i++) {
+        const struct prompt_case *c = &prompt_cases[i];
+        TEST_BEGIN(c->name);
+        const char *got = hook_prompt_words(c->prompt);
+        if (c->want)
+            CHECK_STR(got, c->want);
+        else
+            CHECK(got == NULL);
+        TEST_END();
+    }
+}
+
 int
 main(void)
 {
     test_shell();
+    test_prompts();
     TEST_RUN("shell edges", test_shell_edges);
     TEST_RUN("apply_patch", test_patch);
     return test_done();
