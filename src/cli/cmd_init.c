@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -24,6 +25,8 @@
 #include "client/session.h"
 #include "git/init_git.h"
 #include "util/file.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -31,10 +34,32 @@ enum kind { K_JSON, K_TOML, K_HOOK };
 
 static const char *const kind_names[] = { "json", "toml", "githook" };
 
+/*
+ * Where a recorded file lives. The record names a file relative to the
+ * directory it belongs to, so that a repository moved or copied keeps a
+ * record of its own files, never of another repository's.
+ */
+enum place { IN_GIT, IN_WORKTREE, IN_ABS };
+
+static const char *const place_names[] = { "git", "worktree", "abs" };
+
+/* The repository init works on, as far as its record needs it. */
+struct repo {
+    const struct init_git *g;
+    char *hooks; /* the hooks dir, canonical (it may not exist yet) */
+    char *wt;    /* this worktree's id: "" the main one, else its name
+                    under <common>/worktrees; NULL when unknown */
+    char *main;  /* the main checkout's top, or NULL */
+};
+
 /* One planned change of one file. */
 struct change {
     char *path;      /* absolute */
     const char *rel; /* for messages (points into path) */
+    enum place in;   /* what the record names path relative to */
+    const char *wt;  /* IN_WORKTREE: the worktree's id (borrowed) */
+    const char *sub; /* path relative to that (points into path) */
+    bool refresh;    /* an airspace git hook whose binary is gone */
     enum kind kind;
     char *old; /* current content, NULL when absent */
     size_t old_len;
@@ -149,22 +174,67 @@ write_mode(const char *path, const char *data, size_t len, mode_t mode)
     return rc;
 }
 
-/* Create the missing directories above path; record them in dirs. */
+/* path without base and the slash after it, or NULL when it is not below
+ * base. */
+static const char *
+below(const char *path, const char *base)
+{
+    size_t n = base ? strlen(base) : 0;
+    return n && !strncmp(path, base, n) && path[n] == '/' ? path + n + 1 : NULL;
+}
+
+/*
+ * Create the missing directories above path; record in dirs those below
+ * base, relative to it (others are not init's to remove later).
+ */
 static int
-make_parents(const char *path, json_t *dirs)
+make_parents(const char *path, const char *base, json_t *dirs)
 {
     char *d = xstrdup(path);
     int rc = 0;
     for (char *p = d + 1; (p = strchr(p, '/')); p++) {
         *p = '\0';
-        if (mkdir(d, 0755) == 0)
-            json_array_append_new(dirs, json_string(d));
-        else if (errno != EEXIST)
+        const char *sub = below(d, base);
+        if (mkdir(d, 0755) == 0) {
+            if (sub)
+                json_array_append_new(dirs, json_string(sub));
+        } else if (errno != EEXIST) {
             rc = -1;
+        }
         *p = '/';
     }
     free(d);
     return rc;
+}
+
+/* The real path of path, which may not exist yet: its missing tail is
+ * kept as it is (new string). */
+static char *
+canonical(const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real)
+        return real;
+    const char *slash = strrchr(path, '/');
+    if (errno != ENOENT || !slash || slash == path)
+        return xstrdup(path);
+    char *dir = xstrndup(path, (size_t)(slash - path));
+    char *cdir = canonical(dir);
+    char *out = xasprintf("%s%s", cdir, slash);
+    free(cdir);
+    free(dir);
+    return out;
+}
+
+/* Whether a recorded relative path stays below what it is relative to. */
+static bool
+safe_sub(const char *sub)
+{
+    char *norm = NULL;
+    bool ok = sub && *sub && *sub != '/' && !path_normalize(sub, NULL, &norm) &&
+              !strcmp(norm, sub);
+    free(norm);
+    return ok;
 }
 
 static void
@@ -182,20 +252,27 @@ struct plan {
     struct change *v;
     size_t n, a;
     const char *top;
+    const struct repo *r;
+    const char *const *gone;
+    json_t *rec; /* the record so far (borrowed) */
 };
 
-/* A change of the file at path (absolute); its messages name it from the
- * worktree's top when it is below it. */
+/* A change of the file at path (absolute), sub of it relative to what
+ * place in (and wt) names; its messages name it from the worktree's top
+ * when it is below it. */
 static struct change *
-plan_add_path(struct plan *p, const char *path, enum kind kind)
+plan_add_path(struct plan *p, const char *path, enum place in, const char *wt,
+    size_t sub, enum kind kind)
 {
     ALLOC_GROW(p->v, p->n + 1, p->a);
     struct change *c = &p->v[p->n++];
     memset(c, 0, sizeof(*c));
     c->path = xstrdup(path);
-    size_t n = strlen(p->top);
-    c->rel =
-        !strncmp(path, p->top, n) && path[n] == '/' ? c->path + n + 1 : c->path;
+    const char *rel = below(c->path, p->top);
+    c->rel = rel ? rel : c->path;
+    c->in = in;
+    c->wt = wt;
+    c->sub = c->path + sub;
     c->kind = kind;
     c->mode = create_mode(0644);
     if (read_opt(c->path, &c->old, &c->old_len, &c->mode))
@@ -203,11 +280,14 @@ plan_add_path(struct plan *p, const char *path, enum kind kind)
     return c;
 }
 
+/* A change of rel below this worktree's top. */
 static struct change *
 plan_add(struct plan *p, const char *rel, enum kind kind)
 {
     char *path = xasprintf("%s/%s", p->top, rel);
-    struct change *c = plan_add_path(p, path, kind);
+    struct change *c = p->r->wt ? plan_add_path(p, path, IN_WORKTREE, p->r->wt,
+                                      strlen(p->top) + 1, kind)
+                                : plan_add_path(p, path, IN_ABS, NULL, 0, kind);
     free(path);
     return c;
 }
@@ -220,9 +300,9 @@ plan_json(struct plan *p, const char *rel, int client, bool mcp_only,
     if (!c)
         return -1;
     struct as_err e;
-    int rc = mcp_only ? init_merge_mcp(c->old, rel, bin, &c->new, &e)
+    int rc = mcp_only ? init_merge_mcp(c->old, rel, bin, p->gone, &c->new, &e)
                       : init_merge_hooks(c->old, rel, (enum init_client)client,
-                            bin, NULL, with_mcp, &c->new, &e);
+                            bin, NULL, with_mcp, p->gone, &c->new, &e);
     if (rc)
         fprintf(stderr, "airspace init: %s\n", e.msg);
     return rc;
@@ -233,32 +313,120 @@ plan_json(struct plan *p, const char *rel, int client, bool mcp_only,
  * Code reads for a session started anywhere in the repository, in any
  * worktree (new string); NULL when the client finds none: the repository
  * is bare, or seen from a linked worktree its git directory is not the
- * main checkout's .git.
+ * main checkout's .git. wt is this worktree's id (struct repo).
  */
 static char *
-main_checkout(const struct init_git *g)
+main_checkout(const struct init_git *g, const char *wt)
 {
-    const char *argv[] = { "git", "rev-parse", "--absolute-git-dir", NULL };
-    char *out = NULL;
-    struct as_err e;
-    char *top = NULL;
-    if (init_git_run(argv, &out, &e) == 0) {
-        out[strcspn(out, "\n")] = '\0';
-        char *dir = realpath(out, NULL);
-        if (dir && !strcmp(dir, g->common_dir))
-            top = xstrdup(g->toplevel);
-        free(dir);
-    }
-    free(out);
+    if (wt && !*wt)
+        return xstrdup(g->toplevel);
     size_t n = strlen(g->common_dir);
     struct stat st;
-    if (!top && n > 5 && !strcmp(g->common_dir + n - 5, "/.git")) {
+    char *top = NULL;
+    if (n > 5 && !strcmp(g->common_dir + n - 5, "/.git")) {
         top = xstrndup(g->common_dir, n - 5);
         if (stat(top, &st) < 0 || !S_ISDIR(st.st_mode)) {
             free(top);
             top = NULL;
         }
     }
+    return top;
+}
+
+static void
+repo_init(struct repo *r, const struct init_git *g)
+{
+    memset(r, 0, sizeof(*r));
+    r->g = g;
+    r->hooks = canonical(g->hooks_dir);
+    const char *argv[] = { "git", "rev-parse", "--absolute-git-dir", NULL };
+    char *out = NULL;
+    struct as_err e;
+    if (init_git_run(argv, &out, &e) == 0) {
+        out[strcspn(out, "\n")] = '\0';
+        char *dir = realpath(out, NULL);
+        char *admin = xasprintf("%s/worktrees", g->common_dir);
+        const char *name = dir ? below(dir, admin) : NULL;
+        if (dir && !strcmp(dir, g->common_dir))
+            r->wt = xstrdup("");
+        else if (name && !strchr(name, '/'))
+            r->wt = xstrdup(name);
+        free(admin);
+        free(dir);
+    }
+    free(out);
+    r->main = main_checkout(g, r->wt);
+}
+
+static void
+repo_release(struct repo *r)
+{
+    free(r->hooks);
+    free(r->wt);
+    free(r->main);
+}
+
+/*
+ * The top of the worktree whose id is id (new string), or NULL with *why
+ * saying why. A linked worktree is where git's own record of it says, and
+ * only when that worktree points back at this repository: a copy of a
+ * repository must not reach into the original's worktrees. *gone tells
+ * that git has forgotten the worktree: it was removed, with its files.
+ */
+static char *
+worktree_top(const struct repo *r, const char *id, const char **why, bool *gone)
+{
+    *gone = false;
+    if (r->wt && !strcmp(id, r->wt))
+        return xstrdup(r->g->toplevel);
+    if (!*id) {
+        if (!r->main)
+            *why = "this repository has no main checkout";
+        return r->main ? xstrdup(r->main) : NULL;
+    }
+    *why = "the worktree is not where git last saw it";
+    if (strchr(id, '/') || !strcmp(id, "..") || !strcmp(id, "."))
+        return NULL;
+    char *admin = xasprintf("%s/worktrees/%s", r->g->common_dir, id);
+    char *file = xasprintf("%s/gitdir", admin);
+    char *buf = NULL, *top = NULL, *back = NULL;
+    size_t len;
+    struct stat st;
+    if (stat(admin, &st) < 0 && errno == ENOENT) {
+        *why = "git no longer knows that worktree";
+        *gone = true;
+    } else if (!file_read_max(file, 4096, false, &buf, &len)) {
+        buf[strcspn(buf, "\r\n")] = '\0';
+        char *dotgit =
+            buf[0] == '/' ? xstrdup(buf) : xasprintf("%s/%s", admin, buf);
+        char *slash = strrchr(dotgit, '/');
+        if (slash)
+            *slash = '\0';
+        top = slash ? realpath(dotgit, NULL) : NULL;
+        free(dotgit);
+        free(buf);
+        buf = NULL;
+        char *link = top ? xasprintf("%s/.git", top) : NULL;
+        if (link && !file_read_max(link, 4096, false, &buf, &len) &&
+            !strncmp(buf, "gitdir: ", 8)) {
+            buf[strcspn(buf, "\r\n")] = '\0';
+            char *to = buf[8] == '/' ? xstrdup(buf + 8)
+                                     : xasprintf("%s/%s", top, buf + 8);
+            back = realpath(to, NULL);
+            free(to);
+        }
+        free(link);
+        char *real_admin = realpath(admin, NULL);
+        if (!back || !real_admin || strcmp(back, real_admin)) {
+            free(top);
+            top = NULL;
+        }
+        free(real_admin);
+    }
+    free(back);
+    free(buf);
+    free(file);
+    free(admin);
     return top;
 }
 
@@ -270,20 +438,20 @@ main_checkout(const struct init_git *g)
  * spelling of a command it lacks, so the client runs each hook once.
  */
 static int
-plan_claude(struct plan *p, const struct init_git *g, const char *bin)
+plan_claude(struct plan *p, const char *bin)
 {
     struct change *top = plan_add(p, ".claude/settings.json", K_JSON);
     if (!top)
         return -1;
-    char *checkout = main_checkout(g);
+    const char *checkout = p->r->main;
     struct change *local = NULL;
     if (checkout) {
         char *path = xasprintf("%s/.claude/settings.local.json", checkout);
         size_t at = p->n - 1; /* adding may move the plan's array */
-        local = plan_add_path(p, path, K_JSON);
+        local = plan_add_path(
+            p, path, IN_WORKTREE, "", strlen(checkout) + 1, K_JSON);
         top = &p->v[at];
         free(path);
-        free(checkout);
         if (!local)
             return -1;
     } else {
@@ -293,22 +461,88 @@ plan_claude(struct plan *p, const struct init_git *g, const char *bin)
     }
     struct as_err e;
     int rc = init_merge_hooks(top->old, top->rel, INIT_CLAUDE_CODE, bin,
-        local ? local->old : NULL, false, &top->new, &e);
+        local ? local->old : NULL, false, p->gone, &top->new, &e);
     if (!rc && local)
         rc = init_merge_hooks(local->old, local->rel, INIT_CLAUDE_CODE, bin,
-            top->new, false, &local->new, &e);
+            top->new, false, p->gone, &local->new, &e);
     if (rc)
         fprintf(stderr, "airspace init: %s\n", e.msg);
     return rc;
 }
 
+/* Where the git hook name goes: below the git dir or this worktree when
+ * the hooks dir is there (core.hooksPath may put it anywhere). */
+static struct change *
+plan_hook(struct plan *p, const char *name)
+{
+    const struct repo *r = p->r;
+    char *path = xasprintf("%s/%s", r->hooks, name);
+    const char *in_git = below(path, r->g->common_dir);
+    const char *in_top = below(path, r->g->toplevel);
+    struct change *c;
+    if (in_git)
+        c = plan_add_path(
+            p, path, IN_GIT, NULL, (size_t)(in_git - path), K_HOOK);
+    else if (in_top && r->wt)
+        c = plan_add_path(
+            p, path, IN_WORKTREE, r->wt, (size_t)(in_top - path), K_HOOK);
+    else
+        c = plan_add_path(p, path, IN_ABS, NULL, 0, K_HOOK);
+    free(path);
+    if (c) {
+        c->rel = c->path; /* git hooks are named by their path */
+        c->mode = create_mode(0755);
+    }
+    return c;
+}
+
+static json_t *record_find(json_t *rec, const struct change *c);
+
+/*
+ * config.toml: the block an earlier init appended, still there as it was,
+ * gets this binary when the one it names is gone.
+ */
+static void
+plan_toml_refresh(struct plan *p, struct change *c, const char *bin)
+{
+    json_t *ent = record_find(p->rec, c);
+    const char *app = json_string_value(json_object_get(ent, "appended"));
+    const char *at = app && c->old ? strstr(c->old, app) : NULL;
+    const char *cmd = at ? strstr(app, "\ncommand = \"") : NULL;
+    if (!cmd)
+        return;
+    /* the TOML string init wrote: only '"' and '\\' are escaped */
+    struct strbuf prog = STRBUF_INIT;
+    strbuf_addf(&prog, "%s", "");
+    for (cmd += strlen("\ncommand = \""); *cmd && *cmd != '"'; cmd++) {
+        if (*cmd == '\\' && cmd[1])
+            cmd++;
+        strbuf_addf(&prog, "%c", *cmd);
+    }
+    bool gone = false;
+    for (size_t i = 0; p->gone && p->gone[i]; i++)
+        gone = gone || !strcmp(p->gone[i], prog.s);
+    free(prog.s);
+    if (!gone)
+        return;
+    char *block = init_codex_toml_block(NULL, bin);
+    char *fresh =
+        xasprintf("%.*s%s", (int)strspn(app, "\n"), app, block ? block : "");
+    free(block);
+    free(c->new);
+    c->new = xasprintf(
+        "%.*s%s%s", (int)(at - c->old), c->old, fresh, at + strlen(app));
+    free(c->appended);
+    c->appended = fresh;
+    c->refresh = true;
+}
+
 static int
-build_plan(struct plan *p, const struct opts *o, const struct init_git *g,
-    const char *bin)
+build_plan(struct plan *p, const struct opts *o, const char *bin)
 {
     int rc = 0;
     if (o->clients[INIT_CLAUDE_CODE])
-        rc = plan_claude(p, g, bin);
+        rc = plan_claude(p, bin);
     if (!rc && o->clients[INIT_CLAUDE_CODE])
         rc = plan_json(p, ".mcp.json", 0, true, false, bin);
     if (!rc && o->clients[INIT_CODEX])
@@ -320,23 +554,24 @@ build_plan(struct plan *p, const struct opts *o, const struct init_git *g,
         c->appended = init_codex_toml_block(c->old, bin);
         c->new = xasprintf(
             "%s%s", c->old ? c->old : "", c->appended ? c->appended : "");
+        if (!c->appended)
+            plan_toml_refresh(p, c, bin);
     }
     if (!rc && o->clients[INIT_GEMINI])
         rc = plan_json(
             p, ".gemini/settings.json", INIT_GEMINI, false, true, bin);
     for (size_t i = 0; !rc && init_git_hooks[i]; i++) {
-        /* Git hooks live outside the worktree: a path of their own. */
-        ALLOC_GROW(p->v, p->n + 1, p->a);
-        struct change *c = &p->v[p->n++];
-        memset(c, 0, sizeof(*c));
-        c->path = xasprintf("%s/%s", g->hooks_dir, init_git_hooks[i]);
-        c->rel = c->path;
-        c->kind = K_HOOK;
-        c->mode = create_mode(0755);
-        if (read_opt(c->path, &c->old, &c->old_len, NULL))
+        struct change *c = plan_hook(p, init_git_hooks[i]);
+        if (!c)
             return -1;
         if (init_git_hook_is_ours(c->old)) {
-            c->new = xstrdup(c->old);
+            /* Airspace's own hook is kept, unless the binary it runs is
+             * gone: then it is rewritten for this one, in place. */
+            char *prog = init_git_hook_program(c->old);
+            c->refresh = prog && init_program_gone(prog);
+            free(prog);
+            c->new = c->refresh ? init_git_hook_script(init_git_hooks[i], bin)
+                                : xstrdup(c->old);
             continue;
         }
         c->new = init_git_hook_script(init_git_hooks[i], bin);
@@ -369,29 +604,184 @@ record_path(const struct init_git *g)
     return xasprintf("%s/airspace/init.json", g->common_dir);
 }
 
-static json_t *
-record_load(const struct init_git *g)
+/* A base directory a path of a record written by an earlier release may
+ * lie below, and what it becomes in today's record. */
+struct base {
+    char *dir;
+    enum place in;
+    char *wt;
+};
+
+static void
+base_add(struct base **v, size_t *n, size_t *a, const char *dir, enum place in,
+    const char *wt)
 {
-    char *path = record_path(g);
-    json_t *r = json_load_file(path, JSON_PRESERVE_ORDER, NULL);
-    free(path);
-    if (!json_is_object(r)) {
-        if (r)
-            json_decref(r);
-        r = json_pack("{s:i, s:[]}", "version", 1, "entries");
+    if (!dir)
+        return;
+    ALLOC_GROW(*v, *n + 1, *a);
+    (*v)[*n].dir = xstrdup(dir);
+    (*v)[*n].in = in;
+    (*v)[*n].wt = wt ? xstrdup(wt) : NULL;
+    (*n)++;
+}
+
+/*
+ * Entries of an earlier release name files by absolute paths: rewrite each
+ * relative to the deepest directory of this repository it lies below (its
+ * git dir, one of its worktrees, its hooks dir). An entry below none of
+ * them is another repository's (this one was moved or copied) and becomes
+ * "foreign": --remove refuses to run while one is there.
+ */
+static void
+record_upgrade(const struct repo *r, json_t *rec)
+{
+    struct base *v = NULL;
+    size_t n = 0, a = 0;
+    base_add(&v, &n, &a, r->g->common_dir, IN_GIT, NULL);
+    base_add(&v, &n, &a, r->hooks, IN_ABS, NULL);
+    if (r->wt)
+        base_add(&v, &n, &a, r->g->toplevel, IN_WORKTREE, r->wt);
+    base_add(&v, &n, &a, r->main, IN_WORKTREE, "");
+    char *admin = xasprintf("%s/worktrees", r->g->common_dir);
+    DIR *d = opendir(admin);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        const char *why;
+        bool gone;
+        char *top = de->d_name[0] != '.'
+                        ? worktree_top(r, de->d_name, &why, &gone)
+                        : NULL;
+        base_add(&v, &n, &a, top, IN_WORKTREE, de->d_name);
+        free(top);
     }
-    return r;
+    if (d)
+        closedir(d);
+    free(admin);
+    char *store = xasprintf("%s/airspace", r->g->common_dir);
+    size_t i;
+    json_t *ent;
+    json_array_foreach(json_object_get(rec, "entries"), i, ent)
+    {
+        if (json_object_get(ent, "in"))
+            continue;
+        const char *path = json_string_value(json_object_get(ent, "path"));
+        char *norm = NULL, *abs = NULL;
+        if (path && path[0] == '/' && !path_normalize(path, NULL, &norm))
+            abs = xasprintf("/%s", norm);
+        free(norm);
+        const struct base *best = NULL;
+        const char *sub = NULL;
+        for (size_t k = 0; abs && k < n; k++) {
+            const char *s = below(abs, v[k].dir);
+            if (s && (!best || strlen(v[k].dir) > strlen(best->dir))) {
+                best = &v[k];
+                sub = s;
+            }
+        }
+        /* the hooks dir holds files, not directories of files */
+        if (best && best->in == IN_ABS && strchr(sub, '/'))
+            best = NULL;
+        const char *bak = json_string_value(json_object_get(ent, "backup"));
+        const char *bak_sub = bak ? below(bak, store) : NULL;
+        if (!best || (bak && !safe_sub(bak_sub))) {
+            json_object_set_new(ent, "in", json_string("foreign"));
+            free(abs);
+            continue;
+        }
+        json_object_set_new(ent, "in", json_string(place_names[best->in]));
+        if (best->in == IN_WORKTREE)
+            json_object_set_new(ent, "worktree", json_string(best->wt));
+        json_object_set_new(
+            ent, "path", json_string(best->in == IN_ABS ? abs : sub));
+        if (bak)
+            json_object_set_new(ent, "backup", json_string(bak_sub));
+        json_t *dirs = json_array();
+        size_t k;
+        json_t *dir;
+        json_array_foreach(json_object_get(ent, "dirs"), k, dir)
+        {
+            const char *ds = best->in == IN_ABS || !json_is_string(dir)
+                                 ? NULL
+                                 : below(json_string_value(dir), best->dir);
+            if (ds && safe_sub(ds))
+                json_array_append_new(dirs, json_string(ds));
+        }
+        json_object_set_new(ent, "dirs", dirs);
+        free(abs);
+    }
+    free(store);
+    for (size_t k = 0; k < n; k++) {
+        free(v[k].dir);
+        free(v[k].wt);
+    }
+    free(v);
 }
 
 static json_t *
-record_find(json_t *rec, const char *path)
+record_load(const struct repo *r)
+{
+    char *path = record_path(r->g);
+    json_t *rec = json_load_file(path, JSON_PRESERVE_ORDER, NULL);
+    free(path);
+    if (!json_is_object(rec) ||
+        !json_is_array(json_object_get(rec, "entries"))) {
+        if (rec)
+            json_decref(rec);
+        rec = json_pack("{s:i, s:[]}", "version", 2, "entries");
+    }
+    record_upgrade(r, rec);
+    json_object_set_new(rec, "version", json_integer(2));
+    return rec;
+}
+
+/* The entry of the record for the file of change c, or NULL. */
+static json_t *
+record_find(json_t *rec, const struct change *c)
 {
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(rec, "entries"), i,
-        x) if (!strcmp(json_string_value(json_object_get(x, "path")),
-                   path)) return x;
+    json_array_foreach(json_object_get(rec, "entries"), i, x)
+    {
+        const char *in = json_string_value(json_object_get(x, "in"));
+        const char *path = json_string_value(json_object_get(x, "path"));
+        const char *wt = json_string_value(json_object_get(x, "worktree"));
+        if (in && path && !strcmp(in, place_names[c->in]) &&
+            !strcmp(path, c->sub) &&
+            (c->in != IN_WORKTREE || (wt && !strcmp(wt, c->wt))))
+            return x;
+    }
     return NULL;
+}
+
+/*
+ * The absolute path of the file entry ent names in this repository (new
+ * string), or NULL with *why; *gone when its worktree was removed. rel
+ * is ent's path, or another path relative to the same place.
+ */
+static char *
+record_locate(const struct repo *r, json_t *ent, const char *rel,
+    const char **why, bool *gone)
+{
+    const char *in = json_string_value(json_object_get(ent, "in"));
+    *gone = false;
+    *why = "it is not in this repository";
+    if (!in || !rel || !strcmp(in, "foreign"))
+        return NULL;
+    if (!strcmp(in, "abs")) {
+        /* only a git hook in this repository's hooks dir */
+        const char *name = below(rel, r->hooks);
+        return name && !strchr(name, '/') ? xstrdup(rel) : NULL;
+    }
+    if (!safe_sub(rel))
+        return NULL;
+    if (!strcmp(in, "git"))
+        return xasprintf("%s/%s", r->g->common_dir, rel);
+    const char *wt = json_string_value(json_object_get(ent, "worktree"));
+    if (strcmp(in, "worktree") || !wt)
+        return NULL;
+    char *top = worktree_top(r, wt, why, gone);
+    char *path = top ? xasprintf("%s/%s", top, rel) : NULL;
+    free(top);
+    return path;
 }
 
 static int
@@ -426,6 +816,14 @@ backup_name(const char *dir, const char *path, size_t seq)
     }
 }
 
+/* The directory c->sub is relative to (new string), or NULL for IN_ABS. */
+static char *
+change_base(const struct change *c)
+{
+    return c->in == IN_ABS ? NULL
+                           : xstrndup(c->path, (size_t)(c->sub - c->path - 1));
+}
+
 /*
  * Make change c and record it in rec. On failure nothing of c is left
  * (its backup, directories and chaining are undone) and rec is as it was.
@@ -433,12 +831,17 @@ backup_name(const char *dir, const char *path, size_t seq)
 static int
 apply_one(struct change *c, const struct init_git *g, json_t *rec, size_t seq)
 {
-    json_t *ent = record_find(rec, c->path);
+    json_t *ent = record_find(rec, c);
     bool fresh = !ent;
-    char *bak = NULL, *chained = NULL;
+    char *bak = NULL, *chained = NULL, *base = change_base(c);
+    char h[17];
     if (fresh) {
-        ent = json_pack("{s:s, s:s, s:b}", "path", c->path, "kind",
-            kind_names[c->kind], "created", c->old == NULL);
+        ent = json_pack("{s:s}", "in", place_names[c->in]);
+        if (c->in == IN_WORKTREE)
+            json_object_set_new(ent, "worktree", json_string(c->wt));
+        json_object_set_new(ent, "path", json_string(c->sub));
+        json_object_set_new(ent, "kind", json_string(kind_names[c->kind]));
+        json_object_set_new(ent, "created", json_boolean(c->old == NULL));
         json_object_set_new(ent, "dirs", json_array());
         if (c->old && c->kind != K_HOOK) {
             char *dir = xasprintf("%s/airspace", g->common_dir);
@@ -453,15 +856,19 @@ apply_one(struct change *c, const struct init_git *g, json_t *rec, size_t seq)
                 bak = NULL;
                 goto out_forget;
             }
-            json_object_set_new(ent, "backup", json_string(bak));
+            /* relative to <common>/airspace, like the record */
+            json_object_set_new(ent, "backup",
+                json_string(strstr(bak, "/airspace/init-backup/") +
+                            strlen("/airspace/")));
             json_object_set_new(ent, "mode", json_integer(c->mode));
         }
     }
     json_t *dirs = json_object_get(ent, "dirs");
     size_t ndirs = json_array_size(dirs);
-    if (make_parents(c->path, dirs))
+    if (make_parents(c->path, base, dirs))
         goto out_rmdir;
-    if (c->kind == K_HOOK && c->old) {
+    /* airspace's own hook is rewritten in place, never chained */
+    if (c->kind == K_HOOK && c->old && !c->refresh) {
         chained = xasprintf("%s.airspace-chained", c->path);
         struct stat st;
         bool in_way = lstat(chained, &st) == 0;
@@ -484,16 +891,20 @@ apply_one(struct change *c, const struct init_git *g, json_t *rec, size_t seq)
         json_object_set_new(ent, "chained", json_true());
     if (c->appended)
         json_object_set_new(ent, "appended", json_string(c->appended));
-    if (fresh) {
-        /* Only what the first run wrote may be replaced by the backup:
-         * a later run rewrites a file the user edited. */
-        char h[17];
+    /* Only what init wrote may be replaced by the backup: a later run
+     * that rewrites a file the user edited keeps the first hash. */
+    const char *written = json_string_value(json_object_get(ent, "written"));
+    if (c->old)
+        hash_hex(c->old, c->old_len, h);
+    if (fresh || (c->old && written && !strcmp(h, written))) {
         hash_hex(c->new, strlen(c->new), h);
         json_object_set_new(ent, "written", json_string(h));
-        json_array_append_new(json_object_get(rec, "entries"), ent);
     }
+    if (fresh)
+        json_array_append_new(json_object_get(rec, "entries"), ent);
     free(chained);
     free(bak);
+    free(base);
     return 0;
 
 out_unchain:
@@ -502,24 +913,84 @@ out_unchain:
     free(chained);
 out_rmdir:
     for (size_t k = json_array_size(dirs); k-- > ndirs;) {
-        rmdir(json_string_value(json_array_get(dirs, k)));
+        char *d = xasprintf(
+            "%s/%s", base, json_string_value(json_array_get(dirs, k)));
+        rmdir(d);
+        free(d);
         json_array_remove(dirs, k);
     }
 out_forget:
     if (bak)
         unlink(bak);
     free(bak);
+    free(base);
     if (fresh)
         json_decref(ent);
     return -1;
 }
 
-static int
-install(const struct opts *o, const struct init_git *g, const char *bin)
+/*
+ * The programs an earlier init of this repository wrote into commands and
+ * that are gone (NULL-terminated, free with strv_free()): those the record
+ * lists and those airspace's git hooks run, each with the lean
+ * airspace-hook beside it.
+ */
+static char **
+gone_programs(const struct repo *r, json_t *rec, size_t *n)
 {
-    struct plan p = { NULL, 0, 0, g->toplevel };
-    int rc = build_plan(&p, o, g, bin);
-    json_t *rec = record_load(g);
+    json_t *progs = json_array();
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(rec, "bins"), i, x)
+    {
+        if (json_is_string(x))
+            json_array_append(progs, x);
+    }
+    for (i = 0; init_git_hooks[i]; i++) {
+        char *path = xasprintf("%s/%s", r->hooks, init_git_hooks[i]);
+        char *text = NULL;
+        size_t len;
+        if (!file_read_max(path, (size_t)1 << 20, false, &text, &len) &&
+            init_git_hook_is_ours(text)) {
+            char *prog = init_git_hook_program(text);
+            if (prog)
+                json_array_append_new(progs, json_string(prog));
+            free(prog);
+        }
+        free(text);
+        free(path);
+    }
+    char **v = NULL;
+    size_t a = 0;
+    *n = 0;
+    json_array_foreach(progs, i, x)
+    {
+        const char *prog = json_string_value(x);
+        if (!init_program_gone(prog))
+            continue;
+        const char *slash = strrchr(prog, '/');
+        ALLOC_GROW(v, *n + 3, a);
+        v[(*n)++] = xstrdup(prog);
+        v[(*n)++] =
+            slash ? xasprintf("%.*s/airspace-hook", (int)(slash - prog), prog)
+                  : xstrdup("airspace-hook");
+    }
+    ALLOC_GROW(v, *n + 1, a);
+    v[*n] = NULL;
+    json_decref(progs);
+    return v;
+}
+
+static int
+install(const struct opts *o, const struct repo *r, const char *bin)
+{
+    const struct init_git *g = r->g;
+    json_t *rec = record_load(r);
+    size_t ngone;
+    char **gone = gone_programs(r, rec, &ngone);
+    struct plan p = { NULL, 0, 0, g->toplevel, r, (const char *const *)gone,
+        rec };
+    int rc = build_plan(&p, o, bin);
     size_t changed = 0, applied = 0;
     for (size_t i = 0; !rc && i < p.n; i++) {
         struct change *c = &p.v[i];
@@ -527,10 +998,12 @@ install(const struct opts *o, const struct init_git *g, const char *bin)
             continue;
         changed++;
         const char *verb = !c->old             ? "create"
+                           : c->refresh        ? "update"
                            : c->kind == K_HOOK ? "chain"
                                                : "merge into";
         printf("%s %s%s\n", verb, c->rel,
-            c->kind == K_HOOK && c->old
+            c->refresh ? " (the binary it names is gone)"
+            : c->kind == K_HOOK && c->old
                 ? " (the existing hook runs first, as '.airspace-chained')"
                 : "");
         if (o->dry_run) {
@@ -542,16 +1015,32 @@ install(const struct opts *o, const struct init_git *g, const char *bin)
         applied += !rc;
     }
     /* Record whatever was changed, even when a later change failed, so
-     * that --remove can undo it. */
+     * that --remove can undo it; and the binary the commands name, so
+     * that a later run from elsewhere knows them for airspace's own. */
     if (applied) {
-        int r = record_save(g, rec);
-        if (rc && !r)
+        json_t *bins = json_object_get(rec, "bins");
+        if (!json_is_array(bins)) {
+            bins = json_array();
+            json_object_set_new(rec, "bins", bins);
+        }
+        bool known = false;
+        size_t k;
+        json_t *x;
+        json_array_foreach(bins, k, x)
+        {
+            known = known ||
+                    (json_is_string(x) && !strcmp(json_string_value(x), bin));
+        }
+        if (!known)
+            json_array_append_new(bins, json_string(bin));
+        int sr = record_save(g, rec);
+        if (rc && !sr)
             fprintf(stderr,
                 "airspace init: stopped: the %zu change%s made so far %s "
                 "recorded; 'airspace init --remove' undoes %s\n",
                 applied, applied == 1 ? "" : "s", applied == 1 ? "is" : "are",
                 applied == 1 ? "it" : "them");
-        rc = rc ? rc : r;
+        rc = rc ? rc : sr;
     }
     if (!rc && !changed)
         printf("airspace is already installed here: nothing to change\n");
@@ -570,6 +1059,7 @@ install(const struct opts *o, const struct init_git *g, const char *bin)
         free(note);
     }
     json_decref(rec);
+    strv_free(gone, ngone);
     for (size_t i = 0; i < p.n; i++)
         change_release(&p.v[i]);
     free(p.v);
@@ -603,8 +1093,9 @@ remove_hook(json_t *ent, const char *path, bool dry)
     return rc;
 }
 
+/* bak: the backup's path, NULL when there is none. */
 static int
-remove_config(json_t *ent, const char *path, bool dry)
+remove_config(json_t *ent, const char *path, const char *bak, bool dry)
 {
     char *cur;
     size_t len;
@@ -616,9 +1107,14 @@ remove_config(json_t *ent, const char *path, bool dry)
     char h[17];
     hash_hex(cur, len, h);
     bool created = json_is_true(json_object_get(ent, "created"));
-    const char *bak = json_string_value(json_object_get(ent, "backup"));
     const char *written = json_string_value(json_object_get(ent, "written"));
+    char *old = NULL;
+    size_t old_len;
     int rc = 0;
+    if (bak && read_opt(bak, &old, &old_len, NULL)) {
+        free(cur);
+        return -1;
+    }
     if (written && !strcmp(h, written)) {
         /* Untouched since: put back exactly what was there. */
         if (created) {
@@ -626,11 +1122,8 @@ remove_config(json_t *ent, const char *path, bool dry)
             if (!dry)
                 rc = unlink(path);
         } else {
-            char *old;
-            size_t old_len;
             mode_t m = (mode_t)json_integer_value(json_object_get(ent, "mode"));
-            rc = bak ? read_opt(bak, &old, &old_len, NULL) : -1;
-            if (!rc && old) {
+            if (old) {
                 printf("restore %s\n", path);
                 if (!dry)
                     rc = write_mode(path, old, old_len, m ? m : mode);
@@ -639,18 +1132,21 @@ remove_config(json_t *ent, const char *path, bool dry)
                     path);
                 rc = -1;
             }
-            if (!rc)
-                free(old);
         }
     } else if (!strcmp(
                    json_string_value(json_object_get(ent, "kind")), "json")) {
-        /* Edited since: take out only our entries. */
+        /* Edited since: take out only what init added; what the file had
+         * before (its backup) stays, airspace's or not. */
         char *out;
-        bool empty;
+        bool empty, took;
         struct as_err e;
-        rc = init_unmerge_json(cur, path, &out, &empty, &e);
+        rc = init_unmerge_json(
+            cur, created ? NULL : old, path, &out, &empty, &took, &e);
         if (rc) {
             fprintf(stderr, "airspace init: %s\n", e.msg);
+        } else if (!took) {
+            printf("leave %s: nothing of airspace's is left in it\n", path);
+            free(out);
         } else {
             printf("%s %s (edited since: only airspace's entries)\n",
                 created && empty ? "delete" : "unmerge", path);
@@ -673,55 +1169,129 @@ remove_config(json_t *ent, const char *path, bool dry)
                 rc = write_mode(path, cur, len - n, mode);
         }
     }
+    free(old);
     free(cur);
     return rc;
 }
 
+/* An entry's path (absolute, NULL when it cannot be found) and the paths
+ * of its backup and directories. */
+struct located {
+    char *path, *bak, *base;
+    const char *why;
+    bool gone;
+};
+
 static int
-uninstall(const struct opts *o, const struct init_git *g)
+uninstall(const struct opts *o, const struct repo *r)
 {
-    json_t *rec = record_load(g);
+    const struct init_git *g = r->g;
+    json_t *rec = record_load(r);
     json_t *entries = json_object_get(rec, "entries");
-    if (!json_array_size(entries)) {
+    size_t n = json_array_size(entries);
+    if (!n) {
         printf("airspace init installed nothing here\n");
         json_decref(rec);
         return CLI_EXIT_OK;
     }
+    /* Find every file first: a record naming a file of another repository
+     * (this one was moved or copied before the record named files by
+     * where they belong) refuses the run before anything is touched. */
+    struct located *at = xcalloc(n, sizeof(*at));
     int rc = 0;
-    for (size_t i = json_array_size(entries); i-- > 0;) {
+    char *store = xasprintf("%s/airspace", g->common_dir);
+    for (size_t i = 0; i < n; i++) {
         json_t *ent = json_array_get(entries, i);
-        const char *path = json_string_value(json_object_get(ent, "path"));
+        const char *in = json_string_value(json_object_get(ent, "in"));
+        const char *bak = json_string_value(json_object_get(ent, "backup"));
+        at[i].path = record_locate(r, ent,
+            json_string_value(json_object_get(ent, "path")), &at[i].why,
+            &at[i].gone);
+        if (in && !strcmp(in, "foreign")) {
+            fprintf(stderr,
+                "airspace init: the record names '%s', which is not in this "
+                "repository\n",
+                json_string_value(json_object_get(ent, "path")));
+            rc = -1;
+        } else if (bak && !safe_sub(bak)) {
+            fprintf(stderr,
+                "airspace init: the record names a backup '%s' outside "
+                "'%s': nothing was changed\n",
+                bak, store);
+            rc = -1;
+        }
+        at[i].bak = bak ? xasprintf("%s/%s", store, bak) : NULL;
+        if (at[i].path && strcmp(in, "abs"))
+            at[i].base = xstrndup(at[i].path,
+                strlen(at[i].path) -
+                    strlen(json_string_value(json_object_get(ent, "path"))) -
+                    1);
+    }
+    if (rc)
+        fprintf(stderr,
+            "airspace init: the repository was moved or copied since an "
+            "earlier airspace recorded its changes: nothing was changed; "
+            "undo them by hand (or run 'airspace init --remove' where that "
+            "repository is), then delete '%s/init.json'\n",
+            store);
+    for (size_t i = rc ? 0 : n; i-- > 0;) {
+        json_t *ent = json_array_get(entries, i);
+        const char *sub = json_string_value(json_object_get(ent, "path"));
         const char *kind = json_string_value(json_object_get(ent, "kind"));
-        int r = !strcmp(kind, "githook") ? remove_hook(ent, path, o->dry_run)
-                                         : remove_config(ent, path, o->dry_run);
-        if (r) {
-            fprintf(stderr, "airspace init: could not undo '%s'\n", path);
-            rc = r;
+        if (!at[i].path && at[i].gone) {
+            printf("forget %s: %s (its files went with it)\n", sub, at[i].why);
+        } else if (!at[i].path) {
+            fprintf(stderr, "airspace init: cannot undo '%s': %s\n", sub,
+                at[i].why);
+            rc = -1;
             continue;
+        } else {
+            int res =
+                kind && !strcmp(kind, "githook")
+                    ? remove_hook(ent, at[i].path, o->dry_run)
+                    : remove_config(ent, at[i].path, at[i].bak, o->dry_run);
+            if (res) {
+                fprintf(
+                    stderr, "airspace init: could not undo '%s'\n", at[i].path);
+                rc = res;
+                continue;
+            }
         }
         json_t *dirs = json_object_get(ent, "dirs");
-        for (size_t k = json_array_size(dirs); !o->dry_run && k-- > 0;)
-            rmdir(json_string_value(json_array_get(dirs, k)));
-        const char *bak = json_string_value(json_object_get(ent, "backup"));
-        if (bak && !o->dry_run)
-            unlink(bak);
+        for (size_t k = json_array_size(dirs);
+             !o->dry_run && at[i].base && k-- > 0;) {
+            const char *d = json_string_value(json_array_get(dirs, k));
+            char *dir = safe_sub(d) ? xasprintf("%s/%s", at[i].base, d) : NULL;
+            if (dir)
+                rmdir(dir);
+            free(dir);
+        }
+        if (at[i].bak && !o->dry_run)
+            unlink(at[i].bak);
         if (!o->dry_run)
             json_array_remove(entries, i);
     }
-    if (!o->dry_run) {
-        if (json_array_size(entries)) {
-            record_save(g, rec);
-        } else {
-            char *path = record_path(g);
-            char *dir = xasprintf("%s/airspace/init-backup", g->common_dir);
-            unlink(path);
-            rmdir(dir);
-            free(dir);
-            free(path);
-        }
-    } else {
+    if (o->dry_run) {
         printf("(dry run: nothing written)\n");
+    } else if (json_array_size(entries) == n) {
+        /* nothing undone: the record stays as it was */
+    } else if (json_array_size(entries)) {
+        record_save(g, rec);
+    } else {
+        char *path = record_path(g);
+        char *dir = xasprintf("%s/init-backup", store);
+        unlink(path);
+        rmdir(dir);
+        free(dir);
+        free(path);
     }
+    for (size_t i = 0; i < n; i++) {
+        free(at[i].path);
+        free(at[i].bak);
+        free(at[i].base);
+    }
+    free(at);
+    free(store);
     json_decref(rec);
     return rc ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }
@@ -884,13 +1454,16 @@ cmd_init(int argc, char **argv)
         fprintf(stderr, "airspace init: %s\n", e.msg);
         return CLI_EXIT_USAGE;
     }
+    struct repo r;
+    repo_init(&r, &g);
     if (o.remove) {
-        rc = uninstall(&o, &g);
+        rc = uninstall(&o, &r);
     } else {
         char *bin = realpath("/proc/self/exe", NULL);
         if (!bin) {
             fprintf(stderr, "airspace init: cannot find this binary: %s\n",
                 strerror(errno));
+            repo_release(&r);
             init_git_release(&g);
             return CLI_EXIT_ERROR;
         }
@@ -910,9 +1483,10 @@ cmd_init(int argc, char **argv)
         if (!o.clients[0] && !o.clients[1] && !o.clients[2])
             printf("no client chosen (--claude-code, --codex, --gemini, "
                    "--all): git hooks only\n");
-        rc = install(&o, &g, bin);
+        rc = install(&o, &r, bin);
         free(bin);
     }
+    repo_release(&r);
     init_git_release(&g);
     return rc;
 }

@@ -4,7 +4,8 @@
  * (Claude Code, Codex, Gemini CLI), the MCP server table in Codex's
  * config.toml, and the git hook scripts.
  *
- * Pure transformations of file contents: no I/O. Merging keeps every key
+ * Transformations of file contents; the only I/O is looking a program up
+ * (on $PATH, or whether it is executable). Merging keeps every key
  * the user had, in its order, and adds only what is missing, so merging
  * twice changes nothing.
  */
@@ -27,6 +28,23 @@ enum init_client {
 char *init_on_path(const char *name);
 
 /*
+ * Programs are named as a command's first word, unquoted ("airspace",
+ * "/opt/x/airspace-hook"). gone lists the programs, NULL-terminated (or
+ * NULL for none), that an earlier `airspace init` of this repository wrote
+ * into commands and that no longer exist: such a command of airspace's is
+ * updated to this binary. Any other existing command of airspace's is left
+ * as it is, whatever path it names: it may be another machine's.
+ */
+
+/* The program command runs (new string, free()), or NULL for unbalanced
+ * quoting. */
+char *init_command_program(const char *command);
+
+/* Whether program prog (a path, or a name looked up on $PATH) cannot be
+ * run: it is missing or not executable. */
+bool init_program_gone(const char *prog);
+
+/*
  * Merge the client's hook entries (command `<bin> hook <client>`) into the
  * JSON settings text old (NULL or empty: a new file); with mcp, also an
  * "airspace" entry under mcpServers. like is NULL or the text of another
@@ -34,11 +52,13 @@ char *init_on_path(const char *name);
  * airspace's hook there gets the very same command here, because Claude
  * Code runs a command once however many of its files name it, but two
  * spellings of airspace's hook twice. *out is the new text (new string,
- * free()), byte-identical to old when nothing was missing. Returns 0, or
+ * free()), byte-identical to old when nothing was missing; when rewritten,
+ * indented by 2, with each real number spelled as in old. Returns 0, or
  * AS_EPARSE when old is not a JSON object (e names the file).
  */
 int init_merge_hooks(const char *old, const char *file, enum init_client c,
-    const char *bin, const char *like, bool mcp, char **out, struct as_err *e);
+    const char *bin, const char *like, bool mcp, const char *const *gone,
+    char **out, struct as_err *e);
 
 /* Whether the JSON settings text runs airspace's hook for client c on any
  * event (false for NULL or text that does not parse). */
@@ -46,20 +66,30 @@ bool init_has_hooks(const char *text, enum init_client c);
 
 /* Merge only an mcpServers.airspace entry (for .mcp.json). */
 int init_merge_mcp(const char *old, const char *file, const char *bin,
-    char **out, struct as_err *e);
+    const char *const *gone, char **out, struct as_err *e);
 
 /*
- * Take out of JSON settings text old every hook entry running
- * `... airspace ... hook <client>` and the mcpServers.airspace entry,
- * dropping containers left empty. *out is new; *empty tells whether
- * nothing but an empty object is left.
+ * Take out of JSON settings text old what init added: every hook entry
+ * running `... airspace ... hook <client>` and the mcpServers.airspace
+ * entry, dropping containers left empty; but not those orig has (the text
+ * before init, NULL when init created the file): they were the user's.
+ * *out is new: old itself when *changed is false (nothing to take out);
+ * *empty tells whether nothing but an empty object is left.
  */
-int init_unmerge_json(const char *old, const char *file, char **out,
-    bool *empty, struct as_err *e);
+int init_unmerge_json(const char *old, const char *orig, const char *file,
+    char **out, bool *empty, bool *changed, struct as_err *e);
+
+/*
+ * Whether TOML text defines mcp_servers.airspace in any spelling (a table
+ * header, spaced or quoted; dotted keys; an inline table), or makes
+ * mcp_servers an inline table, which takes no further table. Text the
+ * scan cannot read counts as defining it when it names both.
+ */
+bool init_toml_has_airspace(const char *text);
 
 /*
  * The text to append to Codex's config.toml for the MCP server (new
- * string), or NULL when old already has an [mcp_servers.airspace] table.
+ * string), or NULL when init_toml_has_airspace(old).
  */
 char *init_codex_toml_block(const char *old, const char *bin);
 
@@ -70,10 +100,16 @@ char *init_gemini_note(const char *top);
 /* The git hook names airspace installs, NULL-terminated. */
 extern const char *const init_git_hooks[];
 
-/* The script installed as git hook name (new string, free()). */
+/* The script installed as git hook name (new string, free()). With the
+ * binary gone, the script does nothing (pre-commit says so on stderr)
+ * instead of failing every commit. */
 char *init_git_hook_script(const char *name, const char *bin);
 
 /* Whether a hook file's text is one airspace installed. */
 bool init_git_hook_is_ours(const char *text);
+
+/* The program an airspace git hook's text runs (new string, free()), or
+ * NULL. */
+char *init_git_hook_program(const char *text);
 
 #endif

@@ -10,7 +10,16 @@
 # .claude/settings.local.json (read by a session started anywhere in the
 # repository), spelled as in .claude/settings.json, also when init runs in
 # a linked worktree, and --remove restores that file too; Gemini CLI's
-# hooks come with a note to start it at the worktree's top.
+# hooks come with a note to start it at the worktree's top; the record
+# names files relative to where they belong, so --remove in a moved
+# repository undoes its own files and in a copy never the original's (an
+# earlier release's record naming another repository is refused), also
+# after init ran from a directory since removed, and says what it could
+# not undo; the git hooks let commits through once the binary is gone and
+# init from its new place updates airspace's commands; config.toml's other
+# spellings of mcp_servers.airspace are left alone; --remove keeps a
+# user's own mcpServers.airspace and leaves a file with nothing of
+# airspace's untouched; numbers keep their spelling.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$(realpath "$AIRSPACE_BIN")
@@ -384,4 +393,150 @@ check "... not the main checkout's local settings Claude Code reads there anyway
 as init --remove > /dev/null
 as agent new gx --no-start > /dev/null 2> "$TMP/gx.err"
 check "gemini: not when Gemini is not wired" [ "$(grep -c Gemini "$TMP/gx.err")" = 0 ]
+
+# ---- a moved repository, a copy, and an earlier release's record ----
+M="$TMP/moved"
+new_repo "$M"
+git -C "$M" commit -q --allow-empty -m base
+printf '{"mcpServers":{"other":{"command":"x"}}}' > "$M/.mcp.json"
+cp "$M/.mcp.json" "$TMP/moved.mcp.orig"
+cd "$M"
+as init --claude-code > /dev/null
+check "record: paths relative to where they belong" jqt .git/airspace/init.json \
+    '[.entries[].path | startswith("/") or contains("..")] | any | not'
+cp -a "$M" "$TMP/copy"
+morig=$(snapshot "$M")
+cd "$TMP/copy"
+as init --remove > "$TMP/copy.out"
+check "copy: --remove undoes the copy's own files" [ ! -e .claude -a ! -e .git/hooks/pre-commit ] && \
+    cmp -s .mcp.json "$TMP/moved.mcp.orig"
+check "copy: ... and never the original's" [ "$(snapshot "$M")" = "$morig" ]
+check "copy: ... nor names them" [ "$(grep -c "$M/" "$TMP/copy.out")" = 0 ]
+mv "$M" "$TMP/moved2"
+cd "$TMP/moved2"
+as init --remove > /dev/null
+check "moved: --remove undoes everything" [ ! -e .claude -a ! -e .git/hooks/pre-commit \
+    -a ! -e .git/airspace/init.json ] && cmp -s .mcp.json "$TMP/moved.mcp.orig"
+# a record as the previous release wrote it: absolute paths
+V="$TMP/v1"
+new_repo "$V"
+git -C "$V" commit -q --allow-empty -m base
+cd "$V"
+as init --claude-code > /dev/null
+jq --arg top "$V" '.version = 1 | .entries[] |= (.path = (if .in == "git" then $top + "/.git/" else $top + "/" end) + .path
+    | .dirs = [.dirs[] | $top + "/" + .] | del(.in, .worktree))' .git/airspace/init.json > "$TMP/v1.json"
+cp "$TMP/v1.json" .git/airspace/init.json
+cp -a "$V" "$TMP/v1-copy"
+vorig=$(snapshot "$V")
+cd "$TMP/v1-copy"
+vcopy=$(snapshot "$TMP/v1-copy")
+rc=0
+as init --remove > /dev/null 2> "$TMP/v1copy.err" || rc=$?
+check "earlier record in a copy: refused" [ "$rc" != 0 ]
+check "earlier record in a copy: says why" grep -q "not in this repository" "$TMP/v1copy.err"
+check "earlier record in a copy: the original untouched" [ "$(snapshot "$V")" = "$vorig" ]
+check "earlier record in a copy: the copy untouched" [ "$(snapshot "$TMP/v1-copy")" = "$vcopy" ]
+cd "$V"
+as init --remove > /dev/null
+check "earlier record: still undone where it was written" [ ! -e .claude -a ! -e .git/hooks/pre-commit \
+    -a ! -e .git/airspace/init.json ]
+
+# ---- init from a subdirectory since removed ----
+D="$TMP/subdir"
+new_repo "$D"
+git -C "$D" commit -q --allow-empty -m base
+mkdir -p "$D/build/tmp"
+cd "$D/build/tmp"
+as init --claude-code > "$TMP/subdir.out"
+check "subdir: hooks named by their real path" grep -qx "create $D/.git/hooks/pre-commit" "$TMP/subdir.out"
+cd "$D"
+rm -rf build
+as init --remove > /dev/null
+check "subdir gone: --remove takes the git hooks out" [ ! -e .git/hooks/pre-commit \
+    -a ! -e .git/hooks/post-commit -a ! -e .git/hooks/reference-transaction -a ! -e .git/airspace/init.json ]
+# what cannot be undone is said, and stays recorded
+git commit -q --allow-empty -m base 2> /dev/null || true
+git worktree add -q "$TMP/subdir-w" 2> /dev/null
+cd "$TMP/subdir-w"
+as init --claude-code > /dev/null
+mv "$TMP/subdir-w" "$TMP/subdir-w2"
+cd "$D"
+rc=0
+as init --remove > /dev/null 2> "$TMP/subdir.err" || rc=$?
+check "worktree moved: --remove fails" [ "$rc" != 0 ]
+check "worktree moved: ... names what it could not undo" grep -q "cannot undo '.claude/settings.json'" "$TMP/subdir.err"
+check "worktree moved: ... and keeps it recorded" jqt .git/airspace/init.json \
+    '[.entries[].path] == [".claude/settings.json", ".mcp.json"]'
+check "worktree moved: the rest is undone" [ ! -e .git/hooks/pre-commit -a ! -e .claude ]
+
+# ---- the binary moves: commits go on, init from the new place updates ----
+H="$TMP/stale"
+new_repo "$H"
+git -C "$H" commit -q --allow-empty -m base
+mkdir -p "$TMP/binA" "$TMP/binB"
+cp "$BIN" "$HOOK" "$TMP/binA/"
+cd "$H"
+"$TMP/binA/airspace" init --claude-code --codex > /dev/null
+hfirst=$(snapshot "$H")
+mv "$TMP/binA/airspace" "$TMP/binA/airspace-hook" "$TMP/binB/"
+rc=0
+git commit -q --allow-empty -m "binary gone" 2> "$TMP/stale.err" || rc=$?
+check "binary gone: the commit goes through" [ "$rc" = 0 ]
+check "binary gone: one line says the check is skipped" [ "$(wc -l < "$TMP/stale.err")" = 1 ] && \
+    grep -q "binA/airspace is gone" "$TMP/stale.err"
+"$TMP/binB/airspace" init --claude-code --codex > "$TMP/stale.out"
+check "binary gone: init from the new place updates the hooks" grep -q "^update .*pre-commit" "$TMP/stale.out"
+check "binary gone: nothing names the old place" [ "$(grep -rl binA .claude .mcp.json .codex .git/hooks | wc -l)" = 0 ]
+check "binary gone: ... the new one instead" jqt .claude/settings.json \
+    "[.hooks[][] | .hooks[].command] | all(. == \"$TMP/binB/airspace-hook claude-code\")"
+"$TMP/binB/airspace" init --claude-code --codex > "$TMP/stale2.out"
+check "binary gone: then nothing to change" grep -q "nothing to change" "$TMP/stale2.out"
+"$TMP/binB/airspace" init --remove > /dev/null
+check "binary gone: --remove leaves nothing" [ ! -e .claude -a ! -e .mcp.json -a ! -e .codex \
+    -a ! -e .git/hooks/pre-commit -a ! -e .git/airspace/init.json ]
+
+# ---- config.toml with mcp_servers.airspace spelled otherwise ----
+T="$TMP/toml"
+new_repo "$T"
+mkdir -p "$T/.codex"
+cd "$T"
+for v in 1 2 3 4; do
+    case $v in
+    1) printf '[mcp_servers]\nairspace = { command = "airspace", args = ["mcp"] }\n' ;;
+    2) printf '[ mcp_servers.airspace ]\ncommand = "airspace"\nargs = ["mcp"]\n' ;;
+    3) printf "[mcp_servers.'airspace']\ncommand = \"airspace\"\nargs = [\"mcp\"]\n" ;;
+    4) printf 'mcp_servers.airspace.command = "airspace"\nmcp_servers.airspace.args = ["mcp"]\n' ;;
+    esac > .codex/config.toml
+    cp .codex/config.toml "$TMP/toml.orig"
+    as init --codex > /dev/null
+    check "toml spelling $v: left as it is" cmp -s .codex/config.toml "$TMP/toml.orig"
+    as init --remove > /dev/null
+done
+
+# ---- a user's own mcpServers.airspace; nothing left to take out ----
+W="$TMP/own"
+new_repo "$W"
+mkdir -p "$W/.gemini"
+cd "$W"
+printf '{"theme": "Dark", "mcpServers": {"airspace": {"command": "/opt/a/airspace", "args": ["mcp", "--agent", "me"]}}}\n' \
+    > .gemini/settings.json
+as init --gemini > /dev/null
+jq '.theme = "Light"' .gemini/settings.json > "$TMP/own.json" && cp "$TMP/own.json" .gemini/settings.json
+as init --remove > /dev/null
+check "own server: --remove keeps it" jqt .gemini/settings.json \
+    '. == {"theme": "Light", "mcpServers": {"airspace": {"command": "/opt/a/airspace", "args": ["mcp", "--agent", "me"]}}}'
+R="$TMP/reverted"
+new_repo "$R"
+mkdir -p "$R/.claude"
+printf '{"model": "opus", "temperature": 0.1, "ratio": 1.1}\n' > "$R/.claude/settings.json"
+git -C "$R" add -A
+git -C "$R" commit -qm base
+cd "$R"
+as init --claude-code > /dev/null
+check "numbers: kept as written" grep -q '"temperature": 0.1,' .claude/settings.json
+check "numbers: ... all of them" grep -q '"ratio": 1.1,' .claude/settings.json
+git checkout -q -- .claude/settings.json
+as init --remove > "$TMP/reverted.out"
+check "nothing to take out: the file is not rewritten" git diff --quiet
+check "nothing to take out: said" grep -q "leave .*settings.json: nothing of airspace's" "$TMP/reverted.out"
 finish
