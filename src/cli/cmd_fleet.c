@@ -6,16 +6,14 @@
  * Who does what:
  *   up        reads .airspace/fleet, makes or reuses each agent's worktree
  *             (git/worktree.h; the .airspace/worktreeinclude files copied,
- *             setup run once when made), registers each agent with its
- *             lane as an intent, and starts a tmux session named for the
- *             repository: a window "top" (`airspace top`) and one window
- *             per agent running its supervisor.
- *   run-agent the supervisor of one agent, in its window: waits for a slot
- *             (at most [fleet] concurrency agents run at once: one lock
- *             file per slot), runs the command in a process group of its
- *             own (the terminal's foreground group), reports each state
- *             to the daemon (POST /v1/fleet/NAME) and to a state file,
- *             restarts a crash after backoff, doubling, up to [fleet]
+ *             setup run until it succeeded there), registers each agent with
+ * its lane as an intent, and starts a tmux session named for the repository: a
+ * window "top" (`airspace top`) and one window per agent running its
+ * supervisor. run-agent the supervisor of one agent, in its window: waits for a
+ * slot (at most [fleet] concurrency agents run at once: one lock file per
+ * slot), runs the command in a process group of its own (the terminal's
+ * foreground group), reports each state to the daemon (POST /v1/fleet/NAME) and
+ * to a state file, restarts a crash after backoff, doubling, up to [fleet]
  *             restarts times, then gives up (an event and an alert) and
  *             stays, reporting, until stopped.
  *   down      stops every supervisor and its agent's process group (TERM,
@@ -232,8 +230,32 @@ opt_json(int argc, char **argv, const char *cmd, int *rc)
     return json;
 }
 
+/* The file that says an agent's setup succeeded in the worktree at dir:
+ * in that worktree's git directory, so it goes with the worktree (new
+ * string); NULL when dir/.git names none. */
+static char *
+setup_marker(const char *dir)
+{
+    char *dotgit = xasprintf("%s/.git", dir), *buf = NULL, *out = NULL;
+    size_t len;
+    if (file_read_max(dotgit, 4096, true, &buf, &len) == 0 &&
+        !strncmp(buf, "gitdir: ", 8)) {
+        char *g = buf + 8;
+        g[strcspn(g, "\r\n")] = '\0';
+        if (*g == '/')
+            out = xasprintf("%s/airspace-setup-done", g);
+        else if (*g)
+            out = xasprintf("%s/%s/airspace-setup-done", dir, g);
+    }
+    free(buf);
+    free(dotgit);
+    return out;
+}
+
 /* Make or reuse agent a's worktree: its path (new string) or NULL after
- * printing why. */
+ * printing why. Setup runs until it has succeeded once in that worktree
+ * (a marker written on success): a reused worktree whose setup failed
+ * gets it again, not an agent started without it. */
 static char *
 agent_worktree(struct fctx *x, const struct fleet_agent *a, json_t *out)
 {
@@ -272,7 +294,10 @@ agent_worktree(struct fctx *x, const struct fleet_agent *a, json_t *out)
     }
     free(copied);
     json_object_set_new(out, "copied", cv);
-    if (!exists && a->setup) {
+    char *marker = a->setup ? setup_marker(dir) : NULL;
+    if (a->setup && (!exists || !marker || access(marker, F_OK) != 0)) {
+        if (marker)
+            unlink(marker);
         fprintf(
             stderr, "airspace fleet up: %s: setup: %s\n", a->name, a->setup);
         char *argv[] = { "/bin/sh", "-c", a->setup, NULL };
@@ -280,13 +305,22 @@ agent_worktree(struct fctx *x, const struct fleet_agent *a, json_t *out)
         if (st2) {
             fprintf(stderr,
                 "airspace fleet up: agent '%s': setup '%s' failed (exit %d); "
-                "its worktree is at %s\n",
+                "its worktree is at %s (the next 'fleet up' runs setup "
+                "again)\n",
                 a->name, a->setup, st2, dir);
+            free(marker);
             free(dir);
             return NULL;
         }
+        if (marker &&
+            file_write_atomic(marker, a->setup, strlen(a->setup), &e) < 0)
+            fprintf(stderr,
+                "airspace fleet up: %s (the next 'fleet up' runs setup "
+                "again)\n",
+                e.msg);
         json_object_set_new(out, "setup", json_true());
     }
+    free(marker);
     return dir;
 }
 
@@ -362,6 +396,72 @@ agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
     json_object_set_new(out, "registered", json_boolean(ok));
 }
 
+/*
+ * Refuse fleet agents whose names other agents fly under, as `agent new`
+ * does: the agent of a worktree on a branch other than airspace/NAME is
+ * named for that branch (the main worktree on `main` is agent "main"),
+ * and the daemon would register the fleet agent's worktree under another
+ * name, which its supervisor, its lane and `down` do not know. The
+ * daemon's agents when it answers, and the worktrees either way (the
+ * daemon may not have read them yet). 0, or CLI_EXIT_FAIL (printed).
+ */
+static int
+names_free(struct fctx *x, struct client *cl)
+{
+    struct repo_worktree *wts = NULL;
+    size_t nwts = 0;
+    struct as_err e;
+    json_t *reply = NULL;
+    long status;
+    if (cl && (client_call(cl, api_agents(false), &status, &reply, &e) ||
+                  status != 200)) {
+        if (reply)
+            json_decref(reply);
+        reply = NULL;
+    }
+    if (repo_worktrees(x->repo, &wts, &nwts, &e))
+        nwts = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < x->f.nagents; i++) {
+        const char *name = x->f.agents[i].name, *st = NULL, *wt = NULL;
+        char *dir = worktree_default_dir(x->main, name);
+        size_t k;
+        json_t *a;
+        json_array_foreach(json_object_get(reply, "agents"), k, a)
+        {
+            const char *id = json_string_value(json_object_get(a, "id"));
+            const char *ast = json_string_value(json_object_get(a, "status"));
+            const char *awt = json_string_value(json_object_get(a, "worktree"));
+            if (!id || strcmp(id, name) || (ast && !strcmp(ast, "exited")) ||
+                file_same_dir(awt, dir))
+                continue;
+            st = ast ? ast : "active";
+            wt = awt;
+        }
+        for (k = 0; !st && k < nwts; k++) {
+            if (wts[k].prunable ||
+                strcmp(worktree_agent_name(wts[k].branch, wts[k].name), name) ||
+                file_same_dir(wts[k].path, dir))
+                continue;
+            st = wts[k].branch ? "its worktree is on that branch"
+                               : "its worktree has that name";
+            wt = wts[k].path;
+        }
+        if (st) {
+            fprintf(stderr,
+                "airspace fleet up: agent '%s' already flies (%s%s%s): "
+                "pick another name in '%s'; nothing started\n",
+                name, st, wt ? ", in " : "", wt ? wt : "", x->fleet_path);
+            rc = CLI_EXIT_FAIL;
+        }
+        free(dir);
+    }
+    repo_worktrees_free(wts, nwts);
+    if (reply)
+        json_decref(reply);
+    return rc;
+}
+
 static int
 fleet_up(int argc, char **argv)
 {
@@ -405,6 +505,12 @@ fleet_up(int argc, char **argv)
             e.msg);
     else
         cl.timeout_ms = 10000;
+    if ((rc = names_free(&x, have ? &cl : NULL))) {
+        if (have)
+            client_close(&cl);
+        fctx_release(&x);
+        return rc;
+    }
     json_t *agents = json_array();
     char **dirs = xcalloc(x.f.nagents, sizeof(*dirs));
     rc = CLI_EXIT_OK;

@@ -61,6 +61,17 @@ say(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Each line of text (a refusal may name several held files), or none. */
+static void
+say_lines(const char *text)
+{
+    for (const char *p = text; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        say("%.*s", (int)len, p);
+        p += len + (p[len] ? 1 : 0);
+    }
+}
+
 static int
 parse(int argc, char **argv, struct lopts *o)
 {
@@ -125,13 +136,8 @@ cmd_land(int argc, char **argv)
     json_t *out = NULL;
     char *notes = NULL, *error = NULL;
     code = land_run(&o.rq, &out, &notes, &error);
-    if (error)
-        say("%s", error);
-    for (const char *p = notes; p && *p;) {
-        size_t len = strcspn(p, "\n");
-        say("%.*s", (int)len, p);
-        p += len + (p[len] ? 1 : 0);
-    }
+    say_lines(error);
+    say_lines(notes);
     const char *target = jstr(out, "target"), *branch = jstr(out, "from");
     if (o.json && out) {
         dcli_print_json(out);

@@ -127,6 +127,23 @@ report(struct sup *s, const char *state, const char *why)
     s->reported_at = clock_wall_ms();
 }
 
+/* The command is done for good (exited, or given up: no restart comes):
+ * its session is over, as a client's SessionEnd tells the daemon (POST
+ * /v1/agents/{id}/exit), so its work is parked now rather than counted
+ * active until the agent falls silent. Best effort. */
+static void
+session_over(struct sup *s)
+{
+    if (!s->have)
+        return;
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    client_call(&s->cl, api_exit(s->a->name), &status, &reply, &e);
+    if (reply)
+        json_decref(reply);
+}
+
 /* Sleep ms, in small steps, until stopped. */
 static void
 nap(int64_t ms)
@@ -301,6 +318,7 @@ fleet_run_agent(const char *name)
             s.restarts = 0;
         if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
             report(&s, "exited", "exit 0");
+            session_over(&s);
             break;
         }
         char why[64];
@@ -312,6 +330,7 @@ fleet_run_agent(const char *name)
             snprintf(why, sizeof(why), "signal %d", WTERMSIG(st));
         if (s.restarts >= x.f.restarts) {
             report(&s, "given-up", why);
+            session_over(&s);
             /* stays, so the window says so and the daemon keeps hearing
              * it (a restarted daemon too) */
             while (!stop_sig) {

@@ -12,7 +12,7 @@
  *   [agent "alice"]
  *       command = claude     # run by /bin/sh -c in alice's worktree
  *       lane = src/net      # one or more: globs: what alice may land
- *       setup = npm ci       # run once, when the worktree is made
+ *       setup = npm ci       # run until it succeeded once in the worktree
  *
  * An unknown key in [fleet] or [agent "..."], a bad value, an agent name
  * that cannot name a worktree (worktree.h), an agent without a command or

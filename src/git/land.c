@@ -19,6 +19,7 @@
 #include "git/merge.h"
 #include "git/repo.h"
 #include "git/shallow.h"
+#include "util/file.h"
 #include "util/sort.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -156,6 +157,107 @@ tree_changes(git_repository *g, git_tree *a, git_tree *b,
     return 0;
 }
 
+/* ---- operations in progress ---- */
+
+/* git's state files of an operation in progress in a worktree's git
+ * directory; head_name: the file naming the branch it works on, when
+ * that branch need not be the worktree's HEAD (detached meanwhile). */
+static const struct {
+    const char *file;
+    const char *what;
+    const char *head_name;
+} land_ops[] = {
+    { "rebase-merge", "a rebase", "rebase-merge/head-name" },
+    { "rebase-apply", "a rebase or `git am`", "rebase-apply/head-name" },
+    { "MERGE_HEAD", "a merge", NULL },
+    { "CHERRY_PICK_HEAD", "a cherry-pick", NULL },
+    { "REVERT_HEAD", "a revert", NULL },
+    { "BISECT_LOG", "a bisect", "BISECT_START" },
+};
+
+static bool
+state_has(const char *gitdir, const char *file)
+{
+    char *path = xasprintf("%s/%s", gitdir, file);
+    bool yes = access(path, F_OK) == 0;
+    free(path);
+    return yes;
+}
+
+/* The branch the first line of gitdir/file names ("refs/heads/X", or X
+ * as BISECT_START has it), new string; NULL when none. */
+static char *
+state_branch(const char *gitdir, const char *file)
+{
+    char *path = xasprintf("%s/%s", gitdir, file), *buf = NULL, *out = NULL;
+    size_t len;
+    int rc = file_read_max(path, 4096, false, &buf, &len);
+    free(path);
+    if (rc)
+        return NULL;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    const char *b = buf;
+    if (!strncmp(b, "refs/heads/", 11))
+        b += 11;
+    if (*b)
+        out = xstrdup(b);
+    free(buf);
+    return out;
+}
+
+/*
+ * Refuse (AS_ECONFLICT) when branch target or source is in the hands of
+ * an operation in progress in some worktree: a rebase of it or a bisect
+ * started from it (that worktree's HEAD is detached meanwhile, and the
+ * rebase ends by setting the branch to what it rebuilt from the old tip,
+ * which drops a land made in between), or a merge, cherry-pick, revert,
+ * rebase or bisect in a worktree that has it checked out. git counts
+ * such a branch as checked out too (`git branch -f` refuses it).
+ */
+static int
+land_in_flight(
+    struct repo *r, const char *target, const char *source, struct as_err *e)
+{
+    struct repo_worktree *wts = NULL;
+    size_t n = 0;
+    int rc = repo_worktrees(r, &wts, &n, e);
+    if (rc)
+        return rc;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (wts[i].prunable)
+            continue;
+        char *gitdir = wts[i].is_main ? xstrdup(repo_common_dir(r))
+                                      : xasprintf("%s/worktrees/%s",
+                                            repo_common_dir(r), wts[i].name);
+        for (size_t k = 0; k < sizeof(land_ops) / sizeof(land_ops[0]); k++) {
+            if (!state_has(gitdir, land_ops[k].file))
+                continue;
+            char *named = land_ops[k].head_name
+                              ? state_branch(gitdir, land_ops[k].head_name)
+                              : NULL;
+            const char *hit = NULL;
+            for (int s = 0; s < 2 && !hit; s++) {
+                const char *b = s ? source : target;
+                if ((named && !strcmp(named, b)) ||
+                    (wts[i].branch && !strcmp(wts[i].branch, b)))
+                    hit = b;
+            }
+            if (hit)
+                rc = as_errorf(e, AS_ECONFLICT,
+                    "'%s' has %s in progress on '%s' (the %s): finish or "
+                    "abort it there first; nothing landed",
+                    wts[i].path, land_ops[k].what, hit,
+                    hit == target ? "branch to land on" : "branch to land");
+            free(named);
+            if (hit)
+                break;
+        }
+        free(gitdir);
+    }
+    repo_worktrees_free(wts, n);
+    return rc;
+}
+
 int
 land_prepare(const char *from, const char *source, const char *target,
     struct land_plan *p, struct as_err *e)
@@ -178,7 +280,8 @@ land_prepare(const char *from, const char *source, const char *target,
         return rc;
     git_repository *g = repo_git(r);
     if ((rc = branch_tip(g, source, &s, NULL, e)) ||
-        (rc = branch_tip(g, target, &t, NULL, e)))
+        (rc = branch_tip(g, target, &t, NULL, e)) ||
+        (rc = land_in_flight(r, target, source, e)))
         goto out;
     int err = shallow_merge_base(&base, g, &t, &s, e);
     if (err == GIT_ENOTFOUND) {
@@ -740,6 +843,9 @@ land_apply(const char *from, const struct land_plan *p,
         }
         if ((rc = tree_changes(
                  g, now_tree, result_tree, &res->files, &res->nfiles, e)))
+            goto out;
+        /* again: an operation may have started since the plan */
+        if ((rc = land_in_flight(r, p->target, p->source, e)))
             goto out;
         if (p->worktree &&
             (rc = wt_begin(&wl, p->worktree, p->target, refname, now_tree,

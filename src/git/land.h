@@ -32,6 +32,16 @@
  * attributes of that worktree or of the source; commit_filter_of()) is
  * refused before anything moves: `git merge` lands it.
  *
+ * Either branch in the hands of an operation in progress in any
+ * worktree refuses the land (AS_ECONFLICT, nothing changed, checked by
+ * land_prepare() and again before each swap): a rebase of it
+ * (`rebase-merge/head-name`, `rebase-apply/head-name`) or a bisect
+ * started from it (`BISECT_START`), whose worktree has a detached HEAD
+ * meanwhile, or a merge, cherry-pick, revert, rebase or bisect where it
+ * is checked out. A rebase ends by setting its branch to what it rebuilt
+ * from the tip it started on, which would drop the land; git counts such
+ * a branch as checked out too.
+ *
  * Objects of a real land go to the repository's object directory;
  * a dry run merges in memory (repo.h) and writes nothing.
  *
@@ -72,7 +82,9 @@ void land_plan_release(struct land_plan *p);
  * containing directory from. Returns 0 (conflicts are a result, not an
  * error); AS_ENOENT (from is not in a repository, or a branch does not
  * exist); AS_EINVAL (source and target are one branch, or share no
- * history); AS_EGIT.
+ * history); AS_ECONFLICT (either branch is in an operation in progress
+ * in some worktree, see above; the message names the worktree and the
+ * operation); AS_EGIT.
  */
 int land_prepare(const char *from, const char *source, const char *target,
     struct land_plan *p, struct as_err *e);

@@ -183,14 +183,37 @@ covered(json_t *patterns, const char *path)
     return false;
 }
 
+/* The fleet agent named agent in the fleet file of the repository at
+ * dir (git/fleet.h), read into f (release it with fleet_release() when
+ * it is not NULL), or NULL. */
+static const struct fleet_agent *
+fleet_agent_of(const char *dir, const char *agent, struct fleet *f)
+{
+    struct repo *r = NULL;
+    struct as_err e;
+    memset(f, 0, sizeof(*f));
+    if (repo_open(dir, &r, &e) || !repo_main_workdir(r)) {
+        repo_free(r);
+        return NULL;
+    }
+    char *path = xasprintf("%s/.airspace/fleet", repo_main_workdir(r));
+    repo_free(r);
+    int rc = fleet_read(path, f, &e);
+    free(path);
+    return rc ? NULL : fleet_find(f, agent);
+}
+
 /*
  * The scope check: the files of plan that none of agent's locks, claims
- * or live intents covers, into out (a JSON array of strings). Returns 0
- * or an exit code with *error (new string).
+ * or live intents covers, into out (a JSON array of strings). A fleet
+ * agent's lanes count as its intents: `fleet up` declares them, but they
+ * go when its session is over (its command exited, `fleet down`), while
+ * its work waits to be landed. Returns 0 or an exit code with *error
+ * (new string).
  */
 static int
-scope_check(struct client *cl, const char *agent, const struct land_plan *p,
-    json_t *out, char **error)
+scope_check(struct client *cl, const char *dir, const char *agent,
+    const struct land_plan *p, json_t *out, char **error)
 {
     char *why = NULL;
     json_t *locks = get_array(cl, api_locks(agent), "locks", &why);
@@ -221,9 +244,13 @@ scope_check(struct client *cl, const char *agent, const struct land_plan *p,
         json_array_foreach(json_object_get(x, "files"), j, f)
             json_array_append(pats, f);
     }
+    struct fleet fl;
+    const struct fleet_agent *fa = fleet_agent_of(dir, agent, &fl);
     for (i = 0; i < p->nfiles; i++)
-        if (!covered(pats, p->files[i]))
+        if (!covered(pats, p->files[i]) &&
+            !(fa && fa->nlanes && fleet_in_lane(fa, p->files[i])))
             json_array_append_new(out, json_string(p->files[i]));
+    fleet_release(&fl);
     json_decref(pats);
     json_decref(locks);
     json_decref(intents);
@@ -278,6 +305,74 @@ lane_check(const char *dir, const char *agent, const struct land_plan *p,
     free(out.s);
     free(lanes.s);
     fleet_release(&f);
+    return code;
+}
+
+/*
+ * The lock check, as `airspace commit` makes it: the files of plan that
+ * another agent holds exclusively (POST /v1/locks/check, mode shared) are
+ * refused, one line each naming the holder, the lock and its time left,
+ * unless forced (then a note each). Their paths go to held (a JSON array
+ * of strings). 0, or an exit code with *error.
+ */
+static int
+lock_check(struct client *cl, const char *agent, const struct land_plan *p,
+    bool forced, const char *force, json_t *held, struct strbuf *notes,
+    char **error)
+{
+    struct strbuf lines = STRBUF_INIT;
+    for (size_t i = 0; i < p->nfiles; i++) {
+        long status;
+        json_t *reply = NULL;
+        struct as_err e;
+        if (client_call(cl, api_lock_check(agent, p->files[i], "shared"),
+                &status, &reply, &e)) {
+            *error = xasprintf("the daemon stopped answering while checking "
+                               "locks: %s; nothing landed",
+                e.msg);
+            free(lines.s);
+            return CLI_EXIT_UNREACHABLE;
+        }
+        if (status != 200) {
+            *error = xasprintf("cannot check the locks on '%s': %s; nothing "
+                               "landed",
+                p->files[i], client_error_message(reply));
+            if (reply)
+                json_decref(reply);
+            free(lines.s);
+            return client_exit_code(status) ? client_exit_code(status)
+                                            : CLI_EXIT_ERROR;
+        }
+        if (json_is_false(json_object_get(reply, "free"))) {
+            json_t *h = json_object_get(reply, "holder");
+            const char *reason = jstr(h, "reason");
+            if (forced)
+                strbuf_addf(notes, "landing anyway (%s): ", force);
+            strbuf_addf(forced ? notes : &lines,
+                "'%s' is held by %s (%s %s '%s', %lld s left%s%s)\n",
+                p->files[i], jstr(h, "holder") ? jstr(h, "holder") : "?",
+                jstr(h, "mode") ? jstr(h, "mode") : "?",
+                jstr(h, "kind") ? jstr(h, "kind") : "lock",
+                jstr(h, "pattern") ? jstr(h, "pattern") : "?",
+                (long long)json_integer_value(
+                    json_object_get(h, "expiresInMs")) /
+                    1000,
+                reason ? ", reason: " : "", reason ? reason : "");
+            json_array_append_new(held, json_string(p->files[i]));
+        }
+        if (reply)
+            json_decref(reply);
+    }
+    size_t n = json_array_size(held);
+    int code = 0;
+    if (n && !forced) {
+        *error = xasprintf("%sland refused: %zu file%s held by another "
+                           "agent; nothing landed (ask the holder, wait, or "
+                           "use %s)",
+            lines.s, n, n == 1 ? " is" : "s are", force);
+        code = CLI_EXIT_FAIL;
+    }
+    free(lines.s);
     return code;
 }
 
@@ -340,7 +435,7 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
     int code = 0, rc;
     long saved_timeout = cl ? cl->timeout_ms : 0;
     char *target = NULL, *branch = NULL, *agent = NULL;
-    json_t *agents = NULL, *out_of_scope = json_array();
+    json_t *agents = NULL, *out_of_scope = json_array(), *held = json_array();
     struct strbuf notes = STRBUF_INIT;
     struct land_plan plan;
     struct land_result res;
@@ -420,8 +515,8 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
                 goto out;
             }
             strbuf_addf(&notes,
-                "landing without a scope check (%s): the daemon cannot "
-                "be reached (%s)\n",
+                "landing without a scope or lock check (%s): the daemon "
+                "cannot be reached (%s)\n",
                 force, rq->no_daemon ? rq->no_daemon : "?");
         } else if (!agent) {
             if (!rq->force) {
@@ -433,14 +528,15 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
                 goto out;
             }
             strbuf_addf(&notes,
-                "landing without a scope check (%s): no agent owns "
-                "'%s'\n",
+                "landing without a scope or lock check (%s): no agent "
+                "owns '%s'\n",
                 force, branch);
         } else {
             if (!known)
                 strbuf_addf(
                     &notes, "the daemon does not know agent '%s'\n", agent);
-            if ((code = scope_check(cl, agent, &plan, out_of_scope, error)))
+            if ((code = scope_check(
+                     cl, dir, agent, &plan, out_of_scope, error)))
                 goto out;
             size_t n = json_array_size(out_of_scope);
             if (n) {
@@ -463,6 +559,9 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
             }
             if ((code = lane_check(
                      dir, agent, &plan, rq->force, force, &notes, error)))
+                goto report;
+            if ((code = lock_check(
+                     cl, agent, &plan, rq->force, force, held, &notes, error)))
                 goto report;
         }
     }
@@ -505,6 +604,7 @@ report:;
         "retries", (json_int_t)res.retries);
     if (!code && res.parent[0])
         json_object_set_new(out, "parent", json_string(res.parent));
+    json_object_set(out, "held", held);
     if (plan.worktree)
         json_object_set_new(out, "worktree", json_string(plan.worktree));
     *result = out;
@@ -514,6 +614,7 @@ out:
     if (cl)
         cl->timeout_ms = saved_timeout;
     json_decref(out_of_scope);
+    json_decref(held);
     if (agents)
         json_decref(agents);
     land_result_release(&res);

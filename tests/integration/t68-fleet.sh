@@ -6,7 +6,9 @@
 # intents; `fleet status --json`; a second `up` is refused; `fleet down`
 # leaves no process behind (by marker and by process group), closes the
 # session and keeps the worktree with uncommitted work, saying so. Bad
-# fleet files are refused.
+# fleet files are refused, and an agent named as the main worktree's.
+# An agent whose command exits 0 is exited in the daemon at once. A
+# setup that failed runs again on the next up, until it succeeded.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux > /dev/null; then
@@ -48,7 +50,7 @@ cat > .airspace/fleet << EOF
 	lane = src/net/**
 	setup = "touch setup-ran"
 [agent "late"]
-	command = "sleep 1.5"
+	command = "sleep 1.5; echo done > late.txt"
 	lane = docs/**
 EOF
 start_daemon --tick-ms 50 --rescan-ms 60000
@@ -73,6 +75,14 @@ check "an agent without a command: refused" grep -q "agent 'a' has no command" "
 printf '[fleet]\n\tconcurrency = 0\n[agent "a"]\n\tcommand = x\n' > .airspace/fleet
 as fleet up > /dev/null 2> "$TMP/err" && st=0 || st=$?
 check "concurrency 0: refused" grep -q "fleet.concurrency = 0: want a whole number from 1 to 1000" "$TMP/err"
+check "... nothing made" [ ! -e "$TMP/repo.airspace" ]
+check "... no session" [ "$(tmux ls 2> /dev/null | wc -l)" = 0 ]
+# the main worktree, on main, is agent "main": a fleet agent cannot be
+printf '[agent "main"]\n\tcommand = x\n' > .airspace/fleet
+as fleet up > /dev/null 2> "$TMP/err" && st=0 || st=$?
+check "an agent named as the main worktree's: refused (exit $st)" [ "$st" = 1 ]
+check "... as agent new says it" grep -q \
+    "agent 'main' already flies (active, in $R): pick another name in '$R/.airspace/fleet'; nothing started" "$TMP/err"
 check "... nothing made" [ ! -e "$TMP/repo.airspace" ]
 check "... no session" [ "$(tmux ls 2> /dev/null | wc -l)" = 0 ]
 cp "$TMP/fleet.good" .airspace/fleet
@@ -110,6 +120,16 @@ wait_status() {
 }
 check "crashy given up after 2 restarts, steady running, late exited" wait_status \
     '[.agents[] | {name, state, restarts}] == [{"name":"crashy","state":"given-up","restarts":2},{"name":"steady","state":"running","restarts":0},{"name":"late","state":"exited","restarts":0}]'
+# (its file is read by the watch: a moment, not the 10 minutes of silence)
+late_parked() {
+    n=0
+    until api GET /v1/agents/late && jq -e '.status == "exited" and .parked and .fileCount == 1' "$TMP/body" > /dev/null; do
+        n=$((n + 1))
+        [ $n -lt 50 ] || { cat "$TMP/body" >&2; return 1; }
+        sleep 0.1
+    done
+}
+check "late exited 0: its session is over at once, its work parked" late_parked
 check "status: up, lanes, worktrees, why" jqt "$TMP/st" \
     ".up and .concurrency == 2 and .agents[0].lane == [\"src/crash/**\"] and .agents[0].worktree == \"$W/crashy\" and .agents[0].why == \"exit 3\" and (.agents[1].pid > 0)"
 as fleet status > "$TMP/out"
@@ -174,4 +194,26 @@ check "status after down: down, each stopped or exited" jqt "$TMP/st" \
     '(.up | not) and ([.agents[].state] == ["stopped","stopped","exited"])'
 as fleet attach > /dev/null 2> "$TMP/err" && st=0 || st=$?
 check "attach with the fleet down: exit 1" [ "$st" = 1 ]
+
+# ---- a setup that failed runs again on the next up, until it succeeds
+cat > .airspace/fleet << EOF
+[agent "deps"]
+	command = "test -e deps-ran && echo with-deps > ran-with"
+	setup = "test -e $TMP/deps-ok && touch deps-ran"
+EOF
+as fleet up > /dev/null 2> "$TMP/err" && st=0 || st=$?
+check "setup fails: up refused (exit $st)" [ "$st" = 1 ]
+check "... saying the next up runs it again" grep -q "setup 'test -e .*' failed (exit 1); its worktree is at $W/deps (the next 'fleet up' runs setup again)" "$TMP/err"
+touch "$TMP/deps-ok"
+as fleet up --json > "$TMP/up" 2> "$TMP/err" && st=0 || st=$?
+check "up again: exit 0 ($st: $(cat "$TMP/err"))" [ "$st" = 0 ]
+check "... the worktree reused, setup run" jqt "$TMP/up" '.agents[0].made == false and .agents[0].setup == true'
+check "the agent ran with its setup done" wait_status '.agents[0].state == "exited"'
+check "... (its output)" [ "$(cat "$W/deps/ran-with" 2> /dev/null)" = with-deps ]
+as fleet down > /dev/null 2>&1
+rm "$W/deps/deps-ran"
+as fleet up --json > "$TMP/up" 2> "$TMP/err" && st=0 || st=$?
+check "once it succeeded, the next up does not run it (exit $st)" jqt "$TMP/up" '.agents[0].setup == null'
+check "... (no new mark)" [ ! -e "$W/deps/deps-ran" ]
+as fleet down > /dev/null 2>&1
 finish
