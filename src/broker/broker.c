@@ -43,6 +43,7 @@
 #include "broker/team.h"
 #include "core/owners.h"
 #include "util/file.h"
+#include "util/sockpath.h"
 #include "util/xalloc.h"
 #include "util/clock.h"
 #include "util/banned.h"
@@ -539,19 +540,31 @@ broker_free(struct broker *b)
 }
 
 void
-broker_not_serving(const struct broker_options *o, const char *why)
+broker_not_serving(const struct broker_options *o, const char *why, bool config)
 {
     struct broker_paths p;
     struct as_err pe;
-    if (!o->log_stderr && o->repo_path &&
+    if ((!o->log_stderr || config) && o->repo_path &&
         broker_paths_resolve(o->repo_path, false, &p, &pe) == 0) {
-        int fd = open(p.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        int fd =
+            o->log_stderr
+                ? -1
+                : open(p.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
         if (f) {
             log_to(f, "not serving: %s", why);
             fclose(f);
         } else if (fd >= 0) {
             close(fd);
+        }
+        if (config) {
+            char *path = xasprintf("%s/%s", p.dir, BROKER_START_ERROR);
+            char *line = xasprintf("%s\n", why);
+            struct as_err we;
+            if (mkdir(p.dir, 0700) == 0 || errno == EEXIST)
+                file_write_atomic(path, line, strlen(line), &we);
+            free(line);
+            free(path);
         }
         broker_paths_release(&p);
     }
@@ -592,6 +605,7 @@ serve_once(
     broker_airspace(b);
     risk_config_default(&b->cfg);
     int rc = 0;
+    bool bad_config = false; /* what the daemon refuses is its settings */
     for (size_t k = 0; k < o->nset; k++) {
         const char *eq = strchr(o->set[k], '=');
         char *key = eq ? xstrndup(o->set[k], (size_t)(eq - o->set[k])) : NULL;
@@ -599,11 +613,15 @@ serve_once(
                  : as_errorf(e, AS_EINVAL, "--set takes KEY=VALUE, not '%s'",
                        o->set[k]);
         free(key);
-        if (rc)
+        if (rc) {
+            bad_config = true;
             goto out;
+        }
     }
-    if ((rc = risk_config_check(&b->cfg, e)))
+    if ((rc = risk_config_check(&b->cfg, e))) {
+        bad_config = true;
         goto out;
+    }
     rc = broker_paths_resolve(o->repo_path, true, &b->paths, e);
     if (rc)
         goto out;
@@ -713,6 +731,12 @@ serve_once(
         broker_log(b, "rescan: %s", se.msg);
     broker_log(b, "serving on %s%s", b->paths.socket,
         o->tcp_port > 0 ? " and 127.0.0.1" : "");
+    {
+        /* a refusal of an earlier start is over */
+        char *err = xasprintf("%s/%s", b->paths.dir, BROKER_START_ERROR);
+        unlink(err);
+        free(err);
+    }
     if (o->ready_fd >= 0) {
         if (write(o->ready_fd, "R", 1) != 1)
             broker_log(b, "cannot signal readiness");
@@ -736,7 +760,7 @@ out:
         fclose(b->log);
         b->log = NULL;
     }
-    broker_not_serving(o, e->msg);
+    broker_not_serving(o, e->msg, bad_config);
     broker_free(b);
     return rc;
 }

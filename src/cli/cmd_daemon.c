@@ -260,7 +260,7 @@ cmd_serve(int argc, char **argv)
     size_t nall, nfile;
     if (serve_config(&o, given, sets.v, sets.n, &all_sets, &nall, &nfile, &e)) {
         fprintf(stderr, "airspace serve: %s\n", e.msg);
-        broker_not_serving(&o, e.msg);
+        broker_not_serving(&o, e.msg, true);
         free((char *)o.store_wip_remote);
         return CLI_EXIT_USAGE;
     }

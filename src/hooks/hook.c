@@ -119,6 +119,24 @@ worktree_root(const char *dir)
     return NULL;
 }
 
+/* The worktree holding the file at the absolute path (which need not
+ * exist yet, nor its last directories), or NULL. */
+static char *
+root_of_path(const char *path)
+{
+    char *dir = xstrdup(path), *root = NULL;
+    for (char *slash; !root && (slash = strrchr(dir, '/')) && slash != dir;) {
+        *slash = '\0';
+        struct stat st;
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+            root = worktree_root(dir);
+        if (!root && stat(dir, &st) == 0)
+            break; /* the nearest existing directory is in no worktree */
+    }
+    free(dir);
+    return root;
+}
+
 static const char *
 prefix_of(enum dialect d)
 {
@@ -380,6 +398,27 @@ connect_daemon(struct hook *h)
     return true;
 }
 
+/* Why the daemon's last start refused its configuration (one line, a new
+ * string), or NULL: a daemon that serves removes the record. */
+static char *
+start_error(const char *dir)
+{
+    if (!dir)
+        return NULL;
+    char *path = xasprintf("%s/%s", dir, BROKER_START_ERROR), *buf = NULL;
+    size_t len;
+    if (file_read_max(path, 4096, false, &buf, &len))
+        buf = NULL;
+    free(path);
+    if (buf)
+        buf[strcspn(buf, "\r\n")] = '\0';
+    if (buf && !*buf) {
+        free(buf);
+        buf = NULL;
+    }
+    return buf;
+}
+
 json_t *
 hook_call(struct hook *h, struct api_req r)
 {
@@ -412,9 +451,22 @@ hook_call(struct hook *h, struct api_req r)
         if (rc == AS_ENOENT) { /* no socket, or a crashed daemon's */
             if (!h->await_start)
                 spawn_daemon(h->root, h->dir);
-            snprintf(h->note, sizeof(h->note),
-                "airspace: the coordination daemon was not running; starting "
-                "it (this call was not checked)");
+            char *why = start_error(h->dir);
+            if (why) {
+                /* it will not start until that is fixed: said every time,
+                 * as every call goes unchecked till then */
+                hook_log(h, "the daemon does not start: %s", why);
+                snprintf(h->note, sizeof(h->note),
+                    "airspace: the coordination daemon cannot start: %s; "
+                    "nothing is checked until that is fixed (this call was "
+                    "not checked)",
+                    why);
+                free(why);
+            } else {
+                snprintf(h->note, sizeof(h->note),
+                    "airspace: the coordination daemon was not running; "
+                    "starting it (this call was not checked)");
+            }
         } else if (rc == AS_ECONFLICT) {
             hook_log(h,
                 "'%s' is served by another user, not the daemon: "
@@ -775,7 +827,9 @@ cmd_hook(int argc, char **argv)
     size_t len = 0;
     char *raw = read_stdin(&len);
     json_error_t je;
-    h.in = raw ? json_loadb(raw, len, 0, &je) : NULL;
+    /* a NUL in a string is valid JSON (a file's content may hold one): an
+     * input refused for it would be let through unchecked */
+    h.in = raw ? json_loadb(raw, len, JSON_ALLOW_NUL, &je) : NULL;
     if (!raw && len)
         snprintf(je.text, sizeof(je.text),
             "%zu bytes, more than the %u MiB it reads", len,
@@ -784,6 +838,14 @@ cmd_hook(int argc, char **argv)
     const char *cwd = json_string_value(json_object_get(h.in, "cwd"));
     h.cwd = realpath(cwd ? cwd : ".", NULL);
     h.root = worktree_root(cwd);
+    if (!h.root) {
+        /* a session started outside any worktree (in a parent directory,
+         * hooks of the user's): the file it writes names the repository */
+        const char *fp = json_string_value(
+            json_object_get(json_object_get(h.in, "tool_input"), "file_path"));
+        if (fp && fp[0] == '/')
+            h.root = root_of_path(fp);
+    }
     if (h.root) {
         char *common = broker_common_dir_of(h.root);
         if (common)

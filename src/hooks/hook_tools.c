@@ -31,8 +31,9 @@
 /*
  * Repository-relative path of a file path, absolute or relative to the
  * hook's cwd (as the tool resolves it), or NULL outside the worktree. Its
- * directories are resolved (symlinks, ".."), as the realpath'd root is;
- * the file itself may not exist yet, nor its last directories.
+ * directories are resolved (symlinks, ".."), as the realpath'd root is,
+ * and so is the file when it is a link (to the file a write changes); the
+ * file itself may not exist yet, nor its last directories.
  */
 static char *
 rel_path(struct hook *h, const char *p)
@@ -56,6 +57,14 @@ rel_path(struct hook *h, const char *p)
             k--;
     }
     char *full = real ? xasprintf("%s/%s", real, abs + k) : xstrdup(abs);
+    /* a link to a file: a write through it changes the file it names */
+    struct stat lst;
+    char *target = NULL;
+    if (lstat(full, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+        (target = realpath(full, NULL))) {
+        free(full);
+        full = target;
+    }
     char *norm = NULL;
     if (path_normalize(full, h->root, &norm) < 0)
         norm = NULL;

@@ -15,6 +15,10 @@
  */
 char *broker_socket_path(const char *airspace_dir, char **fallback_dir);
 
+/* In <airspace_dir>: why the last start refused its configuration (one
+ * line), until a daemon serves; read by a hook that found none serving. */
+#define BROKER_START_ERROR "start.error"
+
 /*
  * Whether the server at the other end of the connected Unix socket fd
  * runs as this process's effective user (SO_PEERCRED). *uid gets its uid,

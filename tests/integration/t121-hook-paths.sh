@@ -1,0 +1,63 @@
+# t121-hook-paths.sh - a PreToolUse is checked whatever shape its input
+# takes: a content holding NUL (\u0000, valid JSON: the input was refused
+# as unreadable and the write let through), a write through a link to a
+# held file (the link was checked, not the file it changes), a session
+# whose cwd is outside the repository writing into it by absolute path
+# (taken for "not in a git worktree"); and a daemon that cannot start
+# because of its configuration is named as such, every time, not
+# "starting it" for ever.
+. "$(dirname "$0")/lib.sh"
+
+base_repo "$TMP/repo"
+R=$(pwd -P)
+mkdir -p src
+echo 'int b;' > src/b.c
+ln -s src/b.c alias.c
+echo 'free' > free.txt
+commit 10:00 files
+trap 'as stop > /dev/null 2>&1 || true; rm -rf "$TMP"' EXIT
+start_daemon
+api POST /v1/agents '{"id":"bob","client":"claude-code"}'
+api POST /v1/locks '{"agent":"bob","pattern":"src/b.c","ttlMs":600000}'
+check "bob holds src/b.c ($CODE)" [ "$CODE" = 200 ]
+
+pre() { # pre CWD TOOL INPUT-JSON: "decision|reason|context" of alice's call
+    printf '%s' "{\"session_id\":\"s-alice\",\"cwd\":\"$1\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"$2\",\"tool_input\":$3}" |
+        AIRSPACE_AGENT=alice "$AIRSPACE_BIN" hook claude-code |
+        jq -rs '.[0].hookSpecificOutput | (.permissionDecision // "none") + "|" + (.permissionDecisionReason // "") + "|" + (.additionalContext // "")'
+}
+denied() { case "$1" in deny*bob*) true ;; *) false ;; esac; }
+
+d=$(pre "$R" Write '{"file_path":"src/b.c","content":"hello"}')
+check "a Write of src/b.c is denied ($d)" denied "$d"
+d=$(pre "$R" Write '{"file_path":"src/b.c","content":"hel\u0000lo"}')
+check "... also with a NUL in its content ($d)" denied "$d"
+d=$(pre "$R" Edit '{"file_path":"src/b.c","old_string":"int b;","new_string":"int\u0000b;"}')
+check "... and an Edit with a NUL ($d)" denied "$d"
+d=$(pre "$R" Write '{"file_path":"alias.c","content":"x"}')
+check "a Write through a link to src/b.c is denied ($d)" denied "$d"
+d=$(pre "$R" Bash '{"command":"echo x > alias.c"}')
+check "... and a shell write through it ($d)" denied "$d"
+d=$(pre "$R" Write '{"file_path":"free.txt","content":"x"}')
+check "a free file is allowed ($d)" [ "$d" = "none||" ]
+d=$(pre "$TMP" Write "{\"file_path\":\"$R/src/b.c\",\"content\":\"x\"}")
+check "a session outside the repository writing into it is denied ($d)" denied "$d"
+d=$(pre / Write "{\"file_path\":\"$R/new/dir/x.c\",\"content\":\"x\"}")
+check "... and may write a new file there ($d)" [ "$d" = "none||" ]
+
+# a configuration the daemon refuses: said, with the reason, every call
+as stop > /dev/null
+n=0
+while curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+printf '[daemon]\n\tstale-ms = soon\n' > .git/airspace/config
+for k in 1 2; do
+    d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
+    check "bad configuration, call $k: the reason is told ($d)" sh -c \
+        "printf '%s' \"\$1\" | grep -q 'daemon cannot start: .*stale-ms = soon.*nothing is checked until that is fixed'" x "$d"
+done
+check "... and logged" grep -q "the daemon does not start: .*stale-ms" .git/airspace/hook.log
+rm .git/airspace/config
+d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
+check "configuration fixed: the daemon starts and src/b.c is denied ($d)" denied "$d"
+check "... and the refusal is forgotten" [ ! -e .git/airspace/start.error ]
+finish
