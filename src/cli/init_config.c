@@ -292,7 +292,9 @@ out_bad:
     return NULL;
 }
 
-char *
+/* The program command runs (new string, free()), or NULL for unbalanced
+ * quoting. */
+static char *
 init_command_program(const char *command)
 {
     size_t n;

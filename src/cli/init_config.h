@@ -36,10 +36,6 @@ char *init_on_path(const char *name);
  * as it is, whatever path it names: it may be another machine's.
  */
 
-/* The program command runs (new string, free()), or NULL for unbalanced
- * quoting. */
-char *init_command_program(const char *command);
-
 /* Whether program prog (a path, or a name looked up on $PATH) cannot be
  * run: it is missing or not executable. */
 bool init_program_gone(const char *prog);
