@@ -226,7 +226,8 @@ broker_forget_gone_worktree(struct broker *b, size_t i)
 }
 
 /* The human's share of shared worktree wt (share_subtract): w minus what
- * the agents sharing it hold, and the clients' settings. */
+ * the agents sharing it hold. The clients' settings are not in w: git's
+ * reads leave them out (git/workset.c). */
 static void
 subtract_reported(struct broker *b, const char *wt, struct agent *w)
 {
@@ -236,7 +237,7 @@ subtract_reported(struct broker *b, const char *wt, struct agent *w)
         if (broker_who(b, i)->shared && b->ag[i].worktree &&
             !strcmp(b->ag[i].worktree, wt))
             v[n++] = &b->ag[i];
-    share_subtract(w, v, n, broker_client_config);
+    share_subtract(w, v, n, NULL);
     free(v);
 }
 
@@ -458,15 +459,6 @@ read_workset(struct broker *b, size_t i, struct as_err *e)
     }
     b->meta[i].git_state = state;
     b->meta[i].git_state_ok = state_ok;
-    /* the clients' settings are the tooling's, not the agent's work */
-    size_t kept = 0;
-    for (size_t k = 0; k < fresh.nfiles; k++) {
-        if (broker_client_config(fresh.files[k].path))
-            ws_file_release(&fresh.files[k]);
-        else
-            fresh.files[kept++] = fresh.files[k];
-    }
-    fresh.nfiles = kept;
     gitview_recency(&b->cfg, &fresh, wo.now_ms);
     broker_drop_engine(b);
     adopt_workset(b, i, &fresh);

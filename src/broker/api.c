@@ -523,6 +523,9 @@ h_status(struct api_ctx *c)
             (json_int_t)b->stat_limited_reads, "rescans",
             (json_int_t)b->stat_rescans, "fullRescans",
             (json_int_t)b->stat_full_rescans));
+    json_object_set_new(st, "merges",
+        json_pack("{s:I, s:I}", "run", (json_int_t)b->stat_merges, "later",
+            (json_int_t)b->stat_merges_later));
     json_object_set_new(st, "alerts", broker_alerts_status(b));
     api_reply_json(c->req, 200, st);
     json_decref(esc);
@@ -955,24 +958,33 @@ h_stop(struct api_ctx *c)
 
 /* ---- locks and claims ---- */
 
-/* Whether a wildcard-free pattern names a file (exact overlap checks):
- * a directory in the main worktree says no; a file, or nothing yet (a file
- * about to be created), yes; a trailing '/' means a directory. */
+/* Whether path (as spelled on disk) names a file: a directory in the main
+ * worktree says no; a file, or nothing yet (a file about to be created),
+ * yes; a trailing '/' means a directory. */
 static bool
-api_pattern_is_file(struct broker *b, const char *pattern)
+api_path_is_file(struct broker *b, const char *path)
 {
-    if (strpbrk(pattern, "*?[\\"))
-        return false;
-    size_t n = strlen(pattern);
-    if (!n || pattern[n - 1] == '/')
+    size_t n = strlen(path);
+    if (!n || path[n - 1] == '/')
         return false;
     const char *root = repo_main_workdir(b->repo);
-    char *full = pattern[0] == '/'
-                     ? xstrdup(pattern)
-                     : xasprintf("%s/%s", root ? root : ".", pattern);
+    char *full = path[0] == '/' ? xstrdup(path)
+                                : xasprintf("%s/%s", root ? root : ".", path);
     struct stat sb;
     bool file = stat(full, &sb) < 0 || !S_ISDIR(sb.st_mode);
     free(full);
+    return file;
+}
+
+/* Whether a wildcard-free pattern names a file (exact overlap checks), as
+ * api_path_is_file() says for the path it names once its escapes are out
+ * ("app/\[id\]/page.tsx" is the file app/[id]/page.tsx). */
+static bool
+api_pattern_is_file(struct broker *b, const char *pattern)
+{
+    char *path = glob_literal(pattern);
+    bool file = path && api_path_is_file(b, path);
+    free(path);
     return file;
 }
 
@@ -1247,13 +1259,26 @@ h_check(struct api_ctx *c)
         api_reply_error(c->req, 400, "bad_field", "%s", e.msg);
         return;
     }
+    /* The path names a file (or a directory) as it is spelled on disk,
+     * never a pattern: escaped, each lock's glob is matched against the
+     * name, so app/[locale]/page.tsx is not taken for a glob that meets
+     * every "*.md" lock. Made relative first, as the root may hold the
+     * same characters; a path the table refuses goes as given, for its
+     * message. */
+    char *norm = NULL;
+    char *pattern =
+        !path_normalize(path, repo_main_workdir(c->b->repo), &norm) && *norm
+            ? glob_escape(norm)
+            : xstrdup(path);
     struct as_req r = { .agent = agent,
-        .pattern = path,
+        .pattern = pattern,
         .mode = mode,
-        .file = api_pattern_is_file(c->b, path) };
+        .file = api_path_is_file(c->b, path) };
     struct as_result res;
     as_result_init(&res);
     int rc = as_check(broker_airspace(c->b), broker_now(), &r, &res);
+    free(pattern);
+    free(norm);
     if (rc && rc != AS_ECONFLICT) {
         api_reply_error(c->req, 400, res.code, "%s", res.err.msg);
         as_result_release(&res);

@@ -56,6 +56,7 @@ broker_options_init(struct broker_options *o)
     o->stale_ms = 10 * 60 * 1000;
     o->rescan_ms = 30 * 1000;
     o->debounce_ms = 150;
+    o->merge_budget_ms = 50;
     o->tick_ms = 1000;
     o->threads = 2;
     o->window_ms = CONFLICTS_DEFAULT_WINDOW_MS;
@@ -472,6 +473,8 @@ broker_free(struct broker *b)
         event_free(b->rescan_ev);
     if (b->debounce_ev)
         event_free(b->debounce_ev);
+    if (b->merges_ev)
+        event_free(b->merges_ev);
     if (b->inotify_ev)
         event_free(b->inotify_ev);
     if (b->sigterm_ev)

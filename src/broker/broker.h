@@ -28,6 +28,7 @@ struct broker_options {
     int64_t stale_ms;         /* silence after which an agent is stale */
     int64_t rescan_ms;        /* periodic working-set rescan */
     int64_t debounce_ms;      /* after a file change, before rescanning */
+    int64_t merge_budget_ms;  /* merges a rescore runs before it yields */
     int64_t tick_ms;          /* advisory dwell and staleness checks */
     unsigned threads;         /* graph parsing and scoring */
     int64_t window_ms;        /* unresolved conflicts escalate after this */

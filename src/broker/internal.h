@@ -257,8 +257,15 @@ struct broker {
     uint64_t stat_reads, stat_rescans, stat_full_rescans;
     /* of the reads, those limited to what changed */
     uint64_t stat_limited_reads;
+    /* speculative merges run by rescores, and those left for a later
+     * round (out of --merge-budget-ms) */
+    uint64_t stat_merges, stat_merges_later;
     struct event *tick_ev, *rescan_ev, *debounce_ev, *sigterm_ev, *sigint_ev;
     bool debounce_armed;
+    /* merges a rescore left for later (score.c): the next round, after
+     * the requests that came meanwhile */
+    struct event *merges_ev;
+    bool merges_armed;
     struct balerts *alerts; /* alerting.c */
 };
 

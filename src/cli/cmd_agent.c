@@ -19,6 +19,7 @@
 #include "cli/init_config.h"
 #include "cli/opts.h"
 #include "git/init_git.h"
+#include "git/paths.h"
 #include "git/worktree.h"
 #include "util/file.h"
 #include "util/xalloc.h"
@@ -115,12 +116,6 @@ agents_list(struct client *cl)
     return reply;
 }
 
-/* The agent clients' settings `airspace init` writes; git carries those
- * that are committed, and agent new copies the others. */
-static const char *const client_config[] = { ".claude/settings.json",
-    ".claude/settings.local.json", ".mcp.json", ".codex/hooks.json",
-    ".codex/config.toml", ".gemini/settings.json", NULL };
-
 /*
  * Whether to leave out the file src, the settings file rel of the worktree
  * at top: the main checkout's .claude/settings.local.json when it runs
@@ -148,7 +143,8 @@ copy_skip(const char *top, const char *rel, const char *src)
 }
 
 /*
- * Copy into the new worktree to each client setting the current worktree
+ * Copy into the new worktree to each client setting (the settings files
+ * `airspace init` writes, broker_client_config_files) the current worktree
  * has (top) and the new one lacks (not committed, so not checked out), so
  * that a client started there has the same hooks and MCP server (but
  * copy_skip()). Returns the paths copied (a JSON array).
@@ -157,13 +153,14 @@ json_t *
 copy_client_config(const char *top, const char *to)
 {
     json_t *copied = json_array();
-    for (size_t i = 0; client_config[i]; i++) {
-        char *src = xasprintf("%s/%s", top, client_config[i]);
-        if (copy_skip(top, client_config[i], src)) {
+    for (size_t i = 0; broker_client_config_files[i]; i++) {
+        const char *rel = broker_client_config_files[i];
+        char *src = xasprintf("%s/%s", top, rel);
+        if (copy_skip(top, rel, src)) {
             free(src);
             continue;
         }
-        char *dst = xasprintf("%s/%s", to, client_config[i]);
+        char *dst = xasprintf("%s/%s", to, rel);
         struct stat sb, db;
         char *buf;
         size_t len;
@@ -178,8 +175,7 @@ copy_client_config(const char *top, const char *to)
             if (fd >= 0) {
                 bool ok = write(fd, buf, len) == (ssize_t)len;
                 if (close(fd) == 0 && ok)
-                    json_array_append_new(
-                        copied, json_string(client_config[i]));
+                    json_array_append_new(copied, json_string(rel));
                 else
                     unlink(dst);
             }

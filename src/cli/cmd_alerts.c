@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "client/client.h"
 #include "cli/dcli.h"
+#include "cli/event_text.h"
 #include "cli/opts.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -64,9 +65,12 @@ cmd_alerts(int argc, char **argv)
             {
                 long long since =
                     json_integer_value(json_object_get(a, "since")) / 1000;
-                printf("%-15s %5llds ago  %s\n", dcli_str(a, "kind"),
+                struct event_texts t = { 0 };
+                printf("%-15s %5llds ago  %s\n",
+                    event_text_show(&t, dcli_str(a, "kind"), NULL),
                     since && now >= since ? (long long)(now - since) : 0LL,
-                    dcli_str(a, "text"));
+                    event_text_show(&t, dcli_str(a, "text"), "    "));
+                event_texts_release(&t);
             }
         }
         if (fail && json_array_size(list))

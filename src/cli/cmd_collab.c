@@ -98,17 +98,20 @@ creq(struct client *cl, const struct copt *o, const char *cmd, struct api_req r,
 static void
 show_intent(json_t *r)
 {
+    struct event_texts t = { 0 };
     printf("intent %lld declared\n",
         (long long)json_integer_value(json_object_get(r, "id")));
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(r, "conflicts"), i, c)
-        puts(dcli_str(c, "text"));
+        puts(event_text_show(&t, dcli_str(c, "text"), NULL));
     json_t *twin = json_object_get(r, "similar");
     if (twin)
         printf("[duplicate?] '%s' is already on it: \"%s\" (intent %lld)\n",
-            dcli_str(twin, "agent"), dcli_str(twin, "summary"),
+            event_text_show(&t, dcli_str(twin, "agent"), NULL),
+            event_text_show(&t, dcli_str(twin, "summary"), NULL),
             (long long)json_integer_value(json_object_get(twin, "intent")));
+    event_texts_release(&t);
 }
 
 int
@@ -169,15 +172,22 @@ show_conflicts(json_t *r)
     size_t i;
     json_t *c;
     json_t *list = json_object_get(r, "conflicts");
+    struct event_texts t = { 0 };
     json_array_foreach(list, i, c)
     {
         json_t *ag = json_object_get(c, "agents");
         char other[256];
         dcli_conflict_with(c, other, sizeof(other));
-        printf("%-11s %-16s %-16s %s%s%s\n", dcli_str(c, "shape"),
-            json_string_value(json_array_get(ag, 0)), other,
-            dcli_str(c, "file"), json_object_get(c, "why") ? "  " : "",
-            json_object_get(c, "why") ? dcli_str(c, "why") : "");
+        printf("%-11s %-16s %-16s %s%s%s\n",
+            event_text_show(&t, dcli_str(c, "shape"), NULL),
+            event_text_show(&t, json_string_value(json_array_get(ag, 0)), NULL),
+            event_text_show(&t, other, NULL),
+            event_text_show(&t, dcli_str(c, "file"), NULL),
+            json_object_get(c, "why") ? "  " : "",
+            json_object_get(c, "why")
+                ? event_text_show(&t, dcli_str(c, "why"), NULL)
+                : "");
+        event_texts_release(&t);
     }
     if (!json_array_size(list))
         puts("no conflicts");
@@ -254,8 +264,16 @@ show_inbox(json_t *r)
     size_t i;
     json_t *m;
     json_t *list = json_object_get(r, "messages");
-    json_array_foreach(list, i, m) printf("[%s] %s: %s\n", dcli_str(m, "type"),
-        dcli_str(m, "from"), dcli_str(m, "body"));
+    struct event_texts t = { 0 };
+    /* a body's later lines are indented under its first: no line of a
+     * body can pass for a message of its own */
+    json_array_foreach(list, i, m)
+    {
+        printf("[%s] %s: %s\n", event_text_show(&t, dcli_str(m, "type"), NULL),
+            event_text_show(&t, dcli_str(m, "from"), NULL),
+            event_text_show(&t, dcli_str(m, "body"), "    "));
+        event_texts_release(&t);
+    }
     if (!json_array_size(list))
         puts("no new messages");
 }

@@ -51,6 +51,7 @@ static const char serve_usage[] =
     "KEY=VALUE]...\n"
     "                      [--idle-exit-ms MS] [--agent-timeout-ms MS]\n"
     "                      [--request-timeout-ms MS] [--conn-idle-ms MS]\n"
+    "                      [--merge-budget-ms MS]\n"
     "                      [--max-connections N] [--max-peer-connections N]\n"
     "                      [--log-stderr]\n"
     "\n"
@@ -103,6 +104,7 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
         [CONFIG_AGENT_TIMEOUT_MS] = &o->agent_timeout_ms,
         [CONFIG_REQUEST_TIMEOUT_MS] = &o->req_timeout_ms,
         [CONFIG_CONN_IDLE_MS] = &o->conn_idle_ms,
+        [CONFIG_MERGE_BUDGET_MS] = &o->merge_budget_ms,
     };
     struct repo *repo = NULL;
     struct config c;
@@ -199,6 +201,8 @@ cmd_serve(int argc, char **argv)
             "--rescan-ms takes ms >= 10"),
         SERVE_MS("debounce-ms", debounce_ms, CONFIG_DEBOUNCE_MS, 0,
             "--debounce-ms takes ms >= 0"),
+        SERVE_MS("merge-budget-ms", merge_budget_ms, CONFIG_MERGE_BUDGET_MS, 0,
+            "--merge-budget-ms takes ms >= 0"),
         SERVE_MS(
             "tick-ms", tick_ms, CONFIG_TICK_MS, 10, "--tick-ms takes ms >= 10"),
         { .name = "threads",
@@ -404,11 +408,16 @@ cmd_status(int argc, char **argv)
             json_t *a;
             printf("\n%-20s %-8s %-12s %-8s %5s  %s\n", "AGENT", "KIND",
                 "CLIENT", "STATUS", "FILES", "WORKTREE");
+            /* what agents sent (ids, clients, texts) is shown escaped */
+            struct event_texts t = { 0 };
             json_array_foreach(json_object_get(ag, "agents"), i, a) printf(
-                "%-20s %-8s %-12s %-8s %5lld  %s\n", dcli_str(a, "id"),
-                dcli_str(a, "kind"), dcli_str(a, "client"), dcli_agent_state(a),
+                "%-20s %-8s %-12s %-8s %5lld  %s\n",
+                event_text_show(&t, dcli_str(a, "id"), NULL),
+                event_text_show(&t, dcli_str(a, "kind"), NULL),
+                event_text_show(&t, dcli_str(a, "client"), NULL),
+                event_text_show(&t, dcli_agent_state(a), NULL),
                 (long long)json_integer_value(json_object_get(a, "fileCount")),
-                dcli_str(a, "worktree"));
+                event_text_show(&t, dcli_str(a, "worktree"), NULL));
             json_t *list = json_object_get(adv, "advisories");
             if (!json_array_size(list))
                 printf("\nno advisories\n");
@@ -418,8 +427,10 @@ cmd_status(int argc, char **argv)
             json_array_foreach(list, i, a) printf(
                 "%-10s %5.2f  %-20s %-20s %s ~ %s\n", dcli_str(a, "level"),
                 json_real_value(json_object_get(a, "risk")),
-                dcli_str(a, "hold"), dcli_str(a, "steer"), dcli_str(a, "a"),
-                dcli_str(a, "b"));
+                event_text_show(&t, dcli_str(a, "hold"), NULL),
+                event_text_show(&t, dcli_str(a, "steer"), NULL),
+                event_text_show(&t, dcli_str(a, "a"), NULL),
+                event_text_show(&t, dcli_str(a, "b"), NULL));
             list = json_object_get(cf, "conflicts");
             if (json_array_size(list))
                 printf("\n%-11s %-20s %-20s %s\n", "CONFLICT", "AGENT", "WITH",
@@ -430,8 +441,10 @@ cmd_status(int argc, char **argv)
                 char other[256];
                 dcli_conflict_with(a, other, sizeof(other));
                 printf("%-11s %-20s %-20s %s%s\n", dcli_str(a, "shape"),
-                    json_string_value(json_array_get(pair, 0)), other,
-                    dcli_str(a, "file"),
+                    event_text_show(
+                        &t, json_string_value(json_array_get(pair, 0)), NULL),
+                    event_text_show(&t, other, NULL),
+                    event_text_show(&t, dcli_str(a, "file"), NULL),
                     json_is_true(json_object_get(a, "escalated"))
                         ? "  (escalated)"
                         : "");
@@ -441,24 +454,28 @@ cmd_status(int argc, char **argv)
                        "'airspace inbox --agent supervisor'):\n",
                     json_array_size(esc), json_array_size(esc) == 1 ? "" : "s",
                     json_array_size(esc) == 1 ? "s" : "");
-            json_array_foreach(esc, i, a) printf("  %s\n", dcli_str(a, "text"));
+            json_array_foreach(esc, i, a) printf(
+                "  %s\n", event_text_show(&t, dcli_str(a, "text"), "      "));
             list = json_object_get(adv, "alerts");
             if (json_array_size(list))
                 printf("\n%zu alert%s (airspace alerts):\n",
                     json_array_size(list),
                     json_array_size(list) == 1 ? "" : "s");
-            json_array_foreach(list, i, a) printf(
-                "  %-15s %s\n", dcli_str(a, "kind"), dcli_str(a, "text"));
+            json_array_foreach(list, i, a) printf("  %-15s %s\n",
+                event_text_show(&t, dcli_str(a, "kind"), NULL),
+                event_text_show(&t, dcli_str(a, "text"), "      "));
             list = json_object_get(lk, "locks");
             if (json_array_size(list))
                 printf("\n%-40s %-20s %-6s %s\n", "LOCK", "HOLDER", "KIND",
                     "EXPIRES IN");
-            json_array_foreach(list, i, a)
-                printf("%-40s %-20s %-6s %llds\n", dcli_str(a, "pattern"),
-                    dcli_str(a, "holder"), dcli_str(a, "kind"),
-                    (long long)json_integer_value(
-                        json_object_get(a, "expiresInMs")) /
-                        1000);
+            json_array_foreach(list, i, a) printf("%-40s %-20s %-6s %llds\n",
+                event_text_show(&t, dcli_str(a, "pattern"), NULL),
+                event_text_show(&t, dcli_str(a, "holder"), NULL),
+                dcli_str(a, "kind"),
+                (long long)json_integer_value(
+                    json_object_get(a, "expiresInMs")) /
+                    1000);
+            event_texts_release(&t);
         }
     }
     if (lk)

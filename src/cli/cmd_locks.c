@@ -15,6 +15,7 @@
 #include "client/client.h"
 #include "cli/cwd_path.h"
 #include "cli/dcli.h"
+#include "cli/event_text.h"
 #include "cli/opts.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -120,15 +121,17 @@ print_lock(json_t *l)
 {
     const char *reason = json_string_value(json_object_get(l, "reason"));
     const char *by = json_string_value(json_object_get(l, "contestedBy"));
+    struct event_texts t = { 0 };
     printf("%-40s %-10s %-5s %-9s token %-6lld expires in %llds%s%s%s%s\n",
-        json_string_value(json_object_get(l, "pattern")),
-        json_string_value(json_object_get(l, "holder")),
-        json_string_value(json_object_get(l, "kind")),
-        json_string_value(json_object_get(l, "mode")),
+        event_text_show(&t, dcli_str(l, "pattern"), NULL),
+        event_text_show(&t, dcli_str(l, "holder"), NULL),
+        event_text_show(&t, dcli_str(l, "kind"), NULL),
+        event_text_show(&t, dcli_str(l, "mode"), NULL),
         (long long)json_integer_value(json_object_get(l, "token")),
         (long long)json_integer_value(json_object_get(l, "expiresInMs")) / 1000,
-        reason ? "  " : "", reason ? reason : "", by ? "  contested by " : "",
-        by ? by : "");
+        reason ? "  " : "", reason ? event_text_show(&t, reason, NULL) : "",
+        by ? "  contested by " : "", by ? event_text_show(&t, by, NULL) : "");
+    event_texts_release(&t);
 }
 
 /*
@@ -198,8 +201,11 @@ each_pattern(int argc, char **argv, const char *cmd, enum api_lock_op op,
                 puts(s);
                 free(s);
             } else if (rc) {
+                /* a refusal names the holder's pattern and reason */
+                struct event_texts t = { 0 };
                 fprintf(stderr, "airspace %s: %s\n", cmd,
-                    client_error_message(reply));
+                    event_text_show(&t, client_error_message(reply), NULL));
+                event_texts_release(&t);
             } else if (json_object_get(reply, "pattern")) {
                 print_lock(reply);
             }
@@ -302,7 +308,10 @@ cmd_locks(int argc, char **argv)
         fprintf(stderr, "airspace locks: %s\n", e.msg);
         rc = CLI_EXIT_UNREACHABLE;
     } else if ((rc = client_exit_code(status))) {
-        fprintf(stderr, "airspace locks: %s\n", client_error_message(reply));
+        struct event_texts t = { 0 };
+        fprintf(stderr, "airspace locks: %s\n",
+            event_text_show(&t, client_error_message(reply), NULL));
+        event_texts_release(&t);
     } else if (o.json) {
         char *s = json_dumps(reply, JSON_INDENT(2));
         puts(s);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/event_text.h"
 #include "core/risk.h"
 #include "git/config.h"
 #include "git/repo.h"
@@ -100,8 +101,13 @@ dcli_call(struct client *cl, const char *cmd, struct api_req r, json_t **reply)
         return CLI_EXIT_UNREACHABLE;
     }
     int code = client_exit_code(status);
-    if (code)
-        fprintf(stderr, "airspace %s: %s\n", cmd, client_error_message(*reply));
+    if (code) {
+        /* a refusal may quote what an agent wrote (a lock's reason) */
+        struct event_texts t = { 0 };
+        fprintf(stderr, "airspace %s: %s\n", cmd,
+            event_text_show(&t, client_error_message(*reply), NULL));
+        event_texts_release(&t);
+    }
     return code;
 }
 

@@ -3,8 +3,11 @@
  */
 #include "cli/event_text.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "util/xalloc.h"
 
 #include "util/banned.h"
 
@@ -14,23 +17,111 @@ str(json_t *o, const char *key)
     return json_string_value(json_object_get(o, key));
 }
 
-/* Free text: control characters as spaces, cut (at a character boundary)
- * after EVENT_TEXT_FIELD_MAX bytes. */
-static void
-add_text(struct strbuf *sb, const char *s)
+/* The length of the UTF-8 character at s (1 to 4) and its code point in
+ * *cp; 0 when the bytes there are not one (a stray or overlong byte). */
+static size_t
+utf8_char(const unsigned char *s, unsigned *cp)
 {
-    size_t n = strlen(s), keep = n;
-    if (n > EVENT_TEXT_FIELD_MAX) {
-        keep = EVENT_TEXT_FIELD_MAX;
-        while (keep && ((unsigned char)s[keep] & 0xc0) == 0x80)
+    size_t n = s[0] < 0x80                    ? 1
+               : s[0] >= 0xc2 && s[0] <= 0xdf ? 2
+               : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+               : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+                                              : 0;
+    if (!n)
+        return 0;
+    unsigned c = n == 1 ? s[0] : s[0] & (0xff >> (n + 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+        (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/* Characters a terminal acts on or draws out of order, shown escaped:
+ * C0, DEL and C1 controls, and the line separators and bidirectional
+ * marks that can make text read as something else. */
+static bool
+unsafe(unsigned c)
+{
+    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
+           c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+           (c >= 0x2066 && c <= 0x2069);
+}
+
+void
+event_text_add(
+    struct strbuf *sb, const char *text, size_t max, const char *indent)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = strlen(text), keep = n;
+    if (max && n > max) {
+        keep = max;
+        while (keep && (s[keep] & 0xc0) == 0x80)
             keep--;
     }
-    for (size_t i = 0; i < keep; i++) {
-        unsigned char c = (unsigned char)s[i];
-        strbuf_addf(sb, "%c", c < 0x20 || c == 0x7f ? ' ' : (char)c);
+    for (size_t i = 0; i < keep;) {
+        unsigned c = s[i];
+        size_t len = utf8_char(s + i, &c);
+        if (len && i + len > keep)
+            len = 0;
+        if (indent && (c == '\n' || (c == '\r' && s[i + 1] == '\n'))) {
+            /* a line of its own would pass for one airspace printed */
+            strbuf_addf(sb, "\n%s", indent);
+            i += c == '\r' ? 2 : 1;
+        } else if (!len) {
+            strbuf_addf(sb, "\\x%02x", (unsigned)s[i++]);
+        } else if (unsafe(c)) {
+            if (c == '\n' || c == '\r' || c == '\t')
+                strbuf_addf(sb, "\\%c",
+                    c == '\n'   ? 'n'
+                    : c == '\r' ? 'r'
+                                : 't');
+            else if (c < 0x80)
+                strbuf_addf(sb, "\\x%02x", c);
+            else
+                strbuf_addf(sb, "\\u%04x", c);
+            i += len;
+        } else {
+            strbuf_addf(sb, "%.*s", (int)len, (const char *)s + i);
+            i += len;
+        }
     }
     if (keep < n)
         strbuf_addf(sb, "...");
+}
+
+const char *
+event_text_show(struct event_texts *p, const char *text, const char *indent)
+{
+    struct strbuf sb = STRBUF_INIT;
+    event_text_add(&sb, text ? text : "-", 0, indent);
+    if (!sb.s)
+        sb.s = xstrdup("");
+    ALLOC_GROW(p->v, p->n + 1, p->alloc);
+    p->v[p->n++] = sb.s;
+    return sb.s;
+}
+
+void
+event_texts_release(struct event_texts *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->v[i]);
+    free(p->v);
+    p->v = NULL;
+    p->n = p->alloc = 0;
+}
+
+/* Free text on an event's line: escaped, on the line, cut. */
+static void
+add_text(struct strbuf *sb, const char *s)
+{
+    event_text_add(sb, s, EVENT_TEXT_FIELD_MAX, NULL);
 }
 
 /* Up to six items of an array of strings (or of objects with a path). */

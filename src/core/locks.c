@@ -297,12 +297,13 @@ comp_has_magic(const char *s, size_t n)
     return false;
 }
 
-/* A path (no wildcard) is anchored at the root: compile it as "/path". */
+/* A path (no wildcard; escapes are no wildcards) is anchored at the root:
+ * compile it as "/path". */
 static int
 compile_canon(const char *canon, struct glob **g, struct as_err *e)
 {
     char *text =
-        glob_has_magic(canon) ? xstrdup(canon) : xasprintf("/%s", canon);
+        glob_has_wildcard(canon) ? xstrdup(canon) : xasprintf("/%s", canon);
     int rc = glob_compile(text, g, e);
     free(text);
     return rc;
@@ -341,7 +342,7 @@ normalize(const char *root, const char *field, const char *pattern, char **out,
             field, pattern);
     }
     char *canon = norm;
-    if (glob_has_magic(norm) && anchored && !strchr(norm, '/')) {
+    if (glob_has_wildcard(norm) && anchored && !strchr(norm, '/')) {
         canon = xasprintf("/%s", norm);
         free(norm);
     }
@@ -660,23 +661,37 @@ lock_table_expire(struct lock_table *t, int64_t now_ms, struct lock_events *ev)
 
 /* --- conflicts ---------------------------------------------------------- */
 
-/* The lowest-token live lock of someone other than agent that conflicts. */
 /* Whether a new pattern (canon, g; file: it names a file) and an entry's
  * may cover a common path. A wildcard-free pattern naming a file covers
  * only itself, so the question becomes whether the other pattern matches
- * it, which is exact; otherwise the glob intersection (conservative: a
+ * it, which is exact; its escapes are taken out first, as the file's name
+ * has none ("app/\[id\]/x.ts" is the file app/[id]/x.ts, which "*.md"
+ * does not match). Otherwise the glob intersection (conservative: a
  * pattern may be a directory with anything inside). */
 static bool
 overlaps(
     const char *canon, const struct glob *g, bool file, const struct entry *x)
 {
+    char *path;
+    bool hit;
     if (file && !glob_has_magic(canon))
         return glob_matches(x->g, canon);
+    if (file && (path = glob_literal(canon))) {
+        hit = glob_matches(x->g, path);
+        free(path);
+        return hit;
+    }
     if (x->l.file && !glob_has_magic(x->l.pattern))
         return glob_matches(g, x->l.pattern);
+    if (x->l.file && (path = glob_literal(x->l.pattern))) {
+        hit = glob_matches(g, path);
+        free(path);
+        return hit;
+    }
     return glob_overlap_compiled(g, x->g);
 }
 
+/* The lowest-token live lock of someone other than agent that conflicts. */
 static struct entry *
 find_conflict(struct lock_table *t, const char *canon, const struct glob *g,
     bool file, const char *agent, enum lock_mode mode, int64_t now)
@@ -843,7 +858,7 @@ lock_table_acquire(struct lock_table *t, const struct lock_request *r,
     x->l.ttl_ms = ttl;
     x->l.expires_at = sat_add(now_ms, ttl);
     x->l.contested_at = -1;
-    x->l.file = r->file && !glob_has_magic(canon);
+    x->l.file = r->file && !glob_has_wildcard(canon);
     insert(t, x);
     res->outcome = LOCK_GRANTED;
     res->lock = &x->l;
@@ -1208,7 +1223,10 @@ lock_table_check_file(struct lock_table *t, const char *agent,
     if (c) {
         if (out)
             *out = &c->l;
-        rc = conflict_err(e, canon, c, now_ms);
+        /* a path is named as it is spelled on disk, without escapes */
+        char *path = glob_literal(canon);
+        rc = conflict_err(e, path ? path : canon, c, now_ms);
+        free(path);
     }
     free(canon);
     glob_free(g);
@@ -1291,7 +1309,7 @@ lock_table_restore(struct lock_table *t, const struct lock *l, struct as_err *e)
     x->g = g;
     if (!x->l.contested_by)
         x->l.contested_at = -1;
-    x->l.file = l->file && !glob_has_magic(canon);
+    x->l.file = l->file && !glob_has_wildcard(canon);
     insert(t, x);
     lock_table_set_next_token(t, l->token + 1);
     return 0;

@@ -13,7 +13,11 @@
  * repository, or an absolute path outside the configured root, is refused.
  * A pattern without wildcards is a path and is anchored at the repository
  * root ("Makefile" is the top-level Makefile only) and covers everything
- * inside it when it is a directory. A glob keeps gitignore's rule: with no
+ * inside it when it is a directory. A '\' escapes the character after it,
+ * and an escaped '*', '?' or '[' is no wildcard: "app/\[id\]/page.tsx" is
+ * the path app/[id]/page.tsx (glob_has_wildcard, glob_literal), where
+ * "app/[id]/page.tsx" is a glob matching app/i/page.tsx and app/d/page.tsx. A
+ * glob keeps gitignore's rule: with no
  * '/' ("*.c") it applies at any depth; a leading "./" (or, with no root, a
  * leading '/') anchors it, kept in its canonical form as "/" + glob. A
  * trailing '/' is dropped, so "build/" is the same lock as "build".
@@ -321,7 +325,10 @@ int lock_table_check(struct lock_table *t, const char *agent,
     const char *pattern, enum lock_mode mode, int64_t now_ms,
     const struct lock **out, struct as_err *e);
 /* The same for a pattern the caller knows names a file (file true): exact
- * against every other pattern (see struct lock's file). */
+ * against every other pattern (see struct lock's file). To check a path as
+ * it is spelled on disk, escape it first (glob_escape): a file named
+ * "app/[id]/page.tsx" is then matched against each lock's glob as a name,
+ * never intersected with it as a glob; the message names it unescaped. */
 int lock_table_check_file(struct lock_table *t, const char *agent,
     const char *pattern, bool file, enum lock_mode mode, int64_t now_ms,
     const struct lock **out, struct as_err *e);

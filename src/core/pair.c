@@ -44,14 +44,20 @@ pair_finish(const struct pair_input *in, struct pair_score *out)
     int rc = 0;
     if (in->merge && in->cfg->weight[RISK_MERGE] > 0 &&
         agent_shares_path(in->a, in->b)) {
-        out->merge_checked = true;
-        int c = in->merge(
-            in->merge_ctx, in->a, in->b, &out->merge_paths, &out->nmerge_paths);
+        int c;
+        if (in->merge_later) {
+            out->merge_later = true;
+            c = in->merge_last;
+        } else {
+            out->merge_checked = true;
+            c = in->merge(in->merge_ctx, in->a, in->b, &out->merge_paths,
+                &out->nmerge_paths);
+            if (c < 0)
+                rc = c;
+        }
         if (c > 0)
             out->res.r[RISK_MERGE] = 1.0;
-        else if (c < 0)
-            rc = c;
-        else if (out->res.r[RISK_OVERLAP] > in->cfg->overlap_merged)
+        else if (c == 0 && out->res.r[RISK_OVERLAP] > in->cfg->overlap_merged)
             out->res.r[RISK_OVERLAP] = in->cfg->overlap_merged; /* clean */
     }
     out->res.risk = risk_combine(in->cfg, out->res.r);

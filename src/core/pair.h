@@ -50,11 +50,17 @@ struct pair_input {
     /* a's and b's reaches of forward at cfg's min_rate, worked out once
      * per agent by a caller scoring many pairs; NULL: from forward */
     const struct forward_reach *reach_a, *reach_b;
+    /* Merge later (a caller out of time for this round): a merge due is
+     * not run, and the last one's outcome stands for it meanwhile:
+     * merge_last 1 conflicted, 0 clean, -1 none (no merge channel). */
+    bool merge_later;
+    int merge_last;
 };
 
 struct pair_score {
     struct risk_result res; /* final: every channel, R combined once */
     bool merge_checked;     /* the merge channel ran */
+    bool merge_later;       /* a merge was due and not run (merge_later) */
     char **merge_paths;     /* conflicting paths; the caller owns them */
     size_t nmerge_paths;
     int hold; /* 0: a holds (b steers), 1: b holds */

@@ -29,6 +29,7 @@ static const struct {
     [CONFIG_AGENT_TIMEOUT_MS] = { "agent-timeout-ms", 0 },
     [CONFIG_REQUEST_TIMEOUT_MS] = { "request-timeout-ms", 100 },
     [CONFIG_CONN_IDLE_MS] = { "conn-idle-ms", 100 },
+    [CONFIG_MERGE_BUDGET_MS] = { "merge-budget-ms", 0 },
 };
 
 void

@@ -14,6 +14,7 @@
 
 #include <git2.h>
 
+#include "git/paths.h"
 #include "git/repo.h"
 #include "git/worktree.h"
 #include "util/file.h"
@@ -376,13 +377,16 @@ fleet_worktree_dirty(const char *dir, size_t *n, char **some, struct as_err *e)
         goto out;
     }
     struct strbuf sb = STRBUF_INIT;
-    *n = git_status_list_entrycount(sl);
-    for (size_t i = 0; i < *n && i < 5; i++) {
+    size_t count = git_status_list_entrycount(sl);
+    for (size_t i = 0; i < count; i++) {
         const git_status_entry *s = git_status_byindex(sl, i);
         const git_diff_delta *d =
             s->index_to_workdir ? s->index_to_workdir : s->head_to_index;
         const char *p = d && d->new_file.path ? d->new_file.path : "?";
-        strbuf_addf(&sb, "%s%s", i ? ", " : "", p);
+        if (broker_client_config(p))
+            continue; /* the tooling's, copied by agent new: not work */
+        if (++*n <= 5)
+            strbuf_addf(&sb, "%s%s", *n > 1 ? ", " : "", p);
     }
     if (*n > 5)
         strbuf_addf(&sb, ", ...");

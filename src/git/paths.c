@@ -98,14 +98,15 @@ broker_paths_release(struct broker_paths *p)
     memset(p, 0, sizeof(*p));
 }
 
+const char *const broker_client_config_files[] = { ".claude/settings.json",
+    ".claude/settings.local.json", ".mcp.json", ".codex/hooks.json",
+    ".codex/config.toml", ".gemini/settings.json", NULL };
+
 bool
 broker_client_config(const char *path)
 {
-    static const char *const files[] = { ".claude/settings.json",
-        ".claude/settings.local.json", ".mcp.json", ".codex/hooks.json",
-        ".codex/config.toml", ".gemini/settings.json", NULL };
-    for (size_t i = 0; path && files[i]; i++)
-        if (!strcmp(path, files[i]))
+    for (size_t i = 0; path && broker_client_config_files[i]; i++)
+        if (!strcmp(path, broker_client_config_files[i]))
             return true;
     return false;
 }

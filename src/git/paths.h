@@ -42,10 +42,19 @@ void broker_paths_release(struct broker_paths *p);
 int broker_private_dir(const char *d, struct as_err *e);
 
 /*
- * Whether path (repository-relative) is an agent client's settings file
- * that `airspace init` writes (.claude/settings.json, .mcp.json, ...): a
- * change there is the tooling's, never the work of the person at the
- * keyboard of a shared worktree.
+ * The agent clients' settings files that `airspace init` writes
+ * (repository-relative; NULL-terminated): .claude/settings.json,
+ * .claude/settings.local.json, .mcp.json, .codex/hooks.json,
+ * .codex/config.toml, .gemini/settings.json. `agent new` copies those not
+ * committed into every worktree it makes.
+ */
+extern const char *const broker_client_config_files[];
+
+/*
+ * Whether path (repository-relative) is one of broker_client_config_files:
+ * a change there is the tooling's, never anyone's work. It is in no
+ * working set, no uncommitted work that `agent rm` or `fleet down` warns
+ * of, and no commit that names no path.
  */
 bool broker_client_config(const char *path);
 

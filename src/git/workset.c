@@ -14,6 +14,11 @@
  * (never staged), and an untracked nested repository (a directory, left
  * out).
  *
+ * The agent clients' settings (broker_client_config()) are nobody's work:
+ * `agent new` copies them into every worktree. They are left out of the
+ * captured tree, so a merge or rebase of it never meets them, and of every
+ * working set made from a diff here.
+ *
  * Slightly over 1,000 lines: the three special cases above read the tree
  * that captures the work, built here, and share its helpers.
  */
@@ -26,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "git/paths.h"
 #include "git/shallow.h"
 #include "util/hash.h"
 #include "util/sort.h"
@@ -544,6 +550,9 @@ collect_edits(
             const git_index_entry *sw;
             struct tree_edit *ed;
 
+            if (broker_client_config(d->old_file.path) ||
+                broker_client_config(d->new_file.path))
+                continue; /* the tooling's: the base's stands */
             if (d->status == GIT_DELTA_CONFLICTED) {
                 if (pass == 1)
                     err = edit_conflicted(c, t, d->new_file.path, e);
@@ -766,6 +775,9 @@ delta_effect(
         git_patch_line_stats(NULL, &adds, &dels, patch);
     }
     ef->status = delta_status(d, nhunks, &ef->skip);
+    if (!ef->skip)
+        ef->skip = broker_client_config(d->old_file.path) ||
+                   broker_client_config(d->new_file.path);
     if (ef->skip)
         return;
     ef->path =
@@ -912,6 +924,22 @@ add_diff(struct ws_ctx *c, git_diff *diff, struct agent *out, struct as_err *e)
             f = agent_add_file(out, d->new_file.path, WS_ADDED);
             f->status = WS_ADDED;
             f->whole = ws_status_whole(WS_ADDED);
+            continue;
+        }
+        if (c && c->work_tree && d->status == GIT_DELTA_RENAMED &&
+            broker_client_config(d->old_file.path) !=
+                broker_client_config(d->new_file.path)) {
+            /* a rename between a client's settings and a file of the
+             * work: the file alone, added or deleted, is the work */
+            const char *p = broker_client_config(d->old_file.path)
+                                ? d->new_file.path
+                                : d->old_file.path;
+
+            if ((err = work_tree_patch(c, p, &patch, e)) < 0)
+                return err;
+            if (patch)
+                add_file(out, d, patch);
+            git_patch_free(patch);
             continue;
         }
         if (from_work)

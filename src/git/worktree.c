@@ -14,6 +14,7 @@
 
 #include <git2.h>
 
+#include "git/paths.h"
 #include "git/repo.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -311,7 +312,8 @@ out:
     return rc;
 }
 
-/* Uncommitted work in the worktree at path: count, first few in list. */
+/* Uncommitted work in the worktree at path: count, first few in list.
+ * The clients' settings `agent new` copied there are not work. */
 static int
 dirty_paths(
     const char *path, char *list, size_t cap, size_t *count, struct as_err *e)
@@ -332,17 +334,23 @@ dirty_paths(
         rc = repo_git_errorf(e, "cannot read the status of '%s'", path);
         goto out;
     }
-    *count = git_status_list_entrycount(sl);
-    size_t len = 0;
-    for (size_t i = 0; i < *count && i < 5; i++) {
+    size_t len = 0, n = git_status_list_entrycount(sl);
+    bool full = false;
+    for (size_t i = 0; i < n; i++) {
         const git_status_entry *s = git_status_byindex(sl, i);
         const git_diff_delta *d =
             s->index_to_workdir ? s->index_to_workdir : s->head_to_index;
         const char *p = d ? d->new_file.path : "?";
-        int wr = snprintf(list + len, cap - len, "%s%s", i ? ", " : "", p);
+        if (broker_client_config(p))
+            continue;
+        if (++*count > 5 || full)
+            continue;
+        int wr =
+            snprintf(list + len, cap - len, "%s%s", *count > 1 ? ", " : "", p);
         if (wr < 0 || (size_t)wr >= cap - len)
-            break;
-        len += (size_t)wr;
+            full = true;
+        else
+            len += (size_t)wr;
     }
     if (*count > 5 && len + 5 < cap)
         snprintf(list + len, cap - len, ", ...");

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,47 @@ rel_paths(struct hook *h, char **raw, size_t n, char ***out)
         free(raw[i]);
     }
     free(raw);
+    return k;
+}
+
+/* At most this many files one shell word may stand for. */
+#define HOOK_GLOB_MAX 1000
+
+/*
+ * The n words of a shell command (*raw, taken) with every word holding a
+ * wildcard replaced by the files it names there, as the shell expands it
+ * (`rm` of a pattern writes each file it names: a lock check takes a path as a
+ * file's name, never as a pattern), or kept as it is when it names none.
+ * Returns the new count.
+ */
+static size_t
+expand_globs(struct hook *h, char ***raw, size_t n)
+{
+    char **v = *raw, **outv = NULL;
+    size_t k = 0, a = 0;
+    for (size_t i = 0; i < n; i++) {
+        glob_t g;
+        char *pat = NULL;
+        if (strpbrk(v[i], "*?[")) {
+            pat = v[i][0] == '/'
+                      ? xstrdup(v[i])
+                      : xasprintf("%s/%s", h->cwd ? h->cwd : h->root, v[i]);
+        }
+        if (pat && glob(pat, GLOB_NOSORT, NULL, &g) == 0) {
+            for (size_t m = 0; m < g.gl_pathc && m < HOOK_GLOB_MAX; m++) {
+                ALLOC_GROW(outv, k + 1, a);
+                outv[k++] = xstrdup(g.gl_pathv[m]);
+            }
+            globfree(&g);
+            free(v[i]);
+        } else {
+            ALLOC_GROW(outv, k + 1, a);
+            outv[k++] = v[i];
+        }
+        free(pat);
+    }
+    free(v);
+    *raw = outv;
     return k;
 }
 
@@ -179,6 +221,7 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
         cmd) {
         char **raw;
         size_t n = hook_shell_scan(cmd, &raw, unchecked);
+        n = expand_globs(h, &raw, n);
         return rel_paths(h, raw, n, out);
     }
     return 0;

@@ -18,6 +18,7 @@
 #include "client/session.h"
 #include "client/client.h"
 #include "git/commit.h"
+#include "git/paths.h"
 #include "util/file.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -227,6 +228,24 @@ reported_files(json_t *me, size_t *n)
     return v;
 }
 
+/* Take the agent clients' settings out of v[0..*n) (freed): the tooling's
+ * copies, never part of a commit that names no path. Returns how many. */
+static size_t
+drop_client_config(char **v, size_t *n)
+{
+    size_t k = 0, dropped = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (broker_client_config(v[i])) {
+            free(v[i]);
+            dropped++;
+        } else {
+            v[k++] = v[i];
+        }
+    }
+    *n = k;
+    return dropped;
+}
+
 /*
  * A path as given, relative to dir (or absolute), as a normalised path in
  * the working tree top: 0, or -1 when it lies outside.
@@ -388,10 +407,12 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
     }
 
     unsigned flags = COMMIT_SELECT_STRICT;
+    size_t settings = 0; /* the clients' settings a no-path commit left out */
     if (!nspecs && shared) {
         free(specs);
         specs = reported_files(me, &nspecs);
         flags = 0;
+        settings = drop_client_config(specs, &nspecs);
         if (!nspecs) {
             *error = xasprintf("agent '%s' reported no edits in this shared "
                                "working tree: nothing to commit (name the "
@@ -409,6 +430,7 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
             goto out;
         }
         flags = 0;
+        settings = drop_client_config(specs, &nspecs);
     }
     if ((rc = commit_select(t, specs, nspecs, flags, &files, &nfiles, &e))) {
         *error = xasprintf("%s; nothing committed", e.msg);
@@ -416,9 +438,12 @@ scoped_commit_run(const struct scoped_commit *sc, json_t **result,
         goto out;
     }
     if (!nfiles) {
-        *error = xasprintf("nothing to commit: %s",
+        *error = xasprintf("nothing to commit: %s%s",
             shared ? "the files this agent reported are as in HEAD"
-                   : "the working tree is as in HEAD");
+                   : "the working tree is as in HEAD",
+            settings ? " but for the agent clients' settings (name them to "
+                       "commit them)"
+                     : "");
         code = CLI_EXIT_FAIL;
         goto out;
     }

@@ -209,7 +209,7 @@ static int
 build(struct glob *g, const char *p, bool anchor_literal, struct as_err *e)
 {
     size_t len = strlen(p);
-    bool dir_only = false, anchored = anchor_literal && !glob_has_magic(p);
+    bool dir_only = false, anchored = anchor_literal && !glob_has_wildcard(p);
     size_t b = 0;
     while (b < len && (p[b] == '/' || (p[b] == '.' && p[b + 1] == '/'))) {
         anchored = true;
@@ -431,6 +431,48 @@ bool
 glob_has_magic(const char *pattern)
 {
     return strpbrk(pattern, "*?[\\") != NULL;
+}
+
+bool
+glob_has_wildcard(const char *pattern)
+{
+    for (const char *p = pattern; *p; p++) {
+        if (*p == '\\' && p[1])
+            p++;
+        else if (*p == '*' || *p == '?' || *p == '[')
+            return true;
+    }
+    return false;
+}
+
+char *
+glob_literal(const char *pattern)
+{
+    char *out = xmalloc(strlen(pattern) + 1), *o = out;
+    for (const char *p = pattern; *p; p++) {
+        if (*p == '*' || *p == '?' || *p == '[' || (*p == '\\' && !p[1])) {
+            free(out);
+            return NULL;
+        }
+        if (*p == '\\')
+            p++;
+        *o++ = *p;
+    }
+    *o = '\0';
+    return out;
+}
+
+char *
+glob_escape(const char *path)
+{
+    char *out = xmalloc(2 * strlen(path) + 1), *o = out;
+    for (const char *p = path; *p; p++) {
+        if (strchr("*?[\\", *p))
+            *o++ = '\\';
+        *o++ = *p;
+    }
+    *o = '\0';
+    return out;
 }
 
 bool

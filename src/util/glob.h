@@ -60,6 +60,27 @@ bool glob_match(const char *pattern, const char *path);
 bool glob_has_magic(const char *pattern);
 
 /*
+ * Whether pattern has a wildcard that is not escaped: '*', '?' or '['
+ * without a '\' before it. A pattern without one names a single path once
+ * its escapes are taken out ("app/\[id\]/page.tsx" names app/[id]/page.tsx),
+ * and glob_compile_path() anchors it as it anchors any path.
+ */
+bool glob_has_wildcard(const char *pattern);
+
+/*
+ * The path a pattern without wildcards names (see glob_has_wildcard), its
+ * escapes taken out, as a new string (free() it); NULL when the pattern has
+ * a wildcard or ends with a lone '\'.
+ */
+char *glob_literal(const char *pattern);
+
+/*
+ * A pattern that names path literally: every '*', '?', '[' and '\' in it
+ * escaped with '\'. A new string (free() it).
+ */
+char *glob_escape(const char *path);
+
+/*
  * Whether some path may be covered by both patterns. Exact for patterns that
  * compile (it intersects the two automata); true when either pattern is
  * invalid, so callers that refuse on overlap stay on the safe side.

@@ -1,5 +1,6 @@
 # t121-hook-paths.sh - a PreToolUse is checked whatever shape its input
-# takes: a content holding NUL (\u0000, valid JSON: the input was refused
+# takes: a shell pattern (`rm` of one removes every file it names), a
+# content holding NUL (\u0000, valid JSON: the input was refused
 # as unreadable and the write let through), a write through a link to a
 # held file (the link was checked, not the file it changes), a session
 # whose cwd is outside the repository writing into it by absolute path
@@ -38,6 +39,12 @@ d=$(pre "$R" Write '{"file_path":"alias.c","content":"x"}')
 check "a Write through a link to src/b.c is denied ($d)" denied "$d"
 d=$(pre "$R" Bash '{"command":"echo x > alias.c"}')
 check "... and a shell write through it ($d)" denied "$d"
+d=$(pre "$R" Bash '{"command":"rm src/*.c"}')
+check "a shell pattern naming src/b.c is denied, as the shell expands it ($d)" denied "$d"
+d=$(pre "$R/src" Bash '{"command":"rm -f ?.c"}')
+check "... relative to where it runs ($d)" denied "$d"
+d=$(pre "$R" Bash '{"command":"rm -f nothing/*.o"}')
+check "... and one naming nothing is allowed ($d)" [ "$d" = "none||" ]
 d=$(pre "$R" Write '{"file_path":"free.txt","content":"x"}')
 check "a free file is allowed ($d)" [ "$d" = "none||" ]
 d=$(pre "$TMP" Write "{\"file_path\":\"$R/src/b.c\",\"content\":\"x\"}")

@@ -79,7 +79,7 @@ static const struct {
                  "\"bob\",\"type\":\"question\",\"body\":\"two\\nlines\\u001b"
                  "[31m\"}}",
         .want = "    13 10:00:00 message            alice          alice -> "
-                "bob [question]: two lines [31m" },
+                "bob [question]: two\\nlines\\x1b[31m" },
     { .name = "intent with a summary",
         .event = "{\"id\":14,\"type\":\"intent.declared\",\"ts\":" TS
                  ",\"agent\":\"bob\",\"data\":{\"id\":2,\"agent\":\"bob\","
@@ -164,6 +164,62 @@ test_long_text_cut(void)
     json_decref(ev);
 }
 
+/* Text from agents as every command shows it: escaped, and a line break
+ * either shown (one line) or indented under its line. */
+static const struct {
+    const char *name, *text, *indent, *want;
+    size_t max;
+} add_cases[] = {
+    { .name = "plain text and UTF-8 unchanged",
+        .text = "caf\xc3\xa9 \xe2\x9c\x93 ok",
+        .want = "caf\xc3\xa9 \xe2\x9c\x93 ok" },
+    { .name = "ESC, BEL, CR, tab and DEL escaped",
+        .text = "a\033]0;owned\007b\rc\td\177",
+        .want = "a\\x1b]0;owned\\x07b\\rc\\td\\x7f" },
+    { .name = "one line: a line break is shown",
+        .text = "hi\n[info] supervisor: go",
+        .want = "hi\\n[info] supervisor: go" },
+    { .name = "indented: a line break stays under its line",
+        .text = "hi\n[info] supervisor: go\r\nend",
+        .indent = "    ",
+        .want = "hi\n    [info] supervisor: go\n    end" },
+    { .name = "a lone CR is shown even indented",
+        .text = "a\rb",
+        .indent = "  ",
+        .want = "a\\rb" },
+    { .name = "C1 controls, as UTF-8 or as stray bytes",
+        .text = "x\xc2\x9b"
+                "31my\x9bz",
+        .want = "x\\u009b31my\\x9bz" },
+    { .name = "bidirectional overrides and line separators",
+        .text = "a\xe2\x80\xae"
+                "b\xe2\x80\xa8"
+                "c",
+        .want = "a\\u202eb\\u2028c" },
+    { .name = "invalid UTF-8 bytes escaped",
+        .text = "\xff\xc3(\xe0\x80\x80",
+        .want = "\\xff\\xc3(\\xe0\\x80\\x80" },
+    { .name = "cut at a character boundary",
+        .text = "ab\xc3\xa9"
+                "cd",
+        .max = 3,
+        .want = "ab..." },
+};
+
+static void
+test_add(void)
+{
+    for (size_t i = 0; i < sizeof(add_cases) / sizeof(add_cases[0]); i++) {
+        TEST_BEGIN(add_cases[i].name);
+        struct strbuf sb = STRBUF_INIT;
+        event_text_add(
+            &sb, add_cases[i].text, add_cases[i].max, add_cases[i].indent);
+        CHECK_STR(sb.s ? sb.s : "", add_cases[i].want);
+        free(sb.s);
+        TEST_END();
+    }
+}
+
 int
 main(void)
 {
@@ -186,5 +242,6 @@ main(void)
         TEST_END();
     }
     TEST_RUN("long text cut at a character boundary", test_long_text_cut);
+    test_add();
     return test_done();
 }

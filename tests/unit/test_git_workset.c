@@ -711,6 +711,123 @@ test_limited_read(void)
     repo_free(r);
 }
 
+/* Whether path's entry in the captured tree tree_hex is the one in the
+ * tree of commit base_hex (both absent, or the same object and mode). */
+static bool
+as_in_base(struct repo *r, const char *tree_hex, const char *base_hex,
+    const char *path)
+{
+    git_oid to, bo;
+    git_tree *t = NULL, *bt = NULL;
+    git_commit *bc = NULL;
+    git_tree_entry *te = NULL, *be = NULL;
+    bool same = false;
+
+    if (tree_hex && base_hex && git_oid_fromstr(&to, tree_hex) == 0 &&
+        git_oid_fromstr(&bo, base_hex) == 0 &&
+        git_tree_lookup(&t, repo_git(r), &to) == 0 &&
+        git_commit_lookup(&bc, repo_git(r), &bo) == 0 &&
+        git_commit_tree(&bt, bc) == 0) {
+        bool ht = git_tree_entry_bypath(&te, t, path) == 0;
+        bool hb = git_tree_entry_bypath(&be, bt, path) == 0;
+        same = ht == hb && (!ht || (git_tree_entry_filemode(te) ==
+                                           git_tree_entry_filemode(be) &&
+                                       git_oid_equal(git_tree_entry_id(te),
+                                           git_tree_entry_id(be))));
+    }
+    git_error_clear();
+    git_tree_entry_free(te);
+    git_tree_entry_free(be);
+    git_tree_free(t);
+    git_tree_free(bt);
+    git_commit_free(bc);
+    return same;
+}
+
+/* The agent clients' settings `airspace init` writes are nobody's work:
+ * whether copied in untracked, changed where committed, committed ahead
+ * or a rename's one side, they are in no working set, and the captured
+ * tree keeps the base's; the work beside them is read as ever. */
+static void
+test_client_settings(void)
+{
+    static const char *const settings[] = { ".claude/settings.json",
+        ".claude/settings.local.json", ".mcp.json", ".codex/hooks.json",
+        ".codex/config.toml", ".gemini/settings.json" };
+    static const char moved[] = "one\ntwo\nthree\nfour\nfive\nsix\n";
+    static const struct {
+        const char *name;
+        const char *want; /* files_str() of the working set */
+    } cases[] = {
+        { "copied in, untracked, beside an edit", "work.txt 0 - 2-2;" },
+        { "committed ones changed, and one committed ahead", "" },
+        { "a file moved to a settings path", "moved.txt 2 -  whole;" },
+        { "a committed setting moved to a file", "kept.json 1 -  whole;" },
+    };
+    char dir[600], wt[800], path[900], got[1024];
+    struct repo *r = NULL;
+    struct as_err e;
+
+    fx_init("settings", dir, sizeof(dir));
+    fx_write(dir, "work.txt", "a\nb\nc\n");
+    fx_write(dir, "moved.txt", moved);
+    fx_write(dir, ".claude/settings.json", "{\"hooks\": {}}\n");
+    fx_write(dir, ".codex/config.toml", "[mcp]\n");
+    fx_git(dir, "add", "-A", NULL);
+    fx_commit(dir, "base");
+    CHECK_INT(repo_open(dir, &r, &e), 0);
+    if (!r)
+        return;
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        char branch[16];
+        struct agent a;
+
+        snprintf(branch, sizeof(branch), "cfg%zu", k);
+        snprintf(wt, sizeof(wt), "%s/settings-%zu", fx_root, k);
+        fx_git(dir, "worktree", "add", "-q", "-b", branch, wt, NULL);
+        if (k == 0) {
+            fx_write(wt, "work.txt", "a\nB\nc\n");
+            fx_write(wt, ".mcp.json", "{}\n");
+            fx_write(wt, ".claude/settings.local.json", "{}\n");
+            fx_write(wt, ".codex/hooks.json", "{}\n");
+            fx_write(wt, ".gemini/settings.json", "{}\n");
+        } else if (k == 1) {
+            fx_write(wt, ".gemini/settings.json", "{\"a\": 1}\n");
+            fx_git(wt, "add", "-A", NULL);
+            fx_commit(wt, "settings ahead");
+            fx_write(wt, ".claude/settings.json", "{\"hooks\": {\"x\": 1}}\n");
+            fx_write(wt, ".codex/config.toml", "[mcp]\nx = 1\n");
+        } else if (k == 2) {
+            snprintf(path, sizeof(path), "%s/moved.txt", wt);
+            unlink(path);
+            fx_write(wt, ".mcp.json", moved);
+        } else {
+            snprintf(path, sizeof(path), "%s/.claude/settings.json", wt);
+            unlink(path);
+            fx_write(wt, "kept.json", "{\"hooks\": {}}\n");
+        }
+        agent_init(&a, "a");
+        CHECK_INT(workset_from_worktree(r, wt, NULL, &a, &e), 0);
+        if (strcmp(files_str(&a, got, sizeof(got)), cases[k].want))
+            fprintf(stderr, "  case %s\n", cases[k].name);
+        CHECK_STR(got, cases[k].want);
+        for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+            bool same = as_in_base(r, a.tree_oid, a.base_oid, settings[i]);
+            if (!same)
+                fprintf(stderr, "  case %s: %s\n", cases[k].name, settings[i]);
+            CHECK(same);
+        }
+        agent_release(&a);
+        if (k == 1) { /* the committed work alone: none either */
+            agent_init(&a, "b");
+            CHECK_INT(workset_from_branch(r, branch, NULL, &a, &e), 0);
+            CHECK_INT(a.nfiles, 0);
+            agent_release(&a);
+        }
+    }
+    repo_free(r);
+}
+
 /* The fields the commits ahead decide, and each file's change time, as
  * one line. */
 static char *
@@ -783,6 +900,7 @@ main(void)
     TEST_RUN("start time survives a re-save", test_start_stable);
     TEST_RUN("a limited read is the whole read", test_limited_read);
     TEST_RUN("what the commits ahead say, kept", test_commits_kept);
+    TEST_RUN("the clients' settings are no one's work", test_client_settings);
     fx_teardown();
     return test_done();
 }

@@ -177,6 +177,67 @@ test_paths(void)
     glob_free(g);
 }
 
+/* An escaped '*', '?' or '[' is no wildcard: such a pattern names one path,
+ * and escaping a file's name gives a pattern matching that name only. */
+struct literal_case {
+    const char *pattern;
+    const char *path; /* what it names; NULL: it has a wildcard */
+};
+
+static const struct literal_case literal_cases[] = {
+    { "src/a.c", "src/a.c" },
+    { "app/\\[locale\\]/page.tsx", "app/[locale]/page.tsx" },
+    { "q\\[1\\].txt", "q[1].txt" },
+    { "star\\*.txt", "star*.txt" },
+    { "back\\\\slash", "back\\slash" },
+    { "app/[locale]/page.tsx", NULL },
+    { "star*.txt", NULL },
+    { "a?", NULL },
+    { "a\\\\*", NULL }, /* an escaped '\\', then a star */
+    { "trailing\\", NULL },
+};
+
+static void
+test_literal(void)
+{
+    for (size_t i = 0; i < sizeof(literal_cases) / sizeof(literal_cases[0]);
+         i++) {
+        const struct literal_case *c = &literal_cases[i];
+        char *got = glob_literal(c->pattern);
+        if (!c->path) {
+            CHECK(got == NULL);
+            if (strcmp(c->pattern, "trailing\\"))
+                CHECK(glob_has_wildcard(c->pattern));
+        } else {
+            CHECK(got != NULL);
+            CHECK_STR(got ? got : "(null)", c->path);
+            CHECK(!glob_has_wildcard(c->pattern));
+        }
+        free(got);
+    }
+    static const char *const names[] = { "app/[locale]/page.tsx", "star*.txt",
+        "q\\[1\\].txt", "why?.md", "plain.c" };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char *pat = glob_escape(names[i]);
+        char *back = glob_literal(pat);
+        CHECK_STR(back ? back : "(null)", names[i]);
+        CHECK(glob_match(pat, names[i]));
+        free(back);
+        free(pat);
+    }
+    char *pat = glob_escape("app/[locale]/page.tsx");
+    CHECK_STR(pat, "app/\\[locale]/page.tsx"); /* ']' alone is no wildcard */
+    CHECK(!glob_match(pat, "app/l/page.tsx"));
+    CHECK(!glob_match("*.md", "app/[locale]/page.tsx"));
+    free(pat);
+    /* a path once escaped is anchored like any path */
+    struct glob *g;
+    CHECK_INT(glob_compile_path("q\\[1\\].txt", &g, NULL), 0);
+    CHECK(glob_matches(g, "q[1].txt"));
+    CHECK(!glob_matches(g, "sub/q[1].txt"));
+    glob_free(g);
+}
+
 static void
 test_hostile(void)
 {
@@ -204,6 +265,7 @@ main(void)
     TEST_RUN("magic", test_magic);
     test_overlap();
     test_paths();
+    TEST_RUN("escaped patterns name one path", test_literal);
     TEST_RUN("hostile", test_hostile);
     return test_done();
 }

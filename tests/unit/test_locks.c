@@ -977,6 +977,67 @@ test_file_patterns(void)
     lock_table_free(t);
 }
 
+/* A file's name may hold '[', ']', '*', '?' or '\\' (app/[locale]/page.tsx):
+ * checked escaped, it is matched as a name against each lock's glob, not
+ * intersected with it as a glob. An escaped lock pattern names that file,
+ * from the top. */
+static void
+test_glob_names(void)
+{
+    struct lock_table *t = lock_table_new(NULL);
+    struct as_err e;
+    struct lock_result res;
+    const struct lock *who = NULL;
+    struct lock_request md = { "*.md", "racer", LOCK_EXCLUSIVE, LOCK_KIND_LOCK,
+        LOCK_TTL_DEFAULT, NULL, false };
+    CHECK_INT(lock_table_acquire(t, &md, 0, &res, NULL, &e), 0);
+    struct lock_request q = { "q\\[1\\].txt", "racer", LOCK_EXCLUSIVE,
+        LOCK_KIND_LOCK, LOCK_TTL_DEFAULT, NULL, true };
+    CHECK_INT(lock_table_acquire(t, &q, 0, &res, NULL, &e), 0);
+    CHECK(res.lock && res.lock->file);
+    /* a Next.js route is no Markdown file; star*.txt is not q[1].txt */
+    CHECK_INT(lock_table_check_file(t, "carol", "app/\\[locale\\]/page.tsx",
+                  true, LOCK_SHARED, 0, &who, &e),
+        0);
+    CHECK(who == NULL);
+    CHECK_INT(lock_table_check_file(
+                  t, "carol", "star\\*.txt", true, LOCK_SHARED, 0, &who, &e),
+        0);
+    /* the file itself is held, and named as spelled */
+    CHECK_INT(lock_table_check_file(
+                  t, "carol", "q\\[1\\].txt", true, LOCK_SHARED, 0, &who, &e),
+        AS_ECONFLICT);
+    CHECK(who && !strcmp(who->pattern, "q\\[1\\].txt"));
+    CHECK(strstr(e.msg, "'q[1].txt' is locked by 'racer'") != NULL);
+    CHECK_INT(lock_table_check_file(t, "carol", "docs/a\\[1\\].md", true,
+                  LOCK_SHARED, 0, &who, &e),
+        AS_ECONFLICT);
+    CHECK(who && !strcmp(who->pattern, "*.md"));
+    /* an escaped path is anchored: sub/q[1].txt is another file */
+    CHECK_INT(lock_table_check_file(t, "carol", "sub/q\\[1\\].txt", true,
+                  LOCK_SHARED, 0, &who, &e),
+        0);
+    /* a directory so named still covers what lies inside it */
+    struct lock_request in = { "app/\\[locale\\]/page.tsx", "racer",
+        LOCK_EXCLUSIVE, LOCK_KIND_LOCK, LOCK_TTL_DEFAULT, NULL, true };
+    CHECK_INT(lock_table_acquire(t, &in, 0, &res, NULL, &e), 0);
+    CHECK_INT(lock_table_check_file(t, "carol", "app/\\[locale\\]", false,
+                  LOCK_SHARED, 0, &who, &e),
+        AS_ECONFLICT);
+    CHECK_INT(lock_table_check_file(
+                  t, "carol", "app/l/page.tsx", true, LOCK_SHARED, 0, &who, &e),
+        0);
+    /* as a glob, the same text is a class: app/l/page.tsx, not the file */
+    struct lock_request cls = { "app/[locale]/page.tsx", "racer",
+        LOCK_EXCLUSIVE, LOCK_KIND_LOCK, LOCK_TTL_DEFAULT, NULL, false };
+    CHECK_INT(lock_table_acquire(t, &cls, 0, &res, NULL, &e), 0);
+    CHECK_INT(lock_table_check_file(
+                  t, "carol", "app/l/page.tsx", true, LOCK_SHARED, 0, &who, &e),
+        AS_ECONFLICT);
+    CHECK(who && !strcmp(who->pattern, "app/[locale]/page.tsx"));
+    lock_table_free(t);
+}
+
 static const struct lock *
 claim(struct lock_table *t, const char *agent, const char *pattern)
 {
@@ -1099,6 +1160,7 @@ main(void)
         test_index_bounded);
     TEST_RUN("expiry follows renewed times", test_expiry_order);
     TEST_RUN("patterns known to be files are exact", test_file_patterns);
+    TEST_RUN("file names with glob characters are names", test_glob_names);
     TEST_RUN("claim_for picks the claim, changes nothing", test_claim_for);
     TEST_RUN("reassign moves locks and contests to a new id", test_reassign);
     TEST_RUN("reassign keeps the new id's own copy", test_reassign_duplicate);
