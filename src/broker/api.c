@@ -300,8 +300,12 @@ on_reply_out(
     size_t len = evbuffer_get_length(out);
     if (busy || !info->n_added || len < 16 || len >= sizeof(page))
         return;
-    evbuffer_copyout(out, page, len);
-    page[len] = '\0';
+    /* what it copies, which may be less than it holds (a file's bytes
+     * not read yet): the rest of page is not the reply's */
+    ev_ssize_t got = evbuffer_copyout(out, page, len);
+    if (got < 16)
+        return;
+    page[got] = '\0';
     char *end = strstr(page, "\r\n\r\n");
     if (strncmp(page, "HTTP/1.", 7) || !end)
         return;

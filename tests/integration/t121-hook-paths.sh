@@ -67,4 +67,17 @@ rm .git/airspace/config
 d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
 check "configuration fixed: the daemon starts and src/b.c is denied ($d)" denied "$d"
 check "... and the refusal is forgotten" [ ! -e .git/airspace/start.error ]
+
+# a daemon busy for a moment (stopped for 1 s here): the edit's report
+# still gets there (a heartbeat that timed out first left it unsent)
+api POST /v1/agents '{"id":"alice","client":"claude-code"}'
+PID=$(curl -sf --unix-socket "$SOCK" http://a/v1/status | jq -r .pid)
+echo 'free, changed' > free.txt
+kill -STOP "$PID"
+(sleep 1; kill -CONT "$PID") &
+printf '%s' "{\"session_id\":\"s-alice\",\"cwd\":\"$R\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"free.txt\",\"content\":\"free, changed\\n\"}}" |
+    AIRSPACE_AGENT=alice AIRSPACE_HOOK_TIMEOUT_MS=300 "$AIRSPACE_BIN" hook claude-code > /dev/null
+wait
+check "a busy daemon still gets the edit's report" sh -c \
+    "curl -sf --unix-socket '$SOCK' 'http://a/v1/ledger?limit=50' | jq -e '[.events[] | select(.type == \"workset.edit\" and .agent == \"alice\")] | length >= 1' > /dev/null"
 finish
