@@ -398,6 +398,12 @@ client_open(
     c->repo_path = real ? real : xstrdup(repo_path);
     if (!(rc = probe(c, e)))
         return 0;
+    /* it took the connection and did not answer in the probe's 2 s, while
+     * a daemon holds the repository: busy (a big read, a round of
+     * merges), not gone; the request itself has the longer deadline.
+     * Starting another would only fail on the daemon lock */
+    if (rc != AS_ECONFLICT && !c->unsent && client_daemon_alive(repo_path))
+        return 0;
     int denied = rc == AS_ECONFLICT ? 0 : connect_denied(c->paths.socket);
     if (rc == AS_ECONFLICT)
         ; /* an impostor serves the socket: no start, say so */

@@ -24,15 +24,16 @@ struct client {
 };
 
 /*
- * Resolve the daemon for the repository containing repo_path. With
- * autostart, a daemon that does not answer is started (detached, logging
- * to its log file) and waited for; one start at a time: a client that
- * loses the race waits for the winner's daemon (bounded) and uses it.
- * Every connection is refused, before anything is sent, when the socket
- * is served by another user. Returns 0, AS_ENOENT (not a repository),
- * AS_ECONFLICT (another user serves the socket), AS_EIO (the daemon
- * cannot be reached or started, or the airspace directory is not a
- * private one of ours).
+ * Resolve the daemon for the repository containing repo_path. A daemon
+ * that takes the connection but does not answer the probe while it holds
+ * the repository is busy, and is used (the requests have their own
+ * deadline). With autostart, a daemon that does not answer is started
+ * (detached, logging to its log file) and waited for; one start at a time: a
+ * client that loses the race waits for the winner's daemon (bounded) and uses
+ * it. Every connection is refused, before anything is sent, when the socket is
+ * served by another user. Returns 0, AS_ENOENT (not a repository), AS_ECONFLICT
+ * (another user serves the socket), AS_EIO (the daemon cannot be reached or
+ * started, or the airspace directory is not a private one of ours).
  */
 int client_open(
     struct client *c, const char *repo_path, bool autostart, struct as_err *e);

@@ -4,6 +4,7 @@
 # edit cost 0.2 s of merges, and a hook's lock check timed out). With a
 # budget of 0 every round runs one new merge: the rounds end, and the
 # daemon comes to the very advisories and merge verdicts `scan` finds.
+# A command meeting a daemon that busy waits for it.
 . "$(dirname "$0")/lib.sh"
 new_repo "$TMP/repo"
 cd "$TMP/repo"
@@ -36,5 +37,19 @@ jq -c '[.advisories[] | select(.level == "resolution") | [.a, .b] | sort] | sort
 as scan --json > "$TMP/scan.json"
 jq -c '[.pairs[] | select(.level == "resolution") | [.a, .b] | sort] | sort' "$TMP/scan.json" > "$TMP/scan.txt"
 check "the daemon's resolutions are scan's ($(cat "$TMP/daemon.txt"))" cmp -s "$TMP/daemon.txt" "$TMP/scan.txt"
+# a daemon that takes the connection and answers late (busy: stopped for
+# 12 s here, longer than the probes of a start that fails) is waited for, not taken for gone
+# (the command started a second daemon, which failed on the lock, and
+# exited 3)
+kill -STOP "$DPID"
+(sleep 12; kill -CONT "$DPID") &
+WAKE=$!
+set +e
+as locks > "$TMP/locks.out" 2> "$TMP/locks.err"
+rc=$?
+set -e
+wait "$WAKE"
+check "a busy daemon is waited for: exit 0 ($rc: $(cat "$TMP/locks.err"))" [ "$rc" = 0 ]
+check "... and no second daemon was started" sh -c "! grep -q 'another daemon' '$TMP/daemon.log' .git/airspace/daemon.log 2> /dev/null"
 check "a bad budget is refused" sh -c "! '$AIRSPACE_BIN' serve --merge-budget-ms -1 --repo '$TMP/repo' > /dev/null 2>&1"
 finish
