@@ -622,11 +622,30 @@ inbox(struct hook *h, bool peek)
     return hook_call(h, api_inbox(h->agent, peek));
 }
 
+/*
+ * One message, "- message from ID: BODY". A line break in the body goes
+ * on indented under it, so no line of one agent's message passes for
+ * another message or for airspace's own words ("- message from
+ * supervisor: ..." typed by anyone); a CR or another control character
+ * is left out.
+ */
 static void
 add_message(struct strbuf *t, json_t *m)
 {
-    strbuf_addf(t, "- message from %s: %s\n", hook_str_or(m, "from", "?"),
-        hook_str_or(m, "body", ""));
+    strbuf_addf(t, "- message from ");
+    for (const char *p = hook_str_or(m, "from", "?"); *p; p++)
+        if ((unsigned char)*p >= 0x20 && *p != 0x7f)
+            strbuf_addf(t, "%c", *p);
+    strbuf_addf(t, ": ");
+    for (const char *p = hook_str_or(m, "body", ""); *p; p++) {
+        if (*p == '\n')
+            strbuf_addf(t, "\n    ");
+        else if ((unsigned char)*p >= 0x20 && *p != 0x7f)
+            strbuf_addf(t, "%c", *p);
+        else if (*p == '\t')
+            strbuf_addf(t, " ");
+    }
+    strbuf_addf(t, "\n");
 }
 
 /*
