@@ -8,15 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "broker/broker.h"
 #include "cli/cli.h"
 #include "client/client.h"
+#include "client/session.h"
 #include "cli/dcli.h"
 #include "cli/opts.h"
 #include "cli/event_text.h"
 #include "git/config.h"
+#include "git/paths.h"
 #include "git/repo.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -270,6 +273,15 @@ cmd_serve(int argc, char **argv)
     }
     o.set = (const char *const *)all_sets;
     o.nset = nall;
+    {
+        /* what sessions that ended without a word left behind */
+        struct broker_paths p;
+        struct as_err pe;
+        if (broker_paths_resolve(o.repo_path, false, &p, &pe) == 0) {
+            session_prune(p.dir, (long long)time(NULL));
+            broker_paths_release(&p);
+        }
+    }
     rc = broker_run(&o, &e);
     free_sets(all_sets, nfile);
     free((char *)o.store_wip_remote);

@@ -3,6 +3,7 @@
  * <airspace>/sessions/, found from any process of the session by its
  * ancestors.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -436,6 +437,87 @@ session_cli_agent(const char *repo)
         free(top);
     }
     return agent;
+}
+
+/* Remove the files of directory sub of dir that drop() says to. */
+static size_t
+prune_dir(const char *dir, const char *sub, long long now_s,
+    bool (*drop)(const char *name, const char *path, long long age_s))
+{
+    char *d = xasprintf("%s/%s", dir, sub);
+    DIR *dp = opendir(d);
+    size_t n = 0;
+    struct dirent *de;
+    while (dp && (de = readdir(dp))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char *path = xasprintf("%s/%s", d, de->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            drop(de->d_name, path, now_s - (long long)st.st_mtime) &&
+            unlink(path) == 0)
+            n++;
+        free(path);
+    }
+    if (dp)
+        closedir(dp);
+    free(d);
+    return n;
+}
+
+/* A record of the sessions directory naming a process that is gone:
+ * p-<pid> "<agent> <start>", a-<name> "<pid> <start>", and s-... "<agent>
+ * <pid> <start>" not seen for SESSION_KEEP_S. */
+static bool
+drop_session(const char *name, const char *path, long long age_s)
+{
+    char *buf;
+    size_t len;
+    if (file_read_max(path, 512, false, &buf, &len))
+        return false;
+    char agent[256], who[64];
+    long long pid = 0;
+    unsigned long long start = 0;
+    bool drop = false;
+    if (!strncmp(name, "p-", 2) &&
+        sscanf(buf, "%255s %llu", agent, &start) == 2) {
+        snprintf(who, sizeof(who), "%s %llu", name + 2, start);
+        drop = !alive(who);
+    } else if (!strncmp(name, "a-", 2)) {
+        drop = !alive(buf);
+    } else if (!strncmp(name, "s-", 2) &&
+               sscanf(buf, "%255s %lld %llu", agent, &pid, &start) == 3) {
+        snprintf(who, sizeof(who), "%lld %llu", pid, start);
+        drop = age_s > SESSION_KEEP_S && !alive(who);
+    }
+    free(buf);
+    return drop;
+}
+
+static bool
+drop_snapshot(const char *name, const char *path, long long age_s)
+{
+    (void)name;
+    (void)path;
+    return age_s > 24 * 3600;
+}
+
+static bool
+drop_crew(const char *name, const char *path, long long age_s)
+{
+    (void)name;
+    (void)path;
+    return age_s > SESSION_KEEP_S;
+}
+
+size_t
+session_prune(const char *dir, long long now_s)
+{
+    if (!dir)
+        return 0;
+    return prune_dir(dir, "sessions", now_s, drop_session) +
+           prune_dir(dir, "hooks", now_s, drop_snapshot) +
+           prune_dir(dir, "crew", now_s, drop_crew);
 }
 
 void

@@ -74,6 +74,19 @@ const char *session_cli_agent(const char *repo);
  */
 char *session_claim_worktree(const char *dir, const char *root);
 
+/*
+ * Clear out what sessions that ended without a word (a client killed,
+ * no SessionEnd) left in the airspace directory dir, as of now_s (epoch
+ * seconds): a process's record or a name's claim once the process is
+ * gone, a session's record once its process is gone and it has not been
+ * seen for SESSION_KEEP_S (kept till then: a session resumed finds its
+ * name), the hooks' snapshots of files older than a day (a PreToolUse
+ * whose PostToolUse never came) and crew-update hashes older than
+ * SESSION_KEEP_S. Returns how many files it removed.
+ */
+#define SESSION_KEEP_S (7 * 24 * 3600)
+size_t session_prune(const char *dir, long long now_s);
+
 /* Forget session session_id's records (its session ended). */
 void session_forget(
     const char *dir, const char *prefix, const char *session_id);
