@@ -276,6 +276,14 @@ show_inbox(json_t *r)
     }
     if (!json_array_size(list))
         puts("no new messages");
+    json_int_t dropped = json_integer_value(json_object_get(r, "dropped"));
+    if (dropped > 0)
+        fprintf(stderr,
+            "airspace inbox: %lld unread message%s to this inbox %s dropped "
+            "since the daemon started (an inbox keeps 256): 'airspace log "
+            "--type message.dropped' lists them\n",
+            (long long)dropped, dropped == 1 ? "" : "s",
+            dropped == 1 ? "was" : "were");
 }
 
 int
