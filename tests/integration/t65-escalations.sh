@@ -9,7 +9,7 @@
 R="$TMP/repo"
 base_repo "$R"
 start_daemon --tick-ms 50 --window-ms 1000
-trap 'as stop > /dev/null 2>&1 || true; kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap 'as stop > /dev/null 2>&1 || true; kill $DPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 esc() { # esc [QUERY]: the escalations
     curl -s --unix-socket "$SOCK" "http://a/v1/escalations${1:-}"
 }

@@ -64,7 +64,7 @@ wait_alert() {
     done
 ) &
 KEEPER=$!
-trap 'kill $KEEPER $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap 'kill $KEEPER $DPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 keep() { # keep ID...: heard from from now on
     for k in "$@"; do
         api POST "/v1/agents/$k/heartbeat"

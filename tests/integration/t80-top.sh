@@ -53,7 +53,7 @@ if ! start_top colour -u NO_COLOR TERM=screen-256color 2> "$TMP/tmux.err"; then
     echo "SKIP: tmux cannot start: $(cat "$TMP/tmux.err")"
     exit 0
 fi
-trap '$TM kill-server 2>/dev/null || true; kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap '$TM kill-server 2>/dev/null || true; kill $DPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 screen() { # screen NAME [-e]: the pane's text now
     $TM capture-pane -p ${2:-} -t "$1" > "$TMP/screen" 2> /dev/null || : > "$TMP/screen"
 }
@@ -106,7 +106,7 @@ wait "$DPID" 2> /dev/null || true
 check "daemon gone, retrying" wait_screen colour 'daemon gone, retrying'
 check "... the last picture stays" grep -q '^alice ' "$TMP/screen"
 start_daemon --tick-ms 50 --debounce-ms 50 --rescan-ms 60000
-trap '$TM kill-server 2>/dev/null || true; kill $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+trap '$TM kill-server 2>/dev/null || true; kill $DPID 2>/dev/null || true; wait $DPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 check "back live" wait_screen colour 'live \(event'
 as lock --agent alice --reason "after the restart" src/d.c > /dev/null
 check "events after the restart arrive" wait_screen colour 'lock\.granted +alice +src/d\.c'
