@@ -147,7 +147,9 @@ print_evidence_text(struct scan_report *r, const struct scan_pair *p,
     }
     if (ev.dep.present) {
         fprintf(out,
-            "    dependency %s (%s) imports %s (%s): ", ev.dep.downstream,
+            /* "depends on", not "imports": a hop of the chain may be a
+             * header's link to the file implementing it, no import */
+            "    dependency %s (%s) depends on %s (%s): ", ev.dep.downstream,
             agent_name(r, ev.dep.down_agent), ev.dep.upstream,
             agent_name(r, ev.dep.up_agent));
         for (size_t i = 0; i < ev.dep.nchain; i++)

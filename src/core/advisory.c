@@ -243,8 +243,8 @@ advisory_steer_text(const struct agent *steer, const struct agent *hold,
         strbuf_addf(&t, "\n");
     }
     if (ev && ev->dep.present) {
-        strbuf_addf(
-            &t, "coupled: %s imports %s", ev->dep.downstream, ev->dep.upstream);
+        strbuf_addf(&t, "coupled: %s depends on %s", ev->dep.downstream,
+            ev->dep.upstream);
         if (ev->dep.nchain > 2)
             strbuf_addf(&t, " through %zu files", ev->dep.nchain - 2);
         for (size_t i = 0; i < ev->dep.nsymbols; i++)

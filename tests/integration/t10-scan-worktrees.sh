@@ -117,6 +117,9 @@ check "alice-carol at least traffic ($lvl)" [ "$lvl" = traffic -o "$lvl" = resol
 check "alice-carol dependency > 0" jqt "$J" "$(printf '[.pairs[] | select((.a=="alice" and .b=="carol") or (.a=="carol" and .b=="alice"))][0].channels.dependency > 0')"
 check "alice-carol chain names page.c, conn.h and conn.c" \
     [ "$(pair alice carol '.evidence.dependency.chain | join(" ")')" = "src/app/page.c src/net/conn.h src/net/conn.c" ]
+as scan --explain > "$TMP/explain.txt" 2>&1 || true
+check "--explain says page.c depends on conn.c, through the header (no import of a .c)" \
+    grep -q "dependency src/app/page.c (carol) depends on src/net/conn.c (alice): src/app/page.c -> src/net/conn.h -> src/net/conn.c" "$TMP/explain.txt"
 check "alice-carol symbol evidence names conn_open" \
     [ "$(pair alice carol '.evidence.dependency.symbols | index("conn_open") != null')" = true ]
 rc=$(pair alice carol .risk)
