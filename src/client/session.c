@@ -98,20 +98,23 @@ wrapper(const char *comm)
 }
 
 /* The nearest ancestor of this process that is not a shell or a wrapper
- * (sh, bash, dash, zsh, env, timeout, airspace): the client. 0 if none. */
+ * (sh, bash, dash, zsh, env, timeout, airspace): the client, its start
+ * time in *start. 0 (and 0) if none. */
 static pid_t
-session_client_pid(void)
+session_client_pid(unsigned long long *start)
 {
     pid_t pid = getppid();
+    *start = 0;
     for (int depth = 0; pid > 1 && depth < SESSION_DEPTH; depth++) {
         char comm[64];
         pid_t up;
-        if (proc_stat(pid, comm, &up, NULL))
+        if (proc_stat(pid, comm, &up, start))
             return 0;
         if (!wrapper(comm))
             return pid;
         pid = up;
     }
+    *start = 0;
     return 0;
 }
 
@@ -211,6 +214,29 @@ claim(const char *sdir, const char *name, const char *who)
     return ok;
 }
 
+/* The p- record of the client process pid/start, by which the other
+ * processes of its session find agent id; not written again when it
+ * says so already (a hook runs at every tool call). */
+static void
+record_process(
+    const char *sdir, const char *id, pid_t pid, unsigned long long start)
+{
+    if (pid <= 1 || !start)
+        return;
+    char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
+    char *line = xasprintf("%s %llu\n", id, start), *buf;
+    size_t len;
+    if (file_read_max(ppath, 512, false, &buf, &len)) {
+        put(ppath, line);
+    } else {
+        if (strcmp(buf, line))
+            put(ppath, line);
+        free(buf);
+    }
+    free(line);
+    free(ppath);
+}
+
 /* Write the records of session spath's agent id run by the client
  * process pid/start (who): the s- record, and the p- record its other
  * processes find it by. */
@@ -221,13 +247,7 @@ record_session(const char *sdir, const char *spath, const char *id, pid_t pid,
     char *line = xasprintf("%s %lld %llu\n", id, (long long)pid, start);
     put(spath, line);
     free(line);
-    if (pid > 1 && start) {
-        char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
-        line = xasprintf("%s %llu\n", id, start);
-        put(ppath, line);
-        free(line);
-        free(ppath);
-    }
+    record_process(sdir, id, pid, start);
 }
 
 /* Remove the p- record of the process pid/start, if it is still that
@@ -277,11 +297,7 @@ session_again(const char *sdir, const char *spath, const char *line,
     if (alive(was)) {
         /* another live process of this very session (one client runs
          * its hooks from a helper process): it is found here too */
-        char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
-        char *p = xasprintf("%s %llu\n", id, start);
-        put(ppath, p);
-        free(p);
-        free(ppath);
+        record_process(sdir, id, pid, start);
         return id;
     }
     if (strcmp(id, hashed) && !claim(sdir, id, who)) {
@@ -307,8 +323,8 @@ session_agent(const char *dir, const char *prefix, const char *session_id,
     char *spath =
         xasprintf("%s/s-%s-%016llx", sdir, prefix, (unsigned long long)h);
     char *hashed = xasprintf("%s-%08x", prefix, (unsigned)h32);
-    pid_t pid = session_client_pid();
-    unsigned long long start = session_pid_start(pid);
+    unsigned long long start;
+    pid_t pid = session_client_pid(&start);
     char *buf, *id = NULL;
     size_t len;
     if (file_read_max(spath, 512, false, &buf, &len) == 0) {
@@ -339,8 +355,8 @@ session_claim_worktree(const char *dir, const char *root)
     char *name = session_worktree_agent(root);
     if (!name || !dir)
         goto none;
-    pid_t pid = session_client_pid();
-    unsigned long long start = session_pid_start(pid);
+    unsigned long long start;
+    pid_t pid = session_client_pid(&start);
     if (pid <= 1 || !start)
         goto none;
     char who[64];
