@@ -447,32 +447,27 @@ delta_from_work_tree(struct ws_ctx *c, const git_diff_delta *d)
 }
 
 /*
- * One change to the base tree on the way to the tree that captures the
- * work: a path removed, or set to a blob (or a submodule's commit). path is
- * borrowed (the diff's, or the worktree index's).
+ * The changes to the base tree on the way to the tree that captures the
+ * work, as libgit2's tree update takes them: a path removed, or set to a
+ * blob (or a submodule's commit). Paths are borrowed (the diff's, or the
+ * worktree index's).
  */
-struct tree_edit {
-    const char *path;
-    bool remove;
-    uint32_t mode;
-    git_oid id;
-};
-
 struct tree_edits {
-    struct tree_edit *v;
+    git_tree_update *v;
     size_t n, alloc;
 };
 
-static struct tree_edit *
+static git_tree_update *
 edit_push(struct tree_edits *t, const char *path, bool remove)
 {
-    struct tree_edit *ed;
+    git_tree_update *ed;
 
     ALLOC_GROW(t->v, t->n + 1, t->alloc);
     ed = &t->v[t->n++];
     memset(ed, 0, sizeof(*ed));
     ed->path = path;
-    ed->remove = remove;
+    ed->action = remove ? GIT_TREE_UPDATE_REMOVE : GIT_TREE_UPDATE_UPSERT;
+    ed->filemode = remove ? GIT_FILEMODE_UNREADABLE : GIT_FILEMODE_BLOB;
     return ed;
 }
 
@@ -480,14 +475,14 @@ edit_push(struct tree_edits *t, const char *path, bool remove)
  * captured tree still differs from the base there. */
 static int
 edit_placeholder(
-    struct ws_ctx *c, struct tree_edit *ed, const char *msg, struct as_err *e)
+    struct ws_ctx *c, git_tree_update *ed, const char *msg, struct as_err *e)
 {
     char *text = xasprintf("airspace: %s\n", msg);
     int err = 0;
 
     if (c->o->warn)
         c->o->warn(c->o->warn_ctx, msg);
-    ed->mode = GIT_FILEMODE_BLOB;
+    ed->filemode = GIT_FILEMODE_BLOB;
     if (git_blob_create_from_buffer(&ed->id, c->g, text, strlen(text)) < 0)
         err = repo_git_errorf(e, "cannot store '%s'", ed->path);
     free(text);
@@ -496,9 +491,9 @@ edit_placeholder(
 
 /* ed, a path given as a blob in the working tree, read from it. */
 static int
-edit_workfile(struct ws_ctx *c, struct tree_edit *ed, struct as_err *e)
+edit_workfile(struct ws_ctx *c, git_tree_update *ed, struct as_err *e)
 {
-    int err = blob_from_workfile(c, ed->path, ed->mode, &ed->id, e);
+    int err = blob_from_workfile(c, ed->path, ed->filemode, &ed->id, e);
 
     return err == AS_ETOOBIG ? edit_placeholder(c, ed, e->msg, e) : err;
 }
@@ -511,21 +506,21 @@ edit_conflicted(
 {
     char *full = xasprintf("%s/%s", c->workdir, path);
     git_tree_entry *te = NULL;
-    struct tree_edit *ed;
+    git_tree_update *ed;
     struct stat st;
     int rc = lstat(full, &st);
 
     free(full);
     if (rc == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
         ed = edit_push(t, path, false);
-        ed->mode = S_ISLNK(st.st_mode)   ? GIT_FILEMODE_LINK
-                   : (st.st_mode & 0100) ? GIT_FILEMODE_BLOB_EXECUTABLE
-                                         : GIT_FILEMODE_BLOB;
+        ed->filemode = S_ISLNK(st.st_mode)   ? GIT_FILEMODE_LINK
+                       : (st.st_mode & 0100) ? GIT_FILEMODE_BLOB_EXECUTABLE
+                                             : GIT_FILEMODE_BLOB;
         return edit_workfile(c, ed, e);
     }
     if (git_tree_entry_bypath(&te, c->head_tree, path) == 0) {
         ed = edit_push(t, path, false);
-        ed->mode = git_tree_entry_filemode(te);
+        ed->filemode = git_tree_entry_filemode(te);
         git_oid_cpy(&ed->id, git_tree_entry_id(te));
         git_tree_entry_free(te);
         return 0;
@@ -548,7 +543,7 @@ collect_edits(
         for (i = 0; i < nd && !err; i++) {
             const git_diff_delta *d = git_diff_get_delta(diff, i);
             const git_index_entry *sw;
-            struct tree_edit *ed;
+            git_tree_update *ed;
 
             if (broker_client_config(d->old_file.path) ||
                 broker_client_config(d->new_file.path))
@@ -563,7 +558,7 @@ collect_edits(
                 /* outside a sparse checkout: the index entry stands */
                 if (pass == 1) {
                     ed = edit_push(t, sw->path, false);
-                    ed->mode = sw->mode;
+                    ed->filemode = (git_filemode_t)sw->mode;
                     git_oid_cpy(&ed->id, &sw->id);
                 }
                 continue;
@@ -584,7 +579,7 @@ collect_edits(
                 !(d->new_file.flags & GIT_DIFF_FLAG_VALID_ID))
                 continue; /* a submodule we cannot pin */
             ed = edit_push(t, d->new_file.path, false);
-            ed->mode = d->new_file.mode;
+            ed->filemode = (git_filemode_t)d->new_file.mode;
             if (d->new_file.mode == GIT_FILEMODE_COMMIT)
                 git_oid_cpy(&ed->id, &d->new_file.id);
             else
@@ -610,15 +605,15 @@ tree_through_index(struct ws_ctx *c, const struct tree_edits *t, git_oid *tree,
         goto out;
     }
     for (i = 0; i < t->n && !err; i++) {
-        const struct tree_edit *ed = &t->v[i];
+        const git_tree_update *ed = &t->v[i];
         git_index_entry ent;
 
         git_index_remove(idx, ed->path, 0);
-        if (ed->remove)
+        if (ed->action == GIT_TREE_UPDATE_REMOVE)
             continue;
         memset(&ent, 0, sizeof(ent));
         ent.path = ed->path;
-        ent.mode = ed->mode;
+        ent.mode = ed->filemode;
         git_oid_cpy(&ent.id, &ed->id);
         if (git_index_add(idx, &ent) < 0)
             err = repo_git_errorf(e, "cannot stage '%s' in memory", ed->path);
@@ -642,23 +637,13 @@ build_work_tree(
     struct ws_ctx *c, git_diff *diff, struct agent *out, struct as_err *e)
 {
     struct tree_edits t = { 0 };
-    git_tree_update *u = NULL;
     git_oid tree;
     char hex[GIT_OID_HEXSZ + 1];
-    size_t i;
     int err;
 
     if ((err = collect_edits(c, diff, &t, e)) < 0)
         goto out;
-    u = xcalloc(t.n ? t.n : 1, sizeof(*u));
-    for (i = 0; i < t.n; i++) {
-        u[i].action =
-            t.v[i].remove ? GIT_TREE_UPDATE_REMOVE : GIT_TREE_UPDATE_UPSERT;
-        u[i].path = t.v[i].path;
-        u[i].filemode = t.v[i].remove ? GIT_FILEMODE_UNREADABLE : t.v[i].mode;
-        git_oid_cpy(&u[i].id, &t.v[i].id);
-    }
-    if (git_tree_create_updated(&tree, c->g, c->base_tree, t.n, u) < 0) {
+    if (git_tree_create_updated(&tree, c->g, c->base_tree, t.n, t.v) < 0) {
         git_error_clear();
         if ((err = tree_through_index(c, &t, &tree, e)) < 0)
             goto out;
@@ -671,7 +656,6 @@ build_work_tree(
     free(out->tree_oid);
     out->tree_oid = xstrdup(hex);
 out:
-    free(u);
     free(t.v);
     return err;
 }
@@ -1304,12 +1288,17 @@ workset_worktree_state(struct repo *r, const char *worktree_path,
             strncmp(integ, "refs/heads/", 11) ? integ : integ + 11;
         char *full = xasprintf("refs/heads/%s", name);
         git_oid tip, base;
+        struct as_err be;
         memset(&tip, 0, sizeof(tip));
         if (repo_resolve_commit(r, full, &tip, NULL) < 0)
             memset(&tip, 0, sizeof(tip));
         free(full);
-        if (!git_oid_is_zero(&oid) && !git_oid_is_zero(&tip) &&
-            git_merge_base(&base, repo_git(r), &oid, &tip) == 0) {
+        /* as ctx_setup() finds the base: a shallow clone's too */
+        if (!git_oid_is_zero(&oid) && git_oid_equal(&oid, &tip)) {
+            h = fnv1a_bytes(h, tip.id, sizeof(tip.id));
+        } else if (!git_oid_is_zero(&oid) && !git_oid_is_zero(&tip) &&
+                   shallow_merge_base(&base, repo_git(r), &oid, &tip, &be) ==
+                       0) {
             h = fnv1a_bytes(h, base.id, sizeof(base.id));
         } else {
             git_error_clear(); /* no common history: the tip decides */
