@@ -1079,7 +1079,7 @@ static void
 on_resend(struct broker *b, json_t *ev)
 {
     struct team *t = b->team;
-    size_t k;
+    size_t k, asked = 0, one = SIZE_MAX;
     json_t *x;
     json_array_foreach(json_object_get(ev, "agents"), k, x)
     {
@@ -1100,8 +1100,13 @@ on_resend(struct broker *b, json_t *ev)
                 t->pair_hash[slot] = 0;
             free(key);
         }
-        broker_rescore(b, (size_t)i);
+        asked++;
+        one = (size_t)i;
     }
+    /* one round for them all: one agent's pairs, or every pair (a pair of
+     * two agents asked for was scored twice, a round each) */
+    if (asked)
+        broker_rescore(b, asked == 1 ? one : SIZE_MAX);
 }
 
 /* Results that waited for their agents: applied now, or dropped after
