@@ -25,6 +25,7 @@
 #include "client/session.h"
 #include "git/init_git.h"
 #include "util/file.h"
+#include "util/sockpath.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -406,22 +407,12 @@ worktree_top(const struct repo *r, const char *id, const char **why, bool *gone)
         free(dotgit);
         free(buf);
         buf = NULL;
-        char *link = top ? xasprintf("%s/.git", top) : NULL;
-        if (link && !file_read_max(link, 4096, false, &buf, &len) &&
-            !strncmp(buf, "gitdir: ", 8)) {
-            buf[strcspn(buf, "\r\n")] = '\0';
-            char *to = buf[8] == '/' ? xstrdup(buf + 8)
-                                     : xasprintf("%s/%s", top, buf + 8);
-            back = realpath(to, NULL);
-            free(to);
-        }
-        free(link);
-        char *real_admin = realpath(admin, NULL);
-        if (!back || !real_admin || strcmp(back, real_admin)) {
+        /* and it points back here */
+        back = top ? broker_git_dir_of(top) : NULL;
+        if (!file_same_dir(back, admin)) {
             free(top);
             top = NULL;
         }
-        free(real_admin);
     }
     free(back);
     free(buf);

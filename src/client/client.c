@@ -402,7 +402,7 @@ client_open(
      * a daemon holds the repository: busy (a big read, a round of
      * merges), not gone; the request itself has the longer deadline.
      * Starting another would only fail on the daemon lock */
-    if (rc != AS_ECONFLICT && !c->unsent && client_daemon_alive(repo_path))
+    if (rc != AS_ECONFLICT && !c->unsent && lock_holder_alive(c->paths.lock))
         return 0;
     int denied = rc == AS_ECONFLICT ? 0 : connect_denied(c->paths.socket);
     if (rc == AS_ECONFLICT)

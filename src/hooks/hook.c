@@ -405,13 +405,9 @@ start_error(const char *dir)
 {
     if (!dir)
         return NULL;
-    char *path = xasprintf("%s/%s", dir, BROKER_START_ERROR), *buf = NULL;
-    size_t len;
-    if (file_read_max(path, 4096, false, &buf, &len))
-        buf = NULL;
+    char *path = xasprintf("%s/%s", dir, BROKER_START_ERROR);
+    char *buf = file_first_line(path);
     free(path);
-    if (buf)
-        buf[strcspn(buf, "\r\n")] = '\0';
     if (buf && !*buf) {
         free(buf);
         buf = NULL;

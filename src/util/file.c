@@ -107,3 +107,14 @@ file_same_dir(const char *a, const char *b)
     free(rb);
     return same;
 }
+
+char *
+file_first_line(const char *path)
+{
+    char *buf;
+    size_t len;
+    if (file_read_max(path, 4096, false, &buf, &len))
+        return NULL;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return buf;
+}

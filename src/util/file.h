@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The first line of a small file (4 KiB at most), without its newline, as
+ * a new string, or NULL. */
+char *file_first_line(const char *path);
+
 /*
  * Read the regular file at path (symlinks followed unless nofollow) into a
  * new NUL-terminated buffer (free with free()). Returns 0, AS_ENOENT when

@@ -50,18 +50,6 @@ broker_socket_peer_is_us(int fd, unsigned *uid)
     return cred.uid == geteuid();
 }
 
-/* The first line of a small file, without its newline, or NULL. */
-static char *
-first_line(const char *path)
-{
-    char *buf;
-    size_t len;
-    if (file_read_max(path, 4096, false, &buf, &len))
-        return NULL;
-    buf[strcspn(buf, "\r\n")] = '\0';
-    return buf;
-}
-
 char *
 broker_git_dir_of(const char *root)
 {
@@ -72,7 +60,7 @@ broker_git_dir_of(const char *root)
         gitdir = dotgit;
         dotgit = NULL;
     } else {
-        char *l = first_line(dotgit);
+        char *l = file_first_line(dotgit);
         if (l && !strncmp(l, "gitdir: ", 8))
             gitdir =
                 l[8] == '/' ? xstrdup(l + 8) : xasprintf("%s/%s", root, l + 8);
@@ -89,7 +77,7 @@ broker_common_dir_of(const char *root)
     if (!gitdir)
         return NULL;
     char *cpath = xasprintf("%s/commondir", gitdir);
-    char *c = first_line(cpath);
+    char *c = file_first_line(cpath);
     free(cpath);
     char *common =
         c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s", gitdir, c))
