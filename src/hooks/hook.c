@@ -96,15 +96,15 @@ read_stdin(size_t *len)
     return buf;
 }
 
-/* The worktree holding dir: the nearest ancestor with a .git entry. */
+/* The worktree holding dir: the nearest ancestor whose .git entry is a
+ * repository's (broker_git_dir_of). */
 static char *
 worktree_root(const char *dir)
 {
     char *p = realpath(dir ? dir : ".", NULL);
     while (p && *p) {
-        char *g = xasprintf("%s/.git", p);
-        struct stat sb;
-        bool found = stat(g, &sb) == 0;
+        char *g = broker_git_dir_of(p);
+        bool found = g != NULL;
         free(g);
         if (found)
             return p;

@@ -415,6 +415,8 @@ struct sh_walk {
     char **out;
     size_t n, a;
     size_t unknown;
+    struct hook_discard *disc;
+    size_t ndisc, adisc;
 };
 
 static char *
@@ -665,21 +667,317 @@ sh_long(const char *a, const char *name, bool *value)
     return true;
 }
 
+static void
+disc_release(struct hook_discard *d)
+{
+    free(d->dir);
+    free(d->command);
+    for (size_t i = 0; i < d->nspec; i++)
+        free(d->spec[i]);
+    free(d->spec);
+}
+
+/* Drop the last discard: none of its paths could be read. */
+static void
+disc_pop(struct sh_walk *w)
+{
+    disc_release(&w->disc[--w->ndisc]);
+}
+
+/* A new discard for the git command sub, run in dir (taken). */
+static struct hook_discard *
+disc_add(struct sh_walk *w, char *dir, const char *sub, unsigned what)
+{
+    ALLOC_GROW(w->disc, w->ndisc + 1, w->adisc);
+    struct hook_discard *d = &w->disc[w->ndisc++];
+    memset(d, 0, sizeof(*d));
+    d->dir = dir;
+    d->command = xasprintf("git %s", sub);
+    d->what = what;
+    return d;
+}
+
+/* A pathspec of d: a word the shell would expand past reading ($, `) is
+ * not one, and its discard is counted unknown. */
+static void
+disc_spec(struct sh_walk *w, struct hook_discard *d, const struct sh_tok *t)
+{
+    if (!t->lit && strpbrk(t->text, "$`")) {
+        w->unknown++;
+        return;
+    }
+    if (!t->text[0])
+        return;
+    ALLOC_GROW(d->spec, d->nspec + 1, d->aspec);
+    d->spec[d->nspec++] = xstrdup(t->text);
+}
+
 /*
- * The files a git command overwrites in the working tree: the paths after
- * "--" of `git checkout` (`git checkout -- PATH`, `git checkout REV --
- * PATH`), and the paths of `git restore` unless it restores the index
- * alone (--staged without --worktree). `git -C DIR` is followed like a cd;
- * a command with --git-dir or --work-tree, or paths from a file, is not
- * read. A checkout without "--" is not read either: its words may be
- * branches, and a branch is no file of anyone's.
+ * git checkout and git restore. The files they overwrite are writes: the
+ * paths after "--" of a checkout (`git checkout -- PATH`, `git checkout
+ * REV -- PATH`), and the paths of a restore unless it restores the index
+ * alone (--staged without --worktree). Both discard the uncommitted
+ * changes under those paths; so does a checkout's `git checkout PATH`
+ * without "--" (its first word may be a branch: a "maybe" discard, a path
+ * only if it names one), and `git checkout -f` (every change).
+ */
+static void
+walk_git_checkout(
+    struct sh_walk *w, const char *dir, struct sh_tok **arg, size_t na)
+{
+    bool restore = !strcmp(arg[0]->text, "restore");
+    struct sh_tok **path = xcalloc(na, sizeof(*path)),
+                  **word = xcalloc(na, sizeof(*word));
+    size_t np = 0, nw = 0;
+    bool dashes = false, staged = false, worktree = false, value;
+    bool force = false, branch = false, patch = false;
+    for (size_t a = 1; a < na; a++) {
+        const char *x = arg[a]->text;
+        if (dashes || (restore && (x[0] != '-' || !x[1]))) {
+            path[np++] = arg[a];
+        } else if (!strcmp(x, "--")) {
+            dashes = true;
+        } else if (sh_long(x, "--pathspec-from-file", &value)) {
+            w->unknown++;
+            goto out;
+        } else if (x[0] != '-' || !x[1]) {
+            word[nw++] = arg[a]; /* a checkout's words: branches or paths */
+        } else if (!restore) {
+            /* -b, -B and --orphan name a new branch: no path follows */
+            if (!strcmp(x, "-b") || !strcmp(x, "-B") ||
+                sh_long(x, "--orphan", &value))
+                branch = true;
+            force = force || !strcmp(x, "--force") ||
+                    (x[1] != '-' && strchr(x, 'f'));
+            patch = patch || !strcmp(x, "--patch") ||
+                    (x[1] != '-' && strchr(x, 'p'));
+        } else if (!strcmp(x, "--staged")) {
+            staged = true;
+        } else if (!strcmp(x, "--worktree")) {
+            worktree = true;
+        } else if (!strcmp(x, "--patch")) {
+            patch = true;
+        } else if (sh_long(x, "--source", &value)) {
+            a += !value; /* its tree is the next word */
+        } else if (x[1] != '-') {
+            /* short options; -s takes the rest of the word or the next */
+            for (const char *c = x + 1; *c; c++) {
+                staged = staged || *c == 'S';
+                worktree = worktree || *c == 'W';
+                patch = patch || *c == 'p';
+                if (*c == 's') {
+                    a += !c[1];
+                    break;
+                }
+            }
+        }
+    }
+    if (restore && staged && !worktree)
+        goto out; /* the index alone */
+    for (size_t i = 0; i < np; i++)
+        if (path[i]->text[0] != ':') /* pathspec magic: no plain path */
+            walk_emit(w, dir, path[i]->text);
+    if (patch || branch)
+        goto out; /* asks about each change; a new branch keeps them */
+    if (!dir) {
+        w->unknown += !np && (nw || force); /* paths: counted as writes */
+        goto out;
+    }
+    if (np) {
+        struct hook_discard *d =
+            disc_add(w, xstrdup(dir), arg[0]->text, HOOK_DISCARD_TRACKED);
+        for (size_t i = 0; i < np; i++)
+            disc_spec(w, d, path[i]);
+        if (!d->nspec)
+            disc_pop(w);
+    } else if (force && nw <= 1) {
+        /* `git checkout -f [BRANCH]`: every change goes */
+        disc_add(w, xstrdup(dir), arg[0]->text, HOOK_DISCARD_TRACKED);
+    } else if (nw && !dashes) {
+        /* `git checkout REV PATH...` or `git checkout PATH...`: the words
+         * past the first are paths; the first may be a branch */
+        struct hook_discard *d =
+            disc_add(w, xstrdup(dir), arg[0]->text, HOOK_DISCARD_TRACKED);
+        d->maybe = true;
+        for (size_t i = 0; i < nw; i++)
+            disc_spec(w, d, word[i]);
+        if (!d->nspec)
+            disc_pop(w);
+    }
+out:
+    free(path);
+    free(word);
+}
+
+/*
+ * git stash (push, or no subcommand): the tracked changes under its
+ * pathspecs (every change without one) go into the stash and out of the
+ * working tree; with -u or -a, the untracked files too. `git stash save`
+ * takes a message, not paths. Other subcommands keep the working tree's
+ * changes.
+ */
+static void
+walk_git_stash(
+    struct sh_walk *w, const char *dir, struct sh_tok **arg, size_t na)
+{
+    size_t a = 1;
+    bool save = false;
+    if (a < na && arg[a]->text[0] != '-') {
+        save = !strcmp(arg[a]->text, "save");
+        if (!save && strcmp(arg[a]->text, "push"))
+            return; /* list, show, pop, apply, drop, branch, ... */
+        a++;
+    }
+    unsigned what = HOOK_DISCARD_TRACKED;
+    struct sh_tok **spec = xcalloc(na, sizeof(*spec));
+    size_t ns = 0;
+    bool dashes = false, patch = false, value;
+    for (; a < na; a++) {
+        const char *x = arg[a]->text;
+        if (dashes || x[0] != '-' || !x[1]) {
+            if (!save)
+                spec[ns++] = arg[a];
+        } else if (!strcmp(x, "--")) {
+            dashes = true;
+        } else if (!strcmp(x, "--include-untracked") || !strcmp(x, "--all")) {
+            what |= HOOK_DISCARD_UNTRACKED;
+        } else if (!strcmp(x, "--patch")) {
+            patch = true;
+        } else if (sh_long(x, "--message", &value)) {
+            a += !value;
+        } else if (sh_long(x, "--pathspec-from-file", &value)) {
+            w->unknown++;
+            goto out;
+        } else if (x[1] != '-') {
+            for (const char *c = x + 1; *c; c++) {
+                if (*c == 'u' || *c == 'a')
+                    what |= HOOK_DISCARD_UNTRACKED;
+                patch = patch || *c == 'p';
+                if (*c == 'm') {
+                    a += !c[1];
+                    break;
+                }
+            }
+        }
+    }
+    if (patch)
+        goto out;
+    if (!dir) {
+        w->unknown++;
+        goto out;
+    }
+    struct hook_discard *d = disc_add(w, xstrdup(dir), "stash", what);
+    for (size_t i = 0; i < ns; i++)
+        disc_spec(w, d, spec[i]);
+    if (ns && !d->nspec)
+        disc_pop(w); /* its paths could not be read */
+out:
+    free(spec);
+}
+
+/* The words of a git command that are not options (all past "--"), with
+ * the options in takes_value taking the next word. */
+static size_t
+git_words(struct sh_tok **arg, size_t na, const char *const *takes_value,
+    struct sh_tok **out)
+{
+    size_t n = 0;
+    bool dashes = false;
+    for (size_t a = 1; a < na; a++) {
+        const char *x = arg[a]->text;
+        if (dashes || x[0] != '-' || !x[1]) {
+            out[n++] = arg[a];
+            continue;
+        }
+        if (!strcmp(x, "--")) {
+            dashes = true;
+            continue;
+        }
+        for (size_t k = 0; takes_value[k]; k++)
+            if (!strcmp(x, takes_value[k]))
+                a++;
+    }
+    return n;
+}
+
+/* Whether a git command has the option: a long name, or a letter in a
+ * cluster of short options (before "--"). */
+static bool
+git_opt(struct sh_tok **arg, size_t na, const char *lng, char shrt)
+{
+    for (size_t a = 1; a < na; a++) {
+        const char *x = arg[a]->text;
+        if (!strcmp(x, "--"))
+            return false;
+        if ((lng && !strcmp(x, lng)) ||
+            (shrt && x[0] == '-' && x[1] != '-' && strchr(x + 1, shrt)))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * git reset --hard (every tracked change), git switch --discard-changes
+ * or -f (the same), git clean -f (the untracked files under its
+ * pathspecs; not with -n or -i), and the files git rm and git mv write.
+ */
+static void
+walk_git_other(
+    struct sh_walk *w, const char *dir, struct sh_tok **arg, size_t na)
+{
+    const char *sub = arg[0]->text;
+    if (!strcmp(sub, "rm") || !strcmp(sub, "mv")) {
+        static const char *const none[] = { NULL };
+        struct sh_tok **word = xcalloc(na, sizeof(*word));
+        size_t nw = git_words(arg, na, none, word);
+        bool cached = git_opt(arg, na, "--cached", 0);
+        for (size_t i = 0; i < nw && !cached; i++)
+            if (word[i]->text[0] != ':')
+                walk_emit(w, dir, word[i]->text);
+        free(word);
+        return;
+    }
+    bool whole =
+        (!strcmp(sub, "reset") && git_opt(arg, na, "--hard", 0)) ||
+        (!strcmp(sub, "switch") && (git_opt(arg, na, "--discard-changes", 0) ||
+                                       git_opt(arg, na, "--force", 'f')));
+    bool clean = !strcmp(sub, "clean") && git_opt(arg, na, "--force", 'f') &&
+                 !git_opt(arg, na, "--dry-run", 'n') &&
+                 !git_opt(arg, na, "--interactive", 'i');
+    if (!whole && !clean)
+        return;
+    if (!dir) {
+        w->unknown++;
+        return;
+    }
+    struct hook_discard *d = disc_add(w, xstrdup(dir),
+        !whole                  ? "clean -f"
+        : !strcmp(sub, "reset") ? "reset --hard"
+                                : "switch -f",
+        whole ? HOOK_DISCARD_TRACKED : HOOK_DISCARD_UNTRACKED);
+    if (whole)
+        return;
+    static const char *const clean_values[] = { "-e", "--exclude", NULL };
+    struct sh_tok **word = xcalloc(na, sizeof(*word));
+    size_t nw = git_words(arg, na, clean_values, word);
+    for (size_t i = 0; i < nw; i++)
+        disc_spec(w, d, word[i]);
+    if (nw && !d->nspec)
+        disc_pop(w);
+    free(word);
+}
+
+/*
+ * A git command: the files it writes (checkout, restore, rm, mv) and the
+ * uncommitted changes it throws away (checkout, restore, stash, reset
+ * --hard, switch -f, clean -f). `git -C DIR` is followed like a cd; a
+ * command with --git-dir or --work-tree, or paths from a file, is not read.
  */
 static void
 walk_git(struct sh_walk *w, const char *cwd, struct sh_tok **arg, size_t na)
 {
     char *dir = sh_dup(cwd);
-    struct sh_tok **path = NULL;
-    size_t k = 0, np = 0;
+    size_t k = 0;
     bool value;
     for (; k < na && arg[k]->text[0] == '-'; k++) {
         const char *a = arg[k]->text;
@@ -699,47 +997,14 @@ walk_git(struct sh_walk *w, const char *cwd, struct sh_tok **arg, size_t na)
     }
     if (k >= na)
         goto out;
-    bool checkout = !strcmp(arg[k]->text, "checkout"),
-         restore = !strcmp(arg[k]->text, "restore");
-    if (!checkout && !restore)
-        goto out;
-    path = xcalloc(na, sizeof(*path));
-    bool dashes = false, staged = false, worktree = false;
-    for (size_t a = k + 1; a < na; a++) {
-        const char *x = arg[a]->text;
-        if (dashes || (restore && (x[0] != '-' || !x[1]))) {
-            if (x[0] != ':') /* pathspec magic: no plain path */
-                path[np++] = arg[a];
-        } else if (!strcmp(x, "--")) {
-            dashes = true;
-        } else if (sh_long(x, "--pathspec-from-file", &value)) {
-            goto out;
-        } else if (!restore) {
-            continue; /* a checkout's words before "--" may be branches */
-        } else if (!strcmp(x, "--staged")) {
-            staged = true;
-        } else if (!strcmp(x, "--worktree")) {
-            worktree = true;
-        } else if (sh_long(x, "--source", &value)) {
-            a += !value; /* its tree is the next word */
-        } else if (x[1] != '-') {
-            /* short options; -s takes the rest of the word or the next */
-            for (const char *c = x + 1; *c; c++) {
-                staged = staged || *c == 'S';
-                worktree = worktree || *c == 'W';
-                if (*c == 's') {
-                    a += !c[1];
-                    break;
-                }
-            }
-        }
-    }
-    if (restore && staged && !worktree)
-        goto out; /* the index alone */
-    for (size_t i = 0; i < np; i++)
-        walk_emit(w, dir, path[i]->text);
+    const char *sub = arg[k]->text;
+    if (!strcmp(sub, "checkout") || !strcmp(sub, "restore"))
+        walk_git_checkout(w, dir, arg + k, na - k);
+    else if (!strcmp(sub, "stash"))
+        walk_git_stash(w, dir, arg + k, na - k);
+    else
+        walk_git_other(w, dir, arg + k, na - k);
 out:
-    free(path);
     free(dir);
 }
 
@@ -846,8 +1111,9 @@ out:
 /*
  * Paths a shell command obviously writes: the target of '>', '>>' (and
  * '&>', '>|', '<>'), the files of 'sed -i', 'tee', 'rm', 'touch',
- * 'truncate', and the last argument of 'mv' and 'cp', in every command of
- * its lists, pipelines, subshells, groups and branches. Quotes are
+ * 'truncate', the last argument of 'mv' and 'cp', the files git writes
+ * and the changes it discards (walk_git), in every command of its lists,
+ * pipelines, subshells, groups and branches. Quotes are
  * stripped, nothing is expanded, here-documents and comments are skipped.
  *
  * The directory is followed through cd, pushd and popd, each taken to
@@ -861,8 +1127,8 @@ out:
  * not returned. A best effort that never blocks what it does not
  * understand.
  */
-size_t
-hook_shell_scan(const char *cmd, char ***out, size_t *unknown)
+static struct sh_walk *
+shell_walk(const char *cmd)
 {
     struct sh_lex lx = { .s = cmd, .len = strlen(cmd) };
     lex_run(&lx, 0, false);
@@ -908,12 +1174,43 @@ hook_shell_scan(const char *cmd, char ***out, size_t *unknown)
         w->unknown++; /* the rest was not read */
     while (w->nfr > 0)
         frame_clear(&w->fr[--w->nfr]);
+    return w;
+}
+
+size_t
+hook_shell_scan(const char *cmd, char ***out, size_t *unknown)
+{
+    struct sh_walk *w = shell_walk(cmd);
+    for (size_t i = 0; i < w->ndisc; i++)
+        disc_release(&w->disc[i]);
+    free(w->disc);
     *out = w->out;
     if (unknown)
         *unknown = w->unknown;
     size_t n = w->n;
     free(w);
     return n;
+}
+
+size_t
+hook_shell_discards(const char *cmd, struct hook_discard **out)
+{
+    struct sh_walk *w = shell_walk(cmd);
+    for (size_t i = 0; i < w->n; i++)
+        free(w->out[i]);
+    free(w->out);
+    *out = w->disc;
+    size_t n = w->ndisc;
+    free(w);
+    return n;
+}
+
+void
+hook_discards_free(struct hook_discard *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        disc_release(&d[i]);
+    free(d);
 }
 
 size_t

@@ -6,6 +6,7 @@
 #ifndef AIRSPACE_HOOKS_HOOK_PARSE_H
 #define AIRSPACE_HOOKS_HOOK_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* "*** Update File: x", "*** Add File:", "*** Delete File:", "*** Move to:" */
@@ -20,6 +21,34 @@ size_t hook_patch_paths(const char *patch, char ***out);
  * rest of a command too long or too deeply nested to read.
  */
 size_t hook_shell_scan(const char *cmd, char ***out, size_t *unknown);
+
+/*
+ * A git command that throws away uncommitted changes: `git stash`,
+ * `git reset --hard`, `git checkout [REV] [--] PATH...`, `git checkout -f`,
+ * `git restore PATH...`, `git switch -f`, `git clean -f [PATH...]`.
+ */
+enum {
+    HOOK_DISCARD_TRACKED = 1,  /* changes to tracked files (and the index) */
+    HOOK_DISCARD_UNTRACKED = 2 /* untracked files */
+};
+
+struct hook_discard {
+    char *dir;     /* where git runs, absolute or relative to the start */
+    char *command; /* "git stash", for the reader */
+    char **spec;   /* its pathspecs, as given; none: the whole worktree */
+    size_t nspec, aspec;
+    unsigned what; /* HOOK_DISCARD_* */
+    bool maybe;    /* a checkout's words: each a path only if one exists */
+};
+
+/*
+ * The discards of a shell command (new array, hook_discards_free), read
+ * as hook_shell_scan reads its writes: in every command of its lists,
+ * following cd, pushd, popd and `git -C`. A discard whose directory or
+ * paths cannot be read is left out (hook_shell_scan counts it unknown).
+ */
+size_t hook_shell_discards(const char *cmd, struct hook_discard **out);
+void hook_discards_free(struct hook_discard *d, size_t n);
 
 /*
  * The user's words in a prompt the client passes to its prompt hook: the

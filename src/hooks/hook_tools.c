@@ -7,12 +7,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <glob.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -133,6 +136,309 @@ expand_globs(struct hook *h, char ***raw, size_t n)
     return k;
 }
 
+extern char **environ;
+
+/* Claude Code's, Gemini CLI's and Codex's shell tools. */
+static bool
+is_shell(const char *tool)
+{
+    return !strcmp(tool, "Bash") || !strcmp(tool, "run_shell_command") ||
+           !strcmp(tool, "shell") || !strcmp(tool, "exec_command") ||
+           !strcmp(tool, "local_shell");
+}
+
+/* The script of a shell tool call (the last word of Codex's ["bash",
+ * "-lc", S]), not a patch; or NULL. */
+static const char *
+shell_command(struct hook *h)
+{
+    const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
+    json_t *cmdv =
+        json_object_get(json_object_get(h->in, "tool_input"), "command");
+    const char *cmd = json_string_value(cmdv);
+    if (json_is_array(cmdv))
+        cmd =
+            json_string_value(json_array_get(cmdv, json_array_size(cmdv) - 1));
+    if (!tool || !is_shell(tool) || !cmd || strstr(cmd, "*** Begin Patch"))
+        return NULL;
+    return cmd;
+}
+
+/* Whether the repository-relative path p is under the pathspec pre (a
+ * path, or a pattern whose wildcards match across '/' as git's do); ""
+ * is the whole worktree. */
+static bool
+spec_covers(const char *pre, const char *p)
+{
+    size_t l = strlen(pre);
+    return !l || (!strncmp(p, pre, l) && (!p[l] || p[l] == '/')) ||
+           (strpbrk(pre, "*?[") && fnmatch(pre, p, 0) == 0);
+}
+
+/*
+ * Of the n paths of worktree wt, those git shows changed as what asks
+ * (HOOK_DISCARD_*): `git status` on exactly those paths, without taking
+ * the index lock. Sets keep[i]; returns -1 (keep untouched) when git
+ * cannot say.
+ */
+static int
+git_changed(const char *wt, char **paths, size_t n, unsigned what, bool *keep)
+{
+    const char **argv = xcalloc(n + 12, sizeof(*argv));
+    size_t k = 0;
+    const char *fixed[] = { "git", "--no-optional-locks", "--literal-pathspecs",
+        "-C", wt, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+        "--no-renames", "--" };
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+        argv[k++] = fixed[i];
+    for (size_t i = 0; i < n; i++)
+        argv[k++] = paths[i];
+    int pfd[2];
+    if (pipe(pfd) < 0) {
+        free(argv);
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+    posix_spawn_file_actions_addclose(&fa, pfd[0]);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pfd[1]);
+    free(argv);
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    if (rc == 0) {
+        char buf[4096];
+        ssize_t r;
+        while ((r = read(pfd[0], buf, sizeof(buf))) > 0 ||
+               (r < 0 && errno == EINTR)) {
+            if (r <= 0 || len > (16u << 20))
+                continue;
+            ALLOC_GROW(out, len + (size_t)r + 1, cap);
+            memcpy(out + len, buf, (size_t)r);
+            len += (size_t)r;
+            out[len] = '\0';
+        }
+    }
+    close(pfd[0]);
+    int status = 0;
+    if (rc == 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    if (rc || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        keep[i] = false;
+    /* "XY PATH\0" each */
+    for (size_t at = 0; at + 3 < len;) {
+        const char *e = out + at;
+        size_t el = strlen(e);
+        bool untracked = e[0] == '?' && e[1] == '?';
+        bool ignored = e[0] == '!';
+        bool wanted = untracked ? (what & HOOK_DISCARD_UNTRACKED)
+                                : !ignored && (what & HOOK_DISCARD_TRACKED);
+        for (size_t i = 0; i < n && wanted; i++)
+            keep[i] = keep[i] || !strcmp(e + 3, paths[i]);
+        at += el + 1;
+    }
+    free(out);
+    return 0;
+}
+
+/* The agent's worktree, resolved, or NULL. */
+static char *
+agent_worktree(json_t *a)
+{
+    const char *w = json_string_value(json_object_get(a, "worktree"));
+    return w ? realpath(w, NULL) : NULL;
+}
+
+/*
+ * The changes others have made in one worktree that the discard d would
+ * throw away: added to why as "'ID' (PATH, PATH)" for each owner. The
+ * worktree is the one of the registered agents' that holds the directory
+ * git runs in; its owners are the other agents there (not exited) and the
+ * person at the keyboard. Returns how many paths.
+ */
+static size_t
+discard_victims(struct hook *h, const struct hook_discard *d, json_t *agents,
+    struct strbuf *why)
+{
+    char *adir = d->dir[0] == '/'
+                     ? xstrdup(d->dir)
+                     : xasprintf("%s/%s", h->cwd ? h->cwd : h->root, d->dir);
+    char *rdir = realpath(adir, NULL);
+    free(adir);
+    if (!rdir)
+        return 0;
+    json_t *list = json_object_get(agents, "agents");
+    size_t na = json_array_size(list), i;
+    char **wts = xcalloc(na + 1, sizeof(*wts));
+    char *wt = NULL;
+    json_t *a;
+    json_array_foreach(list, i, a)
+    {
+        wts[i] = agent_worktree(a);
+        size_t l = wts[i] ? strlen(wts[i]) : 0;
+        if (l && !strncmp(rdir, wts[i], l) &&
+            (!rdir[l] || rdir[l] == '/' || l == 1) && (!wt || l > strlen(wt)))
+            wt = wts[i];
+    }
+    char *reldir = NULL;
+    char **pre = NULL, **cand = NULL;
+    size_t npre = 0, ncand = 0, ca = 0, hits = 0;
+    size_t *owner = NULL;
+    if (!wt || path_normalize(rdir, wt, &reldir))
+        goto out;
+    pre = xcalloc(d->nspec + 1, sizeof(*pre));
+    if (!d->nspec)
+        pre[npre++] = xstrdup("");
+    for (size_t s = 0; s < d->nspec; s++) {
+        const char *spec = d->spec[s];
+        char *p = NULL;
+        int rc;
+        if (spec[0] == ':')
+            rc = spec[1] == '/' ? path_join("", spec + 2, &p) : -1;
+        else if (spec[0] == '/')
+            rc = path_normalize(spec, wt, &p);
+        else
+            rc = path_join(reldir, spec, &p);
+        if (rc) {
+            free(p);
+            continue;
+        }
+        if (d->maybe) { /* a word of a checkout: a path if one is there */
+            char *full = xasprintf("%s/%s", wt, p);
+            struct stat st;
+            bool there = lstat(full, &st) == 0;
+            free(full);
+            if (!there) {
+                free(p);
+                continue;
+            }
+        }
+        pre[npre++] = p;
+    }
+    json_array_foreach(list, i, a)
+    {
+        const char *id = json_string_value(json_object_get(a, "id"));
+        const char *st = json_string_value(json_object_get(a, "status"));
+        if (!id || !strcmp(id, h->agent) || (st && !strcmp(st, "exited")) ||
+            !wts[i] || strcmp(wts[i], wt))
+            continue;
+        size_t k;
+        json_t *f;
+        json_array_foreach(json_object_get(a, "files"), k, f)
+        {
+            const char *p = json_string_value(json_object_get(f, "path"));
+            bool under = false;
+            for (size_t s = 0; p && s < npre && !under; s++)
+                under = spec_covers(pre[s], p);
+            if (!under)
+                continue;
+            ALLOC_GROW(cand, ncand + 1, ca);
+            owner = xrealloc(owner, ca * sizeof(*owner));
+            owner[ncand] = i;
+            cand[ncand++] = xstrdup(p);
+        }
+    }
+    if (!ncand)
+        goto out;
+    /* what git shows changed now: committed work is not thrown away */
+    bool *keep = xcalloc(ncand, sizeof(*keep));
+    for (size_t c = 0; c < ncand; c++)
+        keep[c] = true;
+    (void)git_changed(wt, cand, ncand, d->what, keep);
+    json_array_foreach(list, i, a)
+    {
+        size_t mine = 0;
+        for (size_t c = 0; c < ncand; c++) {
+            if (owner[c] != i || !keep[c])
+                continue;
+            if (!mine++)
+                strbuf_addf(why, "%s%s'%s' (", hits ? "; " : "",
+                    !strcmp(hook_str_or(a, "kind", ""), "human")
+                        ? "the person at the keyboard, "
+                        : "",
+                    hook_str_or(a, "id", "?"));
+            if (mine <= 3)
+                strbuf_addf(why, "%s%s", mine > 1 ? ", " : "", cand[c]);
+            hits++;
+        }
+        if (mine > 3)
+            strbuf_addf(why, ", %zu more", mine - 3);
+        if (mine)
+            strbuf_addf(why, ")");
+    }
+    free(keep);
+out:
+    for (size_t s = 0; s < npre; s++)
+        free(pre[s]);
+    free(pre);
+    for (size_t c = 0; c < ncand; c++)
+        free(cand[c]);
+    free(cand);
+    free(owner);
+    for (size_t k = 0; k < na; k++)
+        free(wts[k]);
+    free(wts);
+    free(reldir);
+    free(rdir);
+    return hits;
+}
+
+/*
+ * Deny a shell command whose git throws away uncommitted changes that
+ * others made in the same worktree (`git stash`, `git checkout .`, `git
+ * reset --hard`, `git clean -f`, ...): a discard cannot be merged back,
+ * unlike an edit. Returns the reason (new string) or NULL; *agents is GET
+ * /v1/agents?files=1, fetched once.
+ */
+static char *
+check_discards(struct hook *h, const char *cmd, json_t **agents)
+{
+    struct hook_discard *d;
+    size_t nd = hook_shell_discards(cmd, &d);
+    char *deny = NULL;
+    struct strbuf why = STRBUF_INIT;
+    size_t hits = 0;
+    const char *what = NULL;
+    for (size_t k = 0; k < nd && h->connected; k++) {
+        if (!*agents)
+            *agents = hook_call(h, api_agents(true));
+        if (!*agents)
+            break;
+        size_t before = why.len;
+        if (why.len)
+            strbuf_addf(&why, "; ");
+        size_t n = discard_victims(h, &d[k], *agents, &why);
+        if (!n) {
+            why.len = before;
+            if (why.s)
+                why.s[before] = '\0';
+        } else if (!what) {
+            what = d[k].command;
+        }
+        hits += n;
+    }
+    if (hits)
+        deny = xasprintf(
+            "airspace: `%s` would throw away uncommitted changes that are "
+            "not yours, in the working tree you share: %s. Leave them be: "
+            "discard only your own changes, by name (git restore -- PATH), "
+            "or ask their owner first (airspace msg ID ...).",
+            what, why.s);
+    free(why.s);
+    hook_discards_free(d, nd);
+    return deny;
+}
+
 /* The files a tool call will write, repository-relative; *unchecked
  * counts those of a shell command it could not place (hook_shell_scan). */
 static size_t
@@ -215,10 +521,7 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
         return k;
     }
     /* A shell command that obviously writes files (best effort) */
-    if ((!strcmp(tool, "Bash") || !strcmp(tool, "run_shell_command") ||
-            !strcmp(tool, "shell") || !strcmp(tool, "exec_command") ||
-            !strcmp(tool, "local_shell")) &&
-        cmd) {
+    if (is_shell(tool) && cmd) {
         char **raw;
         size_t n = hook_shell_scan(cmd, &raw, unchecked);
         n = expand_globs(h, &raw, n);
@@ -641,6 +944,9 @@ hook_pre_tool(struct hook *h)
     bool hold = false;
     const char *mode = getenv("AIRSPACE_APPROACH");
     bool tell_only = mode && !strcmp(mode, "tell");
+    const char *sh = shell_command(h);
+    if (sh && h->connected)
+        deny = check_discards(h, sh, &agents);
     for (size_t k = 0; k < n; k++) {
         if (!deny && h->connected)
             deny = check_path(h, paths[k], &adv, &advs);

@@ -67,6 +67,14 @@ broker_git_dir_of(const char *root)
         free(l);
     }
     free(dotgit);
+    /* git's own test of a git dir: a stray ".git" directory (a failed
+     * clone's, or one a tool made) is no repository */
+    char *head = gitdir ? xasprintf("%s/HEAD", gitdir) : NULL;
+    if (head && stat(head, &sb) != 0) {
+        free(gitdir);
+        gitdir = NULL;
+    }
+    free(head);
     return gitdir;
 }
 

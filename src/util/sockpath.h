@@ -30,8 +30,8 @@ bool broker_socket_peer_is_us(int fd, unsigned *uid);
 
 /*
  * The git dir of the worktree rooted at root (root/.git, or the X of a
- * file "gitdir: X" there), not resolved; NULL when there is none. A new
- * string.
+ * file "gitdir: X" there), not resolved; NULL when there is none, or when
+ * it holds no HEAD (no repository). A new string.
  */
 char *broker_git_dir_of(const char *root);
 

@@ -3,7 +3,8 @@
 # content holding NUL (\u0000, valid JSON: the input was refused
 # as unreadable and the write let through), a write through a link to a
 # held file (the link was checked, not the file it changes), a session
-# whose cwd is outside the repository writing into it by absolute path
+# whose cwd is outside the repository (below a stray .git directory that
+# is no repository) writing into it by absolute path
 # (taken for "not in a git worktree"); and a daemon that cannot start
 # because of its configuration is named as such, every time, not
 # "starting it" for ever.
@@ -47,8 +48,12 @@ d=$(pre "$R" Bash '{"command":"rm -f nothing/*.o"}')
 check "... and one naming nothing is allowed ($d)" [ "$d" = "none||" ]
 d=$(pre "$R" Write '{"file_path":"free.txt","content":"x"}')
 check "a free file is allowed ($d)" [ "$d" = "none||" ]
+# a stray .git directory (no HEAD: no repository) above the repository
+# is no worktree: the session is still checked in the file's own
+mkdir -p "$TMP/.git"
 d=$(pre "$TMP" Write "{\"file_path\":\"$R/src/b.c\",\"content\":\"x\"}")
 check "a session outside the repository writing into it is denied ($d)" denied "$d"
+check "... and nothing is made in the stray .git" [ -z "$(ls -A "$TMP/.git")" ]
 d=$(pre / Write "{\"file_path\":\"$R/new/dir/x.c\",\"content\":\"x\"}")
 check "... and may write a new file there ($d)" [ "$d" = "none||" ]
 

@@ -5,6 +5,7 @@
 
 #include "test.h"
 #include "hooks/hook_parse.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 struct shell_case {
@@ -141,7 +142,11 @@ static const struct shell_case shell_cases[] = {
     { "git --work-tree", "git --work-tree=/w checkout -- a.c", "", 0 },
     { "git --git-dir", "git --git-dir /w/.git restore a.c", "", 0 },
     { "git pathspec from a file", "git restore --pathspec-from-file=list.txt",
-        "", 0 },
+        "", 1 },
+    /* git rm and git mv write their files (not rm --cached) */
+    { "git rm", "git rm -r -f src/old a.c", "src/old|a.c", 0 },
+    { "git rm --cached", "git rm --cached a.c", "", 0 },
+    { "git mv", "cd src && git mv a.c b.c", "src/a.c|src/b.c", 0 },
     { "git checkout in a commit message", "git commit -m 'git checkout -- x'",
         "", 0 },
 };
@@ -169,6 +174,105 @@ free_all(char **v, size_t n)
     for (size_t i = 0; i < n; i++)
         free(v[i]);
     free(v);
+}
+
+/* The discards of a shell command: "COMMAND@DIR:WHAT:SPEC,SPEC" each,
+ * joined with '|'; WHAT is T (tracked), U (untracked), ? (maybe). */
+struct discard_case {
+    const char *cmd, *want;
+    size_t unknown;
+};
+
+static const struct discard_case discard_cases[] = {
+    { "git stash", "git stash@:T:", 0 },
+    { "git stash push", "git stash@:T:", 0 },
+    { "git stash -u", "git stash@:TU:", 0 },
+    { "git stash push --include-untracked -m wip", "git stash@:TU:", 0 },
+    { "git stash --all", "git stash@:TU:", 0 },
+    { "git stash push -m 'wip' -- src a.c", "git stash@:T:src,a.c", 0 },
+    { "git stash push src/x.c", "git stash@:T:src/x.c", 0 },
+    { "git stash -mwip src/x.c", "git stash@:T:src/x.c", 0 },
+    { "git stash save 'my work'", "git stash@:T:", 0 },
+    { "git stash -k", "git stash@:T:", 0 },
+    { "git stash list", "", 0 },
+    { "git stash pop", "", 0 },
+    { "git stash show -p", "", 0 },
+    { "git stash -p", "", 0 },
+    { "cd src && git stash", "git stash@src:T:", 0 },
+    { "git -C /w/repo stash", "git stash@/w/repo:T:", 0 },
+    { "cd $D && git stash", "", 1 },
+    { "git reset --hard", "git reset --hard@:T:", 0 },
+    { "git reset --hard origin/main", "git reset --hard@:T:", 0 },
+    { "git reset HEAD~1", "", 0 },
+    { "git reset -- a.c", "", 0 },
+    { "git checkout .", "git checkout@:T?:.", 0 },
+    { "git checkout -- .", "git checkout@:T:.", 0 },
+    { "git checkout src/a.c", "git checkout@:T?:src/a.c", 0 },
+    { "git checkout main", "git checkout@:T?:main", 0 },
+    { "git checkout HEAD~1 a.c b.c", "git checkout@:T?:HEAD~1,a.c,b.c", 0 },
+    { "git checkout main -- src", "git checkout@:T:src", 0 },
+    { "git checkout -f", "git checkout@:T:", 0 },
+    { "git checkout -f main", "git checkout@:T:", 0 },
+    { "git checkout --force topic", "git checkout@:T:", 0 },
+    { "git checkout -b topic", "", 0 },
+    { "git checkout -B topic origin/main", "", 0 },
+    { "git checkout -p a.c", "", 0 },
+    { "git checkout -- $F", "", 1 },
+    { "git checkout -- ':/src'", "git checkout@:T::/src", 0 },
+    { "git restore .", "git restore@:T:.", 0 },
+    { "git restore --worktree --staged src", "git restore@:T:src", 0 },
+    { "git restore --staged a.c", "", 0 },
+    { "git restore -p a.c", "", 0 },
+    { "git switch topic", "", 0 },
+    { "git switch -f topic", "git switch -f@:T:", 0 },
+    { "git switch --discard-changes topic", "git switch -f@:T:", 0 },
+    { "git clean -fd", "git clean -f@:U:", 0 },
+    { "git clean -f -x -e '*.o' -- build", "git clean -f@:U:build", 0 },
+    { "git clean -nfd", "", 0 },
+    { "git clean -f --dry-run", "", 0 },
+    { "git clean -d", "", 0 },
+    { "git status; git diff", "", 0 },
+    { "echo 'git stash'", "", 0 },
+    { "git add -A && git stash && git stash pop", "git stash@:T:", 0 },
+    { "git --git-dir=/x/.git stash", "", 0 },
+};
+
+static char *
+discards_text(const struct hook_discard *d, size_t n)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s", "");
+    for (size_t i = 0; i < n; i++) {
+        strbuf_addf(&sb, "%s%s@%s:%s%s%s:", i ? "|" : "", d[i].command,
+            d[i].dir, d[i].what & HOOK_DISCARD_TRACKED ? "T" : "",
+            d[i].what & HOOK_DISCARD_UNTRACKED ? "U" : "",
+            d[i].maybe ? "?" : "");
+        for (size_t k = 0; k < d[i].nspec; k++)
+            strbuf_addf(&sb, "%s%s", k ? "," : "", d[i].spec[k]);
+    }
+    return sb.s;
+}
+
+static void
+test_discards(void)
+{
+    for (size_t c = 0; c < sizeof(discard_cases) / sizeof(*discard_cases);
+         c++) {
+        const struct discard_case *t = &discard_cases[c];
+        TEST_BEGIN(t->cmd);
+        struct hook_discard *d;
+        size_t n = hook_shell_discards(t->cmd, &d);
+        char *got = discards_text(d, n);
+        CHECK_STR(got, t->want);
+        free(got);
+        hook_discards_free(d, n);
+        char **v;
+        size_t unknown = 99;
+        n = hook_shell_scan(t->cmd, &v, &unknown);
+        CHECK_INT(unknown, t->unknown);
+        free_all(v, n);
+        TEST_END();
+    }
 }
 
 static void
@@ -310,6 +414,7 @@ int
 main(void)
 {
     test_shell();
+    test_discards();
     test_prompts();
     TEST_RUN("shell edges", test_shell_edges);
     TEST_RUN("apply_patch", test_patch);
