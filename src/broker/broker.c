@@ -278,10 +278,16 @@ take_lock(struct broker *b, struct as_err *e)
         return as_errorf(
             e, AS_EIO, "cannot open '%s': %s", b->paths.lock, strerror(errno));
     if (flock(b->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        /* the holder writes its pid just after it takes the lock: a
+         * daemon started at the same moment waits a little for it */
         char pid[32] = "";
-        ssize_t n = read(b->lock_fd, pid, sizeof(pid) - 1);
-        pid[n > 0 ? n : 0] = '\0';
-        pid[strcspn(pid, "\n")] = '\0';
+        for (int tries = 0; tries < 50 && !*pid; tries++) {
+            if (tries)
+                usleep(10000);
+            ssize_t n = pread(b->lock_fd, pid, sizeof(pid) - 1, 0);
+            pid[n > 0 ? n : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+        }
         close(b->lock_fd);
         b->lock_fd = -1;
         return as_errorf(e, AS_ECONFLICT,

@@ -1,6 +1,7 @@
 # t86-daemon-start-race.sh - commands started together on a repository
 # without a daemon (the hooks of several agents at once) start one daemon
-# between them: the others wait for it and use it, none fails.
+# between them: the others wait for it and use it, none fails. Daemons
+# started at once: one serves, the others name its pid.
 . "$(dirname "$0")/lib.sh"
 
 N=8
@@ -53,5 +54,20 @@ while [ $round -le $ROUNDS ]; do
     done
     round=$((round + 1))
 done
+
+# a daemon that loses the race to one that has taken the lock but not yet
+# written its pid (here a holder that writes it 0.2 s after it locks)
+# names that pid, not "?"
+base_repo "$TMP/serve"
+R=$(pwd -P)
+mkdir -p -m 700 .git/airspace
+flock .git/airspace/daemon.lock sh -c 'sleep 0.2; echo 4242 > .git/airspace/daemon.lock; sleep 3' &
+holder=$!
+sleep 0.05
+rc=0
+"$AIRSPACE_BIN" serve --repo "$R" > /dev/null 2> "$TMP/serve.err" || rc=$?
+wait "$holder" || true
+check "a second daemon does not serve ($rc)" [ "$rc" != 0 ]
+check "... and names the holder's pid ($(cat "$TMP/serve.err"))" grep -q "another daemon (pid 4242)" "$TMP/serve.err"
 
 finish
