@@ -952,8 +952,10 @@ broker_agent_status_changed(
     broker_persist_agent(b, i);
     if (s == AS_AGENT_EXITED)
         drop_reports(b, i);
-    if (s != AS_AGENT_ACTIVE) { /* its locks went with the status */
-        conflicts_agent_remove(b->conflicts, b->ag[i].id, broker_now());
+    /* its locks went with the status; the conflicts it was told wait for
+     * its return (detect.c) */
+    if (s != AS_AGENT_ACTIVE) {
+        conflicts_agent_leave(b->conflicts, b->ag[i].id, broker_now());
         b->meta[i].paths_hash = 0; /* the detector forgot its files */
         b->meta[i].files_known = false;
     }

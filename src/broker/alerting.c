@@ -16,6 +16,11 @@
  * waits for it: the JSON is written to a pipe without blocking, children
  * are reaped at each tick and killed after BALERT_CHILD_MS. At most
  * BALERT_CHILDREN run at once; more are dropped (logged).
+ *
+ * What the engine holds is kept in the store as it changes (each alert
+ * raised or cleared, and its last notification) and handed back to it at
+ * start (broker_alerts_restore), so a restart neither notifies again
+ * within the rate limit nor makes an alert that still holds new.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
@@ -39,6 +44,9 @@
 #define BALERT_CHILDREN 4
 #define BALERT_CHILD_MS (30 * 1000)
 #define BALERT_FLEET_MAX 256
+/* after a start, how long an alert that held before waits to be found
+ * again: the fleet's supervisors report every 5 s */
+#define BALERT_SETTLE_MS (10 * 1000)
 
 struct bfleet {
     char *name;
@@ -52,6 +60,7 @@ struct bfleet {
 
 struct balerts {
     struct alerts *engine;
+    int64_t repeat_ms; /* the engine's, for the store's rows */
     char *command;
     struct {
         pid_t pid;
@@ -77,6 +86,7 @@ broker_alerts_init(struct broker *b)
     if (b->o.alerts_cap >= 0)
         c.cap = (unsigned)b->o.alerts_cap;
     a->engine = alerts_new(&c);
+    a->repeat_ms = c.repeat_ms;
     a->command = b->o.alerts_command && *b->o.alerts_command
                      ? xstrdup(b->o.alerts_command)
                      : NULL;
@@ -152,6 +162,55 @@ broker_alerts_json(struct broker *b, const char *agent)
         if (!agent || alert_concerns(&l[i], agent))
             json_array_append_new(v, alert_json(&l[i]));
     return v;
+}
+
+/* Keep alert x in the store: whether it holds, as raised, and its last
+ * notification. */
+static void
+store_alert(struct broker *b, const struct alert *x, bool held)
+{
+    json_t *ids = json_array();
+    for (size_t i = 0; i < x->nagents; i++)
+        json_array_append_new(ids, json_string(x->agents[i]));
+    char *agents = json_dumps(ids, JSON_COMPACT);
+    json_decref(ids);
+    struct db_alert r = { alert_kind_name(x->kind), x->subject, x->text, agents,
+        held, x->since,
+        alerts_notified_at(b->alerts->engine, x->kind, x->subject) };
+    struct as_err e;
+    if (db_alert_put(b->db, &r, &e))
+        broker_log(b, "store: %s", e.msg);
+    free(agents);
+}
+
+static void
+restore_alert(void *ctx, const struct db_alert *r)
+{
+    struct broker *b = ctx;
+    enum alert_kind k;
+    if (!alert_kind_parse(r->kind, &k))
+        return;
+    json_t *ids = json_loads(r->agents, 0, NULL);
+    size_t n = json_is_array(ids) ? json_array_size(ids) : 0, m = 0;
+    char **v = xcalloc(n + 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        if (json_is_string(json_array_get(ids, i)))
+            v[m++] = (char *)json_string_value(json_array_get(ids, i));
+    struct alert a = { k, (char *)r->subject, (char *)r->text, v, m, r->since };
+    alerts_restore(b->alerts->engine, &a, r->held, r->notified_at,
+        b->started_at + BALERT_SETTLE_MS);
+    free(v);
+    if (ids)
+        json_decref(ids);
+}
+
+int
+broker_alerts_restore(struct broker *b, struct as_err *e)
+{
+    struct as_err pe;
+    if (db_alerts_prune(b->db, broker_now() - b->alerts->repeat_ms, &pe))
+        broker_log(b, "store: %s", pe.msg);
+    return db_alerts_load(b->db, restore_alert, b, e);
 }
 
 /* Run the command with the alert's JSON on its stdin, without waiting. */
@@ -358,16 +417,29 @@ broker_alerts_check(struct broker *b)
     struct alert_changes ch;
     alert_changes_init(&ch);
     alerts_eval(a->engine, &in, now, &ch);
+    /* kept in the store as they change (not while it refuses writes) */
+    bool keep = !refused && (ch.nraised || ch.ncleared);
+    struct as_err se;
+    bool tx = keep && db_begin(b->db, &se) == 0;
     for (size_t k = 0; k < ch.ncleared; k++) {
         json_t *o = alert_json(&ch.cleared[k]);
         json_object_set_new(o, "clearedAt", json_integer(now));
         broker_emit(b, "alert.cleared", NULL, o);
+        if (keep)
+            store_alert(b, &ch.cleared[k], false);
     }
     for (size_t k = 0; k < ch.nraised; k++) {
         broker_log(b, "alert: %s", ch.raised[k].text);
         broker_emit(b, "alert.raised", NULL, alert_json(&ch.raised[k]));
         notify(b, &ch.raised[k], now);
+        if (keep)
+            store_alert(b, &ch.raised[k], true);
     }
+    /* a cleared alert's row stays while the rate limit remembers it */
+    if (keep && ch.ncleared && db_alerts_prune(b->db, now - a->repeat_ms, &se))
+        broker_log(b, "store: %s", se.msg);
+    if (tx && db_commit(b->db, &se))
+        broker_log(b, "store: %s", se.msg);
     alert_changes_release(&ch);
     for (size_t k = 0; k < nw; k++)
         free(keys[k]);

@@ -9,6 +9,9 @@
 
 void broker_alerts_init(struct broker *b);
 void broker_alerts_release(struct broker *b);
+/* Hand the engine what the store kept of the alerts (start-up, before
+ * the first evaluation): those that held and the last notifications. */
+int broker_alerts_restore(struct broker *b, struct as_err *e);
 /* Evaluate the alerts now: publish each raised and cleared, notify. */
 void broker_alerts_check(struct broker *b);
 /* The alerts that hold (those concerning agent, when not NULL). */

@@ -122,9 +122,13 @@ broker_conflicts_agent(struct broker *b, size_t i)
             as->intents[k].expires_at > now)
             broker_conflicts_intent(b, &as->intents[k], &cm);
     broker_conflict_msgs(b, &cm);
-    conflict_msgs_release(&cm);
     b->meta[i].paths_hash = 0; /* its files, even when the same as before */
     broker_conflicts_modified(b, i);
+    /* whole again: what it was told before it left and still has is not
+     * told again, what it no longer has has ended */
+    conflicts_agent_back(b->conflicts, a->id, broker_now(), &cm);
+    broker_conflict_msgs(b, &cm);
+    conflict_msgs_release(&cm);
 }
 
 void

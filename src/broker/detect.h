@@ -15,7 +15,8 @@ void broker_conflict_msgs(struct broker *b, struct conflict_msgs *m);
 void broker_conflicts_modified(struct broker *b, size_t i);
 /* Tell the detector agent i whole: its label and lanes, its live intents
  * and its working set (at registration, and when it is active again after
- * the detector forgot it). */
+ * it left the detector), then that it is back: a conflict it was told
+ * before it left and still has is not told again. */
 void broker_conflicts_agent(struct broker *b, size_t i);
 /* The escalations waiting for a human: every conflict escalated to the
  * supervisor that still holds (by shape, pair and file), then every unread

@@ -4,6 +4,7 @@
  * intents and messages.
  */
 #include "broker/agents.h"
+#include "broker/alerting.h"
 #include "broker/collab.h"
 #include "broker/detect.h"
 #include "broker/restore.h"
@@ -188,6 +189,7 @@ broker_restore(struct broker *b, struct as_err *e)
         (rc = db_locks_load(b->db, restore_lock, b, &next_token, e)) ||
         (rc = db_intents_load(b->db, restore_intent, b, e)) ||
         (rc = db_messages_load(b->db, restore_message, b, e)) ||
+        (rc = broker_alerts_restore(b, e)) ||
         (rc = db_ledger_next(b->db, &next_event, e)))
         return rc;
     broker_fence_load(b, &next_token, &next_event);

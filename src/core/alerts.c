@@ -30,6 +30,17 @@ alert_kind_name(enum alert_kind k)
     return (int)k >= 0 && k < ALERT_NKINDS ? kind_names[k] : NULL;
 }
 
+bool
+alert_kind_parse(const char *name, enum alert_kind *k)
+{
+    for (int i = 0; i < ALERT_NKINDS; i++)
+        if (!strcmp(name, kind_names[i])) {
+            *k = (enum alert_kind)i;
+            return true;
+        }
+    return false;
+}
+
 void
 alerts_config_default(struct alerts_config *c)
 {
@@ -118,6 +129,11 @@ struct alerts {
     size_t nsent, asent;
     int64_t *recent; /* the times of the latest notifications (<= cap) */
     size_t nrecent;
+    /* the (kind, subject) of each alert of s->v restored (alerts_restore)
+     * and not found since (at unused): kept until settle_until */
+    struct sent *restored;
+    size_t nrestored, arestored;
+    int64_t settle_until;
     /* scratch of one evaluation: agent id -> index into the input's
      * agents, and which pairs of them are advised (n * n) */
     struct strmap idx;
@@ -151,6 +167,9 @@ alerts_free(struct alerts *s)
     for (size_t i = 0; i < s->nsent; i++)
         free(s->sent[i].subject);
     free(s->sent);
+    for (size_t i = 0; i < s->nrestored; i++)
+        free(s->restored[i].subject);
+    free(s->restored);
     free(s->recent);
     strmap_release(&s->idx);
     strmap_release(&s->heldmap);
@@ -452,6 +471,17 @@ push(struct alert **v, size_t *n, struct alert *a)
     (*v)[(*n)++] = *a;
 }
 
+/* Where (k, subject) is in s->restored; s->nrestored when it is not. */
+static size_t
+restored_find(const struct alerts *s, enum alert_kind k, const char *subject)
+{
+    size_t i = 0;
+    while (i < s->nrestored && (s->restored[i].kind != k ||
+                                   strcmp(s->restored[i].subject, subject)))
+        i++;
+    return i;
+}
+
 size_t
 alerts_eval(struct alerts *s, const struct alerts_input *in, int64_t now,
     struct alert_changes *ch)
@@ -479,11 +509,20 @@ alerts_eval(struct alerts *s, const struct alerts_input *in, int64_t now,
         key_of(s, s->want[i].kind, s->want[i].subject);
         strmap_put(&wanted, s->key.s, s->key.len, 0, NULL);
     }
-    /* cleared: held, no longer wanted (kept in order) */
+    /* cleared: held, no longer wanted (kept in order); a restored one
+     * not found yet waits until settle_until */
     size_t kept = 0;
     for (size_t i = 0; i < s->n; i++) {
         key_of(s, s->v[i].kind, s->v[i].subject);
-        if (strmap_get(&wanted, s->key.s, s->key.len, NULL)) {
+        bool holds = strmap_get(&wanted, s->key.s, s->key.len, NULL);
+        size_t r = restored_find(s, s->v[i].kind, s->v[i].subject);
+        if (r < s->nrestored && (holds || now >= s->settle_until)) {
+            free(s->restored[r].subject);
+            s->restored[r] = s->restored[--s->nrestored];
+        } else if (r < s->nrestored) {
+            holds = true;
+        }
+        if (holds) {
             s->v[kept++] = s->v[i];
             continue;
         }
@@ -514,15 +553,70 @@ alerts_eval(struct alerts *s, const struct alerts_input *in, int64_t now,
     return changed;
 }
 
+/* The last notification of (k, subject) remembered, or NULL. */
+static struct sent *
+sent_find(const struct alerts *s, enum alert_kind k, const char *subject)
+{
+    for (size_t i = 0; i < s->nsent; i++)
+        if (s->sent[i].kind == k && !strcmp(s->sent[i].subject, subject))
+            return &s->sent[i];
+    return NULL;
+}
+
+int64_t
+alerts_notified_at(
+    const struct alerts *s, enum alert_kind k, const char *subject)
+{
+    const struct sent *x = sent_find(s, k, subject);
+    return x ? x->at : 0;
+}
+
+void
+alerts_restore(struct alerts *s, const struct alert *a, bool held,
+    int64_t notified_at, int64_t settle_until)
+{
+    bool known = false;
+    for (size_t i = 0; i < s->n && !known; i++)
+        known = s->v[i].kind == a->kind && !strcmp(s->v[i].subject, a->subject);
+    if (held && !known) {
+        s->v = xgrow(s->v, sizeof(*s->v), s->n + 1, &s->a);
+        alert_copy(&s->v[s->n++], a);
+        s->restored = xgrow(
+            s->restored, sizeof(*s->restored), s->nrestored + 1, &s->arestored);
+        s->restored[s->nrestored++] =
+            (struct sent){ a->kind, xstrdup(a->subject), 0 };
+        if (settle_until > s->settle_until)
+            s->settle_until = settle_until;
+    }
+    if (notified_at <= 0)
+        return;
+    struct sent *x = sent_find(s, a->kind, a->subject);
+    if (!x) {
+        s->sent = xgrow(s->sent, sizeof(*s->sent), s->nsent + 1, &s->asent);
+        x = &s->sent[s->nsent++];
+        *x = (struct sent){ a->kind, xstrdup(a->subject), notified_at };
+    } else if (notified_at > x->at) {
+        x->at = notified_at;
+    }
+    /* the cap's window: recent keeps the latest cap times, oldest first */
+    if (!s->c.cap || (s->nrecent == s->c.cap && notified_at <= s->recent[0]))
+        return;
+    if (s->nrecent == s->c.cap)
+        memmove(s->recent, s->recent + 1, --s->nrecent * sizeof(*s->recent));
+    size_t k = s->nrecent;
+    while (k && s->recent[k - 1] > notified_at) {
+        s->recent[k] = s->recent[k - 1];
+        k--;
+    }
+    s->recent[k] = notified_at;
+    s->nrecent++;
+}
+
 bool
 alerts_notify_take(
     struct alerts *s, const struct alert *a, int64_t now, const char **why)
 {
-    struct sent *last = NULL;
-    for (size_t i = 0; i < s->nsent && !last; i++)
-        if (s->sent[i].kind == a->kind &&
-            !strcmp(s->sent[i].subject, a->subject))
-            last = &s->sent[i];
+    struct sent *last = sent_find(s, a->kind, a->subject);
     if (last && now - last->at < s->c.repeat_ms) {
         *why = "repeat";
         return false;

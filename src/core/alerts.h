@@ -29,6 +29,14 @@
  * one per (kind, subject) per repeat_ms, and at most cap in any window of
  * cap_window_ms.
  *
+ * Restarts. The engine forgets nothing the daemon keeps: what held and
+ * the notifications sent are handed back with alerts_restore before the
+ * first evaluation. An alert that held then holds again at once, with its
+ * since, text and agents; it is not raised again (nor notified), and one
+ * the evaluations do not find again is cleared by the first of them at or
+ * after a settling time (the daemon relearns some of its state from
+ * outside after a start, such as the fleet's reports).
+ *
  * Ownership: the engine copies what it keeps; inputs are borrowed for the
  * call. Changes (struct alert_changes) own their copies.
  */
@@ -51,6 +59,8 @@ enum alert_kind {
 
 /* "stale-lock", ...; NULL out of range. */
 const char *alert_kind_name(enum alert_kind k);
+/* The kind named name into *k; false for a name that is none. */
+bool alert_kind_parse(const char *name, enum alert_kind *k);
 
 struct alerts_config {
     int64_t silent_ms;     /* > 0 */
@@ -162,5 +172,20 @@ const struct alert *alerts_list(const struct alerts *s, size_t *n);
  */
 bool alerts_notify_take(
     struct alerts *s, const struct alert *a, int64_t now, const char **why);
+
+/* When (k, subject) was last notified, as the rate limit remembers it (0:
+ * not within what it remembers). */
+int64_t alerts_notified_at(
+    const struct alerts *s, enum alert_kind k, const char *subject);
+
+/*
+ * Restore what the daemon kept of a's (kind, subject) before a restart:
+ * held, it holds again (a's since, text and agents copied), unless it
+ * holds already, and stays held without being found until the first
+ * evaluation at or after settle_until; notified_at (0: never) is its last
+ * notification, for both limits. Call before the first alerts_eval.
+ */
+void alerts_restore(struct alerts *s, const struct alert *a, bool held,
+    int64_t notified_at, int64_t settle_until);
 
 #endif

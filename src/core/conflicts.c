@@ -5,7 +5,9 @@
  * state and reconciles it with the records of conflicts already reported:
  * a fact without a record is new (notify), a record without a fact has
  * ended (drop). Deduplication is therefore exactly "once while it lasts",
- * whatever order the facts arrive in.
+ * whatever order the facts arrive in. A record of an agent that left is
+ * held instead of dropped, until its facts are found again or the agent
+ * is back without them.
  *
  * Longer than 1,000 lines on purpose: the derivation of the facts and the
  * reconciliation with the records read the same private state (files,
@@ -60,6 +62,7 @@ struct agent {
     char *branch; /* the integration branch its onto paths conflict with */
     char **onto;  /* sorted, unique */
     size_t nonto;
+    bool away; /* left (conflicts_agent_leave), not back yet */
 };
 
 struct merge {
@@ -73,6 +76,7 @@ struct rec {
     char *a, *b, *file, *why;
     int64_t since;
     bool escalated, additive, seen;
+    bool held; /* told, and one side left: kept, neither listed nor told */
 };
 
 struct conflicts {
@@ -660,6 +664,7 @@ fact(struct conflicts *d, enum conflict_shape s, const char *a, const char *b,
         if (r->seen)
             return;
         r->seen = true;
+        r->held = false; /* found again: it lasted through an absence */
         r->additive = additive;
         free(r->why);
         r->why = why && *why ? xstrdup(why) : NULL;
@@ -988,7 +993,7 @@ reconcile(struct conflicts *d, int64_t now, struct conflict_msgs *out)
     integration_facts(d, now, out);
     size_t k = 0;
     for (size_t i = 0; i < d->nrec; i++) {
-        if (!d->rec[i].seen) {
+        if (!d->rec[i].seen && !d->rec[i].held) {
             rec_clear(&d->rec[i]);
             continue;
         }
@@ -998,6 +1003,55 @@ reconcile(struct conflicts *d, int64_t now, struct conflict_msgs *out)
         d->nrec = k;
         index_rebuild(d);
     }
+}
+
+/* Whether record r involves agent id (an integration record's b is a
+ * branch, never an agent). */
+static bool
+rec_involves(const struct rec *r, const char *id)
+{
+    return !strcmp(r->a, id) ||
+           (r->shape != CONFLICT_INTEGRATION && !strcmp(r->b, id));
+}
+
+/* Whether the side of r other than id is an agent that left and is not
+ * back. */
+static bool
+other_away(struct conflicts *d, const struct rec *r, const char *id)
+{
+    const char *o = strcmp(r->a, id)                   ? r->a
+                    : r->shape == CONFLICT_INTEGRATION ? NULL
+                                                       : r->b;
+    const struct agent *x = o ? agent_find(d, o) : NULL;
+    return x && x->away;
+}
+
+/* Forget what agent id said: its intents and the merges of its pairs
+ * (its own facts are the caller's to forget). */
+static void
+forget_facts(struct conflicts *d, const char *id)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < d->nin; i++) {
+        if (!strcmp(d->in[i].agent, id)) {
+            intent_clear(&d->in[i]);
+            continue;
+        }
+        d->in[k++] = d->in[i];
+    }
+    d->nin = k;
+    k = 0;
+    for (size_t i = 0; i < d->nmg; i++) {
+        struct merge *m = &d->mg[i];
+        if (!strcmp(m->a, id) || !strcmp(m->b, id)) {
+            free(m->a);
+            free(m->b);
+            strv_free(m->paths, m->n);
+            continue;
+        }
+        d->mg[k++] = *m;
+    }
+    d->nmg = k;
 }
 
 /* --- the public calls --- */
@@ -1033,35 +1087,56 @@ conflicts_agent_set(struct conflicts *d, const char *id, const char *label,
 void
 conflicts_agent_remove(struct conflicts *d, const char *id, int64_t now_ms)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < d->nin; i++) {
-        if (!strcmp(d->in[i].agent, id)) {
-            intent_clear(&d->in[i]);
-            continue;
-        }
-        d->in[k++] = d->in[i];
-    }
-    d->nin = k;
-    k = 0;
-    for (size_t i = 0; i < d->nmg; i++) {
-        struct merge *m = &d->mg[i];
-        if (!strcmp(m->a, id) || !strcmp(m->b, id)) {
-            free(m->a);
-            free(m->b);
-            strv_free(m->paths, m->n);
-            continue;
-        }
-        d->mg[k++] = *m;
-    }
-    d->nmg = k;
+    forget_facts(d, id);
     struct agent *a = agent_find(d, id);
     if (a) {
         agent_clear(a);
         *a = d->ag[--d->nag];
     }
+    for (size_t i = 0; i < d->nrec; i++)
+        if (rec_involves(&d->rec[i], id))
+            d->rec[i].held = false; /* they end with it */
     d->quiet = true;
     reconcile(d, now_ms, NULL);
     d->quiet = false;
+}
+
+void
+conflicts_agent_leave(struct conflicts *d, const char *id, int64_t now_ms)
+{
+    forget_facts(d, id);
+    struct agent *a = agent_get(d, id);
+    char *keep = a->id;
+    a->id = NULL;
+    agent_clear(a);
+    memset(a, 0, sizeof(*a));
+    a->id = keep;
+    a->away = true;
+    for (size_t i = 0; i < d->nrec; i++)
+        if (rec_involves(&d->rec[i], id))
+            d->rec[i].held = true;
+    d->quiet = true;
+    reconcile(d, now_ms, NULL);
+    d->quiet = false;
+}
+
+void
+conflicts_agent_back(struct conflicts *d, const char *id, int64_t now_ms,
+    struct conflict_msgs *out)
+{
+    struct agent *a = agent_find(d, id);
+    if (!a || !a->away)
+        return;
+    a->away = false;
+    /* what was not found again has ended; a committed conflict waits for
+     * the pair's next merge, one with an agent still away for its return */
+    for (size_t i = 0; i < d->nrec; i++) {
+        struct rec *r = &d->rec[i];
+        if (r->held && r->shape != CONFLICT_COMMITTED && rec_involves(r, id) &&
+            !other_away(d, r, id))
+            r->held = false;
+    }
+    reconcile(d, now_ms, out);
 }
 
 void
@@ -1125,10 +1200,11 @@ conflicts_intent_put(struct conflicts *d, const struct conflict_intent *ci,
         ALLOC_GROW(d->in, d->nin + 1, d->ain);
         d->in[d->nin++] = in;
     }
-    agent_get(d, ci->agent);
+    bool away = agent_get(d, ci->agent)->away;
     char *after = intent_signature(d, ci->agent, now_ms);
-    if (strcmp(before, after)) {
-        /* a new plan: its pairs' forward conflicts are told again */
+    if (!away && strcmp(before, after)) {
+        /* a new plan: its pairs' forward conflicts are told again (an
+         * agent away is being told again what it had) */
         size_t k = 0;
         for (size_t i = 0; i < d->nrec; i++) {
             struct rec *r = &d->rec[i];
@@ -1225,6 +1301,16 @@ conflicts_report_merge(struct conflicts *d, const char *a, const char *b,
     }
     strv_free(m->paths, m->n);
     m->paths = strv_sorted_copy(paths, n, &m->n);
+    /* the pair's committed conflicts held through an absence end unless
+     * this merge finds them again */
+    const struct agent *x = agent_find(d, a), *y = agent_find(d, b);
+    if (!(x && x->away) && !(y && y->away))
+        for (size_t i = 0; i < d->nrec; i++) {
+            struct rec *r = &d->rec[i];
+            if (r->held && r->shape == CONFLICT_COMMITTED && !strcmp(r->a, a) &&
+                !strcmp(r->b, b))
+                r->held = false;
+        }
     reconcile(d, now_ms, out);
 }
 
@@ -1263,7 +1349,8 @@ conflicts_tick(struct conflicts *d, int64_t now_ms, struct conflict_msgs *out)
         bool eligible =
             (r->shape == CONFLICT_IN_FLIGHT && !r->additive) ||
             (r->shape == CONFLICT_COMMITTED && d->cfg.escalate_committed);
-        if (!eligible || r->escalated || now_ms - r->since < d->cfg.window_ms)
+        if (!eligible || r->held || r->escalated ||
+            now_ms - r->since < d->cfg.window_ms)
             continue;
         r->escalated = true;
         emit(d, out, r, d->supervisor, true,
@@ -1296,6 +1383,8 @@ conflicts_list(struct conflicts *d, int64_t now_ms, struct conflict_list *l)
     size_t first = l->n;
     for (size_t i = 0; i < d->nrec; i++) {
         const struct rec *r = &d->rec[i];
+        if (r->held)
+            continue;
         ALLOC_GROW(l->v, l->n + 1, l->alloc);
         struct conflict_view *v = &l->v[l->n++];
         v->shape = r->shape;

@@ -38,6 +38,15 @@
  * forward dedup of every pair that agent is in, so live overlaps are
  * reported again with the new plan.
  *
+ * Absence. An agent that leaves for a while (conflicts_agent_leave: it went
+ * stale or exited) takes its facts with it, but the conflicts it was told
+ * are held, not dropped: neither listed nor escalated nor told. When it is
+ * back (conflicts_agent_back, after it was told again whole) a held
+ * conflict found again goes on as it was (its since and escalation kept,
+ * not told again); one not found again has ended. A committed conflict is
+ * settled by the pair's next merge report instead, and a conflict whose
+ * other agent is still away waits for that one's return.
+ *
  * Regions. An intent may name regions per file: a function/class name or a
  * line range. Names are normalised (conflicts_region_name_normalize). For
  * two intents on one file: no regions on either side -> conflict (whole
@@ -196,12 +205,30 @@ int conflicts_agent_set(struct conflicts *d, const char *id, const char *label,
     struct conflict_msgs *out, struct as_err *e);
 
 /*
- * Forget an agent: its intents, files, lanes, merges and conflicts. Sends
- * nothing; a conflict that only now appears is reported by the next call
- * that takes a message list.
+ * Forget an agent: its intents, files, lanes, merges and conflicts (held
+ * ones too). Sends nothing; a conflict that only now appears is reported
+ * by the next call that takes a message list.
  */
 void conflicts_agent_remove(
     struct conflicts *d, const char *id, int64_t now_ms);
+
+/*
+ * The agent left for a while: its intents, files, lanes, label and merges
+ * are forgotten as by conflicts_agent_remove, but the conflicts it was told
+ * are held (see Absence) until conflicts_agent_back. Until then its intents
+ * put again are what it had, not a new plan. Sends nothing.
+ */
+void conflicts_agent_leave(struct conflicts *d, const char *id, int64_t now_ms);
+
+/*
+ * The agent that left is back and was told again whole (conflicts_agent_set,
+ * its intents, conflicts_set_modified, conflicts_report_integration): each
+ * of its held conflicts not found again meanwhile ends, except committed
+ * ones and those with another agent still away. No-op for an agent that did
+ * not leave. Re-evaluates.
+ */
+void conflicts_agent_back(struct conflicts *d, const char *id, int64_t now_ms,
+    struct conflict_msgs *out);
 
 /*
  * Replace the ownership table (takes ownership of o; NULL for none).
@@ -240,7 +267,7 @@ void conflicts_set_modified_since(struct conflicts *d, const char *agent,
 /*
  * Report the latest speculative merge of agents a and b: the full list of
  * conflicting paths (n == 0: the merge is clean, committed conflicts of the
- * pair end). Re-evaluates.
+ * pair end, held ones too when neither is away). Re-evaluates.
  */
 void conflicts_report_merge(struct conflicts *d, const char *a, const char *b,
     const char *const *paths, size_t n, int64_t now_ms,
@@ -264,10 +291,10 @@ void conflicts_tick(
     struct conflicts *d, int64_t now_ms, struct conflict_msgs *out);
 
 /*
- * Append the current conflicts at now_ms to l (copies), ordered by shape,
- * pair and file. Retires expired intents and drops ended conflicts first;
- * it sends nothing, so a conflict that only now appears is left for the
- * next call that takes a message list.
+ * Append the current conflicts at now_ms to l (copies; held ones are not
+ * current), ordered by shape, pair and file. Retires expired intents and drops
+ * ended conflicts first; it sends nothing, so a conflict that only now appears
+ * is left for the next call that takes a message list.
  */
 void conflicts_list(
     struct conflicts *d, int64_t now_ms, struct conflict_list *l);

@@ -57,7 +57,12 @@
     int P##_db_ledger_last(struct T *d, uint64_t *seq, struct as_err *e);      \
     int P##_db_ledger_next(struct T *d, uint64_t *next, struct as_err *e);     \
     int P##_db_ledger_prune(                                                   \
-        struct T *d, long max_count, int64_t min_ts, struct as_err *e);
+        struct T *d, long max_count, int64_t min_ts, struct as_err *e);        \
+    int P##_db_alert_put(                                                      \
+        struct T *d, const struct db_alert *a, struct as_err *e);              \
+    int P##_db_alerts_prune(struct T *d, int64_t before, struct as_err *e);    \
+    int P##_db_alerts_load(                                                    \
+        struct T *d, db_alert_fn *fn, void *ctx, struct as_err *e);
 
 struct sqlite_db;
 struct pg_db;

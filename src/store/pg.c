@@ -92,6 +92,12 @@ static const char *const migrations[] = {
     " from_node text NOT NULL, sender text NOT NULL, type text NOT NULL,"
     " body text NOT NULL, at bigint NOT NULL, PRIMARY KEY (airspace, id));"
     "CREATE INDEX airspace_relayed_node ON airspace_relayed (airspace, node);",
+    /* Each daemon's alerts across a restart (store.h, struct db_alert). */
+    "CREATE TABLE airspace_alerts (airspace text NOT NULL,"
+    " node text NOT NULL, kind text NOT NULL, subject text NOT NULL,"
+    " held boolean NOT NULL, since bigint NOT NULL,"
+    " notified_at bigint NOT NULL, text text NOT NULL, agents text NOT NULL,"
+    " PRIMARY KEY (airspace, node, kind, subject));",
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -1533,6 +1539,61 @@ pg_db_ledger_prune(
         " (ts < $3 OR seq <= (SELECT max(seq) FROM airspace_ledger WHERE"
         " airspace = $1 AND node = $2) - $4)",
         &p, e, "cannot prune the ledger");
+}
+
+/* ---- alerts ---- */
+
+int
+pg_db_alert_put(struct pg_db *d, const struct db_alert *a, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    p_str(&p, a->kind);
+    p_str(&p, a->subject);
+    p_bool(&p, a->held);
+    p_i64(&p, a->since);
+    p_i64(&p, a->notified_at);
+    p_str(&p, a->text ? a->text : "");
+    p_str(&p, a->agents ? a->agents : "[]");
+    return cmd(d,
+        "INSERT INTO airspace_alerts VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
+        " $9) ON CONFLICT (airspace, node, kind, subject) DO UPDATE SET"
+        " held = $5, since = $6, notified_at = $7, text = $8, agents = $9",
+        &p, e, "cannot store an alert");
+}
+
+int
+pg_db_alerts_prune(struct pg_db *d, int64_t before, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    p_i64(&p, before);
+    return cmd(d,
+        "DELETE FROM airspace_alerts WHERE airspace = $1 AND node = $2"
+        " AND NOT held AND notified_at < $3",
+        &p, e, "cannot forget alerts");
+}
+
+int
+pg_db_alerts_load(struct pg_db *d, db_alert_fn *fn, void *ctx, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    PGresult *r = q(d,
+        "SELECT kind, subject, held, since, notified_at, text, agents"
+        " FROM airspace_alerts WHERE airspace = $1 AND node = $2"
+        " ORDER BY since, kind, subject",
+        &p, PGRES_TUPLES_OK, e, "cannot read alerts");
+    if (!r)
+        return AS_EIO;
+    for (int i = 0; i < PQntuples(r); i++) {
+        struct db_alert a = { val(r, i, 0), val(r, i, 1), val(r, i, 5),
+            val(r, i, 6), bval(r, i, 2), ival(r, i, 3), ival(r, i, 4) };
+        if (a.kind && a.subject && a.text && a.agents)
+            fn(ctx, &a);
+    }
+    PQclear(r);
+    return 0;
 }
 
 /* ---- working sets shared with the other daemons ---- */

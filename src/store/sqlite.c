@@ -1,7 +1,7 @@
 /*
  * sqlite.c - the daemon's store in an embedded SQLite database: schema
  * migrations, transactions, and one group of statements per table
- * (agents, reported edits, locks, intents, messages, ledger).
+ * (agents, reported edits, locks, intents, messages, ledger, alerts).
  *
  * Slightly over 1,000 lines: one short group per table, behind one set of
  * binding and error helpers.
@@ -67,6 +67,13 @@ static const char *const migrations[] = {
     " status TEXT NOT NULL, whole INTEGER NOT NULL, lines TEXT NOT NULL,"
     " ins TEXT NOT NULL, changed_at INTEGER NOT NULL, weight REAL NOT NULL,"
     " PRIMARY KEY (agent, path)) STRICT, WITHOUT ROWID;",
+    /* The alerts (core/alerts.h) across a restart: those that hold, as
+     * raised (agents: a JSON array), and the last notification of each,
+     * kept after it cleared while the rate limit remembers it. */
+    "CREATE TABLE alerts (kind TEXT NOT NULL, subject TEXT NOT NULL,"
+    " held INTEGER NOT NULL, since INTEGER NOT NULL,"
+    " notified_at INTEGER NOT NULL, text TEXT NOT NULL, agents TEXT NOT NULL,"
+    " PRIMARY KEY (kind, subject)) STRICT, WITHOUT ROWID;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,
@@ -89,6 +96,8 @@ enum stmt_id {
     S_REPORT_PUT,
     S_REPORT_DROP,
     S_REPORT_MOVE,
+    S_ALERT_PUT,
+    S_ALERT_PRUNE,
     S_COUNT
 };
 
@@ -116,6 +125,9 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_REPORT_DROP] = "DELETE FROM reports WHERE agent = ?1",
     [S_REPORT_MOVE] =
         "UPDATE OR REPLACE reports SET agent = ?2 WHERE agent = ?1",
+    [S_ALERT_PUT] = "INSERT OR REPLACE INTO alerts VALUES "
+                    "(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [S_ALERT_PRUNE] = "DELETE FROM alerts WHERE held = 0 AND notified_at < ?1",
 };
 
 struct qevent {
@@ -697,6 +709,52 @@ sqlite_db_reports_load(
             ranges_parse(&rs, col(s, 4), col(s, 5)) == 0)
             fn(ctx, &r);
         range_set_release(&rs);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* ---- alerts ---- */
+
+int
+sqlite_db_alert_put(
+    struct sqlite_db *d, const struct db_alert *a, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_ALERT_PUT];
+    bind_text(s, 1, a->kind);
+    bind_text(s, 2, a->subject);
+    sqlite3_bind_int(s, 3, a->held);
+    sqlite3_bind_int64(s, 4, a->since);
+    sqlite3_bind_int64(s, 5, a->notified_at);
+    bind_text(s, 6, a->text ? a->text : "");
+    bind_text(s, 7, a->agents ? a->agents : "[]");
+    return run(d, s, e, "cannot store an alert");
+}
+
+int
+sqlite_db_alerts_prune(struct sqlite_db *d, int64_t before, struct as_err *e)
+{
+    sqlite3_stmt *s = d->st[S_ALERT_PRUNE];
+    sqlite3_bind_int64(s, 1, before);
+    return run(d, s, e, "cannot forget alerts");
+}
+
+int
+sqlite_db_alerts_load(
+    struct sqlite_db *d, db_alert_fn *fn, void *ctx, struct as_err *e)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(d->h,
+            "SELECT kind, subject, held, since, notified_at, text, agents"
+            " FROM alerts ORDER BY since, kind, subject",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_err(d, e, "cannot read alerts");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        struct db_alert a = { col(s, 0), col(s, 1), col(s, 5), col(s, 6),
+            sqlite3_column_int(s, 2) != 0, sqlite3_column_int64(s, 3),
+            sqlite3_column_int64(s, 4) };
+        if (a.kind && a.subject && a.text && a.agents)
+            fn(ctx, &a);
     }
     sqlite3_finalize(s);
     return 0;

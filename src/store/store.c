@@ -250,6 +250,24 @@ db_ledger_prune(struct db *d, long max_count, int64_t min_ts, struct as_err *e)
     return CALL(db_ledger_prune, max_count, min_ts, e);
 }
 
+int
+db_alert_put(struct db *d, const struct db_alert *a, struct as_err *e)
+{
+    return CALL(db_alert_put, a, e);
+}
+
+int
+db_alerts_prune(struct db *d, int64_t before, struct as_err *e)
+{
+    return CALL(db_alerts_prune, before, e);
+}
+
+int
+db_alerts_load(struct db *d, db_alert_fn *fn, void *ctx, struct as_err *e)
+{
+    return CALL(db_alerts_load, fn, ctx, e);
+}
+
 /* ---- shared stores ---- */
 
 const char *

@@ -1,7 +1,7 @@
 /*
  * store.h - the daemon's durable state: agents, the edits they report, locks
- * and claims (with the fencing counter), intents, messages and the ledger of
- * events.
+ * and claims (with the fencing counter), intents, messages, the ledger of
+ * events and the alerts.
  *
  * Every write function commits before it returns (durable across a crash
  * of the process: WAL with synchronous=NORMAL; synchronous=FULL on request
@@ -38,7 +38,7 @@
 #include "core/workset.h"
 #include "util/error.h"
 
-#define DB_SCHEMA_VERSION 3 /* one migration each (sqlite.c) */
+#define DB_SCHEMA_VERSION 4 /* one migration each (sqlite.c) */
 #define DB_LEDGER_BATCH 64
 #define DB_TOKEN_BLOCK 1024 /* fencing tokens reserved per counter write */
 #define DB_EVENT_BLOCK 1024 /* event ids reserved per counter write */
@@ -221,6 +221,26 @@ int db_ledger_next(struct db *d, uint64_t *next, struct as_err *e);
 /* Keep at most max_count events and none older than min_ts. */
 int db_ledger_prune(
     struct db *d, long max_count, int64_t min_ts, struct as_err *e);
+
+/* ---- alerts (core/alerts.h): one row per kind and subject ---- */
+
+struct db_alert {
+    const char *kind, *subject;
+    const char *text;    /* as raised */
+    const char *agents;  /* as raised: JSON array text */
+    bool held;           /* it holds; else kept for notified_at alone */
+    int64_t since;       /* when it was raised */
+    int64_t notified_at; /* its last notification (0: none) */
+};
+
+/* Store a (replacing the row of its kind and subject). */
+int db_alert_put(struct db *d, const struct db_alert *a, struct as_err *e);
+/* Forget every alert that no longer holds and was last notified before
+ * `before` (never notified: 0). */
+int db_alerts_prune(struct db *d, int64_t before, struct as_err *e);
+/* Every alert, oldest raised first. */
+typedef void db_alert_fn(void *ctx, const struct db_alert *a);
+int db_alerts_load(struct db *d, db_alert_fn *fn, void *ctx, struct as_err *e);
 
 /* ---- shared stores (PostgreSQL); SQLite: not shared, no-ops ---- */
 

@@ -1,5 +1,6 @@
 /* test_alerts.c - the alert engine: each kind raised and cleared once, the
- * agents concerned, and the notification rate limit. */
+ * agents concerned, the notification rate limit, and what a restart hands
+ * back. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,6 +303,82 @@ test_rate_limit(void)
     alerts_free(s);
 }
 
+/* What a daemon kept before a restart: an alert that held holds again
+ * with its since, is neither raised nor notified again when it is found,
+ * is cleared once the settling time passed without it; the rate limits
+ * go on. */
+static void
+test_restore(void)
+{
+    struct alerts *s = engine(); /* repeat 100 s, cap 3 per 60 s */
+    const char *ids[] = { "crashy" };
+    struct alert crashy = { ALERT_FLEET_GIVEN_UP, "crashy",
+        "fleet agent 'crashy' was given up after 2 restarts", (char **)ids, 1,
+        2 * S };
+    struct alert gone = { ALERT_WAITING, "message:9", "waiting", NULL, 0,
+        4 * S };
+    struct alert bob = { ALERT_SILENT_AGENT, "bob", "", NULL, 0, 0 };
+    alerts_restore(s, &crashy, true, 2 * S, 20 * S);
+    alerts_restore(s, &crashy, true, 2 * S, 20 * S); /* once */
+    alerts_restore(s, &gone, true, 0, 20 * S);
+    alerts_restore(s, &bob, false, 3 * S, 20 * S); /* cleared, notified */
+    size_t n;
+    const struct alert *l = alerts_list(s, &n);
+    CHECK_INT(n, 2);
+    CHECK_STR(l[0].subject, "crashy");
+    CHECK_INT(l[0].since, 2 * S);
+    CHECK_INT(l[0].nagents, 1);
+    CHECK_INT(alerts_notified_at(s, ALERT_FLEET_GIVEN_UP, "crashy"), 2 * S);
+    CHECK_INT(alerts_notified_at(s, ALERT_SILENT_AGENT, "bob"), 3 * S);
+    CHECK_INT(alerts_notified_at(s, ALERT_WAITING, "message:9"), 0);
+    /* not found yet (the fleet has not reported): held while settling */
+    struct alert_fleet f[] = { { "crashy", true, 2, NULL } };
+    struct alerts_input in = { 0 };
+    struct alert_changes ch;
+    alert_changes_init(&ch);
+    CHECK_INT(eval(s, &in, 10 * S, &ch), 0);
+    /* found: goes on, not raised again */
+    in.fleet = f;
+    in.nfleet = 1;
+    CHECK_INT(eval(s, &in, 11 * S, &ch), 0);
+    const char *why;
+    CHECK(!alerts_notify_take(s, &crashy, 12 * S, &why));
+    CHECK_STR(why, "repeat");
+    CHECK(!alerts_notify_take(s, &bob, 50 * S, &why));
+    /* settled: what was not found is cleared, as raised */
+    CHECK_INT(eval(s, &in, 20 * S, &ch), 1);
+    CHECK_INT(ch.ncleared, 1);
+    CHECK_STR(ch.cleared[0].subject, "message:9");
+    CHECK_INT(ch.cleared[0].since, 4 * S);
+    l = alerts_list(s, &n);
+    CHECK_INT(n, 1);
+    CHECK_INT(l[0].since, 2 * S);
+    /* found before settling, it is any alert: cleared when it stops */
+    f[0].given_up = false;
+    CHECK_INT(eval(s, &in, 21 * S, &ch), 1);
+    CHECK_STR(ch.cleared[0].subject, "crashy");
+    alert_changes_release(&ch);
+    alerts_free(s);
+
+    /* the cap's window goes on too: three within the last minute */
+    s = engine();
+    struct alert m1 = { ALERT_WAITING, "m1", "", NULL, 0, 0 };
+    struct alert m2 = { ALERT_WAITING, "m2", "", NULL, 0, 0 };
+    struct alert m3 = { ALERT_WAITING, "m3", "", NULL, 0, 0 };
+    struct alert m4 = { ALERT_WAITING, "m4", "", NULL, 0, 0 };
+    alerts_restore(s, &m3, false, 30 * S, 0);
+    alerts_restore(s, &m1, false, 10 * S, 0);
+    alerts_restore(s, &m2, false, 20 * S, 0);
+    CHECK(!alerts_notify_take(s, &m4, 65 * S, &why));
+    CHECK_STR(why, "cap");
+    CHECK(alerts_notify_take(s, &m4, 70 * S, &why)); /* m1 left it */
+    alerts_free(s);
+
+    enum alert_kind k;
+    CHECK(alert_kind_parse("fleet-given-up", &k) && k == ALERT_FLEET_GIVEN_UP);
+    CHECK(!alert_kind_parse("bogus", &k));
+}
+
 int
 main(void)
 {
@@ -313,5 +390,6 @@ main(void)
         "100 agents on 100 files, one pair unadvised", test_unadvised_many);
     TEST_RUN("fleet agent given up, store failing", test_fleet_and_store);
     TEST_RUN("notifications: per subject and a global cap", test_rate_limit);
+    TEST_RUN("restored after a restart: held, since, limits", test_restore);
     return test_done();
 }

@@ -661,6 +661,166 @@ test_supervisor_ignored(void)
     conflicts_free(d);
 }
 
+/* The first in-flight conflict listed: its since and whether escalated. */
+static bool
+in_flight_view(struct conflicts *d, int64_t now, int64_t *since, bool *esc)
+{
+    struct conflict_list l;
+    conflict_list_init(&l);
+    conflicts_list(d, now, &l);
+    bool found = false;
+    for (size_t i = 0; i < l.n && !found; i++)
+        if (l.v[i].shape == CONFLICT_IN_FLIGHT) {
+            *since = l.v[i].since;
+            *esc = l.v[i].escalated;
+            found = true;
+        }
+    conflict_list_release(&l);
+    return found;
+}
+
+/* alice comes back, told again whole: no lanes, the intent she had (id 1,
+ * on x.c when intent), her files; then she is back. */
+static void
+come_back(
+    struct conflicts *d, const char *const *files, bool intent, int64_t now)
+{
+    conflicts_agent_set(d, "alice", NULL, NULL, 0, now, &msgs, NULL);
+    if (intent)
+        put(d, 1, "alice", NOW + 3600000, now, X_C);
+    modify(d, "alice", files, now);
+    conflicts_agent_back(d, "alice", now, &msgs);
+}
+
+/* An agent that leaves and comes back with what it had is not told again:
+ * its conflicts are held meanwhile (not listed, not escalated) and go on
+ * with their since and escalation; a committed one is settled by the
+ * pair's next merge. */
+static void
+test_absence_lasting(void)
+{
+    struct conflicts *d = conflicts_new(NULL);
+    conflict_msgs_clear(&msgs);
+    put(d, 1, "alice", NOW + 3600000, NOW, X_C);
+    put(d, 2, "bob", NOW + 3600000, NOW, X_C);
+    modify(d, "alice", X_C, NOW);
+    modify(d, "bob", X_C, NOW);
+    conflicts_report_merge(d, "alice", "bob", X_C, 1, NOW, &msgs);
+    CHECK_INT(count(CONFLICT_FORWARD, "alice", false), 1);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "alice", false), 1);
+    CHECK_INT(count(CONFLICT_COMMITTED, "alice", false), 1);
+    conflicts_tick(d, NOW + 120000, &msgs);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "supervisor", true), 1);
+    CHECK_INT(count(CONFLICT_COMMITTED, "supervisor", true), 1);
+    conflict_msgs_clear(&msgs);
+    for (int k = 0; k < 3; k++) {
+        int64_t t = NOW + 200000 + k * 100000;
+        conflicts_agent_leave(d, "alice", t);
+        CHECK_INT(listed(d, t, CONFLICT_IN_FLIGHT), 0);
+        CHECK_INT(listed(d, t, CONFLICT_FORWARD), 0);
+        CHECK_INT(listed(d, t, CONFLICT_COMMITTED), 0);
+        conflicts_tick(d, t + 50000, &msgs);
+        come_back(d, X_C, true, t + 50000);
+        conflicts_report_merge(d, "alice", "bob", X_C, 1, t + 50000, &msgs);
+        conflicts_tick(d, t + 60000, &msgs);
+        CHECK_INT(msgs.n, 0);
+        CHECK_INT(listed(d, t + 60000, CONFLICT_FORWARD), 1);
+        CHECK_INT(listed(d, t + 60000, CONFLICT_COMMITTED), 1);
+        int64_t since = 0;
+        bool esc = false;
+        CHECK(in_flight_view(d, t + 60000, &since, &esc));
+        CHECK_INT(since, NOW);
+        CHECK(esc);
+    }
+    /* held through the absence, not yet escalated: escalated once back */
+    put(d, 3, "carol", NOW + 3600000, NOW + 600000, X_C);
+    modify(d, "carol", X_C, NOW + 600000);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "carol", false), 2);
+    conflict_msgs_clear(&msgs);
+    conflicts_agent_leave(d, "carol", NOW + 610000);
+    conflicts_tick(d, NOW + 800000, &msgs);
+    CHECK_INT(msgs.n, 0);
+    conflicts_agent_set(d, "carol", NULL, NULL, 0, NOW + 800000, &msgs, NULL);
+    put(d, 3, "carol", NOW + 3600000, NOW + 800000, X_C);
+    modify(d, "carol", X_C, NOW + 800000);
+    conflicts_agent_back(d, "carol", NOW + 800000, &msgs);
+    CHECK_INT(msgs.n, 0);
+    conflicts_tick(d, NOW + 800001, &msgs);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "supervisor", true), 2);
+    CHECK_INT(msgs.n, 2);
+    conflicts_free(d);
+}
+
+/* What ended while an agent was away is told again when it starts again:
+ * back without the conflict, a clean merge, the agent removed. */
+static void
+test_absence_ended(void)
+{
+    struct conflicts *d = conflicts_new(NULL);
+    conflict_msgs_clear(&msgs);
+    modify(d, "alice", X_C, NOW);
+    modify(d, "bob", X_C, NOW);
+    conflicts_report_merge(d, "alice", "bob", X_C, 1, NOW, &msgs);
+    conflict_msgs_clear(&msgs);
+    /* bob drops x.c while alice is away: back, it has ended */
+    conflicts_agent_leave(d, "alice", NOW + 10);
+    modify(d, "bob", NONE, NOW + 20);
+    come_back(d, X_C, false, NOW + 30);
+    CHECK_INT(msgs.n, 0);
+    CHECK_INT(listed(d, NOW + 30, CONFLICT_IN_FLIGHT), 0);
+    modify(d, "bob", X_C, NOW + 40);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "alice", false), 1);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "bob", false), 1);
+    /* back without the file herself */
+    conflict_msgs_clear(&msgs);
+    conflicts_agent_leave(d, "alice", NOW + 50);
+    come_back(d, NONE, false, NOW + 60);
+    CHECK_INT(listed(d, NOW + 60, CONFLICT_IN_FLIGHT), 0);
+    modify(d, "alice", X_C, NOW + 70);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "alice", false), 1);
+    /* the held committed conflict: a clean merge ends it, the next
+     * conflicting one is told */
+    conflict_msgs_clear(&msgs);
+    conflicts_report_merge(d, "alice", "bob", NULL, 0, NOW + 80, &msgs);
+    CHECK_INT(listed(d, NOW + 80, CONFLICT_COMMITTED), 0);
+    conflicts_report_merge(d, "alice", "bob", X_C, 1, NOW + 90, &msgs);
+    CHECK_INT(count(CONFLICT_COMMITTED, "alice", false), 1);
+    /* removed while away: what it was told ends with it */
+    conflict_msgs_clear(&msgs);
+    conflicts_agent_leave(d, "alice", NOW + 100);
+    conflicts_agent_remove(d, "alice", NOW + 110);
+    come_back(d, X_C, false, NOW + 120);
+    CHECK_INT(count(CONFLICT_IN_FLIGHT, "alice", false), 1);
+    conflicts_free(d);
+}
+
+/* Both left: the first back keeps what it shares with the other, who is
+ * not told again either when it is back with it. */
+static void
+test_absence_both(void)
+{
+    struct conflicts *d = conflicts_new(NULL);
+    conflict_msgs_clear(&msgs);
+    modify(d, "alice", X_C, NOW);
+    modify(d, "bob", X_C, NOW);
+    conflict_msgs_clear(&msgs);
+    conflicts_agent_leave(d, "alice", NOW + 10);
+    conflicts_agent_leave(d, "bob", NOW + 20);
+    come_back(d, X_C, false, NOW + 30);
+    CHECK_INT(listed(d, NOW + 30, CONFLICT_IN_FLIGHT), 0);
+    conflicts_agent_set(d, "bob", NULL, NULL, 0, NOW + 40, &msgs, NULL);
+    modify(d, "bob", X_C, NOW + 40);
+    conflicts_agent_back(d, "bob", NOW + 40, &msgs);
+    CHECK_INT(msgs.n, 0);
+    CHECK_INT(listed(d, NOW + 40, CONFLICT_IN_FLIGHT), 1);
+    /* back is a no-op for an agent that never left */
+    conflicts_agent_back(d, "bob", NOW + 50, &msgs);
+    conflicts_agent_back(d, "nobody", NOW + 50, &msgs);
+    CHECK_INT(msgs.n, 0);
+    CHECK_INT(listed(d, NOW + 50, CONFLICT_IN_FLIGHT), 1);
+    conflicts_free(d);
+}
+
 static void
 test_list_and_remove(void)
 {
@@ -760,6 +920,11 @@ main(void)
         test_integration);
     TEST_RUN(
         "c4-the detector ignores its own identity", test_supervisor_ignored);
+    TEST_RUN("an agent away and back with its conflicts: not told again",
+        test_absence_lasting);
+    TEST_RUN(
+        "what ended while an agent was away is told again", test_absence_ended);
+    TEST_RUN("both agents away and back", test_absence_both);
     TEST_RUN("list and agent removal", test_list_and_remove);
     TEST_RUN("bad input is refused and changes nothing", test_errors);
     conflict_msgs_release(&msgs);

@@ -4,7 +4,7 @@
  * throwaway server started by tests/pg/pgtemp.sh; skipped, and said so,
  * when the server programs are not installed). Round trips of agents,
  * reports, locks (tokens above every one granted after a reopen),
- * intents, messages (an inbox moved onto one with the same id), the
+ * intents, messages (an inbox moved onto one with the same id), alerts, the
  * ledger (filters, last, next, retention) and transactions (rollback,
  * nesting). PostgreSQL also: two daemons (nodes) of one airspace see
  * their own rows and each other's agents and locks, another airspace
@@ -239,6 +239,69 @@ test_reports(void)
     CHECK_INT(s.n, 0);
     range_set_release(&rs);
     range_set_release(&one);
+    db_close(d);
+out:
+    free(air);
+}
+
+static void
+on_alert(void *ctx, const struct db_alert *a)
+{
+    struct seen *s = ctx;
+    s->n++;
+    char who[128], v[256];
+    snprintf(who, sizeof(who), "%s:%s", a->kind, a->subject);
+    snprintf(v, sizeof(v), "%d/%lld/%lld/%s/%s", a->held, (long long)a->since,
+        (long long)a->notified_at, a->text, a->agents);
+    add_text(s, "=", who, v);
+}
+
+static void
+test_alerts(void)
+{
+    char *air = fresh_name("alerts");
+    struct db *d = open_store(air, "n1");
+    CHECK(d != NULL);
+    if (!d)
+        goto out;
+    struct as_err e;
+    struct db_alert w = { "waiting", "message:7", "w", "[\"bob\"]", true, 2000,
+        2500 };
+    struct db_alert f = { "fleet-given-up", "crashy", "f", "[]", true, 1000,
+        0 };
+    CHECK_INT(db_alert_put(d, &w, &e), 0);
+    CHECK_INT(db_alert_put(d, &f, &e), 0);
+    struct seen s = { 0 };
+    CHECK_INT(db_alerts_load(d, on_alert, &s, &e), 0);
+    CHECK_STR(s.text, "fleet-given-up:crashy=1/1000/0/f/[] "
+                      "waiting:message:7=1/2000/2500/w/[\"bob\"] ");
+    /* cleared: a row stays while its last notification is not older
+     * than the prune's time */
+    w.held = f.held = false;
+    CHECK_INT(db_alert_put(d, &w, &e), 0);
+    CHECK_INT(db_alert_put(d, &f, &e), 0);
+    CHECK_INT(db_alerts_prune(d, 2500, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_alerts_load(d, on_alert, &s, &e), 0);
+    CHECK_STR(s.text, "waiting:message:7=0/2000/2500/w/[\"bob\"] ");
+    /* held ones are never pruned */
+    f.held = true;
+    CHECK_INT(db_alert_put(d, &f, &e), 0);
+    CHECK_INT(db_alerts_prune(d, 9999, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_alerts_load(d, on_alert, &s, &e), 0);
+    CHECK_STR(s.text, "fleet-given-up:crashy=1/1000/0/f/[] ");
+    if (is_pg) { /* another daemon of the airspace keeps its own */
+        struct db *d2 = open_store(air, "n2");
+        CHECK(d2 != NULL);
+        if (d2) {
+            memset(&s, 0, sizeof(s));
+            CHECK_INT(db_alerts_load(d2, on_alert, &s, &e), 0);
+            CHECK_INT(s.n, 0);
+            CHECK_INT(db_alerts_prune(d2, 9999, &e), 0);
+            db_close(d2);
+        }
+    }
     db_close(d);
 out:
     free(air);
@@ -705,6 +768,8 @@ run_suite(void)
 {
     TEST_RUN("agents: round trip, drop with reports and inbox", test_agents);
     TEST_RUN("reports: lines, move, drop", test_reports);
+    TEST_RUN(
+        "alerts: round trip, pruned once they no longer hold", test_alerts);
     TEST_RUN("locks: round trip, tokens above every grant", test_locks);
     TEST_RUN("intents and messages", test_intents_messages);
     TEST_RUN("ledger: filters, last, next, retention", test_ledger);

@@ -4,7 +4,8 @@
  * batching (not on disk before a flush, visible after; queries flush
  * first), retention, reported edits (round trip with their lines and
  * insertions, move, drop, a bad row skipped), schema versions and the
- * migrations from schemas 1 and 2; a transaction abandoned, the file
+ * migrations from schemas 1, 2 and 3, alerts kept and pruned; a
+ * transaction abandoned, the file
  * deleted (written back) or replaced under the open store.
  */
 #include <dirent.h>
@@ -212,7 +213,8 @@ test_ledger_batching(void)
 }
 
 /* The ledger keeps only its ts index; a schema-1 store loses the other two
- * on open and keeps its rows (and gains schema 3's reports). */
+ * on open and keeps its rows (and gains schema 3's reports and schema 4's
+ * alerts). */
 static void
 test_ledger_indexes(void)
 {
@@ -232,6 +234,7 @@ test_ledger_indexes(void)
                   "CREATE INDEX ledger_agent ON ledger (agent);"
                   "INSERT INTO ledger VALUES (7, 1, 'lock.granted', 'a', '{}');"
                   "DROP TABLE reports;" /* schema 3's */
+                  "DROP TABLE alerts;"  /* schema 4's */
                   "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
                   NULL, NULL, NULL),
         SQLITE_OK);
@@ -242,6 +245,7 @@ test_ledger_indexes(void)
     CHECK_INT(count_on_disk(p, ours), 0);
     CHECK_INT(count_on_disk(p, "ledger"), 1);
     CHECK_INT(count_on_disk(p, "sqlite_master WHERE name = 'reports'"), 1);
+    CHECK_INT(count_on_disk(p, "sqlite_master WHERE name = 'alerts'"), 1);
     free(p);
 }
 
@@ -384,6 +388,7 @@ test_reports_migration(void)
     sqlite3_open(p, &h);
     CHECK_INT(sqlite3_exec(h,
                   "DROP TABLE reports;"
+                  "DROP TABLE alerts;" /* schema 4's */
                   "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
                   NULL, NULL, NULL),
         SQLITE_OK);
@@ -401,7 +406,66 @@ test_reports_migration(void)
     range_set_release(&rs);
     CHECK_INT(count_on_disk(p, "reports"), 1);
     CHECK_INT(count_on_disk(p, "meta WHERE key = 'schema_version' AND "
-                               "value = '3'"),
+                               "value = '4'"),
+        1);
+    free(p);
+}
+
+static void
+on_alert(void *ctx, const struct db_alert *a)
+{
+    struct seen *s = ctx;
+    s->n++;
+    snprintf(s->what, sizeof(s->what), "%s %s %d %lld %lld %s %s", a->kind,
+        a->subject, a->held, (long long)a->since, (long long)a->notified_at,
+        a->text, a->agents);
+}
+
+/* A schema-3 store (no alerts) opens as schema 4, keeping its rows, and
+ * then keeps alerts: put, replaced, pruned when they no longer hold and
+ * their last notification is old. */
+static void
+test_alerts_migration(void)
+{
+    char *p = dbpath("al.db");
+    struct db *d;
+    struct as_err e;
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct db_agent a = { "alice", "agent", "claude-code", NULL, "/w", NULL,
+        "[]", "active", true, false, 1, 2 };
+    CHECK_INT(db_agent_put(d, &a, &e), 0);
+    db_close(d);
+    sqlite3 *h;
+    sqlite3_open(p, &h);
+    CHECK_INT(sqlite3_exec(h,
+                  "DROP TABLE alerts;"
+                  "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+                  NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(h);
+    CHECK_INT(db_open(p, NULL, &d, &e), 0);
+    struct seen s = { 0 };
+    CHECK_INT(db_agents_load(d, on_agent, &s, &e), 0);
+    CHECK_INT(s.n, 1);
+    struct db_alert x = { "waiting", "message:7", "waiting: may I?",
+        "[\"bob\"]", true, 1000, 1500 };
+    CHECK_INT(db_alert_put(d, &x, &e), 0);
+    struct db_alert y = { "fleet-given-up", "crashy", "given up", "[]", false,
+        900, 0 };
+    CHECK_INT(db_alert_put(d, &y, &e), 0);
+    x.held = false; /* cleared, notified at 1500: kept past 1500 */
+    CHECK_INT(db_alert_put(d, &x, &e), 0);
+    CHECK_INT(db_alerts_prune(d, 1500, &e), 0);
+    memset(&s, 0, sizeof(s));
+    CHECK_INT(db_alerts_load(d, on_alert, &s, &e), 0);
+    CHECK_INT(s.n, 1);
+    CHECK_STR(
+        s.what, "waiting message:7 0 1000 1500 waiting: may I? [\"bob\"]");
+    CHECK_INT(db_alerts_prune(d, 1501, &e), 0);
+    db_close(d);
+    CHECK_INT(count_on_disk(p, "alerts"), 0);
+    CHECK_INT(count_on_disk(p, "meta WHERE key = 'schema_version' AND "
+                               "value = '4'"),
         1);
     free(p);
 }
@@ -484,6 +548,8 @@ main(void)
         test_ledger_indexes);
     TEST_RUN("reported edits: round trip, move, drop", test_reports);
     TEST_RUN("the migration that adds reports", test_reports_migration);
+    TEST_RUN("the migration that adds alerts; alerts kept and pruned",
+        test_alerts_migration);
     TEST_RUN("failures: rollback, a deleted or replaced file", test_health);
     /* every database the tests made, with its -wal and -shm */
     DIR *dh = opendir(dir);
