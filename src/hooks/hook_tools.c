@@ -164,6 +164,24 @@ shell_command(struct hook *h)
     return cmd;
 }
 
+/* The directory a tool call runs in when its input names one, absolute
+ * (new string), or NULL: Gemini's run_shell_command takes `dir_path`,
+ * relative to the cwd it gives the hook (the project's root), and a
+ * patch or shell call may carry `workdir` (Codex gives its exec_command's
+ * workdir as the hook's cwd instead). */
+static char *
+call_dir(struct hook *h)
+{
+    json_t *ti = json_object_get(h->in, "tool_input");
+    const char *d = json_string_value(json_object_get(ti, "dir_path"));
+    if (!d || !*d)
+        d = json_string_value(json_object_get(ti, "workdir"));
+    if (!d || !*d)
+        return NULL;
+    return d[0] == '/' ? xstrdup(d)
+                       : xasprintf("%s/%s", h->cwd ? h->cwd : h->root, d);
+}
+
 /* Whether the repository-relative path p is under the pathspec pre (a
  * path, or a pattern whose wildcards match across '/' as git's do); ""
  * is the whole worktree. */
@@ -251,6 +269,41 @@ git_changed(const char *wt, char **paths, size_t n, unsigned what, bool *keep)
     return 0;
 }
 
+/* Whether word names a branch, a tag or a remote-tracking branch of the
+ * repository (loose or packed). */
+static bool
+names_ref(struct hook *h, const char *word)
+{
+    if (!h->dir || strstr(word, ".."))
+        return false;
+    char *common = xstrdup(h->dir);
+    char *slash = strrchr(common, '/'); /* h->dir is <common>/airspace */
+    if (slash)
+        *slash = '\0';
+    static const char *const kinds[] = { "refs/heads/", "refs/tags/",
+        "refs/remotes/" };
+    bool found = false;
+    struct stat st;
+    for (size_t k = 0; k < 3 && !found; k++) {
+        char *loose = xasprintf("%s/%s%s", common, kinds[k], word);
+        found = stat(loose, &st) == 0 && S_ISREG(st.st_mode);
+        free(loose);
+    }
+    char *packed = xasprintf("%s/packed-refs", common), *buf = NULL;
+    size_t len;
+    if (!found && file_read_max(packed, 64u << 20, false, &buf, &len) == 0) {
+        for (size_t k = 0; k < 3 && !found; k++) {
+            char *line = xasprintf(" %s%s\n", kinds[k], word);
+            found = strstr(buf, line) != NULL;
+            free(line);
+        }
+    }
+    free(buf);
+    free(packed);
+    free(common);
+    return found;
+}
+
 /* The agent's worktree, resolved, or NULL. */
 static char *
 agent_worktree(json_t *a)
@@ -313,10 +366,13 @@ discard_victims(struct hook *h, const struct hook_discard *d, json_t *agents,
             free(p);
             continue;
         }
-        if (d->maybe) { /* a word of a checkout: a path if one is there */
+        if (d->maybe) {
+            /* a word of a checkout: a path if one is there and, for the
+             * first, no branch or tag of that name (git switches to it) */
             char *full = xasprintf("%s/%s", wt, p);
             struct stat st;
-            bool there = lstat(full, &st) == 0;
+            bool there =
+                lstat(full, &st) == 0 && !(s == 0 && names_ref(h, spec));
             free(full);
             if (!there) {
                 free(p);
@@ -405,6 +461,9 @@ check_discards(struct hook *h, const char *cmd, json_t **agents)
 {
     struct hook_discard *d;
     size_t nd = hook_shell_discards(cmd, &d);
+    char *saved = h->cwd, *dir = call_dir(h); /* where the command runs */
+    if (dir)
+        h->cwd = dir;
     char *deny = NULL;
     struct strbuf why = STRBUF_INIT;
     size_t hits = 0;
@@ -436,13 +495,16 @@ check_discards(struct hook *h, const char *cmd, json_t **agents)
             what, why.s);
     free(why.s);
     hook_discards_free(d, nd);
+    if (dir) {
+        h->cwd = saved;
+        free(dir);
+    }
     return deny;
 }
 
-/* The files a tool call will write, repository-relative; *unchecked
- * counts those of a shell command it could not place (hook_shell_scan). */
+/* tool_paths, relative paths being the hook's cwd's */
 static size_t
-tool_paths(struct hook *h, char ***out, size_t *unchecked)
+tool_paths_here(struct hook *h, char ***out, size_t *unchecked)
 {
     json_t *ti = json_object_get(h->in, "tool_input");
     const char *tool = json_string_value(json_object_get(h->in, "tool_name"));
@@ -502,23 +564,9 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
         return rel_paths(h, raw, n, out);
     }
     if (patch) {
-        /* relative to the shell call's workdir, if it has one */
-        const char *wd = json_string_value(json_object_get(ti, "workdir"));
-        char *saved = h->cwd;
-        if (wd) {
-            char *abs = wd[0] == '/'
-                            ? xstrdup(wd)
-                            : xasprintf("%s/%s", saved ? saved : h->root, wd);
-            h->cwd = abs;
-        }
         char **raw;
         size_t n = hook_patch_paths(patch, &raw);
-        size_t k = rel_paths(h, raw, n, out);
-        if (wd) {
-            free(h->cwd);
-            h->cwd = saved;
-        }
-        return k;
+        return rel_paths(h, raw, n, out);
     }
     /* A shell command that obviously writes files (best effort) */
     if (is_shell(tool) && cmd) {
@@ -528,6 +576,24 @@ tool_paths(struct hook *h, char ***out, size_t *unchecked)
         return rel_paths(h, raw, n, out);
     }
     return 0;
+}
+
+/* The files a tool call will write, repository-relative; *unchecked
+ * counts those of a shell command it could not place (hook_shell_scan).
+ * Relative paths are those of the directory the call runs in (call_dir),
+ * else the hook's cwd's. */
+static size_t
+tool_paths(struct hook *h, char ***out, size_t *unchecked)
+{
+    char *saved = h->cwd, *dir = call_dir(h);
+    if (dir)
+        h->cwd = dir;
+    size_t n = tool_paths_here(h, out, unchecked);
+    if (dir) {
+        h->cwd = saved;
+        free(dir);
+    }
+    return n;
 }
 
 /* Deny when another agent holds the path, or when I steer a resolution

@@ -75,6 +75,13 @@ check "its own file: git restore src/c.txt" allows "$(bash_pre $S2 "git restore 
 check "nobody else's changes under docs/: git checkout -- docs" allows "$(bash_pre $S2 "git checkout -- docs")"
 check "git stash list, git stash show" allows "$(bash_pre $S2 "git stash list; git stash show")"
 check "a branch name is no path: git checkout main" allows "$(bash_pre $S2 "git checkout main")"
+check "a directory's name is: git checkout src" denies "$(bash_pre $S2 "git checkout src")" "$A1"
+git branch src
+check "unless a branch has it: git checkout src switches (loose ref)" allows "$(bash_pre $S2 "git checkout src")"
+git pack-refs --all
+check "... (packed ref)" allows "$(bash_pre $S2 "git checkout src")"
+check "... but its paths after it are paths" denies "$(bash_pre $S2 "git checkout src src/a.txt")" "$A1"
+git branch -q -D src
 check "git clean -fd: nobody has an untracked file" allows "$(bash_pre $S2 "git clean -fd")"
 check "git clean -n: a dry run" allows "$(bash_pre $S2 "git clean -nd")"
 check "the words in a message are no command" allows "$(bash_pre $S2 "git commit -m 'git stash'")"
