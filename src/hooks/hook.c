@@ -204,6 +204,20 @@ hook_emit(struct hook *h, const char *deny, const char *context)
             context ? xasprintf("%s\n%s", context, h->note) : xstrdup(h->note);
     else if (context)
         ctx = xstrdup(context);
+    if (ctx && h->d == D_GEMINI) {
+        /* Gemini CLI reads every "@word" of a prompt, the context hooks
+         * add to it included, as a file to paste in (packages/@scope/x.ts,
+         * human@repo); an "@" after a backslash is text */
+        char *esc = xmalloc(2 * strlen(ctx) + 1), *o = esc;
+        for (const char *p = ctx; *p; p++) {
+            if (*p == '@' && (p == ctx || p[-1] != '\\'))
+                *o++ = '\\';
+            *o++ = *p;
+        }
+        *o = '\0';
+        free(ctx);
+        ctx = esc;
+    }
     json_t *jctx = ctx ? json_string(ctx) : NULL;
     if (ctx && !jctx) /* not UTF-8: say so rather than vanish */
         jctx = json_string("airspace: (the update was not valid UTF-8)");

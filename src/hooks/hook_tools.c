@@ -860,14 +860,19 @@ target_lines(struct hook *h, const char *rel, uint32_t *s, uint32_t *e)
     return rc;
 }
 
-/* Whether this agent did `what` about other and path within the last
- * APPROACH_TELL_MS; records it now. */
+/* Whether this session did `what` about other (in its registration
+ * since) and path within the last APPROACH_TELL_MS; records it now. A new
+ * session under the same name has not seen the warning, and another that
+ * took the other's name has not been told: both count afresh. */
 static bool
-done_lately(
-    struct hook *h, const char *what, const char *other, const char *path)
+done_lately(struct hook *h, const char *what, const char *other,
+    json_int_t since, const char *path)
 {
-    uint64_t x =
-        fnv1a_str(fnv1a_byte(fnv1a_str(FNV1A_INIT, other), '\n'), path);
+    const char *sid = json_string_value(json_object_get(h->in, "session_id"));
+    char *key = xasprintf(
+        "%s\n%s\n%lld\n%s", sid ? sid : "", other, (long long)since, path);
+    uint64_t x = fnv1a_str(FNV1A_INIT, key);
+    free(key);
     char *d = xasprintf("%s/crew", h->dir);
     mkdir(d, 0700);
     char *rec =
@@ -973,10 +978,14 @@ approach(struct hook *h, json_t *agents, json_t *advs, const char *rel,
                 id, hook_str_or(a, "client", "?"),
                 parked ? ", " HOOK_PARKED : "", hits ? "lines " : "the file",
                 hits ? near.s : "", rel, mine, id);
-            if (hits && !*hold && !right_of_way(h, advs, id) &&
-                !done_lately(h, "held", id, rel))
-                *hold = true; /* once: the model reads it before editing */
-            if (!done_lately(h, "told", id, rel)) {
+            /* once per agent near: every one recorded now, so that the
+             * repeated call goes through */
+            json_int_t since =
+                json_integer_value(json_object_get(a, "registeredAt"));
+            if (hits && !right_of_way(h, advs, id) &&
+                !done_lately(h, "held", id, since, rel))
+                *hold = true; /* the model reads it before editing */
+            if (!done_lately(h, "told", id, since, rel)) {
                 char *body =
                     known
                         ? xasprintf("airspace: '%s' is about to change lines "

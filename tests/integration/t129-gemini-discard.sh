@@ -26,8 +26,8 @@ T0=$(date +%s)
 gemini_home
 R="$TMP/repo"
 new_repo "$R"
-mkdir -p "$R/src"
-for f in a c h; do printf 'one\ntwo\nthree\n' > "$R/src/$f.txt"; done
+mkdir -p "$R/src/@scope"
+for f in a c h @scope/d; do printf 'one\ntwo\nthree\n' > "$R/src/$f.txt"; done
 git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
@@ -43,6 +43,7 @@ trap 'touch "$FLAG"; cd /; as stop --repo "$R" > /dev/null 2>&1 || :
     rm -rf "$TMP"' EXIT
 gemini_trust "$(pwd -P)"
 sed -i '3s/.*/typed by the person/' src/h.txt
+sed -i '3s/.*/typed by the person/' src/@scope/d.txt
 
 # owner PATH: the id of the active agent (not the person) that has PATH
 # changed, as the daemon has it
@@ -122,7 +123,7 @@ check "git stash: the model is told it was blocked ($(printf '%s' "$r" | head -c
 $(gemini_result b 1)
 EOF
 check "... that it would throw away A's and the person's changes, with their files" \
-    tells "$r" "would throw away" "'${AID:-?}' (src/a.txt)" "'${HUMAN:-?}' (src/h.txt)"
+    tells "$r" "would throw away" "'${AID:-?}' (src/a.txt)" "'${HUMAN:-?}' (src/@scope/d.txt, src/h.txt)"
 check "... and not B's own file" sh -c '! printf "%s" "$1" | grep -q "src/c.txt"' _ "$r"
 check "nothing was stashed" [ -z "$(git stash list)" ]
 r=$(result 2)
@@ -133,6 +134,14 @@ r=$(result 3)
 check "B's checkout of its own file went through ($(printf '%s' "$r" | head -c 300))" \
     sh -c '[ "$1" != null ] && ! printf "%s" "$1" | grep -q "blocked"' _ "$r"
 check "... and undid B's change" sh -c '[ "$(sed -n 2p src/c.txt)" = two ]'
+
+# the crew update names src/@scope/d.txt (the person's): Gemini reads an
+# "@word" of the prompt, hook context included, as a file to paste in,
+# unless a backslash comes before it
+check "the crew update reached B's model with the path as text" \
+    sh -c 'gemini_main() { jq -c "select(.dialect == \"gemini\" and .side == false)" "$1"; }
+        gemini_main "$1" | head -1 | grep -qF "src/\\\\@scope/d.txt"' _ "$TMP/b.log"
+check "... and no file pasted into the prompt" sh -c '! grep -q "Content from referenced files" "$1"' _ "$TMP/b.log"
 
 touch "$FLAG"
 gemini_wait a
