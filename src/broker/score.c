@@ -86,6 +86,14 @@ stale_context(struct broker *b, size_t i, size_t j, int64_t now)
     return best;
 }
 
+/* Agent i's lanes, borrowed, as right of way reads them. */
+static struct advisory_lanes
+lanes_of(const struct broker *b, size_t i)
+{
+    const struct as_agent *w = broker_who(b, i);
+    return (struct advisory_lanes){ (const char *const *)w->lanes, w->nlanes };
+}
+
 size_t
 broker_pair_at(struct broker *b, const char *x, const char *y)
 {
@@ -214,6 +222,8 @@ broker_rescore(struct broker *b, size_t changed)
             double stale2 = stale_context(b, j, i, now);
             /* topic: their prompts are converging on the same subject */
             struct topic_set conv;
+            /* their lanes: a file in the lane of one only is its own */
+            struct advisory_lanes li = lanes_of(b, i), lj = lanes_of(b, j);
             struct pair_input in = { .engine = en,
                 .cfg = &b->cfg,
                 .ea = swapped ? y : x,
@@ -229,7 +239,9 @@ broker_rescore(struct broker *b, size_t changed)
                 .reach_a = reach ? &reach[x] : NULL,
                 .reach_b = reach ? &reach[y] : NULL,
                 .merge_later = merging > (double)b->o.merge_budget_ms,
-                .merge_last = p->merge_checked ? p->nmerge_paths > 0 : -1 };
+                .merge_last = p->merge_checked ? p->nmerge_paths > 0 : -1,
+                .lanes_a = &li,
+                .lanes_b = &lj };
             struct pair_score ps;
             if (!in.merge_later)
                 broker_clear_merge(p);
@@ -427,8 +439,11 @@ broker_pair_json(struct broker *b, size_t k, bool evidence)
         }
         json_object_set_new(o, "contested", cont);
         if (p->adv.st.level == ADVISORY_RESOLUTION) {
-            char *g = advisory_steer_text(
-                &b->ag[p->steer], &b->ag[p->hold], p->res.risk, &ev, NULL, 0);
+            /* files in the holder's lane: the guidance says to leave them */
+            struct advisory_lanes ls = lanes_of(b, p->steer),
+                                  lh = lanes_of(b, p->hold);
+            char *g = advisory_steer_text_lanes(&b->ag[p->steer],
+                &b->ag[p->hold], p->res.risk, &ev, NULL, 0, &ls, &lh);
             json_object_set_new(o, "guidance", json_string(g));
             free(g);
         }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/glob.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -166,12 +167,56 @@ cmp_more(uint64_t x, uint64_t y)
     return x > y ? -1 : x < y ? 1 : 0;
 }
 
+const char *
+advisory_lane_of(const struct advisory_lanes *l, const char *path)
+{
+    for (size_t i = 0; l && i < l->n; i++) {
+        const char *g = l->v[i];
+        if (!g || (g[0] == '@' && g[1])) /* a name, not a glob */
+            continue;
+        if (glob_match(g, path))
+            return g;
+    }
+    return NULL;
+}
+
+int
+advisory_lane_owner(const struct advisory_lanes *la,
+    const struct advisory_lanes *lb, const char *const *paths, size_t n)
+{
+    if (!n || (!(la && la->n) && !(lb && lb->n)))
+        return -1;
+    int owner = -1;
+    for (size_t i = 0; i < n; i++) {
+        bool ina = advisory_lane_of(la, paths[i]) != NULL;
+        bool inb = advisory_lane_of(lb, paths[i]) != NULL;
+        if (ina == inb)
+            return -1; /* both own it, or neither */
+        int o = ina ? 0 : 1;
+        if (owner >= 0 && o != owner)
+            return -1; /* split between the two */
+        owner = o;
+    }
+    return owner;
+}
+
 int
 advisory_right_of_way(const struct agent *a, const struct agent *b)
+{
+    return advisory_right_of_way_owner(a, b, -1);
+}
+
+int
+advisory_right_of_way_owner(
+    const struct agent *a, const struct agent *b, int owner)
 {
     int c = 0;
     if (a->kind != b->kind)
         c = a->kind == AGENT_HUMAN ? -1 : b->kind == AGENT_HUMAN ? 1 : 0;
+    /* the owner of the lane the contested files lie in: the other cannot
+     * land them there (docs/fleet.md), so waiting for it would not end */
+    if (!c && (owner == 0 || owner == 1))
+        c = owner == 0 ? -1 : 1;
     if (!c)
         c = cmp_more(a->commits_ahead, b->commits_ahead);
     if (!c)
@@ -216,11 +261,57 @@ advisory_steer_text(const struct agent *steer, const struct agent *hold,
     double risk, const struct risk_evidence *ev,
     const struct advisory_alt *alts, size_t nalts)
 {
-    struct strbuf t = STRBUF_INIT;
+    return advisory_steer_text_lanes(
+        steer, hold, risk, ev, alts, nalts, NULL, NULL);
+}
+
+/* Whether ev's contested files are the holder's by its lanes; its lanes
+ * that cover them, distinct, to *names ("a, b"). */
+static bool
+held_by_lane(const struct risk_evidence *ev,
+    const struct advisory_lanes *steer_lanes,
+    const struct advisory_lanes *hold_lanes, struct strbuf *names)
+{
+    if (!ev || !ev->ncontested || !hold_lanes || !hold_lanes->n)
+        return false;
+    const char **paths = xmalloc(ev->ncontested * sizeof(*paths));
+    for (size_t i = 0; i < ev->ncontested; i++)
+        paths[i] = ev->contested[i].path;
+    bool held = advisory_lane_owner(
+                    hold_lanes, steer_lanes, paths, ev->ncontested) == 0;
+    const char **seen = xmalloc(ev->ncontested * sizeof(*seen));
+    size_t nseen = 0;
+    for (size_t i = 0; held && i < ev->ncontested; i++) {
+        const char *l = advisory_lane_of(hold_lanes, paths[i]);
+        bool dup = false;
+        for (size_t k = 0; k < nseen && !dup; k++)
+            dup = seen[k] == l;
+        if (!dup) {
+            strbuf_addf(names, "%s%s", nseen ? ", " : "", l);
+            seen[nseen++] = l;
+        }
+    }
+    free(seen);
+    free(paths);
+    return held;
+}
+
+char *
+advisory_steer_text_lanes(const struct agent *steer, const struct agent *hold,
+    double risk, const struct risk_evidence *ev,
+    const struct advisory_alt *alts, size_t nalts,
+    const struct advisory_lanes *steer_lanes,
+    const struct advisory_lanes *hold_lanes)
+{
+    struct strbuf t = STRBUF_INIT, lanes = STRBUF_INIT;
+    bool lane = held_by_lane(ev, steer_lanes, hold_lanes, &lanes);
     strbuf_addf(&t,
         "resolution advisory for '%s': your work collides with '%s' "
-        "(risk %.2f); '%s' has right of way.\n",
+        "(risk %.2f); '%s' has right of way",
         who(steer), who(hold), risk, who(hold));
+    if (lane)
+        strbuf_addf(&t, ": the contested files are in its lane (%s)", lanes.s);
+    strbuf_addf(&t, ".\n");
     bool any = false;
     for (size_t i = 0; ev && i < ev->ncontested; i++) {
         const struct risk_contested *c = &ev->contested[i];
@@ -246,7 +337,8 @@ advisory_steer_text(const struct agent *steer, const struct agent *hold,
         strbuf_addf(&t, "coupled: %s depends on %s", ev->dep.downstream,
             ev->dep.upstream);
         if (ev->dep.nchain > 2)
-            strbuf_addf(&t, " through %zu files", ev->dep.nchain - 2);
+            strbuf_addf(&t, " through %zu file%s", ev->dep.nchain - 2,
+                ev->dep.nchain == 3 ? "" : "s");
         for (size_t i = 0; i < ev->dep.nsymbols; i++)
             strbuf_addf(&t, "%s%s", i ? ", " : "; uses ", ev->dep.symbols[i]);
         strbuf_addf(&t, "\n");
@@ -269,10 +361,27 @@ advisory_steer_text(const struct agent *steer, const struct agent *hold,
         strbuf_addf(&t, " from your own work\n");
         free(v);
     }
-    strbuf_addf(&t,
-        "  %d. wait until '%s' commits or lands; you will be told\n", opt++,
-        who(hold));
-    strbuf_addf(
-        &t, "  %d. message '%s' to agree who changes what\n", opt++, who(hold));
+    if (lane) {
+        /* it owns them: it may never "commit or land" them away */
+        strbuf_addf(&t,
+            "  %d. leave these files to '%s': they are in its lane (%s), "
+            "not yours; waiting for it to commit or land will not free "
+            "them%s\n",
+            opt++, who(hold), lanes.s,
+            steer_lanes && steer_lanes->n
+                ? " (and airspace land refuses files outside your lanes)"
+                : "");
+        strbuf_addf(&t,
+            "  %d. message '%s' to hand it your changes to them, or to "
+            "agree who changes what\n",
+            opt++, who(hold));
+    } else {
+        strbuf_addf(&t,
+            "  %d. wait until '%s' commits or lands; you will be told\n", opt++,
+            who(hold));
+        strbuf_addf(&t, "  %d. message '%s' to agree who changes what\n", opt++,
+            who(hold));
+    }
+    free(lanes.s);
     return t.s;
 }

@@ -4,8 +4,9 @@
  *
  * Pure: no clock (time comes in as now_ms arguments), no I/O. The state
  * machine is caller storage, one per pair of agents (advisory_state_init).
- * Right of way reads only stable facts of the two agents, never the time,
- * so both sides and every evaluation agree.
+ * Right of way reads only stable facts of the two agents (and whose lanes
+ * own their contested files), never the time, so both sides and every
+ * evaluation agree.
  */
 #ifndef AIRSPACE_CORE_ADVISORY_H
 #define AIRSPACE_CORE_ADVISORY_H
@@ -75,6 +76,39 @@ uint64_t advisory_work(const struct agent *a);
  */
 int advisory_right_of_way(const struct agent *a, const struct agent *b);
 
+/*
+ * An agent's lanes: the paths and globs it owns (docs/fleet.md), borrowed.
+ * A lane covers a path as in the ownership conflict (util/glob.h: a
+ * directory covers what is inside it, a pattern without '/' a name at any
+ * depth); an "@name" lane, a name for the ownership file, covers none.
+ */
+struct advisory_lanes {
+    const char *const *v;
+    size_t n;
+};
+
+/* The first of l's lanes that covers path, or NULL (l may be NULL). */
+const char *advisory_lane_of(const struct advisory_lanes *l, const char *path);
+
+/*
+ * Whose lanes own the n contested paths of a pair: 0 when a's lanes cover
+ * every one of them and b's none, 1 the other way round, -1 otherwise (no
+ * path, or a path in both agents' lanes or in neither's). la and lb may be
+ * NULL (no lanes). Swapping a and b swaps 0 and 1.
+ */
+int advisory_lane_owner(const struct advisory_lanes *la,
+    const struct advisory_lanes *lb, const char *const *paths, size_t n);
+
+/*
+ * Right of way with the lanes: owner is advisory_lane_owner() of the
+ * pair's contested files (-1: no owner). A human holds over an agent; then
+ * the owner of the lane holds, whatever the commits; then the order of
+ * advisory_right_of_way(), which is this with owner -1. Antisymmetric when
+ * owner is swapped with a and b.
+ */
+int advisory_right_of_way_owner(
+    const struct agent *a, const struct agent *b, int owner);
+
 /* A file the steering agent could switch to, with its risk. */
 struct advisory_alt {
     const char *path;
@@ -85,10 +119,23 @@ struct advisory_alt {
  * Guidance for the agent that steers (pure text; returns a new string, free
  * with free()): the contested files and ranges or the coupling from ev, who
  * holds them, and the options: switch to the lowest-risk of alts (at most 3
- * are named), wait until the holder commits or lands, or message it.
+ * are named), wait until the holder commits or lands, or message it. No
+ * lanes: advisory_steer_text_lanes() with NULL, NULL.
  */
 char *advisory_steer_text(const struct agent *steer, const struct agent *hold,
     double risk, const struct risk_evidence *ev,
     const struct advisory_alt *alts, size_t nalts);
+
+/*
+ * advisory_steer_text() with the two agents' lanes (NULL: none): when the
+ * contested files of ev are the holder's by its lanes (advisory_lane_owner)
+ * the text says so, names those lanes, and tells the steering agent to
+ * leave the files rather than wait for the holder, which owns them.
+ */
+char *advisory_steer_text_lanes(const struct agent *steer,
+    const struct agent *hold, double risk, const struct risk_evidence *ev,
+    const struct advisory_alt *alts, size_t nalts,
+    const struct advisory_lanes *steer_lanes,
+    const struct advisory_lanes *hold_lanes);
 
 #endif

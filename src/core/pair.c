@@ -1,8 +1,10 @@
 #include "core/pair.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/proximity.h"
+#include "util/xalloc.h"
 
 #include "util/banned.h"
 
@@ -61,8 +63,62 @@ pair_finish(const struct pair_input *in, struct pair_score *out)
             out->res.r[RISK_OVERLAP] = in->cfg->overlap_merged; /* clean */
     }
     out->res.risk = risk_combine(in->cfg, out->res.r);
-    out->hold = advisory_right_of_way(in->a, in->b);
+    out->lane_owner = -1;
+    if ((in->lanes_a && in->lanes_a->n) || (in->lanes_b && in->lanes_b->n)) {
+        const char **paths;
+        size_t n = pair_contested(in->cfg, in->a, in->b, &paths);
+        out->lane_owner =
+            advisory_lane_owner(in->lanes_a, in->lanes_b, paths, n);
+        free(paths);
+    }
+    out->hold = advisory_right_of_way_owner(in->a, in->b, out->lane_owner);
     return rc;
+}
+
+/* As the engine takes a file whole (risk.c). */
+static bool
+file_whole(const struct ws_file *f)
+{
+    return ws_status_whole(f->status) || f->whole || !f->ranges.n;
+}
+
+size_t
+pair_contested(const struct risk_config *c, const struct agent *a,
+    const struct agent *b, const char ***paths)
+{
+    size_t n = 0, alloc = 0, i = 0, j = 0;
+    *paths = NULL;
+    while (i < a->nfiles && j < b->nfiles) {
+        const struct ws_file *x = &a->files[i], *y = &b->files[j];
+        int d = strcmp(x->path, y->path);
+        if (d < 0) {
+            i++;
+            continue;
+        }
+        if (d > 0) {
+            j++;
+            continue;
+        }
+        bool hit = file_whole(x) || file_whole(y);
+        if (!hit) {
+            struct range_set wx, wy;
+            range_set_init(&wx);
+            range_set_init(&wy);
+            range_set_widen(&wx, &x->ranges, c->margin);
+            range_set_widen(&wy, &y->ranges, c->margin);
+            hit = range_set_overlap_widened(
+                      &wx, range_set_size(&wx), &wy, range_set_size(&wy)) > 0;
+            range_set_release(&wx);
+            range_set_release(&wy);
+        }
+        if (hit) {
+            ALLOC_GROW(*paths, n + 1, alloc);
+            (*paths)[n++] = x->path;
+        }
+        i++;
+        j++;
+    }
+    return n;
 }
 
 int

@@ -55,6 +55,9 @@ struct pair_input {
      * merge_last 1 conflicted, 0 clean, -1 none (no merge channel). */
     bool merge_later;
     int merge_last;
+    /* a's and b's lanes, for right of way (advisory_lane_owner() of their
+     * contested files, pair_contested()); NULL: none */
+    const struct advisory_lanes *lanes_a, *lanes_b;
 };
 
 struct pair_score {
@@ -64,6 +67,9 @@ struct pair_score {
     char **merge_paths;     /* conflicting paths; the caller owns them */
     size_t nmerge_paths;
     int hold; /* 0: a holds (b steers), 1: b holds */
+    /* whose lanes own the contested files (advisory_lane_owner()): 0 a's,
+     * 1 b's, -1 neither's (no lanes, no contested file, or shared) */
+    int lane_owner;
 };
 
 /*
@@ -71,8 +77,10 @@ struct pair_score {
  * activity from in, the merge channel (run only with weight.merge > 0 and a
  * shared path, as a textual merge cannot conflict otherwise; a clean one
  * caps the overlap channel at overlap.merged), R = risk_combine() once, and
- * right of way. out is overwritten. Returns 0, or the merge function's negative
- * code (out is still complete, merge channel 0).
+ * right of way (advisory_right_of_way_owner(), with the lanes' owner of the
+ * contested files when either agent has lanes). out is overwritten. Returns 0,
+ * or the merge function's negative code (out is still complete, merge channel
+ * 0).
  */
 int pair_score(const struct pair_input *in, struct pair_score *out);
 
@@ -83,6 +91,18 @@ void pair_channels(const struct pair_input *in, struct pair_score *out);
 /* Its second half, on what pair_channels() left in out: merge channel,
  * R, right of way. Returns as pair_score(). */
 int pair_finish(const struct pair_input *in, struct pair_score *out);
+
+/*
+ * The contested files of a and b (sorted working sets): the paths both
+ * change where their changes meet as the overlap channel sees them, a
+ * whole-file change on either side or ranges that intersect once widened
+ * by c's margin. They are the files risk_engine_explain() gives as
+ * contested, which the steer guidance names and the hooks refuse to the
+ * agent that steers. A new array of a's paths (borrowed; free() the array)
+ * in *paths, NULL when none; returns how many, in path order.
+ */
+size_t pair_contested(const struct risk_config *c, const struct agent *a,
+    const struct agent *b, const char ***paths);
 
 /* A pair's advisory: the state machine and when its level began. */
 struct pair_advisory {

@@ -279,6 +279,119 @@ test_ecc24(void)
     agent_release(&z);
 }
 
+/* Lanes: who owns the contested files. */
+static void
+test_lane_owner(void)
+{
+    const char *alice[] = { "src/alice", "*.sql" }, *bob[] = { "src/bob/**" };
+    struct advisory_lanes la = { alice, 2 }, lb = { bob, 1 };
+    const char *one[] = { "src/alice/x.c" };
+    CHECK_INT(advisory_lane_owner(&la, &lb, one, 1), 0);
+    CHECK_INT(advisory_lane_owner(&lb, &la, one, 1), 1);
+    /* every path in a's lanes, deep or by a name at any depth */
+    const char *all[] = { "src/alice/x.c", "src/alice/d/y.c", "db/q.sql" };
+    CHECK_INT(advisory_lane_owner(&la, &lb, all, 3), 0);
+    CHECK_INT(advisory_lane_owner(&lb, &la, all, 3), 1);
+    CHECK_STR(advisory_lane_of(&la, "src/alice/d/y.c"), "src/alice");
+    CHECK_STR(advisory_lane_of(&la, "db/q.sql"), "*.sql");
+    CHECK(advisory_lane_of(&la, "src/alicex/y.c") == NULL);
+    CHECK(advisory_lane_of(NULL, "src/alice/x.c") == NULL);
+    /* one path in neither's lanes, or split between them: no owner */
+    const char *out[] = { "src/alice/x.c", "README" };
+    CHECK_INT(advisory_lane_owner(&la, &lb, out, 2), -1);
+    CHECK_INT(advisory_lane_owner(&lb, &la, out, 2), -1);
+    const char *split[] = { "src/alice/x.c", "src/bob/y.c" };
+    CHECK_INT(advisory_lane_owner(&la, &lb, split, 2), -1);
+    CHECK_INT(advisory_lane_owner(&lb, &la, split, 2), -1);
+    /* in both agents' lanes: no owner */
+    const char *wide[] = { "src" };
+    struct advisory_lanes lw = { wide, 1 };
+    CHECK_INT(advisory_lane_owner(&la, &lw, one, 1), -1);
+    CHECK_INT(advisory_lane_owner(&lw, &la, one, 1), -1);
+    /* no path, no lanes, lanes on one side only */
+    CHECK_INT(advisory_lane_owner(&la, &lb, one, 0), -1);
+    CHECK_INT(advisory_lane_owner(NULL, NULL, one, 1), -1);
+    struct advisory_lanes none = { NULL, 0 };
+    CHECK_INT(advisory_lane_owner(&none, &none, one, 1), -1);
+    CHECK_INT(advisory_lane_owner(&la, NULL, one, 1), 0);
+    CHECK_INT(advisory_lane_owner(NULL, &la, one, 1), 1);
+    CHECK_INT(advisory_lane_owner(&none, &lb, one, 1), -1);
+    /* "@name" names an owner for the ownership file: it covers no path */
+    const char *named[] = { "@core" }, *at[] = { "@core" };
+    struct advisory_lanes ln = { named, 1 };
+    CHECK(advisory_lane_of(&ln, "@core") == NULL);
+    CHECK_INT(advisory_lane_owner(&ln, NULL, at, 1), -1);
+}
+
+/* The owner of the lane holds after a human, whatever the commits; the
+ * same holder whichever way round the pair is asked. */
+static void
+test_right_of_way_lanes(void)
+{
+    struct agent alice, bob;
+    agent_init(&alice, "alice");
+    agent_init(&bob, "bob");
+    /* bob committed more, in alice's lane */
+    bob.commits_ahead = 3;
+    bob.committed_lines = 200;
+    alice.committed_lines = 0;
+    edit(&bob, "src/alice/x.c", 10, 12);
+    edit(&alice, "src/alice/x.c", 11, 11);
+    CHECK_INT(advisory_right_of_way(&alice, &bob), 1); /* no lanes: bob */
+    CHECK_INT(advisory_right_of_way_owner(&alice, &bob, -1), 1);
+    CHECK_INT(advisory_right_of_way_owner(&bob, &alice, -1), 0);
+    const char *al[] = { "src/alice" }, *bl[] = { "src/bob" };
+    struct advisory_lanes la = { al, 1 }, lb = { bl, 1 };
+    const char *contested[] = { "src/alice/x.c" };
+    int o = advisory_lane_owner(&la, &lb, contested, 1);
+    CHECK_INT(advisory_right_of_way_owner(&alice, &bob, o), 0);
+    o = advisory_lane_owner(&lb, &la, contested, 1);
+    CHECK_INT(advisory_right_of_way_owner(&bob, &alice, o), 1);
+    /* a person still holds over the lane's owner */
+    bob.kind = AGENT_HUMAN;
+    CHECK_INT(advisory_right_of_way_owner(&alice, &bob, 0), 1);
+    CHECK_INT(advisory_right_of_way_owner(&bob, &alice, 1), 0);
+    /* two people: the lane decides between them too */
+    alice.kind = AGENT_HUMAN;
+    CHECK_INT(advisory_right_of_way_owner(&alice, &bob, 0), 0);
+    CHECK_INT(advisory_right_of_way_owner(&bob, &alice, 1), 1);
+    agent_release(&alice);
+    agent_release(&bob);
+
+    /* antisymmetry over every combination of the facts */
+    for (int m = 0; m < 3 * 2 * 2 * 2 * 2 * 2 * 3; m++) {
+        int v = m;
+        int owner = v % 3 - 1;
+        v /= 3;
+        struct agent a, b;
+        agent_init(&a, "a");
+        agent_init(&b, "b");
+        a.kind = v % 2 ? AGENT_HUMAN : AGENT_AGENT;
+        v /= 2;
+        b.kind = v % 2 ? AGENT_HUMAN : AGENT_AGENT;
+        v /= 2;
+        a.commits_ahead = (uint32_t)(v % 2);
+        v /= 2;
+        b.commits_ahead = (uint32_t)(v % 2) * 2;
+        v /= 2;
+        a.committed_lines = (uint32_t)(v % 2) * 7;
+        v /= 2;
+        a.started_at_ms = v % 3 * 100;
+        b.started_at_ms = 100;
+        int ab = advisory_right_of_way_owner(&a, &b, owner);
+        int ba =
+            advisory_right_of_way_owner(&b, &a, owner < 0 ? -1 : 1 - owner);
+        CHECK_INT(ab, 1 - ba);
+        /* the owner holds unless the other alone is a person */
+        if (owner >= 0 && a.kind == b.kind)
+            CHECK_INT(ab, owner);
+        if (owner < 0)
+            CHECK_INT(ab, advisory_right_of_way(&a, &b));
+        agent_release(&a);
+        agent_release(&b);
+    }
+}
+
 static void
 test_steer_text(void)
 {
@@ -318,6 +431,65 @@ test_steer_text(void)
     agent_release(&steer);
 }
 
+/* Files in the holder's lane: leave them, do not wait. */
+static void
+test_steer_text_lane(void)
+{
+    struct agent hold, steer;
+    agent_init(&hold, "alice");
+    agent_init(&steer, "bob");
+    struct risk_evidence ev;
+    memset(&ev, 0, sizeof(ev));
+    struct risk_contested c[2];
+    memset(c, 0, sizeof(c));
+    c[0].path = "src/alice/x.c";
+    range_set_add(&c[0].ranges, 10, 12);
+    c[1].path = "src/alice/y.c";
+    c[1].whole = true;
+    ev.contested = c;
+    ev.ncontested = 2;
+    const char *al[] = { "docs/a.md", "src/alice" }, *bl[] = { "src/bob" };
+    struct advisory_lanes la = { al, 2 }, lb = { bl, 1 };
+    char *txt =
+        advisory_steer_text_lanes(&steer, &hold, 0.9, &ev, NULL, 0, &lb, &la);
+    CHECK(strstr(txt, "'alice' has right of way: the contested files are in "
+                      "its lane (src/alice).\n") != NULL);
+    CHECK(strstr(txt, "src/alice/x.c lines 10-12") != NULL);
+    CHECK(strstr(txt, "1. leave these files to 'alice': they are in its lane "
+                      "(src/alice), not yours") != NULL);
+    CHECK(
+        strstr(txt, "airspace land refuses files outside your lanes") != NULL);
+    CHECK(strstr(txt, "2. message 'alice'") != NULL);
+    CHECK(strstr(txt, "wait until") == NULL);
+    free(txt);
+    /* a steering agent without lanes: land would not refuse it */
+    txt =
+        advisory_steer_text_lanes(&steer, &hold, 0.9, &ev, NULL, 0, NULL, &la);
+    CHECK(strstr(txt, "leave these files to 'alice'") != NULL);
+    CHECK(strstr(txt, "airspace land") == NULL);
+    free(txt);
+    /* a contested file outside the lane, or the steering agent's own
+     * lane over one: the guidance without lanes */
+    char *plain = advisory_steer_text(&steer, &hold, 0.9, &ev, NULL, 0);
+    c[1].path = "src/common.c";
+    char *mixed = advisory_steer_text(&steer, &hold, 0.9, &ev, NULL, 0);
+    txt = advisory_steer_text_lanes(&steer, &hold, 0.9, &ev, NULL, 0, &lb, &la);
+    CHECK_STR(txt, mixed);
+    free(txt);
+    c[1].path = "src/alice/y.c";
+    const char *wide[] = { "src" };
+    struct advisory_lanes lw = { wide, 1 };
+    txt = advisory_steer_text_lanes(&steer, &hold, 0.9, &ev, NULL, 0, &lw, &la);
+    CHECK_STR(txt, plain);
+    free(txt);
+    CHECK(strstr(plain, "wait until 'alice' commits or lands") != NULL);
+    free(plain);
+    free(mixed);
+    range_set_release(&c[0].ranges);
+    agent_release(&hold);
+    agent_release(&steer);
+}
+
 int
 main(void)
 {
@@ -332,5 +504,8 @@ main(void)
     TEST_RUN("ecc-23", test_ecc23);
     TEST_RUN("ecc-24", test_ecc24);
     TEST_RUN("steer guidance", test_steer_text);
+    TEST_RUN("lane owner", test_lane_owner);
+    TEST_RUN("right of way with lanes", test_right_of_way_lanes);
+    TEST_RUN("steer guidance in a lane", test_steer_text_lane);
     return test_done();
 }

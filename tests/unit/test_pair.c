@@ -412,6 +412,101 @@ test_engine_and_hold(void)
     TEST_END();
 }
 
+/* The contested files are explain's; lanes decide right of way in the
+ * pipeline when they own every one of them. */
+static void
+test_lane_hold(void)
+{
+    TEST_BEGIN("lanes in the pipeline");
+    struct risk_config cfg;
+    risk_config_default(&cfg);
+    struct agent ag[2];
+    agent_init(&ag[0], "alice");
+    agent_init(&ag[1], "bob");
+    edit(&ag[0], "src/alice/x.c", 11, 11);
+    edit(&ag[0], "src/alice/y.c", 1, 3);
+    edit(&ag[0], "src/common.c", 20, 20);
+    edit(&ag[0], "src/alice/w.c", 50, 50);
+    edit(&ag[1], "src/alice/x.c", 10, 12);
+    edit(&ag[1], "src/alice/y.c", 5, 9);  /* 4-10 meets 1-3 widened: 0-4 */
+    edit(&ag[1], "src/common.c", 40, 40); /* shared, apart: not contested */
+    edit(&ag[1], "src/bob/z.c", 0, 0);
+    edit(&ag[1], "src/alice/w.c", 0, 0); /* whole: contested */
+    ag[1].commits_ahead = 2;             /* bob holds without lanes */
+    ag[1].committed_lines = 90;
+    agent_sort(&ag[0]);
+    agent_sort(&ag[1]);
+    struct risk_engine *e = risk_engine_new(&cfg, NULL, ag, 2);
+    const char **paths;
+    size_t n = pair_contested(&cfg, &ag[0], &ag[1], &paths);
+    struct risk_evidence ev;
+    risk_engine_explain(e, 0, 1, &ev);
+    CHECK_INT(n, 3);
+    CHECK_INT(ev.ncontested, n);
+    for (size_t i = 0; i < n && i < ev.ncontested; i++)
+        CHECK_STR(paths[i], ev.contested[i].path);
+    CHECK_STR(n ? paths[0] : NULL, "src/alice/w.c");
+    free(paths);
+    risk_evidence_release(&ev);
+    cfg.margin = 0; /* 4-10 and 1-3 apart now */
+    n = pair_contested(&cfg, &ag[0], &ag[1], &paths);
+    CHECK_INT(n, 2);
+    free(paths);
+    cfg.margin = 1;
+
+    const char *al[] = { "src/alice" }, *bl[] = { "src/bob" };
+    struct advisory_lanes la = { al, 1 }, lb = { bl, 1 };
+    struct pair_input in = {
+        .engine = e, .cfg = &cfg, .ea = 0, .eb = 1, .a = &ag[0], .b = &ag[1]
+    };
+    struct pair_score ps;
+    CHECK_INT(pair_score(&in, &ps), 0);
+    CHECK_INT(ps.hold, 1);
+    CHECK_INT(ps.lane_owner, -1);
+    struct risk_result nolanes = ps.res;
+    in.lanes_a = &la;
+    in.lanes_b = &lb;
+    CHECK_INT(pair_score(&in, &ps), 0);
+    CHECK_INT(ps.lane_owner, 0);
+    CHECK_INT(ps.hold, 0); /* alice: the contested files are her lane's */
+    CHECK(memcmp(&nolanes, &ps.res, sizeof(nolanes)) == 0); /* R is not */
+    /* asked the other way round: the same holder */
+    struct pair_input rev = { .engine = e,
+        .cfg = &cfg,
+        .ea = 1,
+        .eb = 0,
+        .a = &ag[1],
+        .b = &ag[0],
+        .lanes_a = &lb,
+        .lanes_b = &la };
+    CHECK_INT(pair_score(&rev, &ps), 0);
+    CHECK_INT(ps.lane_owner, 1);
+    CHECK_INT(ps.hold, 1);
+    /* bob's lanes cover the file too: no owner, commits decide */
+    const char *wide[] = { "src/bob", "src/alice/x.c" };
+    struct advisory_lanes lw = { wide, 2 };
+    in.lanes_b = &lw;
+    CHECK_INT(pair_score(&in, &ps), 0);
+    CHECK_INT(ps.lane_owner, -1);
+    CHECK_INT(ps.hold, 1);
+    /* alice's lane without y.c: not every contested file is hers */
+    const char *narrow[] = { "src/alice/x.c" };
+    struct advisory_lanes ln = { narrow, 1 };
+    in.lanes_a = &ln;
+    in.lanes_b = &lb;
+    CHECK_INT(pair_score(&in, &ps), 0);
+    CHECK_INT(ps.hold, 1);
+    /* lanes on bob's side only: bob's lane is not where they meet */
+    in.lanes_a = NULL;
+    CHECK_INT(pair_score(&in, &ps), 0);
+    CHECK_INT(ps.lane_owner, -1);
+    CHECK_INT(ps.hold, 1);
+    risk_engine_free(e);
+    agent_release(&ag[0]);
+    agent_release(&ag[1]);
+    TEST_END();
+}
+
 /* A fresh pair's level is advisory_classify's, at every threshold. */
 static void
 test_level(void)
@@ -536,6 +631,7 @@ main(void)
 {
     TEST_RUN("score", test_score);
     TEST_RUN("engine and hold", test_engine_and_hold);
+    TEST_RUN("lanes and hold", test_lane_hold);
     TEST_RUN("level", test_level);
     TEST_RUN("step", test_step);
     TEST_RUN("step at most traffic", test_step_max);
