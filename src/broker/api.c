@@ -616,6 +616,23 @@ h_register(struct api_ctx *c)
             c->req, 400, "bad_field", "'worktree' must be an absolute path");
         return;
     }
+    /* a worktree of this repository, at its top: what the daemon reads the
+     * agent's work from (nothing else could be read, now or later) */
+    if (wt) {
+        char *real = realpath(wt, NULL);
+        git_repository *g = NULL;
+        struct as_err we;
+        if (!real || repo_open_worktree(c->b->repo, real, &g, &we) < 0) {
+            api_reply_error(c->req, 400, "bad_path",
+                "'worktree' '%s' is not the top of a worktree of this "
+                "repository%s%s",
+                wt, real ? ": " : " (no such directory)", real ? we.msg : "");
+            free(real);
+            return;
+        }
+        git_repository_free(g);
+        free(real);
+    }
     size_t i;
     bool created;
     struct as_err e;

@@ -464,8 +464,11 @@ parse_action(const char *s, enum activity_action *out)
 
 /* POST /v1/activity {agent, session, events: [{seq, file, heat,
  * inContext, action, actionAt?, at}]}: a batch of one session's deltas.
- * Replies {applied, duplicates, resync}: resync is true when a gap was
- * seen (the client should send a snapshot: POST /v1/activity/snapshot). */
+ * Replies {applied, duplicates, resync}: applied counts the deltas with a
+ * new seq, after a gap too; duplicates those with a seq seen before
+ * (merged again: a repeat changes nothing); resync is true when a gap was
+ * seen (the client should send a snapshot: POST /v1/activity/snapshot).
+ * A batch with a delta applied re-scores the agent's pairs. */
 static void
 h_activity(struct api_ctx *c)
 {
@@ -532,7 +535,10 @@ h_activity(struct api_ctx *c)
                 c->req, 400, "bad_field", "events[%zu]: %s", k, e.msg);
             return;
         }
-        applied += rc == ACTIVITY_APPLIED;
+        /* a delta after a gap is merged as any other (the table is
+         * last-writer-wins): applied, and a snapshot asked for what the
+         * gap lost */
+        applied += rc == ACTIVITY_APPLIED || rc == ACTIVITY_GAP;
         dups += rc == ACTIVITY_DUPLICATE;
         gap = gap || rc == ACTIVITY_GAP;
     }

@@ -192,6 +192,15 @@ broker_restore(struct broker *b, struct as_err *e)
         (rc = broker_alerts_restore(b, e)) ||
         (rc = db_ledger_next(b->db, &next_event, e)))
         return rc;
+    /* An agent stale or exited had left the detector (agents.c): its
+     * intents, just put back, bring no conflict of it while it is away.
+     * What they found was told before the restart: it is held for its
+     * return, as it would have been without the restart. */
+    int64_t now = broker_now();
+    for (size_t i = 0; i < b->nagents; i++)
+        if (broker_who(b, i)->status != AS_AGENT_ACTIVE &&
+            !broker_who(b, i)->peer)
+            conflicts_agent_leave(b->conflicts, b->ag[i].id, now);
     broker_fence_load(b, &next_token, &next_event);
     if (next_token > lock_table_next_token(b->locks))
         lock_table_set_next_token(b->locks, next_token);

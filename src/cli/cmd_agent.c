@@ -116,6 +116,20 @@ agents_list(struct client *cl)
     return reply;
 }
 
+/* Have the daemon read what git changed now (POST /v1/refresh {git}): a
+ * removed worktree is forgotten with its work before the next answer,
+ * not at its next rescan. */
+static void
+refresh_git(struct client *cl)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    client_call(cl, api_refresh_git(), &status, &reply, &e);
+    if (reply)
+        json_decref(reply);
+}
+
 /*
  * Whether to leave out the file src, the settings file rel of the worktree
  * at top: the main checkout's .claude/settings.local.json when it runs
@@ -338,7 +352,11 @@ agent_rm(int argc, char **argv)
             client_close(&cl);
         return cli_exit_for(rc);
     }
-    /* every agent that flew in it has left */
+    /* the daemon reads at once that the worktree and its work are gone
+     * (its agents are not parked with them), then every agent that flew in
+     * it has left */
+    if (have)
+        refresh_git(&cl);
     json_t *exited = json_array();
     json_array_foreach(json_object_get(agents, "agents"), i, a)
     {
@@ -418,6 +436,7 @@ agent_prune(int argc, char **argv)
     if (n && !dry_run)
         daemon_open(&cl, no_start, "agent prune", &have);
     if (have) {
+        refresh_git(&cl); /* as for rm */
         json_t *agents = agents_list(&cl);
         size_t i;
         json_t *a;

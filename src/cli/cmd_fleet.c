@@ -7,7 +7,8 @@
  *   up        reads .airspace/fleet, makes or reuses each agent's worktree
  *             (git/worktree.h; the .airspace/worktreeinclude files copied,
  *             setup run until it succeeded there), registers each agent with
- * its lane as an intent, and starts a tmux session named for the repository: a
+ * its lane as an intent (a refusal starts nothing), and starts a tmux session
+ * named for the repository: a
  * window "top" (`airspace top`) and one window per agent running its
  * supervisor. run-agent the supervisor of one agent, in its window: waits for a
  * slot (at most [fleet] concurrency agents run at once: one lock file per
@@ -355,10 +356,14 @@ drop_lane_intents(struct client *cl, const struct fleet_agent *a)
     json_decref(lanes);
 }
 
-/* Register agent a and its lane (an intent) with the daemon. */
-static void
+/*
+ * Register agent a and its lane (an intent) with the daemon. Returns
+ * whether both were taken (said on stderr when not); *registered says
+ * whether the agent itself was, so that a failed `up` can take it back.
+ */
+static bool
 agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
-    json_t *out)
+    json_t *out, bool *registered)
 {
     long status;
     json_t *reply = NULL;
@@ -370,6 +375,7 @@ agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
     free(branch);
     bool ok = client_call(cl, api_register(body), &status, &reply, &e) == 0 &&
               status == 200;
+    *registered = ok;
     if (!ok)
         fprintf(stderr,
             "airspace fleet up: the daemon did not register '%s': %s\n",
@@ -394,6 +400,21 @@ agent_register(struct client *cl, const struct fleet_agent *a, const char *dir,
             json_decref(reply);
     }
     json_object_set_new(out, "registered", json_boolean(ok));
+    return ok;
+}
+
+/* Take back what a failed `up` registered: agent a leaves as at `down`
+ * (its lane intents dropped, its exit told). */
+static void
+agent_unregister(struct client *cl, const struct fleet_agent *a)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    drop_lane_intents(cl, a);
+    client_call(cl, api_exit(a->name), &status, &reply, &e);
+    if (reply)
+        json_decref(reply);
 }
 
 /*
@@ -524,14 +545,29 @@ fleet_up(int argc, char **argv)
             break;
         }
         json_object_set_new(o, "worktree", json_string(dirs[i]));
-        if (have)
-            agent_register(&cl, a, dirs[i], o);
         /* a fresh start: no state left from a former run */
         char *sp = fctx_state_path(&x, a->name);
         unlink(sp);
         free(sp);
         json_array_append_new(agents, o);
     }
+    /* Every worktree is ready: the agents and their lanes, all or none.
+     * An agent the daemon refused would run unregistered, laneless and
+     * unseen by the others: nothing is started, and those registered
+     * here leave again. */
+    bool *reg = xcalloc(x.f.nagents + 1, sizeof(*reg));
+    for (size_t i = 0; have && !rc && i < x.f.nagents; i++)
+        if (!agent_register(&cl, &x.f.agents[i], dirs[i],
+                json_array_get(agents, i), &reg[i]))
+            rc = CLI_EXIT_FAIL;
+    if (rc && have) {
+        for (size_t i = 0; i < x.f.nagents; i++)
+            if (reg[i])
+                agent_unregister(&cl, &x.f.agents[i]);
+        fprintf(stderr, "airspace fleet up: nothing started (the worktrees "
+                        "are kept for the next 'fleet up')\n");
+    }
+    free(reg);
     if (have)
         client_close(&cl);
     if (!rc) {

@@ -163,6 +163,16 @@ read_entry(const git_config_entry *en, void *payload)
                 strstr(l, "/../"))
                 return bad(
                     rd, en, "a lane is a path or glob in the repository");
+            /* as the daemon takes an agent's lanes (POST /v1/agents) */
+            struct glob *g;
+            struct as_err ge;
+            if (glob_compile(l, &g, &ge) < 0) {
+                char *why = xasprintf("not a glob: %s", ge.msg);
+                bad(rd, en, why);
+                free(why);
+                return 1;
+            }
+            glob_free(g);
             a->lanes = xrealloc(a->lanes, (a->nlanes + 1) * sizeof(char *));
             a->lanes[a->nlanes++] = xstrdup(l);
         } else {

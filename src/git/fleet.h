@@ -14,7 +14,8 @@
  *       lane = src/net      # one or more: globs: what alice may land
  *       setup = npm ci       # run until it succeeded once in the worktree
  *
- * An unknown key in [fleet] or [agent "..."], a bad value, an agent name
+ * An unknown key in [fleet] or [agent "..."], a bad value (a lane among
+ * them that glob_compile() refuses, as the daemon would), an agent name
  * that cannot name a worktree (worktree.h), an agent without a command or
  * no agent at all is an error naming the file and the key.
  *

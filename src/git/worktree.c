@@ -130,6 +130,78 @@ dir_empty(const char *path)
     return empty;
 }
 
+/* The branch the administrative HEAD file of worktree admin names
+ * ("refs/heads/x" -> "x"), or NULL. New string. */
+static char *
+admin_head_branch(const char *common, const char *admin)
+{
+    char *path = xasprintf("%s/worktrees/%s/HEAD", common, admin);
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f)
+        return NULL;
+    char line[1024];
+    char *branch = NULL;
+    if (fgets(line, sizeof(line), f) &&
+        !strncmp(line, "ref: refs/heads/", 16)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        branch = xstrdup(line + 16);
+    }
+    fclose(f);
+    return branch;
+}
+
+/*
+ * The refusal of agent name's branch, which exists, saying what frees the
+ * name: `agent rm` removes a linked worktree on it (and the branch with it
+ * when it is merged), `agent prune` one whose directory is gone; a branch
+ * no worktree is on (left by a former agent: `agent rm` keeps one that is
+ * not merged) only git deletes.
+ */
+static int
+branch_taken(
+    struct repo *r, const char *name, const char *branch, struct as_err *e)
+{
+    struct repo_worktree *wts = NULL;
+    size_t n = 0;
+    struct as_err we;
+    bool on_main = false, linked = false, orphan = false;
+    if (repo_worktrees(r, &wts, &n, &we) == 0)
+        for (size_t i = 0; i < n; i++) {
+            if (!wts[i].prunable) {
+                bool on = wts[i].branch && !strcmp(wts[i].branch, branch);
+                on_main = on_main || (on && wts[i].is_main);
+                linked = linked || (on && !wts[i].is_main);
+                continue;
+            }
+            char *head = admin_head_branch(repo_common_dir(r), wts[i].name);
+            orphan = orphan || (head && !strcmp(head, branch));
+            free(head);
+        }
+    repo_worktrees_free(wts, n);
+    if (linked)
+        return as_errorf(e, AS_ECONFLICT,
+            "branch '%s' already exists: agent '%s' has a worktree on it; "
+            "remove it with 'airspace agent rm %s' or pick another name",
+            branch, name, name);
+    if (orphan)
+        return as_errorf(e, AS_ECONFLICT,
+            "branch '%s' already exists, on a worktree whose directory is "
+            "gone: prune it with 'airspace agent prune' or pick another "
+            "name",
+            branch);
+    if (on_main)
+        return as_errorf(e, AS_ECONFLICT,
+            "branch '%s' already exists and the main worktree is on it: "
+            "pick another name",
+            branch);
+    return as_errorf(e, AS_ECONFLICT,
+        "branch '%s' already exists, with no worktree on it (left by a "
+        "former agent: 'agent rm' keeps a branch that is not merged): delete "
+        "it with 'git branch -D %s' or pick another name",
+        branch, branch);
+}
+
 int
 worktree_new(const char *from, const char *name, const char *base,
     const char *dir, struct worktree_info *out, struct as_err *e)
@@ -188,11 +260,7 @@ worktree_new(const char *from, const char *name, const char *base,
     git_reference *existing = NULL;
     if (git_reference_lookup(&existing, g, refname) == 0) {
         git_reference_free(existing);
-        rc = as_errorf(e, AS_ECONFLICT,
-            "branch '%s' already exists: agent '%s' has (or had) a "
-            "worktree; remove it with 'airspace agent rm %s' or pick "
-            "another name",
-            branch, name, name);
+        rc = branch_taken(r, name, branch, e);
         goto out;
     }
     git_error_clear();
@@ -437,6 +505,15 @@ worktree_remove(const char *from, const char *name, const char *path_hint,
     for (size_t i = 0; i < nwts && !hit; i++)
         if (wts[i].branch && !strcmp(wts[i].branch, branch))
             hit = &wts[i];
+    /* one whose directory is gone: its branch is in its HEAD file */
+    for (size_t i = 0; i < nwts && !hit; i++) {
+        char *head = wts[i].prunable
+                         ? admin_head_branch(repo_common_dir(r), wts[i].name)
+                         : NULL;
+        if (head && !strcmp(head, branch))
+            hit = &wts[i];
+        free(head);
+    }
     for (size_t i = 0; i < nwts && !hit; i++)
         if (!wts[i].is_main && !strcmp(wts[i].name, name))
             hit = &wts[i];
@@ -444,10 +521,24 @@ worktree_remove(const char *from, const char *name, const char *path_hint,
         if (!strcmp(wts[i].path, path_hint))
             hit = &wts[i];
     if (!hit) {
-        rc = as_errorf(e, AS_ENOENT,
-            "no worktree for agent '%s' (no worktree on branch '%s' or named "
-            "'%s')",
-            name, branch, name);
+        /* its branch may be left, kept by a former rm: say how it goes */
+        char *ref = xasprintf("refs/heads/%s", branch);
+        git_oid tip;
+        bool left = git_repository_open(&g, repo_common_dir(r)) == 0 &&
+                    git_reference_name_to_id(&tip, g, ref) == 0;
+        git_error_clear();
+        free(ref);
+        if (left)
+            rc = as_errorf(e, AS_ENOENT,
+                "no worktree for agent '%s', only its branch '%s' (kept by "
+                "a former 'agent rm' as it was not merged): delete it with "
+                "'git branch -D %s'",
+                name, branch, branch);
+        else
+            rc = as_errorf(e, AS_ENOENT,
+                "no worktree for agent '%s' (no worktree on branch '%s' or "
+                "named '%s')",
+                name, branch, name);
         goto out;
     }
     if (hit->is_main) {
@@ -524,27 +615,6 @@ out:
     repo_free(r);
     free(branch);
     return rc;
-}
-
-/* The branch the administrative HEAD file of worktree admin names
- * ("refs/heads/x" -> "x"), or NULL. New string. */
-static char *
-admin_head_branch(const char *common, const char *admin)
-{
-    char *path = xasprintf("%s/worktrees/%s/HEAD", common, admin);
-    FILE *f = fopen(path, "r");
-    free(path);
-    if (!f)
-        return NULL;
-    char line[1024];
-    char *branch = NULL;
-    if (fgets(line, sizeof(line), f) &&
-        !strncmp(line, "ref: refs/heads/", 16)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        branch = xstrdup(line + 16);
-    }
-    fclose(f);
-    return branch;
 }
 
 int

@@ -63,7 +63,10 @@ void worktree_info_release(struct worktree_info *w);
  * directory; its parents are made). Fills out. Returns 0; AS_EINVAL (a
  * name that is not valid, a base that is not a commit, no base given in a
  * bare repository without a dir); AS_ECONFLICT (the branch, the
- * directory or a worktree of that name exists: nothing was made);
+ * directory or a worktree of that name exists: nothing was made; for the
+ * branch, the message says what frees the name: `agent rm` when a linked
+ * worktree is on it, `agent prune` when that worktree's directory is gone,
+ * else `git branch -D`);
  * AS_ENOENT (from is not in a repository); AS_EGIT. On failure nothing
  * it made is left behind.
  */
@@ -72,12 +75,14 @@ int worktree_new(const char *from, const char *name, const char *base,
 
 /*
  * Remove agent name's worktree: the linked worktree on branch
- * `airspace/<name>`, else the one named name, else the one at path_hint
+ * `airspace/<name>` (one whose directory is gone too, by its HEAD file),
+ * else the one named name, else the one at path_hint
  * (may be NULL). Refused while it has uncommitted changes (modified,
  * staged, untracked not ignored) or is locked (`git worktree lock`),
  * unless force. Its branch `airspace/<name>` is deleted when the
  * integration branch contains it, else kept (out->branch_kept says why).
- * Returns 0; AS_ENOENT (no such worktree); AS_EINVAL (it is the main
+ * Returns 0; AS_ENOENT (no such worktree: the message names its branch
+ * when that is left, and how to delete it); AS_EINVAL (it is the main
  * working tree); AS_ECONFLICT (uncommitted changes or locked: the
  * message names up to five paths); AS_EGIT.
  */
