@@ -199,8 +199,12 @@ cmd_conflicts(int argc, char **argv)
     struct copt o;
     int rc = cparse(argc, argv, &o, COMMON_OPTS,
         "usage: airspace conflicts [--repo DIR] [--json] [--no-start]\n\n"
-        "Forward (intents overlap), in-flight (changes meet changes or an\n"
-        "intent) and committed (the speculative merge conflicts).\n",
+        "One line per conflict: its shape, the agent, the other party, the\n"
+        "file and why. Forward (intents overlap), in-flight (changes meet\n"
+        "changes or an intent), committed (the speculative merge conflicts),\n"
+        "ownership (a change inside another's earlier intent, lane or\n"
+        ".airspace/owners) and integration (an agent's work against what\n"
+        "the integration branch changed since its base).\n",
         false);
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;

@@ -54,7 +54,7 @@ static const char serve_usage[] =
     "KEY=VALUE]...\n"
     "                      [--idle-exit-ms MS] [--agent-timeout-ms MS]\n"
     "                      [--request-timeout-ms MS] [--conn-idle-ms MS]\n"
-    "                      [--merge-budget-ms MS]\n"
+    "                      [--merge-budget-ms MS] [--store URL]\n"
     "                      [--max-connections N] [--max-peer-connections N]\n"
     "                      [--log-stderr]\n"
     "\n"
@@ -122,6 +122,26 @@ serve_config(struct broker_options *o, const bool given[CONFIG_NTIMERS],
         config_release(&c);
         return rc;
     }
+    /* the model's thresholds in order, checked here where it is known
+     * which file or --set gave each (a bad --set is the daemon's to
+     * refuse) */
+    struct risk_config cfg;
+    risk_config_default(&cfg);
+    config_apply_risk(&c, &cfg);
+    bool sets_ok = true;
+    for (size_t i = 0; i < ncli && sets_ok; i++) {
+        const char *eq = strchr(cli_sets[i], '=');
+        char *key =
+            eq ? xstrndup(cli_sets[i], (size_t)(eq - cli_sets[i])) : NULL;
+        sets_ok = key && !risk_config_set(&cfg, key, eq + 1, NULL);
+        free(key);
+    }
+    if (sets_ok && (rc = config_check_risk(&c, cli_sets, ncli, &cfg, e))) {
+        config_release(&c);
+        return rc;
+    }
+    if (c.alerts_warning)
+        fprintf(stderr, "airspace serve: warning: %s\n", c.alerts_warning);
     /* [store]: the daemon's for its whole life */
     if (!o->store_url && c.store_url)
         o->store_url = xstrdup(c.store_url);
@@ -169,8 +189,9 @@ free_sets(char **sets, size_t nfile)
 static int
 set_store(void *target, const char *arg, const char *cmd)
 {
-    if (!*arg)
-        return dcli_usage(cmd, "--store takes a path or a URL");
+    const char *why = config_store_url_check(arg);
+    if (why)
+        return dcli_usage(cmd, "--store '%s': %s", arg, why);
     *(const char **)target = arg;
     return 0;
 }
@@ -305,7 +326,11 @@ cmd_stop(int argc, char **argv)
 {
     struct copts o = { 0 };
     int rc = client_opts(argc, argv, &o,
-        "usage: airspace stop [--repo DIR]\n\nStop the repository's daemon.\n");
+        "usage: airspace stop [--repo DIR] [--json] [--no-start]\n\n"
+        "Stop the repository's daemon and wait until it is gone. With no\n"
+        "daemon running it says so and exits 0. It never starts one\n"
+        "(--no-start changes nothing). --json prints {\"stopped\": true,\n"
+        "\"pid\": N}, or {\"stopped\": false} when none ran.\n");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     o.no_start = true;
@@ -322,6 +347,11 @@ cmd_stop(int argc, char **argv)
         }
         if (!client_daemon_alive(o.repo)) {
             fprintf(stderr, "airspace stop: no daemon is running\n");
+            if (o.json) {
+                json_t *out = json_pack("{s:b}", "stopped", 0);
+                dcli_print_json(out);
+                json_decref(out);
+            }
             return CLI_EXIT_OK;
         }
         if (++tries >= STOP_TRIES) {
@@ -334,6 +364,14 @@ cmd_stop(int argc, char **argv)
         usleep(250 * 1000);
     }
     json_t *reply = NULL;
+    long long pid = 0;
+    long status;
+    if (o.json && !client_call(&cl, api_status(), &status, &reply, &e) &&
+        status == 200)
+        pid = json_integer_value(json_object_get(reply, "pid"));
+    if (reply)
+        json_decref(reply);
+    reply = NULL;
     rc = dcli_call(&cl, "stop", api_stop(), &reply);
     /* Wait until the socket stops answering (bounded). */
     for (int i = 0; i < 100 && !rc && client_ping(&cl); i++)
@@ -341,6 +379,13 @@ cmd_stop(int argc, char **argv)
     if (reply)
         json_decref(reply);
     client_close(&cl);
+    if (!rc && o.json) {
+        json_t *out =
+            pid ? json_pack("{s:b, s:I}", "stopped", 1, "pid", (json_int_t)pid)
+                : json_pack("{s:b}", "stopped", 1);
+        dcli_print_json(out);
+        json_decref(out);
+    }
     return rc;
 }
 
@@ -384,7 +429,7 @@ cmd_status(int argc, char **argv)
     int rc = client_opts(argc, argv, &o,
         "usage: airspace status [--repo DIR] [--json] [--no-start]\n\n"
         "One screen: the daemon, agents, advisories, conflicts, escalations\n"
-        "waiting for a human, and locks.\n");
+        "waiting for a human, alerts (what needs a person now), and locks.\n");
     if (rc)
         return rc < 0 ? CLI_EXIT_OK : rc;
     struct client cl;
@@ -530,12 +575,15 @@ simple_get(int argc, char **argv, const char *cmd, const char *usage)
             size_t i;
             json_t *a;
             if (!strcmp(cmd, "agents"))
-                json_array_foreach(list, i, a) printf(
-                    "%-20s %-8s %-8s %3lld files  %s\n", dcli_str(a, "id"),
-                    dcli_str(a, "kind"), dcli_agent_state(a),
-                    (long long)json_integer_value(
-                        json_object_get(a, "fileCount")),
-                    dcli_str(a, "worktree"));
+                json_array_foreach(list, i, a)
+                {
+                    long long n =
+                        json_integer_value(json_object_get(a, "fileCount"));
+                    printf("%-20s %-8s %-8s %3lld %-5s  %s\n",
+                        dcli_str(a, "id"), dcli_str(a, "kind"),
+                        dcli_agent_state(a), n, n == 1 ? "file" : "files",
+                        dcli_str(a, "worktree"));
+                }
             else
                 json_array_foreach(list, i, a)
                     printf("%-10s %5.2f  hold %-16s steer %-16s\n",

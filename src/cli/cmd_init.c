@@ -1464,10 +1464,15 @@ cmd_init(int argc, char **argv)
         if (found && !strcmp(found, bin)) {
             free(bin);
             bin = xstrdup("airspace");
+        } else if ((o.clients[0] || o.clients[1] || o.clients[2]) && found) {
+            printf("note: 'airspace' on $PATH is %s, not %s: the settings "
+                   "name %s by its path; commit them only where every "
+                   "machine has it there\n",
+                found, bin, bin);
         } else if (o.clients[0] || o.clients[1] || o.clients[2]) {
-            printf("note: 'airspace' on $PATH is not %s: the settings name "
-                   "it by that path; commit them only where every machine "
-                   "has it there\n",
+            printf("note: no 'airspace' on $PATH: the settings name %s by "
+                   "its path; commit them only where every machine has it "
+                   "there\n",
                 bin);
         }
         free(found);

@@ -239,7 +239,7 @@ replay_risk_config(struct repo *r, const char *const *sets, size_t nsets,
         config_apply_risk(&c, &go->risk);
         for (size_t k = 0; k < nsets && !rc; k++)
             rc = apply_set(sets[k], true, cfg, go);
-        if (!rc && (rc = risk_config_check(&go->risk, &err)))
+        if (!rc && (rc = config_check_risk(&c, sets, nsets, &go->risk, &err)))
             fprintf(stderr, "airspace replay: %s\n", err.msg);
     }
     config_release(&c);

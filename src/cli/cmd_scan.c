@@ -217,9 +217,11 @@ skip_agent(struct scan_report *r, const char *worktree, const char *branch,
 }
 
 /* Fail unless the integration branch names a commit: without it no agent
- * has a base, and that is no partial result. */
+ * has a base, and that is no partial result. from: where the name came
+ * from, for the message. */
 static int
-check_integration(struct repo *repo, const char *integ, struct as_err *e)
+check_integration(
+    struct repo *repo, const char *integ, const char *from, struct as_err *e)
 {
     const char *name = strncmp(integ, "refs/heads/", 11) ? integ : integ + 11;
     char *full = xasprintf("refs/heads/%s", name);
@@ -228,7 +230,8 @@ check_integration(struct repo *repo, const char *integ, struct as_err *e)
     free(full);
     if (rc < 0 && repo_resolve_commit(repo, integ, &oid, NULL) < 0)
         return as_errorf(e, AS_ENOENT,
-            "integration branch '%s' does not name a commit", integ);
+            "integration branch '%s' (from %s) does not name a commit", integ,
+            from);
     return 0;
 }
 
@@ -476,7 +479,6 @@ scan_config(const struct scan_opts *o, struct repo *repo,
     int rc = config_read(&c, repo, e);
     if (!rc && !o->model_given)
         config_apply_risk(&c, cfg);
-    config_release(&c);
     for (size_t i = 0; !rc && i < o->sets.n; i++) {
         const char *eq = strchr(o->sets.v[i], '=');
         char *key = xstrndup(o->sets.v[i], (size_t)(eq - o->sets.v[i]));
@@ -484,7 +486,9 @@ scan_config(const struct scan_opts *o, struct repo *repo,
         free(key);
     }
     if (!rc)
-        rc = risk_config_check(cfg, e);
+        rc = config_check_risk(
+            o->model_given ? NULL : &c, o->sets.v, o->sets.n, cfg, e);
+    config_release(&c);
     return rc;
 }
 
@@ -571,14 +575,18 @@ cmd_scan(int argc, char **argv)
             goto out;
         }
         r.repository = xstrdup(repo_common_dir(repo));
-        if (o.integration)
+        char *from = NULL;
+        if (o.integration) {
             r.integration = xstrdup(o.integration);
-        else if ((rc = repo_integration_branch(repo, &r.integration, &e))) {
+            from = xstrdup("--integration");
+        } else if ((rc = repo_integration_branch_from(
+                        repo, &r.integration, &from, &e))) {
             fprintf(stderr, "airspace scan: %s\n", e.msg);
             exit_code = CLI_EXIT_ERROR;
             goto out;
         }
-        rc = check_integration(repo, r.integration, &e);
+        rc = check_integration(repo, r.integration, from, &e);
+        free(from);
         if (!rc)
             rc = agents_from_git(&r, repo, &o, &e);
         if (!rc)

@@ -27,9 +27,10 @@ dcli_usage(const char *cmd, const char *fmt, ...)
 /* The configuration the daemon of repo would read at its start, checked as
  * it checks it (cmd_serve(): config_read(), then the model's settings
  * together): 0, or AS_EINVAL with the message the daemon would give. A
- * path in no repository is left to client_open() to name. */
+ * path in no repository is left to client_open() to name. With warn, what
+ * the daemon would warn about goes to stderr. */
 static int
-config_check(const char *repo, struct as_err *e)
+config_check(const char *repo, bool warn, struct as_err *e)
 {
     struct repo *r = NULL;
     struct as_err ignored;
@@ -42,8 +43,11 @@ config_check(const char *repo, struct as_err *e)
         struct risk_config cfg;
         risk_config_default(&cfg);
         config_apply_risk(&c, &cfg);
-        rc = risk_config_check(&cfg, e);
+        rc = config_check_risk(&c, NULL, 0, &cfg, e);
     }
+    /* with warn, a daemon is to be started on it: say what it will run */
+    if (!rc && warn && c.alerts_warning)
+        fprintf(stderr, "airspace: warning: %s\n", c.alerts_warning);
     config_release(&c);
     repo_free(r);
     return rc ? AS_EINVAL : 0;
@@ -54,7 +58,7 @@ dcli_start_check(const char *repo, struct as_err *e)
 {
     if (client_daemon_alive(repo))
         return 0; /* a daemon holds the repository: nothing to start */
-    return config_check(repo, e);
+    return config_check(repo, false, e);
 }
 
 int
@@ -70,7 +74,7 @@ dcli_client_open(
         if ((rc = client_open(cl, repo, false, e)) != AS_EIO)
             return rc;
     }
-    if (config_check(repo, e)) {
+    if (config_check(repo, true, e)) {
         memset(cl, 0, sizeof(*cl)); /* client_close() may take it */
         return AS_EINVAL;
     }

@@ -34,7 +34,7 @@ static const struct cli_command commands[] = {
     { "contest", "contest someone's claim", cmd_contest },
     { "release", "release claims, or force one you contested", cmd_release },
     { "intent", "declare what you are about to touch", cmd_intent },
-    { "conflicts", "forward, in-flight and committed conflicts",
+    { "conflicts", "forward, in-flight, committed, ownership, integration",
         cmd_conflicts },
     { "msg", "send a message to an agent, a label or all", cmd_msg },
     { "inbox", "read your new messages", cmd_inbox },
@@ -75,7 +75,7 @@ main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "airspace: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    fprintf(stderr, "airspace: unknown command '%s'\nTry 'airspace --help'.\n",
+        argv[1]);
     return CLI_EXIT_USAGE;
 }

@@ -240,13 +240,16 @@ scan_print_table(struct scan_report *r, bool explain, bool color, FILE *out)
         fprintf(out, " %s", r->repository);
     if (r->integration)
         fprintf(out, " (integration %s)", r->integration);
-    fprintf(out, ": %zu agents, %zu pairs, %s%zu resolution%s, %s%zu traffic%s",
-        r->nagents, r->npairs, r->nresolution ? s->red : "", r->nresolution,
+    fprintf(out,
+        ": %zu agent%s, %zu pair%s, %s%zu resolution%s, %s%zu traffic%s",
+        r->nagents, r->nagents == 1 ? "" : "s", r->npairs,
+        r->npairs == 1 ? "" : "s", r->nresolution ? s->red : "", r->nresolution,
         r->nresolution ? s->off : "", r->ntraffic ? s->yellow : "", r->ntraffic,
         r->ntraffic ? s->off : "");
     if (r->have_graph)
-        fprintf(out, "; graph %zu files, %zu edges (%zu parsed, %.0f ms)",
-            r->gstats.files, r->gstats.edges, r->gstats.parsed,
+        fprintf(out, "; graph %zu file%s, %zu edge%s (%zu parsed, %.0f ms)",
+            r->gstats.files, r->gstats.files == 1 ? "" : "s", r->gstats.edges,
+            r->gstats.edges == 1 ? "" : "s", r->gstats.parsed,
             r->gstats.build_ms);
     fputc('\n', out);
     for (size_t i = 0; i < r->nskipped; i++) {

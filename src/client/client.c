@@ -245,7 +245,7 @@ client_daemon_alive(const char *repo_path)
 static int
 start_lock(struct client *c, struct as_err *e)
 {
-    int rc = broker_private_dir(c->paths.dir, e);
+    int rc = broker_airspace_dir(c->paths.dir, e);
     if (rc)
         return rc;
     char *path = xasprintf("%s/start.lock", c->paths.dir);
@@ -415,7 +415,8 @@ client_open(
             c->paths.socket, strerror(denied));
     else if (!autostart)
         rc = as_errorf(e, AS_EIO,
-            "no daemon serves '%s' (start it with 'airspace serve')",
+            "no daemon serves '%s' (without --no-start, a command such "
+            "as 'airspace status' starts it)",
             c->paths.common_dir);
     else if (!(rc = start_daemon(c, e)) && (rc = probe(c, e)) &&
              rc != AS_ECONFLICT)

@@ -223,25 +223,52 @@ risk_config_set(
     return 0;
 }
 
+/* The orderings risk_config_check() holds, in the order it checks them:
+ * the value of `lo` may not be above that of `hi`. */
+static const struct {
+    const char *lo, *hi;
+    size_t lo_off, hi_off;
+} risk_order[] = {
+    { "leave.traffic", "tau.traffic", OFF(leave_ta), OFF(tau_ta) },
+    { "leave.resolution", "tau.resolution", OFF(leave_ra), OFF(tau_ra) },
+    { "tau.traffic", "tau.resolution", OFF(tau_ta), OFF(tau_ra) },
+    { "leave.traffic", "leave.resolution", OFF(leave_ta), OFF(leave_ra) },
+};
+
+static double
+risk_field(const struct risk_config *c, size_t off)
+{
+    double v;
+    memcpy(&v, (const char *)c + off, sizeof(v));
+    return v;
+}
+
+bool
+risk_config_misorder(const struct risk_config *c, const char **above,
+    double *above_value, const char **below, double *below_value)
+{
+    for (size_t i = 0; i < sizeof(risk_order) / sizeof(risk_order[0]); i++) {
+        double lo = risk_field(c, risk_order[i].lo_off);
+        double hi = risk_field(c, risk_order[i].hi_off);
+        if (lo > hi) {
+            *above = risk_order[i].lo;
+            *above_value = lo;
+            *below = risk_order[i].hi;
+            *below_value = hi;
+            return true;
+        }
+    }
+    return false;
+}
+
 int
 risk_config_check(const struct risk_config *c, struct as_err *e)
 {
-    if (c->leave_ta > c->tau_ta)
-        return as_errorf(e, AS_EINVAL,
-            "'leave.traffic' (%g) is above 'tau.traffic' (%g)", c->leave_ta,
-            c->tau_ta);
-    if (c->leave_ra > c->tau_ra)
-        return as_errorf(e, AS_EINVAL,
-            "'leave.resolution' (%g) is above 'tau.resolution' (%g)",
-            c->leave_ra, c->tau_ra);
-    if (c->tau_ta > c->tau_ra)
-        return as_errorf(e, AS_EINVAL,
-            "'tau.traffic' (%g) is above 'tau.resolution' (%g)", c->tau_ta,
-            c->tau_ra);
-    if (c->leave_ta > c->leave_ra)
-        return as_errorf(e, AS_EINVAL,
-            "'leave.traffic' (%g) is above 'leave.resolution' (%g)",
-            c->leave_ta, c->leave_ra);
+    const char *above, *below;
+    double va, vb;
+    if (risk_config_misorder(c, &above, &va, &below, &vb))
+        return as_errorf(
+            e, AS_EINVAL, "'%s' (%g) is above '%s' (%g)", above, va, below, vb);
     return 0;
 }
 

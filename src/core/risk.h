@@ -103,6 +103,11 @@ int risk_config_set(struct risk_config *c, const char *key, const char *value,
 /* Check cross-field order (leave <= enter, traffic <= resolution).
  * Returns 0 or AS_EINVAL with a message. */
 int risk_config_check(const struct risk_config *c, struct as_err *e);
+/* The first ordering risk_config_check() refuses: true, with the key and
+ * value of the setting that is too high (*above, static) and of the one it
+ * exceeds (*below); false when every ordering holds. */
+bool risk_config_misorder(const struct risk_config *c, const char **above,
+    double *above_value, const char **below, double *below_value);
 
 /* Recency weight floor + (1 - floor) * 2^(-age / half_life); age < 0 is 0. */
 double risk_recency_weight(const struct risk_config *c, int64_t age_ms);

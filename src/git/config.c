@@ -3,16 +3,19 @@
  */
 #include "git/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <git2.h>
 
+#include "util/file.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -52,10 +55,13 @@ config_release(struct config *c)
     for (size_t i = 0; i < c->nrisk; i++) {
         free(c->risk[i].key);
         free(c->risk[i].value);
+        free(c->risk[i].file);
     }
     free(c->risk);
     free(c->integration);
+    free(c->integration_from);
     free(c->alerts_command);
+    free(c->alerts_warning);
     config_init(c);
 }
 
@@ -64,6 +70,7 @@ struct reader {
     const char *path;
     struct as_err *e;
     int rc;
+    bool set_command; /* this file sets alerts.command */
 };
 
 static int
@@ -75,18 +82,21 @@ bad_entry(struct reader *rd, const git_config_entry *en, const char *why)
 }
 
 static void
-risk_put(struct config *c, char *key, const char *value)
+risk_put(struct config *c, char *key, const char *value, const char *file)
 {
     for (size_t i = 0; i < c->nrisk; i++)
         if (!strcmp(c->risk[i].key, key)) {
             free(key);
             free(c->risk[i].value);
+            free(c->risk[i].file);
             c->risk[i].value = xstrdup(value);
+            c->risk[i].file = xstrdup(file);
             return;
         }
     c->risk = xrealloc(c->risk, (c->nrisk + 1) * sizeof(*c->risk));
     c->risk[c->nrisk].key = key;
     c->risk[c->nrisk].value = xstrdup(value);
+    c->risk[c->nrisk].file = xstrdup(file);
     c->nrisk++;
 }
 
@@ -107,7 +117,7 @@ read_risk(struct reader *rd, const git_config_entry *en, const char *rest)
         free(key);
         return bad_entry(rd, en, en->value ? re.msg : "no value given");
     }
-    risk_put(rd->c, key, value);
+    risk_put(rd->c, key, value, rd->path);
     return 0;
 }
 
@@ -156,7 +166,9 @@ read_airspace(struct reader *rd, const git_config_entry *en, const char *rest)
     if (!en->value || !branch_name_ok(en->value))
         return bad_entry(rd, en, "want a branch name");
     free(rd->c->integration);
+    free(rd->c->integration_from);
     rd->c->integration = xstrdup(en->value);
+    rd->c->integration_from = xasprintf("config file '%s'", rd->path);
     return 0;
 }
 
@@ -175,6 +187,7 @@ read_alerts(struct reader *rd, const git_config_entry *en, const char *rest)
             return bad_entry(rd, en, "want a command");
         free(rd->c->alerts_command);
         rd->c->alerts_command = xstrdup(v);
+        rd->set_command = true;
         return 0;
     }
     int64_t *dst = !strcmp(rest, "silent")    ? &rd->c->alerts_silent_ms
@@ -199,6 +212,25 @@ read_alerts(struct reader *rd, const git_config_entry *en, const char *rest)
     return 0;
 }
 
+const char *
+config_store_url_check(const char *url)
+{
+    if (!url || !*url)
+        return "want a path, sqlite:PATH or a postgresql:// URL";
+    if (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11))
+        return NULL;
+    if (!strncmp(url, "sqlite:", 7))
+        return url[7] ? NULL : "no path after 'sqlite:': want sqlite:PATH";
+    /* scheme://: a URL, and no store airspace knows */
+    size_t n =
+        strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789+.-");
+    if (n && isalpha((unsigned char)url[0]) && !strncmp(url + n, "://", 3))
+        return "an unknown scheme: want a path, sqlite:PATH or a "
+               "postgresql:// URL";
+    return NULL;
+}
+
 /* store.url: a path, sqlite:PATH or postgres(ql)://...; store.airspace,
  * store.node and store.wip-remote (a remote's name or URL): names
  * (printable, no spaces, at most 200 bytes). */
@@ -213,11 +245,14 @@ read_store(struct reader *rd, const git_config_entry *en, const char *rest)
                                                : NULL;
     if (!dst)
         return bad_entry(rd, en, "unknown key (docs/config.md)");
-    if (!v || !*v || strlen(v) > (dst == &rd->c->store_url ? 4096 : 200))
-        return bad_entry(rd, en,
-            dst == &rd->c->store_url
-                ? "want a path, sqlite:PATH or a postgresql:// URL"
-                : "want a name of at most 200 bytes");
+    if (dst == &rd->c->store_url) {
+        const char *why = v && strlen(v) > 4096 ? "longer than 4096 bytes"
+                                                : config_store_url_check(v);
+        if (why)
+            return bad_entry(rd, en, why);
+    } else if (!v || !*v || strlen(v) > 200) {
+        return bad_entry(rd, en, "want a name of at most 200 bytes");
+    }
     for (const char *p = v; dst != &rd->c->store_url && *p; p++)
         if ((unsigned char)*p <= ' ' || *p == 0x7f)
             return bad_entry(rd, en, "want a name without spaces");
@@ -247,6 +282,63 @@ read_entry(const git_config_entry *en, void *payload)
     return 0; /* other sections are not ours */
 }
 
+/* Past the blanks at p on its line. */
+static const char *
+skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/*
+ * Where the value of the last `command` of an [alerts] section in text (a
+ * config file) was cut: the unquoted ';' or '#' that starts a comment in
+ * git-config syntax, with more than blanks after it on the line; NUL when
+ * none was. libgit2 has read the file, so its syntax is valid.
+ */
+static char
+alerts_command_cut(const char *text)
+{
+    bool in_alerts = false;
+    char cut = 0;
+    for (const char *p = text; *p;) {
+        p = skip_blanks(p);
+        if (*p == '[') { /* a section header; a key may follow on its line */
+            const char *q = p + 1;
+            size_t n = strspn(q, "abcdefghijklmnopqrstuvwxyz"
+                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.");
+            in_alerts = n == 6 && !strncasecmp(q, "alerts", 6) && q[n] == ']';
+            p = strchr(p, ']');
+            p = p ? skip_blanks(p + 1) : q + strlen(q);
+        }
+        size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz"
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+        const char *eq = skip_blanks(p + n);
+        bool command =
+            in_alerts && n == 7 && !strncasecmp(p, "command", 7) && *eq == '=';
+        if (command)
+            cut = 0;
+        bool quoted = false;
+        for (p = command ? eq + 1 : p; *p && *p != '\n'; p++) {
+            if (*p == '\\' && p[1]) {
+                p++; /* an escape, or a line continued */
+            } else if (*p == '"') {
+                quoted = !quoted;
+            } else if (!quoted && (*p == ';' || *p == '#')) {
+                const char *rest = skip_blanks(p + 1);
+                if (command && *rest && *rest != '\n' && *rest != '\r')
+                    cut = *p;
+                p += strcspn(p, "\n");
+                break;
+            }
+        }
+        if (*p == '\n')
+            p++;
+    }
+    return cut;
+}
+
 int
 config_read_file(struct config *c, const char *path, struct as_err *e)
 {
@@ -274,12 +366,29 @@ config_read_file(struct config *c, const char *path, struct as_err *e)
             ge && ge->message ? ge->message : "unknown libgit2 error");
         goto out;
     }
-    struct reader rd = { c, path, e, 0 };
+    struct reader rd = { c, path, e, 0, false };
     int frc = git_config_foreach(cfg, read_entry, &rd);
     if (rd.rc)
         rc = rd.rc;
     else if (frc < 0)
         rc = repo_git_errorf(e, "cannot read config file '%s'", path);
+    if (!rc && rd.set_command) { /* this file's command is the one run */
+        char *text = NULL;
+        size_t len;
+        char cut = file_read_max(path, (size_t)1 << 20, false, &text, &len)
+                       ? 0
+                       : alerts_command_cut(text);
+        free(text);
+        free(c->alerts_warning);
+        c->alerts_warning =
+            cut ? xasprintf("config file '%s': alerts.command stops at the "
+                            "'%c', where git-config syntax starts a comment: "
+                            "the command run is '%s'; to keep the rest, put "
+                            "the whole value in double quotes (a quote inside "
+                            "it as \\\")",
+                      path, cut, c->alerts_command)
+                : NULL;
+    }
 out:
     git_config_free(cfg);
     git_libgit2_shutdown();
@@ -310,7 +419,9 @@ read_git_integration(struct config *c, struct repo *r, struct as_err *e)
     git_config_free(cfg);
     if (err == 0 && buf.size > 0) {
         free(c->integration);
+        free(c->integration_from);
         c->integration = xstrdup(buf.ptr);
+        c->integration_from = xstrdup("git config 'airspace.integration'");
     }
     git_buf_dispose(&buf);
     if (err < 0 && err != GIT_ENOTFOUND)
@@ -348,4 +459,37 @@ config_apply_risk(const struct config *c, struct risk_config *cfg)
 {
     for (size_t i = 0; i < c->nrisk; i++)
         (void)risk_config_set(cfg, c->risk[i].key, c->risk[i].value, NULL);
+}
+
+/* Where the model's key was last set, for a message: "from --set", "from
+ * config file '...'" or "built in" (a new string). */
+static char *
+risk_origin(const struct config *c, const char *const *sets, size_t nsets,
+    const char *key)
+{
+    size_t n = strlen(key);
+    for (size_t i = nsets; i-- > 0;)
+        if (!strncmp(sets[i], key, n) && sets[i][n] == '=')
+            return xstrdup("from --set");
+    for (size_t i = 0; c && i < c->nrisk; i++)
+        if (!strcmp(c->risk[i].key, key))
+            return xasprintf("from config file '%s'", c->risk[i].file);
+    return xstrdup("built in");
+}
+
+int
+config_check_risk(const struct config *c, const char *const *sets, size_t nsets,
+    const struct risk_config *cfg, struct as_err *e)
+{
+    const char *above, *below;
+    double va, vb;
+    if (!risk_config_misorder(cfg, &above, &va, &below, &vb))
+        return 0;
+    char *oa = risk_origin(c, sets, nsets, above);
+    char *ob = risk_origin(c, sets, nsets, below);
+    int rc = as_errorf(e, AS_EINVAL, "'%s' (%g, %s) is above '%s' (%g, %s)",
+        above, va, oa, below, vb, ob);
+    free(oa);
+    free(ob);
+    return rc;
 }

@@ -13,9 +13,11 @@
  * Built-in defaults lie below every layer; command-line flags above all of
  * them (the callers apply those). A missing file is an empty layer. A file
  * that cannot be read or parsed, an unknown key in an airspace section
- * ([risk], [daemon], [airspace]) or a bad value is an error naming the file
- * (and, from libgit2's parser, the line) or the file, key and value; other
- * sections are ignored.
+ * ([risk], [daemon], [airspace], [alerts], [store]) or a bad value is an
+ * error naming the file (and, from libgit2's parser, the line) or the file,
+ * key and value; other sections are ignored. Each setting remembers where
+ * it was set, for the messages of errors found later (config_check_risk(),
+ * integration_from).
  *
  * Keys: `risk.<k>` is the risk model's key k (risk_config_set()) with every
  * '-' read as '_': `[risk "weight"] merge` is weight.merge, `[risk]
@@ -46,10 +48,12 @@
 #include "git/repo.h"
 #include "util/error.h"
 
-/* One risk model setting: risk_config_set()'s key and the text value. */
+/* One risk model setting: risk_config_set()'s key, the text value and the
+ * file that set it last. */
 struct config_risk {
     char *key;
     char *value;
+    char *file;
 };
 
 enum config_timer {
@@ -74,10 +78,16 @@ struct config {
     size_t nrisk;
     int64_t timer[CONFIG_NTIMERS]; /* -1: not set */
     char *integration;             /* NULL: not set */
+    /* where integration was set, for messages: "config file '...'" or
+     * "git config 'airspace.integration'" */
+    char *integration_from;
     /* [alerts]: -1 (cap: -1) when not set */
     int64_t alerts_silent_ms, alerts_waiting_ms, alerts_repeat_ms;
     int64_t alerts_cap;
-    char *alerts_command;   /* NULL: not set */
+    char *alerts_command; /* NULL: not set */
+    /* what to tell the user about alerts_command: its line in the file
+     * that set it goes on after a ';' or '#' that cut it (NULL: nothing) */
+    char *alerts_warning;
     bool reading_committed; /* private: the repository file is being read */
 };
 
@@ -110,5 +120,21 @@ int config_read(struct config *c, struct repo *r, struct as_err *e);
 /* Apply c's risk settings to cfg. Cannot fail: they were checked when
  * read. */
 void config_apply_risk(const struct config *c, struct risk_config *cfg);
+
+/*
+ * Check the order of cfg's thresholds as risk_config_check() does; cfg is
+ * c's risk settings (c NULL: they were not applied) and then sets (nsets
+ * "KEY=VALUE" strings, the --set options; NULL when none) over the
+ * built-in values. Returns 0, or AS_EINVAL with a message that names, for
+ * each of the two settings, where it was last set: --set, a config file,
+ * or built in.
+ */
+int config_check_risk(const struct config *c, const char *const *sets,
+    size_t nsets, const struct risk_config *cfg, struct as_err *e);
+
+/* Why url cannot be a store's (store.url, serve --store): an empty one,
+ * "sqlite:" with no path, a scheme other than postgresql:// (static
+ * text); NULL when it can. */
+const char *config_store_url_check(const char *url);
 
 #endif

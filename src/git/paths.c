@@ -44,12 +44,34 @@ broker_private_dir(const char *d, struct as_err *e)
             "'%s' belongs to another user (uid %u): refusing to use it "
             "(remove it)",
             d, (unsigned)sb.st_uid);
+    if (sb.st_mode & 022)
+        return as_errorf(e, AS_EIO,
+            "'%s' is open to other users (mode %03o), who can write in it: "
+            "refusing to use it (remove it, or see that nothing in it is "
+            "someone else's and run chmod 700 '%s')",
+            d, (unsigned)(sb.st_mode & 0777), d);
     if (sb.st_mode & 077)
         return as_errorf(e, AS_EIO,
             "'%s' is open to other users (mode %03o): refusing to use it "
-            "(it must be 0700: chmod 700 it, or remove it)",
-            d, (unsigned)(sb.st_mode & 0777));
+            "(it must be 0700: run chmod 700 '%s', or remove it)",
+            d, (unsigned)(sb.st_mode & 0777), d);
     return 0;
+}
+
+int
+broker_airspace_dir(const char *d, struct as_err *e)
+{
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    if (fd >= 0) {
+        /* only others' reading goes: what others could write stays
+         * refused, as what is in it may be theirs */
+        if (fstat(fd, &sb) == 0 && sb.st_uid == geteuid() &&
+            (sb.st_mode & 077) && !(sb.st_mode & 022))
+            (void)fchmod(fd, sb.st_mode & 0700);
+        close(fd);
+    }
+    return broker_private_dir(d, e);
 }
 
 int
@@ -79,7 +101,7 @@ broker_paths_resolve(
         return rc;
     }
     free(fallback);
-    if (create && (rc = broker_private_dir(p->dir, e))) {
+    if (create && (rc = broker_airspace_dir(p->dir, e))) {
         broker_paths_release(p);
         return rc;
     }

@@ -24,9 +24,9 @@ struct broker_paths {
 
 /*
  * Fill p for the repository containing path (any worktree). With create,
- * make the airspace directory and the runtime fallback directory, each
- * checked by broker_private_dir(). Returns 0, AS_ENOENT when path is not
- * in a git repository, AS_EIO.
+ * make the airspace directory (broker_airspace_dir()) and the runtime
+ * fallback directory (broker_private_dir()). Returns 0, AS_ENOENT when path is
+ * not in a git repository, AS_EIO.
  */
 int broker_paths_resolve(
     const char *path, bool create, struct broker_paths *p, struct as_err *e);
@@ -40,6 +40,17 @@ void broker_paths_release(struct broker_paths *p);
  * Returns 0 or AS_EIO (the message says what is wrong).
  */
 int broker_private_dir(const char *d, struct as_err *e);
+
+/*
+ * broker_private_dir() for the airspace directory d (<common_dir>/airspace,
+ * where the local config file goes, so often made by hand: mkdir gives
+ * 0755). A directory of this user's that others may read or enter but not
+ * write to is first made private (its group and other bits cleared): no
+ * one else could have put anything in it. One that others may write to,
+ * a symbolic link or another user's is refused as broker_private_dir()
+ * refuses it. Returns 0 or AS_EIO.
+ */
+int broker_airspace_dir(const char *d, struct as_err *e);
 
 /*
  * The agent clients' settings files that `airspace init` writes

@@ -165,12 +165,15 @@ head_branch(git_repository *g)
 }
 
 int
-repo_integration_branch(struct repo *r, char **out, struct as_err *e)
+repo_integration_branch_from(
+    struct repo *r, char **out, char **from, struct as_err *e)
 {
     struct config c;
     int err;
 
     *out = NULL;
+    if (from)
+        *from = NULL;
     config_init(&c);
     if ((err = config_read(&c, r, e))) {
         config_release(&c);
@@ -178,6 +181,10 @@ repo_integration_branch(struct repo *r, char **out, struct as_err *e)
     }
     *out = c.integration;
     c.integration = NULL;
+    if (*out && from) {
+        *from = c.integration_from;
+        c.integration_from = NULL;
+    }
     config_release(&c);
     if (*out)
         return 0;
@@ -189,7 +196,15 @@ repo_integration_branch(struct repo *r, char **out, struct as_err *e)
             "is detached and 'airspace.integration' is not set "
             "(docs/config.md)",
             r->common_dir);
+    if (from)
+        *from = xstrdup("the main worktree's branch");
     return 0;
+}
+
+int
+repo_integration_branch(struct repo *r, char **out, struct as_err *e)
+{
+    return repo_integration_branch_from(r, out, NULL, e);
 }
 
 /* Fill branch and head of w from an open handle. */

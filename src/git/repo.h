@@ -60,6 +60,11 @@ void repo_forget_created(struct repo *r);
  * configuration file is config_read()'s error.
  */
 int repo_integration_branch(struct repo *r, char **out, struct as_err *e);
+/* The same, and where the name came from in *from (a new string, for
+ * messages: "config file '...'", "git config 'airspace.integration'" or
+ * "the main worktree's branch"); from may be NULL. */
+int repo_integration_branch_from(
+    struct repo *r, char **out, char **from, struct as_err *e);
 
 struct repo_worktree {
     char *name;    /* worktree name (the main one: its directory's name) */

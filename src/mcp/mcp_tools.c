@@ -170,13 +170,17 @@ mcp_tool_status(struct mcp_session *s, const char *self, json_t *args)
     }
     struct strbuf t = { 0 };
     json_t *adv_st = json_object_get(st, "advisories");
+    long long nagents = (long long)num(json_object_get(st, "agents"), "total");
+    long long ntraffic = (long long)num(adv_st, "traffic");
+    long long nresolution = (long long)num(adv_st, "resolution");
+    size_t nlocks = json_array_size(c.locks);
     strbuf_addf(&t,
-        "airspace crew update for %s: %lld agents (%lld active), %lld "
-        "traffic and %lld resolution advisories, %zu locks\n",
-        self, (long long)num(json_object_get(st, "agents"), "total"),
-        (long long)num(json_object_get(st, "agents"), "active"),
-        (long long)num(adv_st, "traffic"), (long long)num(adv_st, "resolution"),
-        json_array_size(c.locks));
+        "airspace crew update for %s: %lld agent%s (%lld active), %lld "
+        "traffic and %lld resolution advisor%s, %zu lock%s\n",
+        self, nagents, nagents == 1 ? "" : "s",
+        (long long)num(json_object_get(st, "agents"), "active"), ntraffic,
+        nresolution, ntraffic + nresolution == 1 ? "y" : "ies", nlocks,
+        nlocks == 1 ? "" : "s");
     size_t i;
     json_t *x;
     strbuf_addf(&t, "agents:\n");

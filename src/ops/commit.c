@@ -156,13 +156,18 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
         {
             if (!flies(a) || !file_same_dir(jstr(a, "worktree"), top))
                 continue;
+            /* its client says which is whose: "main (worktree)" is the
+             * worktree's own agent, the person at it */
+            const char *client = jstr(a, "client");
             strbuf_addf(&names, "%s%s", n ? ", " : "", jstr(a, "id"));
+            if (client && *client)
+                strbuf_addf(&names, " (%s)", client);
             *me = a;
             n++;
         }
         if (n > 1) {
             *error = xasprintf(
-                "several agents fly in '%s' (%s): name yours with --agent "
+                "several agents fly in '%s': %s; name yours with --agent "
                 "or AIRSPACE_AGENT",
                 top, names.s);
             free(names.s);

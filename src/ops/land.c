@@ -400,6 +400,29 @@ join(json_t *a)
 /* Tell the daemon: the land as a commit of the agent (the ledger's
  * git.commit; its working set read again), and a rescan (every agent's
  * base moved). */
+/* A note when agent, whose branch the target already contains, has work
+ * not committed: what the daemon counts in its working set then is only
+ * that, and it is not landed. */
+static void
+note_uncommitted(json_t *agents, const char *agent, struct strbuf *notes)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(agents, i, a)
+    {
+        const char *id = jstr(a, "id");
+        if (!id || strcmp(id, agent))
+            continue;
+        json_int_t n = json_integer_value(json_object_get(a, "fileCount"));
+        if (n > 0)
+            strbuf_addf(notes,
+                "agent '%s' has %lld uncommitted file%s: not landed until "
+                "committed ('airspace commit')\n",
+                agent, (long long)n, n == 1 ? "" : "s");
+        return;
+    }
+}
+
 static void
 tell_daemon(struct client *cl, const char *agent, bool known,
     const struct land_plan *p, const struct land_result *res,
@@ -576,6 +599,8 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
     }
     if (res.note)
         strbuf_addf(&notes, "%s\n", res.note);
+    if (res.up_to_date && agent && agents)
+        note_uncommitted(agents, agent, &notes);
     char *subject = rq->message
                         ? xstrndup(rq->message, strcspn(rq->message, "\n"))
                         : xasprintf("Land %s into %s", branch, target);

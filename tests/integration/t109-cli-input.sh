@@ -70,16 +70,19 @@ check "bad timer: no daemon was started" not_started
 printf '[risk "tau"]\n  traffic = 0.9\n  resolution = 0.95\n[risk "leave"]\n  resolution = 0.99\n' > "$CFG"
 run status
 check "inconsistent model: status exits 2 (got $RC)" [ "$RC" -eq 2 ]
-check "inconsistent model: says why" grep -q "'leave.resolution' (0.99) is above 'tau.resolution' (0.95)" "$TMP/err"
+check "inconsistent model: says why, naming the file" grep -q \
+    "'leave.resolution' (0.99, from config file '.*/\.git/airspace/config') is above 'tau.resolution' (0.95, from config file '.*/\.git/airspace/config')" \
+    "$TMP/err"
 check "inconsistent model: no daemon was started" not_started
 
 # --no-start: nothing would be started, so no daemon is exit 3 as before
 run status --no-start
 check "--no-start, no daemon: exit 3 (got $RC)" [ "$RC" -eq 3 ]
 
-# a start that fails for another reason is still exit 3
+# a start that fails for another reason is still exit 3 (a directory
+# others can write to: one they can only read is made private, t142)
 rm -f "$CFG"
-chmod 755 .git/airspace
+chmod 775 .git/airspace
 run status
 check "airspace directory open to others: exit 3 (got $RC)" [ "$RC" -eq 3 ]
 chmod 700 .git/airspace

@@ -128,5 +128,6 @@ check "the MCP server is 'airspace mcp'" jqt .mcp.json '.mcpServers.airspace.com
 R3="$TMP/repo3"
 base_repo "$R3"
 "$AIRSPACE_BIN" init --claude-code > "$TMP/init3.out"
-check "off \$PATH, init says the settings carry its path" grep -q "is not $(realpath "$AIRSPACE_BIN")" "$TMP/init3.out"
+check "off \$PATH, init says the settings carry its path" \
+    grep -qF "the settings name $(realpath "$AIRSPACE_BIN") by its path" "$TMP/init3.out"
 finish

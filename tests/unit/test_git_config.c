@@ -217,7 +217,132 @@ static const struct {
         { "airspace.integrate", "main", NULL } },
     { "bad branch name", "[airspace]\n\tintegration = a..b\n", AS_EINVAL,
         { "airspace.integration", "a..b", "branch" } },
+    { "a store with no path", "[store]\n\turl = sqlite:\n", AS_EINVAL,
+        { "store.url", "= sqlite:", "no path after 'sqlite:'" } },
+    { "a store of another scheme", "[store]\n\turl = ftp://host/x\n", AS_EINVAL,
+        { "store.url", "ftp://host/x", "an unknown scheme" } },
+    { "an empty store", "[store]\n\turl =\n", AS_EINVAL,
+        { "store.url", "want a path", NULL } },
 };
+
+/* store.url values config_store_url_check() takes, and refuses. */
+static const struct {
+    const char *url;
+    bool ok;
+} store_urls[] = {
+    { "/var/db/airspace.db", true }, { "relative/a.db", true },
+    { "sqlite:/var/db/a.db", true }, { "sqlite:a.db", true },
+    { "postgresql://host/db", true },
+    { "postgres://u@host:5432/db?sslmode=require", true },
+    { "postgresql://", true }, /* libpq's defaults */
+    { "dir/x://y", true },     /* a path: no scheme before '://' */
+    { "", false }, { "sqlite:", false }, { "ftp://x", false },
+    { "mysql://host/db", false },
+    { "sqlite:///var/db/a.db", true }, /* the path "///var/db/a.db" */
+};
+
+static void
+test_store_urls(void)
+{
+    for (size_t i = 0; i < sizeof(store_urls) / sizeof(store_urls[0]); i++) {
+        bool ok = config_store_url_check(store_urls[i].url) == NULL;
+        if (ok != store_urls[i].ok)
+            fprintf(stderr, "  store url '%s': want %s\n", store_urls[i].url,
+                store_urls[i].ok ? "ok" : "refused");
+        CHECK(ok == store_urls[i].ok);
+    }
+    CHECK(config_store_url_check(NULL) != NULL);
+}
+
+/* An [alerts] command cut short by a comment: what is warned about. */
+static const struct {
+    const char *name, *text;
+    char cut; /* the character named, NUL: no warning */
+} cut_cases[] = {
+    { "a ';' with more after it", "[alerts]\n\tcommand = a >> f; b\n", ';' },
+    { "a '#' with more after it", "[alerts]\n\tcommand = a # note\n", '#' },
+    { "quoted", "[alerts]\n\tcommand = \"a >> f; b # c\"\n", 0 },
+    { "quoted in part", "[alerts]\n\tcommand = a \"x;y\" b\n", 0 },
+    { "an escaped quote is no quote", "[alerts]\n\tcommand = a \\\"x;y\\\"\n",
+        ';' },
+    { "nothing after it", "[alerts]\n\tcommand = a ;\n", 0 },
+    { "on the header's line", "[alerts] command = a; b\n", ';' },
+    { "the last one counts", "[alerts]\n\tcommand = a; b\n\tcommand = c\n", 0 },
+    { "the last one counts, cut",
+        "[alerts]\n\tcommand = c\n[alerts]\n\tCOMMAND = a # b\n", '#' },
+    { "another section's command",
+        "[alerts]\n\tcommand = c\n[x]\n\tcommand = a; b\n", 0 },
+    { "a comment line", "[alerts]\n\t; a; b\n\tcommand = c\n", 0 },
+    { "a continued line", "[alerts]\n\tcommand = a \\\n b; c\n", ';' },
+};
+
+static void
+test_alerts_command_cut(void)
+{
+    for (size_t i = 0; i < sizeof(cut_cases) / sizeof(cut_cases[0]); i++) {
+        TEST_BEGIN(cut_cases[i].name);
+        struct config c;
+        struct as_err e = { "" };
+        config_init(&c);
+        const char *path = put("cut", cut_cases[i].text);
+        CHECK_INT(config_read_file(&c, path, &e), 0);
+        CHECK(c.alerts_command != NULL);
+        if (!cut_cases[i].cut) {
+            CHECK(c.alerts_warning == NULL);
+        } else {
+            char want[64];
+            snprintf(want, sizeof(want), "stops at the '%c'", cut_cases[i].cut);
+            CHECK(c.alerts_warning && strstr(c.alerts_warning, want));
+            CHECK(c.alerts_warning && strstr(c.alerts_warning, path));
+        }
+        config_release(&c);
+        TEST_END();
+    }
+}
+
+/* Thresholds out of order: the message names where each was set. */
+static void
+test_check_risk_origins(void)
+{
+    struct config c;
+    struct risk_config cfg;
+    struct as_err e = { "" };
+    config_init(&c);
+    const char *path = put("order", "[risk \"tau\"]\n\ttraffic = 0.8\n");
+    CHECK_INT(config_read_file(&c, path, &e), 0);
+    CHECK_STR(c.risk[0].file, path);
+    risk_config_default(&cfg);
+    config_apply_risk(&c, &cfg);
+    CHECK_INT(config_check_risk(&c, NULL, 0, &cfg, &e), AS_EINVAL);
+    char want[1200];
+    snprintf(want, sizeof(want),
+        "'tau.traffic' (0.8, from config file '%s') is above "
+        "'tau.resolution' (0.7, built in)",
+        path);
+    CHECK_STR(e.msg, want);
+
+    /* a --set beats the file, and the last --set of a key counts */
+    const char *sets[] = { "tau.traffic=0.75", "tau.traffic=0.9" };
+    CHECK_INT(risk_config_set(&cfg, "tau.traffic", "0.9", &e), 0);
+    CHECK_INT(config_check_risk(&c, sets, 2, &cfg, &e), AS_EINVAL);
+    CHECK_STR(e.msg,
+        "'tau.traffic' (0.9, from --set) is above 'tau.resolution' (0.7, "
+        "built in)");
+
+    /* the files' settings not applied (scan --model): never named */
+    const char *tt[] = { "tau.traffic=0.8" };
+    risk_config_default(&cfg);
+    CHECK_INT(risk_config_set(&cfg, "tau.traffic", "0.8", &e), 0);
+    CHECK_INT(config_check_risk(NULL, tt, 1, &cfg, &e), AS_EINVAL);
+    CHECK_STR(e.msg,
+        "'tau.traffic' (0.8, from --set) is above 'tau.resolution' (0.7, "
+        "built in)");
+
+    /* in order: nothing to say */
+    risk_config_default(&cfg);
+    CHECK_INT(config_check_risk(&c, NULL, 0, &cfg, &e), 0);
+    config_release(&c);
+}
 
 static void
 test_errors(void)
@@ -324,11 +449,23 @@ test_layers(void)
     CHECK_STR(c.integration, "repo-branch");
     config_release(&c);
 
+    char *from = NULL;
+    CHECK_INT(repo_integration_branch_from(r, &integ, &from, &e), 0);
+    CHECK_STR(integ, "repo-branch");
+    snprintf(path, sizeof(path), "config file '%s/.airspace/config'", repo_dir);
+    CHECK_STR(from, path);
+    free(integ);
+    free(from);
+
     /* git config over the repository file */
     fx_git(repo_dir, "config", "airspace.integration", "git-branch", NULL);
     CHECK_INT(repo_integration_branch(r, &integ, &e), 0);
     CHECK_STR(integ, "git-branch");
     free(integ);
+    CHECK_INT(repo_integration_branch_from(r, &integ, &from, &e), 0);
+    CHECK_STR(from, "git config 'airspace.integration'");
+    free(integ);
+    free(from);
 
     /* local over all */
     snprintf(path, sizeof(path), "%s/.git", repo_dir);
@@ -381,6 +518,10 @@ main(void)
     TEST_RUN("every risk key has a case", test_risk_keys_complete);
     TEST_RUN("mapping forms and ignored sections", test_mapping_forms);
     test_errors();
+    TEST_RUN("store urls", test_store_urls);
+    test_alerts_command_cut();
+    TEST_RUN(
+        "thresholds out of order name their origins", test_check_risk_origins);
     TEST_RUN("user file location (XDG)", test_user_path);
     TEST_RUN("layers and precedence", test_layers);
     fx_teardown();

@@ -809,6 +809,19 @@ test_config_set(void)
     c.leave_ra = 0.8;
     CHECK_INT(risk_config_check(&c, &e), AS_EINVAL);
     CHECK(strstr(e.msg, "leave.resolution") != NULL);
+    const char *above = NULL, *below = NULL;
+    double va = 0, vb = 0;
+    CHECK(risk_config_misorder(&c, &above, &va, &below, &vb));
+    CHECK_STR(above, "leave.resolution");
+    CHECK_STR(below, "tau.resolution");
+    CHECK_NEAR(va, 0.8, 1e-12);
+    CHECK_NEAR(vb, 0.7, 1e-12);
+    risk_config_default(&c);
+    CHECK(!risk_config_misorder(&c, &above, &va, &below, &vb));
+    c.tau_ta = 0.75;
+    CHECK(risk_config_misorder(&c, &above, &va, &below, &vb));
+    CHECK_STR(above, "tau.traffic");
+    CHECK_STR(below, "tau.resolution");
 
     enum risk_channel ch;
     CHECK_INT(risk_channel_parse("symbol", &ch), 0);
