@@ -4,29 +4,27 @@
  * (docs/fleet.md).
  *
  * Who does what:
- *   up        reads .airspace/fleet, makes or reuses each agent's worktree
- *             (git/worktree.h; the .airspace/worktreeinclude files copied,
- *             setup run until it succeeded there), registers each agent with
- * its lane as an intent (a refusal starts nothing), and starts a tmux session
- * named for the repository: a
- * window "top" (`airspace top`) and one window per agent running its
- * supervisor. run-agent the supervisor of one agent, in its window: waits for a
- * slot (at most [fleet] concurrency agents run at once: one lock file per
- * slot), runs the command in a process group of its own (the terminal's
- * foreground group), reports each state to the daemon (POST /v1/fleet/NAME) and
- * to a state file, restarts a crash after backoff, doubling, up to [fleet]
- *             restarts times, then gives up (an event and an alert) and
- *             stays, reporting, until stopped.
- *   down      stops every supervisor and its agent's process group (TERM,
- *             then KILL after 3 s), kills the session, tells the daemon
- *             each agent exited, and says which worktrees keep
- *             uncommitted work (none is removed).
+ *   up         reads .airspace/fleet, makes or reuses each agent's
+ *              worktree (git/worktree.h; the .airspace/worktreeinclude
+ *              files copied, setup run until it succeeded there),
+ *              registers each agent with its lane as an intent (a refusal
+ *              starts nothing), saves its environment for the agents,
+ *              and starts a tmux session named for the repository: a
+ *              window "top" (`airspace top`) and one window per agent
+ *              running its supervisor.
+ *   run-agent  the supervisor of one agent, in its window (fleet_sup.c).
+ *   down       stops every supervisor and its agent's process group
+ *              (TERM, then KILL after 3 s) when they are provably the
+ *              processes the state files recorded (fleet_proc.c), and
+ *              what carries the fleet's marker, kills the session, tells
+ *              the daemon each agent exited, and says which worktrees
+ *              keep uncommitted work or commits not landed (none is
+ *              removed).
  *
  * The commands come from the fleet file, as make's come from a Makefile:
  * `fleet up` runs what the repository's fleet file says. No string an
  * agent chose reaches a shell here.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -67,9 +65,10 @@ static const char usage[] =
     "       airspace fleet run-agent NAME   (run by 'up' in NAME's window)\n\n"
     "A fleet of agents from .airspace/fleet (docs/fleet.md), each in its\n"
     "own worktree and lane, in one tmux session: 'up' starts it, 'status'\n"
-    "lists agents, state, restarts, lane and advisories, 'down' stops every\n"
-    "agent and its children and says which worktrees keep uncommitted\n"
-    "work, 'attach' attaches to the session.\n";
+    "lists agents, state, restarts, lanes and advisories, 'down' stops\n"
+    "every agent and its children and says which worktrees keep\n"
+    "uncommitted work or commits not landed, 'attach' attaches to the\n"
+    "session.\n";
 
 void
 fctx_release(struct fctx *x)
@@ -181,6 +180,12 @@ fctx_state_path(const struct fctx *x, const char *name)
     return xasprintf("%s/%s.json", x->dir, name);
 }
 
+char *
+fctx_env_path(const struct fctx *x)
+{
+    return xasprintf("%s/env", x->dir);
+}
+
 /* The state file of agent name, or NULL. */
 static json_t *
 state_read(const struct fctx *x, const char *name)
@@ -191,23 +196,37 @@ state_read(const struct fctx *x, const char *name)
     return json_is_object(j) ? j : (j ? (json_decref(j), NULL) : NULL);
 }
 
-/* Whether process pid runs (a zombie, exited but not yet reaped by its
- * parent, does not). */
-static bool
-alive(pid_t pid)
+/*
+ * The pid of the supervisor that wrote the state file st, when that very
+ * process still runs (its start time and the boot match); else 0. The
+ * pid of one that exited may be another process's by now.
+ */
+static pid_t
+state_supervisor(json_t *st)
 {
-    if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
-        return false;
-    char path[64], buf[256];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return true;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* "pid (comm) S ..." */
-    return !(p && p[1] == ' ' && p[2] == 'Z');
+    pid_t pid = (pid_t)json_integer_value(json_object_get(st, "pid"));
+    json_int_t start = json_integer_value(json_object_get(st, "pidStart"));
+    const char *boot = json_string_value(json_object_get(st, "boot"));
+    if (!boot || strcmp(boot, fleet_boot_id()) || start <= 0 ||
+        !fleet_proc_same(pid, (unsigned long long)start))
+        return 0;
+    return pid;
+}
+
+/* The process group of the command the state file st names, when its
+ * leader still runs, is the one recorded and still leads it; else 0. */
+static pid_t
+state_group(json_t *st)
+{
+    pid_t pgid = (pid_t)json_integer_value(json_object_get(st, "pgid"));
+    json_int_t start = json_integer_value(json_object_get(st, "pgidStart"));
+    const char *boot = json_string_value(json_object_get(st, "boot"));
+    struct fleet_proc p;
+    if (!boot || strcmp(boot, fleet_boot_id()) || start <= 0 ||
+        !fleet_proc_same(pgid, (unsigned long long)start) ||
+        fleet_proc_read(pgid, &p) || p.pgrp != pgid)
+        return 0;
+    return pgid;
 }
 
 json_t *
@@ -217,6 +236,18 @@ fleet_lanes_json(const struct fleet_agent *a)
     for (size_t k = 0; k < a->nlanes; k++)
         json_array_append_new(v, json_string(a->lanes[k]));
     return v;
+}
+
+/* An agent's lanes (a JSON array) as one line, "a b", or "-" (new). */
+static char *
+lanes_text(json_t *lanes)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t k;
+    json_t *l;
+    json_array_foreach(lanes, k, l)
+        strbuf_addf(&sb, "%s%s", k ? " " : "", json_string_value(l));
+    return sb.s ? sb.s : xstrdup("-");
 }
 
 /* ---- up ---- */
@@ -483,6 +514,33 @@ names_free(struct fctx *x, struct client *cl)
     return rc;
 }
 
+/*
+ * Save this environment for the agents' supervisors (fctx_env_path(),
+ * mode 0600 in the fleet's directory; `down` removes it): a tmux server
+ * that runs already gives its windows its own environment, not this one,
+ * and tmux's command line (-e) would show every value, keys too, to
+ * anyone who lists processes.
+ */
+static void
+env_save(const struct fctx *x)
+{
+    extern char **environ;
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; environ[i]; i++)
+        if (strncmp(environ[i], "TMUX=", 5) &&
+            strncmp(environ[i], "TMUX_PANE=", 10))
+            strbuf_addf(&sb, "%s%c", environ[i], '\0');
+    char *p = fctx_env_path(x);
+    struct as_err e;
+    if (file_write_atomic(p, sb.s ? sb.s : "", sb.len, &e))
+        fprintf(stderr,
+            "airspace fleet up: the agents get the tmux server's environment, "
+            "not this one: %s\n",
+            e.msg);
+    free(p);
+    free(sb.s);
+}
+
 static int
 fleet_up(int argc, char **argv)
 {
@@ -570,6 +628,8 @@ fleet_up(int argc, char **argv)
     free(reg);
     if (have)
         client_close(&cl);
+    if (!rc)
+        env_save(&x);
     if (!rc) {
         /* the session: the live view, then one window per agent */
         char *target = xasprintf("=%s:", x.session);
@@ -582,6 +642,9 @@ fleet_up(int argc, char **argv)
                 "'%s'\n",
                 x.session);
             rc = CLI_EXIT_ERROR;
+            char *envp = fctx_env_path(&x); /* nothing runs to read it */
+            unlink(envp);
+            free(envp);
         }
         for (size_t i = 0; !rc && i < x.f.nagents; i++) {
             char *name = x.f.agents[i].name;
@@ -612,10 +675,12 @@ fleet_up(int argc, char **argv)
         json_t *o;
         json_array_foreach(agents, i, o)
         {
+            char *lanes = lanes_text(json_object_get(o, "lane"));
             printf("%-16s %s worktree %s, lane %s\n", dcli_str(o, "name"),
                 json_is_true(json_object_get(o, "made")) ? "new" : "reused",
                 dcli_str(o, "worktree"),
-                x.f.agents[i].nlanes ? x.f.agents[i].lanes[0] : "(none)");
+                x.f.agents[i].nlanes ? lanes : "(none)");
+            free(lanes);
         }
         printf("fleet up: %zu agents in tmux session '%s' (at most %u at "
                "once); 'airspace fleet attach' to watch\n",
@@ -639,12 +704,11 @@ status_json(struct fctx *x, struct client *cl, bool have)
     for (size_t i = 0; i < x->f.nagents; i++) {
         const struct fleet_agent *a = &x->f.agents[i];
         json_t *st = state_read(x, a->name);
-        pid_t pid = (pid_t)json_integer_value(json_object_get(st, "pid"));
+        pid_t pid = state_supervisor(st);
         const char *state = json_string_value(json_object_get(st, "state"));
         if (!state)
             state = "down";
-        else if (strcmp(state, "stopped") && strcmp(state, "exited") &&
-                 !alive(pid))
+        else if (strcmp(state, "stopped") && strcmp(state, "exited") && !pid)
             state = "gone"; /* its supervisor died */
         char *dir = worktree_default_dir(x->main, a->name);
         json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:s}", "name", a->name,
@@ -654,7 +718,7 @@ status_json(struct fctx *x, struct client *cl, bool have)
         free(dir);
         if (json_object_get(st, "why"))
             json_object_set(o, "why", json_object_get(st, "why"));
-        if (pid && alive(pid))
+        if (pid)
             json_object_set_new(o, "pid", json_integer(pid));
         json_t *adv = json_array();
         if (have) {
@@ -717,10 +781,20 @@ fleet_status(int argc, char **argv)
     } else {
         printf(
             "fleet %s (tmux session '%s')\n\n", up ? "up" : "down", x.session);
-        printf("%-16s %-11s %8s  %-24s %s\n", "AGENT", "STATE", "RESTARTS",
-            "LANE", "ADVISORIES");
-        size_t i;
+        /* every lane, in columns as wide as the longest */
+        size_t i, wname = 16, wlane = 24;
         json_t *a;
+        char **lanes = xcalloc(json_array_size(agents) + 1, sizeof(*lanes));
+        json_array_foreach(agents, i, a)
+        {
+            lanes[i] = lanes_text(json_object_get(a, "lane"));
+            if (strlen(lanes[i]) > wlane)
+                wlane = strlen(lanes[i]);
+            if (strlen(dcli_str(a, "name")) > wname)
+                wname = strlen(dcli_str(a, "name"));
+        }
+        printf("%-*s %-11s %8s  %-*s %s\n", (int)wname, "AGENT", "STATE",
+            "RESTARTS", (int)wlane, "LANE", "ADVISORIES");
         json_array_foreach(agents, i, a)
         {
             struct strbuf adv = STRBUF_INIT;
@@ -729,16 +803,14 @@ fleet_status(int argc, char **argv)
             json_array_foreach(json_object_get(a, "advisories"), k, d)
                 strbuf_addf(&adv, "%s%s with %s", k ? ", " : "",
                     dcli_str(d, "level"), dcli_str(d, "with"));
-            json_t *lane = json_object_get(a, "lane");
-            printf("%-16s %-11s %8lld  %-24s %s\n", dcli_str(a, "name"),
-                dcli_str(a, "state"),
+            printf("%-*s %-11s %8lld  %-*s %s\n", (int)wname,
+                dcli_str(a, "name"), dcli_str(a, "state"),
                 (long long)json_integer_value(json_object_get(a, "restarts")),
-                json_array_size(lane)
-                    ? json_string_value(json_array_get(lane, 0))
-                    : "-",
-                adv.s ? adv.s : "-");
+                (int)wlane, lanes[i], adv.s ? adv.s : "-");
             free(adv.s);
+            free(lanes[i]);
         }
+        free(lanes);
         json_decref(agents);
     }
     fctx_release(&x);
@@ -748,44 +820,34 @@ fleet_status(int argc, char **argv)
 /* ---- down ---- */
 
 /*
- * Signal every process whose environment carries AIRSPACE_FLEET=dir (this
- * fleet's marker): an agent's process that left its process group (setsid,
- * a daemonizing tool) still inherited it. Returns how many were signalled.
- * /proc/PID/environ is readable for the user's own processes only.
+ * Stop every process that carries the fleet's marker (AIRSPACE_FLEET=dir
+ * in its environment): an agent's process that left its process group
+ * and its supervisor (setsid, a daemonizing tool, a supervisor killed)
+ * still inherited it. TERM, up to 3 s, KILL; each process known by its
+ * start time, so that a pid reused meanwhile is not signalled.
  */
-static size_t
-kill_marked(const char *dir, int sig)
+static void
+stop_marked(const char *dir)
 {
-    char *want = xasprintf("AIRSPACE_FLEET=%s", dir);
-    size_t wlen = strlen(want) + 1; /* with its NUL */
-    size_t hits = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *de;
-    while (d && (de = readdir(d))) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        if (*end || pid <= 1 || pid == (long)getpid())
-            continue;
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            continue;
-        char buf[65536];
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        for (size_t i = 0; i + wlen <= n + 1; i += strlen(buf + i) + 1)
-            if (!memcmp(buf + i, want, wlen)) {
-                if (kill((pid_t)pid, sig) == 0)
-                    hits++;
-                break;
+    struct fleet_procs told = { 0 };
+    for (int t = 0; t <= 10; t++) {
+        struct fleet_procs now = { 0 };
+        fleet_procs_marked(&now, dir);
+        size_t left = now.n;
+        for (size_t i = 0; i < now.n; i++)
+            if (t == 10 || !fleet_procs_has(&told, &now.v[i])) {
+                struct fleet_procs one = { &now.v[i], 1, 1 };
+                fleet_procs_signal(&one, t == 10 ? SIGKILL : SIGTERM);
+                fleet_procs_add(&told, &now.v[i]);
             }
+        fleet_procs_release(&now);
+        if (!left)
+            break;
+        struct timespec ts = { 0, 300 * 1000000L };
+        if (t < 10)
+            nanosleep(&ts, NULL);
     }
-    if (d)
-        closedir(d);
-    free(want);
-    return hits;
+    fleet_procs_release(&told);
 }
 
 static int
@@ -800,47 +862,54 @@ fleet_down(int argc, char **argv)
         fctx_release(&x);
         return rc;
     }
+    /* Only the processes the state files name that are provably those:
+     * a supervisor, and the leader of its command's group, that run and
+     * started when recorded. An agent that exited or was given up long
+     * ago left pids that may be anybody's by now. */
     size_t n = x.f.nagents;
-    pid_t *sup = xcalloc(n + 1, sizeof(*sup));
-    pid_t *grp = xcalloc(n + 1, sizeof(*grp));
+    struct fleet_procs sups = { 0 }, grps = { 0 }, members = { 0 };
     for (size_t i = 0; i < n; i++) {
         json_t *st = state_read(&x, x.f.agents[i].name);
-        sup[i] = (pid_t)json_integer_value(json_object_get(st, "pid"));
-        grp[i] = (pid_t)json_integer_value(json_object_get(st, "pgid"));
+        struct fleet_proc p;
+        pid_t sup = state_supervisor(st), grp = state_group(st);
+        if (sup && fleet_proc_read(sup, &p) == 0) {
+            fleet_procs_add(&sups, &p);
+            kill(sup, SIGTERM);
+        }
+        if (grp && fleet_proc_read(grp, &p) == 0) {
+            /* its members now, by their start times too: for the KILL,
+             * when the leader may be gone */
+            fleet_procs_add(&grps, &p);
+            fleet_procs_group(&members, grp);
+            kill(-grp, SIGTERM);
+            kill(-grp, SIGCONT);
+        }
         if (st)
             json_decref(st);
-        if (sup[i] > 1 && alive(sup[i]))
-            kill(sup[i], SIGTERM);
-        else
-            sup[i] = 0;
-        if (grp[i] > 1 && kill(-grp[i], SIGTERM) == 0)
-            kill(-grp[i], SIGCONT);
-        else
-            grp[i] = 0;
     }
-    /* the supervisors stop their groups and report; then the rest */
+    /* the supervisors stop their commands and report; then the rest */
     for (int t = 0; t < 80; t++) {
-        bool any = false;
-        for (size_t i = 0; i < n && !any; i++)
-            any = alive(sup[i]) || (grp[i] > 1 && kill(-grp[i], 0) == 0);
-        if (!any)
+        if (!fleet_procs_signal(&sups, 0) && !fleet_procs_signal(&members, 0))
             break;
         struct timespec ts = { 0, 50 * 1000000L };
         nanosleep(&ts, NULL);
     }
-    for (size_t i = 0; i < n; i++) {
-        if (grp[i] > 1)
-            kill(-grp[i], SIGKILL);
-        if (alive(sup[i]))
-            kill(sup[i], SIGKILL);
+    for (size_t i = 0; i < grps.n; i++) {
+        struct fleet_proc p;
+        if (fleet_proc_same(grps.v[i].pid, grps.v[i].start) &&
+            fleet_proc_read(grps.v[i].pid, &p) == 0 && p.pgrp == p.pid)
+            kill(-p.pid, SIGKILL);
     }
-    /* what left its group: asked to stop, then killed */
-    if (kill_marked(x.dir, SIGTERM)) {
-        struct timespec ts = { 0, 300 * 1000000L };
-        for (int t = 0; t < 10 && kill_marked(x.dir, 0); t++)
-            nanosleep(&ts, NULL);
-        kill_marked(x.dir, SIGKILL);
-    }
+    fleet_procs_signal(&members, SIGKILL);
+    fleet_procs_signal(&sups, SIGKILL);
+    fleet_procs_release(&sups);
+    fleet_procs_release(&grps);
+    fleet_procs_release(&members);
+    /* what left its group and its supervisor */
+    stop_marked(x.dir);
+    char *envp = fctx_env_path(&x);
+    unlink(envp);
+    free(envp);
     bool was_up = session_up(&x);
     if (was_up) {
         char *target = xasprintf("=%s", x.session);
@@ -853,6 +922,9 @@ fleet_down(int argc, char **argv)
     struct as_err e;
     bool have = client_open(&cl, x.main, false, &e) == 0;
     json_t *agents = json_array();
+    char *into = NULL;
+    if (repo_integration_branch(x.repo, &into, &e))
+        into = NULL;
     for (size_t i = 0; i < n; i++) {
         const struct fleet_agent *a = &x.f.agents[i];
         if (have) {
@@ -870,23 +942,35 @@ fleet_down(int argc, char **argv)
         bool exists = stat(dir, &stt) == 0;
         if (exists && fleet_worktree_dirty(dir, &dirty, &some, &e))
             dirty = 0;
-        json_t *o =
-            json_pack("{s:s, s:s, s:b, s:I}", "name", a->name, "worktree", dir,
-                "exists", exists, "uncommitted", (json_int_t)dirty);
+        /* committed is not landed: a worktree is clean when neither */
+        size_t ahead = 0;
+        if (exists && into)
+            fleet_worktree_unlanded(dir, into, &ahead, &e);
+        json_t *o = json_pack("{s:s, s:s, s:b, s:I, s:I}", "name", a->name,
+            "worktree", dir, "exists", exists, "uncommitted", (json_int_t)dirty,
+            "notLanded", (json_int_t)ahead);
         if (some)
             json_object_set_new(o, "files", json_string(some));
         json_array_append_new(agents, o);
         if (!json && exists) {
+            struct strbuf what = STRBUF_INIT;
             if (dirty)
-                printf("%-16s left in place with uncommitted work (%zu "
-                       "file%s: %s): %s\n",
-                    a->name, dirty, dirty == 1 ? "" : "s", some, dir);
+                strbuf_addf(&what, "uncommitted work (%zu file%s: %s)", dirty,
+                    dirty == 1 ? "" : "s", some);
+            if (ahead)
+                strbuf_addf(&what, "%s%zu commit%s not landed on %s",
+                    dirty ? " and " : "", ahead, ahead == 1 ? "" : "s", into);
+            if (what.s)
+                printf(
+                    "%-16s left in place with %s: %s\n", a->name, what.s, dir);
             else
                 printf("%-16s clean, left in place: %s\n", a->name, dir);
+            free(what.s);
         }
         free(some);
         free(dir);
     }
+    free(into);
     client_close(&cl);
     if (json) {
         json_t *o = json_pack("{s:s, s:b, s:o}", "session", x.session, "wasUp",
@@ -899,8 +983,6 @@ fleet_down(int argc, char **argv)
                                             "closed"
                                           : "no session was up");
     }
-    free(sup);
-    free(grp);
     fctx_release(&x);
     return CLI_EXIT_OK;
 }

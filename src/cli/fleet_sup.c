@@ -1,10 +1,16 @@
 /*
  * fleet_sup.c - `airspace fleet run-agent NAME`: the supervisor of one
  * agent of a fleet, in its tmux window (docs/fleet.md). It waits for a
- * slot, runs the agent's command in a process group of its own, reports
- * each state to the daemon and to a state file, restarts a crash after a
- * doubling backoff up to the fleet's limit, then gives up and stays,
- * reporting, until stopped.
+ * slot, runs the agent's command in a process group of its own, with the
+ * environment `fleet up` ran in, reports each state to the daemon and to
+ * a state file, restarts a crash after a doubling backoff up to the
+ * fleet's limit, then gives up and stays, reporting, until stopped.
+ *
+ * It is a child subreaper: whatever the command starts stays below it,
+ * also a process that left the command's process group and session and
+ * whose parent died (a client's shell commands, run with setsid), so
+ * that when a run ends every process of it is found and stopped before
+ * the next run starts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -57,7 +64,9 @@ struct sup {
     char *state;
     unsigned restarts;
     char *why;
-    pid_t child;
+    pid_t child; /* the running command's process (group), or 0 */
+    unsigned long long self_start, child_start; /* fleet_proc_read() */
+    char **env; /* the environment of `fleet up`, or NULL: our own */
     int64_t reported_at;
 };
 
@@ -74,10 +83,15 @@ report(struct sup *s, const char *state, const char *why)
             s->why ? ": " : "", s->why ? s->why : "");
         fflush(stdout);
     }
-    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "name",
-        s->a->name, "state", s->state, "restarts", (json_int_t)s->restarts,
-        "pid", (json_int_t)getpid(), "pgid", (json_int_t)s->child, "at",
-        (json_int_t)clock_wall_ms(), "lane", fleet_lanes_json(s->a));
+    /* the processes with their start times, so that `fleet down` signals
+     * only these, never a process that got one of their pids since */
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:I, "
+                          "s:o}",
+        "name", s->a->name, "state", s->state, "restarts",
+        (json_int_t)s->restarts, "pid", (json_int_t)getpid(), "pidStart",
+        (json_int_t)s->self_start, "pgid", (json_int_t)s->child, "pgidStart",
+        (json_int_t)(s->child ? s->child_start : 0), "boot", fleet_boot_id(),
+        "at", (json_int_t)clock_wall_ms(), "lane", fleet_lanes_json(s->a));
     if (s->why)
         json_object_set_new(o, "why", json_string(s->why));
     char *text = json_dumps(o, JSON_COMPACT);
@@ -144,14 +158,38 @@ session_over(struct sup *s)
         json_decref(reply);
 }
 
-/* Sleep ms, in small steps, until stopped. */
+/* The command while it runs (0 between runs); its wait status once
+ * reaped. */
+static pid_t run_pid;
+static bool run_reaped;
+static int run_status;
+
+/* Reap every child that ended, at once: the command, and what its
+ * processes left behind, which comes back to the supervisor (a
+ * subreaper) when its parent dies; a daemon one of them started among
+ * them, whose zombie would pass for a daemon still running. */
+static void
+reap(void)
+{
+    int w;
+    pid_t r;
+    while ((r = waitpid(-1, &w, WNOHANG)) > 0)
+        if (run_pid > 0 && r == run_pid) {
+            run_status = w;
+            run_reaped = true;
+        }
+}
+
+/* Sleep ms, in small steps, until stopped; reaping. */
 static void
 nap(int64_t ms)
 {
     for (int64_t t = 0; t < ms && !stop_sig; t += 50) {
+        reap();
         struct timespec ts = { 0, 50 * 1000000L };
         nanosleep(&ts, NULL);
     }
+    reap();
 }
 
 /* Wait for one of the concurrency slots: its locked fd, or -1 stopped. */
@@ -180,21 +218,97 @@ take_slot(struct sup *s)
     return -1;
 }
 
-/* Stop the child's process group: TERM, then KILL after 3 s. */
+/*
+ * Stop what a run started: the command's process group while the command
+ * is not reaped (its pid cannot be another's then), and every process
+ * below the supervisor, however it left the group (the daemon spared):
+ * TERM, then KILL after 3 s.
+ */
 static void
-stop_child(pid_t pgid)
+stop_run(void)
 {
-    kill(-pgid, SIGTERM);
-    kill(-pgid, SIGCONT);
-    for (int k = 0; k < 60; k++) {
-        if (kill(-pgid, 0) < 0 && errno == ESRCH)
-            return;
-        int st;
-        waitpid(pgid, &st, WNOHANG);
+    struct fleet_procs told = { 0 };
+    double until = clock_mono_ms() + 3000, gone_by = 0;
+    for (bool first = true;; first = false) {
+        reap();
+        struct fleet_procs now = { 0 };
+        fleet_procs_descendants(&now, getpid());
+        size_t left = now.n;
+        if (!gone_by && clock_mono_ms() > until) {
+            if (!run_reaped)
+                kill(-run_pid, SIGKILL);
+            fleet_procs_signal(&now, SIGKILL);
+            /* killed: what still does not go (uninterruptible) stays */
+            gone_by = clock_mono_ms() + 1000;
+        } else if (!gone_by) {
+            if (first && !run_reaped) {
+                kill(-run_pid, SIGTERM);
+                kill(-run_pid, SIGCONT);
+            }
+            for (size_t i = 0; i < now.n; i++)
+                if (!fleet_procs_has(&told, &now.v[i])) {
+                    fleet_procs_add(&told, &now.v[i]);
+                    struct fleet_procs one = { &now.v[i], 1, 1 };
+                    fleet_procs_signal(&one, SIGTERM);
+                }
+        }
+        fleet_procs_release(&now);
+        if ((run_reaped && !left) || (gone_by && clock_mono_ms() > gone_by))
+            break;
         struct timespec ts = { 0, 50 * 1000000L };
         nanosleep(&ts, NULL);
     }
-    kill(-pgid, SIGKILL);
+    fleet_procs_release(&told);
+}
+
+/* Whether the environment entry e describes the window the supervisor
+ * runs in (its terminal, its tmux pane, its directory). */
+static bool
+window_var(const char *e)
+{
+    static const char *const window[] = { "TMUX=", "TMUX_PANE=", "TERM=",
+        "TERM_PROGRAM=", "TERM_PROGRAM_VERSION=", "PWD=", "OLDPWD=", NULL };
+    for (size_t k = 0; window[k]; k++)
+        if (!strncmp(e, window[k], strlen(window[k])))
+            return true;
+    return false;
+}
+
+/*
+ * The environment of `fleet up` (fctx_env_path()): a tmux server that ran
+ * before gives its windows its own, not that of the shell that ran `fleet
+ * up`. What describes the window itself stays the supervisor's. A new
+ * NULL-terminated array of new strings, or NULL when there is none.
+ */
+static char **
+up_env(const struct fctx *x)
+{
+    char *p = fctx_env_path(x), *buf = NULL;
+    size_t len = 0;
+    int rc = file_read_max(p, 4 << 20, true, &buf, &len);
+    free(p);
+    if (rc)
+        return NULL;
+    extern char **environ;
+    size_t n = 0, cap = 64;
+    char **v = xcalloc(cap, sizeof(*v));
+    for (size_t off = 0; off < len; off += strlen(buf + off) + 1) {
+        if (window_var(buf + off) || !strchr(buf + off, '='))
+            continue;
+        if (n + 2 > cap)
+            v = xrealloc(v, (cap *= 2) * sizeof(*v));
+        v[n++] = xstrdup(buf + off);
+    }
+    for (char **e = environ; *e; e++) {
+        if (!window_var(*e))
+            continue;
+        if (n + 2 > cap)
+            v = xrealloc(v, (cap *= 2) * sizeof(*v));
+        v[n++] = xstrdup(*e);
+    }
+    v[n] = NULL;
+    free(buf);
+    return v;
 }
 
 /* Run the command once: its wait status, or -1 when it could not start. */
@@ -206,16 +320,17 @@ run_once(struct sup *s, bool tty)
      * hooks and commands it runs; AIRSPACE_FLEET marks every process of
      * this fleet, so that down finds one that left its process group */
     extern char **environ;
+    char **base = s->env ? s->env : environ;
     size_t ne = 0;
-    while (environ[ne])
+    while (base[ne])
         ne++;
     char **envp = xcalloc(ne + 4, sizeof(*envp));
     size_t k = 0;
     for (size_t i = 0; i < ne; i++)
-        if (strncmp(environ[i], "AIRSPACE_AGENT=", 15) &&
-            strncmp(environ[i], "AIRSPACE_FLEET_AGENT=", 21) &&
-            strncmp(environ[i], "AIRSPACE_FLEET=", 15))
-            envp[k++] = environ[i];
+        if (strncmp(base[i], "AIRSPACE_AGENT=", 15) &&
+            strncmp(base[i], "AIRSPACE_FLEET_AGENT=", 21) &&
+            strncmp(base[i], "AIRSPACE_FLEET=", 15))
+            envp[k++] = base[i];
     char *e1 = xasprintf("AIRSPACE_AGENT=%s", s->a->name);
     char *e2 = xasprintf("AIRSPACE_FLEET_AGENT=%s", s->a->name);
     char *e3 = xasprintf("AIRSPACE_FLEET=%s", s->x->dir);
@@ -242,32 +357,29 @@ run_once(struct sup *s, bool tty)
     free(e3);
     if (pid < 0)
         return -1;
+    run_pid = pid;
+    run_reaped = false;
+    run_status = 0;
     setpgid(pid, pid);
     if (tty)
         tcsetpgrp(0, pid);
+    struct fleet_proc cp;
     s->child = pid;
+    s->child_start = fleet_proc_read(pid, &cp) == 0 ? cp.start : 0;
     report(s, "running", NULL);
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR) {
-            st = -1;
-            break;
-        }
-        if (stop_sig) {
-            stop_child(pid);
-            waitpid(pid, &st, 0);
-            break;
-        }
+    for (reap(); !run_reaped && !stop_sig; reap()) {
         nap(100);
         if (clock_wall_ms() - s->reported_at > 5000)
             report(s, NULL, NULL);
     }
-    /* anything it left in its group goes with it */
-    if (kill(-pid, 0) == 0)
-        stop_child(pid);
+    /* anything it started goes with it: its group, and what left it */
+    stop_run();
+    int st = run_status;
+    if (!run_reaped)
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    run_pid = 0;
+    s->child = 0;
     if (tty)
         tcsetpgrp(0, getpgrp());
     return st;
@@ -298,10 +410,16 @@ fleet_run_agent(const char *name)
     signal(SIGTTOU, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     bool tty = isatty(0) && tcgetpgrp(0) == getpgrp();
+    /* what the command starts stays below us, however it detaches */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     struct sup s;
     memset(&s, 0, sizeof(s));
     s.x = &x;
     s.a = a;
+    s.env = up_env(&x);
+    struct fleet_proc self;
+    if (fleet_proc_read(getpid(), &self) == 0)
+        s.self_start = self.start;
     report(&s, "starting", NULL);
     for (;;) {
         int slot = take_slot(&s);
@@ -360,6 +478,9 @@ fleet_run_agent(const char *name)
         client_close(&s.cl);
     free(s.state);
     free(s.why);
+    for (size_t k = 0; s.env && s.env[k]; k++)
+        free(s.env[k]);
+    free(s.env);
     fctx_release(&x);
     return CLI_EXIT_OK;
 }

@@ -1,5 +1,6 @@
 /*
- * fleet.c - the fleet file, worktree includes, uncommitted work (fleet.h).
+ * fleet.c - the fleet file, worktree includes, uncommitted work and
+ * commits not landed (fleet.h).
  */
 #include "git/fleet.h"
 
@@ -403,6 +404,39 @@ fleet_worktree_dirty(const char *dir, size_t *n, char **some, struct as_err *e)
     *some = sb.s;
 out:
     git_status_list_free(sl);
+    git_repository_free(r);
+    git_libgit2_shutdown();
+    return rc;
+}
+
+int
+fleet_worktree_unlanded(
+    const char *dir, const char *into, size_t *n, struct as_err *e)
+{
+    *n = 0;
+    git_libgit2_init();
+    git_repository *r = NULL;
+    git_oid head, at;
+    int rc = 0;
+    char *ref = xasprintf("refs/heads/%s", into);
+    if (git_repository_open(&r, dir) < 0) {
+        rc = as_errorf(e, AS_ENOENT, "no worktree at '%s'", dir);
+        goto out;
+    }
+    if (git_reference_name_to_id(&head, r, "HEAD") < 0 ||
+        git_reference_name_to_id(&at, r, ref) < 0) {
+        rc = repo_git_errorf(
+            e, "cannot resolve HEAD of '%s' or '%s'", dir, into);
+        goto out;
+    }
+    size_t behind = 0;
+    if (!git_oid_equal(&head, &at) &&
+        git_graph_ahead_behind(n, &behind, r, &head, &at) < 0)
+        rc = repo_git_errorf(e, "cannot count the commits of '%s'", dir);
+out:
+    if (rc)
+        *n = 0;
+    free(ref);
     git_repository_free(r);
     git_libgit2_shutdown();
     return rc;

@@ -1,6 +1,7 @@
 /*
  * fleet.h - the fleet file, the files copied into agents' worktrees, and
- * whether a worktree holds uncommitted work (docs/fleet.md).
+ * whether a worktree holds uncommitted work or commits not landed
+ * (docs/fleet.md).
  *
  * `.airspace/fleet` in the main worktree, git-config syntax (libgit2's
  * parser, as config.h):
@@ -84,5 +85,13 @@ int fleet_include_copy(const char *top, const char *dst, const char *list,
  */
 int fleet_worktree_dirty(
     const char *dir, size_t *n, char **some, struct as_err *e);
+
+/*
+ * How many commits of the worktree at dir (its HEAD) the branch into (a
+ * short name) does not contain, in *n: its work committed but not
+ * landed. Returns 0 or AS_ENOENT / AS_EGIT (*n is 0 then).
+ */
+int fleet_worktree_unlanded(
+    const char *dir, const char *into, size_t *n, struct as_err *e);
 
 #endif

@@ -169,6 +169,20 @@ usage:
     return CLI_EXIT_USAGE;
 }
 
+/* Whether the daemon's agents say agent's session is over. */
+static bool
+exited(json_t *agents, const char *agent)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(agents, i, a)
+    {
+        if (jstr(a, "id") && !strcmp(jstr(a, "id"), agent))
+            return jstr(a, "status") && !strcmp(jstr(a, "status"), "exited");
+    }
+    return false;
+}
+
 /* Whether one of patterns covers path. */
 static bool
 covered(json_t *patterns, const char *path)
@@ -259,12 +273,18 @@ scope_check(struct client *cl, const char *dir, const char *agent,
 
 /*
  * The lane check: a fleet agent (.airspace/fleet, git/fleet.h) with lanes
- * lands only files inside them, unless forced (then a note). 0, or
- * CLI_EXIT_FAIL with *error.
+ * lands only files inside them, unless forced (then a note). The files
+ * outside go to outside (a JSON array of strings), the agent's lanes to
+ * *lanes (a new array, or left NULL for an agent without lanes), and for
+ * each file in another fleet agent's lane, its owners to owners (an
+ * object: path to an array of names). A refusal says what can be done: a
+ * claim does not widen a lane; the change can move to the lane's owner.
+ * 0, or CLI_EXIT_FAIL with *error.
  */
 static int
 lane_check(const char *dir, const char *agent, const struct land_plan *p,
-    bool forced, const char *force, struct strbuf *notes, char **error)
+    bool forced, const char *force, struct strbuf *notes, json_t *outside,
+    json_t **lanes_out, json_t *owners, char **error)
 {
     struct repo *r = NULL;
     struct as_err e;
@@ -283,18 +303,59 @@ lane_check(const char *dir, const char *agent, const struct land_plan *p,
         return 0;
     }
     const struct fleet_agent *a = fleet_find(&f, agent);
-    struct strbuf out = STRBUF_INIT, lanes = STRBUF_INIT;
-    size_t n = 0;
-    for (size_t i = 0; a && a->nlanes && i < p->nfiles; i++)
-        if (!fleet_in_lane(a, p->files[i]))
-            strbuf_addf(&out, "%s%s", n++ ? ", " : "", p->files[i]);
-    for (size_t k = 0; a && k < a->nlanes; k++)
-        strbuf_addf(&lanes, "%s%s", k ? " " : "", a->lanes[k]);
+    struct strbuf out = STRBUF_INIT, lanes = STRBUF_INIT, owned = STRBUF_INIT,
+                  unowned = STRBUF_INIT;
+    size_t n = 0, nowned = 0, nunowned = 0;
+    for (size_t i = 0; a && a->nlanes && i < p->nfiles; i++) {
+        if (fleet_in_lane(a, p->files[i]))
+            continue;
+        strbuf_addf(&out, "%s%s", n++ ? ", " : "", p->files[i]);
+        json_array_append_new(outside, json_string(p->files[i]));
+        json_t *who = json_array();
+        for (size_t k = 0; k < f.nagents; k++)
+            if (&f.agents[k] != a && f.agents[k].nlanes &&
+                fleet_in_lane(&f.agents[k], p->files[i]))
+                json_array_append_new(who, json_string(f.agents[k].name));
+        if (json_array_size(who)) {
+            strbuf_addf(&owned, "%s%s: ", nowned++ ? "; " : "", p->files[i]);
+            size_t k;
+            json_t *w;
+            json_array_foreach(who, k, w)
+            {
+                strbuf_addf(
+                    &owned, "%s'%s'", k ? ", " : "", json_string_value(w));
+            }
+            json_object_set_new(owners, p->files[i], who);
+        } else {
+            strbuf_addf(&unowned, "%s%s", nunowned++ ? ", " : "", p->files[i]);
+            json_decref(who);
+        }
+    }
+    if (a && a->nlanes) {
+        *lanes_out = json_array();
+        for (size_t k = 0; k < a->nlanes; k++) {
+            strbuf_addf(&lanes, "%s%s", k ? " " : "", a->lanes[k]);
+            json_array_append_new(*lanes_out, json_string(a->lanes[k]));
+        }
+    }
     int code = 0;
     if (n && !forced) {
+        /* what works: not a claim (a lane is not widened by one) */
+        struct strbuf how = STRBUF_INIT;
+        if (nowned)
+            strbuf_addf(&how,
+                "move the change to the agent whose lane has it (%s), ",
+                owned.s);
+        if (nunowned)
+            strbuf_addf(&how,
+                "add %s to a lane in .airspace/fleet (no agent's lane has "
+                "%s), ",
+                unowned.s, nunowned == 1 ? "it" : "them");
         *error = xasprintf("fleet agent '%s' changes %zu file%s outside its "
-                           "lane (%s): %s; nothing landed (use %s)",
-            agent, n, n == 1 ? "" : "s", lanes.s, out.s, force);
+                           "lane (%s): %s; nothing landed (a claim does not "
+                           "widen a lane: %sor use %s)",
+            agent, n, n == 1 ? "" : "s", lanes.s, out.s, how.s, force);
+        free(how.s);
         code = CLI_EXIT_FAIL;
     } else if (n) {
         strbuf_addf(notes,
@@ -304,6 +365,8 @@ lane_check(const char *dir, const char *agent, const struct land_plan *p,
     }
     free(out.s);
     free(lanes.s);
+    free(owned.s);
+    free(unowned.s);
     fleet_release(&f);
     return code;
 }
@@ -459,6 +522,8 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
     long saved_timeout = cl ? cl->timeout_ms : 0;
     char *target = NULL, *branch = NULL, *agent = NULL;
     json_t *agents = NULL, *out_of_scope = json_array(), *held = json_array();
+    json_t *outside_lane = json_array(), *lane_owners = json_object();
+    json_t *lanes = NULL;
     struct strbuf notes = STRBUF_INIT;
     struct land_plan plan;
     struct land_result res;
@@ -561,15 +626,24 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
             if ((code = scope_check(
                      cl, dir, agent, &plan, out_of_scope, error)))
                 goto out;
+            /* a fleet agent's lanes first: what it lands outside them a
+             * claim does not make landable */
+            if ((code = lane_check(dir, agent, &plan, rq->force, force, &notes,
+                     outside_lane, &lanes, lane_owners, error)))
+                goto report;
             size_t n = json_array_size(out_of_scope);
             if (n) {
                 char *list = join(out_of_scope);
                 if (!rq->force) {
                     *error = xasprintf("'%s' changes %zu file%s that agent "
                                        "'%s' holds no lock, claim or intent "
-                                       "on: %s; nothing landed (claim them, "
-                                       "or use %s)",
-                        branch, n, n == 1 ? "" : "s", agent, list, force);
+                                       "on: %s; nothing landed (%s%s)",
+                        branch, n, n == 1 ? "" : "s", agent, list,
+                        exited(agents, agent)
+                            ? "its session is over, so it cannot claim "
+                              "them: use "
+                            : "claim them, or use ",
+                        force);
                     free(list);
                     code = CLI_EXIT_FAIL;
                     goto report;
@@ -580,9 +654,6 @@ land_run(const struct land_request *rq, json_t **result, char **notes_out,
                     force, agent, list);
                 free(list);
             }
-            if ((code = lane_check(
-                     dir, agent, &plan, rq->force, force, &notes, error)))
-                goto report;
             if ((code = lock_check(
                      cl, agent, &plan, rq->force, force, held, &notes, error)))
                 goto report;
@@ -630,6 +701,11 @@ report:;
     if (!code && res.parent[0])
         json_object_set_new(out, "parent", json_string(res.parent));
     json_object_set(out, "held", held);
+    json_object_set(out, "outside_lane", outside_lane);
+    if (lanes)
+        json_object_set(out, "lanes", lanes);
+    if (json_object_size(lane_owners))
+        json_object_set(out, "lane_owners", lane_owners);
     if (plan.worktree)
         json_object_set_new(out, "worktree", json_string(plan.worktree));
     *result = out;
@@ -640,6 +716,10 @@ out:
         cl->timeout_ms = saved_timeout;
     json_decref(out_of_scope);
     json_decref(held);
+    json_decref(outside_lane);
+    json_decref(lane_owners);
+    if (lanes)
+        json_decref(lanes);
     if (agents)
         json_decref(agents);
     land_result_release(&res);

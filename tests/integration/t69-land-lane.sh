@@ -36,7 +36,7 @@ before=$(git rev-parse main)
 landed alice
 check "outside the lane: refused (exit $RC)" [ "$RC" = 1 ]
 check "... naming the file and the lane" grep -q \
-    "fleet agent 'alice' changes 1 file outside its lane (src/net/\*\* docs/net.md): docs/d.md; nothing landed (use --force)" "$TMP/err"
+    "fleet agent 'alice' changes 1 file outside its lane (src/net/\*\* docs/net.md): docs/d.md; nothing landed (a claim does not widen a lane: add docs/d.md to a lane in .airspace/fleet (no agent's lane has it), or use --force)" "$TMP/err"
 check "... nothing landed" [ "$(git rev-parse main)" = "$before" ]
 landed alice --force
 check "--force lands (exit $RC: $(cat "$TMP/err"))" [ "$RC" = 0 ]
