@@ -21,6 +21,7 @@
 #include "cli/scan_print.h"
 #include "git/align.h"
 #include "git/config.h"
+#include "git/fleet.h"
 #include "git/files.h"
 #include "git/merge.h"
 #include "git/repo.h"
@@ -492,6 +493,36 @@ scan_config(const struct scan_opts *o, struct repo *repo,
     return rc;
 }
 
+/*
+ * The lanes of the fleet file (.airspace/fleet in the main worktree) for
+ * right of way, on the agents named as its agents (an agent's worktree
+ * and branch are named for it): what the daemon has from `fleet up`. A
+ * missing or unreadable file gives none (`fleet up` says what is wrong
+ * with it). f keeps the strings r->lanes borrows.
+ */
+static void
+lanes_from_fleet(struct scan_report *r, struct repo *repo, struct fleet *f)
+{
+    const char *top = repo_main_workdir(repo);
+    if (!top || !r->nagents)
+        return;
+    char *path = xasprintf("%s/.airspace/fleet", top);
+    struct as_err e;
+    int rc = fleet_read(path, f, &e);
+    free(path);
+    if (rc)
+        return;
+    for (size_t i = 0; i < r->nagents; i++) {
+        const struct fleet_agent *a = fleet_find(f, r->agents[i].id);
+        if (!a || !a->nlanes)
+            continue;
+        if (!r->lanes)
+            r->lanes = xcalloc(r->nagents, sizeof(*r->lanes));
+        r->lanes[i] =
+            (struct advisory_lanes){ (const char *const *)a->lanes, a->nlanes };
+    }
+}
+
 int
 cmd_scan(int argc, char **argv)
 {
@@ -518,6 +549,7 @@ cmd_scan(int argc, char **argv)
     struct repo *repo = NULL;
     struct merge_cache *mcache = NULL;
     struct gitview_base vbase = { 0 };
+    struct fleet fleet = { 0 };
     int exit_code = CLI_EXIT_OK;
 
     if (o.agents_path) {
@@ -618,6 +650,8 @@ cmd_scan(int argc, char **argv)
         mctx.repo = repo;
         mctx.cache = mcache;
     }
+    if (repo)
+        lanes_from_fleet(&r, repo, &fleet);
     r.threads = o.threads;
     scan_score(&r, mcache ? gitview_merge_pair : NULL, &mctx);
     if (mctx.failures)
@@ -643,6 +677,7 @@ out:
         merge_cache_free(mcache);
     gitview_base_release(&vbase);
     scan_report_release(&r);
+    fleet_release(&fleet);
     if (repo)
         repo_free(repo);
     return exit_code;

@@ -39,8 +39,9 @@ static char *
 pair_guidance(struct scan_report *r, const struct scan_pair *p,
     const struct risk_evidence *ev)
 {
-    return advisory_steer_text(
-        &r->agents[p->steer], &r->agents[p->hold], p->res.risk, ev, NULL, 0);
+    return advisory_steer_text_lanes(&r->agents[p->steer], &r->agents[p->hold],
+        p->res.risk, ev, NULL, 0, r->lanes ? &r->lanes[p->steer] : NULL,
+        r->lanes ? &r->lanes[p->hold] : NULL);
 }
 
 /* ---- table ---- */

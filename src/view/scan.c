@@ -41,7 +41,9 @@ pair_in(struct scan_report *r, const struct scan_pair *p, scan_merge_fn *merge,
         .merge_ctx = ctx,
         .forward = r->forward,
         .reach_a = r->reach ? &r->reach[p->a] : NULL,
-        .reach_b = r->reach ? &r->reach[p->b] : NULL };
+        .reach_b = r->reach ? &r->reach[p->b] : NULL,
+        .lanes_a = r->lanes ? &r->lanes[p->a] : NULL,
+        .lanes_b = r->lanes ? &r->lanes[p->b] : NULL };
 }
 
 /* The engine's part of pairs first, first + step, ... (it is read-only
@@ -159,6 +161,7 @@ scan_report_release(struct scan_report *r)
     for (size_t i = 0; r->reach && i < r->nagents; i++)
         forward_reach_release(&r->reach[i]);
     free(r->reach);
+    free(r->lanes);
     for (size_t i = 0; i < r->nagents; i++)
         agent_release(&r->agents[i]);
     free(r->agents);

@@ -69,6 +69,10 @@ struct scan_report {
     size_t ntraffic, nresolution;
     bool merge_channel; /* merge channel computed (git mode) */
     unsigned threads;   /* for scoring (0 or 1: this thread only) */
+    /* each agent's lanes for right of way (core/advisory.h), as the
+     * daemon has them from `fleet up`; NULL: none. The array is the
+     * report's, the strings borrowed. */
+    struct advisory_lanes *lanes;
 };
 
 /*
