@@ -926,6 +926,30 @@ walk_git_other(
     struct sh_walk *w, const char *dir, struct sh_tok **arg, size_t na)
 {
     const char *sub = arg[0]->text;
+    if (!strcmp(sub, "worktree")) {
+        /* `git worktree remove --force PATH` (-f, or -f -f): its work
+         * goes (without it git refuses a worktree with changes) */
+        if (na < 3 || strcmp(arg[1]->text, "remove") ||
+            !git_opt(arg + 1, na - 1, "--force", 'f'))
+            return;
+        if (!dir) {
+            w->unknown++;
+            return;
+        }
+        static const char *const none[] = { NULL };
+        struct sh_tok **word = xcalloc(na, sizeof(*word));
+        size_t nw = git_words(arg + 1, na - 1, none, word);
+        struct hook_discard *d =
+            disc_add(w, xstrdup(dir), "worktree remove --force",
+                HOOK_DISCARD_TRACKED | HOOK_DISCARD_UNTRACKED);
+        d->plain = true;
+        for (size_t i = 0; i < nw; i++)
+            disc_spec(w, d, word[i]);
+        if (!d->nspec)
+            disc_pop(w);
+        free(word);
+        return;
+    }
     if (!strcmp(sub, "rm") || !strcmp(sub, "mv")) {
         static const char *const none[] = { NULL };
         struct sh_tok **word = xcalloc(na, sizeof(*word));
@@ -1094,6 +1118,24 @@ walk_command(struct sh_walk *w, struct sh_tok *t, size_t nt, enum sh_kind prev,
                   !strcmp(arg[a]->text, "--in-place");
     if (sed && !inplace)
         goto out;
+    if (!strcmp(cmd, "rm") && cwd) {
+        /* what is changed in the files it removes, or under its
+         * directories, goes with them */
+        struct hook_discard *d = disc_add(
+            w, xstrdup(cwd), "", HOOK_DISCARD_TRACKED | HOOK_DISCARD_UNTRACKED);
+        free(d->command);
+        d->command = xstrdup("rm");
+        d->plain = true;
+        bool opts = true;
+        for (size_t a = 0; a < na; a++) {
+            if (opts && !strcmp(arg[a]->text, "--"))
+                opts = false;
+            else if (!(opts && arg[a]->text[0] == '-' && arg[a]->text[1]))
+                disc_spec(w, d, arg[a]);
+        }
+        if (!d->nspec)
+            disc_pop(w);
+    }
     for (size_t a = 0; a < na; a++) {
         if (arg[a]->text[0] == '-' || (sed && a == 0) || (last && a != na - 1))
             continue;

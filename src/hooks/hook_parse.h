@@ -23,9 +23,11 @@ size_t hook_patch_paths(const char *patch, char ***out);
 size_t hook_shell_scan(const char *cmd, char ***out, size_t *unknown);
 
 /*
- * A git command that throws away uncommitted changes: `git stash`,
- * `git reset --hard`, `git checkout [REV] [--] PATH...`, `git checkout -f`,
- * `git restore PATH...`, `git switch -f`, `git clean -f [PATH...]`.
+ * A command that throws away uncommitted changes: `git stash`, `git reset
+ * --hard`, `git checkout [REV] [--] PATH...`, `git checkout -f`, `git
+ * restore PATH...`, `git switch -f`, `git clean -f [PATH...]`, `git
+ * worktree remove --force PATH`, and `rm PATH...` (a file or, with -r, a
+ * directory: what is changed there goes with it).
  */
 enum {
     HOOK_DISCARD_TRACKED = 1,  /* changes to tracked files (and the index) */
@@ -39,6 +41,8 @@ struct hook_discard {
     size_t nspec, aspec;
     unsigned what; /* HOOK_DISCARD_* */
     bool maybe;    /* a checkout's words: each a path only if one exists */
+    bool plain;    /* plain paths (rm, git worktree remove), not pathspecs
+                    * of the worktree git runs in: they may name another */
 };
 
 /*

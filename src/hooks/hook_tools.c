@@ -312,46 +312,63 @@ agent_worktree(json_t *a)
     return w ? realpath(w, NULL) : NULL;
 }
 
-/*
- * The changes others have made in one worktree that the discard d would
- * throw away: added to why as "'ID' (PATH, PATH)" for each owner. The
- * worktree is the one of the registered agents' that holds the directory
- * git runs in; its owners are the other agents there (not exited) and the
- * person at the keyboard. Returns how many paths.
- */
-static size_t
-discard_victims(struct hook *h, const struct hook_discard *d, json_t *agents,
-    struct strbuf *why)
+/* The absolute path of spec (a plain path, as rm names it) from the
+ * directory rdir: resolved when it exists, else read lexically. */
+static char *
+plain_path(const char *rdir, const char *spec)
 {
-    char *adir = d->dir[0] == '/'
-                     ? xstrdup(d->dir)
-                     : xasprintf("%s/%s", h->cwd ? h->cwd : h->root, d->dir);
-    char *rdir = realpath(adir, NULL);
-    free(adir);
-    if (!rdir)
-        return 0;
-    json_t *list = json_object_get(agents, "agents");
-    size_t na = json_array_size(list), i;
-    char **wts = xcalloc(na + 1, sizeof(*wts));
-    char *wt = NULL;
-    json_t *a;
-    json_array_foreach(list, i, a)
-    {
-        wts[i] = agent_worktree(a);
-        size_t l = wts[i] ? strlen(wts[i]) : 0;
-        if (l && !strncmp(rdir, wts[i], l) &&
-            (!rdir[l] || rdir[l] == '/' || l == 1) && (!wt || l > strlen(wt)))
-            wt = wts[i];
+    char *abs = spec[0] == '/' ? xstrdup(spec) : xasprintf("%s/%s", rdir, spec);
+    char *real = realpath(abs, NULL), *norm = NULL;
+    if (!real && path_normalize(abs, NULL, &norm) == 0) {
+        real = xasprintf("/%s", norm);
+        free(norm);
     }
-    char *reldir = NULL;
-    char **pre = NULL, **cand = NULL;
-    size_t npre = 0, ncand = 0, ca = 0, hits = 0;
-    size_t *owner = NULL;
-    if (!wt || path_normalize(rdir, wt, &reldir))
-        goto out;
-    pre = xcalloc(d->nspec + 1, sizeof(*pre));
+    free(abs);
+    return real;
+}
+
+/* Whether the absolute path p is dir or below it (dir "/" holds all). */
+static bool
+path_under(const char *p, const char *dir)
+{
+    size_t l = strlen(dir);
+    return !strncmp(p, dir, l) && (!p[l] || p[l] == '/' || l == 1);
+}
+
+/*
+ * The prefixes (pathspecs of spec_covers) of agent worktree w that the
+ * discard d takes, into pre (*npre of them, new strings). A git command's
+ * are its pathspecs in the worktree wt it runs in (reldir: where, in it),
+ * for the agents of wt only; rm's and `git worktree remove`'s are plain
+ * paths, which may name another worktree, or a directory holding it.
+ */
+static void
+discard_prefixes(struct hook *h, const struct hook_discard *d, const char *rdir,
+    const char *wt, const char *reldir, const char *w, char ***pre,
+    size_t *npre)
+{
+    *pre = xcalloc(d->nspec + 1, sizeof(**pre));
+    *npre = 0;
+    if (d->plain) {
+        for (size_t s = 0; s < d->nspec; s++) {
+            char *abs = plain_path(rdir, d->spec[s]), *p = NULL;
+            if (abs && path_under(w, abs)) {
+                p = xstrdup(""); /* the whole worktree goes */
+            } else if (abs && path_under(abs, w) &&
+                       path_normalize(abs, w, &p)) {
+                free(p);
+                p = NULL;
+            }
+            if (p)
+                (*pre)[(*npre)++] = p;
+            free(abs);
+        }
+        return;
+    }
+    if (!wt || strcmp(w, wt))
+        return;
     if (!d->nspec)
-        pre[npre++] = xstrdup("");
+        (*pre)[(*npre)++] = xstrdup("");
     for (size_t s = 0; s < d->nspec; s++) {
         const char *spec = d->spec[s];
         char *p = NULL;
@@ -379,15 +396,58 @@ discard_victims(struct hook *h, const struct hook_discard *d, json_t *agents,
                 continue;
             }
         }
-        pre[npre++] = p;
+        (*pre)[(*npre)++] = p;
     }
+}
+
+/*
+ * The uncommitted changes of others that the discard d would throw away:
+ * added to why as "'ID' (PATH, PATH)" for each owner. Its owners are the
+ * other agents (not exited) and the person at the keyboard of a shared
+ * tree, in the worktree git runs in (of the registered agents', the one
+ * holding the directory), or, for a plain path (rm), in every worktree it
+ * reaches; what the daemon has of theirs is kept only where `git status`
+ * shows it changed, of the kind d throws away. Returns how many paths.
+ */
+static size_t
+discard_victims(struct hook *h, const struct hook_discard *d, json_t *agents,
+    struct strbuf *why)
+{
+    char *adir = d->dir[0] == '/'
+                     ? xstrdup(d->dir)
+                     : xasprintf("%s/%s", h->cwd ? h->cwd : h->root, d->dir);
+    char *rdir = realpath(adir, NULL);
+    free(adir);
+    if (!rdir)
+        return 0;
+    json_t *list = json_object_get(agents, "agents");
+    size_t na = json_array_size(list), i;
+    char **wts = xcalloc(na + 1, sizeof(*wts));
+    char *wt = NULL;
+    json_t *a;
+    json_array_foreach(list, i, a)
+    {
+        wts[i] = agent_worktree(a);
+        size_t l = wts[i] ? strlen(wts[i]) : 0;
+        if (l && path_under(rdir, wts[i]) && (!wt || l > strlen(wt)))
+            wt = wts[i];
+    }
+    char *reldir = NULL;
+    char **cand = NULL;
+    size_t ncand = 0, ca = 0, hits = 0;
+    size_t *owner = NULL;
+    if (wt && path_normalize(rdir, wt, &reldir))
+        wt = NULL;
     json_array_foreach(list, i, a)
     {
         const char *id = json_string_value(json_object_get(a, "id"));
         const char *st = json_string_value(json_object_get(a, "status"));
         if (!id || !strcmp(id, h->agent) || (st && !strcmp(st, "exited")) ||
-            !wts[i] || strcmp(wts[i], wt))
+            !wts[i])
             continue;
+        char **pre;
+        size_t npre;
+        discard_prefixes(h, d, rdir, wt, reldir, wts[i], &pre, &npre);
         size_t k;
         json_t *f;
         json_array_foreach(json_object_get(a, "files"), k, f)
@@ -403,14 +463,39 @@ discard_victims(struct hook *h, const struct hook_discard *d, json_t *agents,
             owner[ncand] = i;
             cand[ncand++] = xstrdup(p);
         }
+        for (size_t s = 0; s < npre; s++)
+            free(pre[s]);
+        free(pre);
     }
     if (!ncand)
         goto out;
-    /* what git shows changed now: committed work is not thrown away */
+    /* what git shows changed now, worktree by worktree: committed work is
+     * not thrown away */
     bool *keep = xcalloc(ncand, sizeof(*keep));
+    char **sub = xcalloc(ncand, sizeof(*sub));
+    bool *subkeep = xcalloc(ncand, sizeof(*subkeep));
     for (size_t c = 0; c < ncand; c++)
         keep[c] = true;
-    (void)git_changed(wt, cand, ncand, d->what, keep);
+    for (size_t c = 0; c < ncand; c++) {
+        const char *w = wts[owner[c]];
+        bool first = true;
+        for (size_t e = 0; e < c && first; e++)
+            first = strcmp(wts[owner[e]], w) != 0;
+        if (!first)
+            continue;
+        size_t ns = 0;
+        for (size_t e = c; e < ncand; e++)
+            if (!strcmp(wts[owner[e]], w))
+                sub[ns++] = cand[e];
+        if (git_changed(w, sub, ns, d->what, subkeep))
+            continue;
+        ns = 0;
+        for (size_t e = c; e < ncand; e++)
+            if (!strcmp(wts[owner[e]], w))
+                keep[e] = subkeep[ns++];
+    }
+    free(sub);
+    free(subkeep);
     json_array_foreach(list, i, a)
     {
         size_t mine = 0;
@@ -434,9 +519,6 @@ discard_victims(struct hook *h, const struct hook_discard *d, json_t *agents,
     }
     free(keep);
 out:
-    for (size_t s = 0; s < npre; s++)
-        free(pre[s]);
-    free(pre);
     for (size_t c = 0; c < ncand; c++)
         free(cand[c]);
     free(cand);

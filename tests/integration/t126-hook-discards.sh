@@ -107,5 +107,22 @@ S3=33333333
 hook claude-code "{\"session_id\":\"$S3\",\"cwd\":\"$W\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" > /dev/null
 check "git stash in a worktree of its own" allows "$(bash_pre $S3 "git stash" "$W")"
 check "git -C into the shared tree: denied" denies "$(bash_pre $S3 "git -C $R stash" "$W")" "$A1"
+# rm takes what is changed in what it removes, in any worktree it reaches
+check "rm of session one's file: denied" denies "$(bash_pre $S2 "rm src/a.txt")" "would throw away" "$A1" src/a.txt
+check "rm -rf src: denied, naming session one and the person" denies "$(bash_pre $S2 "rm -rf src")" "would throw away" "$A1" "$HUMAN"
+check "rm of its own file goes through" allows "$(bash_pre $S2 "rm src/c.txt")"
+check "rm of a file nobody changed goes through" allows "$(bash_pre $S2 "rm -f docs/x.md")"
+n=0
+until as agents --json | jq -e '.agents[] | select(.id == "solo") | .fileCount == 1' > /dev/null 2>&1 || [ $n -gt 100 ]; do
+    sleep 0.05
+    n=$((n + 1))
+done
+check "git worktree remove --force of solo's worktree: denied" \
+    denies "$(bash_pre $S2 "git worktree remove --force ../repo.airspace/solo")" solo src/a.txt
+check "rm -rf of solo's worktree from the main checkout: denied" \
+    denies "$(bash_pre $S2 "rm -rf $W")" solo src/a.txt
+check "rm -rf of the directory holding it: denied" \
+    denies "$(bash_pre $S2 "cd .. && rm -rf repo.airspace")" solo
+check "git worktree remove without --force: git refuses it itself" allows "$(bash_pre $S2 "git worktree remove ../repo.airspace/solo")"
 check "nothing was thrown away" sh -c 'grep -q "TWO '$S1'" "$1/src/a.txt" && grep -q person "$1/src/h.txt" && [ -f "$1/src/new.txt" ]' x "$R"
 finish

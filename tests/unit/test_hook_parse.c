@@ -235,6 +235,14 @@ static const struct discard_case discard_cases[] = {
     { "echo 'git stash'", "", 0 },
     { "git add -A && git stash && git stash pop", "git stash@:T:", 0 },
     { "git --git-dir=/x/.git stash", "", 0 },
+    /* plain paths: rm's, git worktree remove --force's */
+    { "rm -rf src build", "rm@:TU:src,build", 0 },
+    { "cd src && rm -f a.c -- -b.c", "rm@src:TU:a.c,-b.c", 0 },
+    { "rm", "", 0 },
+    { "git worktree remove --force ../r.airspace/alice",
+        "git worktree remove --force@:TU:../r.airspace/alice", 0 },
+    { "git worktree remove ../r.airspace/alice", "", 0 },
+    { "git worktree list", "", 0 },
 };
 
 static char *
