@@ -407,14 +407,25 @@ heard(struct as_agent *a, int64_t now, struct as_events *out)
     push(out, AS_EV_AGENT_SEEN, now, a->id);
 }
 
+static void share_follow(
+    struct airspace *as, const char *wt, int64_t now, struct as_events *out);
+
 /* Agent a stops flying (stale or exited): what it locked goes first, each
- * lock evented, then its status. */
+ * lock evented, then its status; an agent that exits may leave its
+ * worktree to one agent (share_follow), which may forget that worktree's
+ * human: a is not to be used after. */
 static void
 ground(struct airspace *as, struct as_agent *a, enum as_agent_status s,
     int64_t now, const char *why, struct as_events *out)
 {
     release_locks_of(as, a->id, now, out); /* touches no agent */
     set_status(a, s, now, why, out);
+    if (s == AS_AGENT_EXITED && a->registered && !a->human_residual &&
+        a->worktree) {
+        char *wt = xstrdup(a->worktree);
+        share_follow(as, wt, now, out);
+        free(wt);
+    }
 }
 
 int
@@ -474,21 +485,89 @@ human_of(struct airspace *as, const char *wt, int64_t now,
     return true;
 }
 
+/* Whether agent id holds a live lock or claim at now. */
+static bool
+holds_any(const struct airspace *as, const char *id, int64_t now)
+{
+    size_t n;
+    const struct lock *const *v = lock_table_list(as->locks, now, &n);
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(v[k]->holder, id))
+            return true;
+    return false;
+}
+
+/*
+ * Worktree wt is no longer shared (one registered agent flies there, or
+ * none): the agents there that have not exited (and agent joining,
+ * whatever its status; SIZE_MAX: none) read their working sets from it
+ * again, everything its change holds (shared false, from_worktree:
+ * AS_EV_AGENT_SHARED each), and its human leaves (forget), unless the
+ * person holds a lock or a claim under it. An exited agent keeps its
+ * flags: it owns none of that work.
+ */
+static void
+unshare_worktree(struct airspace *as, const char *wt, size_t joining,
+    int64_t now, struct as_events *out)
+{
+    for (size_t j = 0; j < as->nagents; j++) {
+        struct as_agent *o = &as->agents[j];
+        if (!o->shared || o->human_residual || !o->worktree ||
+            strcmp(o->worktree, wt) ||
+            (j != joining && o->status == AS_AGENT_EXITED))
+            continue;
+        o->shared = false;
+        o->from_worktree = true;
+        agent_event(out, AS_EV_AGENT_SHARED, now, o);
+    }
+    for (size_t j = 0; j < as->nagents;) {
+        struct as_agent *h = &as->agents[j];
+        if (h->human_residual && h->worktree && !strcmp(h->worktree, wt) &&
+            !holds_any(as, h->id, now))
+            forget(as, h, now, "not shared", out); /* j is the next now */
+        else
+            j++;
+    }
+}
+
+/* How many registered agents other than agent i (SIZE_MAX: none) fly in
+ * worktree wt: with active, those active, else those not exited. */
+static size_t
+flying_in(const struct airspace *as, const char *wt, size_t i, bool active)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < as->nagents; j++) {
+        const struct as_agent *o = &as->agents[j];
+        n += j != i && o->registered && o->worktree && !o->human_residual &&
+             (active ? o->status == AS_AGENT_ACTIVE
+                     : o->status != AS_AGENT_EXITED) &&
+             !strcmp(o->worktree, wt);
+    }
+    return n;
+}
+
+/* A registered agent of worktree wt exited or was forgotten: with one
+ * registered agent left flying there, or none, it is no longer shared. */
+static void
+share_follow(
+    struct airspace *as, const char *wt, int64_t now, struct as_events *out)
+{
+    if (flying_in(as, wt, SIZE_MAX, false) <= 1)
+        unshare_worktree(as, wt, SIZE_MAX, now, out);
+}
+
 /* Agent i registers in its worktree: shared when another registered,
- * active agent flies there (as_join). */
+ * active agent flies there (as_join); no longer shared when no other
+ * registered agent flies there (a visitor that left, a session after
+ * them). */
 static void
 share_worktree(
     struct airspace *as, size_t i, int64_t now, struct as_events *out)
 {
     char *wt = xstrdup(as->agents[i].worktree);
-    size_t others = 0;
-    for (size_t j = 0; j < as->nagents; j++) {
-        const struct as_agent *o = &as->agents[j];
-        others += j != i && o->registered && o->worktree &&
-                  !o->human_residual && o->status == AS_AGENT_ACTIVE &&
-                  !strcmp(o->worktree, wt);
-    }
-    if (others || as->agents[i].shared) {
+    if (!flying_in(as, wt, i, false))
+        unshare_worktree(as, wt, i, now, out);
+    else if (flying_in(as, wt, i, true)) {
         for (size_t j = 0; j < as->nagents; j++) {
             struct as_agent *o = &as->agents[j];
             /* (agent i is being registered right now) */
@@ -551,9 +630,14 @@ as_join(struct airspace *as, int64_t now, const struct as_req *req,
         a->from_worktree = true;
         res->new_worktree = true;
     }
-    if (a->worktree)
+    if (a->worktree) {
+        /* the worktree's human, made or forgotten, moves the table */
+        char *keep = xstrdup(a->id);
         share_worktree(as, i, now, out);
-    a = &as->agents[i]; /* the worktree's human may have moved the table */
+        a = find_agent(as, keep);
+        i = (size_t)(a - as->agents);
+        free(keep);
+    }
     if (req->set_lanes)
         lanes_set(a, req->lanes, req->nlanes);
     a->registered = true;
@@ -678,6 +762,7 @@ as_worktree_gone(struct airspace *as, int64_t now, const struct as_req *req,
         ground(as, a, AS_AGENT_EXITED, now,
             req->reason ? req->reason : "worktree pruned", out);
         res->changed++;
+        i = (size_t)-1; /* the table may have lost the human: look again */
     }
     return 0;
 }
@@ -689,7 +774,8 @@ as_flies_shared(const struct airspace *as, const struct as_agent *a)
         const struct as_agent *o = &as->agents[j];
         if (strcmp(o->id, a->id) && o->worktree &&
             !strcmp(o->worktree, a->worktree) &&
-            (o->human_residual || o->status != AS_AGENT_EXITED))
+            (o->human_residual ? a->shared || a->human_residual
+                               : o->status != AS_AGENT_EXITED))
             return true;
     }
     return false;
@@ -702,8 +788,12 @@ as_heartbeat(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_agent *a = need_agent(as, req->agent, res);
     if (!a)
         return AS_ENOENT;
+    bool back = a->status == AS_AGENT_EXITED;
     heard(a, now, out);
     set_status(a, AS_AGENT_ACTIVE, now, "heartbeat", out);
+    /* back in its worktree: shared again, or its own again */
+    if (back && a->registered && !a->human_residual && a->worktree)
+        share_worktree(as, (size_t)(a - as->agents), now, out);
     return 0;
 }
 
@@ -748,9 +838,15 @@ forget(struct airspace *as, struct as_agent *a, int64_t now, const char *why,
     struct as_event *x = agent_event(out, AS_EV_AGENT_GONE, now, a);
     if (x)
         x->reason = why;
+    char *wt = a->registered && !a->human_residual && a->worktree
+                   ? xstrdup(a->worktree)
+                   : NULL;
     agent_clear(a);
     memmove(a, a + 1, (as->nagents - i - 1) * sizeof(*a));
     as->nagents--;
+    if (wt) /* its worktree may have one agent left */
+        share_follow(as, wt, now, out);
+    free(wt);
     free(id);
 }
 
@@ -1439,6 +1535,7 @@ as_agents_expire(struct airspace *as, int64_t now, struct as_events *out)
         if (a->registered && now - a->last_seen > as->cfg.gone_ms) {
             forget(as, a, now, "silent", out);
             n++;
+            i = 0; /* a human before it may have left with it */
         } else {
             i++;
         }

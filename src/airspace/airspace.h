@@ -69,8 +69,9 @@ struct as_agent {
     bool from_worktree;  /* its working set is read from its worktree */
     bool shared;         /* registered in a worktree it shares with other
                             agents: its working set is its reported edits */
-    bool human_residual; /* the person at the keyboard of a shared worktree:
-                            what nobody there reported is theirs */
+    bool human_residual; /* the person at the keyboard of a worktree (a
+                            shared one, or one a person's command came to):
+                            what no other agent there holds is theirs */
     bool peer;           /* another daemon's agent, mirrored here: that
                             daemon stores it */
     int64_t registered_at, last_seen;
@@ -299,7 +300,9 @@ int as_register(struct airspace *as, int64_t now, const struct as_req *req,
  *   the worktree is shared. Every registered agent there (and this one)
  *   keeps only the edits it reports (shared, not from_worktree:
  *   AS_EV_AGENT_SHARED each), and the worktree's human is made when it is
- *   not there (as_human).
+ *   not there (as_human). Registered in one where no other registered
+ *   agent flies (not exited): the worktree is no longer shared, as when
+ *   the others left (as_exit).
  * - Then the agent is registered, active and seen at now, without a status
  *   event: AS_EV_AGENT_REGISTERED (other: the id it was renamed from).
  *
@@ -319,10 +322,11 @@ int as_discover(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
 
 /*
- * The person at the keyboard of shared worktree req->worktree, made unless
- * it is there: "human@<the worktree's last name>" made unique, kind human,
- * client "human", its working set from the worktree (what nobody
- * reported). AS_EV_AGENT_REGISTERED (not registered); res->created.
+ * The person at the keyboard of worktree req->worktree (a shared one, or
+ * one where a person's command needs a name of its own), made unless it is
+ * there: "human@<the worktree's last name>" made unique, kind human,
+ * client "human", its working set from the worktree (what no other agent
+ * there holds). AS_EV_AGENT_REGISTERED (not registered); res->created.
  */
 int as_human(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
@@ -364,15 +368,17 @@ int as_set_status(struct airspace *as, int64_t now, const struct as_req *req,
 int as_worktree_gone(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
 
-/* Whether another agent that has not exited, or the human of a shared
- * worktree, flies in agent a's worktree (a: one of the machine's agents, or
- * a copy of one it just forgot). */
+/* Whether another agent that has not exited flies in agent a's worktree,
+ * or, when a shares it, its human (not the person a command made there
+ * for a lock in a worktree one agent has to itself) (a: one of the
+ * machine's agents, or a copy of one it just forgot). */
 bool as_flies_shared(const struct airspace *as, const struct as_agent *a);
 
 /*
  * req->agent says it is alive: last_seen = now (AS_EV_AGENT_SEEN); a stale
- * or exited agent is active again (AS_EV_AGENT_STATUS "heartbeat").
- * AS_ENOENT (unknown_agent) for an unknown agent.
+ * or exited agent is active again (AS_EV_AGENT_STATUS "heartbeat"); an
+ * exited one back in its worktree shares it, or has it to itself, as at
+ * as_join. AS_ENOENT (unknown_agent) for an unknown agent.
  */
 int as_heartbeat(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
@@ -390,7 +396,13 @@ int as_contact(struct airspace *as, int64_t now, const struct as_req *req,
  * req->agent leaves its session: its locks and claims released (one
  * AS_EV_LOCK each), then exited (its last word at now). Its intents stay
  * until they expire or it is forgotten. AS_ENOENT when unknown; an agent
- * already exited: only its last word.
+ * already exited: only its last word. A registered agent leaving a shared
+ * worktree to one registered agent, or none, leaves it no longer shared:
+ * each one there that has not exited reads the worktree again (shared
+ * false, from_worktree: AS_EV_AGENT_SHARED), and the worktree's human is
+ * forgotten (AS_EV_AGENT_GONE, reason "not shared") unless it holds a
+ * lock or a claim. So does as_forget, as_set_status to exited and
+ * as_worktree_gone.
  */
 int as_exit(struct airspace *as, int64_t now, const struct as_req *req,
     struct as_result *res, struct as_events *out);
@@ -398,7 +410,7 @@ int as_exit(struct airspace *as, int64_t now, const struct as_req *req,
 /*
  * req->agent leaves the machine: its locks released, intents dropped,
  * inbox emptied, then AS_EV_AGENT_GONE (reason req->reason: static text,
- * or NULL when asked for).
+ * or NULL when asked for); its worktree may be no longer shared (as_exit).
  * AS_ENOENT when unknown.
  */
 int as_forget(struct airspace *as, int64_t now, const struct as_req *req,

@@ -225,16 +225,18 @@ broker_forget_gone_worktree(struct broker *b, size_t i)
     return true;
 }
 
-/* The human's share of shared worktree wt (share_subtract): w minus what
- * the agents sharing it hold. The clients' settings are not in w: git's
- * reads leave them out (git/workset.c). */
+/* The human's share of worktree wt (share_subtract): w minus what the
+ * other agents there hold (those sharing it, their shares). The clients'
+ * settings are not in w: git's reads leave them out (git/workset.c). */
 static void
 subtract_reported(struct broker *b, const char *wt, struct agent *w)
 {
     const struct agent **v = xcalloc(b->nagents + 1, sizeof(*v));
     size_t n = 0;
+    /* (in a worktree no longer shared, or one a person came to, the agent
+     * that reads it holds all of it: the person has nothing there) */
     for (size_t i = 0; i < b->nagents; i++)
-        if (broker_who(b, i)->shared && b->ag[i].worktree &&
+        if (!broker_who(b, i)->human_residual && b->ag[i].worktree &&
             !strcmp(b->ag[i].worktree, wt))
             v[n++] = &b->ag[i];
     share_subtract(w, v, n, NULL);
@@ -782,12 +784,22 @@ broker_agent_human(struct broker *b, size_t i)
 }
 
 /* Agent i flies in a shared worktree now (as_join): it keeps only the
- * edits it reports, what git said was the whole worktree's. */
+ * edits it reports, what git said was the whole worktree's. Or its
+ * worktree is no longer shared: its working set is read from there again
+ * (whole, soon), the worktree's watch its own when the agent it was for
+ * has left. */
 void
 broker_agent_shared(struct broker *b, size_t i)
 {
     broker_drop_engine(b);
     broker_persist_agent(b, i);
+    if (!broker_who(b, i)->shared) {
+        b->meta[i].pending_all = true;
+        b->meta[i].git_state_ok = false;
+        broker_watch_worktree(b, i);
+        broker_read_later(b, i);
+        return;
+    }
     struct agent fresh;
     agent_init(&fresh, b->ag[i].id);
     adopt_workset(b, i, &fresh);
@@ -798,7 +810,8 @@ broker_refresh_residual(struct broker *b, const char *wt)
 {
     for (size_t j = 0; j < b->nagents; j++)
         if (broker_who(b, j)->human_residual && b->ag[j].worktree &&
-            !strcmp(b->ag[j].worktree, wt)) {
+            !strcmp(b->ag[j].worktree, wt) &&
+            as_agent_find(b->as, b->ag[j].id)) { /* (not leaving) */
             struct as_err e;
             if (broker_refresh_agent(b, j, &e))
                 broker_log(b, "refresh %s: %s", b->ag[j].id, e.msg);
@@ -830,6 +843,28 @@ broker_agent_renamed(struct broker *b, size_t i, const char *old)
     broker_drop_pairs(b, old, "agent renamed");
 }
 
+/* The person at the keyboard of worktree real (as_human): made unless it
+ * is there, its working set read. */
+static int
+register_person(struct broker *b, const char *real, size_t *out, bool *created)
+{
+    struct as_req r = { .worktree = real };
+    struct as_result res;
+    as_result_init(&res);
+    int rc = broker_agent_op(b, as_human, &r, &res);
+    if (!rc) {
+        *out = (size_t)broker_find_agent(b, res.agent);
+        *created = res.created;
+    }
+    as_result_release(&res);
+    struct as_err ae;
+    if (!rc && broker_refresh_agent(b, *out, &ae))
+        broker_log(b, "refresh %s: %s", b->ag[*out].id, ae.msg);
+    if (!rc)
+        broker_rescore(b, *out);
+    return rc;
+}
+
 int
 broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     struct as_err *e)
@@ -837,6 +872,15 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     const char *worktree = json_string_value(json_object_get(body, "worktree"));
     broker_drop_engine(b); /* identities may change below */
     char *real = worktree ? realpath(worktree, NULL) : NULL;
+    const char *kind = json_string_value(json_object_get(body, "kind"));
+    if (real && kind && !strcmp(kind, "human") &&
+        !json_object_get(body, "id")) {
+        int prc = register_person(b, real, out, created);
+        free(real);
+        if (prc)
+            as_errorf(e, prc, "cannot make the person at '%s'", worktree);
+        return prc;
+    }
     struct as_req r = {
         .agent = json_string_value(json_object_get(body, "id")),
         .worktree = real ? real : worktree,
@@ -908,9 +952,10 @@ broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
 }
 
 /* Agent i exited: it forgets what it reported (memory and store), and an
- * agent without a worktree, whose working set is its reports, its working
- * set; in a shared worktree its changes are the human's from the next
- * read. */
+ * agent without a worktree or in a shared one, whose working set is (the
+ * share of) its reports, its working set; in a worktree still shared its
+ * changes are the human's from the next read, in one left to a single
+ * agent that agent's. */
 static void
 drop_reports(struct broker *b, size_t i)
 {
@@ -920,7 +965,9 @@ drop_reports(struct broker *b, size_t i)
         return;
     agent_release(&m->reports);
     agent_init(&m->reports, a->id);
-    if (!a->worktree) {
+    /* (in a shared worktree its working set was its reports' share: none
+     * now, whether or not a read of the worktree follows) */
+    if (!a->worktree || broker_who(b, i)->shared) {
         broker_drop_engine(b); /* it borrows the working sets */
         for (size_t k = 0; k < a->nfiles; k++)
             ws_file_release(&a->files[k]);
@@ -983,9 +1030,12 @@ remove_agent(struct broker *b, size_t i)
     broker_drop_engine(b); /* it borrows the working sets by index */
     const char *wt = b->ag[i].worktree;
     size_t heir = SIZE_MAX;
-    for (size_t j = 0; wt && j < b->nagents && heir == SIZE_MAX; j++)
-        if (j != i && b->ag[j].worktree && !strcmp(b->ag[j].worktree, wt))
-            heir = j;
+    /* an active agent there first: the one that reads the worktree */
+    for (int pass = 0; pass < 2 && heir == SIZE_MAX; pass++)
+        for (size_t j = 0; wt && j < b->nagents && heir == SIZE_MAX; j++)
+            if (j != i && b->ag[j].worktree && !strcmp(b->ag[j].worktree, wt) &&
+                (pass || broker_who(b, j)->status == AS_AGENT_ACTIVE))
+                heir = j;
     for (size_t k = 0; k < b->nwatches; k++) {
         struct bwatch *w = &b->watches[k];
         if (!w->dir)

@@ -42,7 +42,9 @@ int broker_agent_op(struct broker *b,
 /* What the daemon does when the machine's agent i changes (collab.c):
  * its status did (stored, reports dropped on exit, the detector and the
  * scoring told, announced with why), it now flies in a shared worktree
- * (stored, its working set is its reports from now on), it was renamed
+ * (stored, its working set is its reports from now on) or in one no
+ * longer shared (stored, its working set read from the worktree again,
+ * whole, its watch taken from an agent that left), it was renamed
  * from `old` (its reports and pairs follow), it is a shared worktree's
  * new human (stored, announced). */
 void broker_agent_status_changed(
@@ -83,11 +85,13 @@ int broker_rescan_periodic(struct broker *b, struct as_err *e);
  * worktrees discovered, and those whose git state changed (or marked
  * dirty) read again now; nothing else is read. */
 int broker_refresh_git(struct broker *b, struct as_err *e);
-/* Refresh the human of worktree wt, if that worktree is shared. */
+/* Refresh the human of worktree wt, if it has one (not one leaving). */
 void broker_refresh_residual(struct broker *b, const char *wt);
 /* Add or update a registered agent from its JSON (already validated) with
  * as_join; *created tells whether a new agent was added (false: an agent
- * with that id was updated, or a discovered worktree was taken over). */
+ * with that id was updated, or a discovered worktree was taken over).
+ * Kind "human" with a worktree and no id: the person at the keyboard of
+ * that worktree (as_human), made unless it is there. */
 int broker_register(struct broker *b, json_t *body, size_t *out, bool *created,
     struct as_err *e);
 /* Agent i's status is s (as_set_status; with seen, heard from now). */

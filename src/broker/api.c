@@ -658,6 +658,7 @@ h_heartbeat(struct api_ctx *c)
     as_result_init(&res);
     struct as_events ev;
     as_events_init(&ev);
+    char *id = xstrdup(r.agent);
     as_heartbeat(broker_airspace(c->b), broker_now(), &r, &res, &ev);
     bool back = false; /* broker_set_status stores it */
     for (size_t k = 0; k < ev.n; k++)
@@ -665,6 +666,8 @@ h_heartbeat(struct api_ctx *c)
     broker_airspace_events(c->b, &ev);
     as_events_release(&ev);
     as_result_release(&res);
+    i = broker_find_agent(c->b, id); /* a worktree's human came or went */
+    free(id);
     if (!back)
         broker_persist_agent(c->b, (size_t)i);
     api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
@@ -682,10 +685,13 @@ h_exit(struct api_ctx *c)
     as_result_init(&res);
     struct as_events ev;
     as_events_init(&ev);
+    char *id = xstrdup(r.agent);
     as_exit(broker_airspace(c->b), broker_now(), &r, &res, &ev);
     broker_airspace_events(c->b, &ev);
     as_events_release(&ev);
     as_result_release(&res);
+    i = broker_find_agent(c->b, id); /* its worktree's human may have left */
+    free(id);
     api_reply_json(c->req, 200, broker_agent_json(c->b, (size_t)i, false));
 }
 

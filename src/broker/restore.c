@@ -210,9 +210,11 @@ broker_restore(struct broker *b, struct as_err *e)
         agent_sort(&b->ag[i]);
     }
     /* a store of an airspace that did not keep the human of a shared
-     * worktree: it is made again */
+     * worktree: it is made again (an agent that exited keeps its flag
+     * after its worktree is no longer shared) */
     for (size_t i = 0, n = b->nagents; i < n; i++)
-        if (broker_who(b, i)->shared && b->ag[i].worktree) {
+        if (broker_who(b, i)->shared && b->ag[i].worktree &&
+            broker_who(b, i)->status != AS_AGENT_EXITED) {
             struct as_req r = { .worktree = b->ag[i].worktree };
             struct as_result res;
             as_result_init(&res);

@@ -201,7 +201,9 @@ broker_refresh_dirty(struct broker *b)
         broker_emit(b, "workset.changed", b->ag[i].id, d);
         broker_rescore(b, i);
         b->meta[i].dirty_since = 0;
-        if (broker_who(b, i)->shared && b->ag[i].worktree)
+        /* the person there, if any: what the agents there hold is not
+         * theirs (a shared worktree, or one a person came to) */
+        if (!broker_who(b, i)->human_residual && b->ag[i].worktree)
             broker_refresh_residual(b, b->ag[i].worktree);
     }
     if (deferred)

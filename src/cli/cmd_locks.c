@@ -78,7 +78,13 @@ parse(int argc, char **argv, struct lopts *o, const char *names,
     return 0;
 }
 
-/* Without --agent: the agent whose worktree holds the current directory. */
+/*
+ * Without --agent (and outside a client session): the agent of the
+ * worktree that holds the current directory most closely, when a person
+ * may act as it (session_person_agent): never a running session's agent,
+ * whose end would release the lock and which the lock would not keep off;
+ * where only such agents fly, the person at the keyboard there.
+ */
 static char *
 resolve_agent(struct client *cl, const struct lopts *o, const char *cmd)
 {
@@ -87,8 +93,9 @@ resolve_agent(struct client *cl, const struct lopts *o, const char *cmd)
     long status;
     json_t *reply = NULL;
     struct as_err e;
-    char *cwd = realpath(".", NULL), *best = NULL;
+    char *cwd = realpath(".", NULL), *best = NULL, *error = NULL;
     size_t best_len = 0;
+    const char *top = NULL;
     if (cwd && !client_call(cl, api_agents(false), &status, &reply, &e) &&
         status == 200) {
         size_t i;
@@ -99,20 +106,38 @@ resolve_agent(struct client *cl, const struct lopts *o, const char *cmd)
             size_t n = wt ? strlen(wt) : 0;
             if (n && !strncmp(cwd, wt, n) && (cwd[n] == '/' || !cwd[n]) &&
                 n > best_len) {
-                free(best);
-                best = xstrdup(json_string_value(json_object_get(a, "id")));
+                top = wt;
                 best_len = n;
             }
         }
+        bool person = false;
+        const char *me =
+            top ? session_person_agent(
+                      json_object_get(reply, "agents"), top, &person, &error)
+                : NULL;
+        best = me ? xstrdup(me) : NULL;
+        /* only running sessions there: the person at the keyboard */
+        json_t *p = NULL;
+        if (person && !client_call(cl, api_person(top), &status, &p, &e) &&
+            status == 200 && json_string_value(json_object_get(p, "id")))
+            best = xstrdup(json_string_value(json_object_get(p, "id")));
+        else if (person)
+            error = xasprintf("cannot act as the person at '%s': %s", top,
+                p ? client_error_message(p) : e.msg);
+        if (p)
+            json_decref(p);
     }
     if (reply)
         json_decref(reply);
     free(cwd);
-    if (!best)
+    if (error)
+        fprintf(stderr, "airspace %s: %s\n", cmd, error);
+    else if (!best)
         fprintf(stderr,
             "airspace %s: no agent given (--agent or AIRSPACE_AGENT) and "
             "none flies in this directory\n",
             cmd);
+    free(error);
     return best;
 }
 

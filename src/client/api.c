@@ -132,6 +132,13 @@ api_register(json_t *agent)
 }
 
 struct api_req
+api_person(const char *worktree)
+{
+    return api_register(
+        json_pack("{s:s, s:s}", "kind", "human", "worktree", worktree));
+}
+
+struct api_req
 api_exit(const char *id)
 {
     return req("POST", agent_path(id, "exit"), NULL);

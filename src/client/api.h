@@ -58,6 +58,11 @@ struct api_req api_agents(bool files);
  * over. */
 struct api_req api_register(json_t *agent);
 
+/* POST /v1/agents {"kind": "human", "worktree": worktree}: the person at
+ * the keyboard of that worktree (human@<its name>), made unless the
+ * daemon has it. */
+struct api_req api_person(const char *worktree);
+
 /* POST /v1/agents/{id}/exit, /heartbeat */
 struct api_req api_exit(const char *id);
 struct api_req api_heartbeat(const char *id);

@@ -13,11 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "client/session.h"
 #include "util/sockpath.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/hash.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -29,7 +32,10 @@ fnv1a(const char *s)
     return fnv1a_str(FNV1A_INIT, s);
 }
 
-/* Fields of /proc/pid/stat after the command name: state is field 3. */
+/* Fields of /proc/pid/stat after the command name: state is field 3. A
+ * process that has exited and waits to be reaped (state Z, or X) is gone:
+ * -1, as for no process (a client killed under a parent that reaps late
+ * must not keep its session's records as if it ran). */
 static int
 proc_stat(pid_t pid, char comm[64], pid_t *ppid, unsigned long long *start)
 {
@@ -44,7 +50,7 @@ proc_stat(pid_t pid, char comm[64], pid_t *ppid, unsigned long long *start)
     fclose(f);
     buf[len] = '\0';
     char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-    if (!open || !close || close < open)
+    if (!open || !close || close < open || !close[1])
         return -1;
     size_t n = (size_t)(close - open - 1);
     if (comm) {
@@ -55,6 +61,8 @@ proc_stat(pid_t pid, char comm[64], pid_t *ppid, unsigned long long *start)
     }
     /* field 3 is the state; ppid is 4, starttime 22 */
     char *p = close + 2;
+    if (*p == 'Z' || *p == 'X' || *p == 'x')
+        return -1;
     int field = 3;
     long long pp = 0;
     unsigned long long st = 0;
@@ -214,17 +222,45 @@ claim(const char *sdir, const char *name, const char *who)
     return ok;
 }
 
+/* A session's key in the records: "<prefix>-<hash of its id>", the name
+ * of its s- record without "s-". A new string. */
+static char *
+session_key(const char *prefix, uint64_t h)
+{
+    return xasprintf("%s-%016llx", prefix, (unsigned long long)h);
+}
+
+/* The p- record of process pid: its agent (name), the start time of the
+ * process it was written for and the key of the session it was written
+ * for ("" in a record that names none); whether there is one. */
+static bool
+read_process(const char *sdir, long long pid, char name[256],
+    unsigned long long *start, char key[128])
+{
+    char *ppath = xasprintf("%s/p-%lld", sdir, pid);
+    char *buf;
+    size_t len;
+    bool ok = false;
+    key[0] = '\0';
+    if (file_read_max(ppath, 512, false, &buf, &len) == 0) {
+        ok = sscanf(buf, "%255s %llu %127s", name, start, key) >= 2;
+        free(buf);
+    }
+    free(ppath);
+    return ok;
+}
+
 /* The p- record of the client process pid/start, by which the other
- * processes of its session find agent id; not written again when it
- * says so already (a hook runs at every tool call). */
+ * processes of its session (key) find agent id; not written again when
+ * it says so already (a hook runs at every tool call). */
 static void
-record_process(
-    const char *sdir, const char *id, pid_t pid, unsigned long long start)
+record_process(const char *sdir, const char *id, pid_t pid,
+    unsigned long long start, const char *key)
 {
     if (pid <= 1 || !start)
         return;
     char *ppath = xasprintf("%s/p-%lld", sdir, (long long)pid);
-    char *line = xasprintf("%s %llu\n", id, start), *buf;
+    char *line = xasprintf("%s %llu %s\n", id, start, key), *buf;
     size_t len;
     if (file_read_max(ppath, 512, false, &buf, &len)) {
         put(ppath, line);
@@ -237,50 +273,127 @@ record_process(
     free(ppath);
 }
 
-/* Write the records of session spath's agent id run by the client
- * process pid/start (who): the s- record, and the p- record its other
- * processes find it by. */
+/* Write the records of session key's agent id run by the client process
+ * pid/start: the s- record (spath), and the p- record its other processes
+ * find it by. */
 static void
-record_session(const char *sdir, const char *spath, const char *id, pid_t pid,
-    unsigned long long start)
+record_session(const char *sdir, const char *spath, const char *key,
+    const char *id, pid_t pid, unsigned long long start)
 {
     char *line = xasprintf("%s %lld %llu\n", id, (long long)pid, start);
     put(spath, line);
     free(line);
-    record_process(sdir, id, pid, start);
+    record_process(sdir, id, pid, start, key);
 }
 
-/* Remove the p- record of the process pid/start, if it is still that
- * process's (a reused pid may have written its own since). */
+/* Remove the p- record of the process pid/start when it is still that
+ * process's (a reused pid may have written its own since), names agent
+ * name (NULL: any) and was written for session key (or for none: an
+ * older record); another session of the same process may run on it. */
 static void
-forget_process(const char *sdir, long long pid, unsigned long long start)
+forget_process(const char *sdir, long long pid, unsigned long long start,
+    const char *name, const char *key)
 {
-    char *ppath = xasprintf("%s/p-%lld", sdir, pid);
-    char *buf;
-    size_t len;
-    char name[256];
+    char rname[256], rkey[128];
     unsigned long long st;
-    if (file_read_max(ppath, 512, false, &buf, &len) == 0) {
-        if (sscanf(buf, "%255s %llu", name, &st) == 2 && st == start)
-            unlink(ppath);
-        free(buf);
+    if (read_process(sdir, pid, rname, &st, rkey) && st == start &&
+        (!name || !strcmp(rname, name)) && (!rkey[0] || !strcmp(rkey, key))) {
+        char *ppath = xasprintf("%s/p-%lld", sdir, pid);
+        unlink(ppath);
+        free(ppath);
     }
-    free(ppath);
+}
+
+/* Whether process up is an ancestor of process pid (its parent, or its
+ * parent's, ...). */
+static bool
+ancestor(pid_t up, pid_t pid)
+{
+    for (int depth = 0; pid > 1 && depth < SESSION_DEPTH; depth++) {
+        pid_t pp;
+        if (proc_stat(pid, NULL, &pp, NULL))
+            return false;
+        if (pp == up)
+            return true;
+        pid = pp;
+    }
+    return false;
+}
+
+/* Whether the live processes a and b are one client: one runs the other
+ * (a client that runs its hooks, or its MCP server, from a helper
+ * process). Two clients started from one shell or one script share a
+ * process group and a session, so those tell nothing. */
+static bool
+one_client(pid_t a, pid_t b)
+{
+    return a == b || ancestor(a, b) || ancestor(b, a);
+}
+
+/* What session_agent knows of the session it is asked about. */
+struct sess {
+    const char *sdir, *spath, *key, *prefix, *hashed, *root;
+    pid_t pid;
+    unsigned long long start;
+    char who[64]; /* "<pid> <start>" */
+};
+
+/* This client process's agent for session s when its p- record says it
+ * has one (a session met in two client processes), else NULL. */
+static char *
+own_agent(const struct sess *s)
+{
+    char name[256], key[128];
+    unsigned long long st;
+    if (s->pid > 1 && s->start &&
+        read_process(s->sdir, s->pid, name, &st, key) && st == s->start &&
+        !strcmp(key, s->key))
+        return xstrdup(name);
+    return NULL;
+}
+
+/*
+ * Session s runs in this client process while another live client
+ * process, not this one's helper, runs it as agent name (a client that
+ * lets a session be resumed while it runs: Gemini CLI's --resume). They
+ * are two clients, so two agents: this one is the worktree's agent when
+ * it can claim that name, else <prefix>-<hash of the session and the
+ * process>. Only its p- record says so: the s- record stays the other's.
+ */
+static char *
+session_twin(const struct sess *s, const char *name, struct session_seen *seen)
+{
+    char *id = session_worktree_agent(s->root);
+    if (!id || !claim(s->sdir, id, s->who)) {
+        free(id);
+        char *salt = xasprintf("%s %s", s->key, s->who);
+        uint64_t h = fnv1a(salt);
+        free(salt);
+        id = xasprintf(
+            "%s-%08x", s->prefix, (unsigned)(uint32_t)(h ^ (h >> 32)));
+    }
+    record_process(s->sdir, id, s->pid, s->start, s->key);
+    if (seen) {
+        seen->was = xstrdup(name);
+        seen->twin = true;
+    }
+    return id;
 }
 
 /*
  * The recorded id of a session seen before (line: its s- record) for the
- * client process pid/start now running it. A client that crashed and was
- * resumed (same session id, new process) left its name claimed by a dead
+ * client process now running it. A client that crashed and was resumed
+ * (same session id, new process) left its name claimed by a dead
  * process: another session could take it, and two live sessions would
  * then be one agent, each one's end releasing the other's locks. So a
  * session met in a new process claims its name again, or, when another
  * live session holds it now, goes on as its own hashed id; its records
- * name the new process either way.
+ * name the new process either way. A session met while the recorded
+ * process still runs it is the same agent in a helper of that process,
+ * and another agent in any other process (session_twin).
  */
 static char *
-session_again(const char *sdir, const char *spath, const char *line,
-    const char *hashed, pid_t pid, unsigned long long start)
+session_again(const struct sess *s, const char *line, struct session_seen *seen)
 {
     char name[256];
     long long rpid = 0;
@@ -288,63 +401,81 @@ session_again(const char *sdir, const char *spath, const char *line,
     int n = sscanf(line, "%255s %lld %llu", name, &rpid, &rstart);
     if (n < 1)
         return NULL;
-    char *id = xstrdup(name);
-    if (n < 3 || pid <= 1 || !start || ((pid_t)rpid == pid && rstart == start))
-        return id; /* the same process, or nothing to tell by */
-    char who[64], was[64];
-    snprintf(who, sizeof(who), "%lld %llu", (long long)pid, start);
+    if (n < 3 || s->pid <= 1 || !s->start ||
+        ((pid_t)rpid == s->pid && rstart == s->start))
+        return xstrdup(name); /* the same process, or nothing to tell by */
+    char was[64];
     snprintf(was, sizeof(was), "%lld %llu", rpid, rstart);
-    if (alive(was)) {
-        /* another live process of this very session (one client runs
-         * its hooks from a helper process): it is found here too */
-        record_process(sdir, id, pid, start);
+    bool other_live = alive(was);
+    char *id = own_agent(s);
+    if (id) { /* this process has its agent for this session already */
+        if (!other_live)
+            record_session(s->sdir, s->spath, s->key, id, s->pid, s->start);
         return id;
     }
-    if (strcmp(id, hashed) && !claim(sdir, id, who)) {
-        free(id);
-        id = xstrdup(hashed);
+    if (other_live) {
+        if (!one_client((pid_t)rpid, s->pid))
+            return session_twin(s, name, seen);
+        /* a helper process of the client: found here too */
+        record_process(s->sdir, name, s->pid, s->start, s->key);
+        return xstrdup(name);
     }
-    forget_process(sdir, rpid, rstart);
-    record_session(sdir, spath, id, pid, start);
+    id = xstrdup(name);
+    if (strcmp(id, s->hashed) && !claim(s->sdir, id, s->who)) {
+        if (seen)
+            seen->was = xstrdup(id);
+        free(id);
+        id = xstrdup(s->hashed);
+    }
+    forget_process(s->sdir, rpid, rstart, name, s->key);
+    record_session(s->sdir, s->spath, s->key, id, s->pid, s->start);
     return id;
 }
 
 char *
 session_agent(const char *dir, const char *prefix, const char *session_id,
-    const char *root)
+    const char *root, struct session_seen *seen)
 {
     uint64_t h = fnv1a(session_id ? session_id : "");
     uint32_t h32 = (uint32_t)(h ^ (h >> 32));
+    if (seen)
+        memset(seen, 0, sizeof(*seen));
     if (!dir || !session_id || !*session_id)
         return session_id && *session_id
                    ? xasprintf("%s-%08x", prefix, (unsigned)h32)
                    : xasprintf("%s-session", prefix);
     char *sdir = sessions_dir(dir);
-    char *spath =
-        xasprintf("%s/s-%s-%016llx", sdir, prefix, (unsigned long long)h);
+    char *key = session_key(prefix, h);
+    char *spath = xasprintf("%s/s-%s", sdir, key);
     char *hashed = xasprintf("%s-%08x", prefix, (unsigned)h32);
-    unsigned long long start;
-    pid_t pid = session_client_pid(&start);
+    struct sess s = { sdir, spath, key, prefix, hashed, root, 0, 0, "" };
+    s.pid = session_client_pid(&s.start);
+    snprintf(s.who, sizeof(s.who), "%lld %llu", (long long)s.pid, s.start);
     char *buf, *id = NULL;
     size_t len;
     if (file_read_max(spath, 512, false, &buf, &len) == 0) {
-        id = session_again(sdir, spath, buf, hashed, pid, start);
+        id = session_again(&s, buf, seen);
         free(buf);
+    } else {
+        /* its s- record gone (the other process's session ended) while
+         * this process goes on as its own agent of it */
+        id = own_agent(&s);
+        if (id)
+            record_session(sdir, spath, key, id, s.pid, s.start);
     }
     if (!id) {
-        char who[64];
-        snprintf(who, sizeof(who), "%lld %llu", (long long)pid, start);
         char *name = session_worktree_agent(root);
-        if (name && pid > 1 && start && claim(sdir, name, who)) {
+        if (name && s.pid > 1 && s.start && claim(sdir, name, s.who)) {
             id = name;
         } else {
             free(name);
             id = xstrdup(hashed);
         }
-        record_session(sdir, spath, id, pid, start);
+        record_session(sdir, spath, key, id, s.pid, s.start);
     }
     free(hashed);
     free(spath);
+    free(key);
     free(sdir);
     return id;
 }
@@ -426,6 +557,66 @@ session_default_agent(const char *dir)
     return session_lookup(dir);
 }
 
+/* Whether a live client process is recorded as agent's in the airspace
+ * directory dir (its p- record, or a name's claim): a running session's
+ * agent. */
+static bool
+session_live(const char *dir, const char *agent)
+{
+    if (!dir || !agent)
+        return false;
+    char *sdir = xasprintf("%s/sessions", dir);
+    char *a = xasprintf("%s/a-%s", sdir, agent);
+    char *buf;
+    size_t len;
+    bool live = false;
+    if (file_read_max(a, 256, false, &buf, &len) == 0) {
+        live = alive(buf);
+        free(buf);
+    }
+    free(a);
+    DIR *dp = live ? NULL : opendir(sdir);
+    struct dirent *de;
+    while (dp && !live && (de = readdir(dp))) {
+        char name[256], key[128], who[64];
+        unsigned long long st;
+        char *end;
+        if (strncmp(de->d_name, "p-", 2))
+            continue;
+        long long pid = strtoll(de->d_name + 2, &end, 10);
+        if (*end || pid <= 1 || !read_process(sdir, pid, name, &st, key) ||
+            strcmp(name, agent))
+            continue;
+        snprintf(who, sizeof(who), "%lld %llu", pid, st);
+        live = alive(who);
+    }
+    if (dp)
+        closedir(dp);
+    free(sdir);
+    return live;
+}
+
+/* The airspace directory of the repository holding repo (any directory
+ * in it), or NULL. A new string. */
+static char *
+cli_dir(const char *repo)
+{
+    /* the worktree holding repo: the nearest directory with .git */
+    char *top = realpath(repo ? repo : ".", NULL);
+    char *common = NULL;
+    while (top && !common) {
+        common = broker_common_dir_of(top);
+        char *slash = strrchr(top, '/');
+        if (common || !slash || slash == top)
+            break;
+        *slash = '\0';
+    }
+    char *dir = common ? xasprintf("%s/airspace", common) : NULL;
+    free(common);
+    free(top);
+    return dir;
+}
+
 const char *
 session_cli_agent(const char *repo)
 {
@@ -436,23 +627,57 @@ session_cli_agent(const char *repo)
         return env;
     if (!looked) {
         looked = true;
-        /* the worktree holding repo: the nearest directory with .git */
-        char *top = realpath(repo ? repo : ".", NULL);
-        char *common = NULL;
-        while (top && !common) {
-            common = broker_common_dir_of(top);
-            char *slash = strrchr(top, '/');
-            if (common || !slash || slash == top)
-                break;
-            *slash = '\0';
-        }
-        char *dir = common ? xasprintf("%s/airspace", common) : NULL;
+        char *dir = cli_dir(repo);
         agent = session_lookup(dir);
         free(dir);
-        free(common);
-        free(top);
     }
     return agent;
+}
+
+static const char *
+jstr(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+const char *
+session_person_agent(
+    json_t *agents, const char *top, bool *person, char **error)
+{
+    *error = NULL;
+    *person = false;
+    char *dir = cli_dir(top);
+    struct strbuf all = STRBUF_INIT;
+    const char *me = NULL;
+    size_t fly = 0, mine = 0;
+    size_t i;
+    json_t *a;
+    json_array_foreach(agents, i, a)
+    {
+        const char *id = jstr(a, "id"), *st = jstr(a, "status");
+        const char *wt = jstr(a, "worktree"), *client = jstr(a, "client");
+        if (!id || (st && !strcmp(st, "exited")) || !wt ||
+            !file_same_dir(wt, top))
+            continue;
+        bool running = session_live(dir, id);
+        strbuf_addf(&all, "%s%s", fly++ ? ", " : "", id);
+        if (running)
+            strbuf_addf(&all, " (%s, its session runs)", client ? client : "?");
+        else if (client && *client)
+            strbuf_addf(&all, " (%s)", client);
+        if (!running) {
+            me = id;
+            mine++;
+        }
+    }
+    if (mine > 1)
+        *error = xasprintf("several agents fly in '%s': %s; name yours with "
+                           "--agent or AIRSPACE_AGENT",
+            top, all.s);
+    *person = !mine && fly;
+    free(all.s);
+    free(dir);
+    return mine == 1 ? me : NULL;
 }
 
 /* Remove the files of directory sub of dir that drop() says to. */
@@ -536,39 +761,77 @@ session_prune(const char *dir, long long now_s)
            prune_dir(dir, "crew", now_s, drop_crew);
 }
 
-void
+/* Remove the claim of name when process who ("<pid> <start>") holds it
+ * and no other session of that process runs as name (its p- record, key
+ * another session's: a client that started a new session in the same
+ * process, the one before ending late). Returns whether it went, or was
+ * not who's. */
+static bool
+unclaim(const char *sdir, const char *name, long long pid,
+    unsigned long long start, const char *key)
+{
+    char rname[256], rkey[128];
+    unsigned long long st;
+    if (read_process(sdir, pid, rname, &st, rkey) && st == start &&
+        !strcmp(rname, name) && rkey[0] && strcmp(rkey, key))
+        return false; /* the process's other session is name now */
+    char *a = xasprintf("%s/a-%s", sdir, name);
+    char *buf = NULL;
+    size_t len;
+    char expect[64];
+    snprintf(expect, sizeof(expect), "%lld %llu", pid, start);
+    if (file_read_max(a, 256, false, &buf, &len) == 0 && !strcmp(buf, expect))
+        unlink(a);
+    free(buf);
+    free(a);
+    return true;
+}
+
+bool
 session_forget(const char *dir, const char *prefix, const char *session_id)
 {
     if (!dir || !session_id || !*session_id)
-        return;
+        return true;
     uint64_t h = fnv1a(session_id);
     char *sdir = xasprintf("%s/sessions", dir);
-    char *spath =
-        xasprintf("%s/s-%s-%016llx", sdir, prefix, (unsigned long long)h);
+    char *key = session_key(prefix, h);
+    char *spath = xasprintf("%s/s-%s", sdir, key);
+    unsigned long long start;
+    pid_t pid = session_client_pid(&start);
+    bool over = true;
+    /* this process's own agent of the session, when another process runs
+     * it too (session_twin): that agent's records only */
+    char name[256], pkey[128];
+    unsigned long long st;
+    if (pid > 1 && start &&
+        read_process(sdir, (long long)pid, name, &st, pkey) && st == start &&
+        !strcmp(pkey, key)) {
+        unclaim(sdir, name, (long long)pid, start, key);
+        forget_process(sdir, (long long)pid, start, name, key);
+    }
     char *buf;
     size_t len;
+    long long rpid;
+    unsigned long long rstart;
     if (file_read_max(spath, 512, false, &buf, &len) == 0) {
-        char name[256];
-        long long pid;
-        unsigned long long start;
-        if (sscanf(buf, "%255s %lld %llu", name, &pid, &start) == 3) {
-            char *a = xasprintf("%s/a-%s", sdir, name);
-            char *who = NULL;
-            size_t wl;
-            char expect[64];
-            snprintf(expect, sizeof(expect), "%lld %llu", pid, start);
-            if (file_read_max(a, 256, false, &who, &wl) == 0 &&
-                !strcmp(who, expect))
-                unlink(a);
-            free(who);
-            free(a);
-            char *p = xasprintf("%s/p-%lld", sdir, pid);
-            unlink(p);
-            free(p);
+        char who[64];
+        if (sscanf(buf, "%255s %lld %llu", name, &rpid, &rstart) == 3) {
+            snprintf(who, sizeof(who), "%lld %llu", rpid, rstart);
+            /* the session's record is this process's, a helper's, or a
+             * dead one's; another live client's goes on */
+            if (pid <= 1 || !start || !alive(who) ||
+                one_client((pid_t)rpid, pid)) {
+                over = unclaim(sdir, name, rpid, rstart, key);
+                forget_process(sdir, rpid, rstart, name, key);
+                unlink(spath);
+            }
+        } else {
+            unlink(spath);
         }
         free(buf);
-        unlink(spath);
     }
     free(spath);
+    free(key);
     free(sdir);
+    return over;
 }

@@ -7,11 +7,13 @@
  * agent's id and records it under <git-common-dir>/airspace/sessions/:
  *
  *   s-<client>-<hash of the session id>   "<agent> <pid> <start>"
- *   p-<pid>                               "<agent> <start>"
+ *   p-<pid>                               "<agent> <start> <session>"
  *   a-<agent>                             "<pid> <start>"   (a claimed name)
  *
  * <start> is the process's start time (field 22 of /proc/<pid>/stat), so a
- * record of a process that is gone, or of a reused pid, is told apart. The
+ * record of a process that is gone (or has exited and waits to be reaped:
+ * a zombie), or of a reused pid, is told apart; <session> is the key
+ * "<client>-<hash>" of the session the p- record was written for. The
  * id is the name of the worktree's agent when the worktree was made by
  * `airspace agent new` (its branch is airspace/<name>) and no live session
  * holds that name already; otherwise <client prefix>-<8 hex digits of a
@@ -25,6 +27,14 @@
  * claimed; when another live session holds the name by then, it goes on
  * as <client prefix>-<hash>. Its records then name the new process.
  *
+ * A session met while the process its record names still runs it is the
+ * same agent when one process runs the other (a client's helper process);
+ * otherwise it is a second client of the session (one that lets a running
+ * session be resumed), an agent of its own: the worktree's agent when it
+ * can claim that name, else <client prefix>-<hash of the session and the
+ * process>, which only its p- record names. Ending, each forgets its own
+ * records only.
+ *
  * No daemon is involved: the files are written atomically (a name is
  * claimed with O_EXCL) and read without locks.
  */
@@ -34,15 +44,25 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* What session_agent found when a session is not the agent it was. */
+struct session_seen {
+    char *was; /* the agent the session was, a new string; NULL: the same */
+    bool twin; /* was goes on in another client process of the session;
+                  else another session holds the name was now */
+};
+
 /*
  * The agent id of the session session_id of client prefix ("cc", "codex",
  * "gemini") working in worktree root, whose airspace directory is dir:
  * recorded on first sight, then the same on every call. Returns a new
  * string; never NULL (without dir or a session id it records nothing and
- * the id is made from what is known).
+ * the id is made from what is known). *seen (NULL: not wanted) says, at
+ * the call that decided it, that the session is not the agent it was: the
+ * name another live session holds now, or the agent another client process
+ * of the session runs as (free seen->was).
  */
 char *session_agent(const char *dir, const char *prefix, const char *session_id,
-    const char *root);
+    const char *root, struct session_seen *seen);
 
 /*
  * The agent id of the session this process runs in, or NULL: the record
@@ -87,8 +107,34 @@ char *session_claim_worktree(const char *dir, const char *root);
 #define SESSION_KEEP_S (7 * 24 * 3600)
 size_t session_prune(const char *dir, long long now_s);
 
-/* Forget session session_id's records (its session ended). */
-void session_forget(
+/*
+ * Forget session session_id's records (its session ended in the calling
+ * hook's client process): this process's own, and the session's s-
+ * record and name when they are this process's, its helper's or a dead
+ * one's; never a record naming another session (one its client process
+ * runs now) or another client process of the session. Returns whether the
+ * agent's session is over: false when another session of the same
+ * client process runs as that agent now (a client that began a new
+ * session in the same process, the one before ending late).
+ */
+bool session_forget(
     const char *dir, const char *prefix, const char *session_id);
+
+/*
+ * For a command run in worktree top without --agent, AIRSPACE_AGENT or a
+ * client session above it (a person's command): the agent it acts as,
+ * among agents (the array of GET /v1/agents), borrowed: the one agent
+ * flying (not exited) in top that is not a running session's agent
+ * (a live client process is recorded as it: not this command's, or
+ * session_cli_agent would have found it; acting as it, a person's lock would
+ * neither keep that session off nor outlive it). NULL when there is no such
+ * agent: with *error (a new string naming each agent there with its client)
+ * when several are there; with *person when only running sessions' agents fly
+ * there (the person at the keyboard of top is the one to act as: api_person);
+ * with neither when nobody flies there.
+ */
+struct json_t;
+const char *session_person_agent(
+    struct json_t *agents, const char *top, bool *person, char **error);
 
 #endif

@@ -799,12 +799,64 @@ prompt_topics(struct hook *h)
 }
 
 /*
+ * What a session's start says of its own agent, as crew update lines (a
+ * new string, or NULL): that the session is not the agent it was (seen),
+ * and, when it is resumed, the locks its agent holds now: a lock the
+ * conversation took before may have expired, or gone with the name, while
+ * it was away, and the crew update lists only others' locks.
+ */
+static char *
+start_lines(struct hook *h, const struct session_seen *seen)
+{
+    struct strbuf t = STRBUF_INIT;
+    if (seen->was && seen->twin)
+        strbuf_addf(&t,
+            "- this session runs in another client process too, as '%s'; "
+            "this process is an agent of its own, '%s': what '%s' holds "
+            "(locks, changes) is not this agent's\n",
+            seen->was, h->agent, seen->was);
+    else if (seen->was)
+        strbuf_addf(&t,
+            "- this session was '%s' before its client stopped; another "
+            "session has that name now, with what '%s' held (locks, "
+            "changes): this session is '%s' and holds none of it\n",
+            seen->was, seen->was, h->agent);
+    const char *src = json_string_value(json_object_get(h->in, "source"));
+    json_t *locks = h->connected && src && !strcmp(src, "resume")
+                        ? hook_call(h, api_locks(NULL))
+                        : NULL;
+    if (locks) {
+        size_t i, n = 0;
+        json_t *l;
+        json_array_foreach(json_object_get(locks, "locks"), i, l)
+        {
+            const char *who = json_string_value(json_object_get(l, "holder"));
+            if (!who || strcmp(who, h->agent))
+                continue;
+            strbuf_addf(&t, "%s%s", n++ ? ", " : "- you hold now: ",
+                hook_str_or(l, "pattern", "?"));
+        }
+        if (n)
+            strbuf_addf(&t, "\n");
+        else if (seen->was) /* (the line above says why) */
+            strbuf_addf(&t, "- you hold no lock now\n");
+        else
+            strbuf_addf(&t,
+                "- you hold no lock now: a lock taken before this session "
+                "was resumed is gone (it expired, or went while the session "
+                "was away); lock again what you need\n");
+        json_decref(locks);
+    }
+    return t.s;
+}
+
+/*
  * SessionStart, a prompt: the crew update (forced at the start of a
  * session, after a compaction and with unread messages; on a prompt only
  * when it changed) and the prompt's convergence lines.
  */
 static void
-update_crew(struct hook *h, bool forced, bool prompt_ev)
+update_crew(struct hook *h, bool forced, bool prompt_ev, const char *start)
 {
     char *conv = prompt_ev ? prompt_topics(h) : NULL;
     char *crew = h->connected ? crew_status(h) : NULL;
@@ -819,6 +871,13 @@ update_crew(struct hook *h, bool forced, bool prompt_ev)
     if (crew && !crew_due(h, crew, forced || nmsg > 0)) {
         free(crew);
         crew = NULL;
+    }
+    /* what a session start says of the agent itself: not in the hash,
+     * so the next prompt's update is compared with the crew alone */
+    if (start && *start) {
+        char *both = xasprintf("%s%s", crew ? crew : "", start);
+        free(crew);
+        crew = both;
     }
     /* the messages whole, past the line cap, and read only now */
     if (crew && nmsg)
@@ -898,18 +957,21 @@ cmd_hook(int argc, char **argv)
     const char *session =
         json_string_value(json_object_get(h.in, "session_id"));
     const char *named = getenv("AIRSPACE_AGENT");
-    h.agent = named && *named
-                  ? xstrdup(named)
-                  : session_agent(h.dir, prefix_of(h.d), session, h.root);
+    struct session_seen seen = { NULL, false };
+    h.agent = named && *named ? xstrdup(named)
+                              : session_agent(h.dir, prefix_of(h.d), session,
+                                    h.root, &seen);
     const char *ev = h.event ? h.event : "";
     connect_daemon(&h);
     if (!strcmp(ev, "SessionStart")) {
         register_agent(&h);
-        update_crew(&h, true, false);
+        char *start = start_lines(&h, &seen);
+        update_crew(&h, true, false, start);
+        free(start);
     } else if (!strcmp(ev, "UserPromptSubmit") || !strcmp(ev, "BeforeAgent")) {
         /* Gemini's BeforeAgent is its UserPromptSubmit */
         heartbeat(&h);
-        update_crew(&h, false, true);
+        update_crew(&h, false, true, NULL);
     } else if (!strcmp(ev, "PreCompact") || !strcmp(ev, "PreCompress")) {
         /* the update follows the compaction: Claude Code's SessionStart
          * (source "compact") carries it whole; this event takes none */
@@ -943,10 +1005,14 @@ cmd_hook(int argc, char **argv)
         hook_emit(&h, NULL, msgs);
         free(msgs);
     } else if (!strcmp(ev, "SessionEnd")) {
-        json_t *r = hook_call(&h, api_exit(h.agent));
-        if (r)
-            json_decref(r);
-        session_forget(h.dir, prefix_of(h.d), session);
+        /* (its agent goes on when another session of the same client
+         * process runs as it now) */
+        if (session_forget(h.dir, prefix_of(h.d), session) ||
+            (named && *named)) {
+            json_t *r = hook_call(&h, api_exit(h.agent));
+            if (r)
+                json_decref(r);
+        }
         hook_emit(&h, NULL, NULL);
     } else {
         hook_emit(&h, NULL, NULL);
@@ -955,6 +1021,7 @@ cmd_hook(int argc, char **argv)
     free(h.dir);
     json_decref(h.in);
     free(h.agent);
+    free(seen.was);
     free(h.cwd);
     free(h.root);
     return CLI_EXIT_OK;

@@ -182,7 +182,7 @@ session_of(struct mcp_session *s, bool *ours)
     *ours = false;
     const char *cc = getenv("CLAUDE_CODE_SESSION_ID");
     if (!id && dir && cc && *cc) {
-        id = session_agent(dir, "cc", cc, s->toplevel);
+        id = session_agent(dir, "cc", cc, s->toplevel, NULL);
         *ours = true; /* registered below, as the hooks would */
     }
     free(dir);

@@ -115,6 +115,26 @@ post_quiet(struct client *cl, struct api_req r)
         json_decref(reply);
 }
 
+/* The person at the keyboard of worktree top (api_person): a new string,
+ * or NULL with *error. */
+static char *
+person_at(struct client *cl, const char *top, char **error)
+{
+    long status;
+    json_t *reply = NULL;
+    struct as_err e;
+    char *id = NULL;
+    if (!client_call(cl, api_person(top), &status, &reply, &e) &&
+        status == 200 && jstr(reply, "id"))
+        id = xstrdup(jstr(reply, "id"));
+    else
+        *error = xasprintf("cannot act as the person at '%s': %s", top,
+            reply ? client_error_message(reply) : e.msg);
+    if (reply)
+        json_decref(reply);
+    return id;
+}
+
 /*
  * Who commits, and whether the tree is shared: *me (borrowed from agents)
  * and *shared. Returns 0 or an exit code with *error.
@@ -124,6 +144,7 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
     json_t **me, bool *shared, char **error)
 {
     int code = 0;
+    char *person = NULL; /* the person at top, when a person commits */
     *me = NULL;
     *shared = false;
     for (int round = 0; round < 2 && !*me; round++) {
@@ -132,7 +153,7 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
         if (*agents)
             json_decref(*agents);
         if (!(*agents = get_agents(cl, error, &code)))
-            return code;
+            goto out;
         size_t i;
         json_t *a;
         if (want) {
@@ -146,39 +167,39 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
                 *error = xasprintf("unknown agent '%s': the daemon knows no "
                                    "such agent (see airspace agents)",
                     want);
-                return CLI_EXIT_USAGE;
+                code = CLI_EXIT_USAGE;
+                goto out;
             }
             continue;
         }
-        struct strbuf names = STRBUF_INIT;
-        size_t n = 0;
+        /* a person's commit: the one agent there a person acts as, never
+         * a running session's; where only those fly, the person at the
+         * keyboard, there from the next round */
+        bool at_person;
+        const char *id = session_person_agent(*agents, top, &at_person, error);
+        if (*error) {
+            code = CLI_EXIT_USAGE;
+            goto out;
+        }
+        if (at_person && !round) {
+            if (!(person = person_at(cl, top, error))) {
+                code = CLI_EXIT_UNREACHABLE;
+                goto out;
+            }
+            want = person;
+            continue;
+        }
         json_array_foreach(*agents, i, a)
         {
-            if (!flies(a) || !file_same_dir(jstr(a, "worktree"), top))
-                continue;
-            /* its client says which is whose: "main (worktree)" is the
-             * worktree's own agent, the person at it */
-            const char *client = jstr(a, "client");
-            strbuf_addf(&names, "%s%s", n ? ", " : "", jstr(a, "id"));
-            if (client && *client)
-                strbuf_addf(&names, " (%s)", client);
-            *me = a;
-            n++;
+            if (id && jstr(a, "id") && !strcmp(jstr(a, "id"), id))
+                *me = a;
         }
-        if (n > 1) {
-            *error = xasprintf(
-                "several agents fly in '%s': %s; name yours with --agent "
-                "or AIRSPACE_AGENT",
-                top, names.s);
-            free(names.s);
-            return CLI_EXIT_USAGE;
-        }
-        free(names.s);
         if (!*me && round) {
             *error = xasprintf("no agent flies in '%s': name one with "
                                "--agent or AIRSPACE_AGENT",
                 top);
-            return CLI_EXIT_USAGE;
+            code = CLI_EXIT_USAGE;
+            goto out;
         }
     }
     const char *wt = jstr(*me, "worktree");
@@ -186,7 +207,8 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
         *error = xasprintf("agent '%s' flies in '%s', not in this working "
                            "tree '%s': commit from there",
             jstr(*me, "id"), wt, top);
-        return CLI_EXIT_USAGE;
+        code = CLI_EXIT_USAGE;
+        goto out;
     }
     /* the daemon says whether another agent (or the human) flies in its
      * worktree; an agent with no worktree of its own is a guest in this
@@ -200,7 +222,9 @@ find_me(struct client *cl, const char *want, const char *top, json_t **agents,
             file_same_dir(jstr(a, "worktree"), top))
             *shared = true;
     }
-    return 0;
+out:
+    free(person);
+    return code;
 }
 
 /* The files agent me reported (shared tree): the daemon's `reported`

@@ -220,3 +220,42 @@ for c in sys.argv[2].encode():
     h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
 print("%s-%08x" % (sys.argv[1], (h ^ (h >> 32)) & 0xFFFFFFFF))' "$1" "$2"
 }
+
+# A client process that lives on: client_start NAME starts one (python3,
+# not a shell, as the agent clients are; its pid in $TMP/NAME.pid) that
+# runs every command client_run NAME COMMAND gives it through sh -c, as
+# its child, one at a time, as a client runs its hooks and its shell
+# tool's commands; client_run returns when the command is done (up to
+# 20 s). client_stop NAME ends it; client_kill NAME kills it with
+# SIGKILL (a crashed client: no SessionEnd).
+client_start() {
+    mkfifo "$TMP/$1.in"
+    python3 -c 'import signal, subprocess, sys
+signal.alarm(600)  # a test that failed midway leaves none behind for long
+fifo, done = sys.argv[1:3]
+while True:
+    with open(fifo) as f:
+        cmd = f.read()
+    if cmd == "quit":
+        break
+    subprocess.call(["sh", "-c", cmd])
+    open(done, "w").close()' "$TMP/$1.in" "$TMP/$1.done" &
+    echo $! > "$TMP/$1.pid"
+}
+client_run() {
+    rm -f "$TMP/$1.done"
+    printf '%s' "$2" > "$TMP/$1.in"
+    _n=0
+    while [ ! -e "$TMP/$1.done" ] && [ $_n -lt 400 ]; do
+        sleep 0.05
+        _n=$((_n + 1))
+    done
+}
+client_stop() {
+    printf quit > "$TMP/$1.in"
+    wait "$(cat "$TMP/$1.pid")" 2> /dev/null || true
+}
+client_kill() {
+    kill -9 "$(cat "$TMP/$1.pid")"
+    wait "$(cat "$TMP/$1.pid")" 2> /dev/null || true
+}

@@ -99,7 +99,8 @@ EOF
 )
 codex_run b "$R" "$B" -s danger-full-access -- "tidy up"
 # the person is one of the crew once a second session shares the checkout
-HUMAN=$(as agents --json | jq -r '[.agents[] | select(.kind == "human") | .id][0] // empty')
+# (and leaves with B, the checkout A's alone again: the ledger says who)
+HUMAN=$(as log --type agent.discovered --json | jq -r '[.events[] | select(.data.kind == "human") | .agent][0] // empty')
 check "the person at the keyboard is known (${HUMAN:-nobody})" [ -n "$HUMAN" ]
 check "session B: codex exited 0 ($(cat "$CODEX_DIR/b.rc"))" [ "$(cat "$CODEX_DIR/b.rc")" = 0 ]
 check "session B: ... having followed its script" codex_followed b "$B"

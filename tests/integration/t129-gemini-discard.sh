@@ -112,7 +112,8 @@ gemini_run b "$R" "$TMP/b.json" -p "Tidy up the checkout" --approval-mode yolo
 check "session B ran (rc $GEMINI_RC)" [ "$GEMINI_RC" = 0 ]
 check "... its script to the end" \
     [ "$(gemini_main b | jq -s '[.[] | select(.step != null)] | length')" -ge "$(jq '.steps | length' "$TMP/b.json")" ]
-HUMAN=$(as agents --json | jq -r '[.agents[] | select(.kind == "human") | .id][0] // empty')
+# (the ledger: the person leaves with B, the checkout A's alone again)
+HUMAN=$(as log --type agent.discovered --json | jq -r '[.events[] | select(.data.kind == "human") | .agent][0] // empty')
 check "the person at the keyboard is known (${HUMAN:-nobody})" [ -n "$HUMAN" ]
 r=$(result 0)
 check "B's edit of its own file went through ($(printf '%s' "$r" | head -c 200))" \

@@ -6,7 +6,7 @@
 # `airspace commit` by one agent commits exactly its files. A report made
 # by a discovered worktree's agent survives once a registration takes it
 # over; an agent that exits leaves its reports (its changes are the
-# human's), before and after a restart.
+# human's while the tree stays shared), before and after a restart.
 . "$(dirname "$0")/lib.sh"
 
 R="$TMP/repo"
@@ -159,6 +159,9 @@ check "... carol's reported: x.txt" jqt "$TMP/after" \
     '.[] | select(.id == "carol") | .reported == ["x.txt"]'
 
 # ---- bob exits: his changes are the human's, before and after a restart ----
+# (a third agent there: two are left, the tree stays shared; with one left
+# it would be that agent's again, t181)
+api POST /v1/agents "{\"id\":\"erin\",\"client\":\"test\",\"worktree\":\"$R\"}"
 api POST /v1/agents/bob/exit
 check "bob exits ($CODE)" [ "$CODE" = 200 ]
 check "the human has b.txt now ($(files_of "$HUMAN"))" wait_for is_files "$HUMAN" "b.txt c.txt h.txt"

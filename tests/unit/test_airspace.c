@@ -568,22 +568,59 @@ static const struct scenario scenarios[] = {
                 "active human from_worktree human_residual" } } },
     { "a worktree gone: its agents exit; who flies shared", 0,
         { CREW, { JOIN, "ann", 1, "/r/app" }, { JOIN, "ben", 1, "/r/app" },
+            { JOIN, "cy", 1, "/r/app" },
             { FLIES, "ann", 1, .rc = 1, .events = "" },
             { FLIES, "alice", 1, .rc = 0 }, { LOCK, "ann", 2, "a", .want = 1 },
-            { EXIT, "ben", 3 },
-            /* the human still flies there */
+            { EXIT, "ben", 3, .events = "agent.seen agent.status" },
+            /* two left: still shared, the human still flies there */
             { FLIES, "ann", 3, .rc = 1 },
+            { IS, "human@app", 3, "/r/app",
+                "active human from_worktree human_residual" },
+            /* ann exits first: cy is left alone there, the human leaves */
             { WTGONE, NULL, 4, "/r/app/", "pruned",
-                .events = "lock.released_all agent.status agent.status",
+                .events = "lock.released_all agent.status agent.shared "
+                          "agent.gone agent.status",
                 .want = 10 },
             { IS, "ann", 4, "/r/app", "exited registered shared" },
-            { IS, "human@app", 4, "/r/app",
-                "exited human from_worktree human_residual" },
-            { FLIES, "ann", 4, .rc = 1 }, /* a human stays a human */
+            { IS, "cy", 4, "/r/app", "exited registered from_worktree" },
+            { IS, "human@app", 4, .rc = AS_ENOENT },
+            { FLIES, "ann", 4, .rc = 0 },
             { WTGONE, NULL, 5, "/r/app", .events = "", .want = 8 },
             { WTGONE, NULL, 5, .rc = AS_EINVAL, .code = "bad_field",
                 .events = "" },
             { JOIN, "solo", 6, "/r/solo" }, { FLIES, "solo", 6, .rc = 0 } } },
+    { "a worktree shared while two registered agents fly there", 0,
+        { CREW, { JOIN, "ann", 1, "/r/app" }, { JOIN, "ben", 2, "/r/app" },
+            /* ben leaves: ann's alone, everything there hers again; the
+             * human leaves */
+            { EXIT, "ben", 4,
+                .events = "agent.seen agent.status agent.shared agent.gone" },
+            { IS, "ann", 4, "/r/app", "active registered from_worktree" },
+            { IS, "ben", 4, "/r/app", "exited registered shared" },
+            { IS, "human@app", 4, .rc = AS_ENOENT },
+            { FLIES, "ann", 4, .rc = 0 },
+            /* a session after them is the worktree's alone */
+            { JOIN, "ann", 5, "/r/app", .events = "agent.registered" },
+            /* ben back (a heartbeat of the exited agent): shared again */
+            { BEAT, "ben", 6,
+                .events = "agent.seen agent.status agent.shared "
+                          "agent.registered" },
+            { IS, "ann", 6, "/r/app", "active registered shared" },
+            /* the person's lock keeps the human when ben leaves again */
+            { LOCK, "human@app", 7, "h", .want = 1 },
+            { EXIT, "ben", 8,
+                .events = "agent.seen agent.status agent.shared" },
+            { IS, "human@app", 8, "/r/app",
+                "active human from_worktree human_residual" },
+            /* a third comes and goes: shared, then ann's again */
+            { JOIN, "cy", 9, "/r/app",
+                .events = "agent.shared agent.shared agent.registered" },
+            { FORGET, "cy", 10, .events = "agent.gone agent.shared" },
+            { IS, "ann", 10, "/r/app", "active registered from_worktree" },
+            /* ann goes too, the lock released: the human leaves */
+            { REL, "human@app", 11, "h", .n = 1, .events = "lock.released" },
+            { FORGET, "ann", 12, .events = "agent.gone agent.gone" },
+            { IS, "human@app", 12, .rc = AS_ENOENT } } },
     { "peers, contact and status", 0,
         { CREW,
             { PEER, "zed@abc", 1, .b = "codex", .events = "agent.registered",
