@@ -259,3 +259,16 @@ client_kill() {
     kill -9 "$(cat "$TMP/$1.pid")"
     wait "$(cat "$TMP/$1.pid")" 2> /dev/null || true
 }
+
+# fleet_tmux NAME: a fleet test's own tmux server (SKIP without tmux), also
+# when the tests run inside tmux, and MARK, a marker unique to this run of
+# test NAME.
+fleet_tmux() {
+    if ! command -v tmux > /dev/null; then
+        echo "SKIP: no tmux"
+        exit 0
+    fi
+    unset TMUX
+    export TMUX_TMPDIR="$TMP"
+    MARK="$1mark$$"
+}

@@ -7,9 +7,7 @@
 # again, their lanes with them. Once the file is right, `up` starts.
 . "$(dirname "$0")/lib.sh"
 
-unset TMUX # a private tmux server, also when the tests run inside tmux
-export TMUX_TMPDIR="$TMP"
-MARK="t132mark$$"
+fleet_tmux t132
 R="$TMP/repo"
 W="$TMP/repo.airspace"
 base_repo "$R"

@@ -11,13 +11,7 @@
 # record each process's start time and the boot.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v tmux > /dev/null; then
-    echo "SKIP: no tmux"
-    exit 0
-fi
-unset TMUX # a private tmux server, also when the tests run inside tmux
-export TMUX_TMPDIR="$TMP"
-MARK="t170mark$$"
+fleet_tmux t170
 R="$TMP/repo"
 base_repo "$R"
 mkdir -p .airspace

@@ -11,13 +11,7 @@
 # test's own runs on.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v tmux > /dev/null; then
-    echo "SKIP: no tmux"
-    exit 0
-fi
-unset TMUX # a private tmux server, also when the tests run inside tmux
-export TMUX_TMPDIR="$TMP"
-MARK="t171mark$$"
+fleet_tmux t171
 R="$TMP/repo"
 base_repo "$R"
 mkdir -p bin .airspace

@@ -6,13 +6,7 @@
 # and a long lane does not push the ADVISORIES column out of line.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v tmux > /dev/null; then
-    echo "SKIP: no tmux"
-    exit 0
-fi
-unset TMUX # a private tmux server, also when the tests run inside tmux
-export TMUX_TMPDIR="$TMP"
-MARK="t173mark$$"
+fleet_tmux t173
 R="$TMP/repo"
 base_repo "$R"
 mkdir -p src/a src/c

@@ -6,13 +6,7 @@
 # command line (no process shows the value), and `fleet down` removes it.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v tmux > /dev/null; then
-    echo "SKIP: no tmux"
-    exit 0
-fi
-unset TMUX # a private tmux server, also when the tests run inside tmux
-export TMUX_TMPDIR="$TMP"
-MARK="t174mark$$"
+fleet_tmux t174
 R="$TMP/repo"
 base_repo "$R"
 mkdir -p .airspace

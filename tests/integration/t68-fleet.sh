@@ -11,13 +11,7 @@
 # setup that failed runs again on the next up, until it succeeded.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v tmux > /dev/null; then
-    echo "SKIP: no tmux"
-    exit 0
-fi
-unset TMUX # a private tmux server, also when the tests run inside tmux
-export TMUX_TMPDIR="$TMP"
-MARK="t68mark$$"
+fleet_tmux t68
 R="$TMP/repo"
 base_repo "$R"
 mkdir -p src/net src/crash bin
