@@ -1081,6 +1081,9 @@ broker_forget_agent(
     char *id = xstrdup(b->ag[i].id);
     char *wt =
         who->shared && b->ag[i].worktree ? xstrdup(b->ag[i].worktree) : NULL;
+    /* a worktree it flew in alone: found again now, as a discovered
+     * agent, rather than nobody's until the next periodic rescan */
+    bool alone = !who->shared && b->ag[i].worktree;
     json_t *d = broker_agent_json(b, i, false);
     json_object_set_new(d, "reason", json_string(why));
     struct as_err e;
@@ -1097,6 +1100,8 @@ broker_forget_agent(
     broker_log(b, "agent %s is gone (%s)", id, why);
     if (wt)
         broker_refresh_residual(b, wt);
+    if (alone && broker_refresh_git(b, &e))
+        broker_log(b, "after %s: %s", id, e.msg);
     free(wt);
     free(id);
 }
