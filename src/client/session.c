@@ -420,6 +420,18 @@ session_again(const struct sess *s, const char *line, struct session_seen *seen)
         record_process(s->sdir, name, s->pid, s->start, s->key);
         return xstrdup(name);
     }
+    if (s->root && strcmp(name, s->hashed)) {
+        /* a worktree's name is that worktree's: a session resumed in
+         * another worktree is not its agent there (its edits would be
+         * filed under it), but this one's, or its own hashed id */
+        char *here = session_worktree_agent(s->root);
+        bool moved = !here || strcmp(here, name);
+        free(here);
+        if (moved) {
+            forget_process(s->sdir, rpid, rstart, name, s->key);
+            return NULL;
+        }
+    }
     id = xstrdup(name);
     if (strcmp(id, s->hashed) && !claim(s->sdir, id, s->who)) {
         if (seen)
