@@ -25,6 +25,7 @@
 #include "client/api.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/glob.h"
 #include "util/hash.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -1088,6 +1089,64 @@ approach(struct hook *h, json_t *agents, json_t *advs, const char *rel,
     }
 }
 
+/* The first lane of agent a (its `lanes`; "@name" lanes are names, no
+ * paths) that covers path, or NULL. */
+static const char *
+lane_of(json_t *a, const char *path)
+{
+    size_t k;
+    json_t *l;
+    json_array_foreach(json_object_get(a, "lanes"), k, l)
+    {
+        const char *g = json_string_value(l);
+        if (g && !(g[0] == '@' && g[1]) && glob_match(g, path))
+            return g;
+    }
+    return NULL;
+}
+
+/*
+ * Warn before an edit in another agent's lane (docs/fleet.md): its owner
+ * holds its files over this agent, and `airspace land` refuses what an
+ * agent changed outside its own lanes, so the model is told before the
+ * first such edit of a file (held once, as an approach is) rather than
+ * through a conflict after it. Nothing when one of this agent's own lanes
+ * covers the path too. agents is GET /v1/agents?files=1.
+ */
+static void
+lane_approach(struct hook *h, json_t *agents, const char *rel,
+    struct strbuf *ctx, bool *hold)
+{
+    size_t i;
+    json_t *a;
+    json_t *me = NULL;
+    json_array_foreach(json_object_get(agents, "agents"), i, a)
+    {
+        if (!strcmp(hook_str_or(a, "id", ""), h->agent))
+            me = a;
+    }
+    if (me && lane_of(me, rel))
+        return;
+    json_array_foreach(json_object_get(agents, "agents"), i, a)
+    {
+        const char *id = hook_str_or(a, "id", "");
+        const char *lane = a != me ? lane_of(a, rel) : NULL;
+        if (!lane)
+            continue;
+        strbuf_addf(ctx,
+            "airspace: %s is in '%s''s lane (%s), not yours: '%s' holds "
+            "its files over you, and `airspace land` refuses what you "
+            "change outside your lanes. Leave it to '%s', or message them "
+            "(airspace msg %s ...).\n",
+            rel, id, lane, id, id, id);
+        json_int_t since =
+            json_integer_value(json_object_get(a, "registeredAt"));
+        if (!done_lately(h, "lane", id, since, rel))
+            *hold = true;
+        return;
+    }
+}
+
 void
 hook_pre_tool(struct hook *h)
 {
@@ -1111,6 +1170,7 @@ hook_pre_tool(struct hook *h)
             if (!agents)
                 agents = hook_call(h, api_agents(true));
             approach(h, agents, advs, paths[k], &ctx, &hold);
+            lane_approach(h, agents, paths[k], &ctx, &hold);
         }
         if (!deny)
             snapshot(h, paths[k]); /* for the exact span afterwards */
