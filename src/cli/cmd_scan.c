@@ -281,7 +281,10 @@ agents_from_git(struct scan_report *r, struct repo *repo,
             checked_out = wts[j].branch && !strcmp(wts[j].branch, branches[i]);
         if (checked_out)
             continue;
-        char *id = gitview_unique_id(r->agents, r->nagents, branches[i]);
+        /* named as the daemon and `agent new` name it: airspace/NAME is
+         * NAME */
+        char *id = gitview_unique_id(r->agents, r->nagents,
+            worktree_agent_name(branches[i], branches[i]));
         struct agent *a = &r->agents[r->nagents];
         agent_init(a, id);
         free(id);

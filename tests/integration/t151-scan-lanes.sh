@@ -39,6 +39,12 @@ check "alice and bob: a resolution ($(pair "$TMP/scan.json"))" sh -c 'case "$1" 
 check "alice, the owner of the lane, holds over bob's commits" [ "$(pair "$TMP/scan.json")" = "resolution alice bob" ]
 check "the guidance tells bob the files are in alice's lane" jqt "$TMP/scan.json" \
     '.pairs[] | select([.a, .b] | sort == ["alice", "bob"]) | .evidence.guidance | test("in its lane .src/alice.")'
+# a branch with no worktree flies under --branches as NAME, not
+# airspace/NAME, as the daemon and `agent new` name it
+git branch -q airspace/carol
+as scan --json --branches > "$TMP/scan3.json"
+check "--branches: airspace/carol flies as carol" jqt "$TMP/scan3.json" \
+    '[.agents[].id] | index("carol") != null and index("airspace/carol") == null'
 # without lanes, the commits decide, as before
 mv .airspace/fleet "$TMP/fleet"
 as scan --json > "$TMP/scan2.json"
