@@ -1134,7 +1134,7 @@ lane_approach(struct hook *h, json_t *agents, const char *rel,
         if (!lane)
             continue;
         strbuf_addf(ctx,
-            "airspace: %s is in '%s''s lane (%s), not yours: '%s' holds "
+            "airspace: %s is in the lane of '%s' (%s), not yours: '%s' holds "
             "its files over you, and `airspace land` refuses what you "
             "change outside your lanes. Leave it to '%s', or message them "
             "(airspace msg %s ...).\n",

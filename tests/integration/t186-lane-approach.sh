@@ -32,9 +32,9 @@ edit() { # edit FILE: bob's PreToolUse of an Edit of FILE: "decision|reason|cont
         jq -rs '.[0].hookSpecificOutput | (.permissionDecision // "none") + "|" + (.permissionDecisionReason // "") + "|" + (.additionalContext // "")'
 }
 d=$(edit src/alice/a.c)
-check "bob's first edit in alice's lane is held ($d)" sh -c 'case "$1" in "deny|"*"in '"'"'alice'"'"''"'"'s lane (src/alice)"*"repeat it"*) true;; *) false;; esac' x "$d"
+check "bob's first edit in alice's lane is held ($d)" sh -c 'case "$1" in "deny|"*"in the lane of '"'"'alice'"'"' (src/alice)"*"repeat it"*) true;; *) false;; esac' x "$d"
 d=$(edit src/alice/a.c)
-check "repeated, it goes through with the warning as context ($d)" sh -c 'case "$1" in "none||"*"lane (src/alice)"*) true;; *) false;; esac' x "$d"
+check "repeated, it goes through with the warning as context ($d)" sh -c 'case "$1" in "none||"*"the lane of '"'"'alice'"'"' (src/alice)"*) true;; *) false;; esac' x "$d"
 check "his own file: nothing said ($(edit src/bob/b.c))" [ "$(edit src/bob/b.c)" = "none||" ]
 # a lane of his own too: no warning
 api POST /v1/agents "{\"id\":\"bob\",\"client\":\"claude-code\",\"worktree\":\"$WB\",\"lanes\":[\"src/bob\",\"src/shared.c\"]}"
