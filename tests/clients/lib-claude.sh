@@ -53,3 +53,23 @@ jt() {
 result() {
     ms_new_after "$1" "$2" | jq -c '[.[] | .content? | arrays | .[] | select(.type == "tool_result")] | .[0] // {}'
 }
+
+# claude_project DIR: the repository DIR (made and committed by the test)
+# set up as a user does for Claude Code: `airspace init --claude-code`, its
+# shared settings committed (the local ones stay on this machine), a
+# daemon ticking every 100 ms with no periodic rescan for a minute,
+# started, and stopped at the end of the test; the user trusted DIR once
+# (a worktree counts as its main one). Moves into DIR.
+claude_project() {
+    cd "$1"
+    as init --claude-code > "$TMP/init.out"
+    git add .claude/settings.json .mcp.json
+    git commit -qm "airspace for Claude Code"
+    printf '[daemon]\n\ttick-ms = 100\n\trescan-ms = 60000\n' > .git/airspace/config
+    as status > "$TMP/status.out"
+    CP_DIR=$1
+    trap 'as stop --repo "$CP_DIR" > /dev/null 2>&1 || true
+        [ -z "${AIRSPACE_KEEP:-}" ] || cp -a "$TMP/." "$AIRSPACE_KEEP/"
+        rm -rf "$TMP"' EXIT
+    jq -n --arg r "$1" '{projects: {($r): {hasTrustDialogAccepted: true}}}' > "$HOME/.claude.json"
+}

@@ -33,20 +33,9 @@ printf 'one\ntwo\nthree\n' > "$R/src/sub/f.txt"
 printf 'free\n' > "$R/src/sub/g.txt"
 git -C "$R" add -A
 git -C "$R" commit -qm base
-cd "$R"
-as init --claude-code > "$TMP/init.out"
-# the shared settings are committed; the local ones stay on this machine
-git add .claude/settings.json .mcp.json
-git commit -qm "airspace for Claude Code"
-printf '[daemon]\n\ttick-ms = 100\n\trescan-ms = 60000\n' > .git/airspace/config
-as status > "$TMP/status.out"
-trap 'as stop --repo "$R" > /dev/null 2>&1 || true
-    [ -z "${AIRSPACE_KEEP:-}" ] || cp -a "$TMP/." "$AIRSPACE_KEEP/"
-    rm -rf "$TMP"' EXIT
+claude_project "$R"
 for a in alice bob; do as agent new $a > /dev/null 2>&1; done
 WA="$R.airspace/alice" WB="$R.airspace/bob"
-# the user trusted the repository once (a worktree counts as its main one)
-jq -n --arg r "$R" '{projects: {($r): {hasTrustDialogAccepted: true}}}' > "$HOME/.claude.json"
 check "init wrote the hooks where a session below the top finds them" jqt "$R/.claude/settings.local.json" \
     "[.hooks[][] | .hooks[].command] | length == 7 and all(. == \"$HOOKCMD\")"
 

@@ -16,19 +16,10 @@ printf 'int a;\n' > "$R/src/alice/a.c"
 printf 'int b;\n' > "$R/src/bob/b.c"
 git -C "$R" add -A
 git -C "$R" commit -qm base
-cd "$R"
-as init --claude-code > "$TMP/init.out"
-git add .claude/settings.json .mcp.json
-git commit -qm "airspace for Claude Code"
-printf '[daemon]\n\ttick-ms = 100\n\trescan-ms = 60000\n' > .git/airspace/config
-as status > "$TMP/status.out"
-trap 'as stop --repo "$R" > /dev/null 2>&1 || true
-    [ -z "${AIRSPACE_KEEP:-}" ] || cp -a "$TMP/." "$AIRSPACE_KEEP/"
-    rm -rf "$TMP"' EXIT
+claude_project "$R"
 for a in alice bob; do as agent new $a > /dev/null 2>&1; done
 WA="$R.airspace/alice" WB="$R.airspace/bob"
 as api POST /v1/agents "{\"id\":\"alice\",\"client\":\"claude-code\",\"worktree\":\"$WA\",\"lanes\":[\"src/alice\"]}" > /dev/null
-jq -n --arg r "$R" '{projects: {($r): {hasTrustDialogAccepted: true}}}' > "$HOME/.claude.json"
 
 jq -n --arg f "$WB/src/alice/a.c" '{steps: [
     {tool: "Read", input: {file_path: $f}},
