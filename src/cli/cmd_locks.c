@@ -17,6 +17,7 @@
 #include "cli/dcli.h"
 #include "cli/event_text.h"
 #include "cli/opts.h"
+#include "util/path.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -104,8 +105,7 @@ resolve_agent(struct client *cl, const struct lopts *o, const char *cmd)
         {
             const char *wt = json_string_value(json_object_get(a, "worktree"));
             size_t n = wt ? strlen(wt) : 0;
-            if (n && !strncmp(cwd, wt, n) && (cwd[n] == '/' || !cwd[n]) &&
-                n > best_len) {
+            if (n && path_within(cwd, wt) && n > best_len) {
                 top = wt;
                 best_len = n;
             }

@@ -189,8 +189,7 @@ call_dir(struct hook *h)
 static bool
 spec_covers(const char *pre, const char *p)
 {
-    size_t l = strlen(pre);
-    return !l || (!strncmp(p, pre, l) && (!p[l] || p[l] == '/')) ||
+    return !*pre || path_within(p, pre) ||
            (strpbrk(pre, "*?[") && fnmatch(pre, p, 0) == 0);
 }
 
@@ -328,14 +327,6 @@ plain_path(const char *rdir, const char *spec)
     return real;
 }
 
-/* Whether the absolute path p is dir or below it (dir "/" holds all). */
-static bool
-path_under(const char *p, const char *dir)
-{
-    size_t l = strlen(dir);
-    return !strncmp(p, dir, l) && (!p[l] || p[l] == '/' || l == 1);
-}
-
 /*
  * The prefixes (pathspecs of spec_covers) of agent worktree w that the
  * discard d takes, into pre (*npre of them, new strings). A git command's
@@ -353,9 +344,9 @@ discard_prefixes(struct hook *h, const struct hook_discard *d, const char *rdir,
     if (d->plain) {
         for (size_t s = 0; s < d->nspec; s++) {
             char *abs = plain_path(rdir, d->spec[s]), *p = NULL;
-            if (abs && path_under(w, abs)) {
+            if (abs && path_within(w, abs)) {
                 p = xstrdup(""); /* the whole worktree goes */
-            } else if (abs && path_under(abs, w) &&
+            } else if (abs && path_within(abs, w) &&
                        path_normalize(abs, w, &p)) {
                 free(p);
                 p = NULL;
@@ -430,7 +421,7 @@ discard_victims(struct hook *h, const struct hook_discard *d, json_t *agents,
     {
         wts[i] = agent_worktree(a);
         size_t l = wts[i] ? strlen(wts[i]) : 0;
-        if (l && path_under(rdir, wts[i]) && (!wt || l > strlen(wt)))
+        if (l && path_within(rdir, wts[i]) && (!wt || l > strlen(wt)))
             wt = wts[i];
     }
     char *reldir = NULL;

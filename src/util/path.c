@@ -117,3 +117,12 @@ path_dirlen(const char *norm)
     const char *s = strrchr(norm, '/');
     return s ? (size_t)(s - norm) : 0;
 }
+
+bool
+path_within(const char *p, const char *dir)
+{
+    size_t l = strlen(dir);
+    if (!strcmp(dir, "/"))
+        return p[0] == '/';
+    return !strncmp(p, dir, l) && (!p[l] || p[l] == '/');
+}

@@ -9,6 +9,7 @@
 #ifndef AIRSPACE_UTIL_PATH_H
 #define AIRSPACE_UTIL_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -28,6 +29,10 @@ size_t path_depth(const char *norm);
  * Returns AS_EINVAL if rel climbs above the root.
  */
 int path_join(const char *dir, const char *rel, char **out);
+
+/* Whether path p is dir or lies below it, as strings: "a/b" is within "a"
+ * and "a/b", not "a/bc"; every absolute path is within "/". */
+bool path_within(const char *p, const char *dir);
 
 /* Length of the directory part of a normalised path ("a/b/c" -> 3, "c" -> 0).
  */
