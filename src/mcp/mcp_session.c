@@ -197,6 +197,24 @@ session_of(struct mcp_session *s, bool *ours)
 static int
 mcp_session_agent(struct mcp_session *s, struct as_err *e)
 {
+    if (s->agent && s->follows) {
+        /* Codex's and Gemini CLI's /resume go on as another session in
+         * the same process, with no hook: its records say so at the
+         * next hook, and this server follows them */
+        if (!s->sdir)
+            s->sdir = airspace_dir(s);
+        char *now = session_lookup(s->sdir);
+        if (now && strcmp(now, s->agent)) {
+            free(s->agent);
+            s->agent = now;
+            now = NULL;
+            s->registered = false; /* the session's hooks registered it */
+            if (s->tokens)         /* the locks taken here were the other's */
+                json_decref(s->tokens);
+            s->tokens = NULL;
+        }
+        free(now);
+    }
     if (s->agent)
         return 0;
     int rc = connect_daemon(s, e);
@@ -204,6 +222,8 @@ mcp_session_agent(struct mcp_session *s, struct as_err *e)
         return rc;
     bool ours;
     char *sid = session_of(s, &ours);
+    if (sid) /* the session's agent, as its records say from now on */
+        s->follows = true;
     if (sid && !ours) {
         s->agent = sid; /* the session's hooks registered it */
         return 0;
@@ -263,6 +283,7 @@ mcp_session_release(struct mcp_session *s)
     free(s->agent);
     free(s->client_name);
     free(s->toplevel);
+    free(s->sdir);
     memset(s, 0, sizeof(*s));
 }
 

@@ -28,8 +28,12 @@ struct mcp_session {
     bool connected;
     char *agent;       /* this session's agent id, or NULL until known */
     bool registered;   /* agent was created here: it exits at the end */
+    bool follows;      /* agent is the client session's, read again from its
+                          records at every call (the client may go on as
+                          another session in the same process) */
     char *client_name; /* clientInfo.name, for registration */
     char *toplevel;    /* git toplevel of the current directory */
+    char *sdir;        /* its airspace directory, once follows is set */
     bool structured;   /* add structuredContent (2025-06-18 and later) */
     json_t *tokens;    /* pattern as given -> fencing token of its grant here,
                           sent with its release; NULL until the first */

@@ -227,7 +227,9 @@ print("%s-%08x" % (sys.argv[1], (h ^ (h >> 32)) & 0xFFFFFFFF))' "$1" "$2"
 # its child, one at a time, as a client runs its hooks and its shell
 # tool's commands; client_run returns when the command is done (up to
 # 20 s). client_stop NAME ends it; client_kill NAME kills it with
-# SIGKILL (a crashed client: no SessionEnd).
+# SIGKILL (a crashed client: no SessionEnd). client_spawn NAME COMMAND
+# starts COMMAND as its child and returns at once (a client's MCP server,
+# which lives as long as the client).
 client_start() {
     mkfifo "$TMP/$1.in"
     python3 -c 'import signal, subprocess, sys
@@ -238,7 +240,10 @@ while True:
         cmd = f.read()
     if cmd == "quit":
         break
-    subprocess.call(["sh", "-c", cmd])
+    if cmd.startswith("&"):
+        subprocess.Popen(["sh", "-c", cmd[1:]])
+    else:
+        subprocess.call(["sh", "-c", cmd])
     open(done, "w").close()' "$TMP/$1.in" "$TMP/$1.done" &
     echo $! > "$TMP/$1.pid"
 }
@@ -251,6 +256,9 @@ client_run() {
         _n=$((_n + 1))
     done
 }
+client_spawn() {
+    client_run "$1" "&$2"
+}
 client_stop() {
     printf quit > "$TMP/$1.in"
     wait "$(cat "$TMP/$1.pid")" 2> /dev/null || true
@@ -258,6 +266,25 @@ client_stop() {
 client_kill() {
     kill -9 "$(cat "$TMP/$1.pid")"
     wait "$(cat "$TMP/$1.pid")" 2> /dev/null || true
+}
+
+# An MCP server fed line by line: the test writes requests to fd 3 and the
+# server answers into $TMP/out. mcp_send ID TOOL ARGS-JSON sends a
+# tools/call and waits for its answer (in $TMP/r-ID); mcp_text ID is the
+# answer's text.
+mcp_send() {
+    printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' \
+        "$1" "$2" "$3" >&3
+    _n=0
+    # (jq -e is true on no input: the answer is there when r-ID is not empty)
+    until { jq -c "select(.id == $1)" "$TMP/out" > "$TMP/r-$1" 2> /dev/null && [ -s "$TMP/r-$1" ]; } ||
+        [ $_n -gt 400 ]; do
+        sleep 0.05
+        _n=$((_n + 1))
+    done
+}
+mcp_text() {
+    jq -r '.result.content[0].text // .error.message' "$TMP/r-$1"
 }
 
 # fleet_tmux NAME: a fleet test's own tmux server (SKIP without tmux), also

@@ -28,27 +28,13 @@ mkfifo "$TMP/in"
     "$AIRSPACE_BIN" mcp < "$TMP/in" > "$TMP/out" 2> "$TMP/mcp.err") &
 MPID=$!
 exec 3> "$TMP/in"
-send() { # send ID TOOL ARGS-JSON: a tools/call, and wait for its answer (in $TMP/r-ID)
-    printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' \
-        "$1" "$2" "$3" >&3
-    n=0
-    # (jq -e is true on no input: the answer is there when r-ID is not empty)
-    until { jq -c "select(.id == $1)" "$TMP/out" > "$TMP/r-$1" 2> /dev/null && [ -s "$TMP/r-$1" ]; } ||
-        [ $n -gt 400 ]; do
-        sleep 0.05
-        n=$((n + 1))
-    done
-}
-text() { # text ID: the answer's text
-    jq -r '.result.content[0].text // .error.message' "$TMP/r-$1"
-}
 printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"gemini-cli","version":"1"}}}' \
     '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&3
 
-send 2 status '{}'
-check "the session in carol's worktree is carol ($(text 2 | head -n 1))" \
+mcp_send 2 status '{}'
+check "the session in carol's worktree is carol ($(mcp_text 2 | head -n 1))" \
     sh -c "jq -r '.result.content[0].text' '$TMP/r-2' | grep -q '^airspace crew update for carol:'"
-send 3 lock '{"patterns":["src/mine.c"]}'
+mcp_send 3 lock '{"patterns":["src/mine.c"]}'
 check "its lock is carol's" sh -c "'$AIRSPACE_BIN' locks --json | jq -e '.locks[] | select(.pattern == \"src/mine.c\") | .holder == \"carol\"' > /dev/null"
 as agents --json > "$TMP/agents.json"
 check "no agent named after the client" jqt "$TMP/agents.json" '[.agents[] | select(.id == "gemini-cli")] | length == 0'
@@ -56,8 +42,8 @@ check "no agent named after the client" jqt "$TMP/agents.json" '[.agents[] | sel
 # the daemon stops; the next call starts it again and sees bob's lock
 as stop > /dev/null 2>&1
 wait $DPID 2> /dev/null || true
-send 4 near '{"path":"src/held.c"}'
-check "near after the daemon stopped: answered by a new daemon ($(text 4 | tr '\n' ' '))" \
+mcp_send 4 near '{"path":"src/held.c"}'
+check "near after the daemon stopped: answered by a new daemon ($(mcp_text 4 | tr '\n' ' '))" \
     sh -c "jq -e '.result.isError != true' '$TMP/r-4' > /dev/null && jq -r '.result.content[0].text' '$TMP/r-4' | grep -q 'bob'"
 check "... which is running" curl -sf --unix-socket "$SOCK" http://a/v1/status -o /dev/null
 
@@ -66,8 +52,8 @@ as stop > /dev/null 2>&1
 n=0
 while [ -S "$SOCK" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 printf '[daemon]\n\tstale-ms = soon\n' > "$R/.git/airspace/config"
-send 5 near '{"path":"src/held.c"}'
-check "near with no daemon is a tool error ($(text 5 | tr '\n' ' '))" \
+mcp_send 5 near '{"path":"src/held.c"}'
+check "near with no daemon is a tool error ($(mcp_text 5 | tr '\n' ' '))" \
     sh -c "jq -e '.result.isError == true' '$TMP/r-5' > /dev/null && ! jq -r '.result.content[0].text' '$TMP/r-5' | grep -q clear"
 rm -f "$R/.git/airspace/config"
 
