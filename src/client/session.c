@@ -799,6 +799,33 @@ unclaim(const char *sdir, const char *name, long long pid,
     return true;
 }
 
+char *
+session_known(const char *dir, const char *prefix, const char *session_id)
+{
+    if (!dir || !session_id || !*session_id)
+        return NULL;
+    char *sdir = xasprintf("%s/sessions", dir);
+    char *key = session_key(prefix, fnv1a(session_id));
+    unsigned long long start, st;
+    pid_t pid = session_client_pid(&start);
+    char name[256], pkey[128], *id = NULL;
+    if (pid > 1 && start &&
+        read_process(sdir, (long long)pid, name, &st, pkey) && st == start &&
+        !strcmp(pkey, key))
+        id = xstrdup(name); /* this process's agent of the session */
+    char *spath = xasprintf("%s/s-%s", sdir, key), *buf;
+    size_t len;
+    if (!id && file_read_max(spath, 512, false, &buf, &len) == 0) {
+        if (sscanf(buf, "%255s", name) == 1)
+            id = xstrdup(name);
+        free(buf);
+    }
+    free(spath);
+    free(key);
+    free(sdir);
+    return id;
+}
+
 bool
 session_forget(const char *dir, const char *prefix, const char *session_id)
 {

@@ -108,6 +108,16 @@ char *session_claim_worktree(const char *dir, const char *root);
 size_t session_prune(const char *dir, long long now_s);
 
 /*
+ * The agent session_id of client prefix runs as in the calling hook's
+ * client process, as its records name it, or NULL: recorded nowhere (a
+ * session that ended already, or was never seen). Writes nothing: a
+ * session's end must not record it again (session_agent would, and
+ * could take the records of the session its process runs now).
+ */
+char *session_known(
+    const char *dir, const char *prefix, const char *session_id);
+
+/*
  * Forget session session_id's records (its session ended in the calling
  * hook's client process): this process's own, and the session's s-
  * record and name when they are this process's, its helper's or a dead

@@ -958,10 +958,13 @@ cmd_hook(int argc, char **argv)
         json_string_value(json_object_get(h.in, "session_id"));
     const char *named = getenv("AIRSPACE_AGENT");
     struct session_seen seen = { NULL, false };
-    h.agent = named && *named ? xstrdup(named)
-                              : session_agent(h.dir, prefix_of(h.d), session,
-                                    h.root, &seen);
     const char *ev = h.event ? h.event : "";
+    if (named && *named)
+        h.agent = xstrdup(named);
+    else if (!strcmp(ev, "SessionEnd")) /* known, or nothing to end */
+        h.agent = session_known(h.dir, prefix_of(h.d), session);
+    else
+        h.agent = session_agent(h.dir, prefix_of(h.d), session, h.root, &seen);
     connect_daemon(&h);
     if (!strcmp(ev, "SessionStart")) {
         register_agent(&h);
@@ -1007,8 +1010,8 @@ cmd_hook(int argc, char **argv)
     } else if (!strcmp(ev, "SessionEnd")) {
         /* (its agent goes on when another session of the same client
          * process runs as it now) */
-        if (session_forget(h.dir, prefix_of(h.d), session) ||
-            (named && *named)) {
+        if (h.agent && (session_forget(h.dir, prefix_of(h.d), session) ||
+                           (named && *named))) {
             json_t *r = hook_call(&h, api_exit(h.agent));
             if (r)
                 json_decref(r);

@@ -134,7 +134,7 @@ check "the late end exited the session that ended ($(status_of "$T1"))" [ "$(sta
 client_run T "$(hook codex t-2 "$R" SessionEnd ',"reason":"other"') > /dev/null"
 client_stop T
 # in dora's worktree both threads are dora (one process claims the name):
-# the late end of the first exits nothing, removes nothing
+# the late end of the first exits nothing, removes nothing, even told twice
 client_start U
 client_run U "$(hook codex d-1 "$WD" SessionStart ',"source":"startup"') > '$TMP/d1.json'; $(hook codex d-2 "$WD" SessionStart ',"source":"startup"') > '$TMP/d2.json'; cd '$WD' && '$AIRSPACE_BIN' lock d.txt > /dev/null 2>&1"
 check "both threads are dora" sh -c "[ '$(crew_of "$TMP/d1.json")' = dora ] && [ '$(crew_of "$TMP/d2.json")' = dora ]"
@@ -142,6 +142,12 @@ client_run U "$(hook codex d-1 "$WD" SessionEnd ',"reason":"other"') > /dev/null
 check "the first thread's late end leaves dora active ($(status_of dora))" [ "$(status_of dora)" = active ]
 check "... holding d.txt ($(holder d.txt))" [ "$(holder d.txt)" = dora ]
 check "... and her name claimed" [ -e "$SD/a-dora" ]
+# the same end again (its records are gone): it records nothing, ends nothing
+client_run U "$(hook codex d-1 "$WD" SessionEnd ',"reason":"other"') > /dev/null"
+check "an end told twice leaves dora active ($(status_of dora))" [ "$(status_of dora)" = active ]
+check "... holding d.txt ($(holder d.txt))" [ "$(holder d.txt)" = dora ]
+check "... her name claimed, her process's record kept" sh -c \
+    "[ -e '$SD/a-dora' ] && grep -q '^dora ' '$SD/p-$(cat "$TMP/U.pid")'"
 client_run U "$(hook codex d-2 "$WD" SessionEnd ',"reason":"other"') > /dev/null"
 client_stop U
 check "the second thread's end exits dora" [ "$(status_of dora)" = exited ]
