@@ -418,7 +418,11 @@ static void
 ground(struct airspace *as, struct as_agent *a, enum as_agent_status s,
     int64_t now, const char *why, struct as_events *out)
 {
-    release_locks_of(as, a->id, now, out); /* touches no agent */
+    /* A copy of another daemon's agent (a peer) holds its leases there:
+     * gone or silent here, they stay until their daemon releases them or
+     * their TTL runs out (docs/team.md, "Failure modes") */
+    if (!a->peer)
+        release_locks_of(as, a->id, now, out); /* touches no agent */
     set_status(a, s, now, why, out);
     if (s == AS_AGENT_EXITED && a->registered && !a->human_residual &&
         a->worktree) {
@@ -822,13 +826,15 @@ as_forget(struct airspace *as, int64_t now, const struct as_req *req,
     return 0;
 }
 
-/* Agent a leaves the machine: what it held goes, then AS_EV_AGENT_GONE. */
+/* Agent a leaves the machine: what it held goes (a peer's leases stay),
+ * then AS_EV_AGENT_GONE. */
 static void
 forget(struct airspace *as, struct as_agent *a, int64_t now, const char *why,
     struct as_events *out)
 {
     char *id = xstrdup(a->id);
-    release_locks_of(as, id, now, out);
+    if (!a->peer) /* a peer's leases are its daemon's (ground) */
+        release_locks_of(as, id, now, out);
     drop_intents_of(as, id, now, out);
     uint32_t at;
     if (strmap_get(&as->inbox_idx, id, strlen(id), &at))

@@ -227,12 +227,28 @@ random_op(struct airspace *as, int64_t now, struct as_result *res,
     }
 }
 
+/* Whether the lock of token was released in ev (by its holder, by a
+ * release of all its holder's locks, or forced). */
+static bool
+released(const struct as_events *ev, uint64_t token)
+{
+    for (size_t j = 0; j < ev->n; j++)
+        if (ev->v[j].kind == AS_EV_LOCK && ev->v[j].lock.lock.token == token &&
+            (ev->v[j].lock.type == LOCK_EV_RELEASED ||
+                ev->v[j].lock.type == LOCK_EV_RELEASED_ALL ||
+                ev->v[j].lock.type == LOCK_EV_FORCE_RELEASED))
+            return true;
+    return false;
+}
+
 /* Every agent that left in ev (exited, stale, gone) holds no live lock,
- * and each lock it held before (held[k] by holder[k]) has an event. */
+ * and each lock it held before (held[k] by holder[k]) has an event; but
+ * a peer (another daemon's agent: peer[k]) keeps its leases, which its
+ * own daemon or their TTL ends. */
 static void
 check_leaving(struct airspace *as, int64_t now, const struct as_events *ev,
-    const uint64_t *held, char *const *holder, size_t nheld, uint64_t seed,
-    int i)
+    const uint64_t *held, char *const *holder, const bool *peer, size_t nheld,
+    uint64_t seed, int i)
 {
     for (size_t k = 0; k < ev->n; k++) {
         const struct as_event *x = &ev->v[k];
@@ -244,6 +260,22 @@ check_leaving(struct airspace *as, int64_t now, const struct as_events *ev,
         const struct as_agent *a = as_agent_find(as, x->agent);
         if (a && a->status == AS_AGENT_ACTIVE)
             continue; /* back within the same operation */
+        bool was_peer = a && a->peer;
+        for (size_t h = 0; h < nheld; h++)
+            if (!strcmp(holder[h], x->agent) && peer[h])
+                was_peer = true;
+        if (was_peer) {
+            for (size_t h = 0; h < nheld; h++)
+                if (!strcmp(holder[h], x->agent) && released(ev, held[h])) {
+                    fprintf(stderr,
+                        "seed %" PRIu64
+                        " op %d: peer '%s' left, its lease %" PRIu64
+                        " released\n",
+                        seed, i, x->agent, held[h]);
+                    CHECK(0);
+                }
+            continue;
+        }
         size_t n;
         const struct lock *const *v = lock_table_list(as->locks, now, &n);
         for (size_t j = 0; j < n; j++)
@@ -296,16 +328,20 @@ run_seed(uint64_t seed, int nops)
         const struct lock *const *lv = lock_table_list(as->locks, now, &nheld);
         uint64_t *held = xcalloc(nheld + 1, sizeof(*held));
         char **holder = xcalloc(nheld + 1, sizeof(*holder));
+        bool *peer = xcalloc(nheld + 1, sizeof(*peer));
         for (size_t k = 0; k < nheld; k++) {
             held[k] = lv[k]->token;
             holder[k] = xstrdup(lv[k]->holder);
+            const struct as_agent *h = as_agent_find(as, holder[k]);
+            peer[k] = h && h->peer;
         }
         int rc = random_op(as, now, &res, &ev, &op);
-        check_leaving(as, now, &ev, held, holder, nheld, seed, i);
+        check_leaving(as, now, &ev, held, holder, peer, nheld, seed, i);
         for (size_t k = 0; k < nheld; k++)
             free(holder[k]);
         free(holder);
         free(held);
+        free(peer);
         for (size_t a = 0; a < as->nagents; a++)
             for (size_t b = a + 1; b < as->nagents; b++)
                 if (!strcmp(as->agents[a].id, as->agents[b].id)) {
