@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 PKGS="build-essential cmake ninja-build pkg-config git ca-certificates \
 libgit2-dev libtree-sitter-dev libjansson-dev zlib1g-dev libsqlite3-dev libevent-dev \
 libcurl4-openssl-dev curl libncurses-dev libpq-dev postgresql \
-clang-format clang libclang-rt-14-dev python3 jq time libgit2-fixtures tmux"
+clang-format clang libclang-rt-14-dev python3 jq time libgit2-fixtures tmux faketime"
 
 # the map's browser tests (t81-t84, bench/map.sh) drive Debian's chromium
 # (and t81 cuts its connections with ss -K)

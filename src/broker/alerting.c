@@ -37,6 +37,7 @@
 #include "broker/detect.h"
 #include "broker/events.h"
 #include "broker/health.h"
+#include "broker/team.h"
 #include "core/alerts.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -377,7 +378,8 @@ broker_alerts_check(struct broker *b)
     }
     /* locks */
     size_t nl;
-    const struct lock *const *ll = lock_table_list(b->locks, now, &nl);
+    const struct lock *const *ll =
+        lock_table_list(b->locks, team_clock(b, now), &nl);
     struct alert_lock *lk = xcalloc(nl + 1, sizeof(*lk));
     for (size_t k = 0; k < nl; k++) {
         lk[k].token = ll[k]->token;

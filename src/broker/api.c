@@ -1092,6 +1092,15 @@ api_body_ttl(struct api_ctx *c, int64_t *ttl)
 
 /* A refused lock operation: the machine's code and message, with the
  * lock in the way (held on a grant) or the agent's own (stale_token). */
+/* The time a lock's expiry is read at: the database's clock on a shared
+ * store (docs/team.md, "Leases": a machine whose clock is ahead took
+ * other machines' locks for expired), else this machine's. */
+static int64_t
+lock_now(struct broker *b)
+{
+    return team_clock(b, broker_now());
+}
+
 static void
 lock_refused(struct api_ctx *c, const struct as_result *res, bool holder)
 {
@@ -1099,7 +1108,7 @@ lock_refused(struct api_ctx *c, const struct as_result *res, bool holder)
         json_pack("{s:s, s:s}", "code", res->code, "message", res->err.msg);
     if (res->have_lock && (holder || !strcmp(res->code, "stale_token")))
         json_object_set_new(
-            err, "holder", broker_lock_json(&res->lock, broker_now()));
+            err, "holder", broker_lock_json(&res->lock, lock_now(c->b)));
     api_reply_json(
         c->req, broker_airspace_status(res), json_pack("{s:o}", "error", err));
 }
@@ -1108,7 +1117,7 @@ static void
 h_locks(struct api_ctx *c)
 {
     size_t n;
-    int64_t now = broker_now();
+    int64_t now = lock_now(c->b);
     const struct lock *const *v = lock_table_list(c->b->locks, now, &n);
     const char *agent = evhttp_find_header(&c->query, "agent");
     json_t *a = json_array();
@@ -1174,7 +1183,7 @@ h_lock(struct api_ctx *c)
         as_result_release(&res);
         return;
     }
-    json_t *o = broker_lock_json(&res.lock, broker_now());
+    json_t *o = broker_lock_json(&res.lock, lock_now(c->b));
     json_object_set_new(o, "outcome",
         json_string(res.outcome == LOCK_REFRESHED ? "refreshed" : "granted"));
     api_reply_json(c->req, 200, o);
@@ -1303,7 +1312,7 @@ h_check(struct api_ctx *c)
         .file = api_path_is_file(c->b, path) };
     struct as_result res;
     as_result_init(&res);
-    int rc = as_check(broker_airspace(c->b), broker_now(), &r, &res);
+    int rc = as_check(broker_airspace(c->b), lock_now(c->b), &r, &res);
     free(pattern);
     free(norm);
     if (rc && rc != AS_ECONFLICT) {
@@ -1314,7 +1323,7 @@ h_check(struct api_ctx *c)
     json_t *o = json_pack("{s:b}", "free", rc == 0);
     if (res.have_lock) {
         json_object_set_new(
-            o, "holder", broker_lock_json(&res.lock, broker_now()));
+            o, "holder", broker_lock_json(&res.lock, lock_now(c->b)));
         json_object_set_new(o, "message", json_string(res.err.msg));
     }
     api_reply_json(c->req, 200, o);
