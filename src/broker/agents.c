@@ -59,9 +59,12 @@ broker_slot_identity(struct broker *b, size_t i)
     const struct as_agent *w = broker_who(b, i);
     struct agent *a = &b->ag[i];
     a->kind = w->human ? AGENT_HUMAN : AGENT_AGENT;
-    if (!w->label || !a->label || strcmp(w->label, a->label)) {
+    /* a copy's label is its daemon's node, the same for all its agents:
+     * the texts that name it (guidance: "message '...'") take its id */
+    const char *label = w->peer ? NULL : w->label;
+    if (!label || !a->label || strcmp(label, a->label)) {
         free(a->label);
-        a->label = w->label ? xstrdup(w->label) : NULL;
+        a->label = label ? xstrdup(label) : NULL;
     }
     if (!a->worktree && w->worktree)
         a->worktree = xstrdup(w->worktree);
@@ -133,8 +136,8 @@ broker_agent_json(const struct broker *b, size_t i, bool files)
         o, "kind", json_string(a->kind == AGENT_HUMAN ? "human" : "agent"));
     if (m->client)
         json_object_set_new(o, "client", json_string(m->client));
-    if (a->label)
-        json_object_set_new(o, "label", json_string(a->label));
+    if (m->label) /* a copy's: its daemon's node */
+        json_object_set_new(o, "label", json_string(m->label));
     if (a->worktree)
         json_object_set_new(o, "worktree", json_string(a->worktree));
     if (a->branch)

@@ -476,7 +476,7 @@ local_only(struct api_ctx *c, ssize_t i)
 {
     if (i < 0 || !broker_who(c->b, (size_t)i)->peer)
         return i;
-    const char *label = c->b->ag[i].label;
+    const char *label = broker_who(c->b, (size_t)i)->label; /* its node */
     api_reply_error(c->req, 409, "refused",
         "'%s' is an agent of another daemon of the airspace (%s): it acts "
         "through its own daemon",

@@ -862,7 +862,8 @@ pkey_of(struct broker *b, size_t i, struct pkey *k)
     const char *id = b->ag[i].id;
     if (broker_who(b, i)->peer) {
         const char *at = strrchr(id, '@');
-        k->node = b->ag[i].label ? b->ag[i].label : "";
+        const char *node = broker_who(b, i)->label; /* a copy's: its node */
+        k->node = node ? node : "";
         k->agent = id;
         k->alen = at ? (size_t)(at - id) : strlen(id);
     } else {
@@ -1523,7 +1524,8 @@ team_message_route(
     struct as_err e;
     if (i >= 0) { /* mirrored: agent@daemon, labelled with its node */
         const char *at = strrchr(r->to, '@');
-        w.node = xstrdup(b->ag[i].label ? b->ag[i].label : "");
+        const char *node = broker_who(b, i)->label;
+        w.node = xstrdup(node ? node : "");
         w.agent = xstrndup(r->to, at ? (size_t)(at - r->to) : strlen(r->to));
         w.n = 1;
     } else if (db_peers_load(b->db, find_recipient, &w, &e)) {

@@ -65,6 +65,23 @@ done
 check "both daemons have one result for the pair ($(pair_doc 1) vs $(pair_doc 2))" \
     [ "$(pair_doc 1)" = "$(pair_doc 2)" ]
 echo "cross-daemon advisory: $((t1 - t0)) ms" >&2
+# the guidance names the other daemon's agent by its copy's id, which a
+# message reaches (it named the copy's label, the other daemon's node,
+# which no message reaches); the daemon of the agent that steers tells it
+for k in 1 2; do
+    req $k GET '/v1/advisories?all=1'
+    jq '[.advisories[] | select([.a, .b] | map(sub("@.*"; "")) | sort == ["alice", "bob"])][0]' "$TMP/body" > "$TMP/pair$k.json"
+    steer=$(jq -r '.steer // ""' "$TMP/pair$k.json")
+    case "$steer" in "" | *@*) continue ;; esac
+    g=$(jq -r '.guidance // ""' "$TMP/pair$k.json")
+    other=$(printf '%s\n' "$g" | sed -n "s/.*message '\([^']*\)' to agree.*/\1/p" | head -n 1)
+    check "daemon $k's guidance tells $steer to message the other's copy ('$other')" \
+        all "case '$other' in alice@* | bob@*) true ;; *) false ;; esac && ! printf '%s' '$g' | grep -q ':/'"
+    req $k POST /v1/messages "{\"from\":\"$steer\",\"to\":\"$other\",\"body\":\"shall we split it?\"}"
+    check "... whom a message reaches (got $CODE)" [ "$CODE" = 200 ]
+    told=1
+done
+check "one daemon's own agent steers" [ "${told:-0}" = 1 ]
 # daemon 3 hears of both by its own notifications, which may come after
 # daemons 1 and 2 have scored the pair (allowed 2 s under a loaded machine)
 n=0
