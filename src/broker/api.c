@@ -576,6 +576,14 @@ h_register(struct api_ctx *c)
             "'id' may hold letters, digits and ._-@:+ (at most 64)");
         return;
     }
+    if (id && team_copy_name(c->b, id)) {
+        api_reply_error(c->req, 409, "refused",
+            "'%s' has the shape of another daemon's agent on this shared "
+            "store (<id>@<6 hex digits of its node>): an agent here cannot "
+            "take it",
+            id);
+        return;
+    }
     const char *kind = json_string_value(json_object_get(c->body, "kind"));
     if (kind && strcmp(kind, "agent") && strcmp(kind, "human")) {
         api_reply_error(c->req, 400, "bad_field",

@@ -644,6 +644,18 @@ peer_id(const char *node, const char *agent)
         (unsigned long long)(fnv1a_str(FNV1A_INIT, node) & 0xffffff));
 }
 
+bool
+team_copy_name(const struct broker *b, const char *id)
+{
+    const char *at = id ? strrchr(id, '@') : NULL;
+    if (!b->team || !at || at == id || strlen(at + 1) != 6)
+        return false;
+    for (const char *p = at + 1; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+            return false;
+    return true;
+}
+
 #define TEAM_RESCORE_EACH 16 /* changed agents rescored one by one */
 
 struct mirror_pass {

@@ -63,6 +63,12 @@ bool team_scores_pair(struct broker *b, size_t i, size_t j);
  * its own pair and advisory. */
 void team_pair_scored(struct broker *b, size_t k, size_t i, size_t j);
 
+/* Whether id has the shape this daemon names another daemon's agent by
+ * on a shared store (<id>@<6 hex digits of its node>): no agent of its
+ * own may take it (it would be taken for that agent's copy: its
+ * leases, its work). False without a shared store. */
+bool team_copy_name(const struct broker *b, const char *id);
+
 /* Intent id (in the machine here) left it: true when it was another
  * daemon's (declared here from its event), which this daemon neither
  * stores nor announces; forgotten. */

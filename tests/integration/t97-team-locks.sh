@@ -85,6 +85,20 @@ check "her exit leaves daemon 1's alice's lease held" \
     jqt "$TMP/body" '[.locks[] | select(.pattern == "src/a.c") | .holder] == ["alice"]'
 req 2 POST /v1/locks/check '{"agent":"bob","path":"src/a.c"}'
 check "and daemon 2 still knows it held" jqt "$TMP/body" '.free == false'
+# nor may an agent of daemon 2 take the name daemon 2 gives alice's copy
+# (alice@daemon), or any name of that shape: it was the copy to the lock
+# table (it renewed, shortened and released the lease) and hid her work
+AS2=$(jq -r '.error.holder.holder // empty' "$TMP/body")
+[ -n "$AS2" ] || AS2=$(jq -r '.holder.holder' "$TMP/body")
+req 2 POST /v1/agents "{\"id\":\"$AS2\"}"
+check "daemon 2 refuses to register '$AS2' (409, got $CODE: $(jq -r .error.message "$TMP/body"))" \
+    all "[ $CODE = 409 ] && jq -e '.error.code == \"refused\"' '$TMP/body' > /dev/null"
+req 2 POST /v1/agents '{"id":"dave@c0ffee"}'
+check "... or 'dave@c0ffee' (409, got $CODE)" [ "$CODE" = 409 ]
+req 2 POST /v1/agents '{"id":"dave@home"}'
+check "... but takes 'dave@home' (got $CODE)" [ "$CODE" = 200 ]
+req 2 POST /v1/locks/check '{"agent":"bob","path":"src/a.c"}'
+check "alice's lease is still held on daemon 2" jqt "$TMP/body" '.free == false'
 # a claim contested from another daemon: the contester is stored under
 # its name in the airspace, so its own daemon reads it back as its agent
 # and the claim's daemon as the copy (bob@daemon)
