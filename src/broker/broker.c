@@ -549,11 +549,12 @@ broker_free(struct broker *b)
 }
 
 void
-broker_not_serving(const struct broker_options *o, const char *why, bool config)
+broker_not_serving(
+    const struct broker_options *o, const char *why, bool lasting)
 {
     struct broker_paths p;
     struct as_err pe;
-    if ((!o->log_stderr || config) && o->repo_path &&
+    if ((!o->log_stderr || lasting) && o->repo_path &&
         broker_paths_resolve(o->repo_path, false, &p, &pe) == 0) {
         int fd =
             o->log_stderr
@@ -566,7 +567,7 @@ broker_not_serving(const struct broker_options *o, const char *why, bool config)
         } else if (fd >= 0) {
             close(fd);
         }
-        if (config) {
+        if (lasting) {
             char *path = xasprintf("%s/%s", p.dir, BROKER_START_ERROR);
             char *line = xasprintf("%s\n", why);
             struct as_err we;
@@ -614,7 +615,9 @@ serve_once(
     broker_airspace(b);
     risk_config_default(&b->cfg);
     int rc = 0;
-    bool bad_config = false; /* what the daemon refuses is its settings */
+    /* what keeps the daemon from serving lasts until someone fixes it (its
+     * settings, a store it cannot open): the hooks are told, every time */
+    bool lasting = false;
     for (size_t k = 0; k < o->nset; k++) {
         const char *eq = strchr(o->set[k], '=');
         char *key = eq ? xstrndup(o->set[k], (size_t)(eq - o->set[k])) : NULL;
@@ -623,12 +626,12 @@ serve_once(
                        o->set[k]);
         free(key);
         if (rc) {
-            bad_config = true;
+            lasting = true;
             goto out;
         }
     }
     if ((rc = risk_config_check(&b->cfg, e))) {
-        bad_config = true;
+        lasting = true;
         goto out;
     }
     rc = broker_paths_resolve(o->repo_path, true, &b->paths, e);
@@ -666,8 +669,11 @@ serve_once(
     broker_alerts_init(b);
     b->activity = activity_new();
     load_owners(b);
-    if ((rc = team_open(b, e)))
+    if ((rc = team_open(b, e))) {
+        lasting = true; /* (a daemon serving with no store would keep
+                           nothing it acknowledges) */
         goto out;
+    }
     b->base = event_base_new();
     if (!b->base) {
         rc = as_errorf(e, AS_EIO, "cannot create the event loop");
@@ -769,7 +775,7 @@ out:
         fclose(b->log);
         b->log = NULL;
     }
-    broker_not_serving(o, e->msg, bad_config);
+    broker_not_serving(o, e->msg, lasting);
     broker_free(b);
     return rc;
 }

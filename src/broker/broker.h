@@ -70,12 +70,13 @@ void broker_options_init(struct broker_options *o);
 int broker_run(const struct broker_options *o, struct as_err *e);
 /* The daemon of o will not serve: say why in its log (when the log exists
  * and o does not log to stderr) and to the starter waiting on o->ready_fd
- * ("E<why>" instead of the ready byte; the fd is closed). When its
- * configuration is what it refuses (config), why also goes to
- * <airspace>/BROKER_START_ERROR (util/sockpath.h), for a starter that does not
- * wait (a hook, which tells the agent and the user why nothing is checked); a
- * daemon that serves removes that file. */
+ * ("E<why>" instead of the ready byte; the fd is closed). When what it
+ * refuses lasts until someone fixes it (lasting: its configuration, a
+ * store it cannot open), why also goes to <airspace>/BROKER_START_ERROR
+ * (util/sockpath.h), for a starter that does not wait (a hook, which tells
+ * the agent and the user why nothing is checked); a daemon that serves
+ * removes that file. */
 void broker_not_serving(
-    const struct broker_options *o, const char *why, bool config);
+    const struct broker_options *o, const char *why, bool lasting);
 
 #endif

@@ -68,6 +68,14 @@ for k in 1 2; do
         "printf '%s' \"\$1\" | grep -q 'daemon cannot start: .*stale-ms = soon.*nothing is checked until that is fixed'" x "$d"
 done
 check "... and logged" grep -q "the daemon does not start: .*stale-ms" .git/airspace/hook.log
+# a shared store that cannot be reached (nothing listens there) keeps the
+# daemon from starting just as long: said so, not "starting it" each call
+printf '[store]\n\turl = postgresql://nobody@127.0.0.1:1/airspace\n' > .git/airspace/config
+for k in 1 2; do
+    d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
+    check "store unreachable, call $k: the reason is told ($d)" sh -c \
+        "printf '%s' \"\$1\" | grep -q 'daemon cannot start: .*store.*nothing is checked until that is fixed'" x "$d"
+done
 rm .git/airspace/config
 d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
 check "configuration fixed: the daemon starts and src/b.c is denied ($d)" denied "$d"
