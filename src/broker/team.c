@@ -390,8 +390,29 @@ static void on_intent(
     struct broker *b, const char *node, const char *type, json_t *data);
 static void on_message(struct broker *b, const char *node, json_t *ev);
 
-/* An event another daemon published: emitted here too, its data telling
- * where it came from (data.origin: node, id and ts there). */
+static char *peer_id(const char *node, const char *agent);
+
+/* The name here of agent, named so by the daemon node that published an
+ * event about it: its copy's (agent@node), or one of ours when that
+ * daemon named it by our agent's copy there (a lease of ours it retired).
+ * A new string, or NULL for none. */
+static char *
+relayed_name(struct broker *b, const char *node, const char *agent)
+{
+    if (!agent || !*agent)
+        return NULL;
+    const char *at = strrchr(agent, '@');
+    char *ours = peer_id(b->team->node, "");
+    char *name = at && at != agent && !strcmp(at, ours)
+                     ? xstrndup(agent, (size_t)(at - agent))
+                     : peer_id(node, agent);
+    free(ours);
+    return name;
+}
+
+/* An event another daemon published: emitted here too, under this
+ * daemon's names for its agent, its data telling where it came from
+ * (data.origin: node, id and ts there). */
 static void
 on_notice(void *ctx, const char *node, const char *json)
 {
@@ -431,9 +452,21 @@ on_notice(void *ctx, const char *node, const char *json)
     json_object_set_new(data, "origin",
         json_pack("{s:s, s:O?, s:O?}", "node", node, "id",
             json_object_get(ev, "id"), "ts", json_object_get(ev, "ts")));
+    char *agent =
+        relayed_name(b, node, json_string_value(json_object_get(ev, "agent")));
+    static const char *const names[] = { "holder", "contestedBy", "actor",
+        NULL };
+    for (size_t k = 0; names[k]; k++) { /* a lock's, in this daemon's names */
+        char *n = relayed_name(
+            b, node, json_string_value(json_object_get(data, names[k])));
+        if (n)
+            json_object_set_new(data, names[k], json_string(n));
+        free(n);
+    }
     b->team->relaying = true;
-    broker_emit(b, type, json_string_value(json_object_get(ev, "agent")), data);
+    broker_emit(b, type, agent, data);
     b->team->relaying = false;
+    free(agent);
     json_decref(ev);
 }
 

@@ -116,6 +116,13 @@ until contester 1 | grep -q '^bob@' && [ "$(contester 2)" = bob ] || [ $n -ge 50
 done
 check "daemon 1 names the contester bob@daemon ($(contester 1))" sh -c 'printf "%s" "$1" | grep -qE "^bob@[0-9a-f]{6}$"' _ "$(contester 1)"
 check "daemon 2 names him bob ($(contester 2))" [ "$(contester 2)" = bob ]
+# the contest, relayed into daemon 1's ledger, in daemon 1's names: about
+# its own alice (daemon 2 named her alice@daemon, and the event kept that:
+# nobody here), by bob's copy
+req 1 GET '/v1/ledger?type=claim.contested'
+jq -c '[.events[] | select(.data.pattern == "src/c.c") | {agent, holder: .data.holder, contestedBy: .data.contestedBy, actor: .data.actor}]' "$TMP/body" > "$TMP/contested"
+check "daemon 1's ledger: alice's claim contested by bob@daemon ($(cat "$TMP/contested"))" \
+    jqt "$TMP/contested" 'length == 1 and .[0].agent == "alice" and .[0].holder == "alice" and (.[0].contestedBy | test("^bob@[0-9a-f]{6}$")) and .[0].actor == .[0].contestedBy'
 req 2 POST /v1/locks '{"agent":"bob","pattern":"src/b.c"}'
 check "bob locks src/b.c" [ "$CODE" = 200 ]
 check "with a higher token than alice's" [ "$(jq .token "$TMP/body")" -gt "$T1" ]
