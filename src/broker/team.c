@@ -30,6 +30,7 @@
 #include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
+#include "util/remote_url.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -103,59 +104,6 @@ struct shared_ws {
 
 /* ---- names ---- */
 
-/* The origin's URL as host/path (scheme, user, port, ".git" and a
- * trailing '/' dropped; the host in lower case), so https and ssh clones
- * of one repository agree; a local path stays a path. */
-static char *
-normalise_remote(const char *url)
-{
-    const char *p = url, *host = NULL, *path;
-    size_t hlen = 0;
-    const char *scheme = strstr(url, "://");
-    if (scheme && strncmp(url, "file://", 7)) {
-        p = scheme + 3;
-        const char *slash = strchr(p, '/');
-        const char *at = strchr(p, '@');
-        if (at && (!slash || at < slash))
-            p = at + 1;
-        slash = strchr(p, '/');
-        host = p;
-        hlen = slash ? (size_t)(slash - p) : strlen(p);
-        const char *colon = memchr(host, ':', hlen);
-        if (colon)
-            hlen = (size_t)(colon - host);
-        path = slash ? slash : "";
-    } else if (scheme) {
-        path = url + 7;
-    } else {
-        const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
-        if (colon && (!slash || colon < slash)) { /* user@host:path */
-            const char *at = strchr(url, '@');
-            host = at && at < colon ? at + 1 : url;
-            hlen = (size_t)(colon - host);
-            path = colon + 1;
-        } else {
-            path = url;
-        }
-    }
-    struct strbuf sb = STRBUF_INIT;
-    for (size_t k = 0; k < hlen; k++)
-        strbuf_addf(&sb, "%c", tolower((unsigned char)host[k]));
-    if (host && *path != '/')
-        strbuf_addf(&sb, "/");
-    strbuf_addf(&sb, "%s", path);
-    char *s = sb.s ? sb.s : xstrdup("");
-    size_t n = strlen(s);
-    while (n > 1 && s[n - 1] == '/')
-        s[--n] = '\0';
-    if (n > 4 && !strcmp(s + n - 4, ".git"))
-        s[n - 4] = '\0';
-    n = strlen(s);
-    while (n > 1 && s[n - 1] == '/')
-        s[--n] = '\0';
-    return s;
-}
-
 static char *
 airspace_name(struct broker *b)
 {
@@ -165,9 +113,16 @@ airspace_name(struct broker *b)
     char *name = NULL;
     if (git_remote_lookup(&r, repo_git(b->repo), "origin") == 0 &&
         git_remote_url(r))
-        name = normalise_remote(git_remote_url(r));
+        name = remote_url_airspace(git_remote_url(r));
     git_remote_free(r);
-    return name ? name : xstrdup(b->paths.common_dir);
+    if (name)
+        return name;
+    /* without an origin, this machine's repository: its path alone is
+     * no name (two machines have /home/dev/app, containers /src) */
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1))
+        snprintf(host, sizeof(host), "localhost");
+    return xasprintf("%s:%s", host, b->paths.common_dir);
 }
 
 static char *

@@ -255,4 +255,13 @@ while :; do
 done
 check "store back: daemon 1's agents are published again (after $n tries)" \
     jqt "$TMP/body" '[.peers[].agents[].id] | index("alice") != null'
+
+# a repository without an origin is an airspace of this machine's: its
+# path alone made one airspace of two machines' unrelated repositories
+base_repo "$TMP/c9"
+cd "$TMP"
+start 9
+req 9 GET /v1/status
+check "no origin: the airspace is hostname:git-dir ($(jq -r .store.airspace "$TMP/body"))" \
+    jqt "$TMP/body" "(.store.airspace | startswith(\"$(hostname):\")) and (.store.airspace | endswith(\"/c9/.git\"))"
 finish
