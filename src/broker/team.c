@@ -1565,10 +1565,17 @@ team_message_route(
             .type = kind,
             .body = body };
         if (strlen(text) > TEAM_MESSAGE_MAX) {
+            /* the notification's size is the JSON's: escapes count */
+            json_t *js = json_string(body);
+            char *bt = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
             res->code = "bad_field";
             snprintf(res->err.msg, sizeof(res->err.msg),
-                "a message to another daemon's agent is at most %d bytes",
-                TEAM_MESSAGE_MAX - 200);
+                "a message to another daemon's agent is at most %d bytes "
+                "written as JSON (a control character takes 6, a quote, "
+                "backslash, tab or newline 2): this one takes %zu",
+                TEAM_MESSAGE_MAX - 200, bt ? strlen(bt) - 2 : strlen(body));
+            free(bt);
+            json_decref(js);
             rc = AS_EINVAL;
         } else {
             rc = db_relay_put(b->db, &dr, &id, &e);

@@ -85,6 +85,12 @@ check "alice's message to bob (daemon 2) is accepted on daemon 1" \
 wait_for 2 /v1/agents/bob/inbox?peek=1 '[.messages[] | select(.body == "are you on the parser?")] | length == 1'
 check "it reaches bob's inbox on daemon 2, from $alice2" \
     jqt "$TMP/body" "[.messages[] | select(.body == \"are you on the parser?\" and .from == \"$alice2\" and .type == \"question\")] | length == 1"
+# a body over the notification's limit once written as JSON is refused,
+# the message saying what it takes (1 200 control characters: 7 200)
+long=$(python3 -c 'print("\\u0001" * 1200)')
+req 1 POST /v1/messages "{\"from\":\"alice\",\"to\":\"bob\",\"body\":\"$long\"}"
+check "a message of 1 200 control characters to bob is refused ($CODE: $(jq -r .error.message "$TMP/body"))" \
+    all "[ $CODE = 400 ] && jq -r .error.message '$TMP/body' | grep -q 'at most 6800 bytes written as JSON.*takes 7200'"
 req 2 POST /v1/messages "{\"from\":\"bob\",\"to\":\"$alice2\",\"body\":\"yes\"}"
 check "bob answers $alice2 on daemon 2" [ "$CODE" = 200 ]
 wait_for 1 /v1/agents/alice/inbox?peek=1 '[.messages[] | select(.body == "yes")] | length == 1'
