@@ -401,9 +401,16 @@ session_again(const struct sess *s, const char *line, struct session_seen *seen)
     int n = sscanf(line, "%255s %lld %llu", name, &rpid, &rstart);
     if (n < 1)
         return NULL;
-    if (n < 3 || s->pid <= 1 || !s->start ||
-        ((pid_t)rpid == s->pid && rstart == s->start))
-        return xstrdup(name); /* the same process, or nothing to tell by */
+    if (n < 3 || s->pid <= 1 || !s->start)
+        return xstrdup(name); /* nothing to tell by */
+    if ((pid_t)rpid == s->pid && rstart == s->start) {
+        /* the same process: its p- record names this session again (a
+         * client that went on as another session in this process and came
+         * back, Gemini CLI's /resume, fires no hook; its MCP server and
+         * commands read that record) */
+        record_process(s->sdir, name, s->pid, s->start, s->key);
+        return xstrdup(name);
+    }
     char was[64];
     snprintf(was, sizeof(was), "%lld %llu", rpid, rstart);
     bool other_live = alive(was);

@@ -1,7 +1,7 @@
 # t188-mcp-follows-session.sh - a client that goes on as another session
 # in the same process without a hook (Codex's and Gemini CLI's /resume in
-# the terminal UI): its MCP server, started with the first session, acts
-# as the session its hooks name now. It acted for the first session for
+# the terminal UI), and back: its MCP server, started with the first
+# session, acts as the session its hooks name now. It acted for the first session for
 # the rest of the process's life: the locks the model took through it
 # were the old session's, and its crew update was the old session's.
 . "$(dirname "$0")/lib.sh"
@@ -11,6 +11,7 @@ new_repo "$R"
 mkdir -p "$R/src"
 printf 'int a(void);\n' > "$R/src/a.c"
 printf 'int b(void);\n' > "$R/src/b.c"
+printf 'int c(void);\n' > "$R/src/c.c"
 git -C "$R" add -A
 git -C "$R" commit -qm base
 cd "$R"
@@ -53,6 +54,21 @@ mcp_send 5 lock '{"patterns":["src/b.c"]}'
 check "... its lock is the session's now ($(holder src/b.c))" [ "$(holder src/b.c)" = "$A2" ]
 mcp_send 6 release '{"patterns":["src/b.c"]}'
 check "... and so is its release ($(mcp_text 6 | tr '\n' ' '))" [ -z "$(holder src/b.c)" ]
+
+# /resume back to the first session (Gemini CLI: no hook, and none ended
+# it): the next turn's prompt names it again, and so does the server; it
+# stayed the second session's agent, and the first session's next edit of
+# the file it had just locked was refused as the second's
+client_run C "$(hook s-one UserPromptSubmit)"
+mcp_send 8 status '{}'
+check "back to the first session, the server acts as it again ($(mcp_text 8 | head -n 1))" \
+    sh -c "jq -r '.result.content[0].text' '$TMP/r-8' | grep -q '^airspace crew update for $A1:'"
+mcp_send 9 lock '{"patterns":["src/c.c"]}'
+check "... its lock is the first session's ($(holder src/c.c))" [ "$(holder src/c.c)" = "$A1" ]
+client_run C "$(hook s-two UserPromptSubmit)"
+mcp_send 10 status '{}'
+check "and to the second again ($(mcp_text 10 | head -n 1))" \
+    sh -c "jq -r '.result.content[0].text' '$TMP/r-10' | grep -q '^airspace crew update for $A2:'"
 
 # no session's records name the process any more (its session ended):
 # the server stays the agent it was
