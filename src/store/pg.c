@@ -133,6 +133,7 @@ struct pg_db {
     char fault_msg[sizeof(((struct as_err *)0)->msg)];
     uint64_t event_hwm, last_seq;
     bool synced;         /* db_locks_sync was called: lock writes guarded */
+    bool node_held;      /* this daemon's node is its own (hold_node) */
     uint64_t sync_token; /* the token the last one gave (this transaction) */
     struct qevent q[DB_LEDGER_BATCH];
     size_t nq;
@@ -389,6 +390,38 @@ connect_failed(struct pg_db *d, PGconn *c, struct as_err *e)
         e, AS_EIO, "cannot connect to store %s: %s", d->where, msg);
 }
 
+/*
+ * One daemon a node: the connection holds a session lock on (airspace,
+ * node) for as long as it lasts, and a second daemon with the same node
+ * (two clones given one store.node) is refused at its start: the two
+ * would be one agent table to the others, each one's stop withdrawing the
+ * other's rows. Taken again at a reconnection, where it is not asked for:
+ * the server may not have dropped the connection cut a moment ago yet.
+ */
+static int
+hold_node(struct pg_db *d, struct as_err *e)
+{
+    struct params p;
+    p_init(&p, d);
+    PGresult *r = q(d,
+        "SELECT pg_try_advisory_lock(hashtext('airspace.node:' || $1),"
+        " hashtext($2))",
+        &p, PGRES_TUPLES_OK, e, "cannot take the node's lock");
+    if (!r)
+        return AS_EIO;
+    bool held = PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), "t");
+    PQclear(r);
+    d->node_held = held;
+    if (!held)
+        return as_errorf(e, AS_ECONFLICT,
+            "another daemon serves node '%s' of airspace '%s' in store %s: "
+            "store.node names one daemon (are two clones given the same "
+            "one?); a daemon whose network was cut a moment ago is dropped "
+            "by the server within seconds",
+            d->node, d->air, d->where);
+    return 0;
+}
+
 /* d->c is connected: its settings, and the events' channel. */
 static int
 conn_ready(struct pg_db *d, struct as_err *e)
@@ -397,10 +430,21 @@ conn_ready(struct pg_db *d, struct as_err *e)
     PQsetNoticeProcessor(d->c, quiet, NULL); /* no NOTICE lines on stderr */
     char listen[64];
     snprintf(listen, sizeof(listen), "LISTEN %s", d->channel);
-    /* a lease waits at most this long for another daemon's decision */
+    /* a lease waits at most this long for another daemon's decision; the
+     * server drops this connection within seconds once it is cut (over
+     * TCP), and with it the node's lock (hold_node) */
     if (cmd(d, "SET lock_timeout = '5s'", NULL, e, "cannot configure") ||
+        cmd(d, "SET tcp_keepalives_idle = 3", NULL, e, "cannot configure") ||
+        cmd(d, "SET tcp_keepalives_interval = 1", NULL, e,
+            "cannot configure") ||
+        cmd(d, "SET tcp_keepalives_count = 3", NULL, e, "cannot configure") ||
         cmd(d, listen, NULL, e, "cannot listen for events"))
         return AS_EIO;
+    if (d->node_held) { /* a reconnection: taken again if it can be */
+        struct as_err he;
+        hold_node(d, &he);
+        d->node_held = true;
+    }
     return 0;
 }
 
@@ -576,6 +620,7 @@ pg_db_open(const char *where, const struct db_options *o, struct pg_db **out,
         (unsigned long long)fnv1a_str(FNV1A_INIT, d->air));
     int rc;
     if ((rc = connect_db(d, e)) || (rc = migrate(d, e)) ||
+        (rc = hold_node(d, e)) ||
         (rc = counter_get(d, "next_event", &d->event_hwm, e))) {
         pg_db_close(d);
         return rc;

@@ -61,21 +61,20 @@ check "... and may write a new file there ($d)" [ "$d" = "none||" ]
 as stop > /dev/null
 n=0
 while curl -sf --unix-socket "$SOCK" http://a/v1/status > /dev/null 2>&1 && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+told_twice() { # told_twice WHAT REASON: two calls, each told why (REASON, a grep pattern)
+    for k in 1 2; do
+        d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
+        check "$1, call $k: the reason is told ($d)" sh -c \
+            "printf '%s' \"\$1\" | grep -q 'daemon cannot start: .*$2.*nothing is checked until that is fixed'" x "$d"
+    done
+}
 printf '[daemon]\n\tstale-ms = soon\n' > .git/airspace/config
-for k in 1 2; do
-    d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
-    check "bad configuration, call $k: the reason is told ($d)" sh -c \
-        "printf '%s' \"\$1\" | grep -q 'daemon cannot start: .*stale-ms = soon.*nothing is checked until that is fixed'" x "$d"
-done
+told_twice "bad configuration" "stale-ms = soon"
 check "... and logged" grep -q "the daemon does not start: .*stale-ms" .git/airspace/hook.log
 # a shared store that cannot be reached (nothing listens there) keeps the
 # daemon from starting just as long: said so, not "starting it" each call
 printf '[store]\n\turl = postgresql://nobody@127.0.0.1:1/airspace\n' > .git/airspace/config
-for k in 1 2; do
-    d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
-    check "store unreachable, call $k: the reason is told ($d)" sh -c \
-        "printf '%s' \"\$1\" | grep -q 'daemon cannot start: .*store.*nothing is checked until that is fixed'" x "$d"
-done
+told_twice "store unreachable" "cannot connect to store"
 rm .git/airspace/config
 d=$(AIRSPACE_HOOK_LOCK_TIMEOUT_MS=30000 pre "$R" Write '{"file_path":"src/b.c","content":"x"}')
 check "configuration fixed: the daemon starts and src/b.c is denied ($d)" denied "$d"

@@ -23,12 +23,15 @@ check "alice locks docs/ for ten minutes (got $CODE)" [ "$CODE" = 200 ]
 req 1 POST /v1/locks '{"agent":"alice","pattern":"src/a.c","kind":"claim","ttlMs":600000}'
 check "... and claims src/a.c (got $CODE)" [ "$CODE" = 200 ]
 req 2 POST /v1/agents '{"id":"bob"}'
-n=0
-until req 2 GET /v1/team && jq -e '[.peers[].agents[] | select(.id == "alice" and .status == "active")] | length == 1' "$TMP/body" > /dev/null ||
-    [ $n -gt 200 ]; do
-    sleep 0.05
-    n=$((n + 1))
-done
+copies() { # copies N: until daemon 2 has N active copies of alice (10 s)
+    n=0
+    until req 2 GET /v1/team && jq -e "[.peers[].agents[] | select(.id == \"alice\" and .status == \"active\")] | length == $1" "$TMP/body" > /dev/null ||
+        [ $n -gt 200 ]; do
+        sleep 0.05
+        n=$((n + 1))
+    done
+}
+copies 1
 check "daemon 2 has a copy of alice" jqt "$TMP/body" '[.peers[].agents[] | select(.id == "alice")] | length == 1'
 
 held() { # held K: the patterns of alice's leases daemon K knows, sorted
@@ -40,12 +43,7 @@ check "daemon 2 knows both leases ($(held 2))" [ "$(held 2)" = '["docs","src/a.c
 # daemon 1 stops cleanly (an upgrade): alice's copy on daemon 2 leaves
 req 1 POST /v1/stop
 wait "$P1" 2> /dev/null || true
-n=0
-until req 2 GET /v1/team && jq -e '[.peers[].agents[] | select(.id == "alice" and .status == "active")] | length == 0' "$TMP/body" > /dev/null ||
-    [ $n -gt 200 ]; do
-    sleep 0.05
-    n=$((n + 1))
-done
+copies 0
 sleep 0.5
 check "with daemon 1 stopped, daemon 2 still knows both leases ($(held 2))" [ "$(held 2)" = '["docs","src/a.c"]' ]
 req 2 POST /v1/locks/check '{"agent":"bob","path":"docs/x.md"}'

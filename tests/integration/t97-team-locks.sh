@@ -36,6 +36,17 @@ check "daemon 1 is on the shared store" jqt "$TMP/s1" '.store.backend == "postgr
 check "both clones are one airspace, two nodes" \
     all "[ '$(jq -r .store.airspace "$TMP/s1")' = '$(jq -r .store.airspace "$TMP/body")' ] && [ '$(jq -r .store.node "$TMP/s1")' != '$(jq -r .store.node "$TMP/body")' ]"
 check "the airspace is the remote's path" jqt "$TMP/s1" ".store.airspace == \"$TMP/remote\""
+# a clone given daemon 1's node (store.node set alike in two clones): its
+# daemon does not start (the two would be one agent table to the others;
+# one that did served on: the timeout)
+git clone -q "$TMP/remote.git" "$TMP/c6"
+mkdir -p "$TMP/c6/.git/airspace"
+printf '[store]\n\tnode = %s\n' "$(jq -r .store.node "$TMP/s1")" > "$TMP/c6/.git/airspace/config"
+(cd "$TMP/c6" && timeout 30 "$AIRSPACE_BIN" serve --store "$URL" --idle-exit-ms 0 --log-stderr > "$TMP/d6.out" 2>&1) && rc=0 || rc=$?
+check "a daemon with daemon 1's node is refused at its start ($rc: $(tail -n 1 "$TMP/d6.out"))" \
+    all "[ $rc -ne 0 ] && grep -q 'another daemon serves node' '$TMP/d6.out'"
+req 1 GET /v1/status
+check "... and daemon 1 goes on" jqt "$TMP/body" '.store.state == "ok"'
 
 req 1 POST /v1/agents '{"id":"alice"}'
 req 2 POST /v1/agents '{"id":"bob"}'
