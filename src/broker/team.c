@@ -348,21 +348,19 @@ static void on_message(struct broker *b, const char *node, json_t *ev);
 static char *peer_id(const char *node, const char *agent);
 
 /* The name here of agent, named so by the daemon node that published an
- * event about it: its copy's (agent@node), or one of ours when that
+ * event about it (ours: "@" and this daemon's 6 hex digits, as the others
+ * name its agents): its copy's (agent@node), or one of ours when that
  * daemon named it by our agent's copy there (a lease of ours it retired).
  * A new string, or NULL for none. */
 static char *
-relayed_name(struct broker *b, const char *node, const char *agent)
+relayed_name(const char *ours, const char *node, const char *agent)
 {
     if (!agent || !*agent)
         return NULL;
     const char *at = strrchr(agent, '@');
-    char *ours = peer_id(b->team->node, "");
-    char *name = at && at != agent && !strcmp(at, ours)
-                     ? xstrndup(agent, (size_t)(at - agent))
-                     : peer_id(node, agent);
-    free(ours);
-    return name;
+    return at && at != agent && !strcmp(at, ours)
+               ? xstrndup(agent, (size_t)(at - agent))
+               : peer_id(node, agent);
 }
 
 /* An event another daemon published: emitted here too, under this
@@ -407,13 +405,14 @@ on_notice(void *ctx, const char *node, const char *json)
     json_object_set_new(data, "origin",
         json_pack("{s:s, s:O?, s:O?}", "node", node, "id",
             json_object_get(ev, "id"), "ts", json_object_get(ev, "ts")));
-    char *agent =
-        relayed_name(b, node, json_string_value(json_object_get(ev, "agent")));
+    char *ours = peer_id(b->team->node, "");
+    char *agent = relayed_name(
+        ours, node, json_string_value(json_object_get(ev, "agent")));
     static const char *const names[] = { "holder", "contestedBy", "actor",
         NULL };
     for (size_t k = 0; names[k]; k++) { /* a lock's, in this daemon's names */
         char *n = relayed_name(
-            b, node, json_string_value(json_object_get(data, names[k])));
+            ours, node, json_string_value(json_object_get(data, names[k])));
         if (n)
             json_object_set_new(data, names[k], json_string(n));
         free(n);
@@ -422,6 +421,7 @@ on_notice(void *ctx, const char *node, const char *json)
     broker_emit(b, type, agent, data);
     b->team->relaying = false;
     free(agent);
+    free(ours);
     json_decref(ev);
 }
 
